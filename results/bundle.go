@@ -1,0 +1,414 @@
+package results
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Schema names the version of the bundle format this package writes. A reader
+// refuses any other value, so an incompatible change must bump it.
+const Schema = "sbench.result/v1"
+
+// Status of a run.
+type Status string
+
+const (
+	// StatusOK means the benchmark ran and every check passed.
+	StatusOK Status = "ok"
+	// StatusFailed means the benchmark did not complete (a rank died, the tool
+	// exited non-zero, a deadline passed); whatever was measured is kept.
+	StatusFailed Status = "failed"
+	// StatusInvalid means the benchmark completed but its result must not be
+	// trusted (an HPL residual check failed, an OSU validation failed).
+	StatusInvalid Status = "invalid"
+)
+
+// Valid reports whether s is one of the known statuses.
+func (s Status) Valid() bool {
+	return s == StatusOK || s == StatusFailed || s == StatusInvalid
+}
+
+// Bundle is one benchmark run: one job step of a campaign, or one run found
+// in a tool's output file that a user ingested by hand.
+type Bundle struct {
+	Schema   string            `json:"schema"`
+	Campaign string            `json:"campaign,omitempty"`
+	Variant  string            `json:"variant,omitempty"`
+	Params   map[string]string `json:"params,omitempty"`
+	Labels   map[string]string `json:"labels,omitempty"`
+
+	Job Job `json:"job"`
+
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+
+	RunnerVersion string `json:"runner_version,omitempty"`
+	Hosts         []Host `json:"hosts,omitempty"`
+
+	Benchmark Benchmark `json:"benchmark"`
+
+	Status Status `json:"status"`
+	Error  string `json:"error,omitempty"`
+
+	Samples []Sample `json:"samples,omitempty"`
+	Scalars []Scalar `json:"scalars,omitempty"`
+	Checks  []Check  `json:"checks,omitempty"`
+
+	// Source names where the run came from when it was not written by the
+	// runner: the ingested file and, for files holding several runs, the
+	// section (e.g. "use erdma for osu_lat").
+	Source string `json:"source,omitempty"`
+	// Raw is the tool's output (or an excerpt of it), kept so every number
+	// can be traced back to what the tool printed.
+	Raw string `json:"raw,omitempty"`
+}
+
+// Job places a run in Slurm.
+type Job struct {
+	ID         string   `json:"id,omitempty"`
+	Step       string   `json:"step,omitempty"`
+	ArrayIndex string   `json:"array_index,omitempty"`
+	Name       string   `json:"name,omitempty"`
+	Partition  string   `json:"partition,omitempty"`
+	Nodes      []string `json:"nodes,omitempty"`
+	Tasks      int      `json:"tasks,omitempty"`
+	// TasksPerNode is Slurm's compact form, e.g. "2(x2)" or "3,1".
+	TasksPerNode string `json:"tasks_per_node,omitempty"`
+}
+
+// Host is what one node of a run was.
+type Host struct {
+	Hostname    string            `json:"hostname"`
+	NodeName    string            `json:"node_name,omitempty"`
+	Ranks       []int             `json:"ranks,omitempty"`
+	CPUModel    string            `json:"cpu_model,omitempty"`
+	Sockets     int               `json:"sockets,omitempty"`
+	Cores       int               `json:"cores,omitempty"`
+	Threads     int               `json:"threads,omitempty"`
+	CPUFlags    []string          `json:"cpu_flags,omitempty"`
+	Governor    string            `json:"governor,omitempty"`
+	MemoryBytes uint64            `json:"memory_bytes,omitempty"`
+	NUMANodes   int               `json:"numa_nodes,omitempty"`
+	Kernel      string            `json:"kernel,omitempty"`
+	OS          string            `json:"os,omitempty"`
+	MPI         string            `json:"mpi,omitempty"`
+	Modules     []string          `json:"modules,omitempty"`
+	IB          []IBPort          `json:"ib,omitempty"`
+	Net         []NetIf           `json:"net,omitempty"`
+	Extra       map[string]string `json:"extra,omitempty"`
+}
+
+// IBPort is one InfiniBand/RoCE port as /sys/class/infiniband describes it.
+type IBPort struct {
+	Device    string  `json:"device"`
+	Port      int     `json:"port"`
+	State     string  `json:"state,omitempty"`
+	Rate      string  `json:"rate,omitempty"`
+	RateGbps  float64 `json:"rate_gbps,omitempty"`
+	LinkLayer string  `json:"link_layer,omitempty"`
+	Firmware  string  `json:"firmware,omitempty"`
+}
+
+// NetIf is one network interface as /sys/class/net describes it.
+type NetIf struct {
+	Name      string `json:"name"`
+	SpeedMbps int    `json:"speed_mbps,omitempty"`
+	MTU       int    `json:"mtu,omitempty"`
+	State     string `json:"state,omitempty"`
+}
+
+// Benchmark says what ran: a native runner kernel or a wrapped tool.
+type Benchmark struct {
+	// Name is the campaign's name for the benchmark (e.g. "pingpong").
+	Name string `json:"name"`
+	// Kind is "native" for a runner kernel, "tool" for a wrapped command or an
+	// ingested tool output.
+	Kind string `json:"kind"`
+	// Kernel names the native kernel or the parser (e.g. "latency", "osu").
+	Kernel      string   `json:"kernel,omitempty"`
+	Command     []string `json:"command,omitempty"`
+	Launcher    string   `json:"launcher,omitempty"`
+	Tool        string   `json:"tool,omitempty"`
+	ToolVersion string   `json:"tool_version,omitempty"`
+}
+
+// Sample is one measured point: a metric at a position x (message size in
+// bytes, rank count …), or a value with no x.
+type Sample struct {
+	Metric string `json:"metric"`
+	Unit   string `json:"unit"`
+	// X is the position on the sample's axis; nil for a point with none.
+	X     *float64 `json:"x,omitempty"`
+	XUnit string   `json:"x_unit,omitempty"`
+	Value float64  `json:"value"`
+
+	Min        *float64 `json:"min,omitempty"`
+	Max        *float64 `json:"max,omitempty"`
+	P50        *float64 `json:"p50,omitempty"`
+	P99        *float64 `json:"p99,omitempty"`
+	Iterations int      `json:"iterations,omitempty"`
+	// Repeat numbers repetitions of the same measurement, from 0.
+	Repeat int `json:"repeat,omitempty"`
+	// Pair is the (from, to) rank pair of a point-to-point measurement.
+	Pair []int `json:"pair,omitempty"`
+	// Tags qualify a sample further (e.g. "direction": "n1->n2").
+	Tags map[string]string `json:"tags,omitempty"`
+}
+
+// Scalar is one named figure of a run (HPL's N, Gflops, residual …).
+type Scalar struct {
+	Name  string  `json:"name"`
+	Unit  string  `json:"unit,omitempty"`
+	Value float64 `json:"value"`
+}
+
+// Check is one validity check of a run.
+type Check struct {
+	Name      string  `json:"name"`
+	Value     float64 `json:"value"`
+	Threshold float64 `json:"threshold"`
+	// Op is the comparison that must hold for the check to pass: value Op threshold.
+	Op     string `json:"op,omitempty"`
+	Passed bool   `json:"passed"`
+}
+
+// Units used across sbench. MB/s is 10^6 bytes per second, as OSU prints it.
+const (
+	UnitMicroseconds = "us"
+	UnitMBps         = "MB/s"
+	UnitBytes        = "bytes"
+	UnitRanks        = "ranks"
+)
+
+// Better says in which direction a metric improves.
+type Better int
+
+const (
+	// BetterUnknown is for figures with no direction (a count, a size).
+	BetterUnknown Better = iota
+	// BetterHigher is for throughput-like figures.
+	BetterHigher
+	// BetterLower is for time-like figures.
+	BetterLower
+)
+
+// BetterFor returns the direction of improvement for a unit, so that compare
+// and history never guess it from a metric's name.
+func BetterFor(unit string) Better {
+	switch strings.ToLower(unit) {
+	case "us", "ms", "s", "ns", "usec", "sec", "seconds":
+		return BetterLower
+	case "mb/s", "mib/s", "gb/s", "gbps", "mbps", "gflops", "tflops", "gups", "msg/s", "messages/s", "gb/s(bi)":
+		return BetterHigher
+	}
+	return BetterUnknown
+}
+
+// F returns a pointer to v, for the optional fields of Sample.
+func F(v float64) *float64 { return &v }
+
+// New returns a bundle with the schema set.
+func New() *Bundle { return &Bundle{Schema: Schema, Status: StatusOK} }
+
+// FieldError is a problem with one field of a bundle.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Validate checks a bundle's invariants; it returns every problem found,
+// joined, so that a user sees them all at once.
+func (b *Bundle) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if b.Schema != Schema {
+		bad("schema", "is %q, want %q", b.Schema, Schema)
+	}
+	if !b.Status.Valid() {
+		bad("status", "is %q, want ok, failed or invalid", b.Status)
+	}
+	if b.Benchmark.Name == "" {
+		bad("benchmark.name", "is empty")
+	}
+	if b.Status == StatusFailed && b.Error == "" {
+		bad("error", "is empty for a failed run")
+	}
+	if !b.End.IsZero() && b.End.Before(b.Start) {
+		bad("end", "%s is before start %s", b.End.Format(time.RFC3339), b.Start.Format(time.RFC3339))
+	}
+	for i, s := range b.Samples {
+		f := fmt.Sprintf("samples[%d]", i)
+		if s.Metric == "" {
+			bad(f+".metric", "is empty")
+		}
+		if !finite(s.Value) {
+			bad(f+".value", "is not a finite number")
+		}
+		if s.X != nil && !finite(*s.X) {
+			bad(f+".x", "is not a finite number")
+		}
+		for _, o := range []*float64{s.Min, s.Max, s.P50, s.P99} {
+			if o != nil && !finite(*o) {
+				bad(f, "has a statistic that is not a finite number")
+				break
+			}
+		}
+	}
+	for i, s := range b.Scalars {
+		if s.Name == "" {
+			bad(fmt.Sprintf("scalars[%d].name", i), "is empty")
+		}
+		if !finite(s.Value) {
+			bad(fmt.Sprintf("scalars[%d].value", i), "is not a finite number")
+		}
+	}
+	for i, c := range b.Checks {
+		if c.Name == "" {
+			bad(fmt.Sprintf("checks[%d].name", i), "is empty")
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Encode writes b as indented JSON. The encoding is deterministic: maps are
+// written with sorted keys and slices in their order.
+func Encode(w io.Writer, b *Bundle) error {
+	data, err := Marshal(b)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// Marshal returns the JSON encoding of b, ending in a newline.
+func Marshal(b *Bundle) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(b); err != nil {
+		return nil, fmt.Errorf("encode bundle: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Decode reads one bundle, refusing unknown fields and other schema versions.
+func Decode(r io.Reader) (*Bundle, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var b Bundle
+	if err := dec.Decode(&b); err != nil {
+		return nil, fmt.Errorf("decode bundle: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("decode bundle: trailing data after the bundle")
+	}
+	if err := b.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid bundle: %w", err)
+	}
+	return &b, nil
+}
+
+// ReadFile decodes the bundle stored in path.
+func ReadFile(path string) (*Bundle, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
+// Hash returns a content hash of b: two bundles with the same content have
+// the same hash, whatever file they were read from.
+func Hash(b *Bundle) (string, error) {
+	data, err := json.Marshal(b)
+	if err != nil {
+		return "", fmt.Errorf("hash bundle: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// WriteFile writes b to path atomically: into a temporary file in the same
+// directory, synced, then renamed over path. A reader never sees a partial
+// bundle, and a crash leaves either the old file or the new one.
+func WriteFile(path string, b *Bundle) error {
+	if err := b.Validate(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	data, err := Marshal(b)
+	if err != nil {
+		return err
+	}
+	return WriteAtomic(path, data, 0o644)
+}
+
+// WriteAtomic writes data to path through a temporary file and a rename.
+func WriteAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	done = true
+	if d, err := os.Open(dir); err == nil {
+		d.Sync() // best effort: make the rename durable
+		d.Close()
+	}
+	return nil
+}
+
+// SortedKeys returns the keys of m in order, for deterministic output.
+func SortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

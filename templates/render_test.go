@@ -1,0 +1,90 @@
+package templates
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestRenderGolden renders every example campaign and compares the scripts
+// with testdata/golden/CAMPAIGN/; -update rewrites them.
+func TestRenderGolden(t *testing.T) {
+	examples, err := filepath.Glob("../examples/*.toml")
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("no example campaigns: %v", err)
+	}
+	for _, ex := range examples {
+		name := strings.TrimSuffix(filepath.Base(ex), ".toml")
+		t.Run(name, func(t *testing.T) {
+			c, err := Load(ex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := NewRenderer(WithVersion("test"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			paths, err := r.RenderDir(c.Plan(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "golden", name)
+			if *update {
+				os.RemoveAll(golden)
+				os.MkdirAll(golden, 0o755)
+			}
+			for _, p := range paths {
+				got, _ := os.ReadFile(p)
+				if out, err := exec.Command("bash", "-n", p).CombinedOutput(); err != nil {
+					t.Errorf("bash -n %s: %v\n%s", filepath.Base(p), err, out)
+				}
+				gp := filepath.Join(golden, filepath.Base(p))
+				if *update {
+					if err := os.WriteFile(gp, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(gp)
+				if err != nil {
+					t.Fatalf("%v (run go test -update to create it)", err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s differs from %s:\n%s", filepath.Base(p), gp, got)
+				}
+			}
+			if !*update {
+				entries, _ := os.ReadDir(golden)
+				if len(entries) != len(paths) {
+					t.Errorf("rendered %d scripts, golden dir holds %d", len(paths), len(entries))
+				}
+			}
+		})
+	}
+}
+
+func TestRenderIsDeterministic(t *testing.T) {
+	c, err := Load("../examples/quickstart.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := NewRenderer()
+	p := c.Plan()
+	first, err := r.Script(p, p.Jobs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		again, _ := r.Script(c.Plan(), c.Plan().Jobs[1])
+		if !bytes.Equal(first, again) {
+			t.Fatalf("render %d differs:\n%s\n---\n%s", i, first, again)
+		}
+	}
+}

@@ -1,0 +1,231 @@
+package testcluster
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbench/sbench/slurm"
+)
+
+// needLab skips when this machine cannot run a lab, unless
+// SBENCH_REQUIRE_INTEGRATION=1 (CI), where that is a failure.
+func needLab(t *testing.T) {
+	t.Helper()
+	err := Available()
+	if err == nil && testing.Short() {
+		t.Skip("starts a Slurm cluster; not in -short")
+	}
+	if err == nil {
+		return
+	}
+	if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
+		t.Fatalf("SBENCH_REQUIRE_INTEGRATION=1 but %v", err)
+	}
+	t.Skip(err)
+}
+
+// pids reads the lab's pid files: daemon -> pid.
+func pids(t *testing.T, lab *Lab) map[string]int {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(lab.Dir, "run", "*.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[strings.TrimSuffix(filepath.Base(f), ".pid")] = pid
+	}
+	return out
+}
+
+// running reports whether pid is a live process (zombies waiting for a
+// slow PID 1 to reap them are not).
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
+}
+
+// TestLab is the lab's acceptance: it starts, runs a two-node step and a
+// batch job, restarts in place, and stops leaving no process behind.
+func TestLab(t *testing.T) {
+	needLab(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	// munged wants every directory above its socket searchable by all;
+	// the testing package makes its temporary directories 0700.
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	lab, err := Start(ctx, dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("started in %v", time.Since(start).Round(time.Millisecond))
+	var seen []map[string]int
+	t.Cleanup(func() {
+		// Whatever failed, leave nothing running.
+		if err := lab.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+		for _, ps := range seen {
+			for name, pid := range ps {
+				if running(pid) {
+					t.Errorf("%s (pid %d) still running after Stop", name, pid)
+				}
+			}
+		}
+	})
+	first := pids(t, lab)
+	seen = append(seen, first)
+	for _, d := range []string{"munged", "slurmctld", "slurmd-n1", "slurmd-n2"} {
+		if pid, ok := first[d]; !ok || !running(pid) {
+			t.Fatalf("%s not running (pid files %v)", d, first)
+		}
+	}
+
+	env := append(os.Environ(), lab.Env()...)
+	srun := exec.CommandContext(ctx, "srun", "-N2", "-n4", "printenv", "SLURMD_NODENAME")
+	srun.Env = env
+	out, err := srun.CombinedOutput()
+	if err != nil {
+		t.Fatalf("srun: %v\n%s", err, out)
+	}
+	nodes := strings.Fields(string(out))
+	sort.Strings(nodes)
+	// Block distribution over 4-CPU nodes: 3 tasks on n1, 1 on n2.
+	if got := strings.Join(nodes, " "); got != "n1 n1 n1 n2" {
+		t.Errorf("srun -N2 -n4 ran on %q, want n1 n1 n1 n2", got)
+	}
+
+	c := &slurm.Client{Env: lab.Env()}
+	jobs := filepath.Join(dir, "jobs")
+	if err := os.MkdirAll(jobs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(jobs, "hello.sh"), []byte("#!/bin/sh\necho hello from $SLURMD_NODENAME >hello.txt\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	id, err := c.Submit(ctx, "hello.sh", slurm.SubmitOptions{Dir: jobs, Args: []string{"-o", "/dev/null"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	got, err := c.Wait(ctx, []string{id}, 100*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("batch job %s: %s in %v", id, got[id].State, time.Since(start).Round(time.Millisecond))
+	if got[id].State != "COMPLETED" {
+		t.Errorf("job %+v", got[id])
+	}
+	if b, err := os.ReadFile(filepath.Join(jobs, "hello.txt")); err != nil || string(b) != "hello from n1\n" {
+		t.Errorf("job output %q, %v", b, err)
+	}
+	// The jobcomp log is the durable record Jobs falls back on.
+	if b, err := os.ReadFile(filepath.Join(dir, "log", "jobcomp.txt")); err != nil || !strings.Contains(string(b), "JobId="+id+" ") {
+		t.Errorf("jobcomp log %q, %v", b, err)
+	}
+
+	// Re-running start.sh on a running lab replaces it.
+	if _, err := Start(ctx, dir, 1); err != nil {
+		t.Fatal(err)
+	}
+	second := pids(t, lab)
+	seen = append(seen, second)
+	for name, pid := range first {
+		if running(pid) {
+			t.Errorf("restart left the old %s (pid %d) running", name, pid)
+		}
+	}
+	if _, ok := second["slurmd-n2"]; ok || len(second) != 3 {
+		t.Errorf("after a restart with 1 node: %v", second)
+	}
+	n, err := c.Nodes(ctx)
+	if err != nil || len(n) != 1 || !n[0].Idle() {
+		t.Errorf("nodes after restart: %+v, %v", n, err)
+	}
+	// Job ids restart at 1, so the old jobcomp log must go with the old
+	// state, or it would answer for new jobs with old results.
+	if b, err := os.ReadFile(filepath.Join(dir, "log", "jobcomp.txt")); err == nil && strings.Contains(string(b), "JobId=") {
+		t.Errorf("jobcomp log survived the restart: %q", b)
+	}
+}
+
+func TestStopWithoutLab(t *testing.T) {
+	// Nothing started: stop.sh is a no-op, for a LABDIR that does not
+	// exist too.
+	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), "never")} {
+		cmd := exec.Command("bash", "stop.sh", dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("stop.sh %s: %v\n%s", dir, err, out)
+		}
+	}
+	cmd := exec.Command("bash", "stop.sh")
+	if err := cmd.Run(); err == nil {
+		t.Error("stop.sh without LABDIR succeeded")
+	}
+}
+
+// A pid file naming somebody else's process (a reused pid) must not get it
+// killed.
+func TestStopSparesStrangers(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "run"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sleeper := exec.Command("sleep", "30")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() }()
+	for _, f := range []string{"slurmctld.pid", "slurmd-n1.pid", "munged.pid"} {
+		if err := os.WriteFile(filepath.Join(dir, "run", f), []byte(strconv.Itoa(sleeper.Process.Pid)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("bash", "stop.sh", dir).CombinedOutput(); err != nil {
+		t.Fatalf("stop.sh: %v\n%s", err, out)
+	}
+	if !running(sleeper.Process.Pid) {
+		t.Error("stop.sh killed a process that was not the lab's")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "run", "*.pid")); len(left) != 0 {
+		t.Errorf("stale pid files left: %v", left)
+	}
+}
+
+func TestStartUsage(t *testing.T) {
+	for _, args := range [][]string{{}, {"/tmp/x", "0"}, {"/tmp/x", "two"}, {"/tmp/x", "65"}, {"a", "1", "b"}} {
+		cmd := exec.Command("bash", append([]string{"start.sh"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+			t.Errorf("start.sh %q: %v, want usage exit 2\n%s", args, err, out)
+		}
+	}
+}

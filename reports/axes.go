@@ -1,0 +1,137 @@
+package reports
+
+import (
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+)
+
+// formatSize writes a message size the way OSU's tables and the articles'
+// axes do: 1, 512, 1K, 4M, with K = 1024.
+func formatSize(b float64) string {
+	if b != math.Trunc(b) || b < 0 || b > 1<<62 {
+		return strconv.FormatFloat(b, 'g', 6, 64)
+	}
+	n := int64(b)
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// maxTickLabels keeps tick labels apart at 9 pt on a figure as wide as an A4
+// page's text: "256K" is about 20 pt wide.
+const maxTickLabels = 12
+
+// log2Ticks marks every power of two in [min, max] and labels every step-th
+// one, step chosen from 1, 2, 5, 10 … so that 1K and 1M keep their labels
+// when they can.
+func log2Ticks(min, max float64) []plot.Tick {
+	lo := int(math.Floor(math.Log2(min) + 1e-9))
+	hi := int(math.Ceil(math.Log2(max) - 1e-9))
+	step := 1
+	for _, s := range []int{1, 2, 5, 10, 20, 50} {
+		step = s
+		if countMultiples(lo, hi, s) <= maxTickLabels {
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for k := lo; k <= hi; k++ {
+		v := math.Ldexp(1, k)
+		if v < min*(1-1e-9) || v > max*(1+1e-9) {
+			continue
+		}
+		t := plot.Tick{Value: v}
+		if k%step == 0 {
+			t.Label = formatSize(v)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+func countMultiples(lo, hi, step int) int {
+	n := 0
+	for k := lo; k <= hi; k++ {
+		if k%step == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// log2Range widens [min, max] to whole powers of two, so the axis starts and
+// ends on a labelled size.
+func log2Range(min, max float64) (float64, float64) {
+	lo := math.Ldexp(1, int(math.Floor(math.Log2(min)+1e-9)))
+	hi := math.Ldexp(1, int(math.Ceil(math.Log2(max)-1e-9)))
+	if hi <= lo {
+		hi = 2 * lo
+	}
+	return lo, hi
+}
+
+// log10Ticks marks 1–9 × 10^k in [min, max], labels the powers of ten, and
+// also 2 and 5 × 10^k when fewer than two powers of ten fall in the range —
+// a latency curve spanning 1.2–4 µs still needs numbers on its axis.
+func log10Ticks(min, max float64) []plot.Tick {
+	lo := int(math.Floor(math.Log10(min)))
+	hi := int(math.Ceil(math.Log10(max)))
+	decades := 0
+	for k := lo; k <= hi; k++ {
+		if v := math.Pow10(k); v >= min*(1-1e-9) && v <= max*(1+1e-9) {
+			decades++
+		}
+	}
+	var ticks []plot.Tick
+	for k := lo; k <= hi; k++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow10(k)
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || (decades < 2 && (m == 2 || m == 5)) {
+				t.Label = strconv.FormatFloat(v, 'f', -1, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// log10Range widens [min, max] to the nearest 1, 2 or 5 × 10^k around it.
+func log10Range(min, max float64) (float64, float64) {
+	lo, hi := niceDown(min), niceUp(max)
+	if hi <= lo {
+		lo, hi = niceDown(lo/2), niceUp(hi*2)
+	}
+	return lo, hi
+}
+
+func niceDown(v float64) float64 {
+	p := math.Pow10(int(math.Floor(math.Log10(v))))
+	for _, m := range []float64{5, 2, 1} {
+		if m*p <= v*(1+1e-9) {
+			return m * p
+		}
+	}
+	return p
+}
+
+func niceUp(v float64) float64 {
+	p := math.Pow10(int(math.Floor(math.Log10(v))))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= v*(1-1e-9) {
+			return m * p
+		}
+	}
+	return 10 * p
+}

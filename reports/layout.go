@@ -1,0 +1,362 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jung-kurt/gofpdf"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Page geometry, in points (the document's unit): A4 with 15 mm margins.
+const (
+	pageWidth    = 595.28
+	pageHeight   = 841.89
+	margin       = 42.52
+	contentWidth = pageWidth - 2*margin
+	contentTop   = margin
+	// contentBottom leaves room for the footer line.
+	contentBottom = pageHeight - margin - 12
+)
+
+// Type sizes in the document.
+const (
+	bodySize  = 10
+	smallSize = 9
+	h1Size    = 16
+	h2Size    = 12.5
+)
+
+var (
+	black     = [3]int{0, 0, 0}
+	grey      = [3]int{90, 90, 90}
+	ruleGrey  = [3]int{200, 200, 200}
+	headFill  = [3]int{232, 232, 232}
+	failedRed = [3]int{190, 0, 0}
+)
+
+// document is the PDF being written and the cursor on its current page.
+type document struct {
+	pdf *gofpdf.Fpdf
+	enc *latin
+	y   float64 // top of the free space on the current page
+	// noteY is where the title page keeps room for a late note.
+	noteY float64
+}
+
+func newDocument(d Data, o options) *document {
+	pdf := gofpdf.New("P", "pt", "A4", "")
+	pdf.SetCompression(o.compress)
+	// Same Data, same bytes: fixed dates and sorted resource catalogues.
+	pdf.SetCatalogSort(true)
+	pdf.SetCreationDate(d.Generated)
+	pdf.SetModificationDate(d.Generated)
+	producer := "sbench"
+	if d.Version != "" {
+		producer += " " + d.Version
+	}
+	pdf.SetProducer(producer, true)
+	pdf.SetCreator(producer, true)
+	pdf.SetMargins(margin, margin, margin)
+	// Page breaks are ours: tables repeat their header, figures never split.
+	pdf.SetAutoPageBreak(false, 0)
+	pdf.AliasNbPages("{nb}")
+	doc := &document{pdf: pdf, enc: newLatin()}
+	pdf.SetFooterFunc(func() {
+		pdf.SetFont("Helvetica", "", smallSize)
+		pdf.SetTextColor(grey[0], grey[1], grey[2])
+		left := doc.enc.encode(producer + " report")
+		right := fmt.Sprintf("page %d of {nb}", pdf.PageNo())
+		y := pageHeight - margin + 4
+		pdf.Text(margin, y, left)
+		pdf.Text(pageWidth-margin-pdf.GetStringWidth(right), y, right)
+		pdf.SetTextColor(0, 0, 0)
+	})
+	return doc
+}
+
+func (d *document) output(w io.Writer) (int64, error) {
+	if err := d.pdf.Error(); err != nil {
+		return 0, fmt.Errorf("write report: %w", err)
+	}
+	cw := &countingWriter{w: w}
+	if err := d.pdf.Output(cw); err != nil {
+		return cw.n, fmt.Errorf("write report: %w", err)
+	}
+	return cw.n, nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (d *document) newPage() {
+	d.pdf.AddPage()
+	d.y = contentTop
+}
+
+// need starts a new page unless h points are left on this one.
+func (d *document) need(h float64) {
+	if d.pdf.PageNo() == 0 || d.y+h > contentBottom {
+		d.newPage()
+	}
+}
+
+func (d *document) font(style string, size float64, c [3]int) {
+	d.pdf.SetFont("Helvetica", style, size)
+	d.pdf.SetTextColor(c[0], c[1], c[2])
+}
+
+// heading writes a section heading and reserves room for keep points of
+// what follows, so a heading is never the last line of a page.
+func (d *document) heading(text string, size, keep float64) {
+	lead := size * 1.6
+	d.need(lead + keep)
+	if d.y > contentTop {
+		d.y += size * 0.6
+	}
+	d.font("B", size, black)
+	d.pdf.Text(margin, d.y+size, d.enc.encode(text))
+	d.y += lead
+}
+
+// para writes text wrapped to the text width, breaking pages between lines.
+func (d *document) para(text, style string, size float64, c [3]int) {
+	d.paraAt(margin, contentWidth, text, "Helvetica", style, size, c, 0)
+}
+
+// paraAt writes wrapped text in a column; maxLines > 0 cuts it short with a
+// count of what was left out.
+func (d *document) paraAt(x, w float64, text, family, style string, size float64, c [3]int, maxLines int) {
+	d.pdf.SetFont(family, style, size)
+	d.pdf.SetTextColor(c[0], c[1], c[2])
+	lines := d.wrap(text, w)
+	if maxLines > 0 && len(lines) > maxLines {
+		more := len(lines) - maxLines + 1
+		lines = append(lines[:maxLines-1], fmt.Sprintf("… (%d more lines)", more))
+		lines[len(lines)-1] = d.enc.encode(lines[len(lines)-1])
+	}
+	lead := size * 1.3
+	for _, l := range lines {
+		d.need(lead)
+		d.pdf.Text(x, d.y+size, l)
+		d.y += lead
+	}
+}
+
+// wrap encodes text and splits it into lines no wider than w in the current
+// font; explicit line breaks are kept.
+func (d *document) wrap(text string, w float64) []string {
+	var out []string
+	for _, para := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		enc := d.enc.encode(para)
+		if strings.TrimSpace(enc) == "" {
+			out = append(out, "")
+			continue
+		}
+		// SplitLines counts the cell margin on both sides; give it back.
+		for _, l := range d.pdf.SplitLines([]byte(enc), w+2*d.pdf.GetCellMargin()) {
+			out = append(out, string(l))
+		}
+	}
+	return out
+}
+
+// fit cuts encoded text to width w in the current font, ending it with "…".
+func (d *document) fit(enc string, w float64) string {
+	if d.pdf.GetStringWidth(enc) <= w {
+		return enc
+	}
+	return d.cut(enc, w)
+}
+
+// cut shortens encoded text until it and a closing "…" fit width w.
+func (d *document) cut(enc string, w float64) string {
+	const ellipsis = "\x85" // … in Windows-1252
+	for n := len(enc); n > 0; n-- {
+		if s := strings.TrimRight(enc[:n], " ") + ellipsis; d.pdf.GetStringWidth(s) <= w {
+			return s
+		}
+	}
+	return ellipsis
+}
+
+// column is one column of a table.
+type column struct {
+	title string
+	width float64
+	right bool // align right: numbers
+}
+
+// table draws rows with a header that is repeated on every page it spans.
+type table struct {
+	d    *document
+	cols []column
+	size float64
+	rowH float64
+}
+
+const cellPad = 3
+
+func (d *document) table(cols []column) *table {
+	return &table{d: d, cols: cols, size: smallSize, rowH: smallSize * 1.55}
+}
+
+func (t *table) header() {
+	d := t.d
+	d.need(2 * t.rowH)
+	d.pdf.SetFillColor(headFill[0], headFill[1], headFill[2])
+	d.pdf.Rect(margin, d.y, contentWidth, t.rowH, "F")
+	d.font("B", t.size, black)
+	lines := t.layout(t.titles(), nil, 1)
+	t.draw(lines, nil)
+	d.y += t.rowH
+}
+
+func (t *table) titles() []string {
+	s := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		s[i] = c.title
+	}
+	return s
+}
+
+// maxCellLines bounds a cell's height: a long variant name or host list
+// wraps rather than being cut, but a pasted paragraph does not take a page.
+const maxCellLines = 3
+
+// row draws one row; swatch, if set, is drawn before the first cell's text.
+func (t *table) row(cells []string, c [3]int, swatch *style) {
+	d := t.d
+	d.font("", t.size, c)
+	lines := t.layout(cells, swatch, maxCellLines)
+	n := 1
+	for _, l := range lines {
+		n = max(n, len(l))
+	}
+	h := t.rowH + float64(n-1)*t.lineH()
+	if d.y+h > contentBottom {
+		d.newPage()
+		t.header()
+		d.font("", t.size, c)
+	}
+	t.draw(lines, swatch)
+	d.y += h
+	d.rule(d.y)
+}
+
+func (t *table) lineH() float64 { return t.size * 1.2 }
+
+// Numbers in right-aligned columns keep this far from a left-aligned
+// neighbour's text.
+const numberGap = 6
+
+// textBox is where a cell's text goes: its left edge and width.
+func (t *table) textBox(i int, x float64, swatch *style) (float64, float64) {
+	tx, w := x+cellPad, t.cols[i].width-2*cellPad
+	if i == 0 && swatch != nil {
+		tx, w = tx+22, w-22
+	}
+	if t.cols[i].right {
+		w -= numberGap
+	}
+	return tx, w
+}
+
+// layout encodes and wraps each cell to its column in the current font.
+func (t *table) layout(cells []string, swatch *style, maxLines int) [][]string {
+	d := t.d
+	out := make([][]string, len(t.cols))
+	x := margin
+	for i := range t.cols {
+		if i < len(cells) {
+			_, w := t.textBox(i, x, swatch)
+			out[i] = d.wrapCell(cells[i], w, maxLines)
+		}
+		x += t.cols[i].width
+	}
+	return out
+}
+
+func (t *table) draw(lines [][]string, swatch *style) {
+	d := t.d
+	x := margin
+	base := d.y + t.rowH/2 + t.size*0.35
+	for i, col := range t.cols {
+		tx, w := t.textBox(i, x, swatch)
+		if i == 0 && swatch != nil {
+			d.swatch(tx-22, d.y+t.rowH/2, *swatch)
+		}
+		for k, l := range lines[i] {
+			lx := tx
+			if col.right {
+				lx += w - d.pdf.GetStringWidth(l)
+			}
+			d.pdf.Text(lx, base+float64(k)*t.lineH(), l)
+		}
+		x += col.width
+	}
+}
+
+// wrapCell encodes s and wraps it to width w, in at most maxLines lines, the
+// last cut with "…" when more was left.
+func (d *document) wrapCell(s string, w float64, maxLines int) []string {
+	enc := d.enc.encode(s)
+	if d.pdf.GetStringWidth(enc) <= w || maxLines <= 1 {
+		return []string{d.fit(enc, w)}
+	}
+	// SplitLines leaves the cell margin on both sides; give it back.
+	raw := d.pdf.SplitLines([]byte(enc), w+2*d.pdf.GetCellMargin())
+	lines := make([]string, 0, len(raw))
+	for _, l := range raw {
+		lines = append(lines, strings.TrimSpace(string(l)))
+	}
+	if len(lines) > maxLines {
+		lines = lines[:maxLines]
+		lines[maxLines-1] = d.cut(lines[maxLines-1], w)
+	}
+	return lines
+}
+
+// swatch draws a configuration's line style, 18 pt long, centred on y: the
+// tables' key to the figures' colours.
+func (d *document) swatch(x, y float64, s style) {
+	d.pdf.SetDrawColor(int(s.Color.R), int(s.Color.G), int(s.Color.B))
+	d.pdf.SetLineWidth(1.5)
+	dash := make([]float64, len(s.Dash))
+	for i, l := range s.Dash {
+		dash[i] = l.Points()
+	}
+	d.pdf.SetDashPattern(dash, 0)
+	d.pdf.Line(x, y, x+18, y)
+	d.pdf.SetDashPattern(nil, 0)
+	d.pdf.SetLineWidth(0.5)
+	d.pdf.SetDrawColor(0, 0, 0)
+}
+
+// rule draws a thin line across the text width.
+func (d *document) rule(y float64) {
+	d.pdf.SetDrawColor(ruleGrey[0], ruleGrey[1], ruleGrey[2])
+	d.pdf.SetLineWidth(0.4)
+	d.pdf.Line(margin, y, margin+contentWidth, y)
+	d.pdf.SetDrawColor(0, 0, 0)
+}
+
+// figure draws a plot at the cursor, the full text width wide. A drawing
+// error stays in the document and is returned when it is written.
+func (d *document) figure(f *Figure) {
+	h := figureHeight.Points()
+	d.need(h)
+	c := newCanvas(d.pdf, d.enc, margin, d.y, figureWidth.Points(), h)
+	f.Plot.Draw(draw.New(c))
+	c.Close()
+	d.y += h + 4
+}

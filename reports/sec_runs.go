@@ -1,0 +1,161 @@
+package reports
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
+)
+
+// runsSection lists every run: where it ran, what it ran, how it ended. A
+// failed or invalid run is set in red with its error below it, so nobody
+// mistakes its numbers for a result.
+func (r *Report) runsSection(d *document) {
+	d.newPage()
+	d.heading("Runs", h1Size, 40)
+	if len(r.runs) == 0 {
+		d.para("The report has no runs.", "", bodySize, black)
+		return
+	}
+	t := d.table([]column{
+		{title: "Run", width: 36, right: true},
+		{title: "Job", width: 60},
+		{title: "Campaign", width: 62},
+		{title: "Variant", width: 70},
+		{title: "Benchmark", width: 66},
+		{title: "Nodes", width: 94},
+		{title: "Tasks", width: 38, right: true},
+		{title: "State", width: contentWidth - 426},
+	})
+	t.header()
+	bad := 0
+	for i := range r.runs {
+		run := &r.runs[i]
+		failed := run.Status == results.StatusFailed || run.Status == results.StatusInvalid
+		c := black
+		if failed {
+			c, bad = failedRed, bad+1
+		}
+		t.row([]string{
+			strconv.FormatInt(run.ID, 10),
+			jobLabel(run),
+			orDash(run.Campaign),
+			orDash(run.Variant),
+			family(run),
+			nodesLabel(run),
+			tasksLabel(run.Tasks),
+			r.stateLabel(run),
+		}, c, nil)
+		if failed {
+			if msg := r.failureText(run); msg != "" {
+				d.y += 1
+				// Indented to the Job column, under the row it explains.
+				indent := t.cols[0].width + cellPad
+				d.paraAt(margin+indent, contentWidth-indent, msg, "Helvetica", "I", smallSize, failedRed, 3)
+				d.y += 2
+				d.rule(d.y)
+			}
+		}
+	}
+	d.y += 6
+	if bad == 0 {
+		d.para("All runs completed and passed their checks.", "", smallSize, grey)
+	} else {
+		d.para(fmt.Sprintf("%d of %d runs failed or are invalid (red): their results are listed but never plotted or summarised.", bad, len(r.runs)), "", smallSize, grey)
+	}
+}
+
+// jobLabel is Slurm's name for the run's job step: 1234, 1234_7 or 1234.0.
+func jobLabel(run *store.Run) string {
+	if run.JobID == "" {
+		return "—"
+	}
+	s := run.JobID
+	if run.ArrayIndex != "" && !strings.Contains(s, "_") {
+		s += "_" + run.ArrayIndex
+	}
+	if run.Step != "" {
+		s += "." + run.Step
+	}
+	return s
+}
+
+// runNodes are the nodes a run used, by the name Slurm knows them by.
+func runNodes(run *store.Run) []string {
+	if len(run.Hosts) > 0 {
+		names := make([]string, 0, len(run.Hosts))
+		for _, h := range run.Hosts {
+			names = append(names, nodeName(h))
+		}
+		return names
+	}
+	return run.Nodes
+}
+
+func nodesLabel(run *store.Run) string {
+	names := runNodes(run)
+	list := compressHosts(names)
+	if list == "" {
+		return "—"
+	}
+	return fmt.Sprintf("%d: %s", distinct(names), list)
+}
+
+func distinct(names []string) int {
+	set := map[string]bool{}
+	for _, n := range names {
+		if n != "" {
+			set[n] = true
+		}
+	}
+	return len(set)
+}
+
+func tasksLabel(n int) string {
+	if n <= 0 {
+		return "—"
+	}
+	return strconv.Itoa(n)
+}
+
+// stateLabel is the job's Slurm state, when the job is recorded, and the
+// run's own status: "COMPLETED / ok", "TIMEOUT / failed".
+func (r *Report) stateLabel(run *store.Run) string {
+	status := string(run.Status)
+	if status == "" {
+		status = "—"
+	}
+	if j := r.jobOf(run); j != nil && j.State != "" {
+		return j.State + " / " + status
+	}
+	return status
+}
+
+// failureText says why a run failed: its error, and for an invalid run the
+// checks that did not pass.
+func (r *Report) failureText(run *store.Run) string {
+	var parts []string
+	if e := strings.TrimSpace(run.Error); e != "" {
+		parts = append(parts, e)
+	}
+	for _, c := range r.data.Checks {
+		if c.RunID == run.ID && !c.Passed {
+			parts = append(parts, checkText(c))
+		}
+	}
+	if len(parts) == 0 && run.Status == results.StatusInvalid {
+		parts = append(parts, "invalid (no failed check recorded)")
+	}
+	return strings.Join(parts, "\n")
+}
+
+func checkText(c store.Check) string {
+	op := c.Op
+	if op == "" {
+		op = "vs"
+	}
+	return fmt.Sprintf("check %s FAILED: %s %s %s",
+		c.Name, strconv.FormatFloat(c.Value, 'g', 6, 64), op, strconv.FormatFloat(c.Threshold, 'g', 6, 64))
+}

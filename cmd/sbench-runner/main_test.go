@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sbench/sbench/results"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.stdout golden files")
+
+// clearEnv unsets the variables that change the command's defaults.
+func clearEnv(t *testing.T) {
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "SLURM") || strings.HasPrefix(k, "SBENCH_") {
+			t.Setenv(k, "")
+			os.Unsetenv(k)
+		}
+	}
+}
+
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	code = exitCode(err, &errb)
+	return out.String(), errb.String(), code
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	clearEnv(t)
+	for _, tt := range []struct {
+		args   []string
+		golden string
+	}{
+		{[]string{"--help"}, "help.stdout"},
+		{[]string{"help"}, "help.stdout"},
+		{[]string{"run", "--help"}, "run-help.stdout"},
+		{[]string{"run", "-h"}, "run-help.stdout"},
+	} {
+		stdout, stderr, code := runCLI(t, tt.args...)
+		if code != exitOK || stderr != "" {
+			t.Errorf("%v: exit %d, stderr %q", tt.args, code, stderr)
+		}
+		golden(t, tt.golden, stdout)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	stdout, _, code := runCLI(t, "version")
+	if code != exitOK || stdout != "sbench-runner dev\n" {
+		t.Errorf("exit %d, stdout %q", code, stdout)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	clearEnv(t)
+	base := []string{"run", "--campaign", "c", "--variant", "v", "--benchmark", "b", "--kernel", "latency"}
+	for _, tt := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{nil, nil, "no command given"},
+		{[]string{"bench"}, nil, `unknown command "bench"`},
+		{[]string{"run", "--kernel", "latency"}, nil, "missing --campaign, --variant, --benchmark"},
+		{append(base[:8:8], "pingpong"), nil, `unknown kernel "pingpong"`},
+		{append(base, "--param", "sizes"), nil, `invalid value "sizes" for flag -param: "sizes" is not key=value`},
+		{append(base, "--param", "window=8"), nil, `param "window": not a parameter of the latency kernel`},
+		{append(base, "--label", "a=1", "--label", "a=2"), nil, "a given twice"},
+		{append(base, "--bogus"), nil, "flag provided but not defined: -bogus"},
+		{append(base, "extra"), nil, `unexpected argument "extra"`},
+		{[]string{"run", "--campaign", "c", "--variant", "v", "--benchmark", "../x", "--kernel", "bw"}, nil, `benchmark name "../x"`},
+		{base, map[string]string{"SBENCH_TIMEOUT": "soon"}, `SBENCH_TIMEOUT="soon" is not a positive duration`},
+		{base, nil, "not started by srun or sbench local: slurm environment: SLURM_PROCID is not set"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			_, stderr, code := runCLI(t, tt.args...)
+			if code != exitUsage || !strings.Contains(stderr, tt.want) || !strings.HasSuffix(stderr, "Run 'sbench-runner --help' for usage.\n") {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// TestRunFailureExitsOne runs a real, if hopeless, step in-process: one
+// rank cannot ping-pong, so rank 0 writes a failed bundle and exits 1.
+func TestRunFailureExitsOne(t *testing.T) {
+	clearEnv(t)
+	dir := t.TempDir()
+	for k, v := range map[string]string{
+		"SLURM_PROCID": "0", "SLURM_NTASKS": "1", "SLURM_LOCALID": "0", "SLURM_NODEID": "0",
+		"SLURM_JOB_ID": "31", "SLURM_STEP_ID": "2", "SLURM_STEP_NODELIST": "n1", "SBENCH_TOKEN": "x",
+		"SBENCH_BIND": "127.0.0.1", "SBENCH_RESULTS_DIR": dir,
+	} {
+		t.Setenv(k, v)
+	}
+	stdout, stderr, code := runCLI(t, "run", "--campaign", "c", "--variant", "v", "--benchmark", "solo", "--kernel", "latency", "--param", "sizes=1")
+	path := filepath.Join(dir, "31.2.solo.json")
+	if code != exitFailed || stdout != path+"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if want := "sbench-runner: rank 0 (node n1): the latency kernel needs 2 ranks; the step has 1\n"; !strings.HasSuffix(stderr, want) {
+		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+	b, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Status != results.StatusFailed || strings.Join(b.Benchmark.Command, " ") != "sbench-runner run --campaign c --variant v --benchmark solo --kernel latency --param sizes=1" {
+		t.Errorf("status %s, command %q", b.Status, b.Benchmark.Command)
+	}
+}
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+	buildDir  string
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// build compiles the command as shipped: CGO_ENABLED=0.
+func build(tb testing.TB) string {
+	tb.Helper()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
+			tb.Fatal("no go command to build sbench-runner")
+		}
+		tb.Skip("no go command to build sbench-runner")
+	}
+	buildOnce.Do(func() {
+		if buildDir, buildErr = os.MkdirTemp("", "sbench-runner-test"); buildErr != nil {
+			return
+		}
+		binary = filepath.Join(buildDir, "sbench-runner")
+		cmd := exec.Command(goTool, "build", "-o", binary, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		tb.Fatalf("build: %v", buildErr)
+	}
+	return binary
+}
+
+func TestBinaryIsStatic(t *testing.T) {
+	bin := build(t)
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Error("the binary has a dynamic loader (PT_INTERP)")
+		}
+	}
+	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
+		t.Errorf("the binary needs shared libraries %v", libs)
+	}
+	if file, err := exec.LookPath("file"); err == nil {
+		out, err := exec.Command(file, bin).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out), "statically linked") {
+			t.Errorf("file(1) says: %s", out)
+		}
+	}
+	st, _ := os.Stat(bin)
+	t.Logf("binary size %.1f MB", float64(st.Size())/1e6)
+}
+
+// TestDependencies holds the runner to its place in the design: no archive,
+// no reports, nothing that needs cgo.
+func TestDependencies(t *testing.T) {
+	build(t) // for the skip rule
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-deps", ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch {
+		case strings.HasPrefix(dep, "github.com/sbench/sbench/store"),
+			strings.HasPrefix(dep, "github.com/sbench/sbench/reports"),
+			strings.Contains(dep, "sqlite"),
+			dep == "runtime/cgo":
+			t.Errorf("sbench-runner depends on %s", dep)
+		}
+	}
+}
+
+// BenchmarkStartup measures what srun pays per rank before any work:
+// exec of `sbench-runner version` to its exit.
+func BenchmarkStartup(b *testing.B) {
+	bin := build(b)
+	for i := 0; i < b.N; i++ {
+		if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.HasPrefix(string(out), "sbench-runner ") {
+			b.Fatalf("%q, %v", out, err)
+		}
+	}
+}

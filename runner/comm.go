@@ -1,0 +1,869 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sbench/sbench/results"
+)
+
+// Timeouts of the protocol's own steps. The bootstrap and run deadlines are
+// the user's; these only bound what a healthy peer answers at once.
+const (
+	handshakeTimeout = 10 * time.Second
+	dialTimeout      = 5 * time.Second
+	abortTimeout     = 2 * time.Second
+	maxPollInterval  = 500 * time.Millisecond
+)
+
+// finalBarrier names the barrier that ends a run; after it a closed control
+// connection is a rank exiting normally, not a rank dying.
+const finalBarrier = "end"
+
+// comm connects this rank to the others of its step: the listener every
+// rank has, the control connections (rank 0 holds one per rank, every other
+// rank one to rank 0), and the point-to-point connections of the kernels.
+type comm struct {
+	id        Identity
+	token     []byte
+	log       *logger
+	ioTimeout time.Duration
+	// fail ends the run with a cause; control connections call it when a
+	// rank reports an error or disappears.
+	fail context.CancelCauseFunc
+
+	ln    net.Listener
+	addrs []string
+
+	// The bootstrap must end by bootDeadline (bootTimeout after the start);
+	// ranks other than 0 wait bootGrace longer for rank 0's answer.
+	bootTimeout  time.Duration
+	bootDeadline time.Time
+	bootGrace    time.Duration
+
+	members []member              // by rank; zero Addrs while unknown
+	hosts   map[int]*results.Host // by node index, from each node's local rank 0
+	ctrl    map[int]*ctrlConn     // rank 0: ranks 1…n-1; others: rank 0
+
+	mu      sync.Mutex
+	joining bool
+	joinCh  chan joinReq
+	done    bool // past the final barrier
+	aborted bool
+	refused int // connections that failed authentication
+	closed  bool
+	peers   map[int]chan net.Conn
+	conns   []net.Conn // every connection to close at the end
+
+	// quit is closed by close; wg counts the goroutines close waits for, so
+	// that nothing of a rank outlives its Run.
+	quit chan struct{}
+	wg   sync.WaitGroup
+}
+
+type joinReq struct {
+	join joinMsg
+	conn net.Conn
+}
+
+// ctrlConn is a control connection. Once the bootstrap is over a watcher
+// goroutine reads it, so that a rank's death or error is noticed while the
+// kernel runs, and passes the messages on.
+type ctrlConn struct {
+	rank int
+	conn net.Conn
+	msgs chan frame
+	wmu  sync.Mutex
+}
+
+type frame struct {
+	t       msgType
+	payload []byte
+}
+
+func (cc *ctrlConn) send(t msgType, v any, timeout time.Duration) error {
+	cc.wmu.Lock()
+	defer cc.wmu.Unlock()
+	cc.conn.SetWriteDeadline(time.Now().Add(timeout))
+	defer cc.conn.SetWriteDeadline(time.Time{})
+	return send(cc.conn, t, v)
+}
+
+func newComm(id Identity, token []byte, log *logger, ioTimeout time.Duration, fail context.CancelCauseFunc) *comm {
+	return &comm{
+		id: id, token: token, log: log, ioTimeout: ioTimeout, fail: fail,
+		members: make([]member, id.Size),
+		hosts:   map[int]*results.Host{},
+		ctrl:    map[int]*ctrlConn{},
+		peers:   map[int]chan net.Conn{},
+		quit:    make(chan struct{}),
+	}
+}
+
+// node returns the node of rank: where it joined from, or where the
+// launcher should have started it.
+func (c *comm) node(rank int) string {
+	if rank >= 0 && rank < len(c.members) && c.members[rank].Node != "" {
+		return c.members[rank].Node
+	}
+	return c.id.ExpectedNode(rank)
+}
+
+// who names a rank in messages: "rank 1 (node n2)".
+func (c *comm) who(rank int) string { return fmt.Sprintf("rank %d (node %s)", rank, c.node(rank)) }
+
+// start opens the listener and serves connections until close.
+func (c *comm) start(bind string) error {
+	ln, addrs, err := listen(bind)
+	if err != nil {
+		return err
+	}
+	c.ln, c.addrs = ln, addrs
+	if c.id.Rank == 0 {
+		c.joining = true
+		c.joinCh = make(chan joinReq, c.id.Size)
+	}
+	c.wg.Add(1)
+	go c.serve()
+	return nil
+}
+
+func (c *comm) serve() {
+	defer c.wg.Done()
+	for {
+		conn, err := c.ln.Accept()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				c.log.Printf("accept: %v", err)
+			}
+			return
+		}
+		if !c.track(conn) {
+			return
+		}
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.handle(conn)
+		}()
+	}
+}
+
+// track registers conn to be closed by close; it reports false, having
+// closed conn, when close has already run.
+func (c *comm) track(conn net.Conn) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		conn.Close()
+		return false
+	}
+	c.conns = append(c.conns, conn)
+	return true
+}
+
+// handle authenticates an incoming connection and routes it: joins to the
+// bootstrap, kernel connections to connect. Anything wrong is logged and the
+// connection dropped; the run goes on.
+func (c *comm) handle(conn net.Conn) {
+	conn.SetDeadline(time.Now().Add(handshakeTimeout))
+	h, err := acceptHandshake(conn, c.token, c.id.Session())
+	if err != nil {
+		c.mu.Lock()
+		if errors.Is(err, errBadToken) {
+			c.refused++
+		}
+		closed := c.closed
+		c.mu.Unlock()
+		if !closed {
+			c.log.Printf("refused connection from %s: %v", conn.RemoteAddr(), err)
+		}
+		conn.Close()
+		return
+	}
+	refuse := func(format string, args ...any) {
+		reason := fmt.Sprintf(format, args...)
+		c.log.Printf("refused connection from %s: %s", conn.RemoteAddr(), reason)
+		send(conn, msgAbort, abortMsg{Reason: reason})
+		conn.Close()
+	}
+	switch h.Purpose {
+	case "join":
+		if c.id.Rank != 0 {
+			refuse("rank %d does not take joins", c.id.Rank)
+			return
+		}
+		var j joinMsg
+		if err := expect(conn, maxControlFrame, msgJoin, &j); err != nil {
+			refuse("read join of rank %d: %v", h.Rank, err)
+			return
+		}
+		if err := j.check(); err != nil {
+			refuse("%v", err)
+			return
+		}
+		if j.Rank != h.Rank {
+			refuse("join for rank %d on a connection of rank %d", j.Rank, h.Rank)
+			return
+		}
+		conn.SetDeadline(time.Time{})
+		c.mu.Lock()
+		ok := c.joining
+		if ok {
+			select {
+			case c.joinCh <- joinReq{join: j, conn: conn}:
+			default:
+				ok = false
+			}
+		}
+		c.mu.Unlock()
+		if !ok {
+			refuse("rank %d joined after the bootstrap ended", j.Rank)
+		}
+	case "peer":
+		if h.Rank <= c.id.Rank || h.Rank >= c.id.Size {
+			refuse("rank %d may not open a kernel connection to rank %d", h.Rank, c.id.Rank)
+			return
+		}
+		conn.SetDeadline(time.Time{})
+		setNoDelay(conn)
+		c.mu.Lock()
+		ch := c.peerChan(h.Rank)
+		c.mu.Unlock()
+		select {
+		case ch <- conn:
+		default:
+			refuse("rank %d already has a kernel connection", h.Rank)
+		}
+	}
+}
+
+// peerChan returns the hand-over channel for rank's kernel connection.
+// c.mu must be held.
+func (c *comm) peerChan(rank int) chan net.Conn {
+	ch, ok := c.peers[rank]
+	if !ok {
+		ch = make(chan net.Conn, 1)
+		c.peers[rank] = ch
+	}
+	return ch
+}
+
+func (c *comm) self(host *results.Host, config string) joinMsg {
+	hostname := ""
+	if host != nil {
+		hostname = host.Hostname
+	} else {
+		hostname, _ = os.Hostname()
+	}
+	return joinMsg{
+		Rank: c.id.Rank, Size: c.id.Size, NodeIndex: c.id.NodeIndex, Node: c.id.NodeName,
+		Hostname: hostname, Addrs: c.addrs, Config: config, Host: host,
+	}
+}
+
+// bootstrap meets every rank of the step within timeout of start: it
+// returns once every rank holds the table and has passed the bootstrap
+// barrier.
+func (c *comm) bootstrap(ctx context.Context, rundir string, start time.Time, timeout time.Duration, self joinMsg) error {
+	c.bootTimeout, c.bootDeadline = timeout, start.Add(timeout)
+	c.bootGrace = max(5*time.Second, timeout/4)
+	if c.id.Rank == 0 {
+		return c.bootstrapRoot(ctx, rundir, self)
+	}
+	return c.bootstrapRank(ctx, rundir, self)
+}
+
+func (c *comm) addMember(j joinMsg) {
+	c.members[j.Rank] = member{Rank: j.Rank, NodeIndex: j.NodeIndex, Node: j.Node, Hostname: j.Hostname, Addrs: j.Addrs}
+	if j.Host != nil {
+		c.hosts[j.NodeIndex] = j.Host
+	} else if _, ok := c.hosts[j.NodeIndex]; !ok {
+		// Until (unless) the node's local rank 0 reports, say what we know.
+		c.hosts[j.NodeIndex] = &results.Host{Hostname: j.Hostname}
+	}
+}
+
+func (c *comm) bootstrapRoot(ctx context.Context, rundir string, self joinMsg) error {
+	deadline := c.bootDeadline
+	c.addMember(self)
+	if err := os.MkdirAll(rundir, 0o755); err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	path := addrPath(rundir, c.id)
+	if err := publishAddr(path, addrFile{Schema: rendezvousSchema, Session: c.id.Session(), Node: c.id.NodeName, Addrs: c.addrs}); err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	pending := c.id.Size - 1
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	defer func() {
+		c.mu.Lock()
+		c.joining = false
+		c.mu.Unlock()
+		// Joins that arrived as the bootstrap ended get an answer too.
+		for {
+			select {
+			case req := <-c.joinCh:
+				send(req.conn, msgAbort, abortMsg{Reason: "the bootstrap is over"})
+				req.conn.Close()
+			default:
+				return
+			}
+		}
+	}()
+	for pending > 0 {
+		select {
+		case req := <-c.joinCh:
+			j := req.join
+			cc := &ctrlConn{rank: j.Rank, conn: req.conn, msgs: make(chan frame, 8)}
+			var bad string
+			switch {
+			case j.Rank == 0:
+				bad = fmt.Sprintf("a second rank 0 joined from node %s", j.Node)
+			case j.Size != c.id.Size:
+				bad = fmt.Sprintf("rank %d (node %s) counts %d ranks in the step, rank 0 counts %d", j.Rank, j.Node, j.Size, c.id.Size)
+			case c.ctrl[j.Rank] != nil:
+				bad = fmt.Sprintf("rank %d joined twice (from node %s and node %s)", j.Rank, c.members[j.Rank].Node, j.Node)
+			case j.NodeIndex >= len(c.id.Nodes):
+				bad = fmt.Sprintf("rank %d (node %s) has node index %d; the step has %d nodes", j.Rank, j.Node, j.NodeIndex, len(c.id.Nodes))
+			case j.Config != self.Config:
+				bad = fmt.Sprintf("rank %d (node %s) was started with a different configuration (%s, rank 0 has %s)", j.Rank, j.Node, j.Config, self.Config)
+			}
+			if bad != "" {
+				cc.send(msgAbort, abortMsg{Reason: bad}, abortTimeout)
+				return fmt.Errorf("bootstrap: %s", bad)
+			}
+			c.ctrl[j.Rank] = cc
+			c.addMember(j)
+			pending--
+		case <-timer.C:
+			return fmt.Errorf("bootstrap: %s", c.missing())
+		case <-ctx.Done():
+			return fmt.Errorf("bootstrap: %w", context.Cause(ctx))
+		}
+	}
+	table := tableMsg{Members: c.members}
+	for _, r := range c.ranks() {
+		if err := c.ctrl[r].send(msgTable, table, dialTimeout); err != nil {
+			return fmt.Errorf("bootstrap: send the table to %s: %w", c.who(r), err)
+		}
+	}
+	c.watchAll()
+	return c.barrier(ctx, "bootstrap", nil, deadline.Add(c.bootGrace))
+}
+
+// missing describes the ranks that did not join.
+func (c *comm) missing() string {
+	var names []string
+	for r := 1; r < c.id.Size; r++ {
+		if c.ctrl[r] == nil {
+			names = append(names, c.who(r))
+		}
+	}
+	n := len(names)
+	if n > 10 {
+		names = append(names[:10], fmt.Sprintf("and %d more", n-10))
+	}
+	msg := fmt.Sprintf("%d of %d ranks did not join within %s: %s", n, c.id.Size, c.bootTimeout, strings.Join(names, ", "))
+	c.mu.Lock()
+	refused := c.refused
+	c.mu.Unlock()
+	switch {
+	case refused == 1:
+		msg += " (1 connection was refused for a bad token: is SBENCH_TOKEN the same on every rank?)"
+	case refused > 1:
+		msg += fmt.Sprintf(" (%d connections were refused for a bad token: is SBENCH_TOKEN the same on every rank?)", refused)
+	}
+	return msg
+}
+
+func (c *comm) bootstrapRank(ctx context.Context, rundir string, self joinMsg) error {
+	path := addrPath(rundir, c.id)
+	deadline, timeout := c.bootDeadline, c.bootTimeout
+	var conn net.Conn
+	var lastErr error
+	var published []string
+	wait := 5 * time.Millisecond
+	for conn == nil {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			var f addrFile
+			if f, err = parseAddrFile(data); err == nil {
+				published = f.Addrs
+				conn, err = c.dialAny(ctx, f.Addrs, "join", deadline)
+				if errors.Is(err, errRefused) {
+					return fmt.Errorf("bootstrap: rank 0 (node %s) at %s: %w", c.node(0), strings.Join(f.Addrs, " "), err)
+				}
+			}
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			lastErr = err
+		}
+		if conn != nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("bootstrap: %w", context.Cause(ctx))
+		}
+		if time.Now().Add(wait).After(deadline) {
+			if published == nil {
+				if lastErr != nil {
+					return fmt.Errorf("bootstrap: rank 0 (node %s) did not publish a usable address in %s within %s: %v", c.node(0), rundir, timeout, lastErr)
+				}
+				return fmt.Errorf("bootstrap: rank 0 (node %s) did not publish its address in %s within %s", c.node(0), rundir, timeout)
+			}
+			return fmt.Errorf("bootstrap: could not reach rank 0 (node %s) at %s within %s: %v", c.node(0), strings.Join(published, " "), timeout, lastErr)
+		}
+		sleep(ctx, wait)
+		wait = min(wait*3/2, maxPollInterval)
+	}
+	cc := &ctrlConn{rank: 0, conn: conn, msgs: make(chan frame, 8)}
+	c.ctrl[0] = cc
+	if err := cc.send(msgJoin, self, dialTimeout); err != nil {
+		return fmt.Errorf("bootstrap: join rank 0 (node %s): %w", c.node(0), err)
+	}
+	// Rank 0 answers when every rank has joined, or tells us it gave up;
+	// it may have started after us, hence the grace.
+	stop := context.AfterFunc(ctx, func() { conn.SetReadDeadline(time.Unix(1, 0)) })
+	conn.SetReadDeadline(deadline.Add(c.bootGrace))
+	var table tableMsg
+	err := expect(conn, maxControlFrame, msgTable, &table)
+	stop()
+	conn.SetReadDeadline(time.Time{})
+	if err != nil {
+		var abort *abortError
+		switch {
+		case errors.As(err, &abort):
+			return err
+		case ctx.Err() != nil:
+			return fmt.Errorf("bootstrap: %w", context.Cause(ctx))
+		case isTimeout(err):
+			return fmt.Errorf("bootstrap: rank 0 (node %s) sent no rank table within %s", c.node(0), timeout+c.bootGrace)
+		}
+		return fmt.Errorf("bootstrap: rank 0 (node %s): %w", c.node(0), err)
+	}
+	if err := table.check(c.id.Size); err != nil {
+		return fmt.Errorf("bootstrap: rank 0 (node %s): %w", c.node(0), err)
+	}
+	c.members = table.Members
+	c.watchAll()
+	return c.barrier(ctx, "bootstrap", nil, deadline.Add(c.bootGrace))
+}
+
+// dialAny connects to the first of addrs that answers and authenticates.
+func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, deadline time.Time) (net.Conn, error) {
+	var errs []error
+	refused := false
+	for _, a := range addrs {
+		d := net.Dialer{Timeout: min(dialTimeout, time.Until(deadline))}
+		if d.Timeout <= 0 {
+			break
+		}
+		conn, err := d.DialContext(ctx, "tcp", a)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		conn.SetDeadline(time.Now().Add(handshakeTimeout))
+		if err := dialHandshake(conn, c.token, c.id.Session(), purpose, c.id.Rank); err != nil {
+			conn.Close()
+			refused = refused || errors.Is(err, errRefused)
+			errs = append(errs, fmt.Errorf("%s: %w", a, err))
+			continue
+		}
+		conn.SetDeadline(time.Time{})
+		setNoDelay(conn)
+		if !c.track(conn) {
+			return nil, net.ErrClosed
+		}
+		return conn, nil
+	}
+	if refused {
+		return nil, errRefused
+	}
+	if len(errs) == 0 {
+		return nil, errors.New("no time left to connect")
+	}
+	return nil, errs[len(errs)-1]
+}
+
+// ranks returns the ranks this rank has control connections to, in order.
+func (c *comm) ranks() []int {
+	rs := make([]int, 0, len(c.ctrl))
+	for r := range c.ctrl {
+		rs = append(rs, r)
+	}
+	sort.Ints(rs)
+	return rs
+}
+
+func (c *comm) watchAll() {
+	for _, r := range c.ranks() {
+		c.wg.Add(1)
+		go func(cc *ctrlConn) {
+			defer c.wg.Done()
+			c.watch(cc)
+		}(c.ctrl[r])
+	}
+}
+
+// watch reads a control connection for the rest of the run. A rank that
+// reports an error or whose connection breaks fails the run at once, so the
+// kernels stop instead of waiting for a peer that is gone.
+func (c *comm) watch(cc *ctrlConn) {
+	defer close(cc.msgs)
+	for {
+		t, payload, err := readFrame(cc.conn, maxControlFrame)
+		c.mu.Lock()
+		quiet := c.done || c.closed
+		c.mu.Unlock()
+		if err != nil {
+			if !quiet {
+				if c.id.Rank == 0 {
+					c.fail(fmt.Errorf("lost %s: %s", c.who(cc.rank), describeIOError(err)))
+				} else {
+					c.fail(fmt.Errorf("lost rank 0 (node %s): %s", c.node(0), describeIOError(err)))
+				}
+			}
+			return
+		}
+		switch t {
+		case msgBarrier:
+			var m barrierMsg
+			if err := decode(t, payload, &m); err == nil && m.Error != "" {
+				c.fail(fmt.Errorf("%s: %s", c.who(cc.rank), m.Error))
+			}
+		case msgAbort:
+			var m abortMsg
+			if err := decode(t, payload, &m); err == nil {
+				c.fail(&abortError{Reason: m.Reason})
+			}
+		case msgRelease:
+			var m releaseMsg
+			if err := decode(t, payload, &m); err == nil && m.Name == finalBarrier {
+				c.mu.Lock()
+				c.done = true
+				c.mu.Unlock()
+			}
+		}
+		select {
+		case cc.msgs <- frame{t: t, payload: payload}:
+		case <-c.quit:
+			return
+		}
+	}
+}
+
+func (c *comm) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// finish passes the final barrier, with this rank's error if it failed,
+// and returns the run's error: on rank 0 the first failure of any rank;
+// elsewhere this rank's own error or rank 0's abort. A failing rank keeps
+// its connections open until rank 0 answers, so that rank 0 learns the
+// reason from it rather than from a closed socket.
+func (c *comm) finish(ctx context.Context, runErr error) error {
+	if c.id.Rank != 0 {
+		// Ranks without a part in the kernel wait here for as long as it
+		// runs: only the run's deadline bounds that, and the watcher ends
+		// the wait if rank 0 goes away.
+		return c.barrier(ctx, finalBarrier, runErr, time.Time{})
+	}
+	return c.barrier(ctx, finalBarrier, runErr, time.Now().Add(c.ioTimeout))
+}
+
+// barrier waits until every rank reached the barrier name. On rank 0 an
+// error (its own, or any rank's) aborts the run everywhere.
+func (c *comm) barrier(ctx context.Context, name string, myErr error, deadline time.Time) error {
+	if c.id.Rank == 0 {
+		if myErr == nil {
+			myErr = c.gather(ctx, name, deadline)
+		}
+		if myErr != nil {
+			c.abortAll(myErr.Error())
+			return myErr
+		}
+		if name == finalBarrier {
+			c.mu.Lock()
+			c.done = true
+			c.mu.Unlock()
+		}
+		for _, r := range c.ranks() {
+			if err := c.ctrl[r].send(msgRelease, releaseMsg{Name: name}, dialTimeout); err != nil {
+				return fmt.Errorf("barrier %s: release %s: %w", name, c.who(r), err)
+			}
+		}
+		return nil
+	}
+	m := barrierMsg{Name: name}
+	if myErr != nil {
+		m.Error = myErr.Error()
+	}
+	cc := c.ctrl[0]
+	if err := cc.send(msgBarrier, m, dialTimeout); err != nil && myErr == nil {
+		return fmt.Errorf("barrier %s: rank 0 (node %s): %s", name, c.node(0), describeIOError(err))
+	}
+	// Wait for rank 0's answer even when failing: rank 0 aborts the run
+	// with the reason the run failed, which may be better than ours (our
+	// connection to rank 1 closing, when rank 1 found corrupt data). Our
+	// context may be over (the run's deadline): wait a little anyway, so
+	// that rank 0 reads our reason before our connections close.
+	if myErr != nil && ctx.Err() != nil {
+		ctx = context.WithoutCancel(ctx)
+		deadline = time.Now().Add(abortTimeout)
+	}
+	f, err := c.next(ctx, cc, deadline)
+	if err != nil || (myErr != nil && f.t != msgAbort) {
+		if myErr != nil {
+			return myErr
+		}
+		return fmt.Errorf("barrier %s: %w", name, err)
+	}
+	switch f.t {
+	case msgRelease:
+		var r releaseMsg
+		if err := decode(f.t, f.payload, &r); err != nil {
+			return fmt.Errorf("barrier %s: %w", name, err)
+		}
+		if r.Name != name {
+			return fmt.Errorf("barrier %s: rank 0 released barrier %q", name, r.Name)
+		}
+		return nil
+	case msgAbort:
+		var a abortMsg
+		if err := decode(f.t, f.payload, &a); err != nil {
+			return fmt.Errorf("barrier %s: %w", name, err)
+		}
+		return &abortError{Reason: a.Reason}
+	}
+	return fmt.Errorf("barrier %s: rank 0 sent a %s message", name, f.t)
+}
+
+// gather waits for every other rank's barrier message and returns the
+// first failure, naming its rank.
+func (c *comm) gather(ctx context.Context, name string, deadline time.Time) error {
+	for _, r := range c.ranks() {
+		f, err := c.next(ctx, c.ctrl[r], deadline)
+		if err != nil {
+			return fmt.Errorf("barrier %s: %s: %w", name, c.who(r), err)
+		}
+		if f.t != msgBarrier {
+			return fmt.Errorf("barrier %s: %s sent a %s message", name, c.who(r), f.t)
+		}
+		var m barrierMsg
+		if err := decode(f.t, f.payload, &m); err != nil {
+			return fmt.Errorf("barrier %s: %s: %w", name, c.who(r), err)
+		}
+		if m.Error != "" {
+			return fmt.Errorf("%s: %s", c.who(r), m.Error)
+		}
+		if m.Name != name {
+			return fmt.Errorf("barrier %s: %s is at barrier %q", name, c.who(r), m.Name)
+		}
+	}
+	return nil
+}
+
+// next returns the next message of a watched control connection, waiting
+// until deadline (zero: as long as ctx lasts). A message that has arrived
+// wins over a cancelled context: the watcher cancels the run when it reads
+// an abort, and that abort is the better answer.
+func (c *comm) next(ctx context.Context, cc *ctrlConn, deadline time.Time) (frame, error) {
+	start := time.Now()
+	var expired <-chan time.Time
+	if !deadline.IsZero() {
+		timer := time.NewTimer(time.Until(deadline))
+		defer timer.Stop()
+		expired = timer.C
+	}
+	select {
+	case f, ok := <-cc.msgs:
+		if !ok {
+			return frame{}, errors.New("connection closed")
+		}
+		return f, nil
+	case <-ctx.Done():
+	case <-expired:
+	}
+	select {
+	case f, ok := <-cc.msgs:
+		if ok {
+			return f, nil
+		}
+	default:
+	}
+	if ctx.Err() != nil {
+		return frame{}, context.Cause(ctx)
+	}
+	return frame{}, fmt.Errorf("no answer within %s", time.Since(start).Round(time.Millisecond))
+}
+
+// abortAll tells every rank the run failed. Best effort: a dead rank
+// cannot be told.
+func (c *comm) abortAll(reason string) {
+	c.mu.Lock()
+	again := c.aborted
+	c.aborted = true
+	c.mu.Unlock()
+	if again {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, r := range c.ranks() {
+		wg.Add(1)
+		go func(cc *ctrlConn) {
+			defer wg.Done()
+			cc.send(msgAbort, abortMsg{Reason: reason}, abortTimeout)
+		}(c.ctrl[r])
+	}
+	wg.Wait()
+}
+
+// connect returns the kernel connection to rank peer: the higher rank dials,
+// the lower one accepts. It waits at most the I/O timeout.
+func (c *comm) connect(ctx context.Context, peer int) (net.Conn, error) {
+	if peer == c.id.Rank || peer < 0 || peer >= c.id.Size {
+		return nil, fmt.Errorf("no rank %d to connect to", peer)
+	}
+	deadline := time.Now().Add(c.ioTimeout)
+	if peer < c.id.Rank {
+		conn, err := c.dialAny(ctx, c.members[peer].Addrs, "peer", deadline)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
+			return nil, fmt.Errorf("connect to %s: %w", c.who(peer), err)
+		}
+		return conn, nil
+	}
+	c.mu.Lock()
+	ch := c.peerChan(peer)
+	c.mu.Unlock()
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case conn := <-ch:
+		return conn, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	case <-timer.C:
+		return nil, fmt.Errorf("%s did not connect within %s", c.who(peer), c.ioTimeout)
+	}
+}
+
+// close closes the listener and every connection, and waits for the
+// goroutines serving them.
+func (c *comm) close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	conns := c.conns
+	c.conns = nil
+	c.mu.Unlock()
+	close(c.quit)
+	if c.ln != nil {
+		c.ln.Close()
+	}
+	for _, conn := range conns {
+		conn.Close()
+	}
+	c.wg.Wait()
+}
+
+// kill drops every connection without a word, as a crashed process would.
+// Tests use it to play a rank that dies.
+func (c *comm) kill() { c.close() }
+
+// hostsByNode returns the provenance of every node that some rank joined
+// from, in node order, with the ranks that ran there.
+func (c *comm) hostsByNode() []results.Host {
+	ranks := map[int][]int{}
+	for _, m := range c.members {
+		if len(m.Addrs) > 0 {
+			ranks[m.NodeIndex] = append(ranks[m.NodeIndex], m.Rank)
+		}
+	}
+	idx := make([]int, 0, len(ranks))
+	for i := range ranks {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	out := make([]results.Host, 0, len(idx))
+	for _, i := range idx {
+		var h results.Host
+		if p := c.hosts[i]; p != nil {
+			h = *p
+		}
+		if i < len(c.id.Nodes) {
+			h.NodeName = c.id.Nodes[i]
+		}
+		h.Ranks = ranks[i]
+		sort.Ints(h.Ranks)
+		out = append(out, h)
+	}
+	return out
+}
+
+func setNoDelay(conn net.Conn) {
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// describeIOError says what a failed read or write means for the run.
+func describeIOError(err error) string {
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "connection closed (the process exited or was killed)"
+	case errors.Is(err, net.ErrClosed):
+		return "connection closed"
+	case isTimeout(err):
+		return "timed out"
+	}
+	return err.Error()
+}
+
+// logger writes this rank's messages to stderr, one line each.
+type logger struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix string
+}
+
+func (l *logger) Printf(format string, args ...any) {
+	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "%s%s\n", l.prefix, msg)
+}

@@ -1,0 +1,68 @@
+// Package runner is the per-rank engine of sbench-runner: it learns which
+// rank of a job step it is, meets the other ranks over TCP, runs a native
+// kernel between ranks 0 and 1, gathers each node's provenance, and has rank 0
+// write one result bundle atomically. It also starts a step's ranks as local
+// processes (LocalStep) for `sbench local`, with the environment srun would
+// give them.
+//
+// The package must build with CGO_ENABLED=0 (the runner is one static file
+// copied to compute nodes) and never imports the archive or the reports.
+//
+// # Bootstrap
+//
+// Every rank listens on an ephemeral TCP port. Rank 0 publishes its
+// addresses in <rundir>/<jobid>.<step>.addr (written atomically; the run
+// directory must be shared by the step's nodes). The other ranks poll for that
+// file, connect, authenticate and send a join: their rank, node, listening
+// addresses, a digest of their configuration and, from each node's local rank
+// 0, the node's provenance. Rank 0 answers with the table of every rank
+// (an all-gather), then all ranks pass a barrier. Rank 0 holds one control
+// connection per rank, so the bootstrap costs O(n) connections.
+//
+// Nothing waits forever. Rank 0 gives up at the bootstrap timeout and names
+// the ranks that did not join and the node Slurm should have started them on
+// (block or cyclic distribution over SLURM_STEP_NODELIST and
+// SLURM_STEP_TASKS_PER_NODE). A rank whose kernel fails reports it on its
+// control connection; rank 0 then aborts the run on every rank. A control
+// connection that closes means its rank died, and fails the run at once.
+//
+// # Authentication
+//
+// Every connection starts with an HMAC-SHA256 challenge and response in both
+// directions, keyed by SBENCH_TOKEN and bound to the job step, so a process
+// without the token can neither join nor impersonate rank 0. A refused
+// connection is logged on stderr and the run goes on. Without SBENCH_TOKEN the
+// runner warns and derives a token from the job and step ids, which keeps
+// ranks of different steps apart but is no secret.
+//
+// # Wire format
+//
+// Control messages are frames: a 4-byte big-endian length, a type byte and a
+// JSON payload. Frames before authentication are limited to 4 KiB. Kernel
+// data travels unframed on its own connection, after the same handshake.
+//
+// # Kernels
+//
+// latency is a ping-pong: rank 0 sends a message, rank 1 echoes it, and the
+// one-way latency is half the round trip (avg, min, max, p50, p99 in us).
+// bw streams a window of messages back to back from rank 0 to rank 1, which
+// acknowledges each window; bandwidth is bytes over time in MB/s (10^6 bytes
+// per second), and min/max/p50/p99 are over windows. Both set TCP_NODELAY.
+//
+// Default repetitions follow OSU's scaling by size, reduced so that a
+// 1 B to 4 MiB sweep over loopback takes a few seconds:
+//
+//	latency  up to 8 KiB: 1000 iterations, 100 warm-up
+//	         above 8 KiB: 100 iterations, 10 warm-up
+//	bw       up to 8 KiB: 100 windows, 10 warm-up
+//	         above 8 KiB: 20 windows, 2 warm-up, fewer for large messages so
+//	         that one size moves at most 512 MiB (never under 2 windows and
+//	         1 warm-up)
+//
+// The iterations and warmup parameters override these for every size.
+// Messages carry a pattern that depends on the size and the iteration; the
+// receiver checks the first and last byte of every message and the whole
+// message on the first iterations, every 16th and the last (every message up
+// to 4 KiB), so a corrupted or misordered transfer fails the run. A 0-byte
+// message travels as a 1-byte marker, since TCP has no empty messages.
+package runner

@@ -1,0 +1,418 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"sort"
+	"time"
+
+	"github.com/sbench/sbench/results"
+)
+
+// patternSpan is how many distinct messages of one size the pattern holds;
+// prime, so that a message arriving out of place is unlikely to match.
+const patternSpan = 251
+
+// pattern is the content of every message of one size: message i is
+// base[i%patternSpan:][:n]. Slicing one buffer costs nothing per message,
+// yet the content changes with the size and the iteration.
+type pattern struct {
+	base []byte
+	n    int
+}
+
+// wireLen is a message's length on the wire: TCP has no empty messages, so
+// a 0-byte message travels as a 1-byte marker.
+func wireLen(size int) int { return max(size, 1) }
+
+func newPattern(size int) pattern {
+	n := wireLen(size)
+	base := make([]byte, n+patternSpan)
+	x := uint64(size)*0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D
+	for i := range base {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		base[i] = byte(x >> 32)
+	}
+	return pattern{base: base, n: n}
+}
+
+func (p pattern) msg(i int) []byte {
+	o := i % patternSpan
+	return p.base[o : o+p.n]
+}
+
+// verify checks message i as received: first and last byte always, every
+// byte when full is set.
+func (p pattern) verify(buf []byte, i int, full bool) error {
+	want := p.msg(i)
+	if buf[0] == want[0] && buf[p.n-1] == want[p.n-1] && (!full || bytes.Equal(buf, want)) {
+		return nil
+	}
+	k := 0
+	for buf[k] == want[k] {
+		k++
+	}
+	return fmt.Errorf("byte %d is 0x%02x, want 0x%02x", k, buf[k], want[k])
+}
+
+// fullCheck says whether message i of total gets a byte-by-byte check.
+func fullCheck(n, i, total int) bool {
+	return n <= 4096 || i < 2 || i%16 == 0 || i == total-1
+}
+
+// testHooks lets tests corrupt data and kill ranks at chosen points.
+type testHooks struct {
+	// received runs on every message as soon as it is read; it may change it.
+	received func(rank, size, iter int, buf []byte)
+	// die, when it returns true, makes the rank drop every connection and
+	// return, as a killed process would.
+	die func(rank, size, iter int) bool
+}
+
+var errDied = errors.New("killed by a test hook")
+
+// peerReasonWait is how long a kernel whose peer closed the connection
+// waits for the reason to arrive on the control connection.
+const peerReasonWait = time.Second
+
+// link is a kernel connection with deadlines: each operation must progress
+// within the I/O timeout (so a peer that hangs, or a node that vanished
+// without a reset, fails the run) and the whole run within the context.
+type link struct {
+	ctx       context.Context
+	conn      net.Conn
+	c         *comm
+	peer      int
+	ioTimeout time.Duration
+	deadline  time.Time // of the context, zero for none
+	lastSet   time.Time
+	stop      func() bool
+}
+
+func newLink(ctx context.Context, c *comm, conn net.Conn, peer int) *link {
+	l := &link{ctx: ctx, conn: conn, c: c, peer: peer, ioTimeout: c.ioTimeout}
+	l.deadline, _ = ctx.Deadline()
+	// A cancelled run (signal, abort, a rank gone) interrupts blocked I/O.
+	l.stop = context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	l.refresh(time.Now())
+	return l
+}
+
+// refresh moves the deadline forward: at most once a second (a deadline
+// per message would cost more than a small message's transfer), and well
+// before the last one expires.
+func (l *link) refresh(now time.Time) {
+	if now.Sub(l.lastSet) < min(time.Second, l.ioTimeout/4) {
+		return
+	}
+	d := now.Add(l.ioTimeout)
+	if !l.deadline.IsZero() && l.deadline.Before(d) {
+		d = l.deadline
+	}
+	l.conn.SetDeadline(d)
+	l.lastSet = now
+	// Cancelled meanwhile: AfterFunc's past deadline may just have been
+	// overwritten; put it back.
+	if l.ctx.Err() != nil {
+		l.conn.SetDeadline(time.Unix(1, 0))
+	}
+}
+
+func (l *link) close() { l.stop() }
+
+// fail turns an I/O error into the run's error: the cause of a cancelled
+// run, or what happened to the peer.
+func (l *link) fail(op string, err error) error {
+	if isTimeout(err) && !l.deadline.IsZero() && !time.Now().Before(l.deadline) {
+		// The socket's deadline was the run's, and may expire a moment
+		// before the context notices: the run's cause is the answer.
+		<-l.ctx.Done()
+	}
+	if !isTimeout(err) && l.ctx.Err() == nil {
+		// The peer closed the connection. If it failed, it said why on its
+		// control connection, and if it died that connection closes too:
+		// either way the watcher ends the run with a better reason, soon.
+		t := time.NewTimer(peerReasonWait)
+		select {
+		case <-l.ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	if l.ctx.Err() != nil {
+		return context.Cause(l.ctx)
+	}
+	if isTimeout(err) {
+		return fmt.Errorf("%s %s: no progress for %s", op, l.c.who(l.peer), l.ioTimeout)
+	}
+	return fmt.Errorf("%s %s: %s", op, l.c.who(l.peer), describeIOError(err))
+}
+
+func (l *link) write(p []byte) error {
+	if _, err := l.conn.Write(p); err != nil {
+		return l.fail("send to", err)
+	}
+	return nil
+}
+
+func (l *link) read(p []byte) error {
+	if _, err := io.ReadFull(l.conn, p); err != nil {
+		return l.fail("receive from", err)
+	}
+	return nil
+}
+
+// runKernel runs the configured kernel on this rank. Ranks 0 and 1 measure;
+// the others have nothing to do until the final barrier. Only rank 0
+// returns samples, including those measured before a failure.
+func runKernel(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error) {
+	if c.id.Size < 2 {
+		return nil, fmt.Errorf("the %s kernel needs 2 ranks; the step has 1", p.Kernel)
+	}
+	if c.id.Rank > 1 {
+		return nil, nil
+	}
+	peer := 1 - c.id.Rank
+	conn, err := c.connect(ctx, peer)
+	if err != nil {
+		return nil, err
+	}
+	l := newLink(ctx, c, conn, peer)
+	defer l.close()
+	if hooks == nil {
+		hooks = &testHooks{}
+	}
+	k := kernelRun{l: l, p: p, hooks: hooks, rank: c.id.Rank, c: c}
+	if p.Kernel == "bw" {
+		return k.bandwidth()
+	}
+	return k.latency()
+}
+
+type kernelRun struct {
+	l     *link
+	c     *comm
+	p     KernelParams
+	hooks *testHooks
+	rank  int
+}
+
+// received applies the test hooks to a message just read.
+func (k *kernelRun) received(size, iter int, buf []byte) error {
+	if k.hooks.received != nil {
+		k.hooks.received(k.rank, size, iter, buf)
+	}
+	if k.hooks.die != nil && k.hooks.die(k.rank, size, iter) {
+		k.c.kill()
+		return errDied
+	}
+	return nil
+}
+
+func (k *kernelRun) corrupted(size, iter int, err error) error {
+	return fmt.Errorf("%s kernel: data from %s corrupted: %d-byte message, iteration %d: %w",
+		k.p.Kernel, k.c.who(1-k.rank), size, iter, err)
+}
+
+// latency is the ping-pong: rank 0 sends and times, rank 1 echoes.
+func (k *kernelRun) latency() ([]results.Sample, error) {
+	var samples []results.Sample
+	buf := make([]byte, wireLen(maxOf(k.p.Sizes)))
+	for _, size := range k.p.Sizes {
+		iters, warm := k.p.Counts(size)
+		pat := newPattern(size)
+		rbuf := buf[:pat.n]
+		total := warm + iters
+		times := make([]time.Duration, 0, min(iters, 1<<16))
+		for i := 0; i < total; i++ {
+			if k.rank == 0 {
+				t0 := time.Now()
+				k.l.refresh(t0)
+				if err := k.l.write(pat.msg(i)); err != nil {
+					return samples, k.at(size, i, err)
+				}
+				if err := k.l.read(rbuf); err != nil {
+					return samples, k.at(size, i, err)
+				}
+				d := time.Since(t0)
+				if err := k.received(size, i, rbuf); err != nil {
+					return samples, err
+				}
+				if err := pat.verify(rbuf, i, fullCheck(pat.n, i, total)); err != nil {
+					return samples, k.corrupted(size, i, err)
+				}
+				if i >= warm {
+					times = append(times, d)
+				}
+				continue
+			}
+			k.l.refresh(time.Now())
+			if err := k.l.read(rbuf); err != nil {
+				return nil, k.at(size, i, err)
+			}
+			if err := k.received(size, i, rbuf); err != nil {
+				return nil, err
+			}
+			if err := pat.verify(rbuf, i, fullCheck(pat.n, i, total)); err != nil {
+				return nil, k.corrupted(size, i, err)
+			}
+			if err := k.l.write(rbuf); err != nil {
+				return nil, k.at(size, i, err)
+			}
+		}
+		if k.rank == 0 {
+			samples = append(samples, latencySample(size, times))
+		}
+	}
+	return samples, nil
+}
+
+// bandwidth streams windows: rank 0 writes a window of messages back to
+// back and waits for rank 1's one-byte acknowledgement of the window.
+func (k *kernelRun) bandwidth() ([]results.Sample, error) {
+	var samples []results.Sample
+	buf := make([]byte, wireLen(maxOf(k.p.Sizes)))
+	window := k.p.Window
+	var ack [1]byte
+	for _, size := range k.p.Sizes {
+		iters, warm := k.p.Counts(size)
+		pat := newPattern(size)
+		rbuf := buf[:pat.n]
+		total := (warm + iters) * window
+		times := make([]time.Duration, 0, min(iters, 1<<16))
+		for w := 0; w < warm+iters; w++ {
+			if k.rank == 0 {
+				t0 := time.Now()
+				k.l.refresh(t0)
+				for j := 0; j < window; j++ {
+					if err := k.l.write(pat.msg(w*window + j)); err != nil {
+						return samples, k.at(size, w*window+j, err)
+					}
+				}
+				if err := k.l.read(ack[:]); err != nil {
+					return samples, k.at(size, w*window, err)
+				}
+				d := time.Since(t0)
+				if ack[0] != byte(w) {
+					return samples, k.corrupted(size, w*window, fmt.Errorf("acknowledgement of window %d reads %d", w, ack[0]))
+				}
+				if w >= warm {
+					times = append(times, d)
+				}
+				continue
+			}
+			for j := 0; j < window; j++ {
+				i := w*window + j
+				k.l.refresh(time.Now())
+				if err := k.l.read(rbuf); err != nil {
+					return nil, k.at(size, i, err)
+				}
+				if err := k.received(size, i, rbuf); err != nil {
+					return nil, err
+				}
+				if err := pat.verify(rbuf, i, fullCheck(pat.n, i, total)); err != nil {
+					return nil, k.corrupted(size, i, err)
+				}
+			}
+			ack[0] = byte(w)
+			if err := k.l.write(ack[:]); err != nil {
+				return nil, k.at(size, w*window, err)
+			}
+		}
+		if k.rank == 0 {
+			samples = append(samples, bandwidthSample(size, window, times))
+		}
+	}
+	return samples, nil
+}
+
+// at places an I/O error in the sweep, unless it is the run's cause (a
+// signal, another rank's failure), which stands on its own.
+func (k *kernelRun) at(size, iter int, err error) error {
+	if k.l.ctx.Err() != nil {
+		return context.Cause(k.l.ctx)
+	}
+	return fmt.Errorf("%s kernel at %d bytes, iteration %d: %w", k.p.Kernel, size, iter, err)
+}
+
+func latencySample(size int, times []time.Duration) results.Sample {
+	us := make([]float64, len(times))
+	for i, d := range times {
+		us[i] = float64(d.Nanoseconds()) / 2 / 1e3 // one way: half the round trip
+	}
+	s := summarize(us)
+	s.Metric, s.Unit = "latency", results.UnitMicroseconds
+	s.X, s.XUnit = results.F(float64(size)), results.UnitBytes
+	s.Pair = []int{0, 1}
+	return s
+}
+
+func bandwidthSample(size, window int, times []time.Duration) results.Sample {
+	bytesPerWindow := float64(size) * float64(window)
+	rates := make([]float64, len(times))
+	var total time.Duration
+	for i, d := range times {
+		d = max(d, time.Nanosecond) // a coarse clock must not divide by zero
+		rates[i] = bytesPerWindow / d.Seconds() / 1e6
+		total += d
+	}
+	s := summarize(rates)
+	// Like osu_bw: all bytes over all time, not the mean of the windows' rates.
+	s.Value = round(bytesPerWindow * float64(len(times)) / total.Seconds() / 1e6)
+	s.Metric, s.Unit = "bandwidth", results.UnitMBps
+	s.X, s.XUnit = results.F(float64(size)), results.UnitBytes
+	s.Pair = []int{0, 1}
+	return s
+}
+
+// summarize returns a sample with the mean as value and the order
+// statistics of xs, rounded so that bundles do not carry noise digits.
+func summarize(xs []float64) results.Sample {
+	if len(xs) == 0 {
+		return results.Sample{}
+	}
+	sorted := append([]float64(nil), xs...)
+	sort.Float64s(sorted)
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return results.Sample{
+		Value:      round(sum / float64(len(xs))),
+		Min:        results.F(round(sorted[0])),
+		Max:        results.F(round(sorted[len(sorted)-1])),
+		P50:        results.F(round(percentile(sorted, 0.50))),
+		P99:        results.F(round(percentile(sorted, 0.99))),
+		Iterations: len(xs),
+	}
+}
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []float64, q float64) float64 {
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// round keeps 6 significant digits: more than any timer here resolves.
+func round(x float64) float64 {
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	p := math.Pow(10, 5-math.Floor(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
+}
+
+func maxOf(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}

@@ -1,0 +1,390 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sbench/sbench/slurm"
+)
+
+// LocalStep runs one job step's ranks as local processes, with the
+// environment srun would give them, so that a campaign runs without Slurm
+// (`sbench local`). Ranks are laid out by block over Nodes, TasksPerNode on
+// each, as srun does by default.
+type LocalStep struct {
+	Runner string   // path of the sbench-runner binary
+	Args   []string // arguments after the binary ("run", "--campaign", …)
+	// Nodes are fake node names, e.g. ["local1", "local2"].
+	Nodes        []string
+	TasksPerNode int
+	// Ranks is the step's task count; 0 means len(Nodes) × TasksPerNode.
+	// Fewer ranks leave the last node short, as srun -n does with block
+	// distribution; every node must get at least one.
+	Ranks   int
+	JobID   string
+	StepID  string
+	JobName string
+	// Env is added to every rank's environment (SBENCH_TOKEN,
+	// SBENCH_BIND=127.0.0.1 …). The caller's SLURM_* variables are not
+	// passed on: they describe another job.
+	Env []string
+	// Dir is the ranks' working directory; empty for the caller's.
+	Dir string
+	// Stdout and Stderr receive every rank's output, each line prefixed
+	// "RANK: " as srun -l does. Nil discards it.
+	Stdout, Stderr io.Writer
+	// Grace is how long the other ranks may keep running after one fails
+	// (rank 0 needs a moment to write its bundle); default 10s. KillWait is
+	// how long a rank has between SIGTERM and SIGKILL; default 5s.
+	Grace    time.Duration
+	KillWait time.Duration
+}
+
+// RankExit is how one rank of a local step ended.
+type RankExit struct {
+	Rank int
+	Node string
+	// Err is the process's exit error (*exec.ExitError) or the start error.
+	Err error
+	// Killed is set when the launcher stopped the rank because another one
+	// failed or the context ended.
+	Killed bool
+}
+
+// StepError lists the ranks of a local step that failed.
+type StepError struct {
+	Failed []RankExit
+}
+
+func (e *StepError) Error() string {
+	parts := make([]string, len(e.Failed))
+	for i, f := range e.Failed {
+		parts[i] = fmt.Sprintf("rank %d (node %s): %s", f.Rank, f.Node, describeExit(f.Err))
+		if f.Killed {
+			parts[i] += " (stopped by the launcher)"
+		}
+	}
+	return "local step: " + strings.Join(parts, "; ")
+}
+
+func describeExit(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "killed by signal " + ws.Signal().String()
+		}
+		return fmt.Sprintf("exit status %d", ee.ExitCode())
+	}
+	return err.Error()
+}
+
+// rankEnv returns the environment of rank: the caller's without its SLURM_*
+// variables, those srun would set, then Env.
+func (s LocalStep) rankEnv(rank int) []string {
+	size := s.size()
+	node := rank / s.TasksPerNode
+	step := s.StepID
+	if step == "" {
+		step = "0"
+	}
+	perNode := s.tasksOn()
+	tpn := compactCounts(perNode)
+	nodelist := slurm.CompressHostlist(s.Nodes)
+	gtids := make([]string, perNode[node])
+	for i := range gtids {
+		gtids[i] = strconv.Itoa(node*s.TasksPerNode + i)
+	}
+	vars := [][2]string{
+		{"SLURM_PROCID", strconv.Itoa(rank)},
+		{"SLURM_NTASKS", strconv.Itoa(size)},
+		{"SLURM_NPROCS", strconv.Itoa(size)},
+		{"SLURM_STEP_NUM_TASKS", strconv.Itoa(size)},
+		{"SLURM_LOCALID", strconv.Itoa(rank % s.TasksPerNode)},
+		{"SLURM_NODEID", strconv.Itoa(node)},
+		{"SLURM_GTIDS", strings.Join(gtids, ",")},
+		{"SLURM_JOB_ID", s.JobID},
+		{"SLURM_JOBID", s.JobID},
+		{"SLURM_STEP_ID", step},
+		{"SLURM_STEPID", step},
+		{"SLURM_JOB_NAME", s.JobName},
+		{"SLURMD_NODENAME", s.Nodes[node]},
+		{"SLURM_TOPOLOGY_ADDR", s.Nodes[node]},
+		{"SLURM_JOB_NODELIST", nodelist},
+		{"SLURM_NODELIST", nodelist},
+		{"SLURM_STEP_NODELIST", nodelist},
+		{"SLURM_NNODES", strconv.Itoa(len(s.Nodes))},
+		{"SLURM_JOB_NUM_NODES", strconv.Itoa(len(s.Nodes))},
+		{"SLURM_STEP_NUM_NODES", strconv.Itoa(len(s.Nodes))},
+		{"SLURM_TASKS_PER_NODE", tpn},
+		{"SLURM_STEP_TASKS_PER_NODE", tpn},
+		{"SLURM_NTASKS_PER_NODE", strconv.Itoa(s.TasksPerNode)},
+		{"SLURM_DISTRIBUTION", "block"},
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SLURM_") && !strings.HasPrefix(kv, "SLURMD_") {
+			env = append(env, kv)
+		}
+	}
+	for _, v := range vars {
+		env = append(env, v[0]+"="+v[1])
+	}
+	return append(env, s.Env...)
+}
+
+// size is the number of ranks the step starts.
+func (s LocalStep) size() int {
+	if s.Ranks > 0 {
+		return s.Ranks
+	}
+	return len(s.Nodes) * s.TasksPerNode
+}
+
+// tasksOn returns how many ranks each node gets under block distribution.
+func (s LocalStep) tasksOn() []int {
+	counts := make([]int, len(s.Nodes))
+	for r := 0; r < s.size(); r++ {
+		counts[r/s.TasksPerNode]++
+	}
+	return counts
+}
+
+// compactCounts writes per-node task counts as Slurm does: "2(x2),1".
+func compactCounts(counts []int) string {
+	var parts []string
+	for i := 0; i < len(counts); {
+		j := i
+		for j+1 < len(counts) && counts[j+1] == counts[i] {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d(x%d)", counts[i], j-i+1))
+		} else {
+			parts = append(parts, strconv.Itoa(counts[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+func (s LocalStep) check() error {
+	switch {
+	case s.Runner == "":
+		return errors.New("local step: no runner binary")
+	case len(s.Nodes) == 0:
+		return errors.New("local step: no nodes")
+	case s.TasksPerNode < 1:
+		return fmt.Errorf("local step: %d tasks per node", s.TasksPerNode)
+	case s.JobID == "":
+		return errors.New("local step: no job id")
+	case s.Ranks < 0 || s.Ranks > len(s.Nodes)*s.TasksPerNode || (s.Ranks > 0 && s.Ranks <= (len(s.Nodes)-1)*s.TasksPerNode):
+		return fmt.Errorf("local step: %d ranks do not fill %d node(s) of %d task(s) by block", s.Ranks, len(s.Nodes), s.TasksPerNode)
+	}
+	seen := map[string]bool{}
+	for _, n := range s.Nodes {
+		if n == "" || strings.ContainsAny(n, ",[] \t") || seen[n] {
+			return fmt.Errorf("local step: bad or repeated node name %q", n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// Run starts every rank and waits for all of them. When a rank fails, the
+// others get Grace to finish (rank 0 writes its bundle), then SIGTERM, then
+// SIGKILL after KillWait, like srun --kill-on-bad-exit. Cancelling ctx stops
+// every rank the same way. The error is a *StepError naming each failed
+// rank and how it ended.
+func (s LocalStep) Run(ctx context.Context) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	grace, killWait := s.Grace, s.KillWait
+	if grace <= 0 {
+		grace = 10 * time.Second
+	}
+	if killWait <= 0 {
+		killWait = 5 * time.Second
+	}
+	size := s.size()
+	stdout := newLabeler(s.Stdout)
+	stderr := newLabeler(s.Stderr)
+
+	type proc struct {
+		cmd  *exec.Cmd
+		outs []*lineWriter
+	}
+	procs := make([]proc, size)
+	exits := make(chan RankExit, size)
+	var killedMu sync.Mutex
+	killed := make([]bool, size)
+	started := 0
+	var startErr error
+	for r := 0; r < size; r++ {
+		cmd := exec.Command(s.Runner, s.Args...)
+		cmd.Env = s.rankEnv(r)
+		cmd.Dir = s.Dir
+		o, e := stdout.writer(r), stderr.writer(r)
+		cmd.Stdout, cmd.Stderr = o, e
+		// The pipes' copying goroutines must not outlive a killed rank for
+		// long if it left a child holding them.
+		cmd.WaitDelay = killWait
+		if err := cmd.Start(); err != nil {
+			startErr = fmt.Errorf("local step: start rank %d: %w", r, err)
+			break
+		}
+		procs[r] = proc{cmd: cmd, outs: []*lineWriter{o, e}}
+		started++
+		go func(r int, cmd *exec.Cmd) {
+			err := cmd.Wait()
+			exits <- RankExit{Rank: r, Node: s.Nodes[r/s.TasksPerNode], Err: err}
+		}(r, cmd)
+	}
+
+	// stop signals every rank still running: SIGTERM, then SIGKILL.
+	stopOnce := sync.Once{}
+	stop := func() {
+		stopOnce.Do(func() {
+			for r := 0; r < started; r++ {
+				killedMu.Lock()
+				killed[r] = true
+				killedMu.Unlock()
+				procs[r].cmd.Process.Signal(syscall.SIGTERM)
+			}
+			time.AfterFunc(killWait, func() {
+				for r := 0; r < started; r++ {
+					procs[r].cmd.Process.Kill() // no-op error once it has exited
+				}
+			})
+		})
+	}
+	if startErr != nil {
+		stop()
+	}
+
+	var failed []RankExit
+	var graceTimer <-chan time.Time
+	ctxDone := ctx.Done()
+	exited := make([]bool, size)
+	for n := 0; n < started; {
+		select {
+		case e := <-exits:
+			n++
+			exited[e.Rank] = true
+			for _, w := range procs[e.Rank].outs {
+				w.flush()
+			}
+			if e.Err == nil {
+				continue
+			}
+			killedMu.Lock()
+			e.Killed = killed[e.Rank]
+			killedMu.Unlock()
+			failed = append(failed, e)
+			if graceTimer == nil && !e.Killed {
+				graceTimer = time.After(grace)
+			}
+		case <-graceTimer:
+			graceTimer = nil
+			killedMu.Lock()
+			for r := range killed {
+				killed[r] = killed[r] || !exited[r]
+			}
+			killedMu.Unlock()
+			stop()
+		case <-ctxDone:
+			ctxDone = nil
+			stop()
+		}
+	}
+	if startErr != nil {
+		return startErr
+	}
+	if len(failed) == 0 {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return nil
+	}
+	sortExits(failed)
+	return &StepError{Failed: failed}
+}
+
+func sortExits(xs []RankExit) {
+	for i := 1; i < len(xs); i++ {
+		for j := i; j > 0 && xs[j].Rank < xs[j-1].Rank; j-- {
+			xs[j], xs[j-1] = xs[j-1], xs[j]
+		}
+	}
+}
+
+// labeler prefixes every line of each rank's output with "RANK: " and
+// keeps lines of different ranks whole on the shared writer.
+type labeler struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func newLabeler(w io.Writer) *labeler {
+	if w == nil {
+		w = io.Discard
+	}
+	return &labeler{w: w}
+}
+
+func (l *labeler) writer(rank int) *lineWriter {
+	return &lineWriter{l: l, prefix: []byte(strconv.Itoa(rank) + ": ")}
+}
+
+type lineWriter struct {
+	l      *labeler
+	prefix []byte
+	mu     sync.Mutex
+	buf    []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.emit(w.buf[:i+1])
+		w.buf = w.buf[i+1:]
+	}
+	// A rank printing megabytes without a newline is still shown.
+	if len(w.buf) > 64<<10 {
+		w.emit(append(w.buf, '\n'))
+		w.buf = nil
+	}
+	return len(p), nil
+}
+
+// flush writes a last line that had no newline.
+func (w *lineWriter) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		w.emit(append(w.buf, '\n'))
+		w.buf = nil
+	}
+}
+
+func (w *lineWriter) emit(line []byte) {
+	w.l.mu.Lock()
+	defer w.l.mu.Unlock()
+	w.l.w.Write(append(append([]byte(nil), w.prefix...), line...))
+}

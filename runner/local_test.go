@@ -1,0 +1,206 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary play a rank of a LocalStep: with
+// SBENCH_TEST_RANK_MODE set it runs helperRank instead of the tests.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("SBENCH_TEST_RANK_MODE"); mode != "" {
+		os.Exit(helperRank(mode))
+	}
+	code := m.Run()
+	if builtRunner != "" { // built once for all end-to-end tests
+		os.RemoveAll(filepath.Dir(builtRunner))
+	}
+	os.Exit(code)
+}
+
+func helperRank(mode string) int {
+	rank := os.Getenv("SLURM_PROCID")
+	switch mode {
+	case "env":
+		var keys []string
+		for _, kv := range os.Environ() {
+			if strings.HasPrefix(kv, "SLURM") || strings.HasPrefix(kv, "EXTRA=") {
+				keys = append(keys, kv)
+			}
+		}
+		sort.Strings(keys)
+		fmt.Println(strings.Join(keys, " "))
+		fmt.Fprint(os.Stderr, "no newline at the end")
+		return 0
+	case "fail":
+		switch rank {
+		case "1":
+			fmt.Fprintln(os.Stderr, "rank 1 fails")
+			return 3
+		case "0":
+			// Rank 0 ignores SIGTERM: only SIGKILL stops it.
+			signal.Ignore(syscall.SIGTERM)
+		}
+		time.Sleep(time.Minute)
+		return 0
+	case "sleep":
+		time.Sleep(time.Minute)
+		return 0
+	}
+	return 99
+}
+
+func helperStep(t *testing.T, mode string, nodes []string, tasksPerNode int) (LocalStep, *bytes.Buffer, *bytes.Buffer) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	return LocalStep{
+		Runner: exe, Args: []string{"-test.run=^$"},
+		Nodes: nodes, TasksPerNode: tasksPerNode, JobID: "55", StepID: "3", JobName: "fab",
+		Env:    []string{"SBENCH_TEST_RANK_MODE=" + mode, "EXTRA=1"},
+		Stdout: &stdout, Stderr: &stderr,
+		Grace: 300 * time.Millisecond, KillWait: 300 * time.Millisecond,
+	}, &stdout, &stderr
+}
+
+func TestLocalStepEnvironment(t *testing.T) {
+	t.Setenv("SLURM_JOB_ID", "999") // the caller's job must not leak into the step
+	s, stdout, stderr := helperStep(t, "env", []string{"local1", "local2"}, 2)
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("stdout:\n%s", stdout)
+	}
+	sort.Strings(lines)
+	for r, line := range lines {
+		prefix := fmt.Sprintf("%d: ", r)
+		if !strings.HasPrefix(line, prefix) {
+			t.Fatalf("line %q lacks the %q prefix", line, prefix)
+		}
+		env := map[string]string{}
+		for _, kv := range strings.Fields(strings.TrimPrefix(line, prefix)) {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		node := r / 2
+		want := map[string]string{
+			"SLURM_PROCID": fmt.Sprint(r), "SLURM_NTASKS": "4", "SLURM_STEP_NUM_TASKS": "4",
+			"SLURM_LOCALID": fmt.Sprint(r % 2), "SLURM_NODEID": fmt.Sprint(node),
+			"SLURM_JOB_ID": "55", "SLURM_STEP_ID": "3", "SLURM_JOB_NAME": "fab",
+			"SLURMD_NODENAME": fmt.Sprintf("local%d", node+1), "SLURM_STEP_NODELIST": "local[1-2]",
+			"SLURM_STEP_NUM_NODES": "2", "SLURM_STEP_TASKS_PER_NODE": "2(x2)", "EXTRA": "1",
+		}
+		for k, v := range want {
+			if env[k] != v {
+				t.Errorf("rank %d: %s=%q, want %q", r, k, env[k], v)
+			}
+		}
+		// What the runner will make of it.
+		id, err := IdentityFromEnv(func(k string) string { return env[k] })
+		if err != nil || id.Rank != r || id.NodeName != want["SLURMD_NODENAME"] || id.ExpectedNode(r) != id.NodeName {
+			t.Errorf("rank %d: identity %+v, %v", r, id, err)
+		}
+	}
+	if got := strings.Count(stderr.String(), "no newline at the end\n"); got != 4 {
+		t.Errorf("stderr's unterminated last lines: %d of 4 flushed:\n%s", got, stderr)
+	}
+}
+
+// TestLocalStepShortLastNode: 3 ranks on 2 nodes of 2 leave n2 with one, as
+// srun -N2 -n3 does.
+func TestLocalStepShortLastNode(t *testing.T) {
+	s, stdout, _ := helperStep(t, "env", []string{"local1", "local2"}, 2)
+	s.Ranks = 3
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("stdout:\n%s", stdout)
+	}
+	for _, line := range lines {
+		for _, want := range []string{"SLURM_NTASKS=3", "SLURM_STEP_TASKS_PER_NODE=2,1"} {
+			if !strings.Contains(line, want) {
+				t.Errorf("line %q lacks %s", line, want)
+			}
+		}
+		if strings.HasPrefix(line, "2: ") && !strings.Contains(line, "SLURMD_NODENAME=local2") {
+			t.Errorf("rank 2 not on local2: %q", line)
+		}
+	}
+}
+
+func TestLocalStepKillsOnBadExit(t *testing.T) {
+	s, _, stderr := helperStep(t, "fail", []string{"n1", "n2"}, 2)
+	start := time.Now()
+	err := s.Run(context.Background())
+	took := time.Since(start)
+	var se *StepError
+	if !errors.As(err, &se) {
+		t.Fatalf("got %v, want a StepError", err)
+	}
+	want := "local step: rank 0 (node n1): killed by signal killed (stopped by the launcher); " +
+		"rank 1 (node n1): exit status 3; " +
+		"rank 2 (node n2): killed by signal terminated (stopped by the launcher); " +
+		"rank 3 (node n2): killed by signal terminated (stopped by the launcher)"
+	if err.Error() != want {
+		t.Errorf("error:\n%s\nwant:\n%s", err, want)
+	}
+	// Grace, then SIGTERM, then SIGKILL for rank 0: well under the minute
+	// the ranks would sleep.
+	if took > 5*time.Second {
+		t.Errorf("took %s", took)
+	}
+	if !strings.Contains(stderr.String(), "1: rank 1 fails\n") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+func TestLocalStepContextCancel(t *testing.T) {
+	s, _, _ := helperStep(t, "sleep", []string{"n1"}, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := s.Run(ctx)
+	if time.Since(start) > 3*time.Second {
+		t.Errorf("took %s", time.Since(start))
+	}
+	if err == nil || !strings.Contains(err.Error(), "rank 0 (node n1): killed by signal terminated (stopped by the launcher)") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestLocalStepChecks(t *testing.T) {
+	for _, s := range []LocalStep{
+		{Nodes: []string{"n1"}, TasksPerNode: 1, JobID: "1"},
+		{Runner: "x", TasksPerNode: 1, JobID: "1"},
+		{Runner: "x", Nodes: []string{"n1"}, JobID: "1"},
+		{Runner: "x", Nodes: []string{"n1", "n1"}, TasksPerNode: 1, JobID: "1"},
+		{Runner: "x", Nodes: []string{"n[1-2]"}, TasksPerNode: 1, JobID: "1"},
+		{Runner: "x", Nodes: []string{"n1"}, TasksPerNode: 1},
+		{Runner: "x", Nodes: []string{"n1", "n2"}, TasksPerNode: 2, Ranks: 2, JobID: "1"}, // n2 would be empty
+		{Runner: "x", Nodes: []string{"n1"}, TasksPerNode: 2, Ranks: 3, JobID: "1"},
+	} {
+		if err := s.Run(context.Background()); err == nil {
+			t.Errorf("%+v ran", s)
+		}
+	}
+	s := LocalStep{Runner: "/nonexistent/sbench-runner", Nodes: []string{"n1"}, TasksPerNode: 2, JobID: "1"}
+	if err := s.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "start rank 0") {
+		t.Errorf("missing binary: %v", err)
+	}
+}

@@ -36,7 +36,8 @@ type Run struct {
 
 	Start, End    time.Time
 	RunnerVersion string
-	Source        string
+	Source        string // file the run was ingested from (Ingest's source)
+	Origin        string // the bundle's own Source, e.g. the section of a multi-run file
 	IngestedAt    time.Time
 }
 

@@ -1,0 +1,59 @@
+// Package store is sbench's archive: every result bundle ever ingested, kept
+// in one SQLite file together with the Slurm jobs that produced them, and the
+// queries that reports, compare, history and export run against it.
+//
+// # Why SQLite, and how it is opened
+//
+// An archive is a single file an engineer can copy, attach to a ticket or
+// open with the sqlite3 shell. Open puts it in WAL mode so that a report can
+// read while an ingest writes, turns foreign keys on, and sets a busy
+// timeout so that two sbench processes ingesting at once wait for each other
+// instead of failing. Writes go through one connection and start with BEGIN
+// IMMEDIATE: a write transaction that began as a read could otherwise fail
+// with SQLITE_BUSY when another writer commits first. Reads use a separate
+// pool of query-only connections and run each multi-query read in one
+// transaction, so a report never sees half of an ingest.
+//
+// synchronous=NORMAL is used with WAL: a power cut may lose the last commits
+// but never corrupts the file, and the bundles on disk remain the source of
+// truth (ingest is idempotent, so re-ingesting them restores what was lost).
+//
+// # Schema and migrations
+//
+// The schema version is PRAGMA user_version; the archive is marked with its
+// own PRAGMA application_id so that Open refuses an unrelated SQLite file.
+// Migrations are an ordered list; version N means the first N have been
+// applied, each in its own transaction. An archive written by a newer sbench
+// (a version beyond the list) is refused rather than misread.
+//
+// Tables: runs (one per bundle, unique by content hash), run_labels,
+// run_params, hosts (each distinct host description once) and run_hosts,
+// samples, scalars, checks, bundles (the bundle exactly as ingested, as
+// JSON, gzip-compressed when large) and jobs. Times are stored
+// as fixed-width RFC 3339 UTC text with nanoseconds, which sorts as it reads;
+// an unknown time is NULL.
+//
+// # Ingest
+//
+// Ingest stores the bundles of one source file in one transaction: all of
+// them or none. A bundle whose content hash (results.Hash) is already in the
+// archive is skipped, so ingesting the same results directory twice is
+// harmless. Statements are prepared once per archive and reused by every
+// transaction, and the bundles are validated and encoded before the write
+// lock is taken.
+//
+// The cost of an ingest is mostly its commit: every page the transaction
+// touched (about twenty for a 25-point OSU file: the runs row and its
+// indexes, the bundle, labels, samples) is written to the WAL. That is why
+// there are few indexes and why samples are clustered by run, and why
+// IngestFiles exists: it stores a whole directory in one transaction, each
+// file in a savepoint so that a bad file is still left out whole.
+//
+// # Queries and export
+//
+// A Filter selects runs (campaign, run ids, benchmark, labels, start time);
+// Runs, Samples, Scalars and Checks return rows in a fixed order, and
+// ExportCSV and ExportJSON write them deterministically (floats in their
+// shortest exact form), so exported files can be diffed and used as golden
+// files.
+package store

@@ -1,0 +1,236 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// exportColumns are the fixed columns of ExportCSV, in order; one column per
+// label key of the selected runs follows them.
+var exportColumns = []string{
+	"run", "campaign", "variant", "benchmark", "kernel", "metric", "unit", "x", "x_unit",
+	"value", "min", "max", "p50", "p99", "iterations", "repeat", "status", "job", "step", "start",
+}
+
+// labelColumn names the column of label key: the bare key, unless that
+// would clash with a fixed column (or look like a prefixed one), in which
+// case "label:KEY".
+func labelColumn(key string) string {
+	for _, c := range exportColumns {
+		if key == c {
+			return "label:" + key
+		}
+	}
+	if strings.HasPrefix(key, "label:") {
+		return "label:" + key
+	}
+	return key
+}
+
+// exportRow is one row of an export: a sample, or a scalar (no x, metric =
+// the scalar's name, no statistics, iterations or repeat).
+type exportRow struct {
+	Run        int64             `json:"run"`
+	Campaign   string            `json:"campaign"`
+	Variant    string            `json:"variant"`
+	Benchmark  string            `json:"benchmark"`
+	Kernel     string            `json:"kernel"`
+	Metric     string            `json:"metric"`
+	Unit       string            `json:"unit"`
+	X          *float64          `json:"x"`
+	XUnit      string            `json:"x_unit"`
+	Value      float64           `json:"value"`
+	Min        *float64          `json:"min"`
+	Max        *float64          `json:"max"`
+	P50        *float64          `json:"p50"`
+	P99        *float64          `json:"p99"`
+	Iterations *int              `json:"iterations"` // nil when unknown (0 in the bundle)
+	Repeat     *int              `json:"repeat"`
+	Status     string            `json:"status"`
+	Job        string            `json:"job"`
+	Step       string            `json:"step"`
+	Start      *string           `json:"start"`
+	Labels     map[string]string `json:"labels"`
+	// Pair and Tags have no CSV column; JSON keeps them for pair-by-pair
+	// results.
+	Pair []int             `json:"pair,omitempty"`
+	Tags map[string]string `json:"tags,omitempty"`
+}
+
+// export reads the rows of f in one snapshot: header gets the sorted label
+// keys of the selected runs before the first row.
+func (db *DB) export(ctx context.Context, f Filter, header func(keys []string) error, row func(*exportRow) error) error {
+	return db.readTx(ctx, func(tx *sql.Tx) error {
+		runs, err := loadRuns(ctx, tx, f, false)
+		if err != nil {
+			return err
+		}
+		byID := make(map[int64]*Run, len(runs))
+		keySet := map[string]bool{}
+		for i := range runs {
+			byID[runs[i].ID] = &runs[i]
+			for k := range runs[i].Labels {
+				keySet[k] = true
+			}
+		}
+		keys := make([]string, 0, len(keySet))
+		for k := range keySet {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if err := header(keys); err != nil {
+			return err
+		}
+		base := func(id int64) (exportRow, error) {
+			r, ok := byID[id]
+			if !ok {
+				return exportRow{}, fmt.Errorf("run %d has rows but was not selected", id)
+			}
+			e := exportRow{
+				Run: r.ID, Campaign: r.Campaign, Variant: r.Variant, Benchmark: r.Benchmark, Kernel: r.Kernel,
+				Status: string(r.Status), Job: r.JobID, Step: r.Step, Labels: r.Labels,
+			}
+			if e.Labels == nil {
+				e.Labels = map[string]string{}
+			}
+			if !r.Start.IsZero() {
+				s := r.Start.UTC().Format(time.RFC3339Nano)
+				e.Start = &s
+			}
+			return e, nil
+		}
+		if err := eachSample(ctx, tx, f, func(s Sample) error {
+			e, err := base(s.RunID)
+			if err != nil {
+				return err
+			}
+			e.Metric, e.Unit, e.X, e.XUnit, e.Value = s.Metric, s.Unit, s.X, s.XUnit, s.Value
+			e.Min, e.Max, e.P50, e.P99 = s.Min, s.Max, s.P50, s.P99
+			if s.Iterations != 0 {
+				e.Iterations = &s.Iterations
+			}
+			e.Repeat = &s.Repeat
+			e.Pair, e.Tags = s.Pair, s.Tags
+			return row(&e)
+		}); err != nil {
+			return err
+		}
+		return eachScalar(ctx, tx, f, func(s Scalar) error {
+			e, err := base(s.RunID)
+			if err != nil {
+				return err
+			}
+			e.Metric, e.Unit, e.Value = s.Name, s.Unit, s.Value
+			return row(&e)
+		})
+	})
+}
+
+// ExportCSV writes every sample, then every scalar, of the runs f selects as
+// CSV: the columns of exportColumns, then one per label key present in the
+// selection (see labelColumn). Floats are written in their shortest exact
+// form, an absent value as an empty field.
+func (db *DB) ExportCSV(ctx context.Context, w io.Writer, f Filter) error {
+	cw := csv.NewWriter(w)
+	var keys []string
+	record := make([]string, 0, len(exportColumns)+8)
+	err := db.export(ctx, f, func(k []string) error {
+		keys = k
+		record = append(record[:0], exportColumns...)
+		for _, k := range keys {
+			record = append(record, labelColumn(k))
+		}
+		return cw.Write(record)
+	}, func(e *exportRow) error {
+		record = append(record[:0],
+			strconv.FormatInt(e.Run, 10), e.Campaign, e.Variant, e.Benchmark, e.Kernel, e.Metric, e.Unit,
+			csvFloat(e.X), e.XUnit, formatFloat(e.Value), csvFloat(e.Min), csvFloat(e.Max), csvFloat(e.P50), csvFloat(e.P99),
+			csvInt(e.Iterations), csvInt(e.Repeat), e.Status, e.Job, e.Step, deref(e.Start))
+		for _, k := range keys {
+			record = append(record, e.Labels[k])
+		}
+		return cw.Write(record)
+	})
+	if err == nil {
+		cw.Flush()
+		err = cw.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("export csv from %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// ExportJSON writes the same rows as ExportCSV as a JSON array of objects,
+// one per line, with the labels as an object.
+func (db *DB) ExportJSON(ctx context.Context, w io.Writer, f Filter) error {
+	n := 0
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Labels and commands are shown to people, not embedded in HTML.
+	enc.SetEscapeHTML(false)
+	err := db.export(ctx, f, func([]string) error {
+		_, err := io.WriteString(w, "[")
+		return err
+	}, func(e *exportRow) error {
+		buf.Reset()
+		if n == 0 {
+			buf.WriteString("\n")
+		} else {
+			buf.WriteString(",\n")
+		}
+		n++
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+		// Encode ends the object with a newline; the separator comes first.
+		buf.Truncate(buf.Len() - 1)
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
+	if err == nil {
+		end := "\n]\n"
+		if n == 0 {
+			end = "]\n"
+		}
+		_, err = io.WriteString(w, end)
+	}
+	if err != nil {
+		return fmt.Errorf("export json from %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// formatFloat is the one float format of exports: shortest exact, so that
+// parsing it back gives the stored value bit for bit.
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func csvFloat(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return formatFloat(*p)
+}
+
+func csvInt(p *int) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.Itoa(*p)
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

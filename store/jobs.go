@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// RecordJob archives a submitted Slurm job of a campaign and returns its
+// archive id. SlurmID and Campaign are required; a zero Submitted or Updated
+// is stamped with the current time. Recording the same (campaign, Slurm id)
+// twice wraps ErrExists.
+func (db *DB) RecordJob(ctx context.Context, j Job) (int64, error) {
+	if j.SlurmID == "" {
+		return 0, errors.New("record job: slurm id is empty")
+	}
+	if j.Campaign == "" {
+		return 0, fmt.Errorf("record job %s: campaign is empty", j.SlurmID)
+	}
+	now := db.now()
+	if j.Submitted.IsZero() {
+		j.Submitted = now
+	}
+	if j.Updated.IsZero() {
+		j.Updated = now
+	}
+	for _, t := range []struct {
+		name string
+		err  error
+	}{{"submitted", checkTime(j.Submitted)}, {"start", checkTime(j.Start)}, {"end", checkTime(j.End)}, {"updated", checkTime(j.Updated)}} {
+		if t.err != nil {
+			return 0, fmt.Errorf("record job %s of campaign %s: %s: %w", j.SlurmID, j.Campaign, t.name, t.err)
+		}
+	}
+	variants, err := jsonOrNull(j.Variants, len(j.Variants) == 0)
+	if err != nil {
+		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, err)
+	}
+	r, err := db.w.ExecContext(ctx, `INSERT INTO jobs (slurm_id, campaign, variants, name, script, results_dir, submitted, state, reason, exit_code, start_time, end_time, nodelist, updated)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		j.SlurmID, j.Campaign, variants, j.Name, j.Script, j.ResultsDir, formatTime(j.Submitted),
+		j.State, j.Reason, j.ExitCode, formatTime(j.Start), formatTime(j.End), j.NodeList, formatTime(j.Updated))
+	if isUniqueViolation(err) {
+		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, ErrExists)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, err)
+	}
+	id, err := r.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, err)
+	}
+	return id, nil
+}
+
+// UpdateJob records what Slurm now says of a job, found by SlurmID within
+// Campaign (or across campaigns when Campaign is empty and the id is
+// unambiguous). State, Reason and ExitCode are set as given; Start, End and
+// NodeList only when known, so that a partial view (squeue on a job that
+// sacct already described) never erases what was learnt. A zero Updated is
+// stamped with the current time. An unknown job wraps ErrNotFound.
+func (db *DB) UpdateJob(ctx context.Context, j Job) error {
+	name := j.SlurmID
+	if j.Campaign != "" {
+		name += " of campaign " + j.Campaign
+	}
+	if j.SlurmID == "" {
+		return errors.New("update job: slurm id is empty")
+	}
+	if j.Updated.IsZero() {
+		j.Updated = db.now()
+	}
+	for _, t := range []struct {
+		name string
+		err  error
+	}{{"start", checkTime(j.Start)}, {"end", checkTime(j.End)}, {"updated", checkTime(j.Updated)}} {
+		if t.err != nil {
+			return fmt.Errorf("update job %s: %s: %w", name, t.name, t.err)
+		}
+	}
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("update job %s: %w", name, err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM jobs WHERE slurm_id = ? AND (? = '' OR campaign = ?)",
+		j.SlurmID, j.Campaign, j.Campaign).Scan(&n); err != nil {
+		return fmt.Errorf("update job %s: %w", name, err)
+	}
+	switch {
+	case n == 0:
+		return fmt.Errorf("update job %s: %w", name, ErrNotFound)
+	case n > 1:
+		return fmt.Errorf("update job %s: %d campaigns have a job with this id; name the campaign", name, n)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET state = ?, reason = ?, exit_code = ?,
+	start_time = coalesce(?, start_time), end_time = coalesce(?, end_time),
+	nodelist = coalesce(nullif(?, ''), nodelist), updated = ?
+WHERE slurm_id = ? AND (? = '' OR campaign = ?)`,
+		j.State, j.Reason, j.ExitCode, formatTime(j.Start), formatTime(j.End), j.NodeList, formatTime(j.Updated),
+		j.SlurmID, j.Campaign, j.Campaign); err != nil {
+		return fmt.Errorf("update job %s: %w", name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("update job %s: %w", name, err)
+	}
+	return nil
+}
+
+// Jobs returns the jobs of campaign ("" for every campaign), ordered by
+// submission time, then id.
+func (db *DB) Jobs(ctx context.Context, campaign string) ([]Job, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, slurm_id, campaign, variants, name, script, results_dir, submitted, state, reason, exit_code, start_time, end_time, nodelist, updated
+FROM jobs WHERE ? = '' OR campaign = ? ORDER BY submitted, id`, campaign, campaign)
+	if err != nil {
+		return nil, fmt.Errorf("query jobs of %s: %w", db.path, err)
+	}
+	defer rows.Close()
+	var out []Job
+	for rows.Next() {
+		var j Job
+		var variants, submitted, start, end, updated sql.NullString
+		if err := rows.Scan(&j.ID, &j.SlurmID, &j.Campaign, &variants, &j.Name, &j.Script, &j.ResultsDir,
+			&submitted, &j.State, &j.Reason, &j.ExitCode, &start, &end, &j.NodeList, &updated); err != nil {
+			return nil, fmt.Errorf("query jobs of %s: %w", db.path, err)
+		}
+		if err := unmarshalNull(variants, &j.Variants); err != nil {
+			return nil, fmt.Errorf("query jobs of %s: job %d: variants: %w", db.path, j.ID, err)
+		}
+		var perr error
+		set := func(dst *time.Time, s sql.NullString) {
+			if perr != nil {
+				return
+			}
+			*dst, perr = parseTime(s)
+		}
+		set(&j.Submitted, submitted)
+		set(&j.Start, start)
+		set(&j.End, end)
+		set(&j.Updated, updated)
+		if perr != nil {
+			return nil, fmt.Errorf("query jobs of %s: job %d: %w", db.path, j.ID, perr)
+		}
+		out = append(out, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query jobs of %s: %w", db.path, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,256 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// applicationID marks a SQLite file as an sbench archive ("sbnc" in ASCII),
+// so that Open refuses to add tables to somebody else's database.
+const applicationID = 0x73626e63
+
+// A migration takes the schema from its position in the list to the next
+// version. Migrations are never edited once released: a change is a new
+// migration appended to the list.
+type migration struct {
+	name  string
+	apply func(ctx context.Context, tx *sql.Tx) error
+}
+
+// migrations is the schema's history; version N means the first N applied.
+var migrations = []migration{
+	{"base tables", execSQL(schemaV1)},
+	{"query indexes", execSQL(schemaV2)},
+}
+
+// LatestSchemaVersion is the schema version this sbench writes.
+func LatestSchemaVersion() int { return len(migrations) }
+
+func execSQL(script string) func(context.Context, *sql.Tx) error {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, script)
+		return err
+	}
+}
+
+// schemaV1 holds the tables. Columns that hold the bundle's optional strings
+// are NOT NULL and hold the empty string for absent, as the bundle does;
+// NULL is kept for what has no value at all (an unknown time, a sample with
+// no x).
+const schemaV1 = `
+CREATE TABLE runs (
+	id             INTEGER PRIMARY KEY,
+	hash           TEXT NOT NULL UNIQUE,
+	campaign       TEXT NOT NULL,
+	variant        TEXT NOT NULL,
+	benchmark      TEXT NOT NULL,
+	kind           TEXT NOT NULL,
+	kernel         TEXT NOT NULL,
+	command        TEXT,             -- JSON array
+	launcher       TEXT NOT NULL,
+	tool           TEXT NOT NULL,
+	tool_version   TEXT NOT NULL,
+	status         TEXT NOT NULL,
+	error          TEXT NOT NULL,
+	job_id         TEXT NOT NULL,    -- Slurm job id; with campaign, links to jobs
+	step           TEXT NOT NULL,
+	array_index    TEXT NOT NULL,
+	nodes          TEXT,             -- JSON array, in Slurm's order
+	tasks          INTEGER NOT NULL,
+	tasks_per_node TEXT NOT NULL,
+	start_time     TEXT,
+	end_time       TEXT,
+	runner_version TEXT NOT NULL,
+	source         TEXT NOT NULL,    -- file the run was ingested from
+	origin         TEXT NOT NULL,    -- the bundle's own source (section of a file)
+	ingested_at    TEXT NOT NULL
+);
+
+-- The bundle as ingested, apart from runs so that scanning runs stays cheap.
+CREATE TABLE bundles (
+	run_id   INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+	encoding TEXT NOT NULL CHECK (encoding IN ('json', 'json+gzip')),
+	data     BLOB NOT NULL        -- TEXT when encoding is json, so json_extract works on it
+);
+
+CREATE TABLE run_labels (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	key    TEXT NOT NULL,
+	value  TEXT NOT NULL,
+	PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+
+CREATE TABLE run_params (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	key    TEXT NOT NULL,
+	value  TEXT NOT NULL,
+	PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+
+-- Host descriptions, stored once however many runs they took part in: the
+-- same nodes run a whole campaign, and a description with its CPU flags is
+-- a kilobyte or more.
+CREATE TABLE hosts (
+	id           INTEGER PRIMARY KEY,
+	hash         TEXT NOT NULL UNIQUE, -- SHA-256 of host
+	hostname     TEXT NOT NULL,
+	node_name    TEXT NOT NULL,
+	cpu_model    TEXT NOT NULL,
+	cores        INTEGER NOT NULL,
+	memory_bytes INTEGER NOT NULL,
+	kernel       TEXT NOT NULL,
+	os           TEXT NOT NULL,
+	mpi          TEXT NOT NULL,
+	host         TEXT NOT NULL         -- the whole results.Host as JSON
+);
+
+CREATE TABLE run_hosts (
+	run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	idx     INTEGER NOT NULL,          -- position in the bundle
+	host_id INTEGER NOT NULL REFERENCES hosts(id),
+	PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+
+-- Samples, scalars and checks are clustered by run: reading a run's points
+-- is one range scan, and an ingest appends to the end of one b-tree instead
+-- of a table and an index.
+CREATE TABLE samples (
+	run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	seq        INTEGER NOT NULL,    -- position in the bundle
+	metric     TEXT NOT NULL,
+	unit       TEXT NOT NULL,
+	x          REAL,                -- NULL for a point with no x
+	x_unit     TEXT NOT NULL,
+	value      REAL NOT NULL,
+	min        REAL,
+	max        REAL,
+	p50        REAL,
+	p99        REAL,
+	iterations INTEGER NOT NULL,
+	repeat     INTEGER NOT NULL,
+	pair       TEXT,                -- JSON array of ranks
+	tags       TEXT,                -- JSON object
+	PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE scalars (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	seq    INTEGER NOT NULL,
+	name   TEXT NOT NULL,
+	unit   TEXT NOT NULL,
+	value  REAL NOT NULL,
+	PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE checks (
+	run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	seq       INTEGER NOT NULL,
+	name      TEXT NOT NULL,
+	value     REAL NOT NULL,
+	threshold REAL NOT NULL,
+	op        TEXT NOT NULL,
+	passed    INTEGER NOT NULL CHECK (passed IN (0, 1)),
+	PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE jobs (
+	id          INTEGER PRIMARY KEY,
+	slurm_id    TEXT NOT NULL,
+	campaign    TEXT NOT NULL,
+	variants    TEXT,               -- JSON array
+	name        TEXT NOT NULL,
+	script      TEXT NOT NULL,
+	results_dir TEXT NOT NULL,
+	submitted   TEXT,
+	state       TEXT NOT NULL,
+	reason      TEXT NOT NULL,
+	exit_code   TEXT NOT NULL,
+	start_time  TEXT,
+	end_time    TEXT,
+	nodelist    TEXT NOT NULL,
+	updated     TEXT,
+	UNIQUE (campaign, slurm_id)
+);
+`
+
+// schemaV2 adds the indexes behind the common queries. It is a migration of
+// its own so that the upgrade path is exercised from the first release.
+// Every index costs a page write per ingest transaction (the measured cost of
+// an ingest is mostly pages written to the WAL), so there is none that a
+// clustered key or a cheap scan already serves: runs of a job are found
+// through their campaign, samples through their run.
+const schemaV2 = `
+CREATE INDEX runs_start ON runs(start_time, id);
+CREATE INDEX runs_campaign ON runs(campaign, start_time);
+CREATE INDEX runs_benchmark ON runs(benchmark, start_time);
+CREATE INDEX run_labels_kv ON run_labels(key, value);
+CREATE INDEX hosts_hostname ON hosts(hostname);
+CREATE INDEX jobs_submitted ON jobs(submitted, id);
+`
+
+// NewerSchemaError is returned by Open for an archive written by a newer
+// sbench, whose schema this one does not know.
+type NewerSchemaError struct {
+	Path    string
+	Version int // the archive's
+	Known   int // the newest this sbench knows
+}
+
+func (e *NewerSchemaError) Error() string {
+	return fmt.Sprintf("archive %s has schema version %d; this sbench knows up to %d", e.Path, e.Version, e.Known)
+}
+
+// migrate applies the migrations of list the archive lacks, each in its own
+// transaction, so that a failure leaves the archive at the last version that
+// succeeded.
+func migrate(ctx context.Context, w *sql.DB, path string, list []migration) error {
+	for {
+		done, err := migrateStep(ctx, w, path, list)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+func migrateStep(ctx context.Context, w *sql.DB, path string, list []migration) (done bool, err error) {
+	// The writer's transactions are BEGIN IMMEDIATE: a second sbench opening
+	// the same new archive waits here and then finds the work done.
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("open archive %s: %w", path, err)
+	}
+	defer tx.Rollback()
+	var version, appID, objects int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return false, fmt.Errorf("open archive %s: %w", path, err)
+	}
+	if err := tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return false, fmt.Errorf("open archive %s: %w", path, err)
+	}
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects); err != nil {
+		return false, fmt.Errorf("open archive %s: %w", path, err)
+	}
+	if appID != applicationID && (appID != 0 || version != 0 || objects != 0) {
+		return false, fmt.Errorf("open archive %s: not an sbench archive (application id %#x, user version %d, %d schema objects)",
+			path, appID, version, objects)
+	}
+	if version > len(list) {
+		return false, &NewerSchemaError{Path: path, Version: version, Known: len(list)}
+	}
+	if version == len(list) {
+		return true, nil
+	}
+	m := list[version]
+	if err := m.apply(ctx, tx); err != nil {
+		return false, fmt.Errorf("migrate archive %s to schema version %d (%s): %w", path, version+1, m.name, err)
+	}
+	// PRAGMAs take no parameters; both values are integers of ours.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d; PRAGMA application_id = %d", version+1, applicationID)); err != nil {
+		return false, fmt.Errorf("migrate archive %s to schema version %d: %w", path, version+1, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("migrate archive %s to schema version %d: %w", path, version+1, err)
+	}
+	return false, nil
+}

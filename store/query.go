@@ -1,0 +1,392 @@
+package store
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sbench/sbench/results"
+)
+
+// queryer is what the read helpers need: a transaction, usually.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// where returns the SQL condition selecting the runs (aliased r) of f, and
+// its arguments. Labels are matched in sorted key order so that the same
+// filter always gives the same statement (and hits the statement cache).
+func (f Filter) where() (string, []any) {
+	var conds []string
+	var args []any
+	if f.Campaign != "" {
+		conds = append(conds, "r.campaign = ?")
+		args = append(args, f.Campaign)
+	}
+	if len(f.RunIDs) > 0 {
+		// One JSON argument rather than one placeholder per id: no limit on
+		// the number of ids and one statement text for any count.
+		ids, _ := json.Marshal(f.RunIDs)
+		conds = append(conds, "r.id IN (SELECT value FROM json_each(?))")
+		args = append(args, string(ids))
+	}
+	if f.Benchmark != "" {
+		conds = append(conds, "r.benchmark = ?")
+		args = append(args, f.Benchmark)
+	}
+	for _, k := range results.SortedKeys(f.Labels) {
+		conds = append(conds, "EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = r.id AND l.key = ? AND l.value = ?)")
+		args = append(args, k, f.Labels[k])
+	}
+	if !f.Since.IsZero() {
+		conds = append(conds, "r.start_time >= ?")
+		args = append(args, formatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		conds = append(conds, "r.start_time < ?")
+		args = append(args, formatTime(f.Until))
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// Runs returns the runs f selects, ordered by start time (unknown first),
+// then id, with their labels, parameters and hosts. Since is inclusive and
+// Until exclusive; a run with no start time matches neither.
+func (db *DB) Runs(ctx context.Context, f Filter) ([]Run, error) {
+	var runs []Run
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		runs, err = loadRuns(ctx, tx, f, true)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("query runs of %s: %w", db.path, err)
+	}
+	return runs, nil
+}
+
+const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at`
+
+// loadRuns reads the runs of f and their labels; full adds parameters and
+// hosts, which export does not need.
+func loadRuns(ctx context.Context, q queryer, f Filter, full bool) ([]Run, error) {
+	where, args := f.where()
+	rows, err := q.QueryContext(ctx, "SELECT "+runColumns+" FROM runs r"+where+" ORDER BY r.start_time, r.id", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var runs []Run
+	index := map[int64]int{}
+	for rows.Next() {
+		var r Run
+		var command, nodes, start, end sql.NullString
+		var status, ingested string
+		if err := rows.Scan(&r.ID, &r.Hash, &r.Campaign, &r.Variant, &r.Benchmark, &r.Kind, &r.Kernel,
+			&command, &r.Launcher, &r.Tool, &r.ToolVer, &status, &r.Error,
+			&r.JobID, &r.Step, &r.ArrayIndex, &nodes, &r.Tasks, &r.TasksPerNode,
+			&start, &end, &r.RunnerVersion, &r.Source, &r.Origin, &ingested); err != nil {
+			return nil, err
+		}
+		r.Status = results.Status(status)
+		if err := unmarshalNull(command, &r.Command); err != nil {
+			return nil, fmt.Errorf("run %d: command: %w", r.ID, err)
+		}
+		if err := unmarshalNull(nodes, &r.Nodes); err != nil {
+			return nil, fmt.Errorf("run %d: nodes: %w", r.ID, err)
+		}
+		if r.Start, err = parseTime(start); err != nil {
+			return nil, fmt.Errorf("run %d: %w", r.ID, err)
+		}
+		if r.End, err = parseTime(end); err != nil {
+			return nil, fmt.Errorf("run %d: %w", r.ID, err)
+		}
+		if r.IngestedAt, err = parseTime(sql.NullString{String: ingested, Valid: true}); err != nil {
+			return nil, fmt.Errorf("run %d: %w", r.ID, err)
+		}
+		index[r.ID] = len(runs)
+		runs = append(runs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	keyValues := func(table string, set func(r *Run, k, v string)) error {
+		rows, err := q.QueryContext(ctx, "SELECT t.run_id, t.key, t.value FROM "+table+" t JOIN runs r ON r.id = t.run_id"+where, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var k, v string
+			if err := rows.Scan(&id, &k, &v); err != nil {
+				return err
+			}
+			if i, ok := index[id]; ok {
+				set(&runs[i], k, v)
+			}
+		}
+		return rows.Err()
+	}
+	if err := keyValues("run_labels", func(r *Run, k, v string) {
+		if r.Labels == nil {
+			r.Labels = map[string]string{}
+		}
+		r.Labels[k] = v
+	}); err != nil {
+		return nil, err
+	}
+	if !full {
+		return runs, nil
+	}
+	if err := keyValues("run_params", func(r *Run, k, v string) {
+		if r.Params == nil {
+			r.Params = map[string]string{}
+		}
+		r.Params[k] = v
+	}); err != nil {
+		return nil, err
+	}
+	hrows, err := q.QueryContext(ctx, `SELECT rh.run_id, h.id, h.host FROM run_hosts rh JOIN hosts h ON h.id = rh.host_id
+JOIN runs r ON r.id = rh.run_id`+where+" ORDER BY rh.run_id, rh.idx", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer hrows.Close()
+	// A campaign's runs share their hosts: decode each description once.
+	decoded := map[int64]*results.Host{}
+	for hrows.Next() {
+		var id, hostID int64
+		var data sql.RawBytes
+		if err := hrows.Scan(&id, &hostID, &data); err != nil {
+			return nil, err
+		}
+		h, ok := decoded[hostID]
+		if !ok {
+			h = new(results.Host)
+			if err := json.Unmarshal(data, h); err != nil {
+				return nil, fmt.Errorf("run %d: host %d: %w", id, hostID, err)
+			}
+			decoded[hostID] = h
+		}
+		if i, ok := index[id]; ok {
+			runs[i].Hosts = append(runs[i].Hosts, cloneHost(h))
+		}
+	}
+	if err := hrows.Err(); err != nil {
+		return nil, err
+	}
+	return runs, nil
+}
+
+// cloneHost copies h deeply, so that runs sharing a host description do not
+// share its slices and maps.
+func cloneHost(h *results.Host) results.Host {
+	c := *h
+	c.Ranks = slices.Clone(h.Ranks)
+	c.CPUFlags = slices.Clone(h.CPUFlags)
+	c.Modules = slices.Clone(h.Modules)
+	c.IB = slices.Clone(h.IB)
+	c.Net = slices.Clone(h.Net)
+	c.Extra = maps.Clone(h.Extra)
+	return c
+}
+
+func unmarshalNull(s sql.NullString, v any) error {
+	if !s.Valid {
+		return nil
+	}
+	return json.Unmarshal([]byte(s.String), v)
+}
+
+func nullFloat(n sql.NullFloat64) *float64 {
+	if !n.Valid {
+		return nil
+	}
+	v := n.Float64
+	return &v
+}
+
+// Samples returns the samples of the runs f selects, ordered by run id,
+// metric, x (none first), repeat, then their order in the bundle.
+func (db *DB) Samples(ctx context.Context, f Filter) ([]Sample, error) {
+	var out []Sample
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		return eachSample(ctx, tx, f, func(s Sample) error {
+			out = append(out, s)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("query samples of %s: %w", db.path, err)
+	}
+	return out, nil
+}
+
+// eachSample streams the samples of f to fn, so that an export of a large
+// archive does not hold them all in memory.
+func eachSample(ctx context.Context, q queryer, f Filter, fn func(Sample) error) error {
+	where, args := f.where()
+	rows, err := q.QueryContext(ctx, `SELECT s.run_id, s.metric, s.unit, s.x, s.x_unit, s.value, s.min, s.max, s.p50, s.p99, s.iterations, s.repeat, s.pair, s.tags
+FROM samples s JOIN runs r ON r.id = s.run_id`+where+` ORDER BY s.run_id, s.metric, s.x, s.repeat, s.seq`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s Sample
+		var x, lo, hi, p50, p99 sql.NullFloat64
+		var pair, tags sql.NullString
+		if err := rows.Scan(&s.RunID, &s.Metric, &s.Unit, &x, &s.XUnit, &s.Value, &lo, &hi, &p50, &p99,
+			&s.Iterations, &s.Repeat, &pair, &tags); err != nil {
+			return err
+		}
+		s.X, s.Min, s.Max, s.P50, s.P99 = nullFloat(x), nullFloat(lo), nullFloat(hi), nullFloat(p50), nullFloat(p99)
+		if err := unmarshalNull(pair, &s.Pair); err != nil {
+			return fmt.Errorf("run %d: sample pair: %w", s.RunID, err)
+		}
+		if err := unmarshalNull(tags, &s.Tags); err != nil {
+			return fmt.Errorf("run %d: sample tags: %w", s.RunID, err)
+		}
+		if err := fn(s); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Scalars returns the scalars of the runs f selects, ordered by run id, then
+// their order in the bundle (HPL's N, NB, P, Q … stay in HPL's order).
+func (db *DB) Scalars(ctx context.Context, f Filter) ([]Scalar, error) {
+	var out []Scalar
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		return eachScalar(ctx, tx, f, func(s Scalar) error {
+			out = append(out, s)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("query scalars of %s: %w", db.path, err)
+	}
+	return out, nil
+}
+
+func eachScalar(ctx context.Context, q queryer, f Filter, fn func(Scalar) error) error {
+	where, args := f.where()
+	rows, err := q.QueryContext(ctx, "SELECT s.run_id, s.name, s.unit, s.value FROM scalars s JOIN runs r ON r.id = s.run_id"+where+" ORDER BY s.run_id, s.seq", args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s Scalar
+		if err := rows.Scan(&s.RunID, &s.Name, &s.Unit, &s.Value); err != nil {
+			return err
+		}
+		if err := fn(s); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Checks returns the validity checks of the runs f selects, ordered by run
+// id, then their order in the bundle.
+func (db *DB) Checks(ctx context.Context, f Filter) ([]Check, error) {
+	var out []Check
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		where, args := f.where()
+		rows, err := tx.QueryContext(ctx, "SELECT c.run_id, c.name, c.value, c.threshold, c.op, c.passed FROM checks c JOIN runs r ON r.id = c.run_id"+where+" ORDER BY c.run_id, c.seq", args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c Check
+			if err := rows.Scan(&c.RunID, &c.Name, &c.Value, &c.Threshold, &c.Op, &c.Passed); err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("query checks of %s: %w", db.path, err)
+	}
+	return out, nil
+}
+
+// Bundle returns run runID's bundle as it was ingested: raw output, hosts and
+// all. It wraps ErrNotFound for an unknown run.
+func (db *DB) Bundle(ctx context.Context, runID int64) (*results.Bundle, error) {
+	var encoding string
+	var data []byte
+	err := db.r.QueryRowContext(ctx, "SELECT encoding, data FROM bundles WHERE run_id = ?", runID).Scan(&encoding, &data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("bundle of run %d in %s: %w", runID, db.path, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bundle of run %d in %s: %w", runID, db.path, err)
+	}
+	b, err := decodeStored(encoding, data)
+	if err != nil {
+		return nil, fmt.Errorf("bundle of run %d in %s: %w", runID, db.path, err)
+	}
+	return b, nil
+}
+
+// decodeStored decodes a bundle as the bundles table holds it.
+func decodeStored(encoding string, data []byte) (*results.Bundle, error) {
+	var r io.Reader = bytes.NewReader(data)
+	switch encoding {
+	case encodingJSON:
+	case encodingJSONGzip:
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("decompress: %w", err)
+		}
+		defer zr.Close()
+		r = zr
+	default:
+		return nil, fmt.Errorf("unknown encoding %s", strconv.Quote(encoding))
+	}
+	return results.Decode(r)
+}
+
+// Campaigns returns the names of the campaigns with runs or jobs in the
+// archive, sorted.
+func (db *DB) Campaigns(ctx context.Context) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT campaign FROM runs WHERE campaign <> ''
+UNION SELECT campaign FROM jobs WHERE campaign <> '' ORDER BY 1`)
+	if err != nil {
+		return nil, fmt.Errorf("query campaigns of %s: %w", db.path, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, fmt.Errorf("query campaigns of %s: %w", db.path, err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query campaigns of %s: %w", db.path, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/sbench/sbench/results"
+)
+
+// filterArchive holds five runs across two campaigns:
+//
+//	variant        campaign  benchmark start (May 2024)  labels
+//	ib             acc       osu_bw    1st 10:00         fabric=ib site=lab
+//	tcp            acc       osu_bw    2nd 10:00         fabric=tcp site=lab
+//	hpl/n20000     acc       hpl       3rd 00:00         fabric=ib mpi=intel
+//	hpl/n20000     upgrade   hpl       4th 00:00         fabric=ib mpi=intel
+//	pasted         -         osu_lat   unknown           fabric=ib
+func filterArchive(t *testing.T) (*DB, map[string]int64) {
+	t.Helper()
+	db := openTemp(t)
+	ib := osuBundle("acc", "ib", "10", 3)
+	tcp := osuBundle("acc", "tcp", "11", 3)
+	tcp.Start = tcp.Start.Add(24 * time.Hour)
+	tcp.End = tcp.Start.Add(time.Minute)
+	hpl1 := hplBundle("acc", "12", time.Date(2024, 5, 3, 0, 0, 0, 0, time.UTC))
+	hpl2 := hplBundle("upgrade", "12", time.Date(2024, 5, 4, 0, 0, 0, 0, time.UTC))
+	pasted := results.New()
+	pasted.Variant = "pasted"
+	pasted.Benchmark = results.Benchmark{Name: "osu_lat", Kind: "tool", Kernel: "osu"}
+	pasted.Labels = map[string]string{"fabric": "ib"}
+	pasted.Samples = []results.Sample{{Metric: "latency", Unit: "us", X: results.F(1), XUnit: "bytes", Value: 1.8}}
+	// Ingested out of time order, so that order by id and by start differ.
+	ids := map[string]int64{}
+	for _, b := range []*results.Bundle{tcp, hpl2, ib, pasted, hpl1} {
+		res := ingest(t, db, "f.json", b)
+		ids[b.Campaign+"/"+b.Variant] = res.Added[0]
+	}
+	return db, ids
+}
+
+func TestRunsFilter(t *testing.T) {
+	db, ids := filterArchive(t)
+	may := func(day, hour int) time.Time { return time.Date(2024, 5, day, hour, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		name   string
+		filter Filter
+		want   []string // campaign/variant in result order
+	}{
+		{"everything, unknown start first", Filter{}, []string{"/pasted", "acc/ib", "acc/tcp", "acc/hpl/n20000", "upgrade/hpl/n20000"}},
+		{"campaign", Filter{Campaign: "acc"}, []string{"acc/ib", "acc/tcp", "acc/hpl/n20000"}},
+		{"campaign is exact", Filter{Campaign: "ac"}, nil},
+		{"benchmark", Filter{Benchmark: "hpl"}, []string{"acc/hpl/n20000", "upgrade/hpl/n20000"}},
+		{"run ids", Filter{RunIDs: []int64{ids["upgrade/hpl/n20000"], ids["acc/ib"], 999}}, []string{"acc/ib", "upgrade/hpl/n20000"}},
+		{"one label", Filter{Labels: map[string]string{"fabric": "ib"}}, []string{"/pasted", "acc/ib", "acc/hpl/n20000", "upgrade/hpl/n20000"}},
+		{"all labels must match", Filter{Labels: map[string]string{"fabric": "ib", "site": "lab"}}, []string{"acc/ib"}},
+		{"label value is exact", Filter{Labels: map[string]string{"fabric": "i"}}, nil},
+		{"since is inclusive", Filter{Since: may(2, 10).Add(123456789)}, []string{"acc/tcp", "acc/hpl/n20000", "upgrade/hpl/n20000"}},
+		{"until is exclusive", Filter{Until: may(3, 0)}, []string{"acc/ib", "acc/tcp"}},
+		{"since and until in another zone", Filter{
+			Since: time.Date(2024, 5, 3, 1, 0, 0, 0, time.FixedZone("CEST", 2*3600)),
+			Until: time.Date(2024, 5, 4, 1, 0, 0, 0, time.FixedZone("CEST", 2*3600)),
+		}, []string{"acc/hpl/n20000"}},
+		{"everything combined", Filter{Campaign: "acc", Benchmark: "hpl", Labels: map[string]string{"mpi": "intel"},
+			RunIDs: []int64{ids["acc/hpl/n20000"], ids["upgrade/hpl/n20000"]}, Since: may(1, 0), Until: may(31, 0)}, []string{"acc/hpl/n20000"}},
+	}
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs, err := db.Runs(ctx, tt.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range runs {
+				got = append(got, r.Campaign+"/"+r.Variant)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Runs = %q, want %q", got, tt.want)
+			}
+			// Samples, scalars and checks follow the same selection.
+			selected := map[int64]bool{}
+			for _, r := range runs {
+				selected[r.ID] = true
+			}
+			samples, err := db.Samples(ctx, tt.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scalars, err := db.Scalars(ctx, tt.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checks, err := db.Checks(ctx, tt.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[int64]bool{}
+			for _, s := range samples {
+				seen[s.RunID] = true
+			}
+			if !reflect.DeepEqual(seen, selected) && len(selected) > 0 {
+				t.Errorf("samples come from runs %v, want %v", seen, selected)
+			}
+			for _, s := range scalars {
+				if !selected[s.RunID] {
+					t.Errorf("scalar of run %d, not selected", s.RunID)
+				}
+			}
+			for _, c := range checks {
+				if !selected[c.RunID] {
+					t.Errorf("check of run %d, not selected", c.RunID)
+				}
+			}
+			wantScalars := 0
+			for _, r := range runs {
+				if r.Benchmark == "hpl" {
+					wantScalars += 6
+				}
+			}
+			if len(scalars) != wantScalars || len(checks) != wantScalars/3 {
+				t.Errorf("%d scalars and %d checks, want %d and %d", len(scalars), len(checks), wantScalars, wantScalars/3)
+			}
+		})
+	}
+}
+
+func TestSamplesOrder(t *testing.T) {
+	db := openTemp(t)
+	b := results.New()
+	b.Benchmark.Name = "mixed"
+	// In the bundle: no order at all.
+	b.Samples = []results.Sample{
+		{Metric: "latency", Unit: "us", X: results.F(8), Value: 3, Repeat: 1},
+		{Metric: "bandwidth", Unit: "MB/s", X: results.F(1024), Value: 900},
+		{Metric: "latency", Unit: "us", X: results.F(8), Value: 2, Repeat: 0},
+		{Metric: "latency", Unit: "us", Value: 9},
+		{Metric: "bandwidth", Unit: "MB/s", X: results.F(2), Value: 10, Pair: []int{1, 0}},
+		{Metric: "bandwidth", Unit: "MB/s", X: results.F(2), Value: 11, Pair: []int{0, 1}},
+		{Metric: "latency", Unit: "us", X: results.F(0.5), Value: 1},
+	}
+	first := osuBundle("c", "ib", "1", 2)
+	ingest(t, db, "f.json", b, first)
+	samples, err := db.Samples(context.Background(), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, s := range samples {
+		got = append(got, s.Value)
+	}
+	// Run 1 by metric, x (none first), repeat, then bundle order for ties
+	// (the two rank pairs at x=2); then run 2.
+	want := []float64{10, 11, 900, 9, 1, 2, 3, first.Samples[0].Value, first.Samples[1].Value}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("sample values in order %v, want %v", got, want)
+	}
+}
+
+func TestCampaigns(t *testing.T) {
+	db, _ := filterArchive(t)
+	ctx := context.Background()
+	if _, err := db.RecordJob(ctx, Job{SlurmID: "77", Campaign: "bring-up", State: "PENDING"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.RecordJob(ctx, Job{SlurmID: "12", Campaign: "acc", State: "COMPLETED"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Campaigns(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pasted run has no campaign: not listed. bring-up has only a job.
+	if want := []string{"acc", "bring-up", "upgrade"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Campaigns = %q, want %q", got, want)
+	}
+	empty := openTemp(t)
+	if got, err := empty.Campaigns(ctx); err != nil || got != nil {
+		t.Errorf("Campaigns of an empty archive = %q, %v", got, err)
+	}
+}
+
+func TestEmptyResults(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	runs, err := db.Runs(ctx, Filter{Campaign: "none"})
+	if err != nil || runs != nil {
+		t.Errorf("Runs = %v, %v; want none", runs, err)
+	}
+	samples, err := db.Samples(ctx, Filter{})
+	if err != nil || samples != nil {
+		t.Errorf("Samples = %v, %v; want none", samples, err)
+	}
+}

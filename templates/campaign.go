@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/sbench/sbench/runner"
 )
 
 // Campaign is a whole experiment as the user wrote it in TOML.
@@ -239,12 +241,25 @@ func (c *Campaign) validate() Problems {
 		if _, ok := NativeKernels[b.Kernel]; !ok {
 			add(c.problem(key+".kernel", "unknown kernel %q (known: %s)", b.Kernel, strings.Join(sortedKeys(NativeKernels), ", ")))
 		}
+		params := map[string]string{}
+		paramsOK := true
 		for _, k := range sortedKeys(b.Params) {
-			if _, err := paramString(b.Params[k]); err != nil {
+			v, err := paramString(b.Params[k])
+			if err != nil {
 				add(c.problem(key+".params."+k, "%v", err))
+				paramsOK = false
 			}
 			if err := checkParamKey(k); err != nil {
 				add(c.problem(key+".params."+k, "%v", err))
+				paramsOK = false
+			}
+			params[k] = v
+		}
+		// The runner's own check, so that a typo fails at validate time
+		// rather than on the compute nodes.
+		if _, known := NativeKernels[b.Kernel]; known && paramsOK {
+			if _, err := runner.ParseKernelParams(b.Kernel, params); err != nil {
+				add(c.problem(key+".params", "%v", err))
 			}
 		}
 		for _, k := range sortedKeys(b.Labels) {

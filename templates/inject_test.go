@@ -33,7 +33,9 @@ func TestShellInjectionNeverRuns(t *testing.T) {
 	}
 	toml.WriteString("[slurm]\nnodes = 1\nntasks_per_node = 2\nmodules = [" + tomlString(payloads[0]) + "]\n")
 	toml.WriteString("[slurm.env]\nX1 = " + tomlString(payloads[1]) + "\nX2 = " + tomlString(payloads[3]) + "\n")
-	toml.WriteString("[[benchmark]]\nname = \"lat\"\nkernel = \"latency\"\n[benchmark.params]\n")
+	// Native kernels take only numeric parameters, which are validated;
+	// free text reaches the runner through labels.
+	toml.WriteString("[[benchmark]]\nname = \"lat\"\nkernel = \"latency\"\n[benchmark.labels]\n")
 	for i, p := range payloads {
 		toml.WriteString("p" + string(rune('a'+i)) + " = " + tomlString(p) + "\n")
 	}
@@ -79,7 +81,7 @@ func TestShellInjectionNeverRuns(t *testing.T) {
 			t.Errorf("label payload %q did not reach the runner intact", p)
 		}
 		if !strings.Contains(joined, "\x00p"+string(rune('a'+i))+"="+p+"\x00") {
-			t.Errorf("param payload %q did not reach the runner intact", p)
+			t.Errorf("benchmark label payload %q did not reach the runner intact", p)
 		}
 	}
 	if len(args) < 10 {

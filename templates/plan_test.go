@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sbench/sbench/runner"
 )
 
 func TestQuickstartPlan(t *testing.T) {
@@ -16,7 +18,7 @@ func TestQuickstartPlan(t *testing.T) {
 		t.Fatalf("%d jobs, want 2 (one per variant)", len(p.Jobs))
 	}
 	want := []struct {
-		variant              string
+		variant               string
 		ranks, nodes, perNode int
 	}{
 		{"ntasks_per_node=1", 2, 2, 1},
@@ -113,6 +115,8 @@ kernel = "latency"
 		{"missing name", strings.Replace(ok, `name = "q"`, ``, 1), []string{"campaign.name: is empty"}},
 		{"bad name", strings.Replace(ok, `name = "q"`, `name = "a$(touch x)"`, 1), []string{"c.toml:3:1: campaign.name", "not allowed"}},
 		{"unknown kernel", strings.Replace(ok, `kernel = "latency"`, `kernel = "nope"`, 1), []string{"c.toml:9:1: benchmark[0].kernel: unknown kernel \"nope\""}},
+		{"unknown kernel param", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\nparams = { sise = \"1-8\" }", 1), []string{"c.toml:10:1: benchmark[0].params", "sise"}},
+		{"bad sizes", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\nparams = { sizes = \"8-1\" }", 1), []string{"benchmark[0].params", "sizes"}},
 		{"too few ranks", strings.Replace(ok, "nodes = 2", "nodes = 1", 1), []string{"needs at least 2"}},
 		{"inconsistent tasks", strings.Replace(ok, "nodes = 2", "nodes = 2\nntasks = 3", 1), []string{"nodes (2) × ntasks_per_node (1) = 2, but ntasks is 3"}},
 		{"newline in directive", strings.Replace(ok, "nodes = 2", "nodes = 2\npartition = \"a\\nrm -rf /\"", 1), []string{"slurm.partition", "control character"}},
@@ -164,5 +168,13 @@ func TestParseSlurmTime(t *testing.T) {
 		if err != nil || d.Seconds() != want {
 			t.Errorf("parseSlurmTime(%q) = %v, %v; want %vs", in, d, err, want)
 		}
+	}
+}
+
+// The campaign's kernel table and the runner's must name the same kernels.
+func TestNativeKernelsMatchRunner(t *testing.T) {
+	got := sortedKeys(NativeKernels)
+	if want := runner.Kernels(); !reflect.DeepEqual(got, want) {
+		t.Errorf("templates knows kernels %q, the runner %q", got, want)
 	}
 }

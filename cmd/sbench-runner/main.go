@@ -1,3 +1,5 @@
+//go:debug netdns=go
+
 // Command sbench-runner is started by srun on every rank of a job step (or
 // by `sbench local`). It meets the step's other ranks over TCP, runs a
 // native kernel between ranks 0 and 1, and rank 0 writes the result bundle.

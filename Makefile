@@ -1,0 +1,50 @@
+# sbench — build, demo and tests. See README.md.
+GO      ?= go
+BIN     ?= bin
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION) -X github.com/sbench/sbench/runner.Version=$(VERSION)
+# Where make test-slurm starts its throw-away cluster.
+LAB     ?= /tmp/sbench-slurm-lab
+FUZZTIME ?= 30s
+
+.PHONY: all build demo test test-short test-slurm fuzz vet clean
+
+all: build
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/sbench ./cmd/sbench
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $(BIN)/sbench-runner ./cmd/sbench-runner
+
+# The main job on the embedded default: a local campaign -> SQLite -> PDF.
+demo: build
+	rm -f demo.db
+	$(BIN)/sbench local examples/quickstart.toml --db demo.db
+	$(BIN)/sbench report --db demo.db -o report.pdf
+	@echo "demo: open report.pdf (archive: demo.db)"
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+# Tests that need a running Slurm; make test leaves them to make test-slurm.
+SLURM_TESTS := ^(TestSlurm.*|TestRealCluster)$$
+
+# Unit, golden and local end-to-end tests; no root and no Slurm needed.
+test: vet
+	$(GO) test -count=1 -skip '$(SLURM_TESTS)' ./...
+
+test-short:
+	$(GO) test -short ./...
+
+# End-to-end against a real Slurm: starts munged, slurmctld and two slurmd
+# (fake nodes n1, n2 on 127.0.0.1) under $(LAB), runs the Slurm tests, stops
+# everything it started.
+test-slurm: build
+	slurm/testcluster/run-tests.sh $(LAB) '$(SLURM_TESTS)'
+
+# Every fuzz target for $(FUZZTIME) each.
+fuzz:
+	scripts/fuzz-all.sh $(FUZZTIME)
+
+clean:
+	rm -rf $(BIN) demo.db report.pdf sbench-runs

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
+)
+
+// filterFlags are the run selectors shared by export, runs and report.
+type filterFlags struct {
+	campaign  string
+	benchmark string
+	runs      []int64
+	labels    []string
+}
+
+func (f *filterFlags) add(c *cobra.Command) {
+	c.Flags().StringVar(&f.campaign, "campaign", "", "only runs of this campaign")
+	c.Flags().StringVar(&f.benchmark, "benchmark", "", "only runs of this benchmark")
+	c.Flags().Int64SliceVar(&f.runs, "run", nil, "only these run ids (repeat or comma-separate)")
+	c.Flags().StringArrayVar(&f.labels, "label", nil, "only runs with this label, KEY=VALUE (repeatable)")
+}
+
+func (f *filterFlags) filter() (store.Filter, error) {
+	flt := store.Filter{Campaign: f.campaign, Benchmark: f.benchmark, RunIDs: f.runs}
+	if len(f.labels) > 0 {
+		flt.Labels = map[string]string{}
+		for _, l := range f.labels {
+			k, v, ok := strings.Cut(l, "=")
+			if !ok || k == "" {
+				return flt, usagef("--label %q: want KEY=VALUE", l)
+			}
+			flt.Labels[k] = v
+		}
+	}
+	return flt, nil
+}
+
+func newExportCmd(e *env) *cobra.Command {
+	var f filterFlags
+	var format string
+	c := &cobra.Command{
+		Use:   "export [--format csv|json] [filters]",
+		Short: "Print the archive's samples as CSV or JSON",
+		Long: `Export prints every sample (and every scalar, with an empty x) of the
+selected runs. The CSV header starts with run,campaign,variant,benchmark,kernel,
+metric,unit,x,x_unit,value and ends with one column per label. x is the message
+size in bytes for point-to-point and collective curves; MB/s is 10^6 bytes/s,
+as OSU prints it.`,
+		Example: `  sbench export --format csv > samples.csv
+  sbench export --campaign quickstart --benchmark latency --format json
+  sbench export --label fabric=ib --format csv | column -s, -t`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			flt, err := f.filter()
+			if err != nil {
+				return err
+			}
+			db, err := openDB(e)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			switch format {
+			case "csv":
+				return db.ExportCSV(cmd.Context(), e.stdout, flt)
+			case "json":
+				return db.ExportJSON(cmd.Context(), e.stdout, flt)
+			}
+			return usagef("export: --format %q: want csv or json", format)
+		},
+	}
+	f.add(c)
+	c.Flags().StringVar(&format, "format", "csv", "csv or json")
+	return c
+}
+
+func newRunsCmd(e *env) *cobra.Command {
+	var f filterFlags
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "runs [--json] [filters]",
+		Short: "List the archive's runs",
+		Long:  `Runs lists the archived runs: id, start, campaign, variant, benchmark, job, nodes, status and labels.`,
+		Example: `  sbench runs
+  sbench runs --campaign quickstart --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			flt, err := f.filter()
+			if err != nil {
+				return err
+			}
+			db, err := openDB(e)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			runs, err := db.Runs(cmd.Context(), flt)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				type row struct {
+					ID        int64             `json:"id"`
+					Start     string            `json:"start"`
+					Campaign  string            `json:"campaign,omitempty"`
+					Variant   string            `json:"variant,omitempty"`
+					Benchmark string            `json:"benchmark"`
+					Job       string            `json:"job,omitempty"`
+					Step      string            `json:"step,omitempty"`
+					Source    string            `json:"source,omitempty"`
+					Nodes     []string          `json:"nodes,omitempty"`
+					Status    results.Status    `json:"status"`
+					Error     string            `json:"error,omitempty"`
+					Labels    map[string]string `json:"labels,omitempty"`
+				}
+				out := make([]row, len(runs))
+				for i, r := range runs {
+					out[i] = row{r.ID, r.Start.UTC().Format("2006-01-02T15:04:05Z"), r.Campaign, r.Variant, r.Benchmark, r.JobID, r.Step, r.Source, r.Nodes, r.Status, r.Error, r.Labels}
+				}
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
+			}
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTART\tCAMPAIGN\tVARIANT\tBENCHMARK\tJOB\tNODES\tSTATUS\tLABELS")
+			for _, r := range runs {
+				job := r.JobID
+				if r.Step != "" {
+					job += "." + r.Step
+				}
+				if job == "" {
+					job = r.Source
+				}
+				var labels []string
+				for _, k := range results.SortedKeys(r.Labels) {
+					labels = append(labels, k+"="+r.Labels[k])
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Start.Local().Format("2006-01-02 15:04"),
+					dash(r.Campaign), dash(r.Variant), r.Benchmark, dash(job), dash(strings.Join(r.Nodes, ",")), r.Status, strings.Join(labels, ","))
+			}
+			return tw.Flush()
+		},
+	}
+	f.add(c)
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	return c
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// requireIntegration turns a skip into a failure in CI.
+func requireIntegration(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
+		t.Fatalf("SBENCH_REQUIRE_INTEGRATION=1 but %s", why)
+	}
+	t.Skip(why)
+}
+
+// sbench runs the CLI in-process and returns its stdout, stderr and exit status.
+func sbench(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	code = exitCode(err, &errb)
+	return out.String(), errb.String(), code
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// buildBinaries builds sbench-runner (static, as shipped) once per test run,
+// and puts its directory first in PATH so that sbench local finds it.
+func buildBinaries(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "sbench-bin")
+		if buildErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", binDir+"/", "../sbench-runner")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build sbench-runner: %v", buildErr)
+	}
+	t.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return binDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{"nope"},
+		{"render"},
+		{"render", "../../examples/quickstart.toml"},
+		{"export", "--format", "xml", "--db", filepath.Join(t.TempDir(), "x.db")},
+		{"local", "--bogus"},
+		{"validate", "/does/not/exist.toml"},
+	} {
+		_, stderr, code := sbench(t, args...)
+		if code != exitUsage {
+			t.Errorf("sbench %q: exit %d, want %d (stderr %q)", args, code, exitUsage, stderr)
+		}
+		if !strings.HasPrefix(stderr, "sbench: ") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("sbench %q: stderr %q is not one 'sbench: …' line", args, stderr)
+		}
+	}
+}
+
+func TestEveryCommandHasHelpWithExamples(t *testing.T) {
+	root := newRootCmd(&env{})
+	for _, c := range root.Commands() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		if c.Example == "" {
+			t.Errorf("sbench %s --help has no examples", c.Name())
+		}
+		if !strings.Contains(c.Long, "Exit status") {
+			t.Errorf("sbench %s --help does not list exit statuses", c.Name())
+		}
+	}
+}
+
+func TestBadCampaignNamesFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("[campaign]\nname = \"x\"\n[slurm]\nnodez = 2\n[[benchmark]]\nname = \"l\"\nkernel = \"latency\"\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	_, stderr, code := sbench(t, "render", bad, "-o", out)
+	if code != exitUsage || !strings.Contains(stderr, "bad.toml:4:1: slurm.nodez: unknown key") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("render wrote output for a bad campaign")
+	}
+}
+
+func TestRenderCLI(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := sbench(t, "render", "../../examples/quickstart.toml", "-o", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	paths := strings.Fields(stdout)
+	if len(paths) != 2 {
+		t.Fatalf("render printed %q, want two script paths", stdout)
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"#SBATCH --nodes=2", "srun ", "sbench-runner run --campaign quickstart"} {
+			if !strings.Contains(string(data), want) {
+				t.Errorf("%s lacks %q", p, want)
+			}
+		}
+	}
+}
+
+// TestLocalEndToEnd is the walking skeleton without Slurm: quickstart through
+// real runner processes, into SQLite, out as CSV and PDF.
+func TestLocalEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: runs the quickstart campaign")
+	}
+	buildBinaries(t)
+	root := repoRoot(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	db := filepath.Join(dir, "a.db")
+	stdout, stderr, code := sbench(t, "local", filepath.Join(root, "examples/quickstart.toml"), "--db", db)
+	if code != 0 {
+		t.Fatalf("local: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	csvText, stderr, code := sbench(t, "export", "--db", db, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("export: %s", stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(csvText)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"run", "benchmark", "metric", "unit", "x", "value", "status"} {
+		if _, ok := col[h]; !ok {
+			t.Fatalf("CSV header %q lacks %q", rows[0], h)
+		}
+	}
+	// variant -> metric -> sizes seen
+	seen := map[string]map[string]int{}
+	for _, r := range rows[1:] {
+		v := r[col["variant"]]
+		if seen[v] == nil {
+			seen[v] = map[string]int{}
+		}
+		m := r[col["metric"]]
+		seen[v][m]++
+		val, err := strconv.ParseFloat(r[col["value"]], 64)
+		if err != nil || val <= 0 {
+			t.Errorf("row %q: value %q is not a positive number", r, r[col["value"]])
+		}
+		if r[col["status"]] != "ok" {
+			t.Errorf("row %q: status %q", r, r[col["status"]])
+		}
+		switch {
+		case strings.Contains(m, "latency") && r[col["unit"]] != "us",
+			strings.Contains(m, "bandwidth") && r[col["unit"]] != "MB/s":
+			t.Errorf("row %q: unit %q", r, r[col["unit"]])
+		}
+	}
+	for _, v := range []string{"ntasks_per_node=1", "ntasks_per_node=2"} {
+		if seen[v]["latency"] != 23 || seen[v]["bandwidth"] != 23 {
+			t.Errorf("variant %s: %v, want 23 latency and 23 bandwidth points (1 B … 4 MiB)", v, seen[v])
+		}
+	}
+	// Ingesting the same bundles again adds nothing.
+	stdout, _, code = sbench(t, "ingest", "--db", db, "sbench-runs/quickstart")
+	if code != 0 || !strings.HasPrefix(stdout, "0 run(s) added, 4 already archived") {
+		t.Errorf("re-ingest: exit %d, %q", code, stdout)
+	}
+	pdf := filepath.Join(dir, "r.pdf")
+	if _, stderr, code := sbench(t, "report", "--db", db, "-o", pdf); code != 0 {
+		t.Fatalf("report: %s", stderr)
+	}
+	checkPDF(t, pdf, []string{"bandwidth", "latency", "ntasks_per_node=1", "ntasks_per_node=2"})
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	wd, _ := os.Getwd()
+	for d := wd; d != "/"; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+	}
+	t.Fatal("no go.mod above the test")
+	return ""
+}
+
+// checkPDF checks a PDF has at least two pages and that its text holds each
+// word; it needs poppler-utils.
+func checkPDF(t *testing.T, path string, words []string) {
+	t.Helper()
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		requireIntegration(t, "pdftotext (poppler-utils) is not installed")
+		return
+	}
+	info, err := exec.Command("pdfinfo", path).Output()
+	if err != nil {
+		t.Fatalf("pdfinfo: %v", err)
+	}
+	pages := 0
+	for _, l := range strings.Split(string(info), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == "Pages:" {
+			pages, _ = strconv.Atoi(f[1])
+		}
+	}
+	if pages < 2 {
+		t.Errorf("%s has %d page(s), want ≥ 2", path, pages)
+	}
+	text, err := exec.Command("pdftotext", path, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	for _, w := range words {
+		if !strings.Contains(strings.ToLower(string(text)), strings.ToLower(w)) {
+			t.Errorf("report text lacks %q", w)
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// env is what every command gets from its caller, so that tests can run the
+// CLI in-process with their own streams and environment.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	db             string // --db
+}
+
+const exitStatuses = `
+Exit status: 0 on success, 1 when the command failed, 2 on bad usage or
+unreadable input; the reason is printed as one line on stderr.`
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	_, err := root.ExecuteContextC(ctx)
+	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
+		return usageError{err}
+	}
+	return err
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "sbench",
+		Short: "Benchmark campaigns on Slurm, archived in SQLite, reported as PDF",
+		Long: `sbench runs HPC benchmark campaigns on Slurm clusters, keeps every result in
+a SQLite archive, and turns the archive into comparison plots and PDF reports.
+
+A campaign (TOML) describes benchmarks and sweeps. "sbench render" writes the
+sbatch scripts, "sbench submit" sends them to Slurm, "sbench status --wait
+--ingest" follows the jobs and loads their results, "sbench report" writes the
+PDF. "sbench local" runs a campaign on this machine with no Slurm at all.
+
+The archive is $SBENCH_DB, else ./sbench.db; every command takes --db FILE.`,
+		Example: `  sbench local examples/quickstart.toml && sbench report -o report.pdf
+  sbench submit examples/quickstart.toml && sbench status --wait --ingest
+  sbench export --format csv | head`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%s: %w (see %s --help)", c.CommandPath(), err, c.CommandPath())}
+	})
+	defaultDB := os.Getenv("SBENCH_DB")
+	if defaultDB == "" {
+		defaultDB = "sbench.db"
+	}
+	root.PersistentFlags().StringVar(&e.db, "db", defaultDB, "SQLite archive (default $SBENCH_DB, else ./sbench.db)")
+	root.AddCommand(
+		newValidateCmd(e),
+		newRenderCmd(e),
+		newSubmitCmd(e),
+		newStatusCmd(e),
+		newLocalCmd(e),
+		newIngestCmd(e),
+		newRunsCmd(e),
+		newExportCmd(e),
+		newReportCmd(e),
+		newVersionCmd(e),
+	)
+	for _, c := range root.Commands() {
+		c.Long = strings.TrimSpace(c.Long) + "\n" + exitStatuses
+		c.Args = wrapArgs(c.Args)
+	}
+	return root
+}
+
+// wrapArgs turns cobra's argument errors into usage errors (exit status 2).
+func wrapArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	if check == nil {
+		return nil
+	}
+	return func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return usageError{fmt.Errorf("%s: %w (see %s --help)", c.CommandPath(), err, c.CommandPath())}
+		}
+		return nil
+	}
+}
+
+func newVersionCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print sbench's version",
+		Long:    "Print sbench's version.",
+		Example: "  sbench version",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			fmt.Fprintln(e.stdout, "sbench", version)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,143 @@
+package results
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sampleBundle() *Bundle {
+	b := New()
+	b.Campaign, b.Variant = "quickstart", "ntasks_per_node=1"
+	b.Labels = map[string]string{"fabric": "tcp", "a": "b"}
+	b.Job = Job{ID: "42", Step: "0", Nodes: []string{"n1", "n2"}, Tasks: 2}
+	b.Start = time.Date(2026, 11, 30, 1, 2, 3, 4, time.UTC)
+	b.End = b.Start.Add(time.Second)
+	b.Benchmark = Benchmark{Name: "latency", Kind: "native", Kernel: "latency"}
+	b.Samples = []Sample{{Metric: "latency", Unit: "us", X: F(1), XUnit: "bytes", Value: 11.01, Min: F(10), Pair: []int{0, 1}}}
+	b.Scalars = []Scalar{{Name: "n", Value: 3000}}
+	b.Checks = []Check{{Name: "residual", Value: 0.003, Threshold: 16, Op: "<", Passed: true}}
+	return b
+}
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	b := sampleBundle()
+	data, err := Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, b) {
+		t.Errorf("round trip changed the bundle:\n got %+v\nwant %+v", got, b)
+	}
+	// Deterministic: maps come out sorted, so the same bundle gives the same bytes.
+	again, _ := Marshal(got)
+	if !bytes.Equal(data, again) {
+		t.Error("two encodings of one bundle differ")
+	}
+	if !strings.Contains(string(data), `"a": "b",`+"\n"+`    "fabric": "tcp"`) {
+		t.Errorf("labels not sorted:\n%s", data)
+	}
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	good, _ := Marshal(sampleBundle())
+	tests := map[string]struct{ in, want string }{
+		"other schema":  {strings.Replace(string(good), Schema, "sbench.result/v9", 1), `schema: is "sbench.result/v9"`},
+		"unknown field": {strings.Replace(string(good), `"schema"`, `"bogus": 1, "schema"`, 1), `unknown field "bogus"`},
+		"bad status":    {strings.Replace(string(good), `"status": "ok"`, `"status": "fine"`, 1), "status: is \"fine\""},
+		"trailing":      {string(good) + "{}", "trailing data"},
+		"not json":      {"OSU MPI Latency Test", "decode bundle"},
+		"empty":         {"", "decode bundle"},
+		"failed no err": {strings.Replace(string(good), `"status": "ok"`, `"status": "failed"`, 1), "error: is empty for a failed run"},
+	}
+	for name, tt := range tests {
+		_, err := Decode(strings.NewReader(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want it to contain %q", name, err, tt.want)
+		}
+	}
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	b := sampleBundle()
+	b.Benchmark.Name = ""
+	b.Samples[0].Metric = ""
+	b.End = b.Start.Add(-time.Second)
+	err := b.Validate()
+	for _, want := range []string{"benchmark.name: is empty", "samples[0].metric: is empty", "end: "} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v; want it to contain %q", err, want)
+		}
+	}
+}
+
+func TestWriteFileIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "42.0.latency.json")
+	if err := WriteFile(path, sampleBundle()); err != nil {
+		t.Fatal(err)
+	}
+	// An invalid bundle must not replace the good one, nor leave a temp file.
+	bad := sampleBundle()
+	bad.Status = "nope"
+	if err := WriteFile(path, bad); err == nil {
+		t.Fatal("WriteFile accepted an invalid bundle")
+	}
+	got, err := ReadFile(path)
+	if err != nil || got.Status != StatusOK {
+		t.Fatalf("good bundle lost: %v %+v", err, got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only the bundle", len(entries))
+	}
+}
+
+func TestHashFollowsContent(t *testing.T) {
+	a, b := sampleBundle(), sampleBundle()
+	ha, _ := Hash(a)
+	hb, _ := Hash(b)
+	if ha != hb {
+		t.Error("equal bundles hash differently")
+	}
+	b.Samples[0].Value = 11.02
+	if hb, _ = Hash(b); ha == hb {
+		t.Error("different bundles hash the same")
+	}
+}
+
+func TestBetterFor(t *testing.T) {
+	for unit, want := range map[string]Better{"us": BetterLower, "MB/s": BetterHigher, "Gflops": BetterHigher, "s": BetterLower, "bytes": BetterUnknown} {
+		if got := BetterFor(unit); got != want {
+			t.Errorf("BetterFor(%q) = %v, want %v", unit, got, want)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	good, _ := Marshal(sampleBundle())
+	f.Add(good)
+	f.Add([]byte(`{"schema":"sbench.result/v1"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := Decode(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		// Whatever decodes must encode and decode to the same bundle.
+		again, err := Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Decode(bytes.NewReader(again)); err != nil {
+			t.Fatalf("re-decoding a valid bundle failed: %v", err)
+		}
+	})
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbench/sbench/slurm"
+	"github.com/sbench/sbench/store"
+)
+
+// fakeSlurm answers scontrol from a table of one-line job records, as a
+// Slurm without slurmdbd does; jobs not in the table are unknown to it.
+type fakeSlurm struct {
+	jobs  map[string]string // id -> scontrol show job -o line
+	calls []string
+}
+
+func (f *fakeSlurm) Run(ctx context.Context, argv, env []string, dir string) ([]byte, []byte, error) {
+	f.calls = append(f.calls, strings.Join(argv, " "))
+	switch {
+	case len(argv) >= 5 && argv[0] == "scontrol" && argv[2] == "job":
+		if line, ok := f.jobs[argv[4]]; ok {
+			return []byte(line + "\n"), nil, nil
+		}
+		return nil, []byte("slurm_load_jobs error: Invalid job id specified\n"), &slurm.ExitError{Prog: "scontrol", Code: 1}
+	case len(argv) >= 3 && argv[0] == "scontrol" && argv[2] == "config":
+		return []byte("JobCompType             = jobcomp/none\n"), nil, nil
+	case argv[0] == "squeue": // with -t all it would list them; here it has forgotten them
+		return nil, nil, nil
+	case argv[0] == "sacct":
+		return nil, []byte("Slurm accounting storage is disabled\n"), &slurm.ExitError{Prog: "sacct", Code: 1}
+	}
+	return nil, nil, errors.New("fake slurm: unexpected command " + strings.Join(argv, " "))
+}
+
+func TestStatusWaitRecordsStates(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "s.db")
+	db, err := store.Open(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, id := range []string{"7", "8", "9"} {
+		if _, err := db.RecordJob(ctx, store.Job{SlurmID: id, Campaign: "c", Variants: []string{"v" + id}, ResultsDir: dir, Submitted: time.Now(), State: "PENDING"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	fake := &fakeSlurm{jobs: map[string]string{
+		"7": "JobId=7 JobName=c-v7 JobState=COMPLETED Reason=None ExitCode=0:0 StartTime=2026-11-30T00:24:23 EndTime=2026-11-30T00:24:24 NodeList=n[1-2]",
+		"8": "JobId=8 JobName=c-v8 JobState=FAILED Reason=NonZeroExitCode ExitCode=3:0 StartTime=2026-11-30T00:24:34 EndTime=2026-11-30T00:24:35 NodeList=n1",
+		// 9 left Slurm's memory with no jobcomp log and no accounting.
+	}}
+	old := slurmClient
+	slurmClient = func() *slurm.Client { return &slurm.Client{R: fake} }
+	defer func() { slurmClient = old }()
+
+	stdout, stderr, code := sbench(t, "status", "--db", dbPath, "--wait", "--interval", "10ms")
+	if code != exitFailure {
+		t.Errorf("exit %d, want %d: two jobs did not complete\n%s\n%s", code, exitFailure, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "2 of 3 job(s) did not complete") {
+		t.Errorf("stderr %q", stderr)
+	}
+	for _, want := range []string{"COMPLETED", "FAILED", "3:0", "NonZeroExitCode", "UNKNOWN"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("status table lacks %q:\n%s", want, stdout)
+		}
+	}
+	db, _ = store.Open(dbPath)
+	defer db.Close()
+	jobs, _ := db.Jobs(ctx, "c")
+	got := map[string]string{}
+	for _, j := range jobs {
+		got[j.SlurmID] = j.State
+	}
+	if got["7"] != "COMPLETED" || got["8"] != "FAILED" || got["9"] != slurm.StateUnknown {
+		t.Errorf("archived states %v", got)
+	}
+	// Finished jobs are not asked about again.
+	fake.calls = nil
+	stdout, _, code = sbench(t, "status", "--db", dbPath)
+	for _, c := range fake.calls {
+		if strings.HasSuffix(c, " 7") || strings.HasSuffix(c, " 8") {
+			t.Errorf("asked Slurm about a finished job again: %s", c)
+		}
+	}
+	if code != 0 {
+		t.Errorf("plain status exit %d", code)
+	}
+}

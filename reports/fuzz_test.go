@@ -2,8 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -36,81 +34,6 @@ func FuzzLatinEncode(f *testing.F) {
 		replaced := strings.Count(out, "?") - strings.Count(s, "?")
 		if replaced != l.replacedCount() {
 			t.Fatalf("encode(%q): %d '?' added but %d counted as replaced", s, replaced, l.replacedCount())
-		}
-	})
-}
-
-// expandForTest expands what compressHosts writes: single bracket groups of
-// numbers and ranges, the only form it produces.
-func expandForTest(t *testing.T, list string) []string {
-	var out []string
-	for _, item := range splitOutsideBrackets(list) {
-		open := strings.IndexByte(item, '[')
-		if open < 0 {
-			out = append(out, item)
-			continue
-		}
-		prefix, body := item[:open], strings.TrimSuffix(item[open+1:], "]")
-		for _, part := range strings.Split(body, ",") {
-			lo, hi, isRange := strings.Cut(part, "-")
-			if !isRange {
-				hi = lo
-			}
-			a, err1 := strconv.Atoi(lo)
-			b, err2 := strconv.Atoi(hi)
-			if err1 != nil || err2 != nil || b < a {
-				t.Fatalf("bad range %q in %q", part, list)
-			}
-			for n := a; n <= b; n++ {
-				out = append(out, fmt.Sprintf("%s%0*d", prefix, len(lo), n))
-			}
-		}
-	}
-	return out
-}
-
-func splitOutsideBrackets(s string) []string {
-	var parts []string
-	depth, start := 0, 0
-	for i, c := range s {
-		switch c {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				parts = append(parts, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(parts, s[start:])
-}
-
-func FuzzCompressHosts(f *testing.F) {
-	for _, s := range []string{"n1 n2 n3 n7", "node09 node10 node11", "a b a", "n01 n1 n001", "r1n01 r1n02 r2n01", "10 11 12"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var names []string
-		seen := map[string]bool{}
-		for _, n := range strings.Fields(s) {
-			if strings.Trim(n, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" || seen[n] {
-				return // hostnames only; repeats are dropped by design
-			}
-			if _, digits := splitTrailingDigits(n); len(digits) > 9 {
-				return
-			}
-			seen[n] = true
-			names = append(names, n)
-		}
-		if len(names) == 0 {
-			return
-		}
-		list := compressHosts(names)
-		if got := expandForTest(t, list); strings.Join(got, " ") != strings.Join(names, " ") {
-			t.Fatalf("compressHosts(%q) = %q, which expands to %q", names, list, got)
 		}
 	})
 }

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sbench/sbench/slurm"
+	"github.com/sbench/sbench/slurm/hostlist"
 )
 
 // LocalStep runs one job step's ranks as local processes, with the
@@ -99,7 +99,7 @@ func (s LocalStep) rankEnv(rank int) []string {
 	}
 	perNode := s.tasksOn()
 	tpn := compactCounts(perNode)
-	nodelist := slurm.CompressHostlist(s.Nodes)
+	nodelist := hostlist.Compress(s.Nodes)
 	gtids := make([]string, perNode[node])
 	for i := range gtids {
 		gtids[i] = strconv.Itoa(node*s.TasksPerNode + i)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/sbench/sbench/slurm/hostlist"
 )
 
 // Identity is where one task of a job step runs, as Slurm tells it through
@@ -68,7 +70,7 @@ func IdentityFromEnv(getenv func(string) string) (Identity, error) {
 	nodelist := str("SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_NODELIST")
 	if nodelist == "" {
 		errs = append(errs, "SLURM_STEP_NODELIST is not set")
-	} else if nodes, err := ExpandHostlist(nodelist); err != nil {
+	} else if nodes, err := hostlist.Expand(nodelist); err != nil {
 		errs = append(errs, "SLURM_STEP_NODELIST: "+err.Error())
 	} else {
 		id.Nodes = nodes
@@ -101,7 +103,7 @@ func ExpandTasksPerNode(s string) ([]int, error) {
 		}
 		c, err1 := strconv.Atoi(count)
 		r, err2 := strconv.Atoi(rep)
-		if err1 != nil || err2 != nil || c < 0 || r < 1 || r > MaxHostlist || len(out)+r > MaxHostlist {
+		if err1 != nil || err2 != nil || c < 0 || r < 1 || r > hostlist.Max || len(out)+r > hostlist.Max {
 			return nil, fmt.Errorf("tasks per node %q: bad item %q", s, part)
 		}
 		for i := 0; i < r; i++ {

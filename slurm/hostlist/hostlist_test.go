@@ -1,4 +1,4 @@
-package slurm
+package hostlist
 
 import (
 	"reflect"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestExpandHostlist(t *testing.T) {
+func TestExpand(t *testing.T) {
 	tests := []struct {
 		in   string
 		want []string
@@ -24,31 +24,31 @@ func TestExpandHostlist(t *testing.T) {
 		{"", nil},
 	}
 	for _, tt := range tests {
-		got, err := ExpandHostlist(tt.in)
+		got, err := Expand(tt.in)
 		if err != nil {
-			t.Errorf("ExpandHostlist(%q): %v", tt.in, err)
+			t.Errorf("Expand(%q): %v", tt.in, err)
 			continue
 		}
 		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("ExpandHostlist(%q) = %q, want %q", tt.in, got, tt.want)
+			t.Errorf("Expand(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
 
-func TestExpandHostlistErrors(t *testing.T) {
+func TestExpandErrors(t *testing.T) {
 	for _, in := range []string{
 		"n[1-2", "n1-2]", "n[]", "n[2-1]", "n[a-b]", "n[1-2]]", "n[[1]]",
 		"a,,b", "n[1-999999999]", "n[0-2000]x[0-2000]", "bad name",
 	} {
-		if got, err := ExpandHostlist(in); err == nil {
-			t.Errorf("ExpandHostlist(%q) = %q, want an error", in, got)
+		if got, err := Expand(in); err == nil {
+			t.Errorf("Expand(%q) = %q, want an error", in, got)
 		} else if !strings.Contains(err.Error(), "hostlist") {
-			t.Errorf("ExpandHostlist(%q) error %q does not say hostlist", in, err)
+			t.Errorf("Expand(%q) error %q does not say hostlist", in, err)
 		}
 	}
 }
 
-func TestCompressHostlist(t *testing.T) {
+func TestCompress(t *testing.T) {
 	tests := []struct {
 		in   []string
 		want string
@@ -62,28 +62,51 @@ func TestCompressHostlist(t *testing.T) {
 		{nil, ""},
 	}
 	for _, tt := range tests {
-		if got := CompressHostlist(tt.in); got != tt.want {
-			t.Errorf("CompressHostlist(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := Compress(tt.in); got != tt.want {
+			t.Errorf("Compress(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 		// Whatever we write, Slurm's expansion must give the names back.
-		back, err := ExpandHostlist(CompressHostlist(tt.in))
+		back, err := Expand(Compress(tt.in))
 		if err != nil || (len(tt.in) > 0 && !reflect.DeepEqual(back, tt.in)) {
 			t.Errorf("round trip of %q gave %q, %v", tt.in, back, err)
 		}
 	}
 }
 
-func FuzzExpandHostlist(f *testing.F) {
+func FuzzExpand(f *testing.F) {
 	for _, s := range []string{"n[1-2]", "node[01-04,07]", "r[1-2]n[01-02]", "a,b", "n[1-"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		names, err := ExpandHostlist(s)
+		names, err := Expand(s)
 		if err != nil {
 			return
 		}
-		if len(names) > MaxHostlist {
+		if len(names) > Max {
 			t.Fatalf("%q expanded to %d names", s, len(names))
+		}
+	})
+}
+
+// FuzzCompress: whatever Compress writes, Expand gives the names back.
+func FuzzCompress(f *testing.F) {
+	for _, s := range []string{"n1 n2 n3 n7", "node09 node10 node11", "n01 n1 n001", "r1n01 r1n02 r2n01", "10 11 12", "x1234567890"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		names := strings.Fields(s)
+		for _, n := range names {
+			if strings.Trim(n, "abcdefghijklmnopqrstuvwxyz0123456789-.") != "" {
+				return // hostnames only
+			}
+		}
+		if len(names) == 0 {
+			return
+		}
+		list := Compress(names)
+		got, err := Expand(list)
+		if err != nil || strings.Join(got, " ") != strings.Join(names, " ") {
+			t.Fatalf("Compress(%q) = %q, which expands to %q, %v", names, list, got, err)
 		}
 	})
 }

@@ -1,4 +1,7 @@
-package slurm
+// Package hostlist expands and compresses Slurm hostlist expressions
+// (n[1-2], node[01-04,07], r[1-2]n[01-02]) in Slurm's order. It imports
+// nothing of sbench's, so the runner and the reports can share it.
+package hostlist
 
 import (
 	"fmt"
@@ -6,11 +9,11 @@ import (
 	"strings"
 )
 
-// MaxHostlist caps how many names one hostlist may expand to, so that a typo
+// Max caps how many names one hostlist may expand to, so that a typo
 // such as n[1-100000000] is an error rather than an out-of-memory kill.
-const MaxHostlist = 1 << 20
+const Max = 1 << 20
 
-// ExpandHostlist expands a Slurm hostlist expression into node names, in
+// Expand expands a Slurm hostlist expression into node names, in
 // Slurm's order (the order of the expression, ranges ascending as written,
 // several bracket groups in one name expanding left to right):
 //
@@ -21,7 +24,7 @@ const MaxHostlist = 1 << 20
 //
 // Zero padding follows the range's lower bound as written, as Slurm does.
 // Duplicates are kept: the caller decides whether they matter.
-func ExpandHostlist(expr string) ([]string, error) {
+func Expand(expr string) ([]string, error) {
 	expr = strings.TrimSpace(expr)
 	if expr == "" {
 		return nil, nil
@@ -31,7 +34,7 @@ func ExpandHostlist(expr string) ([]string, error) {
 		if item == "" {
 			return nil, fmt.Errorf("hostlist %q: empty name", expr)
 		}
-		names, err := expandItem(item, MaxHostlist-len(out))
+		names, err := expandItem(item, Max-len(out))
 		if err != nil {
 			return nil, fmt.Errorf("hostlist %q: %w", expr, err)
 		}
@@ -93,7 +96,7 @@ func expandItem(item string, budget int) ([]string, error) {
 		}
 	}
 	if len(heads)*len(tails) > budget {
-		return nil, fmt.Errorf("expands to more than %d names", MaxHostlist)
+		return nil, fmt.Errorf("expands to more than %d names", Max)
 	}
 	out := make([]string, 0, len(heads)*len(tails))
 	for _, h := range heads {
@@ -124,8 +127,8 @@ func expandRanges(body string) ([]string, error) {
 		if b < a {
 			return nil, fmt.Errorf("range %q runs backwards", r)
 		}
-		if b-a >= MaxHostlist || len(out)+(b-a+1) > MaxHostlist {
-			return nil, fmt.Errorf("range %q expands to more than %d names", r, MaxHostlist)
+		if b-a >= Max || len(out)+(b-a+1) > Max {
+			return nil, fmt.Errorf("range %q expands to more than %d names", r, Max)
 		}
 		width := len(lo)
 		for i := a; i <= b; i++ {
@@ -147,10 +150,10 @@ func parseIndex(s string) (int, error) {
 	return strconv.Atoi(s)
 }
 
-// CompressHostlist writes names as a Slurm hostlist expression, keeping their
+// Compress writes names as a Slurm hostlist expression, keeping their
 // order: consecutive names that differ only in a trailing number of the same
 // width are folded into one bracket group (n1,n2,n3,n7 -> n[1-3,7]).
-func CompressHostlist(names []string) string {
+func Compress(names []string) string {
 	type group struct {
 		prefix string
 		width  int
@@ -159,7 +162,7 @@ func CompressHostlist(names []string) string {
 	var groups []group
 	for _, n := range names {
 		prefix, digits := splitTrailingDigits(n)
-		if digits == "" {
+		if digits == "" || len(digits) > 9 { // too long to be an index: keep the name whole
 			groups = append(groups, group{prefix: n, width: -1})
 			continue
 		}

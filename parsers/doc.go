@@ -1,0 +1,20 @@
+// Package parsers turns benchmark tools' text output into result bundles:
+// OSU Micro-Benchmarks, NetPIPE, IMB, perftest, iperf3 and perf_main, one
+// file per tool, each a Scanner in the shape of benchfmt's reader (Scan,
+// Run, Err): malformed lines inside a result table become *SyntaxError
+// records naming the file and line, launcher noise around the tables is
+// skipped, and only I/O errors stop a scan.
+//
+// Formats register themselves (like image.RegisterFormat) with a name, a
+// sniffer and a parse function; the hpl package registers HPL and HPCC the
+// same way. Parse with format "auto" first splits an input into the sections
+// a job script marks (++++++ NAME: START … ------ NAME: END), then sniffs
+// each section and hands it to the best format.
+//
+// Units are normalised where curves must be drawn together, keeping the
+// original: OSU's MB/s stays MB/s (10^6 bytes/s); NetPIPE's Mbps becomes MB/s
+// with the original figure kept as a sample of its own metric.
+//
+// The package imports only results: the runner, the archive and the
+// command line all sit above it.
+package parsers

@@ -1,0 +1,88 @@
+package hpl
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sbench/sbench/parsers"
+	"github.com/sbench/sbench/results"
+)
+
+// addSeeds feeds every fixture, and a few fragments that stop at awkward
+// places, to a fuzz target.
+func addSeeds(f *testing.F) {
+	names, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, n := range names {
+		data, err := os.ReadFile(n)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range []string{
+		"T/V                N    NB     P     Q               Time                 Gflops\nW",
+		"T/V N NB P Q Time Gflops\nWR0 1 1 1 1 1 1 ( 1)\n||A||_oo . . = nan\n",
+		"HPLinpack 2.3  --\nThe following parameter values will be used:\nN :\n   1 2\n",
+		"Begin of HPL section.\nBegin of Summary section.\n",
+		"Begin of Summary section.\nSuccess=0\nCurrent time (99999999999999) is\nEnd of Summary section.\n",
+		"Finished 1 tests with the following results:\n1 tests completed without checking,\nEnd of Tests.\n",
+	} {
+		f.Add([]byte(s))
+	}
+}
+
+// checkParse is what every fuzz input must satisfy: no panic (the fuzzer
+// sees those), either bundles that validate and encode, or syntax errors
+// that name the input.
+func checkParse(t *testing.T, bs []*results.Bundle, err error) {
+	var se parsers.SyntaxErrors
+	switch {
+	case errors.As(err, &se):
+		if bs != nil {
+			t.Fatalf("bundles returned with syntax errors")
+		}
+		for _, e := range se {
+			if e.FileName != "fuzz" || e.Line < 0 || e.Msg == "" {
+				t.Fatalf("bad syntax error %+v", e)
+			}
+		}
+	case err != nil:
+		t.Fatalf("not a syntax error: %v", err)
+	}
+	for _, b := range bs {
+		if err := b.Validate(); err != nil {
+			t.Fatalf("invalid bundle: %v", err)
+		}
+		if _, err := results.Marshal(b); err != nil {
+			t.Fatalf("bundle does not encode: %v", err)
+		}
+		if b.Status == results.StatusInvalid && b.Error == "" {
+			t.Fatalf("invalid bundle without a reason")
+		}
+	}
+}
+
+func FuzzHPL(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		bs, err := ParseHPL("fuzz", bytes.NewReader(data))
+		checkParse(t, bs, err)
+	})
+}
+
+func FuzzHPCC(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		bs, err := ParseHPCC("fuzz", bytes.NewReader(data))
+		checkParse(t, bs, err)
+		if len(bs) > 0 && bs[len(bs)-1].Benchmark.Name != "hpcc" {
+			t.Fatalf("no hpcc bundle last")
+		}
+	})
+}

@@ -209,7 +209,8 @@ func BetterFor(unit string) Better {
 	switch strings.ToLower(unit) {
 	case "us", "ms", "s", "ns", "usec", "sec", "seconds":
 		return BetterLower
-	case "mb/s", "mib/s", "gb/s", "gbps", "mbps", "gflops", "tflops", "gups", "msg/s", "messages/s", "gb/s(bi)":
+	case "mb/s", "mib/s", "gb/s", "gbps", "mbps", "bps", "gflops", "tflops", "gups", "msg/s", "messages/s",
+		"mbytes/sec", "mpps", "transactions/s":
 		return BetterHigher
 	}
 	return BetterUnknown

@@ -1,0 +1,754 @@
+package parsers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sbench/sbench/results"
+)
+
+// IMB (Intel MPI Benchmarks: IMB-MPI1, IMB-EXT, IMB-IO, IMB-NBC, IMB-RMA)
+// prints a header block once, then one "# Benchmarking X" block per
+// benchmark and process count, each with a table whose columns depend on the
+// benchmark class (IMB_print_header in src_c/IMB_output.c). Every block
+// becomes one bundle.
+//
+// IMB's "Mbytes/sec" changed meaning: up to IMB 4.1 it is 2^20 bytes/s
+// (IMB_output.c had MEGA = 1.0/1048576.0, and the 4.0 user guide gives the
+// throughput as X/(1.048576*time)); from IMB 2018 on it is 10^6 bytes/s
+// (MEGA = 1.0/1e6, "million bytes per second" in the 2021 guide). The
+// fixtures confirm both: the 4.0/4.1 runs print size/t/1.048576, the 2018+
+// runs print size/t. For versions in between or unknown, the table itself
+// decides (see imbMbyteFromRows).
+
+func init() {
+	Register(Format{
+		Name:  "imb",
+		Tools: "Intel MPI Benchmarks: IMB-MPI1, IMB-EXT, IMB-IO, IMB-NBC, IMB-RMA (2.3 to 2021.x)",
+		Sniff: sniffIMB,
+		Parse: ParseIMB,
+	})
+}
+
+func sniffIMB(head []byte) int {
+	score := 0
+	if imbTitleRE.Match(head) {
+		score += 50
+	}
+	if bytes.Contains(head, []byte("# Benchmarking ")) {
+		score += 40
+	}
+	if bytes.Contains(head, []byte("#repetitions")) {
+		score += 10
+	}
+	return min(score, 100)
+}
+
+// ParseIMB reads every run in r. Any syntax error refuses the whole input: a
+// partial curve must not pass for a complete one.
+func ParseIMB(name string, r io.Reader) ([]*results.Bundle, error) {
+	rd := NewIMBReader(name, r)
+	var out []*results.Bundle
+	for rd.Scan() {
+		out = append(out, rd.Result())
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Units of IMB's Mbytes/sec, in bytes/s.
+const (
+	imbMbyteDecimal = 1e6
+	imbMbyteBinary  = 1 << 20
+)
+
+// imbMaxErrors caps the syntax errors an IMB or perftest reader keeps.
+const imbMaxErrors = 100
+
+// imbTol is IMB's tolerance for the "defects" column of CHECK builds
+// (TOL in src_c/IMB_declare.h).
+const imbTol = 1e-2
+
+var (
+	// "#    Intel (R) MPI Benchmarks 4.1, MPI-1 part", "Intel(R) MPI Benchmarks
+	// 2019 Update 9, MPI-1 part", "Intel (R) MPI Benchmark Suite V3.2, MPI-1
+	// part", and IMB-IO's "MPI-IO partn" (a missing backslash in 2021.x).
+	imbTitleRE      = regexp.MustCompile(`Intel\s*\(R\)\s*MPI\s+Benchmark(?:s|\s+Suite)\s+(.+?),\s*MPI-([A-Za-z0-9]+)\s+part`)
+	imbBenchRE      = regexp.MustCompile(`^#\s*Benchmarking\s+(\S+)`)
+	imbProcsRE      = regexp.MustCompile(`#processes\s*=\s*(\d+)`)
+	imbGroupsRE     = regexp.MustCompile(`\(\s*(\d+)\s+groups?\s+of\s+(\d+)\s+process`)
+	imbWaitingRE    = regexp.MustCompile(`\(\s*(\d+)\s+additional\s+process(?:es)?\s+waiting`)
+	imbModeRE       = regexp.MustCompile(`MODE:\s*(AGGREGATE|NON-AGGREGATE)`)
+	imbKeyValRE     = regexp.MustCompile(`^#\s*([A-Za-z][A-Za-z _/-]*?)\s*:\s*(.*?)\s*$`)
+	imbToolRE       = regexp.MustCompile(`\bIMB-(MPI1|EXT|IO|NBC|RMA)\b`)
+	imbCheckErrRE   = regexp.MustCompile(`^\d+:\s*Error\b`)
+	imbSampleFailRE = regexp.MustCompile(`^(?:\d+\s+)?(\d+)\s+(out-of-mem|int-overflow|time-out)\.`)
+)
+
+type imbCol int
+
+const (
+	imbColGroup imbCol = iota
+	imbColBytes
+	imbColReps
+	imbColT
+	imbColTMin
+	imbColTMax
+	imbColTAvg
+	imbColMBps
+	imbColMsgRate
+	imbColTOvrl
+	imbColTPure
+	imbColTCPU
+	imbColOverlap
+	imbColDefects
+)
+
+var imbColumns = map[string]imbCol{
+	"Group":        imbColGroup,
+	"#bytes":       imbColBytes,
+	"#repetitions": imbColReps,
+	"t[usec]":      imbColT,
+	"t_min[usec]":  imbColTMin,
+	"t_max[usec]":  imbColTMax,
+	"t_avg[usec]":  imbColTAvg,
+	"Mbytes/sec":   imbColMBps,
+	"Msg/sec":      imbColMsgRate,
+	"t_ovrl[usec]": imbColTOvrl,
+	"t_pure[usec]": imbColTPure,
+	"t_CPU[usec]":  imbColTCPU,
+	"overlap[%]":   imbColOverlap,
+	"defects":      imbColDefects,
+}
+
+// imbTableHeader returns the columns of a table header line, or false when
+// the line is not one. A header starts with #bytes, #repetitions or (for
+// -multi 1) Group, and names only known columns.
+func imbTableHeader(trimmed string) ([]imbCol, bool) {
+	fields := strings.Fields(trimmed)
+	if len(fields) < 2 || (fields[0] != "#bytes" && fields[0] != "#repetitions" && fields[0] != "Group") {
+		return nil, false
+	}
+	cols := make([]imbCol, len(fields))
+	seen := map[imbCol]bool{}
+	for i, f := range fields {
+		c, ok := imbColumns[f]
+		if !ok || seen[c] {
+			return nil, false
+		}
+		seen[c] = true
+		cols[i] = c
+	}
+	return cols, true
+}
+
+// imbHeader is what the header block of one IMB run says.
+type imbHeader struct {
+	version string // as printed: "4.1", "2019 Update 5", "2021.3"
+	part    string // "1", "2", "IO", "NBC", "RMA"
+	tool    string // from the calling sequence, when it names the program
+	params  map[string]string
+	maxLen  int64 // "Maximum message length in bytes"; -1 when unknown
+	userLen bool  // "Message lengths were user defined"
+	inCall  bool  // the next "#" line is the calling sequence
+}
+
+func newIMBHeader() *imbHeader {
+	return &imbHeader{params: map[string]string{}, maxLen: -1}
+}
+
+func (h *imbHeader) toolName() string {
+	if h.tool != "" {
+		return h.tool
+	}
+	switch strings.ToUpper(h.part) {
+	case "1":
+		return "IMB-MPI1"
+	case "2":
+		return "IMB-EXT"
+	case "IO":
+		return "IMB-IO"
+	case "NBC":
+		return "IMB-NBC"
+	case "RMA":
+		return "IMB-RMA"
+	}
+	return "IMB"
+}
+
+// imbMbyteFromVersion returns IMB's Mbyte for a version string, 0 if the
+// version does not settle it.
+func imbMbyteFromVersion(v string) float64 {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "V")
+	end := 0
+	for end < len(v) && (v[end] >= '0' && v[end] <= '9' || v[end] == '.') {
+		end++
+	}
+	lead := v[:end]
+	if i := strings.IndexByte(lead, '.'); i >= 0 {
+		lead = lead[:i]
+	}
+	n, err := strconv.Atoi(lead)
+	switch {
+	case err != nil:
+		return 0
+	case n >= 2018:
+		return imbMbyteDecimal
+	case n >= 1 && n <= 4:
+		return imbMbyteBinary
+	}
+	return 0 // 2017 and anything unexpected: let the data decide
+}
+
+// imbBlock is one "# Benchmarking" block being read.
+type imbBlock struct {
+	line       int
+	name       string
+	processes  int64
+	groups     int64
+	waiting    int64
+	mode       string
+	cols       []imbCol
+	headerLine int
+	tableDone  bool
+	rows       [][]float64
+	failures   []string // IMB's own per-size failures: out-of-mem, time-out …
+	checkErrs  []string // CHECK builds: "15: Error Reduce_scatter,size = 4,sample #0"
+	badRows    int      // rows already reported as syntax errors
+	lastLine   int
+}
+
+func (b *imbBlock) has(c imbCol) int {
+	for i, x := range b.cols {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// IMBReader reads IMB output one benchmark block at a time, in the shape of
+// bufio.Scanner: Scan, Result, Err.
+//
+// A run is handed out once its block is over (the next "# Benchmarking",
+// the MPI_Finalize line or the end of the input). Launcher chatter around
+// and between blocks is skipped; inside a table, a line that starts like a
+// row but does not parse, a header without rows, a block without a table
+// or a table that stops short of the maximum message length the header
+// announces is a *SyntaxError. Scanning goes on after one, and Err returns
+// them all; only an I/O error ends the scan.
+type IMBReader struct {
+	lines *Lines
+	hdr   *imbHeader
+	blk   *imbBlock
+	// mbyte is IMB's Mbyte in bytes, once known, and how it was learned.
+	mbyte      float64
+	mbyteBasis string
+
+	queue []*results.Bundle
+	cur   *results.Bundle
+	errs  SyntaxErrors
+	ioErr error
+	done  bool
+}
+
+// NewIMBReader reads IMB output from r; name is used in errors.
+func NewIMBReader(name string, r io.Reader) *IMBReader {
+	return &IMBReader{lines: NewLines(name, r), hdr: newIMBHeader()}
+}
+
+// Scan advances to the next run; it is false at the end of the input or on
+// an I/O error.
+func (r *IMBReader) Scan() bool {
+	for len(r.queue) == 0 && !r.done {
+		if !r.lines.Scan() {
+			r.done = true
+			if err := r.lines.Err(); err != nil {
+				var se SyntaxErrors
+				if !errors.As(err, &se) {
+					r.ioErr = err
+					return false
+				}
+				r.errs = append(r.errs, se...)
+			}
+			r.finishBlock()
+			break
+		}
+		r.line(r.lines.Text())
+	}
+	if len(r.queue) == 0 {
+		r.cur = nil
+		return false
+	}
+	r.cur, r.queue = r.queue[0], r.queue[1:]
+	return true
+}
+
+// Result is the run read by the last successful Scan.
+func (r *IMBReader) Result() *results.Bundle { return r.cur }
+
+// Err returns the I/O error that ended the scan, or every syntax error
+// found (as SyntaxErrors, in line order), or nil.
+func (r *IMBReader) Err() error {
+	if r.ioErr != nil {
+		return r.ioErr
+	}
+	if len(r.errs) > 0 {
+		sort.SliceStable(r.errs, func(i, j int) bool { return r.errs[i].Line < r.errs[j].Line })
+		return r.errs
+	}
+	return nil
+}
+
+func (r *IMBReader) errorf(line int, format string, args ...any) {
+	switch {
+	case len(r.errs) < imbMaxErrors:
+		r.errs = append(r.errs, &SyntaxError{FileName: r.lines.Name(), Line: line, Msg: fmt.Sprintf(format, args...)})
+	case len(r.errs) == imbMaxErrors:
+		// Garbage fed to the wrong parser must not grow the list without end.
+		r.errs = append(r.errs, &SyntaxError{FileName: r.lines.Name(), Line: line, Msg: "too many errors, the rest are not reported"})
+	}
+}
+
+func (r *IMBReader) line(text string) {
+	n := r.lines.Line()
+	t := strings.TrimSpace(text)
+	if m := imbTitleRE.FindStringSubmatch(t); m != nil {
+		// A new run's header, e.g. two IMB runs in one job output.
+		r.finishBlock()
+		r.hdr = newIMBHeader()
+		r.hdr.version = strings.TrimSpace(m[1])
+		r.hdr.part = m[2]
+		if v := imbMbyteFromVersion(r.hdr.version); v != 0 {
+			r.mbyte, r.mbyteBasis = v, "version"
+		} else {
+			r.mbyte, r.mbyteBasis = 0, ""
+		}
+		return
+	}
+	if r.blk != nil && r.blk.cols == nil {
+		if cols, ok := imbTableHeader(t); ok {
+			r.blk.cols, r.blk.headerLine, r.blk.lastLine = cols, n, n
+			return
+		}
+	}
+	if strings.HasPrefix(t, "#") {
+		if r.blk != nil && r.blk.cols != nil {
+			r.blk.tableDone = true
+		}
+		r.hashLine(t, n)
+		return
+	}
+	if r.blk == nil || r.blk.cols == nil || r.blk.tableDone || t == "" {
+		return // launcher chatter, MPI warnings, -show_tail percentiles …
+	}
+	r.tableLine(t, n)
+}
+
+func (r *IMBReader) hashLine(t string, n int) {
+	h := r.hdr
+	if m := imbBenchRE.FindStringSubmatch(t); m != nil {
+		r.finishBlock()
+		r.blk = &imbBlock{line: n, name: m[1], lastLine: n}
+		h.inCall = false
+		return
+	}
+	if b := r.blk; b != nil && b.cols == nil {
+		if m := imbProcsRE.FindStringSubmatch(t); m != nil {
+			b.processes, _ = Integer(m[1])
+		}
+		if m := imbGroupsRE.FindStringSubmatch(t); m != nil {
+			b.groups, _ = Integer(m[1])
+			b.processes, _ = Integer(m[2])
+		}
+		if m := imbWaitingRE.FindStringSubmatch(t); m != nil {
+			b.waiting, _ = Integer(m[1])
+		}
+		if m := imbModeRE.FindStringSubmatch(t); m != nil {
+			b.mode = strings.ToLower(m[1])
+		}
+		return
+	}
+	if strings.Contains(t, "All processes entering MPI_Finalize") {
+		r.finishBlock()
+		return
+	}
+	if r.blk != nil {
+		return // a rule line after a table
+	}
+	// The header block.
+	body := strings.TrimSpace(strings.TrimPrefix(t, "#"))
+	if m := imbToolRE.FindStringSubmatch(body); m != nil && h.tool == "" {
+		h.tool = "IMB-" + m[1]
+	}
+	if h.inCall && body != "" {
+		h.params["calling_sequence"] = imbClip(body, 200)
+		h.inCall = false
+		return
+	}
+	switch {
+	case strings.HasPrefix(body, "Calling sequence was"):
+		h.inCall = true
+		return
+	case strings.HasPrefix(body, "Message lengths were user defined"), strings.HasPrefix(body, "IO lengths were user defined"):
+		h.userLen = true
+		h.params["message_lengths"] = "user defined"
+		return
+	}
+	m := imbKeyValRE.FindStringSubmatch(t)
+	if m == nil {
+		return
+	}
+	key, val := m[1], m[2]
+	switch key {
+	case "Date":
+		h.params["date"] = val
+	case "Machine":
+		h.params["machine"] = val
+	case "System":
+		h.params["system"] = val
+	case "Release":
+		h.params["release"] = val
+	case "Version":
+		h.params["kernel_version"] = imbClip(val, 200)
+	case "MPI Version":
+		h.params["mpi_version"] = val
+	case "MPI Thread Environment":
+		if val != "" {
+			h.params["mpi_thread_environment"] = val
+		}
+	case "Minimum message length in bytes", "Minimum io portion in bytes":
+		h.params["min_message_length"] = val
+	case "Maximum message length in bytes", "Maximum io portion in bytes":
+		h.params["max_message_length"] = val
+		if v, ok := Integer(val); ok {
+			h.maxLen = v
+		}
+	case "MPI_Datatype":
+		h.params["datatype"] = val
+	case "MPI_Datatype for reductions":
+		h.params["reduction_datatype"] = val
+	case "MPI_Op":
+		h.params["reduction_op"] = val
+	}
+}
+
+func (r *IMBReader) tableLine(t string, n int) {
+	b := r.blk
+	if imbCheckErrRE.MatchString(t) {
+		b.checkErrs = append(b.checkErrs, imbClip(t, 200))
+		b.lastLine = n
+		return
+	}
+	if m := imbSampleFailRE.FindStringSubmatch(t); m != nil {
+		b.failures = append(b.failures, m[1]+" bytes: "+m[2])
+		b.lastLine = n
+		return
+	}
+	if !imbRowLike(t) {
+		return // chatter inside a table (e.g. "Process 15: Got invalid buffer:")
+	}
+	b.badRows++ // undone below once the row parses
+	fields := strings.Fields(t)
+	if len(fields) != len(b.cols) {
+		r.errorf(n, "%s: row has %d columns, the table header (line %d) has %d", b.name, len(fields), b.headerLine, len(b.cols))
+		return
+	}
+	row := make([]float64, len(fields))
+	for i, f := range fields {
+		switch b.cols[i] {
+		case imbColGroup, imbColBytes, imbColReps:
+			v, ok := Integer(f)
+			if !ok {
+				r.errorf(n, "%s: column %d is %q, want a non-negative integer", b.name, i+1, f)
+				return
+			}
+			row[i] = float64(v)
+		default:
+			v, ok := Number(f)
+			if !ok {
+				r.errorf(n, "%s: column %d is %q, want a number", b.name, i+1, f)
+				return
+			}
+			row[i] = v
+		}
+	}
+	b.badRows--
+	b.rows = append(b.rows, row)
+	b.lastLine = n
+}
+
+// finishBlock turns the open block into a run or a syntax error.
+func (r *IMBReader) finishBlock() {
+	b := r.blk
+	if b == nil {
+		return
+	}
+	r.blk = nil
+	if b.cols == nil {
+		r.errorf(b.line, "%s: benchmark block has no result table (truncated output?)", b.name)
+		return
+	}
+	explained := len(b.failures) > 0 || len(b.checkErrs) > 0
+	if b.badRows > 0 {
+		return // reported row by row
+	}
+	if len(b.rows) == 0 && !explained {
+		r.errorf(b.headerLine, "%s: table header has no rows", b.name)
+		return
+	}
+	bytesCol := b.has(imbColBytes)
+	if bytesCol >= 0 && len(b.rows) > 0 && !explained && !r.hdr.userLen && r.hdr.maxLen >= 0 {
+		last := int64(b.rows[len(b.rows)-1][bytesCol])
+		if last != r.hdr.maxLen {
+			r.errorf(b.lastLine+1, "%s: table ends at %d bytes, the header promises %d (truncated output?)", b.name, last, r.hdr.maxLen)
+			return
+		}
+	}
+	r.queue = append(r.queue, r.bundle(b))
+}
+
+func (r *IMBReader) bundle(b *imbBlock) *results.Bundle {
+	h := r.hdr
+	out := results.New()
+	tool := h.toolName()
+	out.Benchmark.Name = tool + " " + b.name
+	out.Benchmark.Tool = tool
+	out.Benchmark.ToolVersion = h.version
+	out.Params = map[string]string{}
+	for k, v := range h.params {
+		out.Params[k] = v
+	}
+	if b.processes > 0 {
+		out.Params["processes"] = strconv.FormatInt(b.processes, 10)
+	}
+	if b.groups > 0 {
+		out.Params["groups"] = strconv.FormatInt(b.groups, 10)
+	}
+	if b.waiting > 0 {
+		out.Params["additional_processes"] = strconv.FormatInt(b.waiting, 10)
+	}
+	if b.mode != "" {
+		out.Params["mode"] = b.mode
+	}
+	if len(b.failures) > 0 {
+		out.Params["failed_sizes"] = strings.Join(b.failures, "; ")
+	}
+
+	col := func(c imbCol) int { return b.has(c) }
+	iGroup, iBytes, iReps := col(imbColGroup), col(imbColBytes), col(imbColReps)
+	iT, iMin, iMax, iAvg := col(imbColT), col(imbColTMin), col(imbColTMax), col(imbColTAvg)
+	iBW, iMsg := col(imbColMBps), col(imbColMsgRate)
+	iOvrl, iPure, iCPU, iOverlap, iDef := col(imbColTOvrl), col(imbColTPure), col(imbColTCPU), col(imbColOverlap), col(imbColDefects)
+
+	mbyte, basis := r.mbyte, r.mbyteBasis
+	if iBW >= 0 && mbyte == 0 {
+		if v := imbMbyteFromRows(b); v != 0 {
+			// Later tables of the same run use what this one showed.
+			r.mbyte, r.mbyteBasis = v, "data"
+			mbyte, basis = v, "data"
+		} else {
+			// Not remembered: a later table may still decide.
+			mbyte, basis = imbMbyteDecimal, "assumed"
+		}
+	}
+	if iBW >= 0 {
+		out.Params["imb_mbyte"] = strconv.FormatFloat(mbyte, 'f', -1, 64)
+		out.Params["imb_mbyte_basis"] = basis
+	}
+
+	var negative []string
+	maxDefect := math.Inf(-1)
+	for _, row := range b.rows {
+		var x *float64
+		xs := ""
+		if iBytes >= 0 {
+			x = results.F(row[iBytes])
+			xs = fmt.Sprintf(" at %.0f bytes", row[iBytes])
+		}
+		reps := 0
+		if iReps >= 0 {
+			reps = int(row[iReps])
+		}
+		var tags map[string]string
+		if iGroup >= 0 {
+			tags = map[string]string{"group": strconv.FormatFloat(row[iGroup], 'f', 0, 64)}
+		}
+		add := func(metric, unit string, v float64) *results.Sample {
+			s := results.Sample{Metric: metric, Unit: unit, Value: v, Iterations: reps, Tags: imbCopyTags(tags)}
+			if x != nil {
+				s.X, s.XUnit = results.F(*x), results.UnitBytes
+			}
+			out.Samples = append(out.Samples, s)
+			return &out.Samples[len(out.Samples)-1]
+		}
+		switch {
+		case iAvg >= 0:
+			s := add("latency", results.UnitMicroseconds, row[iAvg])
+			if iMin >= 0 {
+				s.Min = results.F(row[iMin])
+			}
+			if iMax >= 0 {
+				s.Max = results.F(row[iMax])
+			}
+		case iT >= 0:
+			add("latency", results.UnitMicroseconds, row[iT])
+		case iPure >= 0:
+			// Nonblocking (NBC) and passive-target (RMA) benchmarks: the pure
+			// communication time is what compares with the blocking latency.
+			add("latency", results.UnitMicroseconds, row[iPure])
+		}
+		if iOvrl >= 0 {
+			add("latency_overlapped", results.UnitMicroseconds, row[iOvrl])
+		}
+		if iCPU >= 0 {
+			add("cpu_time", results.UnitMicroseconds, row[iCPU])
+		}
+		if iOverlap >= 0 {
+			add("overlap", "%", row[iOverlap])
+		}
+		for _, i := range []int{iT, iMin, iMax, iAvg, iPure, iOvrl} {
+			if i >= 0 && row[i] < 0 {
+				negative = append(negative, "time"+xs)
+				break
+			}
+		}
+		// IMB prints 0.00 Mbytes/sec for 0-byte messages: not a measurement.
+		if iBW >= 0 && (x == nil || *x > 0) {
+			add("bandwidth", results.UnitMBps, row[iBW]*mbyte/1e6)
+			add("bandwidth_imb", "Mbytes/sec", row[iBW])
+			if row[iBW] < 0 {
+				negative = append(negative, "bandwidth"+xs)
+			}
+		}
+		if iMsg >= 0 {
+			add("message_rate", "messages/s", row[iMsg])
+		}
+		if iDef >= 0 {
+			maxDefect = math.Max(maxDefect, row[iDef])
+		}
+	}
+
+	var problems []string
+	if iDef >= 0 && len(b.rows) > 0 {
+		c := results.Check{Name: "defects", Value: maxDefect, Threshold: imbTol, Op: "<=", Passed: maxDefect <= imbTol}
+		out.Checks = append(out.Checks, c)
+		if !c.Passed {
+			problems = append(problems, fmt.Sprintf("defects %g exceed IMB's tolerance %g", maxDefect, imbTol))
+		}
+	}
+	if len(b.checkErrs) > 0 {
+		out.Checks = append(out.Checks, results.Check{Name: "data_check", Value: float64(len(b.checkErrs)), Threshold: 0, Op: "<=", Passed: false})
+		problems = append(problems, "IMB data check failed: "+strings.Join(b.checkErrs, "; "))
+	}
+	if len(negative) > 0 {
+		problems = append(problems, "negative "+strings.Join(negative, ", "))
+	}
+	if len(problems) > 0 {
+		out.Status = results.StatusInvalid
+		out.Error = strings.Join(problems, "; ")
+	}
+	return out
+}
+
+// imbMbyteFromRows infers IMB's Mbyte from a table that prints both a time
+// and Mbytes/sec (or Msg/sec and Mbytes/sec): IMB computes
+// Mbytes/sec = s·size/t_max/Mbyte with s = 1, 2 or 4 by benchmark, so
+// size/(t·Mbytes/sec) is one of 1, 1/2, 1/4 times Mbyte/10^6. It uses the
+// largest message, whose figures carry the most digits, and answers 0 unless
+// their rounding is under 0.5%, one unit fits within 1% and the other misses
+// by more than 3%.
+func imbMbyteFromRows(b *imbBlock) float64 {
+	iBytes, iBW := b.has(imbColBytes), b.has(imbColMBps)
+	iT := b.has(imbColT)
+	if i := b.has(imbColTMax); i >= 0 {
+		iT = i
+	}
+	iMsg := b.has(imbColMsgRate)
+	if iBytes < 0 || iBW < 0 || (iT < 0 && iMsg < 0) {
+		return 0
+	}
+	var best []float64
+	for _, row := range b.rows {
+		if row[iBW] > 0 && row[iBytes] > 0 && (best == nil || row[iBytes] > best[iBytes]) {
+			best = row
+		}
+	}
+	if best == nil {
+		return 0
+	}
+	// IMB prints times and Mbytes/sec with two decimals and Msg/sec as an
+	// integer; the rounding must be well below the 4.9% between the units.
+	var ratio, rounding float64 // ratio: Mbyte/10^6 divided by the benchmark's scale
+	if iMsg >= 0 {
+		if best[iMsg] <= 0 {
+			return 0
+		}
+		ratio = best[iMsg] * best[iBytes] / (best[iBW] * 1e6)
+		rounding = 0.5/best[iMsg] + 0.005/best[iBW]
+	} else {
+		if best[iT] <= 0 {
+			return 0
+		}
+		ratio = best[iBytes] / (best[iT] * best[iBW])
+		rounding = 0.005/best[iT] + 0.005/best[iBW]
+	}
+	if rounding > 0.005 {
+		return 0
+	}
+	dist := func(unit float64) float64 {
+		d := math.Inf(1)
+		for _, s := range []float64{1, 2, 4} {
+			d = math.Min(d, math.Abs(math.Log(ratio*s/(unit/1e6))))
+		}
+		return d
+	}
+	dd, db := dist(imbMbyteDecimal), dist(imbMbyteBinary)
+	switch {
+	case dd < 0.01 && db > 0.03:
+		return imbMbyteDecimal
+	case db < 0.01 && dd > 0.03:
+		return imbMbyteBinary
+	}
+	return 0
+}
+
+// imbRowLike reports a line that starts like a table row: a digit, or a sign
+// or point followed by one ("-16", ".5").
+func imbRowLike(t string) bool {
+	i := 0
+	if i < len(t) && (t[i] == '-' || t[i] == '+') {
+		i++
+	}
+	if i < len(t) && t[i] == '.' {
+		i++
+	}
+	return i < len(t) && t[i] >= '0' && t[i] <= '9'
+}
+
+func imbCopyTags(t map[string]string) map[string]string {
+	if t == nil {
+		return nil
+	}
+	c := make(map[string]string, len(t))
+	for k, v := range t {
+		c[k] = v
+	}
+	return c
+}
+
+func imbClip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}

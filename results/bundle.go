@@ -210,7 +210,7 @@ func BetterFor(unit string) Better {
 	case "us", "ms", "s", "ns", "usec", "sec", "seconds":
 		return BetterLower
 	case "mb/s", "mib/s", "gb/s", "gbps", "mbps", "bps", "gflops", "tflops", "gups", "msg/s", "messages/s",
-		"mbytes/sec", "mpps", "transactions/s":
+		"mbytes/sec", "mpps", "transactions/s", "bit/s", "pkt/s", "packets/s":
 		return BetterHigher
 	}
 	return BetterUnknown

@@ -749,6 +749,9 @@ func decodeTV(tv string) map[string]string {
 // excerpt without the banner still has the table and residual checks.
 func sniffHPL(head []byte) int {
 	s := string(head)
+	if !strings.Contains(s, "T/V") { // every case below needs the table header
+		return 0
+	}
 	hasTable := tvHeaderRE.MatchString(s)
 	switch {
 	case strings.Contains(s, "HPLinpack") && hasTable:

@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -250,6 +251,12 @@ func sniffNetPIPE(head []byte) int {
 	lines := strings.Split(string(head), "\n")
 	if len(lines) > 1 && !strings.HasSuffix(string(head), "\n") {
 		lines = lines[:len(lines)-1] // the sniffer's cut may split the last line
+	}
+	// Every progress row says "N times"; without that word (and without the
+	// start of a main loop) only the -o file's bare columns are left to check,
+	// and the per-line regexps below need not run on every input sniffed.
+	if !bytes.Contains(head, []byte(" times")) && !bytes.Contains(head, []byte("main loop")) {
+		return sniffNetPIPEOutFile(lines)
 	}
 	started := false
 	for _, l := range lines {

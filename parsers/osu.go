@@ -284,6 +284,9 @@ type osuCol struct {
 // label this reader does not know, so that a new OMB column is reported
 // rather than misread as noise.
 func osuParseHeader(t string) (cols []osuCol, ok bool, err error) {
+	if t == "" || (t[0] >= '0' && t[0] <= '9') || t[0] == '-' {
+		return nil, false, nil // a data row or a rule: headers start with '#' or a word
+	}
 	hashed := strings.HasPrefix(t, "#")
 	s := strings.TrimSpace(strings.TrimLeft(t, "#"))
 	sized := strings.HasPrefix(strings.ToLower(s), "size")
@@ -508,7 +511,9 @@ func (r *OSUReader) errorAt(line int, format string, args ...any) {
 
 func (r *OSUReader) line(text string) {
 	t := strings.TrimSpace(text)
-	if m := osuTitleRE.FindStringSubmatch(t); m != nil {
+	if !strings.HasPrefix(t, "#") {
+		// Not a title: skip the regexp, which every data row would pay.
+	} else if m := osuTitleRE.FindStringSubmatch(t); m != nil {
 		r.flush()
 		r.run = newOSURun(r.lines.Line(), m[1])
 		r.run.addRaw(text)

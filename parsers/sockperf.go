@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"regexp"
@@ -170,6 +171,9 @@ func ParseSockperf(name string, r io.Reader) ([]*results.Bundle, error) {
 }
 
 func sniffSockperf(head []byte) int {
+	if !bytes.Contains(head, []byte("sockperf")) { // every line it prints starts so
+		return 0
+	}
 	score := 0
 	for _, l := range strings.Split(string(head), "\n") {
 		t, ok := spStrip(l)

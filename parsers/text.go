@@ -25,7 +25,7 @@ type Lines struct {
 // NewLines reads r; name is used in errors.
 func NewLines(name string, r io.Reader) *Lines {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+	sc.Buffer(make([]byte, 0, 4<<10), MaxLine) // grows as needed; most outputs are a few KiB
 	return &Lines{sc: sc, name: name}
 }
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs every Go fuzz target of the module for the given time each (default 30s).
+# Runs every Go fuzz target of the module for the given time each (default
+# 30s); the parsers of untrusted tool output (packages parsers and hpl) get
+# at least PARSER_FUZZTIME (default 30s) each.
 # go test -fuzz takes one target per run, so we list them first.
 #
 # Go's fuzz coordinator sometimes stalls and then reports "fuzzing process
@@ -9,13 +11,16 @@
 # warning and the input discarded; if it fails, the target fails.
 set -uo pipefail
 fuzztime=${1:-30s}
+parser_fuzztime=${PARSER_FUZZTIME:-30s}
 cd "$(dirname "$0")/.."
 failed=()
 log=$(mktemp); trap 'rm -f "$log"' EXIT
 for pkg in $(go list ./...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
+  t=$fuzztime
+  case $pkg in */parsers | */hpl) t=$parser_fuzztime ;; esac
   for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
-    if go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" >"$log" 2>&1; then
+    if go test -run '^$' -fuzz "^${target}\$" -fuzztime "$t" "$pkg" >"$log" 2>&1; then
       echo "ok   $pkg $target: $(grep -o 'execs: [0-9]*' "$log" | tail -1)"
       continue
     fi

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -212,7 +213,15 @@ func (db *DB) ExportJSON(ctx context.Context, w io.Writer, f Filter) error {
 
 // formatFloat is the one float format of exports: shortest exact, so that
 // parsing it back gives the stored value bit for bit.
-func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// formatFloat writes the shortest text that reads back as v, in plain
+// decimal where that is readable (message sizes stay 4194304, not
+// 4.194304e+06) and with an exponent for very large or small values.
+func formatFloat(v float64) string {
+	if a := math.Abs(v); a == 0 || (a >= 1e-4 && a < 1e15) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
 
 func csvFloat(p *float64) string {
 	if p == nil {

@@ -137,7 +137,7 @@ func TestExportCSVReadsBack(t *testing.T) {
 	}
 	for i, s := range scalars {
 		r := rows[len(samples)+i]
-		if r[col["metric"]] != s.Name || r[col["x"]] != "" || r[col["repeat"]] != "" || r[col["value"]] != strconv.FormatFloat(s.Value, 'g', -1, 64) {
+		if r[col["metric"]] != s.Name || r[col["x"]] != "" || r[col["repeat"]] != "" || r[col["value"]] != formatFloat(s.Value) {
 			t.Errorf("row %d = %q, want scalar %+v", len(samples)+i, r, s)
 		}
 	}

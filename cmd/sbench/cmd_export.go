@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -108,7 +109,8 @@ func newRunsCmd(e *env) *cobra.Command {
 			if asJSON {
 				type row struct {
 					ID        int64             `json:"id"`
-					Start     string            `json:"start"`
+					Start     string            `json:"start,omitempty"`
+					Ingested  string            `json:"ingested"`
 					Campaign  string            `json:"campaign,omitempty"`
 					Variant   string            `json:"variant,omitempty"`
 					Benchmark string            `json:"benchmark"`
@@ -122,14 +124,18 @@ func newRunsCmd(e *env) *cobra.Command {
 				}
 				out := make([]row, len(runs))
 				for i, r := range runs {
-					out[i] = row{r.ID, r.Start.UTC().Format("2006-01-02T15:04:05Z"), r.Campaign, r.Variant, r.Benchmark, r.JobID, r.Step, r.Source, r.Nodes, r.Status, r.Error, r.Labels}
+					start := ""
+					if !r.Start.IsZero() {
+						start = r.Start.UTC().Format(time.RFC3339)
+					}
+					out[i] = row{r.ID, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.JobID, r.Step, r.Source, r.Nodes, r.Status, r.Error, r.Labels}
 				}
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(out)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSTART\tCAMPAIGN\tVARIANT\tBENCHMARK\tJOB\tNODES\tSTATUS\tLABELS")
+			fmt.Fprintln(tw, "ID\tWHEN\tCAMPAIGN\tVARIANT\tBENCHMARK\tJOB/SOURCE\tNODES\tSTATUS\tLABELS")
 			for _, r := range runs {
 				job := r.JobID
 				if r.Step != "" {
@@ -142,7 +148,7 @@ func newRunsCmd(e *env) *cobra.Command {
 				for _, k := range results.SortedKeys(r.Labels) {
 					labels = append(labels, k+"="+r.Labels[k])
 				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Start.Local().Format("2006-01-02 15:04"),
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, when(r),
 					dash(r.Campaign), dash(r.Variant), r.Benchmark, dash(job), dash(strings.Join(r.Nodes, ",")), r.Status, strings.Join(labels, ","))
 			}
 			return tw.Flush()
@@ -151,6 +157,15 @@ func newRunsCmd(e *env) *cobra.Command {
 	f.add(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	return c
+}
+
+// when is a run's start, or for files that do not say when they ran, the
+// time they were ingested.
+func when(r store.Run) string {
+	if !r.Start.IsZero() {
+		return r.Start.Local().Format("2006-01-02 15:04")
+	}
+	return "ingested " + r.IngestedAt.Local().Format("2006-01-02 15:04")
 }
 
 func dash(s string) string {

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,8 +88,7 @@ func ingestJobBundles(ctx context.Context, e *env, db *store.DB, j store.Job) (i
 	}
 	ins := make([]ingestInput, len(files))
 	for i, f := range files {
-		path := f
-		ins[i] = ingestInput{name: path, open: func() (io.ReadCloser, error) { return os.Open(path) }}
+		ins[i] = fileInput(f, false)
 	}
-	return ingestFiles(ctx, e, db, ins)
+	return ingestFiles(ctx, e, db, ins, ingestOptions{format: "bundle"})
 }

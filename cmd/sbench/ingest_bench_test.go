@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbench/sbench/store"
+)
+
+// benchOSUFiles is the size of the ingest benchmark: the issue's 10,000
+// OSU files of ≈25 rows each.
+const benchOSUFiles = 10000
+
+// writeOSUFiles writes n distinct osu_latency outputs (sizes 0 … 8 MiB, 25
+// rows) into dir.
+func writeOSUFiles(tb testing.TB, dir string, n int) []string {
+	tb.Helper()
+	paths := make([]string, n)
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.Reset()
+		b.WriteString("# OSU MPI Latency Test v7.5\n# Datatype: MPI_CHAR.\n# Size       Avg Latency(us)\n")
+		fmt.Fprintf(&b, "%-20d%.2f\n", 0, 1.00+float64(i)/100) // distinct per file
+		for size := 1; size <= 8<<20; size *= 2 {
+			fmt.Fprintf(&b, "%-20d%.2f\n", size, 1.5+float64(size)/1e3+float64(i%89)/100)
+		}
+		paths[i] = filepath.Join(dir, fmt.Sprintf("osu_latency-%05d.txt", i))
+		if err := os.WriteFile(paths[i], []byte(b.String()), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return paths
+}
+
+// BenchmarkIngestOSUFiles ingests 10,000 OSU text files the way "sbench
+// ingest DIR" does: read, sniff, parse, hash, store (a savepoint per file).
+// BenchmarkPlainInsertsOSU writes the same rows with bare prepared INSERTs
+// into the same schema, one transaction per file, parsing nothing: the
+// ceiling the ingest is measured against (target: ≥ 0.5× its rate).
+func BenchmarkIngestOSUFiles(b *testing.B) {
+	paths := writeOSUFiles(b, b.TempDir(), benchOSUFiles)
+	ins := make([]ingestInput, len(paths))
+	for i, p := range paths {
+		ins[i] = fileInput(p, false)
+	}
+	e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+	ctx := context.Background()
+	for _, batch := range []int{1, batchFiles} {
+		b.Run(fmt.Sprintf("files-per-tx=%d", batch), func(b *testing.B) {
+			old := batchFiles
+			batchFiles = batch
+			defer func() { batchFiles = old }()
+			benchIngest(b, ctx, e, ins)
+		})
+	}
+}
+
+func benchIngest(b *testing.B, ctx context.Context, e *env, ins []ingestInput) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db, err := store.Open(filepath.Join(b.TempDir(), "bench.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start := time.Now()
+		sum, err := ingestFiles(ctx, e, db, ins, ingestOptions{format: "auto"})
+		elapsed := time.Since(start)
+		b.StopTimer()
+		if err != nil || sum.added != benchOSUFiles {
+			b.Fatalf("ingest: %v, %+v", err, sum)
+		}
+		b.ReportMetric(float64(benchOSUFiles)/elapsed.Seconds(), "files/s")
+		b.ReportMetric(float64(benchOSUFiles*25)/elapsed.Seconds(), "samples/s")
+		db.Close()
+	}
+}
+
+func BenchmarkPlainInsertsOSU(b *testing.B) {
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		path := filepath.Join(b.TempDir(), "plain.db")
+		s, err := store.Open(path) // the same schema, made by the same migrations
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+		db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000")
+		if err != nil {
+			b.Fatal(err)
+		}
+		db.SetMaxOpenConns(1)
+		runSt, err1 := db.Prepare(`INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, launcher, tool, tool_version,
+			status, error, job_id, step, array_index, tasks, tasks_per_node, runner_version, source, origin, ingested_at)
+			VALUES (?, '', '', 'osu_latency', 'tool', 'osu', '', 'osu_latency', '7.5', 'ok', '', '', '', '', 0, '', '', ?, '', ?)`)
+		bundleSt, err2 := db.Prepare(`INSERT INTO bundles (run_id, encoding, data) VALUES (?, 'json', ?)`)
+		sampleSt, err3 := db.Prepare(`INSERT INTO samples (run_id, seq, metric, unit, x, x_unit, value, iterations, repeat) VALUES (?, ?, 'latency', 'us', ?, 'bytes', ?, 0, 0)`)
+		if err1 != nil || err2 != nil || err3 != nil {
+			b.Fatal(err1, err2, err3)
+		}
+		// What a parsed file holds: its raw text in the bundle and 25 points.
+		raw := strings.Repeat("x", 700)
+		now := time.Now().UTC().Format(time.RFC3339Nano)
+		b.StartTimer()
+		start := time.Now()
+		for f := 0; f < benchOSUFiles; f++ {
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := tx.Stmt(runSt).ExecContext(ctx, fmt.Sprintf("%064d", f), fmt.Sprintf("osu_latency-%05d.txt", f), now)
+			if err != nil {
+				b.Fatal(err)
+			}
+			id, _ := r.LastInsertId()
+			if _, err := tx.Stmt(bundleSt).ExecContext(ctx, id, raw); err != nil {
+				b.Fatal(err)
+			}
+			ss := tx.Stmt(sampleSt)
+			x := 0.0
+			for seq := 0; seq < 25; seq++ {
+				if _, err := ss.ExecContext(ctx, id, seq, x, 1.5+x/1e3); err != nil {
+					b.Fatal(err)
+				}
+				if x == 0 {
+					x = 1
+				} else {
+					x *= 2
+				}
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		b.ReportMetric(float64(benchOSUFiles)/elapsed.Seconds(), "files/s")
+		b.ReportMetric(float64(benchOSUFiles*25)/elapsed.Seconds(), "samples/s")
+		db.Close()
+	}
+}

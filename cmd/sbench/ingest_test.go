@@ -1,0 +1,193 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fixture is a file of the articles' and lab's real outputs.
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join(repoRoot(t), "parsers", "testdata", name)
+	if _, err := os.Stat(p); err != nil {
+		p = filepath.Join(repoRoot(t), "hpl", "testdata", name)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// exportRows returns the archive's CSV export as maps by column.
+func exportRows(t *testing.T, db string, args ...string) []map[string]string {
+	t.Helper()
+	out, stderr, code := sbench(t, append([]string{"export", "--db", db, "--format", "csv"}, args...)...)
+	if code != 0 {
+		t.Fatalf("export: %s", stderr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]string
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = r[i]
+		}
+		rows = append(rows, m)
+	}
+	return rows
+}
+
+func TestIngestJobOutputWithSections(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "a.db")
+	stdout, stderr, code := sbench(t, "ingest", "--db", db, "--label", "cloud=alibaba", "--system", "erdma-cluster", fixture(t, "004-erdma-vs-tcp-job11.out"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "4 run(s) added") {
+		t.Errorf("stdout %q", stdout)
+	}
+	rows := exportRows(t, db)
+	peak := map[string]string{}
+	for _, r := range rows {
+		if r["cloud"] != "alibaba" || r["system"] != "erdma-cluster" {
+			t.Fatalf("row lacks the user's labels: %v", r)
+		}
+		if r["metric"] == "bandwidth" && r["x"] == "32768" {
+			peak[r["section"]] = r["value"]
+		}
+	}
+	if peak["use erdma for osu_bw"] != "6264.41" {
+		t.Errorf("eRDMA bandwidth at 32 KiB: %v", peak)
+	}
+	// The same file again adds nothing, and says so.
+	stdout, stderr, code = sbench(t, "ingest", "--db", db, "--label", "cloud=alibaba", "--system", "erdma-cluster", fixture(t, "004-erdma-vs-tcp-job11.out"))
+	if code != 0 || !strings.HasPrefix(stdout, "0 run(s) added, 4 already archived") || !strings.Contains(stderr, "already in the archive") {
+		t.Errorf("re-ingest: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// Filters select by label and benchmark.
+	if n := len(exportRows(t, db, "--label", "section=use tcp for osu_lat")); n != 23 {
+		t.Errorf("--label section=…: %d rows, want 23", n)
+	}
+	if n := len(exportRows(t, db, "--benchmark", "osu_bw")); n != 46 {
+		t.Errorf("--benchmark osu_bw: %d rows, want 46", n)
+	}
+	out, _, _ := sbench(t, "runs", "--db", db)
+	if strings.Count(out, "  osu_") != 4 || !strings.Contains(out, "004-erdma-vs-tcp-job11.out") || !strings.Contains(out, "ingested ") {
+		t.Errorf("runs:\n%s", out)
+	}
+}
+
+func TestIngestRefusesBadInputAndKeepsArchive(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+	if _, stderr, code := sbench(t, "ingest", "--db", db, fixture(t, "003-osu_latency-v7.5-2node.txt")); code != 0 {
+		t.Fatal(stderr)
+	}
+	before := len(exportRows(t, db))
+	osuHead := "# OSU MPI Latency Test v7.5\n# Datatype: MPI_CHAR.\n# Size          Avg Latency(us)\n"
+	bad := map[string]struct{ content, want string }{
+		"empty.txt":     {"", "empty.txt: empty input"},
+		"binary.bin":    {"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00", "binary.bin: binary data"},
+		"garbage.txt":   {"lorem ipsum\ndolor sit amet\n", "garbage.txt:1: not output of any known tool"},
+		"norows.txt":    {osuHead, "norows.txt"},
+		"badnum.txt":    {osuHead + "1    11.01\n2    1.2.3\n4    11.48\n", "badnum.txt:5:"},
+		"truncated.txt": {osuHead + "1    11.01\n2\n", "truncated.txt:5:"},
+	}
+	for name, b := range bad {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(b.content), 0o644)
+		_, stderr, code := sbench(t, "ingest", "--db", db, p)
+		if code != exitFailure || !strings.Contains(stderr, b.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 and %q", name, code, stderr, b.want)
+		}
+	}
+	if after := len(exportRows(t, db)); after != before {
+		t.Errorf("archive changed from %d to %d rows", before, after)
+	}
+}
+
+func TestIngestDirectorySkipsNonBenchmarkFiles(t *testing.T) {
+	dir := t.TempDir()
+	data, _ := os.ReadFile(fixture(t, "002-osu_bw-v5.9-cent063-to-cent064.txt"))
+	os.WriteFile(filepath.Join(dir, "bw.txt"), data, 0o644)
+	os.WriteFile(filepath.Join(dir, "job.sbatch"), []byte("#!/bin/bash\nsrun ./osu_bw\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".hidden"), []byte("x"), 0o644)
+	db := filepath.Join(t.TempDir(), "a.db")
+	stdout, stderr, code := sbench(t, "ingest", "--db", db, dir)
+	if code != 0 || !strings.HasPrefix(stdout, "1 run(s) added") || !strings.Contains(stderr, "1 file(s) skipped: not benchmark output") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+func TestIngestStdinWithFormat(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "a.db")
+	data, _ := os.ReadFile(fixture(t, "003-osu_latency-v7.5-2node.txt"))
+	var out, errb strings.Builder
+	err := run(t.Context(), []string{"ingest", "--db", db, "--format", "osu", "-"}, strings.NewReader(string(data)), &out, &errb)
+	if err != nil || !strings.HasPrefix(out.String(), "1 run(s) added") {
+		t.Errorf("%v %q %q", err, out.String(), errb.String())
+	}
+	if _, stderr, code := sbench(t, "ingest", "--db", db, "--format", "nope", "-"); code != exitUsage || !strings.Contains(stderr, `--format "nope"`) {
+		t.Errorf("bad --format: exit %d %q", code, stderr)
+	}
+}
+
+// TestIngestEveryArticleOutput loads each article's published output by
+// content alone (--format auto) and checks a figure from each, as printed.
+func TestIngestEveryArticleOutput(t *testing.T) {
+	tests := []struct {
+		file           string
+		runs           int
+		metric, x, val string // one sample or scalar that must be archived
+		status         string
+	}{
+		{"000-hpl-infiniband.txt", 1, "gflops", "", "7.24", "invalid"},
+		{"000-hpl-100mbit.txt", 1, "gflops", "", "5.598", "invalid"},
+		{"000-netpipe-NPtcp-gige.txt", 1, "bandwidth_mbps", "8388611", "1062.3", "ok"},
+		{"000-netpipe-NPib-infiniband.txt", 1, "", "", "", "ok"},
+		{"000-netpipe-NPmpi-infiniband.txt", 1, "", "", "", "ok"},
+		{"000-perf_main-rc-bw.txt", 1, "bandwidth_mibps", "128000", "935.6", "ok"},
+		{"002-osu_bw-v5.9-cent063-to-cent064.txt", 1, "bandwidth", "4194304", "3958.26", "ok"},
+		{"002-osu_bw-v5.9-cent064-to-cent063.txt", 1, "", "", "", "ok"},
+		{"003-osu_allreduce-v7.5-4node-144proc.txt", 1, "", "", "", "ok"},
+		{"003-osu_alltoall-v7.5-1node-36proc.txt", 1, "", "", "", "ok"},
+		{"003-osu_bw-v7.5-2node-256MiB.txt", 1, "", "", "", "ok"},
+		{"003-osu_latency-v7.5-2node.txt", 1, "", "", "", "ok"},
+		{"004-erdma-vs-tcp-job11.out", 4, "latency", "1", "16.07", "ok"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "a.db")
+			stdout, stderr, code := sbench(t, "ingest", "--db", db, fixture(t, tt.file))
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if want := fmt.Sprintf("%d run(s) added", tt.runs); !strings.HasPrefix(stdout, want) {
+				t.Errorf("stdout %q, want %q", stdout, want)
+			}
+			rows := exportRows(t, db)
+			found := tt.metric == ""
+			for _, r := range rows {
+				if r["value"] == "" {
+					t.Errorf("row without a value: %v", r)
+				}
+				if r["metric"] == tt.metric && r["x"] == tt.x && r["value"] == tt.val {
+					found = true
+					if r["status"] != tt.status {
+						t.Errorf("%s: status %q, want %q", tt.metric, r["status"], tt.status)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no %s at x=%q with value %s among %d rows", tt.metric, tt.x, tt.val, len(rows))
+			}
+		})
+	}
+}

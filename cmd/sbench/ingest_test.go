@@ -191,3 +191,19 @@ func TestIngestEveryArticleOutput(t *testing.T) {
 		})
 	}
 }
+
+func TestIngestProgressBar(t *testing.T) {
+	dir := t.TempDir()
+	paths := writeOSUFiles(t, dir, 5)
+	db := filepath.Join(dir, "a.db")
+	// Off the terminal it stays quiet unless asked for.
+	_, stderr, code := sbench(t, append([]string{"ingest", "--db", db}, paths...)...)
+	if code != 0 || strings.Contains(stderr, "ingest") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	t.Setenv("SBENCH_PROGRESS", "1")
+	_, stderr, code = sbench(t, "ingest", "--db", filepath.Join(dir, "b.db"), dir)
+	if code != 0 || !strings.Contains(stderr, "ingest ") || !strings.Contains(stderr, "/6)") {
+		t.Errorf("exit %d, no progress bar on stderr: %q", code, stderr)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -64,12 +63,12 @@ type hpccValue struct {
 }
 
 var (
-	hpccVersionRE = regexp.MustCompile(`HPC Challenge Benchmark version (\S+)`)
-	hpccHostRE    = regexp.MustCompile(`^Hostname: '(.*)'$`)
-	hpccTimeRE    = regexp.MustCompile(`^Current time \(([0-9]+)\) is`)
-	hpccBeginRE   = regexp.MustCompile(`^Begin of (\S+) section\.$`)
-	hpccEndRE     = regexp.MustCompile(`^End of (\S+) section\.$`)
-	hpccKeyRE     = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
+	hpccVersionRE = parsers.LazyRegexp(`HPC Challenge Benchmark version (\S+)`)
+	hpccHostRE    = parsers.LazyRegexp(`^Hostname: '(.*)'$`)
+	hpccTimeRE    = parsers.LazyRegexp(`^Current time \(([0-9]+)\) is`)
+	hpccBeginRE   = parsers.LazyRegexp(`^Begin of (\S+) section\.$`)
+	hpccEndRE     = parsers.LazyRegexp(`^End of (\S+) section\.$`)
+	hpccKeyRE     = parsers.LazyRegexp(`^([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
 )
 
 // maxEpoch keeps times within what JSON can encode (year 9999).
@@ -246,7 +245,7 @@ func hpccUnit(key string) string {
 	return ""
 }
 
-var mpifftTimeRE = regexp.MustCompile(`^MPIFFT_time[0-9]+$`)
+var mpifftTimeRE = parsers.LazyRegexp(`^MPIFFT_time[0-9]+$`)
 
 // hpccName turns HPCC's summary keys into snake_case: StarDGEMM_Gflops →
 // star_dgemm_gflops, MPIRandomAccess_LCG_GUPs → mpi_random_access_lcg_gups,

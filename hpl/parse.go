@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -172,15 +171,15 @@ type hplCheck struct {
 var (
 	// rowStartRE is how a T/V row starts: W (wall time), the process
 	// mapping letter (absent in HPL 1.0's "W13R2C4"), a digit.
-	rowStartRE = regexp.MustCompile(`^W[RC]?[0-9]`)
+	rowStartRE = parsers.LazyRegexp(`^W[RC]?[0-9]`)
 	// tvRE decodes the T/V code as HPL_pdtest prints it:
 	// W, R|C mapping, DEPTH, BCAST digit, RFACT, NDIV, PFACT, NBMIN.
-	tvRE       = regexp.MustCompile(`^W([RC]?)([0-9]+)([0-5])([LCR])([0-9]+)([LCR])([0-9]+)$`)
-	paramRE    = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9]*)\s*:(.*)$`)
-	timingRE   = regexp.MustCompile(`^\+?\s*Max aggregated wall time\s+(.*?)[\s.]*:\s*(\S+)$`)
-	summaryRE  = regexp.MustCompile(`^([0-9]+)\s+tests?\s+(completed and passed residual checks|completed and failed residual checks|skipped because of illegal input values|completed without checking)`)
-	finishedRE = regexp.MustCompile(`^Finished\s+([0-9]+)\s+tests? with the following results:$`)
-	bannerRE   = regexp.MustCompile(`^HPLinpack\s+(\S+)\s+--`)
+	tvRE       = parsers.LazyRegexp(`^W([RC]?)([0-9]+)([0-5])([LCR])([0-9]+)([LCR])([0-9]+)$`)
+	paramRE    = parsers.LazyRegexp(`^([A-Za-z][A-Za-z0-9]*)\s*:(.*)$`)
+	timingRE   = parsers.LazyRegexp(`^\+?\s*Max aggregated wall time\s+(.*?)[\s.]*:\s*(\S+)$`)
+	summaryRE  = parsers.LazyRegexp(`^([0-9]+)\s+tests?\s+(completed and passed residual checks|completed and failed residual checks|skipped because of illegal input values|completed without checking)`)
+	finishedRE = parsers.LazyRegexp(`^Finished\s+([0-9]+)\s+tests? with the following results:$`)
+	bannerRE   = parsers.LazyRegexp(`^HPLinpack\s+(\S+)\s+--`)
 )
 
 var bcastNames = map[string]string{"0": "1ring", "1": "1ringM", "2": "2ring", "3": "2ringM", "4": "Blong", "5": "BlongM"}
@@ -765,6 +764,6 @@ func sniffHPL(head []byte) int {
 }
 
 var (
-	tvHeaderRE = regexp.MustCompile(`(?m)^\s*T/V\s+N\s+NB\s+P\s+Q\s+Time\s+Gflops`)
-	rowRE      = regexp.MustCompile(`(?m)^\s*W[RC]?[0-9][0-9A-Z]*\s+[0-9]+\s+[0-9]+\s+[0-9]+\s+[0-9]+\s`)
+	tvHeaderRE = parsers.LazyRegexp(`(?m)^\s*T/V\s+N\s+NB\s+P\s+Q\s+Time\s+Gflops`)
+	rowRE      = parsers.LazyRegexp(`(?m)^\s*W[RC]?[0-9][0-9A-Z]*\s+[0-9]+\s+[0-9]+\s+[0-9]+\s+[0-9]+\s`)
 )

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,16 +81,16 @@ var (
 	// "#    Intel (R) MPI Benchmarks 4.1, MPI-1 part", "Intel(R) MPI Benchmarks
 	// 2019 Update 9, MPI-1 part", "Intel (R) MPI Benchmark Suite V3.2, MPI-1
 	// part", and IMB-IO's "MPI-IO partn" (a missing backslash in 2021.x).
-	imbTitleRE      = regexp.MustCompile(`Intel\s*\(R\)\s*MPI\s+Benchmark(?:s|\s+Suite)\s+(.+?),\s*MPI-([A-Za-z0-9]+)\s+part`)
-	imbBenchRE      = regexp.MustCompile(`^#\s*Benchmarking\s+(\S+)`)
-	imbProcsRE      = regexp.MustCompile(`#processes\s*=\s*(\d+)`)
-	imbGroupsRE     = regexp.MustCompile(`\(\s*(\d+)\s+groups?\s+of\s+(\d+)\s+process`)
-	imbWaitingRE    = regexp.MustCompile(`\(\s*(\d+)\s+additional\s+process(?:es)?\s+waiting`)
-	imbModeRE       = regexp.MustCompile(`MODE:\s*(AGGREGATE|NON-AGGREGATE)`)
-	imbKeyValRE     = regexp.MustCompile(`^#\s*([A-Za-z][A-Za-z _/-]*?)\s*:\s*(.*?)\s*$`)
-	imbToolRE       = regexp.MustCompile(`\bIMB-(MPI1|EXT|IO|NBC|RMA)\b`)
-	imbCheckErrRE   = regexp.MustCompile(`^\d+:\s*Error\b`)
-	imbSampleFailRE = regexp.MustCompile(`^(?:\d+\s+)?(\d+)\s+(out-of-mem|int-overflow|time-out)\.`)
+	imbTitleRE      = LazyRegexp(`Intel\s*\(R\)\s*MPI\s+Benchmark(?:s|\s+Suite)\s+(.+?),\s*MPI-([A-Za-z0-9]+)\s+part`)
+	imbBenchRE      = LazyRegexp(`^#\s*Benchmarking\s+(\S+)`)
+	imbProcsRE      = LazyRegexp(`#processes\s*=\s*(\d+)`)
+	imbGroupsRE     = LazyRegexp(`\(\s*(\d+)\s+groups?\s+of\s+(\d+)\s+process`)
+	imbWaitingRE    = LazyRegexp(`\(\s*(\d+)\s+additional\s+process(?:es)?\s+waiting`)
+	imbModeRE       = LazyRegexp(`MODE:\s*(AGGREGATE|NON-AGGREGATE)`)
+	imbKeyValRE     = LazyRegexp(`^#\s*([A-Za-z][A-Za-z _/-]*?)\s*:\s*(.*?)\s*$`)
+	imbToolRE       = LazyRegexp(`\bIMB-(MPI1|EXT|IO|NBC|RMA)\b`)
+	imbCheckErrRE   = LazyRegexp(`^\d+:\s*Error\b`)
+	imbSampleFailRE = LazyRegexp(`^(?:\d+\s+)?(\d+)\s+(out-of-mem|int-overflow|time-out)\.`)
 )
 
 type imbCol int

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -55,31 +54,31 @@ const npMaxErrors = 50
 var (
 	// Open MPI's --tag-output prefixes every write, so a row written in
 	// two parts carries a tag in its middle too.
-	npTagRE = regexp.MustCompile(`\[\d+,\d+\]<std(?:out|err|diag)>: ?`)
+	npTagRE = LazyRegexp(`\[\d+,\d+\]<std(?:out|err|diag)>: ?`)
 	// An optional srun -l label, NetPIPE's row number, bytes and times; the
 	// arrow may have been turned into an en dash by a web page.
-	npRowRE = regexp.MustCompile(`^\s*(?:(\d+):\s*)?(?:(\d+):\s*)?(\d+)\s+bytes\s+(\d+)\s+times\s+(?:--|–|—)>\s*(.*?)\s*$`)
+	npRowRE = LazyRegexp(`^\s*(?:(\d+):\s*)?(?:(\d+):\s*)?(\d+)\s+bytes\s+(\d+)\s+times\s+(?:--|–|—)>\s*(.*?)\s*$`)
 	// What follows the arrow once the size is measured.
-	npResultRE = regexp.MustCompile(`^(\S+)\s+(Mbps|MBps)\s+in\s+(\S+)\s+(usec|sec)(?:,\s*(\S+)\s+sec total)?$`)
+	npResultRE = LazyRegexp(`^(\S+)\s+(Mbps|MBps)\s+in\s+(\S+)\s+(usec|sec)(?:,\s*(\S+)\s+sec total)?$`)
 	// "failed 2 time(s)" (3.6), "failed: Expecting 3 but received 5" (3.7).
-	npIntegRE = regexp.MustCompile(`^Integrity check (passed|failed\b.*)$`)
+	npIntegRE = LazyRegexp(`^Integrity check (passed|failed\b.*)$`)
 	// A line that starts like a row: a number followed by "bytes", or the
 	// arrow after "times".
-	npRowStartRE = regexp.MustCompile(`^\s*(?:\d+:\s*)*\d\S*\s+bytes\b|\btimes\s+(?:--|–|—)>`)
-	npStartRE    = regexp.MustCompile(`^(?:\d+:\s+)?Now starting (?:the )?main loop\s*$`)
-	npBuffersRE  = regexp.MustCompile(`^(?:\d+:\s+)?Send and receive buffers are (\d+) and (\d+) bytes`)
-	npHostRE     = regexp.MustCompile(`^(?:\d+:\s+)?([01]): (\S+)$`)
-	npLatencyRE  = regexp.MustCompile(`^(?:\d+:\s+)?(Latency|Sync Time):\s*(\S+)$`)
-	npPertRE     = regexp.MustCompile(`^(?:\d+:\s+)?Using a perturbation value of (\d+)$`)
-	npOutputRE   = regexp.MustCompile(`^(?:\d+:\s+)?Sending output to (\S+)$`)
-	npUpperRE    = regexp.MustCompile(`^(?:\d+:\s+)?The upper limit is being set to (\d+) Bytes$`)
-	npOffsetRE   = regexp.MustCompile(`^(?:\d+:\s+)?(Transmit|Receive) buffer offset: (\d+)$`)
-	npProgramRE  = regexp.MustCompile(`\b(NP(?:tcp6?|sctp6?|ipx|mpi2?|openmpi|mpich2?|mvapich2?|ibv?|gm|mx|pvm|tcgmsg|shmem|gpshmem|armci|lapi|memcpy|disk|theo))\b`)
+	npRowStartRE = LazyRegexp(`^\s*(?:\d+:\s*)*\d\S*\s+bytes\b|\btimes\s+(?:--|–|—)>`)
+	npStartRE    = LazyRegexp(`^(?:\d+:\s+)?Now starting (?:the )?main loop\s*$`)
+	npBuffersRE  = LazyRegexp(`^(?:\d+:\s+)?Send and receive buffers are (\d+) and (\d+) bytes`)
+	npHostRE     = LazyRegexp(`^(?:\d+:\s+)?([01]): (\S+)$`)
+	npLatencyRE  = LazyRegexp(`^(?:\d+:\s+)?(Latency|Sync Time):\s*(\S+)$`)
+	npPertRE     = LazyRegexp(`^(?:\d+:\s+)?Using a perturbation value of (\d+)$`)
+	npOutputRE   = LazyRegexp(`^(?:\d+:\s+)?Sending output to (\S+)$`)
+	npUpperRE    = LazyRegexp(`^(?:\d+:\s+)?The upper limit is being set to (\d+) Bytes$`)
+	npOffsetRE   = LazyRegexp(`^(?:\d+:\s+)?(Transmit|Receive) buffer offset: (\d+)$`)
+	npProgramRE  = LazyRegexp(`\b(NP(?:tcp6?|sctp6?|ipx|mpi2?|openmpi|mpich2?|mvapich2?|ibv?|gm|mx|pvm|tcgmsg|shmem|gpshmem|armci|lapi|memcpy|disk|theo))\b`)
 	// The -o file: a number first, no words.
-	npOutRowRE = regexp.MustCompile(`^\s*[0-9][0-9.eE+-]*(?:\s|$)`)
+	npOutRowRE = LazyRegexp(`^\s*[0-9][0-9.eE+-]*(?:\s|$)`)
 	// Lines after which no more results come: the tool, the MPI library
 	// or the launcher gave up. An srun -l label may precede them.
-	npFailureRE = regexp.MustCompile(`^(?:\d+:\s+)?(?:` +
+	npFailureRE = LazyRegexp(`^(?:\d+:\s+)?(?:` +
 		`NetPIPE: .*|Can't open .* for output|Need two processes|` +
 		`\*\*\* An error occurred in MPI_\w+.*|.*MPI_ABORT was invoked.*|` +
 		`.*not built with SLURM's PMI support.*|` +

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,19 +57,19 @@ const OSUTool = "osu-micro-benchmarks"
 const osuMaxErrors = 50
 
 var (
-	osuTitleRE   = regexp.MustCompile(`^#\s*(OSU\s+\S.*?)\s*$`)
-	osuVersionRE = regexp.MustCompile(`^(.*?)\s+v(\d[0-9A-Za-z.+_-]*)$`)
+	osuTitleRE   = LazyRegexp(`^#\s*(OSU\s+\S.*?)\s*$`)
+	osuVersionRE = LazyRegexp(`^(.*?)\s+v(\d[0-9A-Za-z.+_-]*)$`)
 	// Accelerator builds splice "-CUDA" etc. into the title: "OSU MPI-CUDA
 	// Latency Test", "OSU MPI_Put-CUDA Latency Test".
-	osuAccelRE    = regexp.MustCompile(`-(CUDA MANAGED|CUDA|ROCM|OPENACC|SYCL|MANAGED)\b`)
-	osuPairsRE    = regexp.MustCompile(`^\[\s*pairs:\s*(\d+)\s*\]\s*\[\s*window size:\s*(\S+)\s*\]$`)
-	osuBuffersRE  = regexp.MustCompile(`^Send Buffer on (.+?) and Receive Buffer on (.+?)$`)
-	osuRankMemRE  = regexp.MustCompile(`^Rank 0 Memory on (.+?) and Rank 1 Memory on (.+?)$`)
-	osuDDTRE      = regexp.MustCompile(`^Set Derived DataTypes block_length to (\d+), stride to (\d+)$`)
-	osuThreadsRE  = regexp.MustCompile(`(?i)^Number of (?:forked )?(processes|threads) in (sender|receiver)$|^Number of (sender|receiver) (processes|threads)$`)
-	osuKeyValueRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9 _/-]{0,40}):\s*(\S.*?)$`)
-	osuInitRE     = regexp.MustCompile(`^nprocs:\s*(\d+),\s*min:\s*(\S+)\s*ms,\s*max:\s*(\S+)\s*ms,\s*avg:\s*(\S+)\s*ms$`)
-	osuHelloRE    = regexp.MustCompile(`^This is a test with (\d+) processes$`)
+	osuAccelRE    = LazyRegexp(`-(CUDA MANAGED|CUDA|ROCM|OPENACC|SYCL|MANAGED)\b`)
+	osuPairsRE    = LazyRegexp(`^\[\s*pairs:\s*(\d+)\s*\]\s*\[\s*window size:\s*(\S+)\s*\]$`)
+	osuBuffersRE  = LazyRegexp(`^Send Buffer on (.+?) and Receive Buffer on (.+?)$`)
+	osuRankMemRE  = LazyRegexp(`^Rank 0 Memory on (.+?) and Rank 1 Memory on (.+?)$`)
+	osuDDTRE      = LazyRegexp(`^Set Derived DataTypes block_length to (\d+), stride to (\d+)$`)
+	osuThreadsRE  = LazyRegexp(`(?i)^Number of (?:forked )?(processes|threads) in (sender|receiver)$|^Number of (sender|receiver) (processes|threads)$`)
+	osuKeyValueRE = LazyRegexp(`^([A-Za-z][A-Za-z0-9 _/-]{0,40}):\s*(\S.*?)$`)
+	osuInitRE     = LazyRegexp(`^nprocs:\s*(\d+),\s*min:\s*(\S+)\s*ms,\s*max:\s*(\S+)\s*ms,\s*avg:\s*(\S+)\s*ms$`)
+	osuHelloRE    = LazyRegexp(`^This is a test with (\d+) processes$`)
 )
 
 // osuPrograms maps titles (without version and accelerator) to the program
@@ -242,7 +241,7 @@ const (
 // what is left of a header line; white space inside a label may vary
 // (some logs squeeze runs of spaces).
 var osuLabels = []struct {
-	re   *regexp.Regexp
+	re   *Regexp
 	kind osuColKind
 }{
 	{osuLabel(`Size`), osuSize},
@@ -270,8 +269,8 @@ var osuLabels = []struct {
 	{osuLabel(`Overlap\s*\(%\)`), osuOverlap},
 }
 
-func osuLabel(expr string) *regexp.Regexp {
-	return regexp.MustCompile(`^(?i:` + strings.ReplaceAll(expr, " ", `\s+`) + `)(?:\s|$)`)
+func osuLabel(expr string) *Regexp {
+	return LazyRegexp(`^(?i:` + strings.ReplaceAll(expr, " ", `\s+`) + `)(?:\s|$)`)
 }
 
 type osuCol struct {

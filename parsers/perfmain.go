@@ -3,7 +3,6 @@ package parsers
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/sbench/sbench/results"
@@ -48,12 +47,12 @@ func init() {
 const PerfMainTool = "perf_main"
 
 var (
-	pmStartRE   = regexp.MustCompile(`^\*+\s*(.+?)\s+Test started for port\s+(\d+)\s*\**$`)
-	pmEndRE     = regexp.MustCompile(`^\*+\s*(.+?)\s+Test Finished for port\s+(\d+)\s*\**$`)
-	pmBWRE      = regexp.MustCompile(`^BW:\s*(\S+)\s+MBytes/sec\s*\[size:\s*(\S+)\s+bytes,\s*iter:\s*(\S+),\s*total\s+(\S+)\]$`)
-	pmVersionRE = regexp.MustCompile(`^\*+\s*perf_main version\s+(\S+)\s*\**$`)
-	pmCPURE     = regexp.MustCompile(`^\*+\s*CPU is:\s*(\S+)\s*Mcps\s*\**$`)
-	pmArchRE    = regexp.MustCompile(`^\*+\s*Architecture\s+(\S+)\s*\**$`)
+	pmStartRE   = LazyRegexp(`^\*+\s*(.+?)\s+Test started for port\s+(\d+)\s*\**$`)
+	pmEndRE     = LazyRegexp(`^\*+\s*(.+?)\s+Test Finished for port\s+(\d+)\s*\**$`)
+	pmBWRE      = LazyRegexp(`^BW:\s*(\S+)\s+MBytes/sec\s*\[size:\s*(\S+)\s+bytes,\s*iter:\s*(\S+),\s*total\s+(\S+)\]$`)
+	pmVersionRE = LazyRegexp(`^\*+\s*perf_main version\s+(\S+)\s*\**$`)
+	pmCPURE     = LazyRegexp(`^\*+\s*CPU is:\s*(\S+)\s*Mcps\s*\**$`)
+	pmArchRE    = LazyRegexp(`^\*+\s*Architecture\s+(\S+)\s*\**$`)
 )
 
 // pmBlock is one "Test started … Test Finished" block.

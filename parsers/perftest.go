@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -74,17 +73,17 @@ func ParsePerftest(name string, r io.Reader) ([]*results.Bundle, error) {
 var (
 	// ctx_print_test_info: testsStr[verb], the atomic type, "Bidirectional",
 	// "Post List", "BW" or "Latency", "forwarding", "Multicast", "Test".
-	perftestTitleRE = regexp.MustCompile(`^(Send|RDMA_Write|RDMA_Read|Atomic)\s+(?:(CMP_AND_SWAP|FETCH_AND_ADD)\s+)?(Bidirectional\s+)?(Post List\s+)?(BW|Latency)\s+(?:forwarding\s+)?(Multicast\s+)?Test$`)
-	perftestRuleRE  = regexp.MustCompile(`^-{10,}$`)
-	perftestKVRE    = regexp.MustCompile(`([A-Za-z][A-Za-z0-9.*_/ -]*?)\s*:\s*(\S+)`)
-	perftestAddrRE  = regexp.MustCompile(`^(local|remote) address:\s*(.*)$`)
-	perftestGIDRE   = regexp.MustCompile(`^GID:\s*(\S+)`)
+	perftestTitleRE = LazyRegexp(`^(Send|RDMA_Write|RDMA_Read|Atomic)\s+(?:(CMP_AND_SWAP|FETCH_AND_ADD)\s+)?(Bidirectional\s+)?(Post List\s+)?(BW|Latency)\s+(?:forwarding\s+)?(Multicast\s+)?Test$`)
+	perftestRuleRE  = LazyRegexp(`^-{10,}$`)
+	perftestKVRE    = LazyRegexp(`([A-Za-z][A-Za-z0-9.*_/ -]*?)\s*:\s*(\S+)`)
+	perftestAddrRE  = LazyRegexp(`^(local|remote) address:\s*(.*)$`)
+	perftestGIDRE   = LazyRegexp(`^GID:\s*(\S+)`)
 	// Messages perftest prints when a run fails (NOTIFY_COMP_ERROR_*, the
 	// connection setup in perftest_communication.c, …).
-	perftestFailRE = regexp.MustCompile(`(?i)completion with error|^failed status|^failed to|couldn'?t |unable to |test exited with error|incompatibility issue`)
+	perftestFailRE = LazyRegexp(`(?i)completion with error|^failed status|^failed to|couldn'?t |unable to |test exited with error|incompatibility issue`)
 	// The columns of the result tables, in any perftest version.
-	perftestColRE     = regexp.MustCompile(`#bytes|#iterations|#sl|BW peak\[([^\]]+)\]|BW average\[([^\]]+)\]|MsgRate\[Mpps\]|BW Port([12])\[([^\]]+)\]|MsgRate Port([12])\[Mpps\]|t_min\[usec\]|t_max\[usec\]|t_typical\[usec\]|t_avg\[usec\]|t_stdev\[usec\]|99% percentile\[usec\]|99\.9% percentile\[usec\]|tps average`)
-	perftestVersionRE = regexp.MustCompile(`^Version:\s*(\d+\.\d+\S*)$`)
+	perftestColRE     = LazyRegexp(`#bytes|#iterations|#sl|BW peak\[([^\]]+)\]|BW average\[([^\]]+)\]|MsgRate\[Mpps\]|BW Port([12])\[([^\]]+)\]|MsgRate Port([12])\[Mpps\]|t_min\[usec\]|t_max\[usec\]|t_typical\[usec\]|t_avg\[usec\]|t_stdev\[usec\]|99% percentile\[usec\]|99\.9% percentile\[usec\]|tps average`)
+	perftestVersionRE = LazyRegexp(`^Version:\s*(\d+\.\d+\S*)$`)
 )
 
 type perftestCol struct {

@@ -2,7 +2,6 @@ package parsers
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 )
 
@@ -25,8 +24,8 @@ type Section struct {
 // Any run of three or more '+', '=', '#' or '-' works, and the colon is
 // optional.
 var (
-	startRE = regexp.MustCompile(`^\s*(?:\+{3,}|={3,}|#{3,}|-{3,})\s*(.*?)\s*:?\s*(?i:START|BEGIN)\s*(?:\+{3,}|={3,}|#{3,}|-{3,})?\s*$`)
-	endRE   = regexp.MustCompile(`^\s*(?:\+{3,}|={3,}|#{3,}|-{3,})\s*(.*?)\s*:?\s*(?i:END)\s*(?:\+{3,}|={3,}|#{3,}|-{3,})?\s*$`)
+	startRE = LazyRegexp(`^\s*(?:\+{3,}|={3,}|#{3,}|-{3,})\s*(.*?)\s*:?\s*(?i:START|BEGIN)\s*(?:\+{3,}|={3,}|#{3,}|-{3,})?\s*$`)
+	endRE   = LazyRegexp(`^\s*(?:\+{3,}|={3,}|#{3,}|-{3,})\s*(.*?)\s*:?\s*(?i:END)\s*(?:\+{3,}|={3,}|#{3,}|-{3,})?\s*$`)
 )
 
 // Sections splits data at START/END markers. Text outside every marked

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -49,28 +48,28 @@ const SockperfTool = "sockperf"
 
 var (
 	// With or without the escape byte: a web page drops it and keeps "[0m".
-	spANSIRE     = regexp.MustCompile("\x1b\\[[0-9;]*m|\\[[0-9;]+m")
-	spVersionRE  = regexp.MustCompile(`^== version #(\S*)\s*==$`)
-	spTargetRE   = regexp.MustCompile(`^\[\s*\d+\]\s*IP\s*=\s*(\S+)\s+PORT\s*=\s*(\d+)\s*#\s*(\w+)$`)
-	spTotalRunRE = regexp.MustCompile(`^\[(?:Total Run|including warmup)\] RunTime=(\S+) sec;(?: Warm up time=(\d+) msec;)? SentMessages=(\d+); ReceivedMessages=(\d+)$`)
-	spServerRE   = regexp.MustCompile(`^=+ Printing statistics for Server No: (\d+)$`)
-	spValidRE    = regexp.MustCompile(`^\[Valid Duration\] RunTime=(\S+) sec; SentMessages=(\d+); ReceivedMessages=(\d+)$`)
-	spAvgRE      = regexp.MustCompile(`^=+> avg-(lat|latency|rtt)=\s*(\S+?)(?:\s*\((.*)\))?$`)
+	spANSIRE     = LazyRegexp("\x1b\\[[0-9;]*m|\\[[0-9;]+m")
+	spVersionRE  = LazyRegexp(`^== version #(\S*)\s*==$`)
+	spTargetRE   = LazyRegexp(`^\[\s*\d+\]\s*IP\s*=\s*(\S+)\s+PORT\s*=\s*(\d+)\s*#\s*(\w+)$`)
+	spTotalRunRE = LazyRegexp(`^\[(?:Total Run|including warmup)\] RunTime=(\S+) sec;(?: Warm up time=(\d+) msec;)? SentMessages=(\d+); ReceivedMessages=(\d+)$`)
+	spServerRE   = LazyRegexp(`^=+ Printing statistics for Server No: (\d+)$`)
+	spValidRE    = LazyRegexp(`^\[Valid Duration\] RunTime=(\S+) sec; SentMessages=(\d+); ReceivedMessages=(\d+)$`)
+	spAvgRE      = LazyRegexp(`^=+> avg-(lat|latency|rtt)=\s*(\S+?)(?:\s*\((.*)\))?$`)
 	// 3.8 adds more statistics after std-dev: "mean-ad=240.040, …, cv=0.223,
 	// std-error=1.302, 99.0% ci=[1889.246, 1895.954]".
-	spStatRE      = regexp.MustCompile(`([0-9.]+% ci|[a-z][a-z-]*)=\s*(\[[^\]]*\]|[^,\s]+)`)
-	spDropRE      = regexp.MustCompile(`^# dropped (?:messages|packets) = (\d+); # duplicated (?:messages|packets) = (\d+); # out-of-order (?:messages|packets) = (\d+)$`)
-	spSummaryRE   = regexp.MustCompile(`^Summary: (?:Latency|Round trip) is (\S+) usec$`)
-	spObsRE       = regexp.MustCompile(`^Total (\d+) observations(?:; each percentile contains (\S+) observations)?$`)
-	spMinMaxRE    = regexp.MustCompile(`^-+> <?(MAX|MIN)>? observation =\s*(\S+)$`)
-	spPctRE       = regexp.MustCompile(`^-+> percentile\s+(\S+)\s*=\s*(\S+)$`)
-	spSentRE      = regexp.MustCompile(`^Total of (\d+) messages sent in (\S+) sec$`)
-	spRateRE      = regexp.MustCompile(`^Summary: Message Rate is (\d+) \[msg/sec\](?:, Packet Rate is about (\d+) \[pkt/sec\] \((\d+) ip frags / msg\))?$`)
-	spBandwidthRE = regexp.MustCompile(`^Summary: BandWidth is (\S+) MBps \((\S+) Mbps\)$`)
-	spMsgNoteRE   = regexp.MustCompile(`^NOTE: test was performed, using msg-size=(\d+)\.`)
-	spParamsRE    = regexp.MustCompile(`test was performed using the following parameters:\s*(.*)$`)
+	spStatRE      = LazyRegexp(`([0-9.]+% ci|[a-z][a-z-]*)=\s*(\[[^\]]*\]|[^,\s]+)`)
+	spDropRE      = LazyRegexp(`^# dropped (?:messages|packets) = (\d+); # duplicated (?:messages|packets) = (\d+); # out-of-order (?:messages|packets) = (\d+)$`)
+	spSummaryRE   = LazyRegexp(`^Summary: (?:Latency|Round trip) is (\S+) usec$`)
+	spObsRE       = LazyRegexp(`^Total (\d+) observations(?:; each percentile contains (\S+) observations)?$`)
+	spMinMaxRE    = LazyRegexp(`^-+> <?(MAX|MIN)>? observation =\s*(\S+)$`)
+	spPctRE       = LazyRegexp(`^-+> percentile\s+(\S+)\s*=\s*(\S+)$`)
+	spSentRE      = LazyRegexp(`^Total of (\d+) messages sent in (\S+) sec$`)
+	spRateRE      = LazyRegexp(`^Summary: Message Rate is (\d+) \[msg/sec\](?:, Packet Rate is about (\d+) \[pkt/sec\] \((\d+) ip frags / msg\))?$`)
+	spBandwidthRE = LazyRegexp(`^Summary: BandWidth is (\S+) MBps \((\S+) Mbps\)$`)
+	spMsgNoteRE   = LazyRegexp(`^NOTE: test was performed, using msg-size=(\d+)\.`)
+	spParamsRE    = LazyRegexp(`test was performed using the following parameters:\s*(.*)$`)
 	// Lines that start like a result: they must parse.
-	spResultLikeRE = regexp.MustCompile(`^(?:-+> (?:percentile|<?MAX|<?MIN)|=+> avg-|Summary: (?:Latency|Round trip|Message Rate|BandWidth) is|\[Valid Duration\]|Total \d+ observations|# dropped )`)
+	spResultLikeRE = LazyRegexp(`^(?:-+> (?:percentile|<?MAX|<?MIN)|=+> avg-|Summary: (?:Latency|Round trip|Message Rate|BandWidth) is|\[Valid Duration\]|Total \d+ observations|# dropped )`)
 )
 
 // spStats is one server's latency statistics.

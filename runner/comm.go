@@ -50,9 +50,11 @@ type comm struct {
 	bootDeadline time.Time
 	bootGrace    time.Duration
 
-	members []member              // by rank; zero Addrs while unknown
-	hosts   map[int]*results.Host // by node index, from each node's local rank 0
-	ctrl    map[int]*ctrlConn     // rank 0: ranks 1…n-1; others: rank 0
+	members []member                 // by rank; zero Addrs while unknown
+	hosts   map[string]*results.Host // by node name, from each node's local rank 0
+	ctrl    map[int]*ctrlConn        // rank 0: ranks 1…n-1; others: rank 0
+	// reports are the exec kernel's reports of ranks 1…n-1, on rank 0.
+	reports map[int]*execReport
 
 	mu      sync.Mutex
 	joining bool
@@ -102,7 +104,8 @@ func newComm(id Identity, token []byte, log *logger, ioTimeout time.Duration, fa
 	return &comm{
 		id: id, token: token, log: log, ioTimeout: ioTimeout, fail: fail,
 		members: make([]member, id.Size),
-		hosts:   map[int]*results.Host{},
+		hosts:   map[string]*results.Host{},
+		reports: map[int]*execReport{},
 		ctrl:    map[int]*ctrlConn{},
 		peers:   map[int]chan net.Conn{},
 		quit:    make(chan struct{}),
@@ -285,12 +288,41 @@ func (c *comm) bootstrap(ctx context.Context, rundir string, start time.Time, ti
 
 func (c *comm) addMember(j joinMsg) {
 	c.members[j.Rank] = member{Rank: j.Rank, NodeIndex: j.NodeIndex, Node: j.Node, Hostname: j.Hostname, Addrs: j.Addrs}
-	if j.Host != nil {
-		c.hosts[j.NodeIndex] = j.Host
-	} else if _, ok := c.hosts[j.NodeIndex]; !ok {
-		// Until (unless) the node's local rank 0 reports, say what we know.
-		c.hosts[j.NodeIndex] = &results.Host{Hostname: j.Hostname}
+	// The first description of a node wins: ranks whose local rank the
+	// launcher does not tell all send one.
+	if _, ok := c.hosts[j.Node]; j.Host != nil && !ok {
+		c.hosts[j.Node] = j.Host
 	}
+}
+
+// derivedNodes reports whether the launcher gave no node list, so that
+// the bootstrap makes one (mpirun).
+func (c *comm) derivedNodes() bool { return c.id.NodeIndex < 0 || len(c.id.Nodes) == 0 }
+
+// deriveNodes numbers the nodes of the ranks that joined in order of first
+// appearance by rank, as mpirun's ranks give no node list, and sets every
+// member's node index and this rank's Nodes and NodeIndex.
+func (c *comm) deriveNodes() {
+	index := map[string]int{}
+	var nodes []string
+	counts := []int{}
+	for i := range c.members {
+		m := &c.members[i]
+		if len(m.Addrs) == 0 {
+			continue
+		}
+		k, ok := index[m.Node]
+		if !ok {
+			k = len(nodes)
+			index[m.Node] = k
+			nodes = append(nodes, m.Node)
+			counts = append(counts, 0)
+		}
+		m.NodeIndex = k
+		counts[k]++
+	}
+	c.id.Nodes, c.id.NodeIndex = nodes, index[c.id.NodeName]
+	c.id.TasksPerNode = compactCounts(counts)
 }
 
 func (c *comm) bootstrapRoot(ctx context.Context, rundir string, self joinMsg) error {
@@ -334,7 +366,7 @@ func (c *comm) bootstrapRoot(ctx context.Context, rundir string, self joinMsg) e
 				bad = fmt.Sprintf("rank %d (node %s) counts %d ranks in the step, rank 0 counts %d", j.Rank, j.Node, j.Size, c.id.Size)
 			case c.ctrl[j.Rank] != nil:
 				bad = fmt.Sprintf("rank %d joined twice (from node %s and node %s)", j.Rank, c.members[j.Rank].Node, j.Node)
-			case j.NodeIndex >= len(c.id.Nodes):
+			case !c.derivedNodes() && (j.NodeIndex < 0 || j.NodeIndex >= len(c.id.Nodes)):
 				bad = fmt.Sprintf("rank %d (node %s) has node index %d; the step has %d nodes", j.Rank, j.Node, j.NodeIndex, len(c.id.Nodes))
 			case j.Config != self.Config:
 				bad = fmt.Sprintf("rank %d (node %s) was started with a different configuration (%s, rank 0 has %s)", j.Rank, j.Node, j.Config, self.Config)
@@ -351,6 +383,9 @@ func (c *comm) bootstrapRoot(ctx context.Context, rundir string, self joinMsg) e
 		case <-ctx.Done():
 			return fmt.Errorf("bootstrap: %w", context.Cause(ctx))
 		}
+	}
+	if c.derivedNodes() {
+		c.deriveNodes()
 	}
 	table := tableMsg{Members: c.members}
 	for _, r := range c.ranks() {
@@ -456,6 +491,9 @@ func (c *comm) bootstrapRank(ctx context.Context, rundir string, self joinMsg) e
 		return fmt.Errorf("bootstrap: rank 0 (node %s): %w", c.node(0), err)
 	}
 	c.members = table.Members
+	if c.derivedNodes() {
+		c.deriveNodes() // as rank 0 did, from the same table
+	}
 	c.watchAll()
 	return c.barrier(ctx, "bootstrap", nil, deadline.Add(c.bootGrace))
 }
@@ -541,6 +579,7 @@ func (c *comm) watch(cc *ctrlConn) {
 		case msgBarrier:
 			var m barrierMsg
 			if err := decode(t, payload, &m); err == nil && m.Error != "" {
+				c.storeReport(cc.rank, m.Exec)
 				c.fail(fmt.Errorf("%s: %s", c.who(cc.rank), m.Error))
 			}
 		case msgAbort:
@@ -585,9 +624,44 @@ func (c *comm) finish(ctx context.Context, runErr error) error {
 	return c.barrier(ctx, finalBarrier, runErr, time.Now().Add(c.ioTimeout))
 }
 
+// storeReport keeps a rank's exec report for rank 0.
+func (c *comm) storeReport(rank int, r *execReport) {
+	if r == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reports[rank] = r
+}
+
+// execReports returns the reports received so far, by rank.
+func (c *comm) execReports() map[int]*execReport {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[int]*execReport, len(c.reports))
+	for r, rep := range c.reports {
+		out[r] = rep
+	}
+	return out
+}
+
+// broadcast sends a release that is no barrier's (the exec kernel's stop)
+// to every rank; a rank that cannot be told is gone, and the final barrier
+// will say so.
+func (c *comm) broadcast(name string) {
+	for _, r := range c.ranks() {
+		c.ctrl[r].send(msgRelease, releaseMsg{Name: name}, dialTimeout)
+	}
+}
+
 // barrier waits until every rank reached the barrier name. On rank 0 an
 // error (its own, or any rank's) aborts the run everywhere.
 func (c *comm) barrier(ctx context.Context, name string, myErr error, deadline time.Time) error {
+	return c.barrierWith(ctx, name, myErr, nil, deadline)
+}
+
+// barrierWith is barrier, with an exec report sent along to rank 0.
+func (c *comm) barrierWith(ctx context.Context, name string, myErr error, report *execReport, deadline time.Time) error {
 	if c.id.Rank == 0 {
 		if myErr == nil {
 			myErr = c.gather(ctx, name, deadline)
@@ -608,7 +682,7 @@ func (c *comm) barrier(ctx context.Context, name string, myErr error, deadline t
 		}
 		return nil
 	}
-	m := barrierMsg{Name: name}
+	m := barrierMsg{Name: name, Exec: report}
 	if myErr != nil {
 		m.Error = myErr.Error()
 	}
@@ -626,6 +700,11 @@ func (c *comm) barrier(ctx context.Context, name string, myErr error, deadline t
 		deadline = time.Now().Add(abortTimeout)
 	}
 	f, err := c.next(ctx, cc, deadline)
+	// The exec kernel's stop may come after this rank's command ended by
+	// itself: it is no answer to the barrier.
+	for err == nil && f.t == msgRelease && isRelease(f, execStop) {
+		f, err = c.next(ctx, cc, deadline)
+	}
 	if err != nil || (myErr != nil && f.t != msgAbort) {
 		if myErr != nil {
 			return myErr
@@ -667,6 +746,7 @@ func (c *comm) gather(ctx context.Context, name string, deadline time.Time) erro
 		if err := decode(f.t, f.payload, &m); err != nil {
 			return fmt.Errorf("barrier %s: %s: %w", name, c.who(r), err)
 		}
+		c.storeReport(r, m.Exec)
 		if m.Error != "" {
 			return fmt.Errorf("%s: %s", c.who(r), m.Error)
 		}
@@ -793,10 +873,17 @@ func (c *comm) kill() { c.close() }
 // hostsByNode returns the provenance of every node that some rank joined
 // from, in node order, with the ranks that ran there.
 func (c *comm) hostsByNode() []results.Host {
+	if c.derivedNodes() {
+		c.deriveNodes() // a bootstrap that failed never got there
+	}
 	ranks := map[int][]int{}
+	names := map[int]member{}
 	for _, m := range c.members {
 		if len(m.Addrs) > 0 {
 			ranks[m.NodeIndex] = append(ranks[m.NodeIndex], m.Rank)
+			if _, ok := names[m.NodeIndex]; !ok {
+				names[m.NodeIndex] = m
+			}
 		}
 	}
 	idx := make([]int, 0, len(ranks))
@@ -807,9 +894,13 @@ func (c *comm) hostsByNode() []results.Host {
 	out := make([]results.Host, 0, len(idx))
 	for _, i := range idx {
 		var h results.Host
-		if p := c.hosts[i]; p != nil {
+		if p := c.hosts[names[i].Node]; p != nil {
 			h = *p
+		} else {
+			// The node's local rank 0 never reported: say what we know.
+			h.Hostname = names[i].Hostname
 		}
+		h.NodeName = names[i].Node
 		if i < len(c.id.Nodes) {
 			h.NodeName = c.id.Nodes[i]
 		}

@@ -1,17 +1,36 @@
 // Package runner is the per-rank engine of sbench-runner: it learns which
-// rank of a job step it is, meets the other ranks over TCP, runs a native
-// kernel between ranks 0 and 1, gathers each node's provenance, and has rank 0
-// write one result bundle atomically. It also starts a step's ranks as local
+// rank of a job step it is (under srun, mpirun or `sbench local`), meets the
+// other ranks over TCP, runs a native kernel between ranks 0 and 1 or wraps a
+// real tool on every rank, gathers each node's provenance, and has rank 0
+// write the result bundles atomically. It also starts a step's ranks as local
 // processes (LocalStep) for `sbench local`, with the environment srun would
 // give them.
 //
 // The package must build with CGO_ENABLED=0 (the runner is one static file
 // copied to compute nodes) and never imports the archive or the reports.
 //
+// # Identity
+//
+// IdentityFromEnv prefers an MPI launcher's variables to Slurm's: under
+// mpirun inside a batch job, SLURM_PROCID is 0 on every rank (or the rank of
+// the daemon mpirun started with srun). Open MPI (OMPI_COMM_WORLD_*), then
+// Hydra and other PMI-1 launchers (PMI_RANK, PMI_SIZE, MPI_LOCALRANKID, but
+// not Slurm's mpi/pmi2, which adds PMI_JOBID), then PMIx (PMIX_RANK, unless
+// the namespace is Slurm's), then srun. Under mpirun the node is the
+// hostname (Hydra copies the launching node's SLURMD_NODENAME to every
+// rank), and the node list is made at the bootstrap, in order of first
+// appearance by rank. testdata/env holds the environments the tests read,
+// and says where each comes from.
+//
+// The session names the rendezvous file and binds connections: --session
+// when given (the campaign's scripts pass "$SLURM_JOB_ID.<step index>"),
+// else srun's job and step ids, else mpirun's job id (OMPI_MCA_ess_base_jobid,
+// PMIX_NAMESPACE). Hydra exports no job id: it needs --session.
+//
 // # Bootstrap
 //
 // Every rank listens on an ephemeral TCP port. Rank 0 publishes its
-// addresses in <rundir>/<jobid>.<step>.addr (written atomically; the run
+// addresses in <rundir>/<session>.addr (written atomically; the run
 // directory must be shared by the step's nodes). The other ranks poll for that
 // file, connect, authenticate and send a join: their rank, node, listening
 // addresses, a digest of their configuration and, from each node's local rank
@@ -65,4 +84,32 @@
 // message on the first iterations, every 16th and the last (every message up
 // to 4 KiB), so a corrupted or misordered transfer fails the run. A 0-byte
 // message travels as a 1-byte marker, since TCP has no empty messages.
+//
+// # The exec kernel
+//
+// exec runs a real tool instead (osu_bw, NPtcp, iperf3, xhpl, hpcc …): a
+// command on every rank (Exec.Argv) or per rank (Exec.RankArgv), with
+// placeholders ({rank}, {size}, {host:N}, {node:N}, {hostname:N},
+// {workdir}) the runner expands itself once the bootstrap has told every
+// rank the others' addresses; no shell is involved. Rank 0 prepares the
+// work directory and its input files; the other ranks start their commands
+// and say so at a barrier; after StartDelay rank 0 starts its own. When it
+// ends, rank 0 tells the others, whose commands get a second to end by
+// themselves (MPI programs, NetPIPE's receiver), then SIGTERM, then
+// SIGKILL (servers such as iperf3 -s). Every command runs in its own
+// process group with the runner's environment, so an MPI program started
+// under srun --mpi=pmix or mpirun finds its launcher. A final barrier
+// brings rank 0 how each command ended and the tail of its standard error.
+//
+// A command that fails anywhere fails the run at once, naming the rank, the
+// node, the command, its exit status and its last line of standard error;
+// the bundle keeps the output and every rank's standard error. Otherwise
+// rank 0 parses its standard output (or Exec.Output) with the parsers
+// package (HPL and HPCC included) and writes one bundle per run found.
+//
+// # Checks and repeats
+//
+// Every kernel's bundles go through the same --check specs (ApplyChecks): a
+// check that fails, or finds nothing to judge, makes an ok bundle invalid.
+// --repeat numbers a repetition in the bundle's params and samples.
 package runner

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -251,4 +254,204 @@ func TestEndToEndSIGTERMOnRankZero(t *testing.T) {
 	if want := "rank 0 aborted the run: interrupted by SIGTERM"; !strings.Contains(p.stderr[1].String(), want) {
 		t.Errorf("rank 1 stderr lacks %q:\n%s", want, p.stderr[1])
 	}
+}
+
+// jsonArgv writes a command as --exec takes it.
+func jsonArgv(t *testing.T, argv ...string) string {
+	t.Helper()
+	data, err := json.Marshal(argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestEndToEndExec runs the exec kernel as sbench local does: one process
+// per rank, with srun's environment.
+func TestEndToEndExec(t *testing.T) {
+	bin := runnerBinary(t)
+	base := func(dir, bench string) []string {
+		return []string{"run", "--campaign", "e2e", "--variant", "tcp", "--benchmark", bench, "--kernel", "exec", "--results", dir}
+	}
+	step := func(args []string, stdout, stderr *bytes.Buffer) LocalStep {
+		return LocalStep{Runner: bin, Args: args, Nodes: []string{"local1", "local2"}, TasksPerNode: 1,
+			JobID: "4711", StepID: "0", JobName: "e2e",
+			Env:    []string{"SBENCH_TOKEN=e2e-secret", "SBENCH_BIND=127.0.0.1", "SBENCH_BOOTSTRAP_TIMEOUT=20s"},
+			Stdout: stdout, Stderr: stderr, Grace: 5 * time.Second, KillWait: time.Second}
+	}
+
+	t.Run("tool on every rank", func(t *testing.T) {
+		dir := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		args := append(base(dir, "lat"), "--exec", jsonArgv(t, "sh", "-c", "if [ {rank} = 0 ]; then "+osuLatency+"; fi"),
+			"--parser", "osu", "--check", "latency@1<=5", "--repeat", "1", "--step", "3", "--session", "4711.3")
+		if err := step(args, &stdout, &stderr).Run(context.Background()); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		path := filepath.Join(dir, "4711.3.lat.json")
+		if stdout.String() != "0: "+path+"\n" {
+			t.Errorf("stdout %q", stdout.String())
+		}
+		b, err := results.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Status != results.StatusOK || b.Benchmark.Launcher != "local" || b.Benchmark.Tool != "osu_latency" ||
+			b.Job.Step != "3" || b.Params["repeat"] != "1" || len(b.Samples) != 3 || b.Samples[0].Repeat != 1 ||
+			len(b.Checks) != 1 || !b.Checks[0].Passed || len(b.Hosts) != 2 {
+			t.Errorf("bundle: status %s %s, benchmark %+v, job %+v, params %v, checks %v", b.Status, b.Error, b.Benchmark, b.Job, b.Params, b.Checks)
+		}
+	})
+
+	t.Run("failing rank", func(t *testing.T) {
+		dir := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		args := append(base(dir, "fail"), "--exec-rank", "0="+jsonArgv(t, "sleep", "30"),
+			"--exec-rank", "1="+jsonArgv(t, "sh", "-c", "echo boom >&2; exit 3"))
+		start := time.Now()
+		err := step(args, &stdout, &stderr).Run(context.Background())
+		var se *StepError
+		if !errors.As(err, &se) || len(se.Failed) != 2 || time.Since(start) > 10*time.Second {
+			t.Fatalf("%v after %s\n%s", err, time.Since(start), stderr.String())
+		}
+		b, err := results.ReadFile(filepath.Join(dir, "4711.0.fail.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "rank 1 (node local2): sh -c 'echo boom >&2; exit 3' exited with status 3: boom"; b.Status != results.StatusFailed || b.Error != want {
+			t.Errorf("status %s, error %q; want %q", b.Status, b.Error, want)
+		}
+		if !strings.Contains(stderr.String(), "1: boom\n") {
+			t.Errorf("rank 1's standard error is not in the job's:\n%s", stderr.String())
+		}
+	})
+
+	t.Run("iperf3 pair", func(t *testing.T) {
+		requireTool(t, "iperf3")
+		dir := t.TempDir()
+		port := freePort(t)
+		var stdout, stderr bytes.Buffer
+		args := append(base(dir, "iperf3"),
+			"--exec-rank", "1="+jsonArgv(t, "iperf3", "-s", "-1", "-p", port),
+			"--exec-rank", "0="+jsonArgv(t, "iperf3", "-c", "{host:1}", "-p", port, "-t", "1", "--json"),
+			"--parser", "iperf3", "--start-delay", "500ms", "--check", "bandwidth>=1")
+		if err := step(args, &stdout, &stderr).Run(context.Background()); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		b, err := results.ReadFile(filepath.Join(dir, "4711.0.iperf3.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Status != results.StatusOK || b.Benchmark.Tool != "iperf3" || b.Benchmark.ToolVersion == "" || len(b.Checks) != 1 {
+			t.Errorf("status %s %s, benchmark %+v, checks %v", b.Status, b.Error, b.Benchmark, b.Checks)
+		}
+	})
+}
+
+// mpirunCommand is Open MPI's mpirun with what it needs as root on one
+// host over loopback (see the lab notes), and none of the caller's Slurm
+// or sbench variables.
+func mpirunCommand(t *testing.T, ctx context.Context, np int, args ...string) *exec.Cmd {
+	t.Helper()
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		requireIntegration(t, "mpirun is not installed")
+	}
+	if out, err := exec.Command(mpirun, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "Open MPI") {
+		requireIntegration(t, "mpirun is not Open MPI's: %s", out)
+	}
+	cmd := exec.CommandContext(ctx, mpirun, append([]string{"--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
+		"-np", strconv.Itoa(np)}, args...)...)
+	for _, kv := range os.Environ() {
+		if !launcherVar(kv) && !strings.HasPrefix(kv, "SBENCH_") && !strings.HasPrefix(kv, "OMPI_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+		"OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo",
+		"SBENCH_TOKEN=mpirun-secret", "SBENCH_BIND=127.0.0.1", "SBENCH_BOOTSTRAP_TIMEOUT=30s")
+	return cmd
+}
+
+// TestUnderMpirun starts the runner with Open MPI's mpirun instead of srun:
+// the identity comes from OMPI_COMM_WORLD_*, the nodes from the bootstrap,
+// and an MPI program started by the exec kernel finds mpirun through the
+// environment it inherits.
+func TestUnderMpirun(t *testing.T) {
+	bin := runnerBinary(t)
+	host, _ := os.Hostname()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	check := func(t *testing.T, b *results.Bundle) {
+		t.Helper()
+		if b.Status != results.StatusOK || b.Benchmark.Launcher != "mpirun" || b.Job.ID != "" || b.Job.Tasks != 2 ||
+			strings.Join(b.Job.Nodes, " ") != host || b.Job.TasksPerNode != "2" {
+			t.Errorf("status %s %s, benchmark %+v, job %+v", b.Status, b.Error, b.Benchmark, b.Job)
+		}
+		if len(b.Hosts) != 1 || fmt.Sprint(b.Hosts[0].Ranks) != "[0 1]" || b.Hosts[0].NodeName != host || b.Hosts[0].Kernel == "" {
+			t.Errorf("hosts %+v", b.Hosts)
+		}
+	}
+
+	t.Run("NPopenmpi", func(t *testing.T) {
+		requireTool(t, "NPopenmpi")
+		dir := t.TempDir()
+		cmd := mpirunCommand(t, ctx, 2, bin, "run", "--campaign", "e2e", "--variant", "mpi", "--benchmark", "np",
+			"--kernel", "exec", "--exec", jsonArgv(t, "NPopenmpi", "-p", "0", "-n", "20", "-u", "4096"), "--parser", "netpipe",
+			"--output", "np.out", // NetPIPE prints its rows on standard error
+			"--results", dir)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, out, stderrOf(err))
+		}
+		paths, _ := filepath.Glob(filepath.Join(dir, "mpirun.*.np.json"))
+		if len(paths) != 1 || strings.TrimSpace(string(out)) != paths[0] {
+			t.Fatalf("bundles %v; mpirun printed %q", paths, out)
+		}
+		b, err := results.ReadFile(paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, b)
+		n := 0
+		for _, s := range b.Samples {
+			if s.Metric == "bandwidth" && s.X != nil && s.Value > 0 {
+				n++
+			}
+		}
+		if n < 10 || b.Benchmark.Command[0] != "NPopenmpi" {
+			t.Errorf("%d bandwidth samples, command %q", n, b.Benchmark.Command)
+		}
+	})
+
+	t.Run("latency kernel", func(t *testing.T) {
+		dir := t.TempDir()
+		cmd := mpirunCommand(t, ctx, 2, bin, "run", "--campaign", "e2e", "--variant", "mpi", "--benchmark", "lat",
+			"--kernel", "latency", "--param", "sizes=1-1024", "--param", "iterations=50",
+			"--session", "e2e.1", "--step", "1", "--results", dir)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, out, stderrOf(err))
+		}
+		path := filepath.Join(dir, "mpirun.1.lat.json")
+		if strings.TrimSpace(string(out)) != path {
+			t.Fatalf("mpirun printed %q, want %s", out, path)
+		}
+		b, err := results.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, b)
+		if b.Job.Step != "1" || len(b.Samples) != 11 {
+			t.Errorf("step %q, %d samples", b.Job.Step, len(b.Samples))
+		}
+	})
+}
+
+func stderrOf(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return string(ee.Stderr)
+	}
+	return ""
 }

@@ -1,32 +1,52 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/sbench/sbench/slurm"
 )
 
+// Launchers, as Identity.Launcher and the bundle's Benchmark.Launcher name
+// them.
+const (
+	LauncherSrun   = "srun"
+	LauncherMpirun = "mpirun"
+	LauncherLocal  = "local"
+)
+
+// LocalStepVar marks the ranks LocalStep starts: their SLURM_* variables
+// are LocalStep's imitation of srun's, and the bundle says so.
+const LocalStepVar = "SBENCH_LOCAL_STEP"
+
 // Identity is who this process is in its job step, whatever launched it.
-// Slurm's srun is the only launcher today; mpirun (OMPI_COMM_WORLD_RANK,
-// PMI_RANK, PMIX_RANK) is meant to fill the same struct, which is why the
-// runner never reads SLURM_* variables outside IdentityFromEnv.
+// The runner reads launcher variables nowhere else.
 type Identity struct {
-	// Launcher names where the identity came from ("slurm").
-	Launcher  string
+	// Launcher is LauncherSrun, LauncherMpirun or LauncherLocal.
+	Launcher string
+	// MPI names the MPI launcher's family under mpirun ("Open MPI",
+	// "Hydra/PMI", "PMIx"), for messages.
+	MPI       string
 	Rank      int
 	Size      int
-	LocalRank int
-	// NodeIndex is this node's position in Nodes.
+	LocalRank int // -1 when the launcher does not say
+	// NodeIndex is this node's position in Nodes; -1 until the bootstrap
+	// when the launcher gives no node list (mpirun).
 	NodeIndex int
-	// NodeName is the launcher's name for the node; fake nodes of
-	// `sbench local` share one hostname but not a node name.
+	// NodeName is the launcher's name for the node: SLURMD_NODENAME under
+	// srun (fake nodes of `sbench local` share one hostname but not a node
+	// name), the hostname under mpirun.
 	NodeName string
-	// Nodes lists the step's nodes in the launcher's order.
+	// Nodes lists the step's nodes in the launcher's order. Under mpirun
+	// the bootstrap fills it: nodes in order of first appearance by rank.
 	Nodes []string
 	// TasksPerNode is Slurm's compact form ("2(x2)"), kept for the bundle.
 	TasksPerNode string
-	// Distribution is how ranks were laid out on Nodes: "block" or "cyclic".
+	// Distribution is how ranks were laid out on Nodes: "block" or "cyclic";
+	// empty when the launcher does not say.
 	Distribution string
 
 	JobID      string
@@ -34,16 +54,148 @@ type Identity struct {
 	ArrayIndex string
 	JobName    string
 	Partition  string
+
+	// Namespace is the MPI launcher's name for this run (Open MPI's job id,
+	// the PMIx namespace), made safe for file names; it tells apart two
+	// mpiruns of one job.
+	Namespace string
+	// SessionID, when set (--session), names the rendezvous instead of the
+	// job and step ids.
+	SessionID string
 }
 
-// IdentityFromEnv reads this process's identity from its environment.
+// IdentityFromEnv reads this process's identity from its environment. An
+// MPI launcher's variables win over Slurm's: under mpirun inside a batch
+// job, SLURM_PROCID is the batch step's (0 on every rank), or the rank of
+// the daemon mpirun started with srun, never the MPI rank. In order:
+//
+//   - Open MPI's mpirun: OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK;
+//     namespace OMPI_MCA_ess_base_jobid (4.x) or PMIX_NAMESPACE (5.x).
+//   - MPICH/Intel MPI's Hydra and other PMI-1 launchers: PMI_RANK (PMI_ID
+//     in Hydra's PMI_PORT mode), PMI_SIZE, MPI_LOCALRANKID. Slurm's
+//     mpi/pmi2 plugin sets PMI_RANK too, with PMI_JOBID, which Hydra never
+//     sets: that task was started by srun. Hydra exports no job name.
+//   - A PMIx launcher: PMIX_RANK and PMIX_NAMESPACE, unless the namespace
+//     is Slurm's ("slurm.pmix.JOB.STEP": srun --mpi=pmix). PMIx exports no
+//     job size; without one the identity is an error.
+//   - srun: SLURM_PROCID and the rest of SLURM_* (LauncherLocal when
+//     LocalStepVar says LocalStep set them).
 func IdentityFromEnv(getenv func(string) string) (Identity, error) {
+	var id Identity
+	var err error
+	if l, ok := detectMPI(getenv); ok {
+		id, err = mpiIdentity(getenv, l)
+	} else {
+		id, err = slurmIdentity(getenv)
+	}
+	// A task of a job array has its own SLURM_JOB_ID, but users (and sbench
+	// submit) know the array by the id sbatch printed: record that one,
+	// with the task index beside it.
+	if a := strings.TrimSpace(getenv("SLURM_ARRAY_JOB_ID")); err == nil && a != "" && id.ArrayIndex != "" && safeID(a) {
+		id.JobID = a
+	}
+	return id, err
+}
+
+// mpiLauncher names the variables of one MPI launcher family.
+type mpiLauncher struct {
+	family    string
+	rank      []string
+	size      []string
+	localRank []string
+	namespace []string
+}
+
+var (
+	openMPI = mpiLauncher{family: "Open MPI",
+		rank: []string{"OMPI_COMM_WORLD_RANK"}, size: []string{"OMPI_COMM_WORLD_SIZE"},
+		localRank: []string{"OMPI_COMM_WORLD_LOCAL_RANK"},
+		namespace: []string{"OMPI_MCA_ess_base_jobid", "PMIX_NAMESPACE"}}
+	hydraPMI = mpiLauncher{family: "Hydra/PMI",
+		rank: []string{"PMI_RANK", "PMI_ID"}, size: []string{"PMI_SIZE"},
+		localRank: []string{"MPI_LOCALRANKID"}}
+	pmix = mpiLauncher{family: "PMIx",
+		rank: []string{"PMIX_RANK"}, namespace: []string{"PMIX_NAMESPACE"}}
+)
+
+func detectMPI(getenv func(string) string) (mpiLauncher, bool) {
+	set := func(name string) bool { return strings.TrimSpace(getenv(name)) != "" }
+	switch {
+	case set("OMPI_COMM_WORLD_RANK"):
+		return openMPI, true
+	case set("MPI_LOCALRANKID") && (set("PMI_RANK") || set("PMI_ID")),
+		set("PMI_RANK") && !set("PMI_JOBID"):
+		return hydraPMI, true
+	case set("PMIX_RANK") && !strings.HasPrefix(strings.TrimSpace(getenv("PMIX_NAMESPACE")), "slurm.pmix."):
+		return pmix, true
+	}
+	return mpiLauncher{}, false
+}
+
+func mpiIdentity(getenv func(string) string, l mpiLauncher) (Identity, error) {
+	var errs []string
+	// num returns the first of names that is set, or -1 when none is.
+	num := func(names []string) int {
+		for _, name := range names {
+			v := strings.TrimSpace(getenv(name))
+			if v == "" {
+				continue
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				errs = append(errs, fmt.Sprintf("%s=%q is not a non-negative integer", name, v))
+				return -1
+			}
+			return n
+		}
+		return -1
+	}
+	id := Identity{
+		Launcher: LauncherMpirun, MPI: l.family,
+		Rank: num(l.rank), Size: num(l.size), LocalRank: num(l.localRank), NodeIndex: -1,
+		JobID:      firstEnv(getenv, "SLURM_JOB_ID", "SLURM_JOBID"),
+		ArrayIndex: firstEnv(getenv, "SLURM_ARRAY_TASK_ID"),
+		JobName:    firstEnv(getenv, "SLURM_JOB_NAME"),
+		Partition:  firstEnv(getenv, "SLURM_JOB_PARTITION"),
+		Namespace:  safeName(firstEnv(getenv, l.namespace...)),
+	}
+	if id.Rank < 0 && len(errs) == 0 {
+		errs = append(errs, l.rank[0]+" is not set")
+	}
+	if id.Size < 0 && len(errs) == 0 {
+		if len(l.size) == 0 {
+			errs = append(errs, fmt.Sprintf("%s launcher exports PMIX_RANK but no job size (PMIx passes it through its API, not the environment): start the runner with Open MPI's mpirun, mpiexec.hydra or srun", l.family))
+		} else {
+			errs = append(errs, l.size[0]+" is not set")
+		}
+	}
+	if len(errs) == 0 {
+		if id.Size == 0 {
+			errs = append(errs, l.size[0]+" is 0")
+		} else if id.Rank >= id.Size {
+			errs = append(errs, fmt.Sprintf("%s=%d is not below %s=%d", l.rank[0], id.Rank, l.size[0], id.Size))
+		}
+	}
+	// The hostname, not SLURMD_NODENAME: Hydra passes the launching node's
+	// whole environment to every rank, SLURMD_NODENAME included.
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		errs = append(errs, fmt.Sprintf("no hostname: %v", err))
+	}
+	id.NodeName = host
+	if len(errs) > 0 {
+		return Identity{}, fmt.Errorf("%s environment: %s", l.family, strings.Join(errs, "; "))
+	}
+	return id, nil
+}
+
+func slurmIdentity(getenv func(string) string) (Identity, error) {
 	sid, err := slurm.IdentityFromEnv(getenv)
 	if err != nil {
 		return Identity{}, err
 	}
 	id := Identity{
-		Launcher:     "slurm",
+		Launcher:     LauncherSrun,
 		Rank:         sid.Rank,
 		Size:         sid.Size,
 		LocalRank:    sid.LocalRank,
@@ -58,15 +210,45 @@ func IdentityFromEnv(getenv func(string) string) (Identity, error) {
 		JobName:      strings.TrimSpace(getenv("SLURM_JOB_NAME")),
 		Partition:    strings.TrimSpace(getenv("SLURM_JOB_PARTITION")),
 	}
+	if getenv(LocalStepVar) == "1" {
+		id.Launcher = LauncherLocal
+	}
 	// SLURM_DISTRIBUTION is "block", "cyclic", "cyclic:block", "plane=4" …;
 	// only the node level (before ':') places ranks on nodes.
 	if d, _, _ := strings.Cut(getenv("SLURM_DISTRIBUTION"), ":"); strings.TrimSpace(d) == "cyclic" {
 		id.Distribution = "cyclic"
 	}
-	if err := id.check(); err != nil {
+	if err := id.Validate(); err != nil {
 		return Identity{}, err
 	}
 	return id, nil
+}
+
+func firstEnv(getenv func(string) string, names ...string) string {
+	for _, name := range names {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// safeName makes a launcher's namespace fit in a file name: PMIx writes
+// "prterun-host-1234@1", which must not bring '@' or '/' along.
+func safeName(s string) string {
+	if s == "" {
+		return ""
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if !isAlnum(c) && c != '_' && c != '+' && c != '-' {
+			b[i] = '-'
+		}
+	}
+	if len(b) > 64 {
+		b = b[len(b)-64:] // the tail: launchers put the counter there
+	}
+	return string(b)
 }
 
 // safeID reports whether a job or step id may appear in file names.
@@ -84,22 +266,41 @@ func safeID(s string) bool {
 	return true
 }
 
+// CheckSession refuses a session id that is unsafe in a file name: 1 to 128
+// letters, digits, '_', '+', '-' and '.', starting with a letter or digit,
+// without "..".
+func CheckSession(s string) error {
+	ok := s != "" && len(s) <= 128 && isAlnum(s[0]) && !strings.Contains(s, "..")
+	for _, c := range []byte(s) {
+		ok = ok && (isAlnum(c) || c == '_' || c == '+' || c == '-' || c == '.')
+	}
+	if !ok {
+		return fmt.Errorf("session %q: use 1 to 128 letters, digits, '_', '+', '-' or '.', starting with a letter or digit", s)
+	}
+	return nil
+}
+
 func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
-func (id Identity) check() error {
-	if !safeID(id.JobID) {
+// Validate checks what the runner will put in file names, and that the
+// ranks can agree on a session.
+func (id Identity) Validate() error {
+	if id.JobID != "" && !safeID(id.JobID) || id.JobID == "" && id.Launcher != LauncherMpirun {
 		return fmt.Errorf("job id %q: only letters, digits, '_', '+' and '-' are allowed", id.JobID)
 	}
 	if id.StepID != "" && !safeID(id.StepID) {
 		return fmt.Errorf("step id %q: only letters, digits, '_', '+' and '-' are allowed", id.StepID)
 	}
-	return nil
+	if id.SessionID == "" && id.Launcher == LauncherMpirun && id.Namespace == "" {
+		return errors.New(id.MPI + " exports no job namespace the ranks could meet under: pass --session ID, the same on every rank")
+	}
+	return CheckSession(id.Session())
 }
 
-// Step returns the step id as it appears in file names: Slurm's name for
-// the step, or "batch" for a task started outside any srun step.
+// Step returns the step id as it appears in file names: --step, else
+// Slurm's step id, or "batch" for a task started outside any srun step.
 func (id Identity) Step() string {
 	if id.StepID == "" {
 		return "batch"
@@ -107,13 +308,46 @@ func (id Identity) Step() string {
 	return id.StepID
 }
 
-// Session names the job step, e.g. "4242.0"; connections are bound to it.
-func (id Identity) Session() string { return id.JobID + "." + id.Step() }
+// job is the job id as it appears in file names: "mpirun" outside Slurm.
+func (id Identity) job() string {
+	switch {
+	case id.JobID == "":
+		return "mpirun"
+	case id.ArrayIndex != "":
+		return id.JobID + "_" + id.ArrayIndex // Slurm's own name of an array task
+	}
+	return id.JobID
+}
+
+// Session names the run, e.g. "4242.0": the rendezvous file is named after
+// it and connections are bound to it. --session sets it; else srun's job
+// and step ids, or under mpirun the job id and the launcher's namespace.
+func (id Identity) Session() string {
+	switch {
+	case id.SessionID != "":
+		return id.SessionID
+	case id.Launcher == LauncherMpirun:
+		return id.job() + "." + id.Namespace
+	}
+	return id.job() + "." + id.Step()
+}
+
+// fileStem is what bundle names start with: job and step ids, or the
+// session under an mpirun given no --step.
+func (id Identity) fileStem() string {
+	if id.Launcher == LauncherMpirun && id.StepID == "" {
+		return id.Session()
+	}
+	return id.job() + "." + id.Step()
+}
 
 // ExpectedNode returns the node the launcher places rank on, from the node
 // list, the tasks per node and the distribution, or "?" when they do not
 // say. It is how rank 0 names the node of a rank that never showed up.
 func (id Identity) ExpectedNode(rank int) string {
+	if id.Distribution == "" {
+		return "?"
+	}
 	idx := nodeOfRank(rank, id.Size, id.Nodes, id.TasksPerNode, id.Distribution)
 	if idx < 0 {
 		return "?"

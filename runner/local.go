@@ -35,8 +35,9 @@ type LocalStep struct {
 	StepID  string
 	JobName string
 	// Env is added to every rank's environment (SBENCH_TOKEN,
-	// SBENCH_BIND=127.0.0.1 …). The caller's SLURM_* variables are not
-	// passed on: they describe another job.
+	// SBENCH_BIND=127.0.0.1 …). The caller's SLURM_* variables, and the
+	// rank variables of MPI launchers, are not passed on: they describe
+	// another job.
 	Env []string
 	// Dir is the ranks' working directory; empty for the caller's.
 	Dir string
@@ -88,8 +89,8 @@ func describeExit(err error) string {
 	return err.Error()
 }
 
-// rankEnv returns the environment of rank: the caller's without its SLURM_*
-// variables, those srun would set, then Env.
+// rankEnv returns the environment of rank: the caller's without its
+// launchers' variables, those srun would set (and LocalStepVar), then Env.
 func (s LocalStep) rankEnv(rank int) []string {
 	size := s.size()
 	node := rank / s.TasksPerNode
@@ -129,10 +130,11 @@ func (s LocalStep) rankEnv(rank int) []string {
 		{"SLURM_STEP_TASKS_PER_NODE", tpn},
 		{"SLURM_NTASKS_PER_NODE", strconv.Itoa(s.TasksPerNode)},
 		{"SLURM_DISTRIBUTION", "block"},
+		{LocalStepVar, "1"},
 	}
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "SLURM_") && !strings.HasPrefix(kv, "SLURMD_") {
+		if !launcherVar(kv) {
 			env = append(env, kv)
 		}
 	}
@@ -140,6 +142,19 @@ func (s LocalStep) rankEnv(rank int) []string {
 		env = append(env, v[0]+"="+v[1])
 	}
 	return append(env, s.Env...)
+}
+
+// launcherVar reports whether kv is a variable by which a launcher tells
+// a process its rank: the caller's (an sbench started by srun or mpirun)
+// describe another job, and the ranks must not mistake them for theirs.
+func launcherVar(kv string) bool {
+	name, _, _ := strings.Cut(kv, "=")
+	switch name {
+	case "PMI_RANK", "PMI_ID", "PMI_SIZE", "PMI_FD", "PMI_PORT", "PMI_JOBID", "MPI_LOCALRANKID", "MPI_LOCALNRANKS",
+		"PMIX_RANK", "PMIX_NAMESPACE", LocalStepVar:
+		return true
+	}
+	return strings.HasPrefix(name, "SLURM_") || strings.HasPrefix(name, "SLURMD_") || strings.HasPrefix(name, "OMPI_COMM_WORLD_")
 }
 
 // size is the number of ranks the step starts.

@@ -37,7 +37,7 @@ var kernelParamNames = map[string][]string{
 	"bw":      {"iterations", "sizes", "warmup", "window"},
 }
 
-// Kernels returns the names of the native kernels.
+// Kernels returns the names of the native kernels (ExecKernel is not one).
 func Kernels() []string {
 	names := make([]string, 0, len(kernelParamNames))
 	for k := range kernelParamNames {
@@ -49,10 +49,17 @@ func Kernels() []string {
 
 // ParseKernelParams checks a kernel's name and parameters. Unknown kernels
 // and parameters are errors that name them.
+// The exec kernel takes no parameters: its command comes with Exec.
 func ParseKernelParams(kernel string, params map[string]string) (KernelParams, error) {
+	if kernel == ExecKernel {
+		for _, k := range sortedKeys(params) {
+			return KernelParams{}, fmt.Errorf("param %q: the exec kernel takes no parameters; give its command with --exec", k)
+		}
+		return KernelParams{Kernel: ExecKernel}, nil
+	}
 	known, ok := kernelParamNames[kernel]
 	if !ok {
-		return KernelParams{}, fmt.Errorf("unknown kernel %q (want %s)", kernel, strings.Join(Kernels(), " or "))
+		return KernelParams{}, fmt.Errorf("unknown kernel %q (want %s or %s)", kernel, strings.Join(Kernels(), ", "), ExecKernel)
 	}
 	for _, k := range sortedKeys(params) {
 		if !contains(known, k) {

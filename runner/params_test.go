@@ -75,12 +75,16 @@ func TestParseKernelParams(t *testing.T) {
 	if it, w := p.Counts(8); it != 100 || w != 0 {
 		t.Errorf("counts %d, %d; want the default 100 windows and the explicit 0 warm-up", it, w)
 	}
+	if p, err := ParseKernelParams(ExecKernel, nil); err != nil || p.Kernel != ExecKernel {
+		t.Errorf("exec kernel: %+v, %v", p, err)
+	}
 	for _, tt := range []struct {
 		kernel string
 		params map[string]string
 		want   string
 	}{
-		{"pingpong", nil, `unknown kernel "pingpong" (want bw or latency)`},
+		{"pingpong", nil, `unknown kernel "pingpong" (want bw, latency or exec)`},
+		{"exec", map[string]string{"sizes": "1"}, `param "sizes": the exec kernel takes no parameters; give its command with --exec`},
 		{"latency", map[string]string{"window": "8"}, `param "window": not a parameter of the latency kernel (known: iterations, sizes, warmup)`},
 		{"latency", map[string]string{"itertions": "8"}, `param "itertions"`},
 		{"latency", map[string]string{"iterations": "0"}, "param iterations: \"0\" is not an integer from 1 to 10000000"},

@@ -15,7 +15,7 @@ import (
 // rendezvousSchema versions the address file rank 0 publishes.
 const rendezvousSchema = "sbench.rendezvous/v1"
 
-// addrFile is the content of <rundir>/<jobid>.<step>.addr. It holds no
+// addrFile is the content of <rundir>/<session>.addr. It holds no
 // secret: connections are authenticated with the token.
 type addrFile struct {
 	Schema  string   `json:"schema"`

@@ -9,9 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sbench/sbench/parsers"
 	"github.com/sbench/sbench/results"
 )
 
@@ -31,7 +34,15 @@ type Config struct {
 	Campaign  string
 	Variant   string
 	Benchmark string
-	Kernel    KernelParams
+	// Kernel is the native kernel and its parameters, or Kernel.Kernel is
+	// ExecKernel and Exec says what to run.
+	Kernel KernelParams
+	Exec   *Exec
+	// Checks are judged on every bundle of the run (--check).
+	Checks []CheckSpec
+	// Repeat is the repetition index of this run (--repeat), recorded in
+	// Params["repeat"] and every sample; nil when not repeated.
+	Repeat *int
 	// Params are the variant's sweep parameters, Labels the run's labels;
 	// both are copied into the bundle.
 	Params map[string]string
@@ -56,7 +67,8 @@ type Config struct {
 	// from the job step, with a warning.
 	Token    []byte
 	Identity Identity
-	// Command is the runner's command line, recorded in the bundle.
+	// Command is the runner's command line, recorded in the bundle of a
+	// native kernel (the exec kernel records the tool's).
 	Command []string
 
 	// Root is where provenance is read from ("/" unless testing).
@@ -81,9 +93,20 @@ func CheckBenchmarkName(name string) error {
 	return nil
 }
 
-// BundlePath is where rank 0 writes the bundle of a run.
+// BundlePath is where rank 0 writes the bundle of a run:
+// <results>/<jobid>.<step>.<benchmark>.json. A tool that prints several
+// runs gets one bundle each: the first at BundlePath, the k-th (from 1)
+// with "-k" after the benchmark name.
 func BundlePath(resultsDir string, id Identity, benchmark string) string {
-	return filepath.Join(resultsDir, id.JobID+"."+id.Step()+"."+benchmark+".json")
+	return bundlePath(resultsDir, id, benchmark, 0)
+}
+
+func bundlePath(resultsDir string, id Identity, benchmark string, k int) string {
+	name := id.fileStem() + "." + benchmark
+	if k > 0 {
+		name += "-" + strconv.Itoa(k)
+	}
+	return filepath.Join(resultsDir, name+".json")
 }
 
 // DerivedToken is the token ranks agree on when SBENCH_TOKEN is unset. It
@@ -98,35 +121,67 @@ func DerivedToken(id Identity) []byte {
 // the handshake, and one binary is copied to every node anyway.
 func (cfg *Config) digest() string {
 	k := cfg.Kernel
-	s := fmt.Sprintf("%s %q %q %q %s sizes=%v iterations=%d warmup=%d window=%d",
-		Version, cfg.Campaign, cfg.Variant, cfg.Benchmark, k.Kernel, k.Sizes, k.Iterations, k.Warmup, k.Window)
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:8])
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %q %q %q %s sizes=%v iterations=%d warmup=%d window=%d checks=%v",
+		Version, cfg.Campaign, cfg.Variant, cfg.Benchmark, k.Kernel, k.Sizes, k.Iterations, k.Warmup, k.Window, cfg.Checks)
+	if cfg.Repeat != nil {
+		fmt.Fprintf(h, " repeat=%d", *cfg.Repeat)
+	}
+	if e := cfg.Exec; e != nil {
+		fmt.Fprintf(h, " exec=%q parser=%q output=%q workdir=%q delay=%s", e.Argv, e.Parser, e.Output, e.WorkDir, e.StartDelay)
+		for _, r := range sortedRanks(e.RankArgv) {
+			fmt.Fprintf(h, " rank%d=%q", r, e.RankArgv[r])
+		}
+		names := make([]string, 0, len(e.Files))
+		for n := range e.Files {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(h, " file %q %x", n, sha256.Sum256(e.Files[n]))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
-func (cfg *Config) check() error {
+// Validate checks the configuration before anything runs: names, kernel,
+// the exec kernel's commands and placeholders against the step's size,
+// the identity. Run calls it too.
+func (cfg *Config) Validate() error {
 	if err := CheckBenchmarkName(cfg.Benchmark); err != nil {
 		return err
-	}
-	if _, ok := kernelParamNames[cfg.Kernel.Kernel]; !ok {
-		return fmt.Errorf("unknown kernel %q", cfg.Kernel.Kernel)
-	}
-	if len(cfg.Kernel.Sizes) == 0 {
-		return errors.New("no message sizes")
 	}
 	if cfg.Identity.Size < 1 || cfg.Identity.Rank < 0 || cfg.Identity.Rank >= cfg.Identity.Size {
 		return fmt.Errorf("rank %d of %d", cfg.Identity.Rank, cfg.Identity.Size)
 	}
-	return cfg.Identity.check()
+	if cfg.Repeat != nil && *cfg.Repeat < 0 {
+		return fmt.Errorf("repeat %d is negative", *cfg.Repeat)
+	}
+	switch _, native := kernelParamNames[cfg.Kernel.Kernel]; {
+	case cfg.Kernel.Kernel == ExecKernel:
+		if cfg.Exec == nil {
+			return errors.New("the exec kernel needs a command: --exec or --exec-rank")
+		}
+		if err := cfg.Exec.check(cfg.Identity.Size); err != nil {
+			return err
+		}
+	case !native:
+		return fmt.Errorf("unknown kernel %q", cfg.Kernel.Kernel)
+	case len(cfg.Kernel.Sizes) == 0:
+		return errors.New("no message sizes")
+	case cfg.Exec != nil:
+		return fmt.Errorf("the %s kernel runs no command; --exec is for the exec kernel", cfg.Kernel.Kernel)
+	}
+	return cfg.Identity.Validate()
 }
 
-// Run runs this rank's part of the step. Rank 0 writes the bundle, for a
-// failed run too, prints its path on Stdout and returns it; a run that
-// failed returns the bundle's path and the error. A rank's own error is one
-// line that names the rank and node at fault.
+// Run runs this rank's part of the step. Rank 0 writes the bundles, for a
+// failed run too, prints their paths on Stdout and returns the first; a
+// run that failed returns that path and the error. A rank's own error is
+// one line that names the rank and node at fault.
 func Run(ctx context.Context, cfg Config) (string, error) {
 	start := time.Now()
-	if err := cfg.check(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return "", err
 	}
 	if cfg.Stdout == nil {
@@ -161,10 +216,19 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		}
 		cfg.Token = DerivedToken(id)
 	}
+	var workdir string
+	if cfg.Exec != nil {
+		workdir = cfg.Exec.WorkDir
+		if workdir == "" {
+			workdir = filepath.Join(cfg.ResultsDir, "work", id.Session())
+		}
+		var err error
+		if workdir, err = filepath.Abs(workdir); err != nil {
+			return "", fmt.Errorf("work directory: %w", err)
+		}
+	}
 
-	var path string
 	if id.Rank == 0 {
-		path = BundlePath(cfg.ResultsDir, id, cfg.Benchmark)
 		if err := os.MkdirAll(cfg.ResultsDir, 0o755); err != nil {
 			return "", fmt.Errorf("results directory: %w", err)
 		}
@@ -179,9 +243,10 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 	}
 
 	// Each node's local rank 0 describes the node, before the bootstrap:
-	// it costs a few milliseconds and travels with the join.
+	// it costs a few milliseconds and travels with the join. Where the
+	// launcher does not say which rank that is, every rank does.
 	var host *results.Host
-	if id.LocalRank == 0 {
+	if id.LocalRank <= 0 {
 		h := GatherHost(cfg.Root, cfg.Getenv)
 		h.NodeName = id.NodeName
 		host = &h
@@ -189,6 +254,7 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 
 	c := newComm(id, cfg.Token, log, cfg.IOTimeout, fail)
 	var samples []results.Sample
+	var res *execResult
 	err := c.start(cfg.Bind)
 	if err == nil {
 		if id.Rank == 0 {
@@ -200,14 +266,18 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		}
 		if err == nil {
 			if id.Rank == 0 {
-				log.Printf("%s on %s joined in %s", plural(id.Size, "rank"), plural(len(id.Nodes), "node"), time.Since(start).Round(time.Millisecond))
+				log.Printf("%s on %s joined in %s", plural(id.Size, "rank"), plural(len(c.id.Nodes), "node"), time.Since(start).Round(time.Millisecond))
 			}
-			var kerr error
-			samples, kerr = runKernel(runCtx, c, cfg.Kernel, cfg.hooks)
-			if errors.Is(kerr, errDied) {
-				return "", rankError(id, kerr)
+			if cfg.Exec != nil {
+				res, err = runExec(runCtx, c, cfg.Exec, workdir, cfg.Timeout, cfg.Stderr)
+			} else {
+				var kerr error
+				samples, kerr = runKernel(runCtx, c, cfg.Kernel, cfg.hooks)
+				if errors.Is(kerr, errDied) {
+					return "", rankError(id, kerr)
+				}
+				err = c.finish(runCtx, kerr)
 			}
-			err = c.finish(runCtx, kerr)
 		}
 	}
 	c.close()
@@ -215,9 +285,57 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		return "", rankError(id, err)
 	}
 
+	base := cfg.newBundle(c, start)
+	var bundles []*results.Bundle
+	if cfg.Exec != nil {
+		bundles, err = cfg.execBundles(base, res, err)
+	} else {
+		b := base
+		b.Samples = samples
+		if err != nil {
+			b.Status, b.Error = results.StatusFailed, err.Error()
+		}
+		bundles = []*results.Bundle{b}
+	}
+	var first string
+	for k, b := range bundles {
+		if cfg.Repeat != nil {
+			for i := range b.Samples {
+				b.Samples[i].Repeat = *cfg.Repeat
+			}
+		}
+		ApplyChecks(b, cfg.Checks)
+		path := bundlePath(cfg.ResultsDir, c.id, cfg.Benchmark, k)
+		if werr := results.WriteFile(path, b); werr != nil {
+			if err != nil {
+				return first, rankError(id, fmt.Errorf("%w; and the bundle could not be written: %v", err, werr))
+			}
+			return first, rankError(id, werr)
+		}
+		if k == 0 {
+			first = path
+		}
+		fmt.Fprintln(cfg.Stdout, path)
+		switch {
+		case b.Status == results.StatusFailed && err == nil:
+			err = fmt.Errorf("%s: %s", path, b.Error)
+		case b.Status == results.StatusInvalid:
+			log.Printf("%s is invalid: %s", path, b.Error)
+		}
+	}
+	return first, rankError(id, err)
+}
+
+// newBundle is a bundle with what every bundle of the run shares: the
+// campaign, the job, the hosts, the benchmark as run.
+func (cfg *Config) newBundle(c *comm, start time.Time) *results.Bundle {
+	id := c.id // with the nodes the bootstrap found, under mpirun
 	b := results.New()
 	b.Campaign, b.Variant = cfg.Campaign, cfg.Variant
 	b.Params, b.Labels = nonEmpty(cfg.Params), nonEmpty(cfg.Labels)
+	if cfg.Repeat != nil {
+		b.Params = merge(b.Params, map[string]string{"repeat": strconv.Itoa(*cfg.Repeat)})
+	}
 	b.Job = results.Job{
 		ID: id.JobID, Step: id.StepID, ArrayIndex: id.ArrayIndex, Name: id.JobName, Partition: id.Partition,
 		Nodes: id.Nodes, Tasks: id.Size, TasksPerNode: id.TasksPerNode,
@@ -225,28 +343,131 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 	b.Start, b.End = start.UTC().Round(0), time.Now().UTC().Round(0)
 	b.RunnerVersion = Version
 	b.Hosts = c.hostsByNode()
-	b.Benchmark = results.Benchmark{Name: cfg.Benchmark, Kind: "native", Kernel: cfg.Kernel.Kernel, Command: cfg.Command}
-	b.Samples = samples
+	b.Benchmark = results.Benchmark{Name: cfg.Benchmark, Kind: "native", Kernel: cfg.Kernel.Kernel, Command: cfg.Command, Launcher: id.Launcher}
+	return b
+}
+
+// execBundles turns the exec kernel's result into bundles: one failed
+// bundle with the output when the run or the parse failed, else one per
+// run the parser found, with the job's context.
+func (cfg *Config) execBundles(base *results.Bundle, res *execResult, runErr error) ([]*results.Bundle, error) {
+	base.Benchmark.Kind = "tool"
+	base.Benchmark.Command = nil
+	if res != nil {
+		base.Benchmark.Command = res.argv
+	}
+	fail := func(err error) ([]*results.Bundle, error) {
+		base.Status, base.Error = results.StatusFailed, firstLines(err.Error(), 20)
+		base.Raw = failureRaw(res)
+		return []*results.Bundle{base}, err
+	}
+	if runErr != nil {
+		return fail(runErr)
+	}
+	parser := cfg.Exec.Parser
+	if parser == "" {
+		parser = "auto"
+	}
+	runs, err := parsers.Parse(res.name, parser, res.output)
 	if err != nil {
-		b.Status, b.Error = results.StatusFailed, err.Error()
+		return fail(err)
 	}
-	if werr := results.WriteFile(path, b); werr != nil {
-		if err != nil {
-			return "", rankError(id, fmt.Errorf("%w; and the bundle could not be written: %v", err, werr))
+	out := make([]*results.Bundle, len(runs))
+	for i, run := range runs {
+		b := *base
+		b.Benchmark.Tool, b.Benchmark.ToolVersion = run.Benchmark.Name, run.Benchmark.ToolVersion
+		// The campaign's parameters and labels win over the tool's own.
+		b.Params = merge(merge(nil, run.Params), base.Params)
+		b.Labels = merge(merge(nil, run.Labels), base.Labels)
+		b.Samples, b.Scalars, b.Checks = run.Samples, run.Scalars, run.Checks
+		b.Status, b.Error, b.Source, b.Raw = run.Status, run.Error, run.Source, run.Raw
+		out[i] = &b
+	}
+	return out, nil
+}
+
+// failureRaw is what a failed exec run keeps: the output as far as it
+// went, and the tail of every rank's standard error, so that the bundle
+// says which rank said what.
+func failureRaw(res *execResult) string {
+	if res == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.Write(res.output)
+	tail := func(rank int, argv []string, outcome, stderr string) {
+		if strings.TrimSpace(stderr) == "" {
+			return
 		}
-		return "", rankError(id, werr)
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "==> standard error of rank %d: %s", rank, display(argv))
+		if outcome != "" {
+			b.WriteString(" " + outcome)
+		}
+		b.WriteString(" <==\n")
+		b.WriteString(stderr)
 	}
-	fmt.Fprintln(cfg.Stdout, path)
-	return path, rankError(id, err)
+	tail(0, res.argv, "", res.stderr)
+	for _, r := range sortedReportRanks(res.reports) {
+		rep := res.reports[r]
+		tail(r, rep.Command, rep.Outcome, rep.Stderr)
+	}
+	raw := b.String()
+	if len(raw) > parsers.MaxRaw {
+		raw = raw[:parsers.MaxRaw/2] + "\n[… output cut by sbench …]\n" + raw[len(raw)-parsers.MaxRaw/2:]
+	}
+	return strings.ToValidUTF8(raw, "\uFFFD")
+}
+
+func sortedReportRanks(m map[int]*execReport) []int {
+	rs := make([]int, 0, len(m))
+	for r := range m {
+		rs = append(rs, r)
+	}
+	sort.Ints(rs)
+	return rs
+}
+
+// firstLines keeps the first n lines of s: a parser may find thousands of
+// bad lines, and the bundle's error is for people.
+func firstLines(s string, n int) string {
+	lines := strings.SplitAfterN(s, "\n", n+1)
+	if len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n], "") + "[…]"
+}
+
+// merge returns a copy of a with b's entries added over it; nil when
+// both are empty.
+func merge(a, b map[string]string) map[string]string {
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }
 
 // rankError says which rank an error comes from: with hundreds of ranks
-// writing to one job log, a bare message is useless.
+// writing to one job log, a bare message is useless. An error that already
+// says so is left alone.
 func rankError(id Identity, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("rank %d (node %s): %w", id.Rank, id.NodeName, err)
+	prefix := fmt.Sprintf("rank %d (node %s): ", id.Rank, id.NodeName)
+	if strings.HasPrefix(err.Error(), prefix) {
+		return err
+	}
+	return fmt.Errorf("%s%w", prefix, err)
 }
 
 func plural(n int, noun string) string {

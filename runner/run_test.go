@@ -63,7 +63,7 @@ func (s *step) identity(rank int) Identity {
 		tpn += fmt.Sprintf("(x%d)", len(s.nodes))
 	}
 	return Identity{
-		Launcher: "slurm", Rank: rank, Size: s.size(), LocalRank: rank % s.tasksPerNode, NodeIndex: node,
+		Launcher: "srun", Rank: rank, Size: s.size(), LocalRank: rank % s.tasksPerNode, NodeIndex: node,
 		NodeName: s.nodes[node], Nodes: s.nodes, TasksPerNode: tpn, Distribution: "block",
 		JobID: s.jobID, StepID: "0", JobName: "test", Partition: "debug",
 	}

@@ -181,10 +181,33 @@ type tableMsg struct {
 type barrierMsg struct {
 	Name  string `json:"name"`
 	Error string `json:"error,omitempty"`
+	// Exec is how the rank's command ended, at the exec kernel's final
+	// barrier (and with its error, when it failed).
+	Exec *execReport `json:"exec,omitempty"`
+}
+
+// execReport is what a rank tells rank 0 about its command.
+type execReport struct {
+	Command []string `json:"command"`
+	// Outcome is how it ended: "exited with status 0", "stopped by
+	// sbench-runner" …
+	Outcome string `json:"outcome"`
+	// Stderr is the tail of its standard error.
+	Stderr string `json:"stderr,omitempty"`
 }
 
 type releaseMsg struct {
 	Name string `json:"name"`
+}
+
+// execStop is the release rank 0 sends when its command has ended: the
+// other ranks stop theirs (servers never end by themselves).
+const execStop = "exec-stop"
+
+// isRelease reports whether f releases name.
+func isRelease(f frame, name string) bool {
+	var r releaseMsg
+	return f.t == msgRelease && decode(f.t, f.payload, &r) == nil && r.Name == name
 }
 
 type abortMsg struct {
@@ -210,7 +233,9 @@ func checkAddrs(addrs []string) error {
 }
 
 func (m *joinMsg) check() error {
-	if m.Rank < 0 || m.Size < 1 || m.Rank >= m.Size || m.NodeIndex < 0 {
+	// A node index of -1: the launcher gave no node list (mpirun), rank 0
+	// numbers the nodes.
+	if m.Rank < 0 || m.Size < 1 || m.Rank >= m.Size || m.NodeIndex < -1 {
 		return fmt.Errorf("join: rank %d, size %d, node index %d out of range", m.Rank, m.Size, m.NodeIndex)
 	}
 	if len(m.Node) > maxTextLen || len(m.Hostname) > maxTextLen || len(m.Config) > maxTextLen {
@@ -227,8 +252,8 @@ func (m *tableMsg) check(size int) error {
 		return fmt.Errorf("table: %d members, want %d", len(m.Members), size)
 	}
 	for i, mb := range m.Members {
-		if mb.Rank != i {
-			return fmt.Errorf("table: member %d has rank %d", i, mb.Rank)
+		if mb.Rank != i || mb.NodeIndex < 0 {
+			return fmt.Errorf("table: member %d has rank %d, node index %d", i, mb.Rank, mb.NodeIndex)
 		}
 		if err := checkAddrs(mb.Addrs); err != nil {
 			return fmt.Errorf("table: rank %d: %w", i, err)

@@ -1,8 +1,9 @@
 //go:debug netdns=go
 
-// Command sbench-runner is started by srun on every rank of a job step (or
-// by `sbench local`). It meets the step's other ranks over TCP, runs a
-// native kernel between ranks 0 and 1, and rank 0 writes the result bundle.
+// Command sbench-runner is started on every rank of a job step by srun,
+// mpirun or `sbench local`. It meets the step's other ranks over TCP, runs
+// a native kernel between ranks 0 and 1 or wraps a real tool, and rank 0
+// writes the result bundles.
 // It is built with CGO_ENABLED=0: one static file to copy to compute nodes.
 package main
 
@@ -15,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -85,25 +87,27 @@ func signalContext(parent context.Context) (context.Context, func()) {
 
 const mainUsage = `sbench-runner runs one rank of an sbench benchmark step.
 
-It is started by srun on every rank of a job step (or by 'sbench local'),
-meets the other ranks over TCP, runs a native kernel between ranks 0 and 1,
-and rank 0 writes the result bundle <results>/<jobid>.<step>.<benchmark>.json
-and prints its path.
+It is started on every rank of a job step by srun, mpirun or 'sbench local',
+meets the other ranks over TCP, runs a native kernel between ranks 0 and 1 or
+wraps a real tool (--kernel exec), and rank 0 writes the result bundle
+<results>/<jobid>.<step>.<benchmark>.json and prints its path.
 
 Usage:
-  sbench-runner run --campaign NAME --variant NAME --benchmark NAME --kernel latency|bw [flags]
+  sbench-runner run --campaign NAME --variant NAME --benchmark NAME --kernel latency|bw|exec [flags]
   sbench-runner version
   sbench-runner --help | run --help
 
 Examples:
   srun sbench-runner run --campaign fabric --variant ib --benchmark pingpong \
       --kernel latency --param sizes=1-4194304 --results $SBENCH_RESULTS_DIR
+  srun --mpi=pmix sbench-runner run --campaign fabric --variant ib --benchmark osu_bw \
+      --kernel exec --exec '["osu_bw","-m","1:4194304"]' --parser osu
   sbench-runner version
 
 Exit statuses:
-  0  the run succeeded (on rank 0: the bundle says ok)
+  0  the run completed (on rank 0: the bundles say ok, or invalid when a check failed)
   1  the run failed (rank 0 still writes a bundle with status failed)
-  2  bad command line, or not started by srun or sbench local
+  2  bad command line, or not started by srun, mpirun or sbench local
 `
 
 // run is the whole command, minus the process: main only maps its error.
@@ -125,14 +129,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return usagef("unknown command %q", args[0])
 }
 
-const runUsage = `Usage: sbench-runner run --campaign NAME --variant NAME --benchmark NAME --kernel latency|bw [flags]
+const runUsage = `Usage: sbench-runner run --campaign NAME --variant NAME --benchmark NAME --kernel latency|bw|exec [flags]
 
-Runs one rank of a job step. Slurm's SLURM_* variables say which rank; the
-step's ranks must share --rundir (on a shared file system) and SBENCH_TOKEN.
+Runs one rank of a job step. The launcher's variables say which rank: Open
+MPI's mpirun (OMPI_COMM_WORLD_*), MPICH/Intel MPI's Hydra (PMI_RANK,
+PMI_SIZE), else srun (SLURM_*). The step's ranks must share --rundir (on a
+shared file system) and SBENCH_TOKEN.
 
 Flags:
 %s
-Kernel parameters (--param):
+Kernel parameters (--param, native kernels):
   sizes=MIN-MAX     message sizes doubling from MIN to MAX, as OSU (0 is followed by 1);
   sizes=A,B,C       or a list; K, M, G suffixes are binary (default 1-4194304)
   iterations=N      timed repetitions per size (latency: iterations, bw: windows)
@@ -141,6 +147,28 @@ Kernel parameters (--param):
   Defaults follow OSU's scaling: latency 1000 iterations + 100 warm-up up to 8 KiB,
   100 + 10 above; bw 100 windows + 10 up to 8 KiB, 20 + 2 above, fewer for large
   messages so that one size moves at most 512 MiB.
+
+The exec kernel (--kernel exec):
+  Every rank joins the bootstrap; rank 0 creates --workdir and writes the --file
+  inputs; the other ranks start their commands there; after --start-delay rank 0
+  starts its own. When it ends, the commands still running elsewhere (servers)
+  get 1s to end, then SIGTERM, then SIGKILL. Rank 0's standard output (or the
+  --output file) is parsed, and each run found becomes one bundle; the k-th
+  after the first is named <jobid>.<step>.<benchmark>-<k>.json. A command that
+  exits non-zero on any rank fails the run, naming the rank and its last
+  standard error line. Commands inherit the environment, so an MPI program
+  started this way under srun --mpi=pmix or mpirun finds its launcher.
+  Placeholders, expanded in every argument (never by a shell):
+    {rank} {size}     this rank, the number of ranks
+    {host:N}          the IP address rank N advertised
+    {node:N}          rank N's node name (Slurm's, or its hostname under mpirun)
+    {hostname:N}      rank N's hostname
+    {workdir}         the work directory
+    {{                a literal '{'
+
+Checks (--check, every kernel): METRIC[@X](>=|<=|>|<)VALUE, on the samples of
+METRIC at x = X (K, M, G binary), or without @X on the scalar METRIC (or the
+samples of METRIC without x). A failed check makes the bundle invalid.
 
 Environment:
   SBENCH_TOKEN               shared secret authenticating every connection (never put it in argv)
@@ -151,14 +179,22 @@ Examples:
   # one-way latency from 1 B to 4 MiB between ranks 0 and 1
   srun -N2 -n2 sbench-runner run --campaign fabric --variant ib --benchmark pingpong \
       --kernel latency --vparam transport=ib --label site=lab
-  # bandwidth for a few sizes, 128 messages per window
+  # bandwidth for a few sizes, 128 messages per window, with a floor at 1 MiB
   srun -N2 -n2 sbench-runner run --campaign fabric --variant ib --benchmark stream \
-      --kernel bw --param sizes=4K,64K,1M --param window=128 --results /scratch/results
+      --kernel bw --param sizes=4K,64K,1M --param window=128 --check 'bandwidth@1M>=1000'
+  # iperf3: a server on rank 1, the client on rank 0 half a second later
+  srun -N2 -n2 sbench-runner run --campaign fabric --variant tcp --benchmark iperf3 \
+      --kernel exec --exec-rank '1=["iperf3","-s","-1","-p","5201"]' \
+      --exec-rank '0=["iperf3","-c","{host:1}","-p","5201","--json"]' --start-delay 500ms
+  # NetPIPE over MPI under mpirun, in the second step of a batch job
+  mpirun -np 2 sbench-runner run --campaign fabric --variant mpi --benchmark netpipe \
+      --kernel exec --exec '["NPopenmpi","-u","4194304"]' --parser netpipe --output np.out \
+      --session "$SLURM_JOB_ID.1" --step 1 --repeat 0
 
 Exit statuses:
-  0  the run succeeded
+  0  the run completed (the bundles say ok, or invalid when a check failed)
   1  the run failed (rank 0 still writes a bundle with status failed and the reason)
-  2  bad command line, or not started by srun or sbench local
+  2  bad command line, or not started by srun, mpirun or sbench local
 `
 
 // kvFlag collects repeated key=value flags.
@@ -216,20 +252,33 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		campaign  = fs.String("campaign", "", "campaign `name` (required)")
-		variant   = fs.String("variant", "", "variant `name` (required)")
-		benchmark = fs.String("benchmark", "", "benchmark `name`, used in the bundle's file name (required)")
-		kernel    = fs.String("kernel", "", "native `kernel`: latency or bw (required)")
-		resultsD  = fs.String("results", envOr("SBENCH_RESULTS_DIR", "."), "`dir` where rank 0 writes the bundle ($SBENCH_RESULTS_DIR)")
-		rundir    = fs.String("rundir", os.Getenv("SBENCH_RUN_DIR"), "shared `dir` for the rendezvous file ($SBENCH_RUN_DIR, else RESULTS/.rendezvous)")
-		bootTO    = fs.Duration("bootstrap-timeout", bootDef, "how long ranks wait for each other, a `duration` such as 90s ($SBENCH_BOOTSTRAP_TIMEOUT)")
-		timeout   = fs.Duration("timeout", timeoutDef, "deadline of the whole run, a `duration` such as 2h ($SBENCH_TIMEOUT)")
-		bind      = fs.String("bind", os.Getenv("SBENCH_BIND"), "`IP` to listen on and advertise ($SBENCH_BIND; default all interfaces)")
+		campaign   = fs.String("campaign", "", "campaign `name` (required)")
+		variant    = fs.String("variant", "", "variant `name` (required)")
+		benchmark  = fs.String("benchmark", "", "benchmark `name`, used in the bundle's file name (required)")
+		kernel     = fs.String("kernel", "", "`kernel`: latency or bw (native), or exec to wrap a tool (required)")
+		resultsD   = fs.String("results", envOr("SBENCH_RESULTS_DIR", "."), "`dir` where rank 0 writes the bundle ($SBENCH_RESULTS_DIR)")
+		rundir     = fs.String("rundir", os.Getenv("SBENCH_RUN_DIR"), "shared `dir` for the rendezvous file ($SBENCH_RUN_DIR, else RESULTS/.rendezvous)")
+		bootTO     = fs.Duration("bootstrap-timeout", bootDef, "how long ranks wait for each other, a `duration` such as 90s ($SBENCH_BOOTSTRAP_TIMEOUT)")
+		timeout    = fs.Duration("timeout", timeoutDef, "deadline of the whole run, a `duration` such as 2h ($SBENCH_TIMEOUT)")
+		bind       = fs.String("bind", os.Getenv("SBENCH_BIND"), "`IP` to listen on and advertise ($SBENCH_BIND; default all interfaces)")
+		session    = fs.String("session", "", "`ID` naming the rendezvous, the same on every rank (default: the job and step ids, or mpirun's job)")
+		step       = fs.String("step", "", "sbench's step `ID` (3, 3-intra …), for the bundle's name and job step (default: Slurm's step id)")
+		repeat     = &optIntFlag{}
+		execArgv   = fs.String("exec", "", "exec: the command every rank runs, a `JSON` array of strings such as '[\"osu_bw\",\"-m\",\"1:4194304\"]'")
+		parser     = fs.String("parser", "auto", "exec: the output's format `name` (a parser, or auto to detect it)")
+		output     = fs.String("output", "", "exec: parse this `file` (relative to the work dir) instead of rank 0's standard output")
+		workdir    = fs.String("workdir", "", "exec: the commands' working `dir` (default RESULTS/work/SESSION)")
+		startDelay = fs.Duration("start-delay", 0, "exec: how long rank 0 waits after the other ranks' commands started, a `duration`")
 	)
 	params, vparams, labels := &kvFlag{}, &kvFlag{}, &kvFlag{}
-	fs.Var(params, "param", "kernel parameter `key=value` (repeatable)")
+	rankArgv, files, checks := &rankArgvFlag{}, &fileFlag{}, &checkFlag{}
+	fs.Var(params, "param", "native kernel parameter `key=value` (repeatable)")
 	fs.Var(vparams, "vparam", "the variant's sweep parameter `key=value`, copied to the bundle (repeatable)")
 	fs.Var(labels, "label", "label `key=value`, copied to the bundle (repeatable)")
+	fs.Var(repeat, "repeat", "repetition index `N` of this run, recorded in the bundle's params and samples")
+	fs.Var(checks, "check", "validity check `spec` such as 'bandwidth@4194304>=3000' or 'gflops>=100' (repeatable)")
+	fs.Var(rankArgv, "exec-rank", "exec: rank N runs this command instead of --exec, `N=JSON` (repeatable)")
+	fs.Var(files, "file", "exec: an input file rank 0 writes into the work dir, `NAME=BASE64` (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stdout, runUsage, flagDefaults(fs))
@@ -261,12 +310,37 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *bootTO <= 0 || *timeout < 0 {
 		return usagef("timeouts must be positive")
 	}
+	var exec *runner.Exec
+	if *kernel == runner.ExecKernel {
+		exec = &runner.Exec{RankArgv: rankArgv.m, Parser: *parser, Output: *output, WorkDir: *workdir, Files: files.m, StartDelay: *startDelay}
+		if *execArgv != "" {
+			if exec.Argv, err = runner.ParseArgv(*execArgv); err != nil {
+				return usagef("--exec: %v", err)
+			}
+		}
+	} else {
+		var given []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "exec", "exec-rank", "parser", "output", "workdir", "file", "start-delay":
+				given = append(given, "--"+f.Name)
+			}
+		})
+		if len(given) > 0 {
+			return usagef("%s: only for --kernel exec", strings.Join(given, ", "))
+		}
+	}
 	id, err := runner.IdentityFromEnv(os.Getenv)
 	if err != nil {
-		return usagef("not started by srun or sbench local: %v", err)
+		return usagef("not started by srun, mpirun or sbench local: %v", err)
+	}
+	id.SessionID = *session
+	if *step != "" {
+		id.StepID = *step
 	}
 	cfg := runner.Config{
-		Campaign: *campaign, Variant: *variant, Benchmark: *benchmark, Kernel: kp,
+		Campaign: *campaign, Variant: *variant, Benchmark: *benchmark, Kernel: kp, Exec: exec,
+		Checks: checks.specs, Repeat: repeat.value(),
 		Params: vparams.m, Labels: labels.m,
 		ResultsDir: *resultsD, RunDir: *rundir, Bind: *bind,
 		BootstrapTimeout: *bootTO, Timeout: *timeout,
@@ -276,8 +350,89 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Getenv:   os.Getenv,
 		Stdout:   stdout, Stderr: stderr,
 	}
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
+	}
 	_, err = runner.Run(ctx, cfg)
 	return err
+}
+
+// optIntFlag is a non-negative integer flag that knows whether it was given.
+type optIntFlag struct {
+	n   int
+	set bool
+}
+
+func (f *optIntFlag) String() string { return "" }
+
+func (f *optIntFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not a non-negative integer", s)
+	}
+	f.n, f.set = n, true
+	return nil
+}
+
+func (f *optIntFlag) value() *int {
+	if !f.set {
+		return nil
+	}
+	return &f.n
+}
+
+// rankArgvFlag collects --exec-rank N=JSON.
+type rankArgvFlag struct{ m map[int][]string }
+
+func (f *rankArgvFlag) String() string { return "" }
+
+func (f *rankArgvFlag) Set(s string) error {
+	r, argv, err := runner.ParseRankArgv(s)
+	if err != nil {
+		return err
+	}
+	if _, dup := f.m[r]; dup {
+		return fmt.Errorf("rank %d given twice", r)
+	}
+	if f.m == nil {
+		f.m = map[int][]string{}
+	}
+	f.m[r] = argv
+	return nil
+}
+
+// fileFlag collects --file NAME=BASE64.
+type fileFlag struct{ m map[string][]byte }
+
+func (f *fileFlag) String() string { return "" }
+
+func (f *fileFlag) Set(s string) error {
+	name, data, err := runner.ParseFileFlag(s)
+	if err != nil {
+		return err
+	}
+	if _, dup := f.m[name]; dup {
+		return fmt.Errorf("%s given twice", name)
+	}
+	if f.m == nil {
+		f.m = map[string][]byte{}
+	}
+	f.m[name] = data
+	return nil
+}
+
+// checkFlag collects --check specs.
+type checkFlag struct{ specs []runner.CheckSpec }
+
+func (f *checkFlag) String() string { return "" }
+
+func (f *checkFlag) Set(s string) error {
+	c, err := runner.ParseCheck(s)
+	if err != nil {
+		return err
+	}
+	f.specs = append(f.specs, c)
+	return nil
 }
 
 // flagDefaults lists the flags in a stable order, for the help text.

@@ -82,6 +82,12 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// slurmEnv is rank 0 of a 2-rank srun step.
+var slurmEnv = map[string]string{
+	"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_LOCALID": "0", "SLURM_NODEID": "0",
+	"SLURM_JOB_ID": "31", "SLURM_STEP_ID": "2", "SLURM_STEP_NODELIST": "n[1-2]",
+}
+
 func TestUsageErrors(t *testing.T) {
 	clearEnv(t)
 	base := []string{"run", "--campaign", "c", "--variant", "v", "--benchmark", "b", "--kernel", "latency"}
@@ -101,7 +107,21 @@ func TestUsageErrors(t *testing.T) {
 		{append(base, "extra"), nil, `unexpected argument "extra"`},
 		{[]string{"run", "--campaign", "c", "--variant", "v", "--benchmark", "../x", "--kernel", "bw"}, nil, `benchmark name "../x"`},
 		{base, map[string]string{"SBENCH_TIMEOUT": "soon"}, `SBENCH_TIMEOUT="soon" is not a positive duration`},
-		{base, nil, "not started by srun or sbench local: slurm environment: SLURM_PROCID is not set"},
+		{base, nil, "not started by srun, mpirun or sbench local: slurm environment: SLURM_PROCID is not set"},
+		{append(base, "--exec", `["true"]`), nil, "--exec: only for --kernel exec"},
+		{append(base, "--parser", "osu", "--start-delay", "1s"), nil, "--parser, --start-delay: only for --kernel exec"},
+		{append(base[:8:8], "exec", "--exec", "osu_bw -m 1"), nil, "--exec: command \"osu_bw -m 1\": not a JSON array of strings"},
+		{append(base[:8:8], "exec", "--param", "sizes=1"), nil, `param "sizes": the exec kernel takes no parameters`},
+		{append(base[:8:8], "exec", "--exec-rank", `1=["a"]`, "--exec-rank", `1=["b"]`), nil, "rank 1 given twice"},
+		{append(base[:8:8], "exec", "--exec-rank", `one=["a"]`), nil, "want RANK=JSON"},
+		{append(base[:8:8], "exec", "--file", "a/b=aGk="), nil, `--file "a/b": want a plain file name`},
+		{append(base, "--check", "bandwidth"), nil, `check "bandwidth": no comparison`},
+		{append(base, "--repeat", "-1"), nil, `invalid value "-1" for flag -repeat: "-1" is not a non-negative integer`},
+		{append(base, "--step", "3-n1.x"), slurmEnv, `step id "3-n1.x": only letters, digits, '_', '+' and '-' are allowed`},
+		{append(base, "--session", "a/b"), slurmEnv, `session "a/b": use 1 to 128 letters`},
+		{append(base[:8:8], "exec", "--exec", `["echo","{host:2}"]`), slurmEnv, "--exec: argument 1: {host:2}: the step has 2 ranks"},
+		{append(base[:8:8], "exec", "--exec-rank", `1=["true"]`), slurmEnv, "rank 0 has no command and there is no --output file"},
+		{append(base[:8:8], "exec", "--exec", `["true"]`, "--parser", "nope"), slurmEnv, `--parser "nope": unknown`},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			for k, v := range tt.env {

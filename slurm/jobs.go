@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/sbench/sbench/slurm/hostlist"
 )
 
 // StateUnknown is the State of a job that no source knows any more: it
@@ -199,18 +201,88 @@ func (c *Client) scontrolJob(ctx context.Context, id string) (JobInfo, bool, err
 		return JobInfo{}, false, fmt.Errorf("scontrol show job %s: %s (%w)", id, errorText(stderr, stdout), err)
 	}
 	sc := NewRecordScanner(bytes.NewReader(stdout), "scontrol show job "+id)
+	var tasks []JobInfo // the tasks of a job array whose id was asked
 	for sc.Scan() {
 		rec, bad := sc.Record()
 		if bad != nil {
 			continue
 		}
-		if recordJobID(rec) == id || rec.Value("ArrayJobId")+"_"+rec.Value("ArrayTaskId") == id {
+		if rec.Value("ArrayJobId")+"_"+rec.Value("ArrayTaskId") == id {
+			j := jobFromRecord(rec, SourceScontrol)
+			j.ID = id
+			return j, true, nil
+		}
+		if rec.Value("ArrayJobId") == id && rec.Value("ArrayTaskId") != "" {
+			tasks = append(tasks, jobFromRecord(rec, SourceScontrol))
+			continue
+		}
+		if recordJobID(rec) == id {
 			j := jobFromRecord(rec, SourceScontrol)
 			j.ID = id
 			return j, true, nil
 		}
 	}
+	if len(tasks) > 0 {
+		return arrayJob(id, tasks), true, nil
+	}
 	return JobInfo{}, false, nil
+}
+
+// arrayJob sums up the tasks of a job array as one job, as sbench submitted
+// it: still running while any task is; else failed (with that task's
+// state, reason and exit code) if any task did not complete; the earliest
+// start, the latest end and every node.
+func arrayJob(id string, tasks []JobInfo) JobInfo {
+	j := JobInfo{ID: id, Name: tasks[0].Name, State: "COMPLETED", ExitCode: "0:0", Source: tasks[0].Source}
+	var nodes []string
+	for _, t := range tasks {
+		switch {
+		case !t.Terminal():
+			if j.Terminal() || t.State == "RUNNING" {
+				j.State, j.Reason, j.ExitCode = t.State, t.Reason, ""
+			}
+		case t.State != "COMPLETED" && j.Terminal():
+			if j.State == "COMPLETED" {
+				j.State, j.Reason, j.ExitCode = t.State, t.Reason, t.ExitCode
+			}
+		}
+		if !t.Start.IsZero() && (j.Start.IsZero() || t.Start.Before(j.Start)) {
+			j.Start = t.Start
+		}
+		if t.End.After(j.End) {
+			j.End = t.End
+		}
+		if !t.Submit.IsZero() && (j.Submit.IsZero() || t.Submit.Before(j.Submit)) {
+			j.Submit = t.Submit
+		}
+		if t.NodeList != "" {
+			nodes = append(nodes, t.NodeList)
+		}
+	}
+	if !j.Terminal() {
+		j.End = time.Time{}
+	}
+	j.NodeList = mergeNodeLists(nodes)
+	return j
+}
+
+// mergeNodeLists joins hostlists, each name once, in order of appearance.
+func mergeNodeLists(lists []string) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, l := range lists {
+		expanded, err := hostlist.Expand(l)
+		if err != nil {
+			expanded = []string{l}
+		}
+		for _, n := range expanded {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	return hostlist.Compress(names)
 }
 
 // recordJobID is the JobId of a scontrol record or a jobcomp line.

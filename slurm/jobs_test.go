@@ -3,6 +3,7 @@ package slurm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -451,5 +452,35 @@ func TestWaitRetriesThenGivesUp(t *testing.T) {
 	got, err = (&Client{R: f}).Wait(context.Background(), []string{"1"}, time.Millisecond, nil)
 	if err == nil || !strings.Contains(err.Error(), "Socket timed out") || got["1"].State != "RUNNING" {
 		t.Errorf("Wait through three failures = %+v, %v", got, err)
+	}
+}
+
+// TestArrayJobSummedUp: the id sbatch printed for a job array names every
+// task; the archive's job is done when all are, failed if one failed.
+func TestArrayJobSummedUp(t *testing.T) {
+	out, err := os.ReadFile("testdata/lab-scontrol-array.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeRunner{RunFn: func(argv, env []string, dir string) (string, string, error) {
+		if strings.Join(argv, " ") == "scontrol show job -o 14" {
+			return string(out), "", nil
+		}
+		return "", "", fmt.Errorf("unexpected %q", argv)
+	}}
+	c := &Client{R: f}
+	jobs, err := c.Jobs(context.Background(), []string{"14"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := jobs["14"]
+	if j.State != "FAILED" || j.ExitCode != "1:0" || j.Reason != "NonZeroExitCode" || j.NodeList != "n[1-2]" || j.Start.IsZero() || j.End.IsZero() {
+		t.Errorf("array job: %+v", j)
+	}
+	// One task asked by its array id.
+	f.RunFn = func(argv, env []string, dir string) (string, string, error) { return string(out), "", nil }
+	jobs, _ = c.Jobs(context.Background(), []string{"14_0"})
+	if jobs["14_0"].State != "COMPLETED" {
+		t.Errorf("task 0: %+v", jobs["14_0"])
 	}
 }

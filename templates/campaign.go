@@ -4,30 +4,33 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
-
-	"github.com/sbench/sbench/runner"
 )
 
 // Campaign is a whole experiment as the user wrote it in TOML.
 type Campaign struct {
 	Campaign   Meta           `toml:"campaign"`
 	Slurm      Slurm          `toml:"slurm"`
+	Launcher   Launcher       `toml:"launcher"`
 	Runner     Runner         `toml:"runner"`
 	Benchmarks []Benchmark    `toml:"benchmark"`
+	Variants   []VariantSpec  `toml:"variant"`
 	Sweep      map[string]any `toml:"sweep"`
 
 	// File is the path the campaign was read from ("" for literal text).
 	File string `toml:"-"`
 	// sweepOrder is the sweep's keys in the order they are written, which is
-	// the order variants are numbered in.
-	sweepOrder []string
-	index      *keyIndex
+	// the order variants are numbered in; benchSweepOrder the same for each
+	// benchmark's own sweep.
+	sweepOrder      []string
+	benchSweepOrder [][]string
+	index           *keyIndex
 }
 
 // Meta is the [campaign] table.
@@ -39,17 +42,34 @@ type Meta struct {
 	// ResultsDir is where jobs write their bundles and Slurm its output
 	// files; relative paths are relative to the directory of submission.
 	ResultsDir string `toml:"results_dir"`
-	Repeats    int    `toml:"repeats"`
+	// Repeats is how often each benchmark runs (default 1); a benchmark
+	// may say otherwise.
+	Repeats int `toml:"repeats"`
+	// Mode packs runs into Slurm jobs: "steps" (default: every variant that
+	// fits one allocation in one job, one srun step per run), "jobs" (one
+	// job per variant) or "array" (one job array, a task per variant).
+	Mode string `toml:"mode"`
+	// TemplatesDir holds a site's sbatch.tmpl, relative to the campaign file.
+	TemplatesDir string `toml:"templates_dir"`
 }
 
-// Slurm is the [slurm] table: the job's resources and environment.
+// Packing modes.
+const (
+	ModeSteps = "steps"
+	ModeJobs  = "jobs"
+	ModeArray = "array"
+)
+
+// Slurm is the [slurm] table: the job's resources and environment. The
+// same keys may be overridden per benchmark ([benchmark.slurm]), per
+// variant ([variant.slurm]) and swept ([sweep]).
 type Slurm struct {
 	Partition     string            `toml:"partition"`
 	Account       string            `toml:"account"`
 	QOS           string            `toml:"qos"`
 	Reservation   string            `toml:"reservation"`
 	Time          string            `toml:"time"`
-	Nodes         int               `toml:"nodes"`
+	Nodes         Nodes             `toml:"nodes"`
 	Ntasks        int               `toml:"ntasks"`
 	NtasksPerNode int               `toml:"ntasks_per_node"`
 	CPUsPerTask   int               `toml:"cpus_per_task"`
@@ -58,6 +78,7 @@ type Slurm struct {
 	Exclusive     bool              `toml:"exclusive"`
 	Constraint    string            `toml:"constraint"`
 	Gres          string            `toml:"gres"`
+	GPUs          string            `toml:"gpus"`
 	Nodelist      string            `toml:"nodelist"`
 	Exclude       string            `toml:"exclude"`
 	JobName       string            `toml:"job_name"`
@@ -68,6 +89,69 @@ type Slurm struct {
 	Env           map[string]string `toml:"env"`
 	Setup         []string          `toml:"setup"`
 	Teardown      []string          `toml:"teardown"`
+}
+
+// Nodes is a node count, or a range "MIN-MAX" that Slurm may choose from.
+type Nodes struct {
+	Min, Max int
+}
+
+// UnmarshalTOML reads 2 or "2" or "2-4".
+func (n *Nodes) UnmarshalTOML(v any) error {
+	nn, err := parseNodes(v)
+	if err != nil {
+		return err
+	}
+	*n = nn
+	return nil
+}
+
+func parseNodes(v any) (Nodes, error) {
+	switch x := v.(type) {
+	case int64:
+		if x < 0 || x > 1<<20 {
+			return Nodes{}, fmt.Errorf("node count %d is out of range", x)
+		}
+		return Nodes{int(x), int(x)}, nil
+	case string:
+		lo, hi, isRange := strings.Cut(x, "-")
+		a, err1 := strconv.Atoi(lo)
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || a < 1 || b < a || b > 1<<20 {
+			return Nodes{}, fmt.Errorf("%q is not a node count or a range such as \"2-4\"", x)
+		}
+		return Nodes{a, b}, nil
+	}
+	return Nodes{}, fmt.Errorf("nodes must be a number or a range such as \"2-4\", not %T", v)
+}
+
+// String is the count as sbatch takes it.
+func (n Nodes) String() string {
+	if n.Min == n.Max {
+		return strconv.Itoa(n.Min)
+	}
+	return fmt.Sprintf("%d-%d", n.Min, n.Max)
+}
+
+// IsRange reports a range rather than one count.
+func (n Nodes) IsRange() bool { return n.Min != n.Max }
+
+// Launcher is the [launcher] table: what starts the ranks of a step.
+type Launcher struct {
+	// Type is srun (default), mpirun or mpiexec.
+	Type string `toml:"type"`
+	// Command is the launcher program when it is not Type itself (a full
+	// path, or a site wrapper).
+	Command string `toml:"command"`
+	// MPI is srun's --mpi plugin (pmix, pmi2, none).
+	MPI string `toml:"mpi"`
+	// Args are extra launcher arguments. {ranks}, {nodes} and {ppn} stand
+	// for the step's rank count, node count and ranks per node.
+	Args []string `toml:"args"`
 }
 
 // Runner is the [runner] table: how sbench-runner is started.
@@ -82,19 +166,70 @@ type Runner struct {
 	Bind string `toml:"bind"`
 }
 
-// Benchmark is one [[benchmark]] table.
+// Benchmark is one [[benchmark]] table: a native kernel of sbench-runner,
+// or an external tool the runner wraps.
 type Benchmark struct {
-	Name   string            `toml:"name"`
-	Kernel string            `toml:"kernel"`
-	Params map[string]any    `toml:"params"`
-	Labels map[string]string `toml:"labels"`
+	Name string `toml:"name"`
+	// Kernel names a native kernel; empty for an external tool.
+	Kernel string `toml:"kernel"`
+	// Command is the tool's argv, run by every rank (an MPI program under
+	// the launcher); PerRank gives a rank its own argv instead (a server
+	// on rank 1, a client on rank 0). The runner expands {rank}, {size},
+	// {host:N}, {node:N}, {hostname:N} and {workdir}; sbench expands
+	// {param:NAME} from the benchmark's and the variant's params.
+	Command []string            `toml:"command"`
+	PerRank map[string][]string `toml:"per_rank"`
+	// Parser reads the tool's output (a format of sbench ingest); default auto.
+	Parser string `toml:"parser"`
+	// Output is a file the tool writes, parsed instead of its stdout.
+	Output string `toml:"output"`
+	// StartDelay lets servers start before rank 0's command (e.g. "1s").
+	StartDelay string `toml:"start_delay"`
+	// Files are input files written into the step's working directory.
+	Files  map[string]FileSpec `toml:"files"`
+	Params map[string]any      `toml:"params"`
+	Labels map[string]string   `toml:"labels"`
+	// Repeats overrides the campaign's repeats.
+	Repeats int `toml:"repeats"`
+	// Timeout bounds one run (a duration such as "10m").
+	Timeout string `toml:"timeout"`
+	// Checks are validity checks, METRIC[@X](>=|<=|>|<)VALUE: a run that
+	// fails one is stored as invalid.
+	Checks []string `toml:"checks"`
+	// After names a benchmark whose jobs must complete first
+	// (--dependency=afterok).
+	After string `toml:"after"`
+	// Pairs places a point-to-point test: "" (ranks as Slurm places them),
+	// "both-directions" (the first two nodes, A to B and B to A),
+	// "all" (every ordered pair of the allocation's nodes) or
+	// "intra-inter" (two ranks on one node, then on two nodes).
+	Pairs string `toml:"pairs"`
+	// Overrides for this benchmark.
+	Slurm    map[string]any    `toml:"slurm"`
+	Launcher map[string]any    `toml:"launcher"`
+	Env      map[string]string `toml:"env"`
+	Modules  []string          `toml:"modules"`
+	// Sweep varies this benchmark only, within every variant.
+	Sweep map[string]any `toml:"sweep"`
 }
 
-// NativeKernels are the kernels sbench-runner runs itself, with the number of
-// ranks each needs at least.
-var NativeKernels = map[string]int{
-	"latency": 2,
-	"bw":      2,
+// FileSpec is an input file of a benchmark.
+type FileSpec struct {
+	Content string `toml:"content"`
+}
+
+// VariantSpec is one [[variant]] table: a named configuration, with its
+// own modules, environment, launcher or resources (e.g. "intel-mpi" and
+// "mpich", or "verbs" and "tcp").
+type VariantSpec struct {
+	Name     string            `toml:"name"`
+	Labels   map[string]string `toml:"labels"`
+	Env      map[string]string `toml:"env"`
+	Modules  []string          `toml:"modules"`
+	Setup    []string          `toml:"setup"`
+	Params   map[string]any    `toml:"params"`
+	Slurm    map[string]any    `toml:"slurm"`
+	Launcher map[string]any    `toml:"launcher"`
 }
 
 // Problem is one thing wrong with a campaign, placed in its file.
@@ -142,6 +277,8 @@ func Load(path string) (*Campaign, error) {
 	return Parse(path, data)
 }
 
+var typeErrRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
 // Parse decodes and validates campaign text; name is used in error messages.
 // Unknown keys, wrong types and every semantic problem are reported together.
 func Parse(name string, data []byte) (*Campaign, error) {
@@ -169,9 +306,18 @@ func Parse(name string, data []byte) (*Campaign, error) {
 		line, col := c.index.lookup(k.String())
 		ps = append(ps, &Problem{File: name, Line: line, Col: col, Key: k.String(), Msg: "unknown key"})
 	}
+	// Sweep keys in written order: the campaign's, then each benchmark's
+	// (toml.Key has no array index, so count the [[benchmark]] tables).
+	c.benchSweepOrder = make([][]string, len(c.Benchmarks))
+	bench := -1
 	for _, k := range md.Keys() {
-		if len(k) == 2 && k[0] == "sweep" {
+		switch {
+		case len(k) == 1 && k[0] == "benchmark":
+			bench++
+		case len(k) == 2 && k[0] == "sweep":
 			c.sweepOrder = append(c.sweepOrder, k[1])
+		case len(k) == 3 && k[0] == "benchmark" && k[1] == "sweep" && bench >= 0 && bench < len(c.Benchmarks):
+			c.benchSweepOrder[bench] = append(c.benchSweepOrder[bench], k[2])
 		}
 	}
 	ps = append(ps, c.validate()...)
@@ -191,285 +337,27 @@ func (c *Campaign) problem(key, format string, args ...any) *Problem {
 	return &Problem{File: c.File, Line: line, Col: col, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
-var typeErrRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
-
-var timeRE = regexp.MustCompile(`^(\d+-)?\d+(:\d{1,2}){0,2}$|^UNLIMITED$|^INFINITE$`)
-
-func (c *Campaign) validate() Problems {
-	var ps Problems
-	add := func(p *Problem) { ps = append(ps, p) }
-	m := &c.Campaign
-	if err := checkName(m.Name); err != nil {
-		add(c.problem("campaign.name", "%v", err))
+// TemplatePath is the site template the campaign names, or "".
+func (c *Campaign) TemplatePath() string {
+	if c.Campaign.TemplatesDir == "" {
+		return ""
 	}
-	if m.Repeats < 0 {
-		add(c.problem("campaign.repeats", "must not be negative"))
+	dir := c.Campaign.TemplatesDir
+	if !filepath.IsAbs(dir) && c.File != "" {
+		dir = filepath.Join(filepath.Dir(c.File), dir)
 	}
-	if m.ResultsDir != "" {
-		if !pathRE.MatchString(m.ResultsDir) {
-			add(c.problem("campaign.results_dir", "%q has a character that is not allowed in a results path (letters, digits, '.', '_', '-', '+', '@', '/')", m.ResultsDir))
-		} else if err := checkDirective(m.ResultsDir); err != nil {
-			add(c.problem("campaign.results_dir", "%v", err))
-		}
-	}
-	for _, k := range sortedKeys(m.Labels) {
-		if err := checkLabelKey(k); err != nil {
-			add(c.problem("campaign.labels."+k, "%v", err))
-		}
-	}
-	ps = append(ps, c.validateSlurm("slurm", &c.Slurm)...)
-	r := &c.Runner
-	for key, v := range map[string]string{"runner.bootstrap_timeout": r.BootstrapTimeout, "runner.timeout": r.Timeout} {
-		if v != "" {
-			if _, err := parseDuration(v); err != nil {
-				add(c.problem(key, "%v", err))
-			}
-		}
-	}
-	if len(c.Benchmarks) == 0 {
-		add(c.problem("benchmark", "the campaign has no [[benchmark]]"))
-	}
-	seen := map[string]bool{}
-	for i, b := range c.Benchmarks {
-		key := fmt.Sprintf("benchmark[%d]", i)
-		if err := checkName(b.Name); err != nil {
-			add(c.problem(key+".name", "%v", err))
-		} else if seen[b.Name] {
-			add(c.problem(key+".name", "%q is used by two benchmarks", b.Name))
-		}
-		seen[b.Name] = true
-		if _, ok := NativeKernels[b.Kernel]; !ok {
-			add(c.problem(key+".kernel", "unknown kernel %q (known: %s)", b.Kernel, strings.Join(sortedKeys(NativeKernels), ", ")))
-		}
-		params := map[string]string{}
-		paramsOK := true
-		for _, k := range sortedKeys(b.Params) {
-			v, err := paramString(b.Params[k])
-			if err != nil {
-				add(c.problem(key+".params."+k, "%v", err))
-				paramsOK = false
-			}
-			if err := checkParamKey(k); err != nil {
-				add(c.problem(key+".params."+k, "%v", err))
-				paramsOK = false
-			}
-			params[k] = v
-		}
-		// The runner's own check, so that a typo fails at validate time
-		// rather than on the compute nodes.
-		if _, known := NativeKernels[b.Kernel]; known && paramsOK {
-			if _, err := runner.ParseKernelParams(b.Kernel, params); err != nil {
-				add(c.problem(key+".params", "%v", err))
-			}
-		}
-		for _, k := range sortedKeys(b.Labels) {
-			if err := checkLabelKey(k); err != nil {
-				add(c.problem(key+".labels."+k, "%v", err))
-			}
-		}
-	}
-	for _, k := range c.sweepOrder {
-		ps = append(ps, c.validateSweepKey(k)...)
-	}
-	if len(ps) == 0 {
-		// Resource checks need the variants: a sweep may set the node count.
-		for _, v := range c.Variants() {
-			ps = append(ps, c.checkResources(v)...)
-		}
-	}
-	return ps
+	return filepath.Join(dir, "sbatch.tmpl")
 }
 
-func (c *Campaign) validateSlurm(prefix string, s *Slurm) Problems {
-	var ps Problems
-	add := func(key, format string, args ...any) { ps = append(ps, c.problem(prefix+"."+key, format, args...)) }
-	directives := map[string]string{
-		"partition": s.Partition, "account": s.Account, "qos": s.QOS, "reservation": s.Reservation,
-		"mem": s.Mem, "mem_per_cpu": s.MemPerCPU, "constraint": s.Constraint, "gres": s.Gres,
-		"nodelist": s.Nodelist, "exclude": s.Exclude, "output": s.Output, "error": s.Error, "time": s.Time,
+// Mode is the packing mode, with its default.
+func (c *Campaign) Mode() string {
+	if c.Campaign.Mode == "" {
+		return ModeSteps
 	}
-	for _, k := range sortedKeys(directives) {
-		if err := checkDirective(directives[k]); err != nil {
-			add(k, "%v", err)
-		}
-	}
-	if s.JobName != "" {
-		if err := checkName(s.JobName); err != nil {
-			add("job_name", "%v", err)
-		}
-	}
-	if s.Time != "" && !timeRE.MatchString(s.Time) {
-		add("time", "%q is not a Slurm time (minutes, MM:SS, HH:MM:SS, D-HH:MM:SS or UNLIMITED)", s.Time)
-	}
-	for name, v := range map[string]int{"nodes": s.Nodes, "ntasks": s.Ntasks, "ntasks_per_node": s.NtasksPerNode, "cpus_per_task": s.CPUsPerTask} {
-		if v < 0 {
-			add(name, "must not be negative (got %d)", v)
-		}
-	}
-	for i, e := range s.Extra {
-		if err := checkDirective(e); err != nil {
-			add(fmt.Sprintf("extra[%d]", i), "%v", err)
-		} else if !strings.HasPrefix(e, "-") {
-			add(fmt.Sprintf("extra[%d]", i), "%q is not an sbatch option (it must start with '-')", e)
-		}
-	}
-	for i, mod := range s.Modules {
-		if mod == "" || strings.ContainsAny(mod, "\n\r\x00") {
-			add(fmt.Sprintf("modules[%d]", i), "%q is not a module name", mod)
-		}
-	}
-	for _, k := range sortedKeys(s.Env) {
-		if !envNameRE.MatchString(k) {
-			add("env."+k, "%q is not a valid environment variable name", k)
-		}
-		if strings.ContainsRune(s.Env[k], 0) {
-			add("env."+k, "holds a NUL byte")
-		}
-	}
-	return ps
+	return c.Campaign.Mode
 }
 
-// sweepable are the keys a [sweep] may vary besides env.NAME, param.NAME and
-// label.NAME.
-var sweepable = map[string]bool{
-	"nodes": true, "ntasks": true, "ntasks_per_node": true, "cpus_per_task": true,
-	"partition": true, "constraint": true, "time": true, "exclusive": true,
-}
-
-func (c *Campaign) validateSweepKey(k string) Problems {
-	key := "sweep." + k
-	var ps Problems
-	vals, ok := c.Sweep[k].([]any)
-	if !ok {
-		return Problems{c.problem(key, "must be a list of values, e.g. %s = [1, 2]", k)}
-	}
-	if len(vals) == 0 {
-		return Problems{c.problem(key, "is an empty list")}
-	}
-	prefix, name, dotted := strings.Cut(k, ".")
-	switch {
-	case dotted && prefix == "env":
-		if !envNameRE.MatchString(name) {
-			ps = append(ps, c.problem(key, "%q is not a valid environment variable name", name))
-		}
-	case dotted && prefix == "param":
-		if err := checkParamKey(name); err != nil {
-			ps = append(ps, c.problem(key, "%v", err))
-		}
-	case dotted && prefix == "label":
-		if err := checkLabelKey(name); err != nil {
-			ps = append(ps, c.problem(key, "%v", err))
-		}
-	case !dotted && sweepable[k]:
-	default:
-		known := sortedKeys(sweepable)
-		ps = append(ps, c.problem(key, "cannot be swept (sweep one of %s, or env.NAME, param.NAME, label.NAME)", strings.Join(known, ", ")))
-	}
-	for i, v := range vals {
-		s, err := paramString(v)
-		if err != nil {
-			ps = append(ps, c.problem(key, "value %d: %v", i+1, err))
-			continue
-		}
-		if !dotted { // Slurm settings reach #SBATCH lines unquoted
-			if err := checkDirective(s); err != nil {
-				ps = append(ps, c.problem(key, "value %d: %v", i+1, err))
-			}
-		}
-		switch k {
-		case "nodes", "ntasks", "ntasks_per_node", "cpus_per_task":
-			if n, ok := v.(int64); !ok || n < 1 {
-				ps = append(ps, c.problem(key, "value %d: %v is not a positive integer", i+1, v))
-			}
-		case "exclusive":
-			if _, ok := v.(bool); !ok {
-				ps = append(ps, c.problem(key, "value %d: %v is not true or false", i+1, v))
-			}
-		case "time":
-			if !timeRE.MatchString(s) {
-				ps = append(ps, c.problem(key, "value %d: %q is not a Slurm time", i+1, s))
-			}
-		}
-	}
-	return ps
-}
-
-// checkResources checks one variant's node and task counts against what its
-// benchmarks need.
-func (c *Campaign) checkResources(v Variant) Problems {
-	var ps Problems
-	s := v.Slurm
-	where := "slurm"
-	if v.Name != DefaultVariant {
-		where = "sweep"
-	}
-	if s.Nodes > 0 && s.NtasksPerNode > 0 && s.Ntasks > 0 && s.Nodes*s.NtasksPerNode != s.Ntasks {
-		ps = append(ps, c.problem(where, "variant %s: nodes (%d) × ntasks_per_node (%d) = %d, but ntasks is %d",
-			v.Name, s.Nodes, s.NtasksPerNode, s.Nodes*s.NtasksPerNode, s.Ntasks))
-	}
-	if s.Nodes > 0 && s.Ntasks > 0 && s.Ntasks < s.Nodes {
-		ps = append(ps, c.problem(where, "variant %s: ntasks (%d) is less than nodes (%d)", v.Name, s.Ntasks, s.Nodes))
-	}
-	ranks := v.Ranks()
-	for i, b := range c.Benchmarks {
-		if need := NativeKernels[b.Kernel]; ranks < need {
-			ps = append(ps, c.problem(fmt.Sprintf("benchmark[%d].kernel", i), "variant %s has %d rank(s); kernel %s needs at least %d",
-				v.Name, ranks, b.Kernel, need))
-		}
-	}
-	return ps
-}
-
-// pathRE is the character set of paths that reach #SBATCH lines unquoted.
-var pathRE = regexp.MustCompile(`^[A-Za-z0-9._/+@-]+$`)
-
-var paramKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
-
-func checkParamKey(k string) error {
-	if !paramKeyRE.MatchString(k) {
-		return fmt.Errorf("%q is not a valid parameter name (letters, digits, '_')", k)
-	}
-	return nil
-}
-
-func checkLabelKey(k string) error {
-	if !paramKeyRE.MatchString(k) {
-		return fmt.Errorf("%q is not a valid label name (letters, digits, '_')", k)
-	}
-	return nil
-}
-
-// paramString formats a scalar TOML value the way it is passed on.
-func paramString(v any) (string, error) {
-	switch x := v.(type) {
-	case string:
-		if strings.ContainsRune(x, 0) {
-			return "", fmt.Errorf("holds a NUL byte")
-		}
-		return x, nil
-	case int64:
-		return strconv.FormatInt(x, 10), nil
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64), nil
-	case bool:
-		return strconv.FormatBool(x), nil
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			s, err := paramString(e)
-			if err != nil {
-				return "", err
-			}
-			if _, nested := e.([]any); nested {
-				return "", fmt.Errorf("nested lists are not allowed")
-			}
-			parts[i] = s
-		}
-		return strings.Join(parts, ","), nil
-	}
-	return "", fmt.Errorf("has type %T; want a string, number, boolean or list of those", v)
-}
-
+// sortedKeys returns a map's keys in order.
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +40,12 @@ func TestShellInjectionNeverRuns(t *testing.T) {
 	for i, p := range payloads {
 		toml.WriteString("p" + string(rune('a'+i)) + " = " + tomlString(p) + "\n")
 	}
+	// An external tool: its argv reaches the runner as JSON in one quoted
+	// word; an MPI launcher with the payload in its arguments.
+	toml.WriteString("[[benchmark]]\nname = \"tool\"\ncommand = [\"osu_bw\", " + tomlString(payloads[0]) + ", " + tomlString(payloads[3]) + "]\n")
+	toml.WriteString("launcher = { type = \"mpirun\", args = [" + tomlString(payloads[1]) + ", " + tomlString(payloads[5]) + "] }\n")
+	toml.WriteString("[benchmark.files]\n\"in.txt\" = { content = " + tomlString(payloads[6]) + " }\n")
+	toml.WriteString("[[variant]]\nname = \"v1\"\nenv = { X3 = " + tomlString(payloads[2]) + " }\nmodules = [" + tomlString(payloads[4]) + "]\n")
 	toml.WriteString("[sweep]\n\"label.s\" = [" + tomlString(payloads[2]) + ", " + tomlString(payloads[4]) + "]\n")
 
 	c, err := Parse("inj.toml", []byte(toml.String()))
@@ -46,7 +53,11 @@ func TestShellInjectionNeverRuns(t *testing.T) {
 		t.Fatalf("campaign with metacharacters in free-text values should be accepted (they are quoted): %v", err)
 	}
 	r, _ := NewRenderer()
-	paths, err := r.RenderDir(c.Plan(), filepath.Join(dir, "scripts"))
+	plan, err := c.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := r.RenderDir(plan, filepath.Join(dir, "scripts"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +67,14 @@ func TestShellInjectionNeverRuns(t *testing.T) {
 	// The stub srun writes each argument NUL-terminated, so we can compare
 	// them byte for byte.
 	writeStub(t, stub, "srun", `printf '%s\0' "$@" >> `+Quote(argsFile))
-	for _, name := range []string{"sbench-runner", "module", "sbatch"} {
+	writeStub(t, stub, "mpirun", `printf '%s\0' "$@" >> `+Quote(argsFile))
+	for _, name := range []string{"sbench-runner", "module", "sbatch", "scontrol"} {
 		writeStub(t, stub, name, "exit 0")
 	}
 	for _, p := range paths {
 		cmd := exec.Command("bash", p)
 		cmd.Dir = dir
-		cmd.Env = []string{"PATH=" + stub + ":/usr/bin:/bin", "HOME=" + dir}
+		cmd.Env = []string{"PATH=" + stub + ":/usr/bin:/bin", "HOME=" + dir, "SLURM_JOB_ID=42"}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s: %v\n%s", filepath.Base(p), err, out)
 		}
@@ -82,6 +94,15 @@ func TestShellInjectionNeverRuns(t *testing.T) {
 		}
 		if !strings.Contains(joined, "\x00p"+string(rune('a'+i))+"="+p+"\x00") {
 			t.Errorf("benchmark label payload %q did not reach the runner intact", p)
+		}
+	}
+	wantJSON, _ := json.Marshal([]string{"osu_bw", payloads[0], payloads[3]})
+	if !strings.Contains(joined, "\x00"+string(wantJSON)+"\x00") {
+		t.Errorf("the tool's argv did not reach the runner intact as %s", wantJSON)
+	}
+	for _, p := range []string{payloads[1], payloads[5]} {
+		if !strings.Contains(joined, "\x00"+p+"\x00") {
+			t.Errorf("launcher argument %q did not reach mpirun intact", p)
 		}
 	}
 	if len(args) < 10 {

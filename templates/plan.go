@@ -1,149 +1,76 @@
 package templates
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// DefaultVariant names the single variant of a campaign without a sweep.
-const DefaultVariant = "default"
-
 // DefaultResultsDir is where bundles and Slurm output go when the campaign
 // does not say.
 const DefaultResultsDir = "sbench-runs"
 
-// Setting is one swept key and the value a variant gives it.
-type Setting struct {
-	Key, Value string
-	raw        any
+// Run is one benchmark run of one variant: what a step executes.
+type Run struct {
+	Variant   Variant
+	Benchmark *Benchmark
+	// BenchSettings are the benchmark's own sweep point, if it has a sweep.
+	BenchSettings []Setting
+	// Name is the variant's name with the benchmark sweep point appended:
+	// the bundle's variant.
+	Name   string
+	Repeat int
+	Config Config
 }
 
-// Variant is one point of the campaign's sweep.
-type Variant struct {
+// Step is one launch of sbench-runner within a job (a pairs placement
+// makes it several at run time).
+type Step struct {
 	Index int
-	// Name is "key=value,key=value" in sweep order, or DefaultVariant.
-	Name string
-	// Slug is Name made safe for file and job names.
-	Slug     string
-	Settings []Setting
-	// Slurm is the campaign's [slurm] table with this variant's settings.
-	Slurm  Slurm
-	Env    map[string]string
-	Params map[string]string // param.NAME settings, passed to every benchmark
-	Labels map[string]string // campaign labels plus label.NAME settings
+	Run
+	Ranks, Nodes, PerNode int
+	// RunnerArgs are the arguments after the runner binary, without --step
+	// and --session, which depend on where the step runs.
+	RunnerArgs []string
 }
 
-// Ranks is the number of tasks a step of this variant starts.
-func (v Variant) Ranks() int {
-	s := v.Slurm
-	switch {
-	case s.Ntasks > 0:
-		return s.Ntasks
-	case s.Nodes > 0 && s.NtasksPerNode > 0:
-		return s.Nodes * s.NtasksPerNode
-	case s.NtasksPerNode > 0:
-		return s.NtasksPerNode
-	case s.Nodes > 0:
-		return s.Nodes
-	}
-	return 1
+// Job is one sbatch script.
+type Job struct {
+	Index int
+	// File is the script's file name, e.g. "01-quickstart-all.sbatch".
+	File    string
+	JobName string
+	// Alloc is the allocation: the union of what the job's steps need.
+	Alloc Slurm
+	// Steps run one after the other; in array mode, Tasks[i] are the steps
+	// of array task i and Steps is empty.
+	Steps []Step
+	Tasks [][]Step
+	// Variants the job runs, in order.
+	Variants []string
+	// DependsOn are indices of jobs that must complete first.
+	DependsOn []int
+	// Time is the job's time limit: the sum of its steps' (the longest
+	// task's, in array mode); zero when a step has none.
+	Time time.Duration
 }
 
-// NodeCount is the number of nodes a step of this variant runs on.
-func (v Variant) NodeCount() int {
-	if v.Slurm.Nodes > 0 {
-		return v.Slurm.Nodes
+// AllSteps returns the job's steps, over every array task.
+func (j Job) AllSteps() []Step {
+	if len(j.Tasks) == 0 {
+		return j.Steps
 	}
-	return 1
-}
-
-// TasksPerNode is the number of tasks per node, as srun's block
-// distribution places them.
-func (v Variant) TasksPerNode() int {
-	if v.Slurm.NtasksPerNode > 0 {
-		return v.Slurm.NtasksPerNode
+	var all []Step
+	for _, t := range j.Tasks {
+		all = append(all, t...)
 	}
-	n := v.NodeCount()
-	return (v.Ranks() + n - 1) / n
-}
-
-// Variants expands the sweep into its cartesian product, the first swept key
-// varying slowest, in the order the keys are written.
-func (c *Campaign) Variants() []Variant {
-	combos := [][]Setting{nil}
-	for _, k := range c.sweepOrder {
-		vals, _ := c.Sweep[k].([]any)
-		var next [][]Setting
-		for _, combo := range combos {
-			for _, v := range vals {
-				s, _ := paramString(v)
-				next = append(next, append(append([]Setting(nil), combo...), Setting{Key: k, Value: s, raw: v}))
-			}
-		}
-		combos = next
-	}
-	variants := make([]Variant, 0, len(combos))
-	for i, combo := range combos {
-		v := Variant{
-			Index:    i,
-			Name:     DefaultVariant,
-			Settings: combo,
-			Slurm:    c.Slurm,
-			Env:      copyMap(c.Slurm.Env),
-			Params:   map[string]string{},
-			Labels:   copyMap(c.Campaign.Labels),
-		}
-		if len(combo) > 0 {
-			parts := make([]string, len(combo))
-			for j, s := range combo {
-				parts[j] = s.Key + "=" + s.Value
-			}
-			v.Name = strings.Join(parts, ",")
-		}
-		v.Slug = slug(v.Name)
-		for _, s := range combo {
-			prefix, name, dotted := strings.Cut(s.Key, ".")
-			switch {
-			case dotted && prefix == "env":
-				v.Env[name] = s.Value
-			case dotted && prefix == "param":
-				v.Params[name] = s.Value
-			case dotted && prefix == "label":
-				v.Labels[name] = s.Value
-			default:
-				v.Slurm.set(s.Key, s.raw)
-			}
-		}
-		variants = append(variants, v)
-	}
-	return variants
-}
-
-// set applies one swept Slurm key; validateSweepKey has checked its type.
-func (s *Slurm) set(key string, v any) {
-	n, _ := v.(int64)
-	str, _ := paramString(v)
-	switch key {
-	case "nodes":
-		s.Nodes = int(n)
-	case "ntasks":
-		s.Ntasks = int(n)
-	case "ntasks_per_node":
-		s.NtasksPerNode = int(n)
-	case "cpus_per_task":
-		s.CPUsPerTask = int(n)
-	case "partition":
-		s.Partition = str
-	case "constraint":
-		s.Constraint = str
-	case "time":
-		s.Time = str
-	case "exclusive":
-		s.Exclusive, _ = v.(bool)
-	}
+	return all
 }
 
 // Plan is what a campaign becomes: Slurm jobs, each with its steps.
@@ -151,28 +78,6 @@ type Plan struct {
 	Campaign *Campaign
 	Variants []Variant
 	Jobs     []Job
-}
-
-// Job is one sbatch script.
-type Job struct {
-	Index int
-	// File is the script's file name, e.g. "01-quickstart-ntasks_per_node-1.sbatch".
-	File    string
-	JobName string
-	Variant Variant
-	Steps   []Step
-}
-
-// Step is one srun of sbench-runner within a job.
-type Step struct {
-	Index     int
-	Benchmark Benchmark
-	Ranks     int
-	Nodes     int
-	PerNode   int
-	// RunnerArgs are the arguments after the runner binary, identical for
-	// srun in a script and for sbench local.
-	RunnerArgs []string
 }
 
 // ResultsDir is where the campaign's bundles and job output go.
@@ -192,66 +97,355 @@ func (c *Campaign) RunnerPath() string {
 	return "sbench-runner"
 }
 
-// Plan turns the campaign into jobs: one job per variant, one step per
-// benchmark, so that a failing step does not lose the others.
-func (c *Campaign) Plan() *Plan {
-	p := &Plan{Campaign: c, Variants: c.Variants()}
-	width := len(strconv.Itoa(len(p.Variants)))
+// repeats is how often b runs.
+func (c *Campaign) repeats(b *Benchmark) int {
+	switch {
+	case b.Repeats > 0:
+		return b.Repeats
+	case c.Campaign.Repeats > 0:
+		return c.Campaign.Repeats
+	}
+	return 1
+}
+
+// Runs lists every run of the campaign: variants outermost, then
+// benchmarks, their sweep points and repeats. Validation has checked every
+// override, so errors here cannot happen for a loaded campaign.
+func (c *Campaign) Runs() ([]Run, error) {
+	var runs []Run
+	for _, v := range c.AllVariants() {
+		for bi := range c.Benchmarks {
+			b := &c.Benchmarks[bi]
+			order := c.benchSweepOrder[bi]
+			for _, bp := range points(sweepDims(b.Sweep, order)) {
+				cfg, err := c.config(v, b, bp)
+				if err != nil {
+					return nil, fmt.Errorf("benchmark %s, variant %s: %w", b.Name, v.Name, err)
+				}
+				name := v.Name
+				if len(bp) > 0 {
+					if name == DefaultVariant {
+						name = settingsName(bp)
+					} else {
+						name += "," + settingsName(bp)
+					}
+				}
+				for r := 0; r < c.repeats(b); r++ {
+					runs = append(runs, Run{Variant: v, Benchmark: b, BenchSettings: bp, Name: name, Repeat: r, Config: cfg})
+				}
+			}
+		}
+	}
+	return runs, nil
+}
+
+// stages gives each benchmark its dependency depth: 0 without after,
+// else one more than the benchmark it waits for.
+func (c *Campaign) stages() map[string]int {
+	st := map[string]int{}
+	var depth func(name string, seen int) int
+	depth = func(name string, seen int) int {
+		if d, ok := st[name]; ok {
+			return d
+		}
+		if seen > len(c.Benchmarks) {
+			return 0 // a cycle; validate reports it
+		}
+		for i := range c.Benchmarks {
+			if b := &c.Benchmarks[i]; b.Name == name {
+				d := 0
+				if b.After != "" {
+					d = depth(b.After, seen+1) + 1
+				}
+				st[name] = d
+				return d
+			}
+		}
+		return 0
+	}
+	for i := range c.Benchmarks {
+		depth(c.Benchmarks[i].Name, 0)
+	}
+	return st
+}
+
+// allocKey is what must be equal for runs to share one allocation; node
+// and task counts are not part of it (the job takes the largest), nor are
+// time (the job takes the sum) and what each step sets for itself.
+func allocKey(s Slurm) string {
+	nodes := ""
+	if s.Nodes.IsRange() {
+		nodes = s.Nodes.String()
+	}
+	return strings.Join([]string{s.Partition, s.Account, s.QOS, s.Reservation, s.Mem, s.MemPerCPU,
+		strconv.FormatBool(s.Exclusive), s.Constraint, s.Gres, s.GPUs, s.Nodelist, s.Exclude,
+		strconv.Itoa(s.CPUsPerTask), strings.Join(s.Extra, "\x00"), nodes}, "\x01")
+}
+
+// Plan packs the campaign's runs into jobs by its mode.
+func (c *Campaign) Plan() (*Plan, error) {
+	runs, err := c.Runs()
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Campaign: c, Variants: c.AllVariants()}
+	stages := c.stages()
+	mode := c.Mode()
+	type group struct {
+		key  string
+		runs []Run
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, r := range runs {
+		key := fmt.Sprintf("%d\x02", stages[r.Benchmark.Name])
+		switch mode {
+		case ModeJobs:
+			key += strconv.Itoa(r.Variant.Index)
+		default:
+			key += allocKey(r.Config.Slurm)
+		}
+		g := byKey[key]
+		if g == nil {
+			g = &group{key: key}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.runs = append(g.runs, r)
+	}
+	// Jobs of earlier stages first, so that dependencies point backwards.
+	sort.SliceStable(groups, func(i, j int) bool {
+		return stages[groups[i].runs[0].Benchmark.Name] < stages[groups[j].runs[0].Benchmark.Name]
+	})
+	width := len(strconv.Itoa(len(groups)))
 	if width < 2 {
 		width = 2
 	}
-	for _, v := range p.Variants {
-		j := Job{
-			Index:   v.Index,
-			File:    fmt.Sprintf("%0*d-%s-%s.sbatch", width, v.Index+1, c.Campaign.Name, v.Slug),
-			JobName: c.Slurm.JobName,
-			Variant: v,
+	benchJobs := map[string][]int{} // benchmark -> jobs running it
+	for gi, g := range groups {
+		j := Job{Index: gi, Alloc: allocation(g.runs)}
+		switch mode {
+		case ModeJobs:
+			j.File = fmt.Sprintf("%0*d-%s-%s.sbatch", width, gi+1, c.Campaign.Name, g.runs[0].Variant.Slug)
+		case ModeArray:
+			j.File = fmt.Sprintf("%0*d-%s-array.sbatch", width, gi+1, c.Campaign.Name)
+		default:
+			j.File = fmt.Sprintf("%0*d-%s-steps.sbatch", width, gi+1, c.Campaign.Name)
 		}
+		j.JobName = c.Slurm.JobName
 		if j.JobName == "" {
-			j.JobName = c.Campaign.Name + "-" + v.Slug
+			j.JobName = strings.TrimSuffix(j.File[width+1:], ".sbatch")
 		}
-		for i, b := range c.Benchmarks {
-			st := Step{Index: i, Benchmark: b, Ranks: v.Ranks(), Nodes: v.NodeCount(), PerNode: v.TasksPerNode()}
-			st.RunnerArgs = c.runnerArgs(v, b)
-			j.Steps = append(j.Steps, st)
+		seenVariant := map[string]bool{}
+		var task []Step
+		lastVariant := -1
+		for _, r := range g.runs {
+			if !seenVariant[r.Variant.Name] {
+				seenVariant[r.Variant.Name] = true
+				j.Variants = append(j.Variants, r.Variant.Name)
+			}
+			if mode == ModeArray && r.Variant.Index != lastVariant && lastVariant >= 0 {
+				j.Tasks = append(j.Tasks, task)
+				task = nil
+			}
+			lastVariant = r.Variant.Index
+			st := c.step(r)
+			if mode == ModeArray {
+				st.Index = len(task)
+				task = append(task, st)
+			} else {
+				st.Index = len(j.Steps)
+				j.Steps = append(j.Steps, st)
+			}
+			benchJobs[r.Benchmark.Name] = appendUnique(benchJobs[r.Benchmark.Name], gi)
 		}
+		if mode == ModeArray {
+			j.Tasks = append(j.Tasks, task)
+		}
+		j.Time = jobTime(j.Alloc.Nodes.Max, j.Steps, j.Tasks)
 		p.Jobs = append(p.Jobs, j)
 	}
-	return p
+	for ji := range p.Jobs {
+		for _, st := range p.Jobs[ji].AllSteps() {
+			if a := st.Benchmark.After; a != "" {
+				for _, dep := range benchJobs[a] {
+					p.Jobs[ji].DependsOn = appendUnique(p.Jobs[ji].DependsOn, dep)
+				}
+			}
+		}
+		sort.Ints(p.Jobs[ji].DependsOn)
+	}
+	return p, nil
 }
 
-func (c *Campaign) runnerArgs(v Variant, b Benchmark) []string {
+func appendUnique(s []int, v int) []int {
+	for _, e := range s {
+		if e == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// allocation is the union of what a group's runs need: every step fits.
+func allocation(runs []Run) Slurm {
+	a := runs[0].Config.Slurm
+	a.Ntasks = 0
+	a.Time = ""
+	for _, r := range runs {
+		s := r.Config.Slurm
+		nodes, perNode := r.Config.NodeCount(), r.Config.TasksPerNode()
+		if r.Benchmark.Pairs != "" && nodes < 2 {
+			nodes = 2
+		}
+		if !s.Nodes.IsRange() && nodes > a.Nodes.Max {
+			a.Nodes = Nodes{nodes, nodes}
+		}
+		if perNode > a.NtasksPerNode {
+			a.NtasksPerNode = perNode
+		}
+	}
+	if a.Nodes.Max == 0 {
+		a.Nodes = Nodes{1, 1}
+	}
+	return a
+}
+
+// stepsTime sums steps' time limits; false when one has none.
+func stepsTime(allocNodes int, steps []Step) (time.Duration, bool) {
+	var t time.Duration
+	for _, st := range steps {
+		d, err := parseSlurmTime(st.Config.Slurm.Time)
+		if err != nil || d == 0 {
+			return 0, false
+		}
+		t += d * time.Duration(st.placements(allocNodes))
+	}
+	return t, true
+}
+
+// jobTime sums the steps' time limits (the longest task's in an array);
+// zero when a step has none.
+func jobTime(allocNodes int, steps []Step, tasks [][]Step) time.Duration {
+	if len(tasks) == 0 {
+		t, _ := stepsTime(allocNodes, steps)
+		return t
+	}
+	var longest time.Duration
+	for _, task := range tasks {
+		t, ok := stepsTime(allocNodes, task)
+		if !ok {
+			return 0
+		}
+		if t > longest {
+			longest = t
+		}
+	}
+	return longest
+}
+
+// placements is how many launches a step makes on an allocation of n
+// nodes: every ordered pair for "all", two for the other placements.
+func (st Step) placements(n int) int {
+	switch st.Benchmark.Pairs {
+	case "both-directions", "intra-inter":
+		return 2
+	case "all":
+		if n < 2 {
+			n = 2
+		}
+		return n * (n - 1)
+	}
+	return 1
+}
+
+// step turns a run into a step: counts and runner arguments.
+func (c *Campaign) step(r Run) Step {
+	st := Step{Run: r, Ranks: r.Config.Ranks(), Nodes: r.Config.NodeCount(), PerNode: r.Config.TasksPerNode()}
+	if r.Benchmark.Pairs != "" {
+		st.Ranks, st.Nodes, st.PerNode = 2, 2, 1
+	}
+	st.RunnerArgs = c.runnerArgs(r)
+	return st
+}
+
+var paramRefRE = regexp.MustCompile(`\{param:([A-Za-z][A-Za-z0-9_]*)\}`)
+
+// expandParams replaces {param:NAME} in a tool's argv; validate has
+// checked every name exists.
+func expandParams(argv []string, params map[string]string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = paramRefRE.ReplaceAllStringFunc(a, func(m string) string {
+			return params[paramRefRE.FindStringSubmatch(m)[1]]
+		})
+	}
+	return out
+}
+
+func jsonArgv(argv []string) string {
+	data, _ := json.Marshal(argv)
+	return string(data)
+}
+
+func (c *Campaign) runnerArgs(r Run) []string {
+	b := r.Benchmark
 	args := []string{"run",
 		"--campaign", c.Campaign.Name,
-		"--variant", v.Name,
+		"--variant", r.Name,
 		"--benchmark", b.Name,
-		"--kernel", b.Kernel,
 	}
-	params := map[string]string{}
-	for k, val := range b.Params {
-		params[k], _ = paramString(val)
+	if b.Kernel != "" {
+		args = append(args, "--kernel", b.Kernel)
+		for _, k := range sortedKeys(r.Config.Params) {
+			args = append(args, "--param", k+"="+r.Config.Params[k])
+		}
+	} else {
+		args = append(args, "--kernel", "exec")
+		if len(b.Command) > 0 {
+			args = append(args, "--exec", jsonArgv(expandParams(b.Command, r.Config.Params)))
+		}
+		for _, rank := range sortedRanks(b.PerRank) {
+			args = append(args, "--exec-rank", rank+"="+jsonArgv(expandParams(b.PerRank[rank], r.Config.Params)))
+		}
+		parser := b.Parser
+		if parser == "" {
+			parser = "auto"
+		}
+		args = append(args, "--parser", parser)
+		if b.Output != "" {
+			args = append(args, "--output", b.Output)
+		}
+		if b.StartDelay != "" {
+			args = append(args, "--start-delay", b.StartDelay)
+		}
+		for _, name := range sortedKeys(b.Files) {
+			args = append(args, "--file", name+"="+base64.StdEncoding.EncodeToString([]byte(b.Files[name].Content)))
+		}
 	}
-	for k, val := range v.Params {
-		params[k] = val
+	for _, s := range r.Variant.Settings {
+		args = append(args, "--vparam", s.Key+"="+s.Text())
 	}
-	for _, k := range sortedKeys(params) {
-		args = append(args, "--param", k+"="+params[k])
+	for _, s := range r.BenchSettings {
+		args = append(args, "--vparam", s.Key+"="+s.Text())
 	}
-	for _, s := range v.Settings {
-		args = append(args, "--vparam", s.Key+"="+s.Value)
+	for _, k := range sortedKeys(r.Config.Labels) {
+		args = append(args, "--label", k+"="+r.Config.Labels[k])
 	}
-	labels := copyMap(v.Labels)
-	for k, val := range b.Labels {
-		labels[k] = val
+	for _, chk := range b.Checks {
+		args = append(args, "--check", chk)
 	}
-	for _, k := range sortedKeys(labels) {
-		args = append(args, "--label", k+"="+labels[k])
+	if c.repeats(b) > 1 {
+		args = append(args, "--repeat", strconv.Itoa(r.Repeat))
 	}
 	args = append(args, "--results", c.ResultsDir())
 	if c.Runner.BootstrapTimeout != "" {
 		args = append(args, "--bootstrap-timeout", c.Runner.BootstrapTimeout)
 	}
-	if c.Runner.Timeout != "" {
+	switch {
+	case b.Timeout != "":
+		args = append(args, "--timeout", b.Timeout)
+	case c.Runner.Timeout != "":
 		args = append(args, "--timeout", c.Runner.Timeout)
 	}
 	if c.Runner.Bind != "" {
@@ -260,26 +454,40 @@ func (c *Campaign) runnerArgs(v Variant, b Benchmark) []string {
 	return args
 }
 
-// NodeHours estimates the plan's cost from each job's time limit.
+// sortedRanks orders per_rank's keys numerically.
+func sortedRanks(m map[string][]string) []string {
+	keys := sortedKeys(m)
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, _ := strconv.Atoi(keys[i])
+		b, _ := strconv.Atoi(keys[j])
+		return a < b
+	})
+	return keys
+}
+
+// NodeHours bounds the plan's cost: each job's time limit × its nodes (×
+// tasks for an array).
 func (p *Plan) NodeHours() (hours float64, known bool) {
 	known = true
 	for _, j := range p.Jobs {
-		d, err := parseSlurmTime(j.Variant.Slurm.Time)
-		if err != nil || d == 0 {
+		if j.Time == 0 {
 			known = false
 			continue
 		}
-		hours += d.Hours() * float64(j.Variant.NodeCount())
+		n := float64(j.Alloc.Nodes.Max)
+		if len(j.Tasks) > 0 {
+			// Array tasks are independent jobs; the limit is per task.
+			var t time.Duration
+			for _, task := range j.Tasks {
+				tt, _ := stepsTime(j.Alloc.Nodes.Max, task)
+				t += tt
+			}
+			hours += t.Hours() * n
+			continue
+		}
+		hours += j.Time.Hours() * n
 	}
 	return hours, known
-}
-
-func copyMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // parseDuration reads a Go duration ("90s", "10m").
@@ -330,4 +538,16 @@ func parseSlurmTime(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("bad time %q", s)
 	}
 	return time.Duration(days)*24*time.Hour + time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(sec)*time.Second, nil
+}
+
+// formatSlurmTime writes a duration as D-HH:MM:SS or HH:MM:SS.
+func formatSlurmTime(d time.Duration) string {
+	s := int64(d.Seconds())
+	days, s := s/86400, s%86400
+	h, s := s/3600, s%3600
+	m, s := s/60, s%60
+	if days > 0 {
+		return fmt.Sprintf("%d-%02d:%02d:%02d", days, h, m, s)
+	}
+	return fmt.Sprintf("%02d:%02d:%02d", h, m, s)
 }

@@ -8,88 +8,215 @@ import (
 	"github.com/sbench/sbench/runner"
 )
 
-func TestQuickstartPlan(t *testing.T) {
+func mustPlan(t *testing.T, c *Campaign) *Plan {
+	t.Helper()
+	p, err := c.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mustParse(t *testing.T, text string) *Campaign {
+	t.Helper()
+	c, err := Parse("c.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestQuickstartPlanIsOneJob(t *testing.T) {
 	c, err := Load("../examples/quickstart.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := c.Plan()
-	if len(p.Jobs) != 2 {
-		t.Fatalf("%d jobs, want 2 (one per variant)", len(p.Jobs))
+	p := mustPlan(t, c)
+	if len(p.Jobs) != 1 {
+		t.Fatalf("%d jobs, want 1 (steps mode packs both variants)", len(p.Jobs))
+	}
+	j := p.Jobs[0]
+	if len(j.Steps) != 4 || j.Alloc.Nodes.Max != 2 || j.Alloc.NtasksPerNode != 2 {
+		t.Fatalf("job: %d steps, alloc %v nodes × %d per node", len(j.Steps), j.Alloc.Nodes, j.Alloc.NtasksPerNode)
 	}
 	want := []struct {
-		variant               string
+		variant, bench        string
 		ranks, nodes, perNode int
 	}{
-		{"ntasks_per_node=1", 2, 2, 1},
-		{"ntasks_per_node=2", 4, 2, 2},
+		{"ntasks_per_node=1", "latency", 2, 2, 1},
+		{"ntasks_per_node=1", "bandwidth", 2, 2, 1},
+		{"ntasks_per_node=2", "latency", 4, 2, 2},
+		{"ntasks_per_node=2", "bandwidth", 4, 2, 2},
 	}
 	for i, w := range want {
-		j := p.Jobs[i]
-		if j.Variant.Name != w.variant {
-			t.Errorf("job %d variant %q, want %q", i, j.Variant.Name, w.variant)
-		}
-		if len(j.Steps) != 2 {
-			t.Fatalf("job %d has %d steps, want 2", i, len(j.Steps))
-		}
-		s := j.Steps[0]
-		if s.Ranks != w.ranks || s.Nodes != w.nodes || s.PerNode != w.perNode {
-			t.Errorf("job %d step 0: ranks %d nodes %d per node %d, want %d %d %d", i, s.Ranks, s.Nodes, s.PerNode, w.ranks, w.nodes, w.perNode)
+		s := j.Steps[i]
+		if s.Name != w.variant || s.Benchmark.Name != w.bench || s.Ranks != w.ranks || s.Nodes != w.nodes || s.PerNode != w.perNode {
+			t.Errorf("step %d: %s/%s %d ranks %d nodes %d per node; want %+v", i, s.Name, s.Benchmark.Name, s.Ranks, s.Nodes, s.PerNode, w)
 		}
 	}
-	args := p.Jobs[0].Steps[1].RunnerArgs
+	if j.Time.Minutes() != 40 {
+		t.Errorf("job time %v, want the sum of 4 steps of 10 minutes", j.Time)
+	}
 	wantArgs := []string{"run", "--campaign", "quickstart", "--variant", "ntasks_per_node=1",
 		"--benchmark", "bandwidth", "--kernel", "bw", "--param", "sizes=1-4194304", "--param", "window=64",
 		"--vparam", "ntasks_per_node=1", "--label", "fabric=tcp", "--results", "sbench-runs/quickstart",
 		"--bootstrap-timeout", "60s", "--timeout", "10m"}
-	if !reflect.DeepEqual(args, wantArgs) {
-		t.Errorf("runner args\n got %q\nwant %q", args, wantArgs)
+	if got := j.Steps[1].RunnerArgs; !reflect.DeepEqual(got, wantArgs) {
+		t.Errorf("runner args\n got %q\nwant %q", got, wantArgs)
 	}
 }
 
-func TestSweepIsCartesianInWrittenOrder(t *testing.T) {
-	c, err := Parse("s.toml", []byte(`
+const base = `
 [campaign]
-name = "s"
+name = "c"
 [slurm]
 nodes = 2
+ntasks_per_node = 1
+time = "5"
 [[benchmark]]
 name = "lat"
 kernel = "latency"
-[sweep]
-ntasks_per_node = [1, 2]
-"env.FI_PROVIDER" = ["verbs;ofi_rxm", "tcp;ofi_rxm"]
-"label.fabric" = ["x"]
-`))
-	if err != nil {
-		t.Fatal(err)
+`
+
+func TestModes(t *testing.T) {
+	sweep := "[sweep]\nntasks_per_node = [1, 2]\n\"env.X\" = [\"a\", \"b\"]\n"
+	tests := []struct {
+		mode          string
+		jobs, steps   int
+		tasks         int
+		fileSubstring string
+	}{
+		{"steps", 1, 4, 0, "-steps.sbatch"},
+		{"jobs", 4, 1, 0, "-ntasks_per_node-1-env.X-a.sbatch"},
+		{"array", 1, 0, 4, "-array.sbatch"},
 	}
+	for _, tt := range tests {
+		c := mustParse(t, strings.Replace(base, `name = "c"`, "name = \"c\"\nmode = \""+tt.mode+"\"", 1)+sweep)
+		p := mustPlan(t, c)
+		if len(p.Jobs) != tt.jobs || len(p.Jobs[0].Steps) != tt.steps || len(p.Jobs[0].Tasks) != tt.tasks {
+			t.Errorf("%s: %d jobs, %d steps, %d tasks", tt.mode, len(p.Jobs), len(p.Jobs[0].Steps), len(p.Jobs[0].Tasks))
+		}
+		if !strings.HasSuffix(p.Jobs[0].File, tt.fileSubstring) {
+			t.Errorf("%s: file %q", tt.mode, p.Jobs[0].File)
+		}
+	}
+}
+
+func TestStepsModeSplitsDifferentAllocations(t *testing.T) {
+	c := mustParse(t, base+"[sweep]\npartition = [\"ib\", \"eth\"]\nnodes = [2, 3]\n")
+	p := mustPlan(t, c)
+	// Partitions differ: two jobs; node counts differ only: packed.
+	if len(p.Jobs) != 2 {
+		t.Fatalf("%d jobs, want 2", len(p.Jobs))
+	}
+	for _, j := range p.Jobs {
+		if len(j.Steps) != 2 || j.Alloc.Nodes.Max != 3 {
+			t.Errorf("%s: %d steps, %v nodes", j.File, len(j.Steps), j.Alloc.Nodes)
+		}
+	}
+	if p.Jobs[0].Alloc.Partition != "ib" || p.Jobs[1].Alloc.Partition != "eth" {
+		t.Errorf("partitions %q %q", p.Jobs[0].Alloc.Partition, p.Jobs[1].Alloc.Partition)
+	}
+}
+
+func TestZipAndVariants(t *testing.T) {
+	c := mustParse(t, `
+[campaign]
+name = "mpi"
+[slurm]
+time = "10"
+[[benchmark]]
+name = "lat"
+kernel = "latency"
+[[variant]]
+name = "intel-mpi"
+modules = ["intel-mpi/2021"]
+[[variant]]
+name = "mpich"
+modules = ["mpich/4.0"]
+env = { MPIR_CVAR_CH4_NETMOD = "ofi" }
+[sweep]
+nodes = [2, 1, 1, 2]
+ntasks_per_node = [1, 2, 8, 16]
+zip = [["nodes", "ntasks_per_node"]]
+`)
 	var names []string
-	for _, v := range c.Variants() {
+	for _, v := range c.AllVariants() {
 		names = append(names, v.Name)
 	}
 	want := []string{
-		"ntasks_per_node=1,env.FI_PROVIDER=verbs;ofi_rxm,label.fabric=x",
-		"ntasks_per_node=1,env.FI_PROVIDER=tcp;ofi_rxm,label.fabric=x",
-		"ntasks_per_node=2,env.FI_PROVIDER=verbs;ofi_rxm,label.fabric=x",
-		"ntasks_per_node=2,env.FI_PROVIDER=tcp;ofi_rxm,label.fabric=x",
+		"intel-mpi,nodes=2,ntasks_per_node=1", "intel-mpi,nodes=1,ntasks_per_node=2",
+		"intel-mpi,nodes=1,ntasks_per_node=8", "intel-mpi,nodes=2,ntasks_per_node=16",
+		"mpich,nodes=2,ntasks_per_node=1", "mpich,nodes=1,ntasks_per_node=2",
+		"mpich,nodes=1,ntasks_per_node=8", "mpich,nodes=2,ntasks_per_node=16",
 	}
 	if !reflect.DeepEqual(names, want) {
-		t.Errorf("variants\n got %q\nwant %q", names, want)
+		t.Fatalf("variants\n got %q\nwant %q", names, want)
 	}
-	v := c.Variants()[1]
-	if v.Env["FI_PROVIDER"] != "tcp;ofi_rxm" || v.Labels["fabric"] != "x" || v.Slurm.NtasksPerNode != 1 {
-		t.Errorf("variant 1 settings not applied: %+v", v)
+	p := mustPlan(t, c)
+	if len(p.Jobs) != 1 || len(p.Jobs[0].Steps) != 8 {
+		t.Fatalf("%d jobs", len(p.Jobs))
 	}
-	slugs := map[string]bool{}
-	for _, v := range c.Variants() {
-		if !nameRE.MatchString(v.Slug) {
-			t.Errorf("slug %q is not a safe name", v.Slug)
+	j := p.Jobs[0]
+	if j.Alloc.Nodes.Max != 2 || j.Alloc.NtasksPerNode != 16 {
+		t.Errorf("allocation %v × %d, want 2 × 16", j.Alloc.Nodes, j.Alloc.NtasksPerNode)
+	}
+	st := j.Steps[7]
+	if st.Ranks != 32 || st.Nodes != 2 || st.Config.Modules[0] != "mpich/4.0" || st.Config.Env["MPIR_CVAR_CH4_NETMOD"] != "ofi" {
+		t.Errorf("last step: %d ranks %d nodes %v %v", st.Ranks, st.Nodes, st.Config.Modules, st.Config.Env)
+	}
+}
+
+func TestDependenciesMakeStages(t *testing.T) {
+	c := mustParse(t, base+`
+[[benchmark]]
+name = "bw"
+kernel = "bw"
+after = "lat"
+[[benchmark]]
+name = "bw2"
+kernel = "bw"
+after = "bw"
+`)
+	p := mustPlan(t, c)
+	if len(p.Jobs) != 3 {
+		t.Fatalf("%d jobs, want 3 (one per stage)", len(p.Jobs))
+	}
+	if len(p.Jobs[0].DependsOn) != 0 || !reflect.DeepEqual(p.Jobs[1].DependsOn, []int{0}) || !reflect.DeepEqual(p.Jobs[2].DependsOn, []int{1}) {
+		t.Errorf("dependencies %v %v %v", p.Jobs[0].DependsOn, p.Jobs[1].DependsOn, p.Jobs[2].DependsOn)
+	}
+}
+
+func TestExternalToolArgs(t *testing.T) {
+	c := mustParse(t, `
+[campaign]
+name = "np"
+repeats = 2
+[slurm]
+nodes = 2
+[[benchmark]]
+name = "nptcp"
+per_rank = { "0" = ["NPtcp", "-h", "{host:1}", "-u", "{param:max}"], "1" = ["NPtcp"] }
+parser = "netpipe"
+start_delay = "1s"
+params = { max = 1048576 }
+checks = ["bandwidth_mbps@1048576>=800"]
+[benchmark.files]
+"np.conf" = { content = "x=1\n" }
+`)
+	p := mustPlan(t, c)
+	st := p.Jobs[0].Steps[1]
+	got := strings.Join(st.RunnerArgs, " ")
+	for _, want := range []string{
+		`--kernel exec`,
+		`--exec-rank 0=["NPtcp","-h","{host:1}","-u","1048576"]`,
+		`--exec-rank 1=["NPtcp"]`,
+		`--parser netpipe --start-delay 1s --file np.conf=eD0xCg==`,
+		`--check bandwidth_mbps@1048576>=800 --repeat 1`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("args %q lack %q", got, want)
 		}
-		slugs[v.Slug] = true
-	}
-	if len(slugs) != 4 {
-		t.Errorf("slugs collide: %v", slugs)
 	}
 }
 
@@ -111,20 +238,41 @@ kernel = "latency"
 		{"syntax", "[campaign\nname = 1", []string{"c.toml:2:10:", "table name"}},
 		{"unknown top key", ok + "bogus = 1\n", []string{"c.toml:10:1: benchmark.bogus: unknown key"}},
 		{"unknown slurm key", strings.Replace(ok, "nodes = 2", "nodes = 2\nnode = 3", 1), []string{"c.toml:6:1: slurm.node: unknown key"}},
-		{"wrong type", strings.Replace(ok, "nodes = 2", `nodes = "two"`, 1), []string{"c.toml:5:1: slurm.nodes: incompatible types"}},
+		{"wrong type", strings.Replace(ok, "nodes = 2", `nodes = true`, 1), []string{"c.toml:5", "nodes"}},
+		{"bad node range", strings.Replace(ok, "nodes = 2", `nodes = "4-2"`, 1), []string{"c.toml:5", "range"}},
 		{"missing name", strings.Replace(ok, `name = "q"`, ``, 1), []string{"campaign.name: is empty"}},
 		{"bad name", strings.Replace(ok, `name = "q"`, `name = "a$(touch x)"`, 1), []string{"c.toml:3:1: campaign.name", "not allowed"}},
+		{"bad mode", strings.Replace(ok, `name = "q"`, "name = \"q\"\nmode = \"batch\"", 1), []string{"campaign.mode", "steps, jobs or array"}},
 		{"unknown kernel", strings.Replace(ok, `kernel = "latency"`, `kernel = "nope"`, 1), []string{"c.toml:9:1: benchmark[0].kernel: unknown kernel \"nope\""}},
-		{"unknown kernel param", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\nparams = { sise = \"1-8\" }", 1), []string{"c.toml:10:1: benchmark[0].params", "sise"}},
+		{"kernel and command", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\ncommand = [\"x\"]", 1), []string{"native kernel or a command, not both"}},
+		{"neither", strings.Replace(ok, `kernel = "latency"`, ``, 1), []string{"set kernel"}},
+		{"unknown kernel param", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\nparams = { sise = \"1-8\" }", 1), []string{"benchmark[0].params", "sise"}},
 		{"bad sizes", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\nparams = { sizes = \"8-1\" }", 1), []string{"benchmark[0].params", "sizes"}},
+		{"unknown parser", strings.Replace(ok, `kernel = "latency"`, "command = [\"osu_bw\"]\nparser = \"osux\"", 1), []string{"benchmark[0].parser", "unknown parser \"osux\""}},
+		{"unknown placeholder", strings.Replace(ok, `kernel = "latency"`, "command = [\"NPtcp\", \"-h\", \"{peer}\"]", 1), []string{"benchmark[0].command", "unknown placeholder {peer}"}},
+		{"missing param", strings.Replace(ok, `kernel = "latency"`, "command = [\"x\", \"{param:size}\"]", 1), []string{"{param:size}: no such param"}},
+		{"bad rank", strings.Replace(ok, `kernel = "latency"`, "per_rank = { \"5\" = [\"x\"] }", 1), []string{"rank 5 does not exist"}},
+		{"bad check", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\nchecks = [\"latency < 5\"]", 1), []string{"benchmark[0].checks[0]", "not a check"}},
+		{"bad pairs", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\npairs = \"both\"", 1), []string{"benchmark[0].pairs", "not a placement"}},
+		{"pairs with mpirun", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\npairs = \"all\"\nlauncher = { type = \"mpirun\" }", 1), []string{"pairs placements need the srun launcher"}},
+		{"after unknown", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\nafter = \"bw\"", 1), []string{"benchmark[0].after", "no benchmark is called \"bw\""}},
+		{"after self", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\nafter = \"lat\"", 1), []string{"cannot wait for itself"}},
 		{"too few ranks", strings.Replace(ok, "nodes = 2", "nodes = 1", 1), []string{"needs at least 2"}},
 		{"inconsistent tasks", strings.Replace(ok, "nodes = 2", "nodes = 2\nntasks = 3", 1), []string{"nodes (2) × ntasks_per_node (1) = 2, but ntasks is 3"}},
+		{"range with ntasks", strings.Replace(ok, "nodes = 2\nntasks_per_node = 1", "nodes = \"2-4\"\nntasks = 4", 1), []string{"needs ntasks_per_node, not ntasks"}},
 		{"newline in directive", strings.Replace(ok, "nodes = 2", "nodes = 2\npartition = \"a\\nrm -rf /\"", 1), []string{"slurm.partition", "control character"}},
 		{"bad time", strings.Replace(ok, "nodes = 2", "nodes = 2\ntime = \"ten minutes\"", 1), []string{"slurm.time", "not a Slurm time"}},
-		{"bad sweep key", ok + "[sweep]\nfoo = [1]\n", []string{"c.toml:11:1: sweep.foo: cannot be swept"}},
+		{"bad launcher", ok + "[launcher]\ntype = \"aprun\"\n", []string{"launcher.type", "srun, mpirun or mpiexec"}},
+		{"bad override key", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\nslurm = { nodez = 1 }", 1), []string{"benchmark[0].slurm.nodez", "unknown key"}},
+		{"bad sweep key", ok + "[sweep]\nfoo = [1]\n", []string{"c.toml:11:1: sweep.foo: value 1: unknown key"}},
 		{"sweep not a list", ok + "[sweep]\nnodes = 2\n", []string{"sweep.nodes: must be a list"}},
-		{"bad env name", ok + "[sweep]\n\"env.A-B\" = [\"x\"]\n", []string{"not a valid environment variable name"}},
+		{"sweep bad value", ok + "[sweep]\nnodes = [2, \"x\"]\n", []string{"sweep.nodes: value 2"}},
+		{"bad env name", ok + "[sweep]\n\"env.A-B\" = [\"x\"]\n", []string{"not a valid env name"}},
+		{"zip lengths", ok + "[sweep]\nnodes = [1, 2]\nntasks_per_node = [1]\nzip = [[\"nodes\", \"ntasks_per_node\"]]\n", []string{"sweep.zip", "different lengths"}},
+		{"zip unknown", ok + "[sweep]\nnodes = [1, 2]\nzip = [[\"nodes\", \"x\"]]\n", []string{"\"x\" is not a swept key"}},
+		{"duplicate variant", ok + "[[variant]]\nname = \"a\"\n[[variant]]\nname = \"a\"\n", []string{"variant[1].name", "used by two variants"}},
 		{"results dir with space", strings.Replace(ok, `name = "q"`, "name = \"q\"\nresults_dir = \"a b\"", 1), []string{"campaign.results_dir"}},
+		{"missing templates dir", strings.Replace(ok, `name = "q"`, "name = \"q\"\ntemplates_dir = \"nope\"", 1), []string{"campaign.templates_dir"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,7 +294,8 @@ func TestAllProblemsAtOnce(t *testing.T) {
 [campaign]
 name = "bad name"
 [slurm]
-nodes = -1
+nodes = 1
+time = "soon"
 [[benchmark]]
 name = "x"
 kernel = "nope"
@@ -167,6 +316,11 @@ func TestParseSlurmTime(t *testing.T) {
 		d, err := parseSlurmTime(in)
 		if err != nil || d.Seconds() != want {
 			t.Errorf("parseSlurmTime(%q) = %v, %v; want %vs", in, d, err, want)
+		}
+		if want > 0 {
+			if back, _ := parseSlurmTime(formatSlurmTime(d)); back != d {
+				t.Errorf("formatSlurmTime(%v) = %q does not read back", d, formatSlurmTime(d))
+			}
 		}
 	}
 }

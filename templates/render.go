@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/template"
 
 	"github.com/sbench/sbench/results"
@@ -24,8 +25,14 @@ type ScriptData struct {
 	Plan     *Plan
 	Campaign *Campaign
 	Job      Job
+	Mode     string
 	// Directives are the #SBATCH options, already checked to be safe.
 	Directives []string
+	// Blocks are the steps as shell text (Tasks: per array task).
+	Blocks     []Block
+	Tasks      [][]Block
+	Pairs      bool
+	DependsOn  []string
 	ResultsDir string
 	Runner     string
 	Version    string
@@ -41,7 +48,8 @@ type Renderer struct {
 type Option func(*Renderer) error
 
 // WithTemplate replaces the embedded template with a site's own text. It
-// gets the same data and functions (q, args, comment, base, inc).
+// gets the same data (ScriptData) and functions (q, args, comment, base,
+// inc, join, indent).
 func WithTemplate(name, text string) Option {
 	return func(r *Renderer) error {
 		t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text)
@@ -64,6 +72,8 @@ var funcs = template.FuncMap{
 	"comment": commentLines,
 	"base":    filepath.Base,
 	"inc":     func(i int) int { return i + 1 },
+	"join":    strings.Join,
+	"indent":  indent,
 }
 
 // NewRenderer returns a renderer using the embedded template unless an
@@ -83,14 +93,30 @@ func NewRenderer(opts ...Option) (*Renderer, error) {
 
 // Script renders one job's sbatch script.
 func (r *Renderer) Script(p *Plan, j Job) ([]byte, error) {
+	c := p.Campaign
 	d := ScriptData{
 		Plan:       p,
-		Campaign:   p.Campaign,
+		Campaign:   c,
 		Job:        j,
-		Directives: directives(p.Campaign, j),
-		ResultsDir: p.Campaign.ResultsDir(),
-		Runner:     p.Campaign.RunnerPath(),
+		Mode:       c.Mode(),
+		Directives: directives(c, j),
+		Pairs:      usesPairs(j.AllSteps()),
+		ResultsDir: c.ResultsDir(),
+		Runner:     c.RunnerPath(),
 		Version:    r.version,
+	}
+	for _, dep := range j.DependsOn {
+		d.DependsOn = append(d.DependsOn, p.Jobs[dep].File)
+	}
+	for _, st := range j.Steps {
+		d.Blocks = append(d.Blocks, c.block(st))
+	}
+	for _, task := range j.Tasks {
+		var blocks []Block
+		for _, st := range task {
+			blocks = append(blocks, c.block(st))
+		}
+		d.Tasks = append(d.Tasks, blocks)
 	}
 	var buf bytes.Buffer
 	if err := r.tmpl.Execute(&buf, d); err != nil {
@@ -126,7 +152,7 @@ func (r *Renderer) RenderDir(p *Plan, dir string) ([]string, error) {
 
 // directives lists the job's #SBATCH options in a fixed order.
 func directives(c *Campaign, j Job) []string {
-	s := j.Variant.Slurm
+	s := j.Alloc
 	var d []string
 	add := func(opt, val string) {
 		if val != "" {
@@ -143,10 +169,11 @@ func directives(c *Campaign, j Job) []string {
 	add("account", s.Account)
 	add("qos", s.QOS)
 	add("reservation", s.Reservation)
-	add("time", s.Time)
-	num("nodes", j.Variant.NodeCount())
-	num("ntasks", j.Variant.Ranks())
-	num("ntasks-per-node", j.Variant.TasksPerNode())
+	if j.Time > 0 {
+		add("time", formatSlurmTime(j.Time))
+	}
+	add("nodes", s.Nodes.String())
+	num("ntasks-per-node", s.NtasksPerNode)
 	num("cpus-per-task", s.CPUsPerTask)
 	add("mem", s.Mem)
 	add("mem-per-cpu", s.MemPerCPU)
@@ -155,14 +182,21 @@ func directives(c *Campaign, j Job) []string {
 	}
 	add("constraint", s.Constraint)
 	add("gres", s.Gres)
+	add("gpus", s.GPUs)
 	add("nodelist", s.Nodelist)
 	add("exclude", s.Exclude)
-	out := s.Output
+	if len(j.Tasks) > 0 {
+		add("array", fmt.Sprintf("0-%d", len(j.Tasks)-1))
+	}
+	out := c.Slurm.Output
 	if out == "" {
 		out = c.ResultsDir() + "/%x-%j.out"
+		if len(j.Tasks) > 0 {
+			out = c.ResultsDir() + "/%x-%A_%a.out"
+		}
 	}
 	add("output", out)
-	add("error", s.Error)
+	add("error", c.Slurm.Error)
 	d = append(d, s.Extra...)
 	return d
 }

@@ -19,6 +19,8 @@ func TestRenderGolden(t *testing.T) {
 	if err != nil || len(examples) == 0 {
 		t.Fatalf("no example campaigns: %v", err)
 	}
+	more, _ := filepath.Glob("testdata/campaigns/*.toml")
+	examples = append(examples, more...)
 	for _, ex := range examples {
 		name := strings.TrimSuffix(filepath.Base(ex), ".toml")
 		t.Run(name, func(t *testing.T) {
@@ -31,7 +33,11 @@ func TestRenderGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
-			paths, err := r.RenderDir(c.Plan(), dir)
+			plan, err := c.Plan()
+			if err != nil {
+				t.Fatal(err)
+			}
+			paths, err := r.RenderDir(plan, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,13 +82,14 @@ func TestRenderIsDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := NewRenderer()
-	p := c.Plan()
-	first, err := r.Script(p, p.Jobs[1])
+	p, _ := c.Plan()
+	first, err := r.Script(p, p.Jobs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 20; i++ {
-		again, _ := r.Script(c.Plan(), c.Plan().Jobs[1])
+		p2, _ := c.Plan()
+		again, _ := r.Script(p2, p2.Jobs[0])
 		if !bytes.Equal(first, again) {
 			t.Fatalf("render %d differs:\n%s\n---\n%s", i, first, again)
 		}

@@ -1,0 +1,233 @@
+package templates
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Block is one step of a script, as shell text: a comment and the lines
+// that launch it. Every value from the campaign in Body is quoted; the
+// only unquoted expansions are the script's own variables.
+type Block struct {
+	Comment string
+	Body    string
+}
+
+// Launch is one start of a step's ranks on concrete nodes, as sbench local
+// does it (the scripts compute the same from the allocation at run time).
+type Launch struct {
+	// ID names the launch in bundle file names: the step index, with the
+	// node pair for pairs placements.
+	ID string
+	// Nodes are the nodes in rank order; TasksPerNode ranks on each, Ranks
+	// in all.
+	Nodes        []string
+	TasksPerNode int
+	Ranks        int
+	// Args are the runner arguments of this launch beyond the step's.
+	Args []string
+}
+
+// Launches places a step on a job's nodes (in allocation order).
+func (st Step) Launches(nodes []string) []Launch {
+	id := strconv.Itoa(st.Index)
+	pair := func(suffix string, a, b string, extra ...string) Launch {
+		return Launch{ID: id + "-" + suffix, Nodes: []string{a, b}, TasksPerNode: 1, Ranks: 2,
+			Args: append([]string{"--label", "pair=" + a + "->" + b}, extra...)}
+	}
+	switch st.Benchmark.Pairs {
+	case "both-directions":
+		a, b := nodes[0], nodes[1]
+		return []Launch{pair(a+"-"+b, a, b), pair(b+"-"+a, b, a)}
+	case "all":
+		var out []Launch
+		for _, a := range nodes {
+			for _, b := range nodes {
+				if a != b {
+					out = append(out, pair(a+"-"+b, a, b))
+				}
+			}
+		}
+		return out
+	case "intra-inter":
+		a, b := nodes[0], nodes[1]
+		return []Launch{
+			{ID: id + "-intra", Nodes: []string{a}, TasksPerNode: 2, Ranks: 2,
+				Args: []string{"--label", "pair=" + a + "->" + a, "--label", "placement=intra-node"}},
+			pair("inter", a, b, "--label", "placement=inter-node"),
+		}
+	}
+	n := st.Nodes
+	if n > len(nodes) {
+		n = len(nodes)
+	}
+	return []Launch{{ID: id, Nodes: nodes[:n], TasksPerNode: st.PerNode, Ranks: st.Ranks}}
+}
+
+// usesPairs reports whether any step needs the allocation's node names.
+func usesPairs(steps []Step) bool {
+	for _, st := range steps {
+		if st.Benchmark.Pairs != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// stepComment describes a step in one line (or more, if names hold
+// newlines: commentLines makes every line a comment).
+func stepComment(st Step, repeats int) string {
+	s := fmt.Sprintf("step %d: benchmark %s, variant %s", st.Index, st.Benchmark.Name, st.Name)
+	if repeats > 1 {
+		s += fmt.Sprintf(", repeat %d of %d", st.Repeat+1, repeats)
+	}
+	switch st.Benchmark.Pairs {
+	case "":
+		s += fmt.Sprintf(": %d rank(s) on %d node(s)", st.Ranks, st.Nodes)
+	case "all":
+		s += ": 2 ranks, every ordered pair of the job's nodes"
+	case "both-directions":
+		s += ": 2 ranks, first node to second and back"
+	case "intra-inter":
+		s += ": 2 ranks on one node, then on two"
+	}
+	return commentLines(s)
+}
+
+// block renders one step.
+func (c *Campaign) block(st Step) Block {
+	cfg := st.Config
+	var pre []string
+	if len(cfg.Modules) > 0 {
+		pre = append(pre, "module load "+QuoteArgs(cfg.Modules))
+	}
+	for _, k := range sortedKeys(cfg.Env) {
+		pre = append(pre, "export "+k+"="+Quote(cfg.Env[k]))
+	}
+	pre = append(pre, cfg.Setup...) // the user's own shell lines, by design
+	runner := Quote(c.RunnerPath()) + " " + QuoteArgs(st.RunnerArgs)
+	var body []string
+	sub := func(lines ...string) string {
+		all := append(append([]string(nil), pre...), lines...)
+		return "(\n  " + strings.Join(all, "\n  ") + "\n) || rc=1"
+	}
+	id := strconv.Itoa(st.Index)
+	switch st.Benchmark.Pairs {
+	case "":
+		launch := c.launchLine(st, st.Ranks, st.Nodes, st.PerNode, nil)
+		body = append(body, sub(launch+" "+runner+stepArgs(id)))
+	case "both-directions":
+		for _, ab := range [][2]string{{"0", "1"}, {"1", "0"}} {
+			body = append(body, sub(
+				"a=${sbench_nodes["+ab[0]+"]} b=${sbench_nodes["+ab[1]+"]}",
+				`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
+				pairLaunch(c, st, runner, id)))
+		}
+	case "all":
+		body = append(body, `for a in "${sbench_nodes[@]}"; do`,
+			`  for b in "${sbench_nodes[@]}"; do`,
+			`    [ "$a" = "$b" ] && continue`,
+			indent(sub(`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`, pairLaunch(c, st, runner, id)), "    "),
+			"  done",
+			"done")
+	case "intra-inter":
+		intra := c.launchLine(st, 2, 1, 2, []string{`--nodelist="$a"`})
+		body = append(body,
+			sub("a=${sbench_nodes[0]}",
+				intra+" "+runner+` --label "pair=${a}->${a}" --label placement=intra-node`+stepArgs(id+"-intra")),
+			sub("a=${sbench_nodes[0]} b=${sbench_nodes[1]}",
+				`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
+				"SLURM_HOSTFILE=\"$sbench_hostfile\" "+c.launchLine(st, 2, 2, 1, []string{`--nodelist="$a,$b"`, "--distribution=arbitrary"})+
+					" "+runner+` --label "pair=${a}->${b}" --label placement=inter-node`+stepArgs(id+"-inter")))
+	}
+	return Block{Comment: stepComment(st, c.repeats(st.Benchmark)), Body: strings.Join(body, "\n")}
+}
+
+// pairLaunch is the launch of one ordered pair $a -> $b.
+func pairLaunch(c *Campaign, st Step, runner, id string) string {
+	return "SLURM_HOSTFILE=\"$sbench_hostfile\" " + c.launchLine(st, 2, 2, 1, []string{`--nodelist="$a,$b"`, "--distribution=arbitrary"}) +
+		" " + runner + ` --label "pair=${a}->${b}"` + stepArgs(id+"-${a}-${b}")
+}
+
+// stepArgs names the launch: --step for the bundle's file name, --session
+// for the rendezvous file (unique within the cluster: job id and step). id
+// may hold the script's own ${a} and ${b}.
+func stepArgs(id string) string {
+	step := id
+	if strings.Contains(id, "$") {
+		step = `"` + id + `"`
+	}
+	return " --step " + step + ` --session "$SLURM_JOB_ID.` + id + `"`
+}
+
+// launchLine is the launcher's command line for a step (without the
+// runner), as shell text. Placement arguments (extra) are already shell
+// text; everything else is quoted.
+func (c *Campaign) launchLine(st Step, ranks, nodes, perNode int, extra []string) string {
+	argv := st.LauncherArgv(ranks, nodes, perNode)
+	if st.Config.Slurm.Nodes.IsRange() && st.Benchmark.Pairs == "" && launcherType(st.Config.Launcher) == "srun" {
+		// The allocation decides the node count: take what it got.
+		argv[1] = "--nodes=$SLURM_JOB_NUM_NODES"
+		q := QuoteArgs(argv)
+		q = strings.Replace(q, "'--nodes=$SLURM_JOB_NUM_NODES'", `--nodes="$SLURM_JOB_NUM_NODES"`, 1)
+		return insertExtra(q, extra)
+	}
+	return insertExtra(QuoteArgs(argv), extra)
+}
+
+// insertExtra puts placement arguments before srun's closing "--".
+func insertExtra(line string, extra []string) string {
+	if len(extra) == 0 {
+		return line
+	}
+	if strings.HasSuffix(line, " --") {
+		return strings.TrimSuffix(line, " --") + " " + strings.Join(extra, " ") + " --"
+	}
+	return line + " " + strings.Join(extra, " ")
+}
+
+func launcherType(l Launcher) string {
+	if l.Type == "" {
+		return "srun"
+	}
+	return l.Type
+}
+
+// LauncherArgv is the launcher's argv for ranks on nodes (perNode each):
+// srun with counts, --mpi, the user's args and "--" before the runner;
+// mpirun/mpiexec with -np and the user's args. {ranks}, {nodes} and {ppn}
+// in the args are replaced.
+func (st Step) LauncherArgv(ranks, nodes, perNode int) []string {
+	l := st.Config.Launcher
+	typ := launcherType(l)
+	cmd := l.Command
+	if cmd == "" {
+		cmd = typ
+	}
+	r := strings.NewReplacer("{ranks}", strconv.Itoa(ranks), "{nodes}", strconv.Itoa(nodes), "{ppn}", strconv.Itoa(perNode))
+	args := make([]string, len(l.Args))
+	for i, a := range l.Args {
+		args[i] = r.Replace(a)
+	}
+	argv := []string{cmd}
+	if typ == "srun" {
+		argv = append(argv, "--nodes="+strconv.Itoa(nodes))
+		if !st.Config.Slurm.Nodes.IsRange() || st.Benchmark.Pairs != "" {
+			argv = append(argv, "--ntasks="+strconv.Itoa(ranks))
+		}
+		argv = append(argv, "--ntasks-per-node="+strconv.Itoa(perNode))
+		if l.MPI != "" {
+			argv = append(argv, "--mpi="+l.MPI)
+		}
+		argv = append(argv, "--kill-on-bad-exit=1")
+		argv = append(argv, args...)
+		return append(argv, "--")
+	}
+	argv = append(argv, "-np", strconv.Itoa(ranks))
+	return append(argv, args...)
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}

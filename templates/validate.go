@@ -1,0 +1,538 @@
+package templates
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	_ "github.com/sbench/sbench/hpl" // HPL and HPCC parsers, for parser names
+	"github.com/sbench/sbench/parsers"
+	"github.com/sbench/sbench/runner"
+)
+
+// NativeKernels are the kernels sbench-runner runs itself, with the number
+// of ranks each needs at least.
+var NativeKernels = map[string]int{
+	"latency": 2,
+	"bw":      2,
+}
+
+var (
+	timeRE     = regexp.MustCompile(`^(\d+-)?\d+(:\d{1,2}){0,2}$|^UNLIMITED$|^INFINITE$`)
+	paramKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+	// pathRE is the character set of paths that reach #SBATCH lines unquoted.
+	pathRE = regexp.MustCompile(`^[A-Za-z0-9._/+@-]+$`)
+	// fileNameRE is what an input file of a benchmark may be called.
+	fileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$`)
+	checkRE    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(@-?[0-9][0-9.eE+-]*)?(>=|<=|>|<)-?[0-9][0-9.eE+-]*$`)
+	// placeholderRE finds {…} in a tool's argv; {{ is a literal brace.
+	placeholderRE = regexp.MustCompile(`\{\{|\{[^{}]*\}`)
+	runnerHoldRE  = regexp.MustCompile(`^\{(rank|size|workdir|(host|node|hostname):[0-9]+|param:[A-Za-z][A-Za-z0-9_]*)\}$`)
+)
+
+var (
+	modes     = map[string]bool{ModeSteps: true, ModeJobs: true, ModeArray: true}
+	launchers = map[string]bool{"srun": true, "mpirun": true, "mpiexec": true}
+	pairKinds = map[string]bool{"both-directions": true, "all": true, "intra-inter": true}
+)
+
+func checkParamKey(k string) error {
+	if !paramKeyRE.MatchString(k) {
+		return fmt.Errorf("%q is not a valid name (letters, digits, '_', starting with a letter)", k)
+	}
+	return nil
+}
+
+func (c *Campaign) validate() Problems {
+	var ps Problems
+	add := func(key, format string, args ...any) { ps = append(ps, c.problem(key, format, args...)) }
+	m := &c.Campaign
+	if err := checkName(m.Name); err != nil {
+		add("campaign.name", "%v", err)
+	}
+	if m.Repeats < 0 {
+		add("campaign.repeats", "must not be negative")
+	}
+	if m.Mode != "" && !modes[m.Mode] {
+		add("campaign.mode", "%q is not a mode: use steps, jobs or array", m.Mode)
+	}
+	if m.ResultsDir != "" && !pathRE.MatchString(m.ResultsDir) {
+		add("campaign.results_dir", "%q has a character that is not allowed in a results path (letters, digits, '.', '_', '-', '+', '@', '/')", m.ResultsDir)
+	}
+	if p := c.TemplatePath(); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			add("campaign.templates_dir", "no sbatch.tmpl there: %v", err)
+		}
+	}
+	for _, k := range sortedKeys(m.Labels) {
+		if err := checkParamKey(k); err != nil {
+			add("campaign.labels."+k, "%v", err)
+		}
+	}
+	ps = append(ps, c.validateSlurm("slurm", c.Slurm)...)
+	ps = append(ps, c.validateLauncher("launcher", c.Launcher)...)
+	if c.Slurm.JobName != "" {
+		if err := checkName(c.Slurm.JobName); err != nil {
+			add("slurm.job_name", "%v", err)
+		}
+	}
+	for i, t := range c.Slurm.Teardown {
+		if strings.ContainsRune(t, 0) {
+			add(fmt.Sprintf("slurm.teardown[%d]", i), "holds a NUL byte")
+		}
+	}
+	r := &c.Runner
+	for _, kv := range [][2]string{{"runner.bootstrap_timeout", r.BootstrapTimeout}, {"runner.timeout", r.Timeout}} {
+		if kv[1] != "" {
+			if _, err := parseDuration(kv[1]); err != nil {
+				add(kv[0], "%v", err)
+			}
+		}
+	}
+	if r.Bind != "" && !pathRE.MatchString(r.Bind) {
+		add("runner.bind", "%q is not an address", r.Bind)
+	}
+	if len(c.Benchmarks) == 0 {
+		add("benchmark", "the campaign has no [[benchmark]]")
+	}
+	names := map[string]bool{}
+	for i := range c.Benchmarks {
+		b := &c.Benchmarks[i]
+		key := fmt.Sprintf("benchmark[%d]", i)
+		if err := checkName(b.Name); err != nil {
+			add(key+".name", "%v", err)
+		} else if names[b.Name] {
+			add(key+".name", "%q is used by two benchmarks", b.Name)
+		}
+		names[b.Name] = true
+		ps = append(ps, c.validateBenchmark(key, b)...)
+	}
+	for i := range c.Benchmarks {
+		b := &c.Benchmarks[i]
+		if b.After == "" {
+			continue
+		}
+		key := fmt.Sprintf("benchmark[%d].after", i)
+		switch {
+		case b.After == b.Name:
+			add(key, "a benchmark cannot wait for itself")
+		case !names[b.After]:
+			add(key, "no benchmark is called %q", b.After)
+		case c.dependsOn(b.After, b.Name):
+			add(key, "%q and %q wait for each other", b.Name, b.After)
+		}
+	}
+	vnames := map[string]bool{}
+	for i := range c.Variants {
+		v := &c.Variants[i]
+		key := fmt.Sprintf("variant[%d]", i)
+		if err := checkName(v.Name); err != nil {
+			add(key+".name", "%v", err)
+		} else if vnames[v.Name] {
+			add(key+".name", "%q is used by two variants", v.Name)
+		}
+		vnames[v.Name] = true
+		scratch := c.base()
+		if err := scratch.applyTable("", v.Slurm); err != nil {
+			add(key+".slurm."+keyOf(err), "%v", unwrapKey(err))
+		}
+		if err := scratch.applyTable("launcher", v.Launcher); err != nil {
+			add(key+".launcher."+keyOf(err), "%v", unwrapKey(err))
+		}
+		ps = append(ps, c.validateEnv(key+".env", v.Env)...)
+		ps = append(ps, c.validateParams(key+".params", v.Params)...)
+		for _, k := range sortedKeys(v.Labels) {
+			if err := checkParamKey(k); err != nil {
+				add(key+".labels."+k, "%v", err)
+			}
+		}
+	}
+	ps = append(ps, c.validateSweep("sweep", c.Sweep, c.sweepOrder)...)
+	for i := range c.Benchmarks {
+		ps = append(ps, c.validateSweep(fmt.Sprintf("benchmark[%d].sweep", i), c.Benchmarks[i].Sweep, c.benchSweepOrder[i])...)
+	}
+	if len(ps) == 0 {
+		// What needs the combination of all settings: each run's resources.
+		ps = append(ps, c.validateRuns()...)
+	}
+	return ps
+}
+
+// dependsOn reports whether benchmark a waits, directly or not, for b.
+func (c *Campaign) dependsOn(a, b string) bool {
+	for steps := 0; a != "" && steps <= len(c.Benchmarks); steps++ {
+		if a == b {
+			return true
+		}
+		next := ""
+		for i := range c.Benchmarks {
+			if c.Benchmarks[i].Name == a {
+				next = c.Benchmarks[i].After
+			}
+		}
+		a = next
+	}
+	return false
+}
+
+func keyOf(err error) string {
+	var ke *keyError
+	if errors.As(err, &ke) {
+		return ke.key
+	}
+	return ""
+}
+
+func unwrapKey(err error) error {
+	var ke *keyError
+	if errors.As(err, &ke) {
+		return ke.err
+	}
+	return err
+}
+
+func (c *Campaign) validateSlurm(prefix string, s Slurm) Problems {
+	var ps Problems
+	add := func(key, format string, args ...any) { ps = append(ps, c.problem(prefix+"."+key, format, args...)) }
+	directives := map[string]string{
+		"partition": s.Partition, "account": s.Account, "qos": s.QOS, "reservation": s.Reservation,
+		"mem": s.Mem, "mem_per_cpu": s.MemPerCPU, "constraint": s.Constraint, "gres": s.Gres, "gpus": s.GPUs,
+		"nodelist": s.Nodelist, "exclude": s.Exclude, "output": s.Output, "error": s.Error, "time": s.Time,
+	}
+	for _, k := range sortedKeys(directives) {
+		if err := checkDirective(directives[k]); err != nil {
+			add(k, "%v", err)
+		}
+	}
+	if s.Time != "" && !timeRE.MatchString(s.Time) {
+		add("time", "%q is not a Slurm time (minutes, MM:SS, HH:MM:SS, D-HH:MM:SS or UNLIMITED)", s.Time)
+	}
+	for i, e := range s.Extra {
+		if err := checkDirective(e); err != nil {
+			add(fmt.Sprintf("extra[%d]", i), "%v", err)
+		} else if !strings.HasPrefix(e, "-") {
+			add(fmt.Sprintf("extra[%d]", i), "%q is not an sbatch option (it must start with '-')", e)
+		}
+	}
+	for i, mod := range s.Modules {
+		if mod == "" || strings.ContainsAny(mod, "\n\r\x00") {
+			add(fmt.Sprintf("modules[%d]", i), "%q is not a module name", mod)
+		}
+	}
+	for i, l := range s.Setup {
+		if strings.ContainsRune(l, 0) {
+			add(fmt.Sprintf("setup[%d]", i), "holds a NUL byte")
+		}
+	}
+	ps = append(ps, c.validateEnv(prefix+".env", s.Env)...)
+	return ps
+}
+
+func (c *Campaign) validateEnv(prefix string, env map[string]string) Problems {
+	var ps Problems
+	for _, k := range sortedKeys(env) {
+		if !envNameRE.MatchString(k) {
+			ps = append(ps, c.problem(prefix+"."+k, "%q is not a valid environment variable name", k))
+		}
+	}
+	return ps
+}
+
+func (c *Campaign) validateParams(prefix string, params map[string]any) Problems {
+	var ps Problems
+	for _, k := range sortedKeys(params) {
+		if err := checkParamKey(k); err != nil {
+			ps = append(ps, c.problem(prefix+"."+k, "%v", err))
+		} else if _, err := paramString(params[k]); err != nil {
+			ps = append(ps, c.problem(prefix+"."+k, "%v", err))
+		}
+	}
+	return ps
+}
+
+func (c *Campaign) validateLauncher(prefix string, l Launcher) Problems {
+	var ps Problems
+	if l.Type != "" && !launchers[l.Type] {
+		ps = append(ps, c.problem(prefix+".type", "%q is not a launcher: use srun, mpirun or mpiexec", l.Type))
+	}
+	if l.MPI != "" && !paramKeyRE.MatchString(l.MPI) {
+		ps = append(ps, c.problem(prefix+".mpi", "%q is not an srun --mpi plugin name", l.MPI))
+	}
+	if l.MPI != "" && l.Type != "" && l.Type != "srun" {
+		ps = append(ps, c.problem(prefix+".mpi", "is srun's --mpi option; the launcher is %s", l.Type))
+	}
+	if l.Command != "" && strings.ContainsAny(l.Command, "\n\x00") {
+		ps = append(ps, c.problem(prefix+".command", "%q is not a command", l.Command))
+	}
+	return ps
+}
+
+func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
+	var ps Problems
+	add := func(k, format string, args ...any) { ps = append(ps, c.problem(key+k, format, args...)) }
+	external := len(b.Command) > 0 || len(b.PerRank) > 0
+	switch {
+	case b.Kernel != "" && external:
+		add(".kernel", "a benchmark is a native kernel or a command, not both")
+	case b.Kernel == "" && !external:
+		add(".kernel", "set kernel (%s) or command for an external tool", strings.Join(sortedKeys(NativeKernels), ", "))
+	case b.Kernel != "":
+		if _, ok := NativeKernels[b.Kernel]; !ok {
+			add(".kernel", "unknown kernel %q (known: %s)", b.Kernel, strings.Join(sortedKeys(NativeKernels), ", "))
+		}
+		for _, f := range []struct {
+			set  bool
+			name string
+		}{{b.Parser != "", "parser"}, {b.Output != "", "output"}, {b.StartDelay != "", "start_delay"}, {len(b.Files) > 0, "files"}} {
+			if f.set {
+				add("."+f.name, "is for external tools (command), not for kernel %s", b.Kernel)
+			}
+		}
+	}
+	if external {
+		if b.Parser != "" && b.Parser != "auto" {
+			if _, ok := parsers.Lookup(b.Parser); !ok {
+				add(".parser", "unknown parser %q (known: auto, %s)", b.Parser, strings.Join(parsers.Names(), ", "))
+			}
+		}
+		check := func(k string, argv []string) {
+			if len(argv) == 0 || argv[0] == "" {
+				add(k, "is empty")
+			}
+			for _, a := range argv {
+				if strings.ContainsRune(a, 0) {
+					add(k, "holds a NUL byte")
+				}
+				for _, ph := range placeholderRE.FindAllString(a, -1) {
+					if ph == "{{" {
+						continue
+					}
+					if !runnerHoldRE.MatchString(ph) {
+						add(k, "unknown placeholder %s (known: {rank}, {size}, {host:N}, {node:N}, {hostname:N}, {workdir}, {param:NAME}, {{ for a brace)", ph)
+					}
+				}
+			}
+		}
+		if len(b.Command) > 0 {
+			check(".command", b.Command)
+		}
+		for _, r := range sortedKeys(b.PerRank) {
+			if n, err := strconv.Atoi(r); err != nil || n < 0 || strconv.Itoa(n) != r {
+				add(".per_rank."+r, "%q is not a rank number", r)
+			}
+			check(".per_rank."+r, b.PerRank[r])
+		}
+		if b.Output != "" && (path.IsAbs(b.Output) || strings.Contains(b.Output, "..") || !pathRE.MatchString(b.Output)) {
+			add(".output", "%q must be a plain relative file name in the step's working directory", b.Output)
+		}
+		for _, name := range sortedKeys(b.Files) {
+			if !fileNameRE.MatchString(name) {
+				add(".files."+name, "%q is not a plain file name", name)
+			}
+		}
+		if b.StartDelay != "" {
+			if _, err := parseDuration(b.StartDelay); err != nil {
+				add(".start_delay", "%v", err)
+			}
+		}
+	}
+	if b.Timeout != "" {
+		if _, err := parseDuration(b.Timeout); err != nil {
+			add(".timeout", "%v", err)
+		}
+	}
+	if b.Repeats < 0 {
+		add(".repeats", "must not be negative")
+	}
+	for i, chk := range b.Checks {
+		if !checkRE.MatchString(strings.ReplaceAll(chk, " ", "")) || strings.Contains(chk, " ") {
+			add(fmt.Sprintf(".checks[%d]", i), "%q is not a check: write METRIC[@X](>=|<=|>|<)VALUE, e.g. bandwidth@4194304>=3000", chk)
+		}
+	}
+	if b.Pairs != "" && !pairKinds[b.Pairs] {
+		add(".pairs", "%q is not a placement: use both-directions, all or intra-inter", b.Pairs)
+	}
+	ps = append(ps, c.validateParams(key+".params", b.Params)...)
+	ps = append(ps, c.validateEnv(key+".env", b.Env)...)
+	for _, k := range sortedKeys(b.Labels) {
+		if err := checkParamKey(k); err != nil {
+			add(".labels."+k, "%v", err)
+		}
+	}
+	scratch := c.base()
+	if err := scratch.applyTable("", b.Slurm); err != nil {
+		add(".slurm."+keyOf(err), "%v", unwrapKey(err))
+	}
+	if err := scratch.applyTable("launcher", b.Launcher); err != nil {
+		add(".launcher."+keyOf(err), "%v", unwrapKey(err))
+	}
+	return ps
+}
+
+// validateSweep checks a sweep table: every key settable, every value of
+// the right type, zip groups of equal length.
+func (c *Campaign) validateSweep(prefix string, sweep map[string]any, order []string) Problems {
+	var ps Problems
+	inZip := map[string]bool{}
+	if z, ok := sweep[zipKey]; ok {
+		groups, ok := z.([]any)
+		if !ok {
+			return Problems{c.problem(prefix+"."+zipKey, `must be a list of key lists, e.g. zip = [["nodes", "ntasks_per_node"]]`)}
+		}
+		for gi, g := range groups {
+			keys, err := stringList(g)
+			if err != nil || len(keys) < 2 {
+				ps = append(ps, c.problem(prefix+"."+zipKey, "group %d must list at least two swept keys", gi+1))
+				continue
+			}
+			n := -1
+			for _, k := range keys {
+				vals, ok := sweep[k].([]any)
+				switch {
+				case k == zipKey || !ok:
+					ps = append(ps, c.problem(prefix+"."+zipKey, "group %d: %q is not a swept key", gi+1, k))
+				case inZip[k]:
+					ps = append(ps, c.problem(prefix+"."+zipKey, "%q is in two zip groups", k))
+				case n >= 0 && len(vals) != n:
+					ps = append(ps, c.problem(prefix+"."+zipKey, "group %d pairs lists of different lengths (%q has %d values, the first %d)", gi+1, k, len(vals), n))
+				default:
+					n = len(vals)
+				}
+				inZip[k] = true
+			}
+		}
+	}
+	for _, k := range order {
+		if k == zipKey {
+			continue
+		}
+		key := prefix + "." + k
+		vals, ok := sweep[k].([]any)
+		if !ok {
+			ps = append(ps, c.problem(key, "must be a list of values, e.g. %s = [1, 2]", k))
+			continue
+		}
+		if len(vals) == 0 {
+			ps = append(ps, c.problem(key, "is an empty list"))
+			continue
+		}
+		for i, v := range vals {
+			scratch := c.base()
+			if err := scratch.apply(k, v); err != nil {
+				ps = append(ps, c.problem(key, "value %d: %v", i+1, err))
+				break
+			}
+			if p, name, ok := strings.Cut(k, "."); ok && (p == "env" && !envNameRE.MatchString(name) || (p == "param" || p == "label") && checkParamKey(name) != nil) {
+				ps = append(ps, c.problem(key, "%q is not a valid %s name", name, p))
+				break
+			}
+			if !strings.Contains(k, ".") {
+				if s, err := scalarString(v); err == nil {
+					if err := checkDirective(s); err != nil {
+						ps = append(ps, c.problem(key, "value %d: %v", i+1, err))
+					}
+				}
+			}
+			if k == "time" {
+				if s, _ := scalarString(v); !timeRE.MatchString(s) {
+					ps = append(ps, c.problem(key, "value %d: %q is not a Slurm time", i+1, s))
+				}
+			}
+		}
+	}
+	return ps
+}
+
+// validateRuns checks what only the combination of settings shows: each
+// run's ranks, nodes, launcher and kernel parameters.
+func (c *Campaign) validateRuns() Problems {
+	var ps Problems
+	runs, err := c.Runs()
+	if err != nil {
+		return Problems{c.problem("", "%v", err)}
+	}
+	seen := map[string]bool{}
+	for _, r := range runs {
+		b := r.Benchmark
+		bi := 0
+		for i := range c.Benchmarks {
+			if &c.Benchmarks[i] == b {
+				bi = i
+			}
+		}
+		where := func(k string) string { return fmt.Sprintf("benchmark[%d]%s", bi, k) }
+		report := func(key, format string, args ...any) {
+			p := c.problem(key, "variant %s: "+format, append([]any{r.Name}, args...)...)
+			if !seen[p.Error()] {
+				seen[p.Error()] = true
+				ps = append(ps, p)
+			}
+		}
+		s := r.Config.Slurm
+		for _, p := range c.validateSlurm("slurm", s) {
+			if !seen[p.Error()] {
+				seen[p.Error()] = true
+				ps = append(ps, p)
+			}
+		}
+		ps = append(ps, c.validateLauncher("launcher", r.Config.Launcher)...)
+		n := s.Nodes.Max
+		if n > 0 && s.NtasksPerNode > 0 && s.Ntasks > 0 && n*s.NtasksPerNode != s.Ntasks {
+			report("slurm", "nodes (%d) × ntasks_per_node (%d) = %d, but ntasks is %d", n, s.NtasksPerNode, n*s.NtasksPerNode, s.Ntasks)
+		}
+		if n > 0 && s.Ntasks > 0 && s.Ntasks < s.Nodes.Min {
+			report("slurm", "ntasks (%d) is less than nodes (%d)", s.Ntasks, s.Nodes.Min)
+		}
+		if s.Nodes.IsRange() && s.Ntasks > 0 {
+			report("slurm.nodes", "a node range (%s) needs ntasks_per_node, not ntasks", s.Nodes)
+		}
+		if s.Nodes.IsRange() && s.NtasksPerNode == 0 {
+			report("slurm.nodes", "a node range (%s) needs ntasks_per_node", s.Nodes)
+		}
+		typ := r.Config.Launcher.Type
+		if b.Pairs != "" {
+			if typ != "" && typ != "srun" {
+				report(where(".pairs"), "pairs placements need the srun launcher (they place ranks with --distribution=arbitrary), not %s", typ)
+			}
+			if s.Nodes.IsRange() {
+				report(where(".pairs"), "pairs placements need a node count, not a range")
+			}
+		}
+		if b.Kernel != "" {
+			if need := NativeKernels[b.Kernel]; b.Pairs == "" && r.Config.Ranks() < need {
+				report(where(".kernel"), "%d rank(s); kernel %s needs at least %d", r.Config.Ranks(), b.Kernel, need)
+			}
+			if _, err := runner.ParseKernelParams(b.Kernel, r.Config.Params); err != nil {
+				report(where(".params"), "%v", err)
+			}
+		} else {
+			for _, argv := range append([][]string{b.Command}, perRankLists(b.PerRank)...) {
+				for _, a := range argv {
+					for _, m := range paramRefRE.FindAllStringSubmatch(a, -1) {
+						if _, ok := r.Config.Params[m[1]]; !ok {
+							report(where(".command"), "{param:%s}: no such param (set it in params or sweep param.%s)", m[1], m[1])
+						}
+					}
+				}
+			}
+			for rank := range b.PerRank {
+				if n, _ := strconv.Atoi(rank); b.Pairs == "" && n >= r.Config.Ranks() {
+					report(where(".per_rank."+rank), "rank %d does not exist: the step has %d rank(s)", n, r.Config.Ranks())
+				}
+			}
+		}
+	}
+	return ps
+}
+
+func perRankLists(m map[string][]string) [][]string {
+	var out [][]string
+	for _, k := range sortedRanks(m) {
+		out = append(out, m[k])
+	}
+	return out
+}

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -14,7 +17,100 @@ import (
 
 	"github.com/sbench/sbench/runner"
 	"github.com/sbench/sbench/store"
+	"github.com/sbench/sbench/templates"
 )
+
+// localRun is what sbench local needs to start a campaign's steps.
+type localRun struct {
+	e          *env
+	camp       *templates.Campaign
+	runnerPath string
+	ranks      int // -n
+	verbose    bool
+	stamp      string
+	notes      map[string]bool
+}
+
+func (l *localRun) note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if !l.notes[msg] {
+		l.notes[msg] = true
+		fmt.Fprintln(l.e.stderr, "note: "+msg)
+	}
+}
+
+// runStep starts one step's launches; it returns the launches that failed.
+func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []string, st templates.Step) []string {
+	if st.Ranks > 0 && l.ranks > 0 && st.Benchmark.Pairs == "" {
+		st.Ranks = l.ranks
+		st.PerNode = (l.ranks + st.Nodes - 1) / st.Nodes
+		st.Nodes = (st.Ranks + st.PerNode - 1) / st.PerNode
+	}
+	if len(st.Config.Modules) > 0 {
+		l.note("modules are not loaded by sbench local (%s)", strings.Join(st.Config.Modules, " "))
+	}
+	if len(st.Config.Setup) > 0 {
+		l.note("setup lines are not run by sbench local")
+	}
+	var failed []string
+	for _, ln := range st.Launches(nodes) {
+		args := append(append(append([]string(nil), st.RunnerArgs...), ln.Args...), "--step", ln.ID, "--session", jobID+"."+ln.ID)
+		fmt.Fprintf(l.e.stderr, "job %s step %s %s (%s): %d rank(s) on %s\n", jobID, ln.ID, st.Benchmark.Name, st.Name, ln.Ranks, strings.Join(ln.Nodes, ","))
+		var log bytes.Buffer
+		var out io.Writer = &log
+		if l.verbose {
+			out = io.MultiWriter(&log, l.e.stderr)
+		}
+		env := []string{"SBENCH_TOKEN=" + mustToken()}
+		if l.camp.Runner.Bind == "" {
+			env = append(env, "SBENCH_BIND=127.0.0.1")
+		}
+		for _, k := range sortedEnvKeys(st.Config.Env) {
+			env = append(env, k+"="+st.Config.Env[k])
+		}
+		var err error
+		switch typ := st.Config.Launcher.Type; typ {
+		case "", "srun":
+			err = runner.LocalStep{
+				Runner: l.runnerPath, Args: args, Nodes: ln.Nodes, TasksPerNode: ln.TasksPerNode, Ranks: ln.Ranks,
+				JobID: jobID, StepID: ln.ID, JobName: jobName, Env: env, Stdout: out, Stderr: out,
+			}.Run(ctx)
+		default:
+			// An MPI launcher starts the ranks itself, here on this machine.
+			argv := append(st.LauncherArgv(ln.Ranks, len(ln.Nodes), ln.TasksPerNode), l.runnerPath)
+			argv = append(argv, args...)
+			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+			cmd.Env = append(append(os.Environ(), env...), "SLURM_JOB_ID="+jobID)
+			cmd.Stdout, cmd.Stderr = out, out
+			err = cmd.Run()
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return append(failed, ln.ID)
+			}
+			failed = append(failed, fmt.Sprintf("%s step %s (%s)", jobID, ln.ID, st.Benchmark.Name))
+			fmt.Fprintf(l.e.stderr, "  failed: %v\n%s", err, indent(tail(log.String(), 8)))
+		}
+	}
+	return failed
+}
+
+func mustToken() string {
+	t, err := newToken()
+	if err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return t
+}
+
+func sortedEnvKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
 
 func newLocalCmd(e *env) *cobra.Command {
 	var ranks int
@@ -22,14 +118,17 @@ func newLocalCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "local CAMPAIGN.toml [-n RANKS]",
 		Short: "Run a campaign on this machine, without Slurm",
-		Long: `Local runs every job of a campaign on this machine: each step starts the
-runner's ranks as local processes with the SLURM_* variables srun would set
-(fake nodes local1, local2 …, block distribution, ranks talking over
-127.0.0.1), then ingests the bundles so that "sbench report" can run at once.
-Jobs are recorded in the archive like submitted ones, with job ids
-local-TIMESTAMP-N.
+		Long: `Local runs every job of a campaign on this machine, in the order sbench
+submit would (a job waiting for another runs after it, and not at all if
+that one failed). Each step's ranks start as local processes with the
+SLURM_* variables srun would set: fake nodes local1, local2 … (as many as
+the job allocates), block distribution, ranks talking over 127.0.0.1. A
+step whose launcher is mpirun or mpiexec runs that launcher here instead.
+The bundles are then ingested, so "sbench report" can run at once. Jobs are
+recorded in the archive like submitted ones, with ids local-TIMESTAMP-N.
 
--n sets the number of ranks of every step, spread over the variant's nodes.`,
+Modules and setup lines are not run locally; the environment is.
+-n sets the number of ranks of every step, spread over its nodes.`,
 		Example: `  sbench local examples/quickstart.toml
   sbench local examples/quickstart.toml -n 4 --db /tmp/try.db && sbench report --db /tmp/try.db -o try.pdf`,
 		Args: cobra.ExactArgs(1),
@@ -42,6 +141,10 @@ local-TIMESTAMP-N.
 				return err
 			}
 			runnerPath, err := findRunner(camp.RunnerPath())
+			if err != nil {
+				return err
+			}
+			plan, err := camp.Plan()
 			if err != nil {
 				return err
 			}
@@ -58,73 +161,74 @@ local-TIMESTAMP-N.
 			if err := os.MkdirAll(resultsDir, 0o755); err != nil {
 				return err
 			}
-			plan := camp.Plan()
-			stamp := time.Now().UTC().Format("20060102T150405")
+			l := &localRun{e: e, camp: camp, runnerPath: runnerPath, ranks: ranks, verbose: verbose,
+				stamp: time.Now().UTC().Format("20060102T150405"), notes: map[string]bool{}}
 			var total ingestSummary
 			var failedSteps []string
-			for _, j := range plan.Jobs {
-				jobID := fmt.Sprintf("local-%s-%d", stamp, j.Index+1)
-				token, err := newToken()
-				if err != nil {
-					return err
+			jobOK := make([]bool, len(plan.Jobs))
+			for ji, j := range plan.Jobs {
+				tasks := [][]templates.Step{j.Steps}
+				if len(j.Tasks) > 0 {
+					tasks = j.Tasks
 				}
-				job := store.Job{SlurmID: jobID, Campaign: camp.Campaign.Name, Variants: []string{j.Variant.Name},
-					Name: j.JobName, ResultsDir: resultsDir, Submitted: time.Now(), State: "RUNNING", Start: time.Now()}
-				if job.ID, err = db.RecordJob(ctx, job); err != nil {
-					return err
+				blocked := ""
+				for _, d := range j.DependsOn {
+					if !jobOK[d] {
+						blocked = plan.Jobs[d].File
+					}
 				}
-				job.State, job.ExitCode = "COMPLETED", "0:0"
-				var nodes []string
-				for _, st := range j.Steps {
-					n, perNode := st.Ranks, st.PerNode
-					if ranks > 0 {
-						n = ranks
-						perNode = (n + st.Nodes - 1) / st.Nodes
+				nodes := make([]string, j.Alloc.Nodes.Max)
+				for i := range nodes {
+					nodes[i] = "local" + strconv.Itoa(i+1)
+				}
+				jobOK[ji] = true
+				for ti, steps := range tasks {
+					jobID := fmt.Sprintf("local-%s-%d", l.stamp, j.Index+1)
+					if len(j.Tasks) > 0 {
+						jobID += "_" + strconv.Itoa(ti)
 					}
-					nodeCount := (n + perNode - 1) / perNode
-					nodes = nodes[:0]
-					for i := 1; i <= nodeCount; i++ {
-						nodes = append(nodes, "local"+strconv.Itoa(i))
+					variants := j.Variants
+					if len(j.Tasks) > 0 && len(steps) > 0 {
+						variants = []string{steps[0].Variant.Name}
 					}
-					fmt.Fprintf(e.stderr, "job %s (%s) step %d %s: %d rank(s) on %d local node(s)\n",
-						jobID, j.Variant.Name, st.Index, st.Benchmark.Name, n, nodeCount)
-					var log bytes.Buffer
-					var out io.Writer = &log
-					if verbose {
-						out = io.MultiWriter(&log, e.stderr)
+					job := store.Job{SlurmID: jobID, Campaign: camp.Campaign.Name, Variants: variants, Name: j.JobName,
+						ResultsDir: resultsDir, Submitted: time.Now(), State: "RUNNING", Start: time.Now(), NodeList: strings.Join(nodes, ",")}
+					if job.ID, err = db.RecordJob(ctx, job); err != nil {
+						return err
 					}
-					env := []string{"SBENCH_TOKEN=" + token}
-					if camp.Runner.Bind == "" {
-						env = append(env, "SBENCH_BIND=127.0.0.1")
+					job.State, job.ExitCode = "COMPLETED", "0:0"
+					if blocked != "" {
+						job.State, job.Reason = "CANCELLED", "DependencyNeverSatisfied ("+blocked+" failed)"
+						fmt.Fprintf(e.stderr, "job %s skipped: it waits for %s, which failed\n", jobID, blocked)
+						jobOK[ji] = false
 					}
-					step := runner.LocalStep{
-						Runner: runnerPath, Args: st.RunnerArgs, Nodes: append([]string(nil), nodes...),
-						TasksPerNode: perNode, Ranks: n, JobID: jobID, StepID: strconv.Itoa(st.Index),
-						JobName: j.JobName, Env: env, Stdout: out, Stderr: out,
-					}
-					if err := step.Run(ctx); err != nil {
+					for _, st := range steps {
+						if blocked != "" {
+							break
+						}
+						failed := l.runStep(ctx, jobID, j.JobName, nodes, st)
 						if ctx.Err() != nil {
-							job.State, job.Reason = "CANCELLED", "interrupted"
-							job.End = time.Now()
-							db.UpdateJob(ctx, job)
+							job.State, job.Reason, job.End = "CANCELLED", "interrupted", time.Now()
+							db.UpdateJob(context.WithoutCancel(ctx), job)
 							return ctx.Err()
 						}
-						job.State, job.ExitCode, job.Reason = "FAILED", "1:0", "NonZeroExitCode"
-						failedSteps = append(failedSteps, fmt.Sprintf("%s step %d (%s)", jobID, st.Index, st.Benchmark.Name))
-						fmt.Fprintf(e.stderr, "  failed: %v\n%s", err, indent(tail(log.String(), 8)))
+						if len(failed) > 0 {
+							job.State, job.ExitCode, job.Reason = "FAILED", "1:0", "NonZeroExitCode"
+							failedSteps = append(failedSteps, failed...)
+							jobOK[ji] = false
+						}
 					}
-				}
-				job.End = time.Now()
-				job.NodeList = strings.Join(nodes, ",")
-				if err := db.UpdateJob(ctx, job); err != nil {
-					return err
-				}
-				sum, err := ingestJobBundles(ctx, e, db, job)
-				total.files += sum.files
-				total.added += sum.added
-				total.skipped += sum.skipped
-				if err != nil {
-					return err
+					job.End = time.Now()
+					if err := db.UpdateJob(ctx, job); err != nil {
+						return err
+					}
+					sum, err := ingestJobBundles(ctx, e, db, job)
+					total.files += sum.files
+					total.added += sum.added
+					total.skipped += sum.skipped
+					if err != nil {
+						return err
+					}
 				}
 			}
 			fmt.Fprintf(e.stdout, "%d run(s) from %d job(s) archived in %s (results in %s)\n", total.added, len(plan.Jobs), e.db, camp.ResultsDir())

@@ -21,8 +21,13 @@ func loadCampaign(path string) (*templates.Campaign, error) {
 	return c, nil
 }
 
-func newRenderer(templateFile string) (*templates.Renderer, error) {
+// newRenderer uses --template if given, else the campaign's templates_dir,
+// else the embedded template.
+func newRenderer(c *templates.Campaign, templateFile string) (*templates.Renderer, error) {
 	opts := []templates.Option{templates.WithVersion(version)}
+	if templateFile == "" {
+		templateFile = c.TemplatePath()
+	}
 	if templateFile != "" {
 		text, err := os.ReadFile(templateFile)
 		if err != nil {
@@ -60,11 +65,15 @@ must exist before sbatch is called: "sbench submit" creates it.`,
 			if err != nil {
 				return err
 			}
-			r, err := newRenderer(tmpl)
+			r, err := newRenderer(c, tmpl)
 			if err != nil {
 				return err
 			}
-			paths, err := r.RenderDir(c.Plan(), out)
+			plan, err := c.Plan()
+			if err != nil {
+				return err
+			}
+			paths, err := r.RenderDir(plan, out)
 			if err != nil {
 				return err
 			}
@@ -84,8 +93,9 @@ func newValidateCmd(e *env) *cobra.Command {
 		Use:   "validate CAMPAIGN.toml",
 		Short: "Check a campaign and print its plan",
 		Long: `Validate reads a campaign, reports every problem at once (each with
-file:line:column and the key), and prints the plan: variants, jobs, steps,
-node and task counts, and the node-hours the time limits allow.`,
+file:line:column and the key), and prints the plan: variants, jobs (with
+their allocation and dependencies), the steps of each job with their rank
+and node counts, and the node-hours the time limits allow at most.`,
 		Example: `  sbench validate examples/quickstart.toml`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -93,33 +103,52 @@ node and task counts, and the node-hours the time limits allow.`,
 			if err != nil {
 				return err
 			}
-			p := c.Plan()
+			p, err := c.Plan()
+			if err != nil {
+				return err
+			}
 			steps := 0
 			for _, j := range p.Jobs {
-				steps += len(j.Steps)
+				steps += len(j.AllSteps())
 			}
-			fmt.Fprintf(e.stdout, "campaign %s: %d variant(s), %d job(s), %d step(s)\n", c.Campaign.Name, len(p.Variants), len(p.Jobs), steps)
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "JOB\tVARIANT\tNODES\tTASKS\tTIME\tSTEPS")
+			fmt.Fprintf(e.stdout, "campaign %s (%s mode): %d variant(s), %d job(s), %d step(s)\n",
+				c.Campaign.Name, c.Mode(), len(p.Variants), len(p.Jobs), steps)
 			for _, j := range p.Jobs {
-				names := ""
-				for i, s := range j.Steps {
-					if i > 0 {
-						names += ","
+				t := "no time limit"
+				if j.Time > 0 {
+					t = "time " + j.Time.String()
+				}
+				fmt.Fprintf(e.stdout, "\njob %s: %s node(s) × %d task(s), %s", j.File, j.Alloc.Nodes, j.Alloc.NtasksPerNode, t)
+				if len(j.Tasks) > 0 {
+					fmt.Fprintf(e.stdout, ", array of %d task(s)", len(j.Tasks))
+				}
+				for _, d := range j.DependsOn {
+					fmt.Fprintf(e.stdout, ", after %s", p.Jobs[d].File)
+				}
+				fmt.Fprintln(e.stdout)
+				tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "  TASK\tSTEP\tBENCHMARK\tVARIANT\tRANKS\tNODES\tPLACEMENT")
+				print := func(task string, steps []templates.Step) {
+					for _, st := range steps {
+						placement := st.Benchmark.Pairs
+						if placement == "" {
+							placement = "-"
+						}
+						fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%d\t%d\t%s\n", task, st.Index, st.Benchmark.Name, st.Name, st.Ranks, st.Nodes, placement)
 					}
-					names += s.Benchmark.Name
 				}
-				t := j.Variant.Slurm.Time
-				if t == "" {
-					t = "(partition default)"
+				if len(j.Tasks) == 0 {
+					print("-", j.Steps)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", j.File, j.Variant.Name, j.Variant.NodeCount(), j.Variant.Ranks(), t, names)
+				for i, task := range j.Tasks {
+					print(fmt.Sprint(i), task)
+				}
+				tw.Flush()
 			}
-			tw.Flush()
 			if h, known := p.NodeHours(); known {
-				fmt.Fprintf(e.stdout, "at most %.2f node-hours (time limit × nodes)\n", h)
+				fmt.Fprintf(e.stdout, "\nat most %.2f node-hours (time limits × nodes)\n", h)
 			} else {
-				fmt.Fprintf(e.stdout, "node-hours unknown: set [slurm] time to bound them\n")
+				fmt.Fprintf(e.stdout, "\nnode-hours unknown: give every benchmark a time limit ([slurm] time) to bound them\n")
 			}
 			return nil
 		},

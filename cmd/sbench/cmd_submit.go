@@ -23,7 +23,8 @@ func newSubmitCmd(e *env) *cobra.Command {
 		Short: "Render the campaign and submit its jobs with sbatch",
 		Long: `Submit renders the campaign's sbatch scripts into RESULTS/scripts/TIMESTAMP/,
 creates the results directory, submits every job with "sbatch --parsable" from
-the current directory, records each job (Slurm id, campaign, variant, submit
+the current directory (a job that waits for another benchmark's gets
+--dependency=afterok on their ids), records each job (Slurm id, campaign, variant, submit
 time) in the archive and prints the job ids, one per line.
 
 Every job gets its own secret token in its environment (never in the script):
@@ -37,7 +38,7 @@ put first in the job's PATH so that the sbench-runner beside it is found.`,
 			if err != nil {
 				return err
 			}
-			r, err := newRenderer(tmpl)
+			r, err := newRenderer(camp, tmpl)
 			if err != nil {
 				return err
 			}
@@ -52,27 +53,40 @@ put first in the job's PATH so that the sbench-runner beside it is found.`,
 			}
 			resultsDir := filepath.Join(cwd, camp.ResultsDir())
 			scriptDir := filepath.Join(resultsDir, "scripts", time.Now().UTC().Format("20060102T150405.000"))
-			plan := camp.Plan()
+			plan, err := camp.Plan()
+			if err != nil {
+				return err
+			}
 			paths, err := r.RenderDir(plan, scriptDir)
 			if err != nil {
 				return err
 			}
 			client := slurmClient()
 			ctx := cmd.Context()
+			ids := make([]string, len(plan.Jobs))
 			for i, j := range plan.Jobs {
 				token, err := newToken()
 				if err != nil {
 					return err
 				}
 				env := append(os.Environ(), "SBENCH_TOKEN="+token, "PATH="+pathWithSelf(os.Getenv("PATH")))
-				id, err := client.Submit(ctx, paths[i], slurm.SubmitOptions{Dir: cwd, Env: env})
+				var sbatchArgs []string
+				if len(j.DependsOn) > 0 {
+					deps := make([]string, len(j.DependsOn))
+					for k, d := range j.DependsOn {
+						deps[k] = ids[d]
+					}
+					sbatchArgs = append(sbatchArgs, "--dependency=afterok:"+strings.Join(deps, ":"))
+				}
+				id, err := client.Submit(ctx, paths[i], slurm.SubmitOptions{Dir: cwd, Env: env, Args: sbatchArgs})
 				if err != nil {
 					if i > 0 {
 						return fmt.Errorf("submit %s: %w (%d job(s) before it were submitted and recorded)", filepath.Base(paths[i]), err, i)
 					}
 					return fmt.Errorf("submit %s: %w", filepath.Base(paths[i]), err)
 				}
-				_, err = db.RecordJob(ctx, store.Job{SlurmID: id, Campaign: camp.Campaign.Name, Variants: []string{j.Variant.Name},
+				ids[i] = id
+				_, err = db.RecordJob(ctx, store.Job{SlurmID: id, Campaign: camp.Campaign.Name, Variants: j.Variants,
 					Name: j.JobName, Script: paths[i], ResultsDir: resultsDir, Submitted: time.Now(), State: "PENDING"})
 				if err != nil {
 					return fmt.Errorf("job %s was submitted but could not be recorded: %w", id, err)

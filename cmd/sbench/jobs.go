@@ -65,14 +65,19 @@ func pathWithSelf(path string) string {
 	return d + string(os.PathListSeparator) + path
 }
 
-// jobBundles lists the bundles a job's runner wrote: JOBID.STEP.BENCHMARK.json.
+// jobBundles lists the bundles a job's runner wrote: JOBID.STEP.BENCHMARK.json,
+// and for the tasks of a job array JOBID_TASK.STEP.BENCHMARK.json.
 func jobBundles(dir, jobID string) ([]string, error) {
-	matches, err := filepath.Glob(filepath.Join(dir, globEscape(jobID)+".*.json"))
-	if err != nil {
-		return nil, err
+	var all []string
+	for _, pattern := range []string{globEscape(jobID) + ".*.json", globEscape(jobID) + "_*.json"} {
+		matches, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, matches...)
 	}
-	sort.Strings(matches)
-	return matches, nil
+	sort.Strings(all)
+	return all, nil
 }
 
 func globEscape(s string) string {

@@ -123,8 +123,8 @@ func TestRenderCLI(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	paths := strings.Fields(stdout)
-	if len(paths) != 2 {
-		t.Fatalf("render printed %q, want two script paths", stdout)
+	if len(paths) != 1 {
+		t.Fatalf("render printed %q, want one script (steps mode packs both variants)", stdout)
 	}
 	for _, p := range paths {
 		data, err := os.ReadFile(p)

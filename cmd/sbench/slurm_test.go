@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -44,8 +45,8 @@ func TestSlurmQuickstart(t *testing.T) {
 		t.Fatalf("submit: exit %d: %s", code, stderr)
 	}
 	ids := strings.Fields(stdout)
-	if len(ids) != 2 {
-		t.Fatalf("submit printed %q, want two job ids", stdout)
+	if len(ids) != 1 {
+		t.Fatalf("submit printed %q, want one job id (both variants are steps of one job)", stdout)
 	}
 	stdout, stderr, code = sbench(t, "status", "--db", db, "--campaign", "quickstart", "--wait", "--interval", "500ms", "--ingest")
 	if code != 0 {
@@ -93,7 +94,7 @@ func TestSlurmQuickstart(t *testing.T) {
 	}
 	// The jobs table knows the final state and nodes.
 	out, _, _ = sbench(t, "status", "--db", db, "--all")
-	if strings.Count(out, "COMPLETED") != 2 || !strings.Contains(out, "n[1-2]") {
+	if strings.Count(out, "COMPLETED") != 1 || !strings.Contains(out, "n[1-2]") {
 		t.Errorf("status --all:\n%s", out)
 	}
 	pdf := filepath.Join(dir, "r.pdf")
@@ -138,5 +139,162 @@ func checkInterNodeHosts(t *testing.T, dbPath string) {
 		if r.JobID == "" || r.Step == "" {
 			t.Errorf("run %d has no Slurm job/step: %q.%q", r.ID, r.JobID, r.Step)
 		}
+	}
+}
+
+// osuLike prints a small table in OSU's format, so that a shell command can
+// stand for a real tool in tests.
+const osuLike = `printf '# OSU MPI Latency Test v7.5\n# Size          Avg Latency(us)\n1                       2.50\n2                       2.60\n'`
+
+// slurmCampaign writes a campaign for the test cluster's two nodes.
+func slurmCampaign(t *testing.T, dir, mode string) string {
+	t.Helper()
+	text := `
+[campaign]
+name = "modes-` + mode + `"
+mode = "` + mode + `"
+[slurm]
+nodes = 2
+ntasks_per_node = 1
+time = "5"
+[[variant]]
+name = "ok-a"
+params = { script = "` + strings.ReplaceAll(osuLike, `\`, `\\`) + `" }
+[[variant]]
+name = "ok-b"
+params = { script = "` + strings.ReplaceAll(osuLike, `\`, `\\`) + `" }
+[[variant]]
+name = "ok-c"
+params = { script = "` + strings.ReplaceAll(osuLike, `\`, `\\`) + `" }
+[[variant]]
+name = "fails"
+params = { script = "echo broken >&2; exit 1" }
+[[benchmark]]
+name = "tool"
+per_rank = { "0" = ["sh", "-c", "{param:script}"] }
+parser = "osu"
+`
+	p := filepath.Join(dir, mode+".toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestSlurmPackingModes runs the same 4-variant campaign in steps, jobs and
+// array mode on the real cluster: steps mode is ONE job with 4 steps; every
+// mode archives one bundle per run, the failing variant as failed and the
+// others ok.
+func TestSlurmPackingModes(t *testing.T) {
+	requireSlurm(t)
+	buildBinaries(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	for _, tt := range []struct {
+		mode string
+		jobs int
+	}{{"steps", 1}, {"jobs", 4}, {"array", 1}} {
+		t.Run(tt.mode, func(t *testing.T) {
+			db := filepath.Join(dir, tt.mode+".db")
+			stdout, stderr, code := sbench(t, "submit", slurmCampaign(t, dir, tt.mode), "--db", db)
+			if code != 0 {
+				t.Fatalf("submit: %s", stderr)
+			}
+			if ids := strings.Fields(stdout); len(ids) != tt.jobs {
+				t.Fatalf("submitted %d job(s) %q, want %d", len(ids), ids, tt.jobs)
+			}
+			// The failing variant makes its job (or task) FAILED: exit 1.
+			_, _, code = sbench(t, "status", "--db", db, "--wait", "--interval", "300ms", "--ingest")
+			if code != exitFailure {
+				t.Errorf("status --wait: exit %d, want 1 (one variant fails)", code)
+			}
+			s, err := store.Open(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			runs, err := s.Runs(context.Background(), store.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			status := map[string]results.Status{}
+			for _, r := range runs {
+				status[r.Variant] = r.Status
+				if r.JobID == "" || r.Benchmark != "tool" {
+					t.Errorf("run %+v", r)
+				}
+			}
+			want := map[string]results.Status{"ok-a": "ok", "ok-b": "ok", "ok-c": "ok", "fails": "failed"}
+			if len(runs) != 4 || !reflect.DeepEqual(status, want) {
+				t.Errorf("%d runs with statuses %v, want %v", len(runs), status, want)
+			}
+			samples, _ := s.Samples(context.Background(), store.Filter{})
+			if len(samples) != 6 {
+				t.Errorf("%d samples, want 2 for each of the 3 good runs", len(samples))
+			}
+			if tt.mode == "steps" {
+				jobs, _ := s.Jobs(context.Background(), "")
+				if len(jobs) != 1 || len(jobs[0].Variants) != 4 {
+					t.Errorf("steps mode: jobs %+v", jobs)
+				}
+				steps := map[string]bool{}
+				for _, r := range runs {
+					steps[r.Step] = true
+				}
+				if len(steps) != 4 {
+					t.Errorf("steps mode: runs came from steps %v, want 4 different", steps)
+				}
+			}
+		})
+	}
+}
+
+// TestSlurmPairsBothDirections places ranks 0 and 1 on n1→n2 and n2→n1
+// with srun --distribution=arbitrary.
+func TestSlurmPairsBothDirections(t *testing.T) {
+	requireSlurm(t)
+	buildBinaries(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	camp := filepath.Join(dir, "pairs.toml")
+	os.WriteFile(camp, []byte(`
+[campaign]
+name = "pairs"
+[slurm]
+nodes = 2
+time = "5"
+[[benchmark]]
+name = "lat"
+kernel = "latency"
+pairs = "both-directions"
+params = { sizes = "1-64" }
+`), 0o644)
+	db := filepath.Join(dir, "p.db")
+	if _, stderr, code := sbench(t, "submit", camp, "--db", db); code != 0 {
+		t.Fatalf("submit: %s", stderr)
+	}
+	if _, stderr, code := sbench(t, "status", "--db", db, "--wait", "--interval", "300ms", "--ingest"); code != 0 {
+		t.Fatalf("status: %s", stderr)
+	}
+	s, _ := store.Open(db)
+	defer s.Close()
+	runs, _ := s.Runs(context.Background(), store.Filter{})
+	got := map[string]string{}
+	for _, r := range runs {
+		rank0 := ""
+		for _, h := range r.Hosts {
+			for _, rk := range h.Ranks {
+				if rk == 0 {
+					rank0 = h.NodeName
+				}
+			}
+		}
+		got[r.Labels["pair"]] = rank0
+	}
+	want := map[string]string{"n1->n2": "n1", "n2->n1": "n2"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pairs → rank 0's node: %v, want %v", got, want)
 	}
 }

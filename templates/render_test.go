@@ -95,3 +95,39 @@ func TestRenderIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// A site's template replaces the embedded one, through templates_dir or
+// WithTemplate, with the same data and quoting functions.
+func TestSiteTemplate(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "site"), 0o755)
+	site := "#!/bin/bash\n#SBATCH --comment=site-header\n{{range .Directives}}#SBATCH {{.}}\n{{end}}{{range .Blocks}}{{.Body}}\n{{end}}"
+	os.WriteFile(filepath.Join(dir, "site", "sbatch.tmpl"), []byte(site), 0o644)
+	camp := filepath.Join(dir, "c.toml")
+	os.WriteFile(camp, []byte("[campaign]\nname = \"s\"\ntemplates_dir = \"site\"\n[slurm]\nnodes = 2\n[[benchmark]]\nname = \"lat\"\nkernel = \"latency\"\n"), 0o644)
+	c, err := Load(camp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(c.TemplatePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRenderer(WithTemplate("sbatch.tmpl", string(text)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := c.Plan()
+	out, err := r.Script(p, p.Jobs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"#SBATCH --comment=site-header", "#SBATCH --nodes=2", "srun --nodes=2"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("site render lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := NewRenderer(WithTemplate("bad.tmpl", "{{.Nope")); err == nil || !strings.Contains(err.Error(), "bad.tmpl") {
+		t.Errorf("a broken template: %v", err)
+	}
+}

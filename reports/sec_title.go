@@ -142,6 +142,13 @@ func (r *Report) systemSummary(d *document) {
 		d.para("No runs.", "", bodySize, black)
 		return
 	}
+	if diffs := hostMismatches(r.runs); len(diffs) > 0 {
+		d.para("Warning: the nodes of a run are not alike — results between them may differ for that reason.", "B", bodySize, failedRed)
+		for _, m := range diffs {
+			d.paraAt(margin+10, contentWidth-10, m, "Helvetica", "", smallSize, failedRed, 4)
+		}
+		d.y += 4
+	}
 	// Sorted by node list, so the entries come out in the same order
 	// whatever order the archive returned the runs in.
 	sort.SliceStable(order, func(i, j int) bool {

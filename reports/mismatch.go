@@ -1,0 +1,59 @@
+package reports
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sbench/sbench/store"
+)
+
+// hostMismatches finds the runs whose nodes differ in something the system
+// table shows — one port at half rate, another kernel, less memory — which
+// is what makes one node pair slower than the others. Each difference is
+// one sentence naming the field and which nodes have which value.
+func hostMismatches(runs []store.Run) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, run := range runs {
+		if len(run.Hosts) < 2 {
+			continue
+		}
+		values := map[string]map[string][]string{} // field -> value -> nodes
+		var fields []string
+		for _, h := range run.Hosts {
+			got := map[string]string{}
+			for _, f := range hostFields(h) {
+				got[f[0]] = f[1]
+			}
+			for _, f := range []string{"CPU", "Memory", "OS", "Kernel", "MPI", "InfiniBand", "Network"} {
+				v := got[f]
+				if v == "" {
+					v = "(none)"
+				}
+				if values[f] == nil {
+					values[f] = map[string][]string{}
+					fields = append(fields, f)
+				}
+				values[f][v] = append(values[f][v], nodeName(h))
+			}
+		}
+		for _, f := range fields {
+			if len(values[f]) < 2 {
+				continue
+			}
+			var parts []string
+			for _, v := range sortedKeys(values[f]) {
+				nodes := values[f][v]
+				sort.Strings(nodes)
+				parts = append(parts, fmt.Sprintf("%s on %s", v, compressHosts(nodes)))
+			}
+			msg := fmt.Sprintf("%s differs between the nodes of one run: %s.", f, strings.Join(parts, "; "))
+			if !seen[msg] {
+				seen[msg] = true
+				out = append(out, msg)
+			}
+		}
+	}
+	return out
+}

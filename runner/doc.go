@@ -1,7 +1,8 @@
 // Package runner is the per-rank engine of sbench-runner: it learns which
 // rank of a job step it is (under srun, mpirun or `sbench local`), meets the
-// other ranks over TCP, runs a native kernel between ranks 0 and 1 or wraps a
-// real tool on every rank, gathers each node's provenance, and has rank 0
+// other ranks over TCP, runs a native kernel (between ranks 0 and 1, pairs of
+// ranks, every pair of nodes, a collective of all ranks, STREAM on every rank)
+// or wraps a real tool on every rank, gathers each node's provenance, and has rank 0
 // write the result bundles atomically. It also starts a step's ranks as local
 // processes (LocalStep) for `sbench local`, with the environment srun would
 // give them.
@@ -85,6 +86,54 @@
 // to 4 KiB), so a corrupted or misordered transfer fails the run. A 0-byte
 // message travels as a 1-byte marker, since TCP has no empty messages.
 //
+// # More kernels
+//
+// These run over a mesh of kernel connections: each rank connects to the
+// few peers its algorithm needs (and to rank 0, which collects every
+// rank's measurements on them), with the same handshake, deadlines and
+// checks as latency and bw.
+//
+//	bibw       both directions at once between ranks 0 and 1 (osu_bibw):
+//	           each side writes a window while reading the other's, rank 1
+//	           acknowledges; bidirectional_bandwidth counts both directions
+//	pairs      several pairs stream at once after a barrier (systest,
+//	           osu_mbw_mr): placement=half (default) pairs rank i with
+//	           i+n/2, intra pairs within each node, inter node j with node
+//	           j+m/2; a bandwidth sample per pair (tagged intra-node or
+//	           inter-node, from and to), aggregate_bandwidth (the sum) and
+//	           message_rate (messages/s)
+//	matrix     every ordered pair of nodes, one at a time, between the
+//	           lowest ranks of the nodes: matrix_latency at latency_size
+//	           (default 8 B; the median of 100 round trips' halves) and
+//	           matrix_bandwidth at bandwidth_size (default 1 MiB, about
+//	           32 MiB streamed); no x, tags from and to, for a heatmap
+//	barrier    a dissemination barrier (⌈log2 n⌉ rounds)
+//	allreduce  sum of float64 vectors: recursive doubling (any n, as
+//	           MPICH) below 64 KiB, a ring (reduce-scatter, all-gather) above
+//	alltoall   n-1 pairwise exchange steps
+//	bcast      binomial tree from rank 0
+//	stream     STREAM's copy, scale, add and triad on every rank at once
+//	           (a barrier before each kernel), per rank and summed per node
+//
+// Collectives (barrier, allreduce, alltoall, bcast) time each iteration
+// between barriers, as OSU's collective benchmarks do, and report
+// "latency" over the size as OSU prints it: the mean over ranks of each
+// rank's mean time (OSU's Avg Latency), min and max the fastest and
+// slowest rank's. (The mean of the per-iteration maximum would read
+// higher and would not plot against OSU's curves.) Sizes default to 8 B
+// to 1 MiB; allreduce's must be multiples of 8.
+//
+// Every kernel checks its data: messages carry the latency kernel's
+// pattern and are checked the same way (alltoall's depend on the source
+// and destination too, bibw's on the direction); allreduce's elements are
+// whole numbers whose sum every rank checks; stream checks its arrays
+// against STREAM's expected values (average relative error under 1e-13),
+// as STREAM does.
+//
+// stream's array_size (default 10M doubles: 3 arrays are 240 MB, over
+// 4× a large L3) and iterations (default 10) follow STREAM; its rate is
+// STREAM's best rate, the first iteration left out, in MB/s (10^6 B/s).
+//
 // # The exec kernel
 //
 // exec runs a real tool instead (osu_bw, NPtcp, iperf3, xhpl, hpcc …): a
@@ -100,6 +149,12 @@
 // process group with the runner's environment, so an MPI program started
 // under srun --mpi=pmix or mpirun finds its launcher. A final barrier
 // brings rank 0 how each command ended and the tail of its standard error.
+//
+// Since the tool is likely an MPI program, each node's description then
+// names the MPI library installed there (Host.MPI, from mpirun --version,
+// mpichversion or ompi_info, within 2 seconds); every kernel's records the
+// runner's own commit (Host.Extra["runner_revision"]) when the build
+// stamped one.
 //
 // A command that fails anywhere fails the run at once, naming the rank, the
 // node, the command, its exit status and its last line of standard error;

@@ -85,6 +85,10 @@ const peerReasonWait = time.Second
 // link is a kernel connection with deadlines: each operation must progress
 // within the I/O timeout (so a peer that hangs, or a node that vanished
 // without a reset, fails the run) and the whole run within the context.
+//
+// Its reads and writes go through fastConn (raw system calls, see
+// fastio.go) when the connection has a file descriptor, busy-polling by
+// default; setPoll chooses the mode.
 type link struct {
 	ctx       context.Context
 	conn      net.Conn
@@ -93,7 +97,9 @@ type link struct {
 	ioTimeout time.Duration
 	deadline  time.Time // of the context, zero for none
 	lastSet   time.Time
+	expires   time.Time // the socket's deadline, as refresh last set it
 	stop      func() bool
+	fast      *fastConn // nil: plain net.Conn I/O
 }
 
 func newLink(ctx context.Context, c *comm, conn net.Conn, peer int) *link {
@@ -102,7 +108,29 @@ func newLink(ctx context.Context, c *comm, conn net.Conn, peer int) *link {
 	// A cancelled run (signal, abort, a rank gone) interrupts blocked I/O.
 	l.stop = context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	l.refresh(time.Now())
+	l.fast, _ = newFastConn(conn, PollSpin, l.expired)
 	return l
+}
+
+// setPoll chooses how the link waits for data (PollSpin, PollBlock). Block
+// mode binds the calling goroutine to its thread until close: call it from
+// the goroutine that does the link's I/O.
+func (l *link) setPoll(mode string) error {
+	if l.fast == nil || mode == "" || mode == PollSpin {
+		return nil
+	}
+	f, err := newFastConn(l.conn, mode, l.expired)
+	if err != nil {
+		return err
+	}
+	l.fast = f
+	return nil
+}
+
+// expired reports whether the link's deadline has passed or its run is
+// over; block mode's system calls ask it between slices.
+func (l *link) expired() bool {
+	return ctxOver(l.ctx) || !time.Now().Before(l.expires)
 }
 
 // refresh moves the deadline forward: at most once a second (a deadline
@@ -117,7 +145,7 @@ func (l *link) refresh(now time.Time) {
 		d = l.deadline
 	}
 	l.conn.SetDeadline(d)
-	l.lastSet = now
+	l.lastSet, l.expires = now, d
 	// Cancelled meanwhile: AfterFunc's past deadline may just have been
 	// overwritten; put it back.
 	if l.ctx.Err() != nil {
@@ -125,7 +153,12 @@ func (l *link) refresh(now time.Time) {
 	}
 }
 
-func (l *link) close() { l.stop() }
+func (l *link) close() {
+	l.stop()
+	if l.fast != nil {
+		l.fast.close()
+	}
+}
 
 // fail turns an I/O error into the run's error: the cause of a cancelled
 // run, or what happened to the peer.
@@ -156,14 +189,26 @@ func (l *link) fail(op string, err error) error {
 }
 
 func (l *link) write(p []byte) error {
-	if _, err := l.conn.Write(p); err != nil {
+	var err error
+	if l.fast != nil {
+		err = l.fast.write(p)
+	} else {
+		_, err = l.conn.Write(p)
+	}
+	if err != nil {
 		return l.fail("send to", err)
 	}
 	return nil
 }
 
 func (l *link) read(p []byte) error {
-	if _, err := io.ReadFull(l.conn, p); err != nil {
+	var err error
+	if l.fast != nil {
+		err = l.fast.read(p)
+	} else {
+		_, err = io.ReadFull(l.conn, p)
+	}
+	if err != nil {
 		return l.fail("receive from", err)
 	}
 	return nil
@@ -173,6 +218,9 @@ func (l *link) read(p []byte) error {
 // the others have nothing to do until the final barrier. Only rank 0
 // returns samples, including those measured before a failure.
 func runKernel(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error) {
+	if run, ok := moreKernels[p.Kernel]; ok {
+		return run(ctx, c, p, hooks) // kernel_*.go
+	}
 	if c.id.Size < 2 {
 		return nil, fmt.Errorf("the %s kernel needs 2 ranks; the step has 1", p.Kernel)
 	}
@@ -186,6 +234,9 @@ func runKernel(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) (
 	}
 	l := newLink(ctx, c, conn, peer)
 	defer l.close()
+	if err := l.setPoll(p.Poll); err != nil {
+		return nil, err
+	}
 	if hooks == nil {
 		hooks = &testHooks{}
 	}

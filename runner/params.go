@@ -29,12 +29,31 @@ type KernelParams struct {
 	Iterations int
 	Warmup     int
 	Window     int
+	// Poll is how the latency and bw kernels wait for data: PollSpin
+	// (busy-poll, then park) or PollBlock (sleep in the system call).
+	Poll string
+	// Placement pairs the ranks of the pairs kernel (PlacementHalf …).
+	Placement string
+	// LatencySize and BandwidthSize are the matrix kernel's message sizes.
+	LatencySize   int
+	BandwidthSize int
+	// ArraySize is the stream kernel's elements per array.
+	ArraySize int
 }
 
 // kernelParamNames lists the parameters each kernel accepts.
 var kernelParamNames = map[string][]string{
-	"latency": {"iterations", "sizes", "warmup"},
-	"bw":      {"iterations", "sizes", "warmup", "window"},
+	"latency": {"iterations", "poll", "sizes", "warmup"},
+	"bw":      {"iterations", "poll", "sizes", "warmup", "window"},
+	// kernel_*.go
+	"bibw":      {"iterations", "sizes", "warmup", "window"},
+	"pairs":     {"iterations", "placement", "sizes", "warmup", "window"},
+	"matrix":    {"bandwidth_size", "iterations", "latency_size", "warmup", "window"},
+	"barrier":   {"iterations", "warmup"},
+	"allreduce": {"iterations", "sizes", "warmup"},
+	"alltoall":  {"iterations", "sizes", "warmup"},
+	"bcast":     {"iterations", "sizes", "warmup"},
+	"stream":    {"array_size", "iterations"},
 }
 
 // Kernels returns the names of the native kernels (ExecKernel is not one).
@@ -66,9 +85,12 @@ func ParseKernelParams(kernel string, params map[string]string) (KernelParams, e
 			return KernelParams{}, fmt.Errorf("param %q: not a parameter of the %s kernel (known: %s)", k, kernel, strings.Join(known, ", "))
 		}
 	}
-	p := KernelParams{Kernel: kernel, Iterations: -1, Warmup: -1, Window: 64}
+	p := KernelParams{Kernel: kernel, Iterations: -1, Warmup: -1, Window: 64, Poll: PollSpin}
 	var err error
 	sizes := DefaultSizes
+	if d, ok := defaultSizes[kernel]; ok {
+		sizes = d
+	}
 	if v, ok := params["sizes"]; ok {
 		sizes = v
 	}
@@ -96,6 +118,17 @@ func ParseKernelParams(kernel string, params map[string]string) (KernelParams, e
 		return KernelParams{}, err
 	} else if w > 0 {
 		p.Window = w
+	}
+	if v, ok := params["poll"]; ok {
+		switch v = strings.TrimSpace(v); v {
+		case PollSpin, PollBlock:
+			p.Poll = v
+		default:
+			return KernelParams{}, fmt.Errorf("param poll: %q is neither %s nor %s", v, PollSpin, PollBlock)
+		}
+	}
+	if err := p.parseMore(params); err != nil {
+		return KernelParams{}, err
 	}
 	return p, nil
 }

@@ -83,14 +83,15 @@ func TestParseKernelParams(t *testing.T) {
 		params map[string]string
 		want   string
 	}{
-		{"pingpong", nil, `unknown kernel "pingpong" (want bw, latency or exec)`},
+		{"pingpong", nil, `unknown kernel "pingpong" (want allreduce, alltoall, barrier, bcast, bibw, bw, latency, matrix, pairs, stream or exec)`},
 		{"exec", map[string]string{"sizes": "1"}, `param "sizes": the exec kernel takes no parameters; give its command with --exec`},
-		{"latency", map[string]string{"window": "8"}, `param "window": not a parameter of the latency kernel (known: iterations, sizes, warmup)`},
+		{"latency", map[string]string{"window": "8"}, `param "window": not a parameter of the latency kernel (known: iterations, poll, sizes, warmup)`},
 		{"latency", map[string]string{"itertions": "8"}, `param "itertions"`},
 		{"latency", map[string]string{"iterations": "0"}, "param iterations: \"0\" is not an integer from 1 to 10000000"},
 		{"latency", map[string]string{"warmup": "-1"}, "param warmup"},
 		{"bw", map[string]string{"window": "5000"}, "param window"},
 		{"bw", map[string]string{"sizes": "x"}, "param sizes: bad size"},
+		{"latency", map[string]string{"poll": "busy"}, `param poll: "busy" is neither spin nor block`},
 	} {
 		_, err := ParseKernelParams(tt.kernel, tt.params)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

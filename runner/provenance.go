@@ -25,8 +25,9 @@ const maxNetIfs = 64
 
 // GatherHost describes the node it runs on, reading /proc, /sys and /etc
 // under root ("/" in production, a fake tree in tests). LOADEDMODULES comes
-// from getenv. Missing or unreadable files leave fields empty: provenance
-// never fails a run.
+// from getenv, the runner's revision (Extra["runner_revision"]) from its
+// build information. Missing or unreadable files leave fields empty:
+// provenance never fails a run.
 func GatherHost(root string, getenv func(string) string) results.Host {
 	p := func(elem ...string) string { return filepath.Join(append([]string{root}, elem...)...) }
 	h := results.Host{
@@ -50,6 +51,11 @@ func GatherHost(root string, getenv func(string) string) results.Host {
 		if m = strings.TrimSpace(m); m != "" {
 			h.Modules = append(h.Modules, m)
 		}
+	}
+	// Each node's own binary says what it was built from: a stale copy on
+	// one node shows here.
+	if rev := RunnerRevision(); rev != "" {
+		h.Extra = map[string]string{"runner_revision": rev}
 	}
 	return h
 }

@@ -127,6 +127,10 @@ func (cfg *Config) digest() string {
 	if cfg.Repeat != nil {
 		fmt.Fprintf(h, " repeat=%d", *cfg.Repeat)
 	}
+	if k.Placement != "" || k.LatencySize != 0 || k.BandwidthSize != 0 || k.ArraySize != 0 {
+		// kernel_*.go: ranks that pair up differently would wait for each other
+		fmt.Fprintf(h, " placement=%s latency_size=%d bandwidth_size=%d array_size=%d", k.Placement, k.LatencySize, k.BandwidthSize, k.ArraySize)
+	}
 	if e := cfg.Exec; e != nil {
 		fmt.Fprintf(h, " exec=%q parser=%q output=%q workdir=%q delay=%s", e.Argv, e.Parser, e.Output, e.WorkDir, e.StartDelay)
 		for _, r := range sortedRanks(e.RankArgv) {
@@ -249,6 +253,11 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 	if id.LocalRank <= 0 {
 		h := GatherHost(cfg.Root, cfg.Getenv)
 		h.NodeName = id.NodeName
+		if cfg.Exec != nil && cfg.Root == "/" {
+			// The wrapped tool is likely an MPI program: say which MPI
+			// (a launcher's --version, 10-100 ms, at most 2 s).
+			h.MPI = MPIVersion(runCtx)
+		}
 		host = &h
 	}
 

@@ -609,28 +609,3 @@ func TestManyRanks(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkBootstrap measures a whole step with a trivial kernel: the
-// bootstrap (publish, n-1 joins, table, barrier) and the final barrier.
-func BenchmarkBootstrap(b *testing.B) {
-	for _, n := range []int{2, 16, 128, 256} {
-		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) {
-			nodes := make([]string, n/2)
-			for i := range nodes {
-				nodes[i] = fmt.Sprintf("n%d", i)
-			}
-			root := b.TempDir()
-			for i := 0; i < b.N; i++ {
-				s := &step{jobID: fmt.Sprint(1000 + jobSeq.Add(1)), nodes: nodes, tasksPerNode: 2,
-					kernel: "latency", params: map[string]string{"sizes": "1", "iterations": "1", "warmup": "0"},
-					results: b.TempDir(), rundir: b.TempDir(), token: "t", bootTimeout: time.Minute, ioTimeout: time.Minute,
-					root: root}
-				for r, rr := range s.run() {
-					if rr.err != nil {
-						b.Fatalf("rank %d: %v", r, rr.err)
-					}
-				}
-			}
-		})
-	}
-}

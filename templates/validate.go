@@ -17,8 +17,16 @@ import (
 // NativeKernels are the kernels sbench-runner runs itself, with the number
 // of ranks each needs at least.
 var NativeKernels = map[string]int{
-	"latency": 2,
-	"bw":      2,
+	"latency":   2,
+	"bw":        2,
+	"bibw":      2,
+	"pairs":     2,
+	"matrix":    2,
+	"barrier":   2,
+	"allreduce": 2,
+	"alltoall":  2,
+	"bcast":     2,
+	"stream":    1,
 }
 
 var (

@@ -93,7 +93,7 @@ wraps a real tool (--kernel exec), and rank 0 writes the result bundle
 <results>/<jobid>.<step>.<benchmark>.json and prints its path.
 
 Usage:
-  sbench-runner run --campaign NAME --variant NAME --benchmark NAME --kernel latency|bw|exec [flags]
+  sbench-runner run --campaign NAME --variant NAME --benchmark NAME --kernel KERNEL [flags]
   sbench-runner version
   sbench-runner --help | run --help
 
@@ -129,12 +129,22 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return usagef("unknown command %q", args[0])
 }
 
-const runUsage = `Usage: sbench-runner run --campaign NAME --variant NAME --benchmark NAME --kernel latency|bw|exec [flags]
+const runUsage = `Usage: sbench-runner run --campaign NAME --variant NAME --benchmark NAME --kernel KERNEL [flags]
 
 Runs one rank of a job step. The launcher's variables say which rank: Open
 MPI's mpirun (OMPI_COMM_WORLD_*), MPICH/Intel MPI's Hydra (PMI_RANK,
 PMI_SIZE), else srun (SLURM_*). The step's ranks must share --rundir (on a
 shared file system) and SBENCH_TOKEN.
+
+Kernels:
+  latency           ping-pong between ranks 0 and 1, half round trip (us)
+  bw, bibw          windowed streaming 0→1 (bw) or both ways at once (bibw), MB/s
+  pairs             several rank pairs stream at once: per pair and aggregate
+  matrix            every ordered node pair, one rank per node: latency and bandwidth
+  barrier, allreduce, alltoall, bcast
+                    collectives over all ranks: latency vs size, avg/min/max across ranks
+  stream            STREAM copy/scale/add/triad on every rank at once, per rank and node
+  exec              wrap a real tool (see below)
 
 Flags:
 %s
@@ -143,7 +153,12 @@ Kernel parameters (--param, native kernels):
   sizes=A,B,C       or a list; K, M, G suffixes are binary (default 1-4194304)
   iterations=N      timed repetitions per size (latency: iterations, bw: windows)
   warmup=N          untimed repetitions first
-  window=N          bw only: messages per window (default 64)
+  window=N          bw, bibw, pairs, matrix: messages per window (default 64; matrix 8)
+  placement=half|intra|inter
+                    pairs: rank i with i+N/2 (default), or only pairs within / across nodes
+  latency_size=B, bandwidth_size=B
+                    matrix: the sizes measured for every node pair (default 8 and 1M)
+  array_size=N      stream: elements per array (default 10M doubles)
   Defaults follow OSU's scaling: latency 1000 iterations + 100 warm-up up to 8 KiB,
   100 + 10 above; bw 100 windows + 10 up to 8 KiB, 20 + 2 above, fewer for large
   messages so that one size moves at most 512 MiB.
@@ -255,7 +270,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		campaign   = fs.String("campaign", "", "campaign `name` (required)")
 		variant    = fs.String("variant", "", "variant `name` (required)")
 		benchmark  = fs.String("benchmark", "", "benchmark `name`, used in the bundle's file name (required)")
-		kernel     = fs.String("kernel", "", "`kernel`: latency or bw (native), or exec to wrap a tool (required)")
+		kernel     = fs.String("kernel", "", "`kernel`: a native kernel (latency, bw, bibw, pairs, matrix, barrier, allreduce, alltoall, bcast, stream) or exec to wrap a tool (required)")
 		resultsD   = fs.String("results", envOr("SBENCH_RESULTS_DIR", "."), "`dir` where rank 0 writes the bundle ($SBENCH_RESULTS_DIR)")
 		rundir     = fs.String("rundir", os.Getenv("SBENCH_RUN_DIR"), "shared `dir` for the rendezvous file ($SBENCH_RUN_DIR, else RESULTS/.rendezvous)")
 		bootTO     = fs.Duration("bootstrap-timeout", bootDef, "how long ranks wait for each other, a `duration` such as 90s ($SBENCH_BOOTSTRAP_TIMEOUT)")

@@ -1,0 +1,330 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sbench/sbench/results"
+)
+
+var pollModes = []string{PollSpin, PollBlock}
+
+// tcpPair returns both ends of a loopback TCP connection, set up as the
+// kernels' connections are (TCP_NODELAY).
+func tcpPair(t testing.TB) (a, b net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			t.Error(err)
+		}
+		accepted <- c
+	}()
+	a, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = <-accepted
+	if b == nil {
+		t.FailNow()
+	}
+	setNoDelay(a)
+	setNoDelay(b)
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a, b
+}
+
+// testLink is rank 0's end of a kernel connection to rank 1 on node n2.
+func testLink(t testing.TB, ctx context.Context, conn net.Conn, mode string, ioTimeout time.Duration) *link {
+	t.Helper()
+	c := &comm{
+		id:        Identity{Rank: 0, Size: 2, NodeName: "n1", Nodes: []string{"n1", "n2"}, NodeIndex: 0},
+		members:   []member{{Rank: 0, Node: "n1"}, {Rank: 1, Node: "n2"}},
+		ioTimeout: ioTimeout,
+	}
+	l := newLink(ctx, c, conn, 1)
+	if err := l.setPoll(mode); err != nil {
+		t.Fatal(err)
+	}
+	if l.fast == nil {
+		t.Fatal("a TCP link does not use the fast path")
+	}
+	return l
+}
+
+// echo reads messages of n bytes from conn and sends them back, until
+// conn closes.
+func echo(conn net.Conn, n int) {
+	buf := make([]byte, n)
+	for {
+		if _, err := io.ReadFull(conn, buf); err != nil {
+			return
+		}
+		if _, err := conn.Write(buf); err != nil {
+			return
+		}
+	}
+}
+
+func TestFastIORoundTrip(t *testing.T) {
+	for _, mode := range pollModes {
+		// Sizes past the socket buffers need partial reads and writes,
+		// and waits for the peer in both directions.
+		for _, size := range []int{1, 4096, 1 << 20, 8 << 20} {
+			t.Run(fmt.Sprintf("%s/%d", mode, size), func(t *testing.T) {
+				a, b := tcpPair(t)
+				go echo(b, size)
+				l := testLink(t, context.Background(), a, mode, 5*time.Second)
+				defer l.close()
+				pat := newPattern(size)
+				got := make([]byte, size)
+				for i := 0; i < 3; i++ {
+					if err := l.write(pat.msg(i)); err != nil {
+						t.Fatal(err)
+					}
+					if err := l.read(got); err != nil {
+						t.Fatal(err)
+					}
+					if err := pat.verify(got, i, true); err != nil {
+						t.Fatalf("message %d: %v", i, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestFastIOPeerCloses(t *testing.T) {
+	for _, mode := range pollModes {
+		for _, tt := range []struct {
+			name string
+			sent int // bytes of the 4096-byte message the peer sends before closing
+		}{{"before the message", 0}, {"within the message", 1000}} {
+			t.Run(mode+"/read/"+tt.name, func(t *testing.T) {
+				a, b := tcpPair(t)
+				go func() {
+					b.Write(make([]byte, tt.sent))
+					b.Close()
+				}()
+				l := testLink(t, context.Background(), a, mode, 5*time.Second)
+				defer l.close()
+				start := time.Now()
+				err := l.read(make([]byte, 4096))
+				want := "receive from rank 1 (node n2): connection closed (the process exited or was killed)"
+				if err == nil || err.Error() != want {
+					t.Fatalf("error %v, want %q", err, want)
+				}
+				// The link waits peerReasonWait for a better reason from the
+				// control connection, and no longer.
+				if took := time.Since(start); took > peerReasonWait+time.Second {
+					t.Errorf("took %s", took)
+				}
+			})
+		}
+		t.Run(mode+"/write", func(t *testing.T) {
+			a, b := tcpPair(t)
+			b.Close()
+			l := testLink(t, context.Background(), a, mode, 5*time.Second)
+			defer l.close()
+			// The first write may still land in the socket's buffer; the
+			// peer's reset fails the next ones.
+			var err error
+			for i := 0; i < 100 && err == nil; i++ {
+				err = l.write(make([]byte, 4096))
+			}
+			want := "send to rank 1 (node n2): connection closed (the process exited or was killed)"
+			if err == nil || err.Error() != want {
+				t.Errorf("error %v, want %q", err, want)
+			}
+		})
+	}
+}
+
+func TestFastIOPeerStalls(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	for _, mode := range pollModes {
+		t.Run(mode+"/read", func(t *testing.T) {
+			a, b := tcpPair(t)
+			b.Write([]byte("x")) // a part of the message, then nothing
+			l := testLink(t, context.Background(), a, mode, timeout)
+			defer l.close()
+			start := time.Now()
+			err := l.read(make([]byte, 2))
+			took := time.Since(start)
+			want := "receive from rank 1 (node n2): no progress for 300ms"
+			if err == nil || err.Error() != want {
+				t.Fatalf("error %v, want %q", err, want)
+			}
+			if took < timeout*3/4 || took > timeout+blockSlice+200*time.Millisecond {
+				t.Errorf("gave up after %s; the I/O timeout is %s", took, timeout)
+			}
+		})
+		t.Run(mode+"/write", func(t *testing.T) {
+			a, _ := tcpPair(t) // the peer never reads: the buffers fill up
+			l := testLink(t, context.Background(), a, mode, timeout)
+			defer l.close()
+			start := time.Now()
+			err := l.write(make([]byte, 64<<20))
+			took := time.Since(start)
+			want := "send to rank 1 (node n2): no progress for 300ms"
+			if err == nil || err.Error() != want {
+				t.Fatalf("error %v, want %q", err, want)
+			}
+			if took > 2*time.Second {
+				t.Errorf("gave up after %s; the I/O timeout is %s", took, timeout)
+			}
+		})
+	}
+}
+
+func TestFastIOContextEndsAWait(t *testing.T) {
+	for _, mode := range pollModes {
+		t.Run(mode, func(t *testing.T) {
+			a, _ := tcpPair(t)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			l := testLink(t, ctx, a, mode, time.Minute)
+			defer l.close()
+			cause := errors.New("rank 0 aborted the run: rank 3 failed")
+			time.AfterFunc(100*time.Millisecond, func() { cancel(cause) })
+			start := time.Now()
+			err := l.read(make([]byte, 1))
+			if err != cause {
+				t.Errorf("error %v, want the run's cause", err)
+			}
+			if took := time.Since(start); took > 100*time.Millisecond+blockSlice+200*time.Millisecond {
+				t.Errorf("took %s to notice the cancellation", took)
+			}
+		})
+	}
+}
+
+// TestFastIOBlockModeRestoresTheSocket: after the kernel, Go's own I/O
+// (and its netpoller) must find the descriptor as it left it.
+func TestFastIOBlockModeRestoresTheSocket(t *testing.T) {
+	a, _ := tcpPair(t)
+	nonblocking := func() bool {
+		rc, err := a.(*net.TCPConn).SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var flags int
+		rc.Control(func(fd uintptr) {
+			r, _, e := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+			if e != 0 {
+				t.Fatal(e)
+			}
+			flags = int(r)
+		})
+		return flags&syscall.O_NONBLOCK != 0
+	}
+	l := testLink(t, context.Background(), a, PollBlock, time.Minute)
+	if nonblocking() {
+		t.Error("block mode left the socket non-blocking")
+	}
+	l.close()
+	if !nonblocking() {
+		t.Error("the socket stayed blocking after the link closed")
+	}
+	a.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if _, err := a.Read(make([]byte, 1)); !isTimeout(err) {
+		t.Errorf("Go's read after the link: %v, want its deadline", err)
+	}
+}
+
+// TestFastIODoesNotAllocate: the timed loop must not feed the garbage
+// collector, whose pauses would land in the percentiles.
+func TestFastIODoesNotAllocate(t *testing.T) {
+	for _, mode := range pollModes {
+		t.Run(mode, func(t *testing.T) {
+			a, b := tcpPair(t)
+			go echo(b, 8)
+			l := testLink(t, context.Background(), a, mode, time.Minute)
+			defer l.close()
+			msg, got := []byte("12345678"), make([]byte, 8)
+			allocs := testing.AllocsPerRun(1000, func() {
+				l.refresh(time.Now())
+				if err := l.write(msg); err != nil {
+					t.Fatal(err)
+				}
+				if err := l.read(got); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs != 0 || !bytes.Equal(got, msg) {
+				t.Errorf("%v allocations per round trip, got %q", allocs, got)
+			}
+		})
+	}
+}
+
+// The kernels in both poll modes: results, a stalled peer, a dead one.
+func TestKernelPollModes(t *testing.T) {
+	for _, mode := range pollModes {
+		for _, kernel := range []string{"latency", "bw"} {
+			t.Run(mode+"/"+kernel, func(t *testing.T) {
+				s := newStep(t, []string{"n1", "n2"}, 1, kernel, map[string]string{"sizes": "1-1M", "iterations": "20", "poll": mode})
+				b := s.bundle(s.run())
+				if b.Status != results.StatusOK {
+					t.Fatalf("status %s: %s", b.Status, b.Error)
+				}
+				metric, unit := "latency", results.UnitMicroseconds
+				if kernel == "bw" {
+					metric, unit = "bandwidth", results.UnitMBps
+				}
+				sizes := make([]int, 21)
+				for i := range sizes {
+					sizes[i] = 1 << i
+				}
+				checkSamples(t, b, metric, unit, sizes)
+			})
+			t.Run(mode+"/"+kernel+"/stalled peer", func(t *testing.T) {
+				s := newStep(t, []string{"n1", "n2"}, 1, kernel, map[string]string{"sizes": "1-4096", "iterations": "20", "poll": mode})
+				s.ioTimeout = 300 * time.Millisecond
+				s.hooks = &testHooks{received: func(rank, size, iter int, buf []byte) {
+					if rank == 1 && size == 64 && iter == 5 {
+						time.Sleep(time.Second)
+					}
+				}}
+				res := s.run()
+				b := s.bundle(res)
+				want := "at 64 bytes, iteration 5: receive from rank 1 (node n2): no progress for 300ms"
+				if kernel == "bw" {
+					// Rank 0 waits for the acknowledgement of the window.
+					want = "at 64 bytes, iteration 0: receive from rank 1 (node n2): no progress for 300ms"
+				}
+				if b.Status != results.StatusFailed || !strings.Contains(b.Error, want) {
+					t.Fatalf("status %s, error %q; want %q", b.Status, b.Error, want)
+				}
+				if res[0].took > 2*time.Second {
+					t.Errorf("rank 0 took %s with an I/O timeout of 300ms", res[0].took)
+				}
+			})
+			t.Run(mode+"/"+kernel+"/dead peer", func(t *testing.T) {
+				s := newStep(t, []string{"n1", "n2"}, 1, kernel, map[string]string{"sizes": "1-4096", "iterations": "20", "poll": mode})
+				s.hooks = &testHooks{die: func(rank, size, iter int) bool { return rank == 1 && size == 256 && iter == 3 }}
+				b := s.bundle(s.run())
+				if b.Status != results.StatusFailed || !strings.Contains(b.Error, "rank 1 (node n2)") ||
+					!strings.Contains(b.Error, "connection closed (the process exited or was killed)") {
+					t.Fatalf("status %s, error %q", b.Status, b.Error)
+				}
+				if len(b.Samples) != 8 {
+					t.Errorf("%d samples kept, want the 8 sizes below 256", len(b.Samples))
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"debug/buildinfo"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/sbench/sbench/results"
+)
+
+// TestEndToEndMoreKernels runs the kernels beyond latency and bw as sbench
+// local does: the built binary, one process per rank, 2 nodes × 2 ranks
+// with srun's environment.
+func TestEndToEndMoreKernels(t *testing.T) {
+	bin := runnerBinary(t)
+	for _, tt := range []struct {
+		kernel string
+		params []string
+		check  func(t *testing.T, b *results.Bundle)
+	}{
+		{"pairs", []string{"sizes=1-65536", "iterations=10", "window=8"}, func(t *testing.T, b *results.Bundle) {
+			m := byMetric(b)
+			// Ranks 0-1 on local1, 2-3 on local2: pairs (0,2) and (1,3).
+			if len(m["bandwidth"]) != 2*17 || len(m["aggregate_bandwidth"]) != 17 || len(m["message_rate"]) != 17 ||
+				fmt.Sprint(m["bandwidth"][1].Pair) != "[1 3]" || m["bandwidth"][1].Tags["placement"] != "inter-node" ||
+				m["bandwidth"][1].Tags["from"] != "local1" || m["bandwidth"][1].Tags["to"] != "local2" {
+				t.Errorf("samples %+v", b.Samples)
+			}
+		}},
+		{"matrix", []string{"bandwidth_size=256K", "iterations=50"}, func(t *testing.T, b *results.Bundle) {
+			m := byMetric(b)
+			lat, bw := m["matrix_latency"], m["matrix_bandwidth"]
+			if len(lat) != 2 || len(bw) != 2 || fmt.Sprint(lat[0].Pair, lat[1].Pair) != "[0 2] [2 0]" ||
+				lat[1].Tags["from"] != "local2" || lat[1].Tags["to"] != "local1" || bw[0].X != nil {
+				t.Errorf("samples %+v", b.Samples)
+			}
+		}},
+		{"allreduce", []string{"sizes=8-262144", "iterations=20"}, func(t *testing.T, b *results.Bundle) {
+			if len(b.Samples) != 16 || b.Samples[0].Metric != "latency" || *b.Samples[15].X != 262144 {
+				t.Errorf("samples %+v", b.Samples)
+			}
+		}},
+		{"stream", []string{"array_size=100000", "iterations=3"}, func(t *testing.T, b *results.Bundle) {
+			m := byMetric(b)
+			if len(m["stream_triad"]) != 4 || len(m["node_stream_triad"]) != 2 || m["stream_triad"][3].Tags["node"] != "local2" {
+				t.Errorf("samples %+v", b.Samples)
+			}
+		}},
+	} {
+		t.Run(tt.kernel, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"run", "--campaign", "e2e", "--variant", "tcp", "--benchmark", tt.kernel,
+				"--kernel", tt.kernel, "--results", dir, "--label", "site=lab"}
+			for _, p := range tt.params {
+				args = append(args, "--param", p)
+			}
+			var stdout, stderr bytes.Buffer
+			s := LocalStep{Runner: bin, Args: args, Nodes: []string{"local1", "local2"}, TasksPerNode: 2,
+				JobID: "4712", StepID: "0", JobName: "e2e",
+				Env:    []string{"SBENCH_TOKEN=e2e-secret", "SBENCH_BIND=127.0.0.1", "SBENCH_BOOTSTRAP_TIMEOUT=20s"},
+				Stdout: &stdout, Stderr: &stderr}
+			if err := s.Run(context.Background()); err != nil {
+				t.Fatalf("%v\nstderr:\n%s", err, stderr.String())
+			}
+			path := filepath.Join(dir, "4712.0."+tt.kernel+".json")
+			if got := stdout.String(); got != "0: "+path+"\n" {
+				t.Errorf("stdout %q, want rank 0's bundle path", got)
+			}
+			b, err := results.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Status != results.StatusOK {
+				t.Fatalf("status %s: %s", b.Status, b.Error)
+			}
+			checkStats(t, b.Samples)
+			tt.check(t, b)
+			if b.Job.Tasks != 4 || b.Job.TasksPerNode != "2(x2)" || b.Benchmark.Kernel != tt.kernel || b.Benchmark.Launcher != "local" ||
+				b.RunnerVersion != "e2e-test" || len(b.Hosts) != 2 || fmt.Sprint(b.Hosts[1].Ranks) != "[2 3]" || b.Hosts[1].Kernel == "" {
+				t.Errorf("job %+v, benchmark %+v, runner %s, hosts %+v", b.Job, b.Benchmark, b.RunnerVersion, b.Hosts)
+			}
+			if !strings.Contains(strings.Join(b.Benchmark.Command, " "), "--kernel "+tt.kernel) {
+				t.Errorf("command %q", b.Benchmark.Command)
+			}
+			// Each host records the commit its binary was stamped with (none
+			// under -buildvcs=false).
+			info, err := buildinfo.ReadFile(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range b.Hosts {
+				if rev := h.Extra["runner_revision"]; rev != revisionOf(info.Settings) {
+					t.Errorf("host %s: runner revision %q, want %q", h.NodeName, rev, revisionOf(info.Settings))
+				}
+			}
+		})
+	}
+}
+
+// TestEndToEndRunnerRevision builds the runner with the checkout's commit
+// stamped in (whatever GOFLAGS says) and finds it in the bundle's hosts.
+func TestEndToEndRunnerRevision(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds sbench-runner once more")
+	}
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		requireIntegration(t, "no git checkout: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "sbench-runner")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-buildvcs=true", "-o", bin, "../cmd/sbench-runner")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	s := LocalStep{Runner: bin, Nodes: []string{"n1"}, TasksPerNode: 1, JobID: "4713", StepID: "0", Stderr: &stderr,
+		Args: []string{"run", "--campaign", "e2e", "--variant", "v", "--benchmark", "rev", "--kernel", "stream",
+			"--param", "array_size=1000", "--param", "iterations=2", "--results", dir},
+		Env: []string{"SBENCH_TOKEN=t", "SBENCH_BIND=127.0.0.1"}}
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	b, err := results.ReadFile(filepath.Join(dir, "4713.0.rev.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev := b.Hosts[0].Extra["runner_revision"]
+	if want := strings.TrimSpace(string(head)); rev != want && rev != want+"-dirty" {
+		t.Errorf("runner revision %q, want %s (or -dirty)", rev, want)
+	}
+}
+
+// TestEndToEndExecRecordsMPI: when the exec kernel wraps a tool, each
+// node's description names the MPI installed there.
+func TestEndToEndExecRecordsMPI(t *testing.T) {
+	want := MPIVersion(context.Background())
+	if want == "" {
+		requireIntegration(t, "no MPI installed")
+	}
+	bin := runnerBinary(t)
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	s := LocalStep{Runner: bin, Nodes: []string{"n1", "n2"}, TasksPerNode: 1, JobID: "4714", StepID: "0", Stderr: &stderr,
+		Args: []string{"run", "--campaign", "e2e", "--variant", "v", "--benchmark", "lat", "--kernel", "exec",
+			"--exec", jsonArgv(t, "sh", "-c", "if [ {rank} = 0 ]; then "+osuLatency+"; fi"), "--parser", "osu", "--results", dir},
+		Env: []string{"SBENCH_TOKEN=t", "SBENCH_BIND=127.0.0.1"}}
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	b, err := results.ReadFile(filepath.Join(dir, "4714.0.lat.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Hosts) != 2 || b.Hosts[0].MPI != want || b.Hosts[1].MPI != want {
+		t.Errorf("hosts %+v, want MPI %q on each", b.Hosts, want)
+	}
+}

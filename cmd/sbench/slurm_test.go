@@ -298,3 +298,99 @@ params = { sizes = "1-64" }
 		t.Errorf("pairs → rank 0's node: %v, want %v", got, want)
 	}
 }
+
+// TestSlurmPairsAndMatrix runs the pairs and matrix kernels across the
+// fake nodes n1 and n2, two ranks on each, through submit, status --ingest
+// and the archive: the pairs kernel's inter-node pairs (placement=inter
+// streams n1 to n2) and the matrix kernel's node pairs, both directions.
+func TestSlurmPairsAndMatrix(t *testing.T) {
+	requireSlurm(t)
+	buildBinaries(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	camp := filepath.Join(dir, "fabric.toml")
+	os.WriteFile(camp, []byte(`
+[campaign]
+name = "fabric"
+[slurm]
+nodes = 2
+ntasks_per_node = 2
+time = "5"
+[[benchmark]]
+name = "pairs-inter"
+kernel = "pairs"
+params = { sizes = "1,65536", placement = "inter" }
+[[benchmark]]
+name = "pairs-intra"
+kernel = "pairs"
+params = { sizes = "65536", placement = "intra" }
+[[benchmark]]
+name = "matrix"
+kernel = "matrix"
+`), 0o644)
+	db := filepath.Join(dir, "f.db")
+	if _, stderr, code := sbench(t, "submit", camp, "--db", db); code != 0 {
+		t.Fatalf("submit: %s", stderr)
+	}
+	if stdout, stderr, code := sbench(t, "status", "--db", db, "--wait", "--interval", "300ms", "--ingest"); code != 0 {
+		t.Fatalf("status: %s%s", stdout, stderr)
+	}
+	s, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	runs, _ := s.Runs(ctx, store.Filter{})
+	byName := map[string]int64{}
+	for _, r := range runs {
+		if r.Status != results.StatusOK || r.Tasks != 4 {
+			t.Errorf("run %s: status %s (%s), %d tasks, want ok with 4", r.Benchmark, r.Status, r.Error, r.Tasks)
+		}
+		byName[r.Benchmark] = r.ID
+	}
+	if len(byName) != 3 {
+		t.Fatalf("runs %v, want pairs-inter, pairs-intra and matrix", byName)
+	}
+	samples, _ := s.Samples(ctx, store.Filter{})
+	perPair := map[string]map[string]int{} // benchmark -> "placement from->to" -> samples
+	matrix := map[string]string{}          // "metric from->to" -> unit
+	for _, sm := range samples {
+		switch sm.RunID {
+		case byName["pairs-inter"], byName["pairs-intra"]:
+			if sm.Metric != "bandwidth" {
+				continue
+			}
+			name := map[int64]string{byName["pairs-inter"]: "inter", byName["pairs-intra"]: "intra"}[sm.RunID]
+			if perPair[name] == nil {
+				perPair[name] = map[string]int{}
+			}
+			if sm.Value <= 0 {
+				t.Errorf("%s: %s at %v: %v MB/s", name, sm.Metric, *sm.X, sm.Value)
+			}
+			perPair[name][sm.Tags["placement"]+" "+sm.Tags["from"]+"->"+sm.Tags["to"]]++
+		case byName["matrix"]:
+			if sm.Value <= 0 || len(sm.Pair) != 2 {
+				t.Errorf("matrix sample %+v", sm.Sample)
+			}
+			matrix[sm.Metric+" "+sm.Tags["from"]+"->"+sm.Tags["to"]] = sm.Unit
+		}
+	}
+	// Block distribution: ranks 0,1 on n1 and 2,3 on n2. Inter pairs 0->2
+	// and 1->3 both stream n1 to n2 at 2 sizes; intra pairs 0->1 and 2->3.
+	wantPairs := map[string]map[string]int{
+		"inter": {"inter-node n1->n2": 4},
+		"intra": {"intra-node n1->n1": 1, "intra-node n2->n2": 1},
+	}
+	if !reflect.DeepEqual(perPair, wantPairs) {
+		t.Errorf("pairs samples %v, want %v", perPair, wantPairs)
+	}
+	wantMatrix := map[string]string{
+		"matrix_latency n1->n2": "us", "matrix_bandwidth n1->n2": "MB/s",
+		"matrix_latency n2->n1": "us", "matrix_bandwidth n2->n1": "MB/s",
+	}
+	if !reflect.DeepEqual(matrix, wantMatrix) {
+		t.Errorf("matrix samples %v, want %v", matrix, wantMatrix)
+	}
+}

@@ -1,7 +1,8 @@
 #!/bin/bash
 # run-tests.sh LABDIR [PATTERN] — make test-slurm: start a throw-away Slurm (fake nodes
 # n1, n2 on 127.0.0.1), run every test that needs a real Slurm against it,
-# and stop what was started, whatever the tests did.
+# and stop what was started, whatever the tests did. PKGS (default ./...)
+# narrows the packages tested.
 set -euo pipefail
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 LABDIR [TEST-PATTERN]" >&2; exit 2; }
 PATTERN=${2:-'^(TestSlurm.*|TestRealCluster)$'}
@@ -15,7 +16,7 @@ cd "$ROOT"
 # A skip here is a failure: the cluster is up, so every Slurm test must run.
 export SBENCH_REQUIRE_INTEGRATION=1
 set +e
-go test -count=1 -v -run "$PATTERN" ./... 2>&1 | tee "$LAB/go-test.log" |
+go test -count=1 -v -run "$PATTERN" ${PKGS:-./...} 2>&1 | tee "$LAB/go-test.log" |
 	grep -E '^(--- |PASS|FAIL|ok|panic)|_test.go:'
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || echo "test-slurm: FAILED (full log: $LAB/go-test.log)" >&2

@@ -22,6 +22,7 @@ type migration struct {
 var migrations = []migration{
 	{"base tables", execSQL(schemaV1)},
 	{"query indexes", execSQL(schemaV2)},
+	{"baselines", execSQL(schemaV3)},
 }
 
 // LatestSchemaVersion is the schema version this sbench writes.
@@ -187,6 +188,29 @@ CREATE INDEX runs_benchmark ON runs(benchmark, start_time);
 CREATE INDEX run_labels_kv ON run_labels(key, value);
 CREATE INDEX hosts_hostname ON hosts(hostname);
 CREATE INDEX jobs_submitted ON jobs(submitted, id);
+`
+
+// schemaV3 adds baselines: named sets of runs that later runs are compared
+// with. A baseline holds run ids rather than the selection that found them,
+// so that it does not grow as runs are added. baseline_runs.run_id has no
+// ON DELETE action: deleting a run a baseline holds fails, and prune leaves
+// such runs alone; the index serves that check and "which baselines hold
+// this run".
+const schemaV3 = `
+CREATE TABLE baselines (
+	name      TEXT PRIMARY KEY,
+	selection TEXT NOT NULL,   -- the selector the user gave, for display
+	note      TEXT NOT NULL,
+	created   TEXT NOT NULL
+);
+
+CREATE TABLE baseline_runs (
+	baseline TEXT NOT NULL REFERENCES baselines(name) ON DELETE CASCADE,
+	run_id   INTEGER NOT NULL REFERENCES runs(id),
+	PRIMARY KEY (baseline, run_id)
+) WITHOUT ROWID;
+
+CREATE INDEX baseline_runs_run ON baseline_runs(run_id);
 `
 
 // NewerSchemaError is returned by Open for an archive written by a newer

@@ -27,4 +27,23 @@
 // residual checks and HPCC's own verdict (Success=0 is invalid).
 //
 // Both register with package parsers as the formats "hpl" and "hpcc".
+//
+// # Writing HPL.dat and hpccinf.txt
+//
+// Input holds every value of HPL.dat; DefaultInput has HPL's tuning
+// defaults (those of the HPL.dat and hpccinf.txt HPL and HPCC ship), and
+// HPLDat and HPCCInf write the files in the shipped layout — byte for byte
+// HPCC's sample for its values. HPL reads a list by stepping over each
+// value's length plus one, so values start in column 1 and are separated
+// by single spaces; the tests read every file back with a model of
+// HPL_pdinfo and run the real hpcc on one.
+//
+// # Sizing and peak
+//
+// Size picks N as the largest multiple of NB whose matrix (8·N² bytes)
+// fits in a fraction of the nodes' memory, and P×Q as the grid over all
+// ranks nearest a square with P ≤ Q; it explains each figure and, given a
+// rate, the run time (2/3·N³ + 3/2·N² flops). Rpeak is a node's
+// theoretical peak, cores × GHz × flops per cycle from its CPU flags, so
+// that reports can state Rmax/Rpeak.
 package hpl

@@ -172,6 +172,12 @@ type Benchmark struct {
 	Name string `toml:"name"`
 	// Kernel names a native kernel; empty for an external tool.
 	Kernel string `toml:"kernel"`
+	// Kind names a tool whose input sbench writes: "hpl" (xhpl with an
+	// HPL.dat) or "hpcc" (hpcc with an hpccinf.txt), both from HPL. It
+	// gives command, parser and output their defaults for the tool.
+	Kind string `toml:"kind"`
+	// HPL is the [benchmark.hpl] table of a kind hpl or hpcc benchmark.
+	HPL *HPLSpec `toml:"hpl"`
 	// Command is the tool's argv, run by every rank (an MPI program under
 	// the launcher); PerRank gives a rank its own argv instead (a server
 	// on rank 1, a client on rank 0). The runner expands {rank}, {size},
@@ -318,6 +324,11 @@ func Parse(name string, data []byte) (*Campaign, error) {
 			c.sweepOrder = append(c.sweepOrder, k[1])
 		case len(k) == 3 && k[0] == "benchmark" && k[1] == "sweep" && bench >= 0 && bench < len(c.Benchmarks):
 			c.benchSweepOrder[bench] = append(c.benchSweepOrder[bench], k[2])
+		}
+	}
+	for i := range c.Benchmarks {
+		if c.Benchmarks[i].Kernel == "" {
+			c.Benchmarks[i].applyKind()
 		}
 	}
 	ps = append(ps, c.validate()...)

@@ -249,6 +249,9 @@ func (c *Campaign) Plan() (*Plan, error) {
 				task = nil
 			}
 			lastVariant = r.Variant.Index
+			if _, err := c.InputFiles(r); err != nil {
+				return nil, err
+			}
 			st := c.step(r)
 			if mode == ModeArray {
 				st.Index = len(task)
@@ -419,8 +422,10 @@ func (c *Campaign) runnerArgs(r Run) []string {
 		if b.StartDelay != "" {
 			args = append(args, "--start-delay", b.StartDelay)
 		}
-		for _, name := range sortedKeys(b.Files) {
-			args = append(args, "--file", name+"="+base64.StdEncoding.EncodeToString([]byte(b.Files[name].Content)))
+		// Plan has checked that the files can be made.
+		files, _ := c.InputFiles(r)
+		for _, name := range sortedKeys(files) {
+			args = append(args, "--file", name+"="+base64.StdEncoding.EncodeToString(files[name]))
 		}
 	}
 	for _, s := range r.Variant.Settings {

@@ -92,6 +92,9 @@ func stepComment(st Step, repeats int) string {
 	case "intra-inter":
 		s += ": 2 ranks on one node, then on two"
 	}
+	if in, err := hplInput(st.Run); err == nil {
+		s += "; " + kinds[st.Benchmark.Kind].input + " " + inputSummary(in)
+	}
 	return commentLines(s)
 }
 

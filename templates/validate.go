@@ -348,6 +348,7 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 			}
 		}
 	}
+	ps = append(ps, c.validateKind(key, b)...)
 	if b.Timeout != "" {
 		if _, err := parseDuration(b.Timeout); err != nil {
 			add(".timeout", "%v", err)
@@ -510,6 +511,14 @@ func (c *Campaign) validateRuns() Problems {
 				report(where(".pairs"), "pairs placements need a node count, not a range")
 			}
 		}
+		if k, ok := kinds[b.Kind]; ok && b.Kernel == "" {
+			if p, errs := readHPL(b.HPL); len(errs) == 0 {
+				_, errs = p.resolve(r.Config)
+				for _, e := range errs {
+					report(where("."+e.key), "%s: %v", k.input, e.err)
+				}
+			}
+		}
 		if b.Kernel != "" {
 			if need := NativeKernels[b.Kernel]; b.Pairs == "" && r.Config.Ranks() < need {
 				report(where(".kernel"), "%d rank(s); kernel %s needs at least %d", r.Config.Ranks(), b.Kernel, need)
@@ -543,4 +552,39 @@ func perRankLists(m map[string][]string) [][]string {
 		out = append(out, m[k])
 	}
 	return out
+}
+
+// validateKind checks what a benchmark's kind asks of it, and its
+// [benchmark.hpl] values that do not depend on the run.
+func (c *Campaign) validateKind(key string, b *Benchmark) Problems {
+	var ps Problems
+	add := func(k, format string, args ...any) { ps = append(ps, c.problem(key+k, format, args...)) }
+	if b.Kind == "" {
+		if b.HPL != nil {
+			add(".hpl", `is the input of kind = "hpl" or "hpcc"; this benchmark has no kind`)
+		}
+		return ps
+	}
+	k, ok := kinds[b.Kind]
+	if !ok {
+		add(".kind", "unknown kind %q (known: %s)", b.Kind, strings.Join(sortedKeys(kinds), ", "))
+		return ps
+	}
+	switch {
+	case b.Kernel != "":
+		add(".kind", "is for external tools; kernel %s is native", b.Kernel)
+		return ps
+	case len(b.PerRank) > 0:
+		add(".per_rank", "kind %s runs one MPI program on every rank: use command", b.Kind)
+	case b.Pairs != "":
+		add(".pairs", "kind %s runs on every rank of the step, not on pairs", b.Kind)
+	}
+	if _, dup := b.Files[k.input]; dup {
+		add(".files."+k.input, "kind %s writes %s from [benchmark.hpl]: drop this file (or the kind, to use it as written)", b.Kind, k.input)
+	}
+	_, errs := readHPL(b.HPL)
+	for _, e := range errs {
+		add("."+e.key, "%v", e.err)
+	}
+	return ps
 }

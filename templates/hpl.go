@@ -1,0 +1,483 @@
+package templates
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sbench/sbench/hpl"
+)
+
+// Benchmark kinds: tools whose input sbench writes itself.
+const (
+	// KindHPL runs xhpl with an HPL.dat made from [benchmark.hpl].
+	KindHPL = "hpl"
+	// KindHPCC runs HPC Challenge's hpcc with an hpccinf.txt made from
+	// [benchmark.hpl], and parses its hpccoutf.txt.
+	KindHPCC = "hpcc"
+)
+
+// kinds are the defaults each kind gives a benchmark: its command, parser,
+// output file and the input file it writes.
+var kinds = map[string]struct {
+	command        []string
+	parser, output string
+	input          string
+}{
+	KindHPL:  {command: []string{"xhpl"}, parser: "hpl", input: "HPL.dat"},
+	KindHPCC: {command: []string{"hpcc"}, parser: "hpcc", output: "hpccoutf.txt", input: "hpccinf.txt"},
+}
+
+// HPLSpec is a [benchmark.hpl] table: the values of HPL.dat, or of the HPL
+// part of hpccinf.txt. Every list key takes one value or a list (HPL runs
+// every combination); unset keys keep HPL's defaults (hpl.DefaultInput).
+// Values are kept as TOML gave them and checked by validate, so that a
+// wrong one is reported at its line.
+type HPLSpec struct {
+	// N, NB, P and Q take "auto": N is sized from the nodes' memory (see
+	// hpl.Size), NB is hpl.DefaultNB, P×Q is the near-square grid of the
+	// run's ranks. P and Q are paired: lists of one length, both "auto"
+	// or neither.
+	N  any `toml:"n"`
+	NB any `toml:"nb"`
+	P  any `toml:"p"`
+	Q  any `toml:"q"`
+	// MemPerNode is the memory auto N is sized from ("64GiB"); default the
+	// [slurm] mem (or mem_per_cpu × tasks per node × cpus per task).
+	MemPerNode string `toml:"mem_per_node"`
+	// Fraction of that memory the matrix takes; default hpl.DefaultFraction.
+	Fraction any `toml:"fraction"`
+
+	PMAP           any   `toml:"pmap"`
+	Threshold      any   `toml:"threshold"`
+	PFACT          any   `toml:"pfact"`
+	NBMIN          any   `toml:"nbmin"`
+	NDIV           any   `toml:"ndiv"`
+	RFACT          any   `toml:"rfact"`
+	BCAST          any   `toml:"bcast"`
+	Depth          any   `toml:"depth"`
+	Swap           any   `toml:"swap"`
+	SwapThreshold  any   `toml:"swap_threshold"`
+	L1NoTransposed *bool `toml:"l1_no_transposed"`
+	UNoTransposed  *bool `toml:"u_no_transposed"`
+	Equilibration  *bool `toml:"equilibration"`
+	Align          any   `toml:"align"`
+	// PTRANSN and PTRANSNB are hpcc's additional PTRANS sizes.
+	PTRANSN  any `toml:"ptrans_n"`
+	PTRANSNB any `toml:"ptrans_nb"`
+}
+
+// hplPlan is a spec read once: the fixed values in input, what is "auto".
+type hplPlan struct {
+	input            hpl.Input
+	autoN, autoNB    bool
+	autoGrid         bool
+	ps, qs           []int
+	fraction         float64
+	memPerNode       uint64
+	memPerNodeString string
+}
+
+// applyKind gives a benchmark of a known kind its defaults: what the user
+// left empty. An unknown kind is validate's to report.
+func (b *Benchmark) applyKind() {
+	k, ok := kinds[b.Kind]
+	if !ok {
+		return
+	}
+	if len(b.Command) == 0 && len(b.PerRank) == 0 {
+		b.Command = append([]string(nil), k.command...)
+	}
+	if b.Parser == "" {
+		b.Parser = k.parser
+	}
+	if b.Output == "" {
+		b.Output = k.output
+	}
+}
+
+// readHPL reads a [benchmark.hpl] table (nil: every default); problems are
+// keyErrors naming the key under "hpl.".
+func readHPL(s *HPLSpec) (*hplPlan, []*keyError) {
+	if s == nil {
+		s = &HPLSpec{}
+	}
+	p := &hplPlan{input: hpl.DefaultInput(), fraction: hpl.DefaultFraction}
+	var errs []*keyError
+	fail := func(key string, err error) { errs = append(errs, &keyError{key: "hpl." + key, err: err}) }
+	var err error
+	if s.N == nil {
+		fail("n", errors.New(`is required: a size, a list of sizes, or "auto" to size it from the nodes' memory`))
+	} else if p.input.Ns, p.autoN, err = intList(s.N, 0, true); err != nil {
+		fail("n", err)
+	}
+	if s.NB == nil {
+		p.autoNB = true
+	} else if p.input.NBs, p.autoNB, err = intList(s.NB, 1, true); err != nil {
+		fail("nb", err)
+	}
+	if p.autoNB {
+		p.input.NBs = []int{hpl.DefaultNB}
+	}
+	var autoP, autoQ bool
+	if s.P != nil {
+		if p.ps, autoP, err = intList(s.P, 1, true); err != nil {
+			fail("p", err)
+		}
+	}
+	if s.Q != nil {
+		if p.qs, autoQ, err = intList(s.Q, 1, true); err != nil {
+			fail("q", err)
+		}
+	}
+	switch {
+	case (s.P == nil || autoP) && (s.Q == nil || autoQ):
+		p.autoGrid = true
+	case s.P == nil || autoP || s.Q == nil || autoQ:
+		fail("p", errors.New(`set p and q together, or both "auto" (or neither) for the grid nearest a square`))
+	case len(p.ps) != len(p.qs):
+		fail("q", fmt.Errorf("p has %d value(s) and q %d: grid i is p[i]×q[i]", len(p.ps), len(p.qs)))
+	default:
+		for i := range p.ps {
+			p.input.Grids = append(p.input.Grids, hpl.Grid{P: p.ps[i], Q: p.qs[i]})
+		}
+	}
+	if s.MemPerNode != "" {
+		p.memPerNodeString = s.MemPerNode
+		if p.memPerNode, err = hpl.ParseBytes(s.MemPerNode); err != nil {
+			fail("mem_per_node", err)
+		} else if p.memPerNode == 0 {
+			fail("mem_per_node", errors.New("must be more than 0"))
+		}
+	}
+	if s.Fraction != nil {
+		if p.fraction, err = number(s.Fraction); err != nil || !(p.fraction > 0 && p.fraction <= 1) {
+			fail("fraction", fmt.Errorf("%v is not a fraction of memory (more than 0, at most 1, e.g. 0.8)", s.Fraction))
+		}
+	}
+	if s.PMAP != nil {
+		if v, err := choice(s.PMAP, func(s string) (int, error) { v, err := hpl.ParsePMap(s); return int(v), err }); err != nil {
+			fail("pmap", err)
+		} else {
+			p.input.PMAP = hpl.PMap(v)
+		}
+	}
+	if s.Threshold != nil {
+		if p.input.Threshold, err = number(s.Threshold); err != nil {
+			fail("threshold", err)
+		}
+	}
+	facts := func(key string, v any, dst *[]hpl.Fact) {
+		if v == nil {
+			return
+		}
+		vs, err := choices(v, func(s string) (int, error) { f, err := hpl.ParseFact(s); return int(f), err })
+		if err != nil {
+			fail(key, err)
+			return
+		}
+		*dst = nil
+		for _, x := range vs {
+			*dst = append(*dst, hpl.Fact(x))
+		}
+	}
+	facts("pfact", s.PFACT, &p.input.PFACTs)
+	facts("rfact", s.RFACT, &p.input.RFACTs)
+	if s.BCAST != nil {
+		vs, err := choices(s.BCAST, func(s string) (int, error) { b, err := hpl.ParseBcast(s); return int(b), err })
+		if err != nil {
+			fail("bcast", err)
+		} else {
+			p.input.BCASTs = nil
+			for _, x := range vs {
+				p.input.BCASTs = append(p.input.BCASTs, hpl.Bcast(x))
+			}
+		}
+	}
+	ints := func(key string, v any, min int, dst *[]int) {
+		if v == nil {
+			return
+		}
+		vs, _, err := intList(v, min, false)
+		if err != nil {
+			fail(key, err)
+			return
+		}
+		*dst = vs
+	}
+	ints("nbmin", s.NBMIN, 1, &p.input.NBMINs)
+	ints("ndiv", s.NDIV, 2, &p.input.NDIVs)
+	ints("depth", s.Depth, 0, &p.input.DEPTHs)
+	ints("ptrans_n", s.PTRANSN, 1, &p.input.PTRANSNs)
+	ints("ptrans_nb", s.PTRANSNB, 1, &p.input.PTRANSNBs)
+	if s.Swap != nil {
+		if v, err := choice(s.Swap, func(s string) (int, error) { v, err := hpl.ParseSwap(s); return int(v), err }); err != nil {
+			fail("swap", err)
+		} else {
+			p.input.SWAP = hpl.Swap(v)
+		}
+	}
+	one := func(key string, v any, min int, dst *int) {
+		if v == nil {
+			return
+		}
+		vs, _, err := intList(v, min, false)
+		if err == nil && len(vs) != 1 {
+			err = errors.New("takes one value, not a list")
+		}
+		if err != nil {
+			fail(key, err)
+			return
+		}
+		*dst = vs[0]
+	}
+	one("swap_threshold", s.SwapThreshold, 0, &p.input.SwapThreshold)
+	one("align", s.Align, 1, &p.input.Align)
+	if s.L1NoTransposed != nil {
+		p.input.L1NoTransposed = *s.L1NoTransposed
+	}
+	if s.UNoTransposed != nil {
+		p.input.UNoTransposed = *s.UNoTransposed
+	}
+	if s.Equilibration != nil {
+		p.input.Equilibration = *s.Equilibration
+	}
+	for k, n := range map[string]int{"n": len(p.input.Ns), "nb": len(p.input.NBs), "p": len(p.input.Grids), "pfact": len(p.input.PFACTs),
+		"rfact": len(p.input.RFACTs), "bcast": len(p.input.BCASTs), "nbmin": len(p.input.NBMINs), "ndiv": len(p.input.NDIVs),
+		"depth": len(p.input.DEPTHs), "ptrans_n": len(p.input.PTRANSNs), "ptrans_nb": len(p.input.PTRANSNBs)} {
+		if n > hpl.MaxParam {
+			fail(k, fmt.Errorf("%d values; HPL takes at most %d", n, hpl.MaxParam))
+		}
+	}
+	return p, errs
+}
+
+// resolve makes the run's input: "auto" sized for the run's nodes, ranks
+// and memory. The problems it reports depend on the run.
+func (p *hplPlan) resolve(cfg Config) (hpl.Input, []*keyError) {
+	in := p.input
+	var errs []*keyError
+	fail := func(key string, err error) {
+		k := "hpl"
+		if key != "" {
+			k += "." + key
+		}
+		errs = append(errs, &keyError{key: k, err: err})
+	}
+	ranks := cfg.Ranks()
+	if (p.autoN || p.autoGrid) && cfg.Slurm.Nodes.IsRange() {
+		fail("n", fmt.Errorf(`"auto" needs a node count, not the range %s`, cfg.Slurm.Nodes))
+		return in, errs
+	}
+	if p.autoGrid {
+		in.Grids = []hpl.Grid{hpl.GridFor(ranks)}
+	} else if need := in.MaxRanks(); need > ranks {
+		fail("p", fmt.Errorf("the grid %s needs %d ranks; the run has %d", biggest(in.Grids), need, ranks))
+	}
+	if p.autoN {
+		mem, from, err := p.nodeMemory(cfg)
+		if err != nil {
+			fail("n", err)
+			return in, errs
+		}
+		total := mem * uint64(cfg.NodeCount())
+		// One N for every NB: a multiple of the first, so that HPL runs one
+		// size per block size rather than a size per block size each.
+		n := hpl.ProblemSize(total, p.fraction, in.NBs[0])
+		if n == 0 {
+			fail("n", fmt.Errorf(`"auto": %d node(s) × %s (%s) × %v holds no %d×%d block`, cfg.NodeCount(), hpl.FormatBytes(mem), from, p.fraction, in.NBs[0], in.NBs[0]))
+			return in, errs
+		}
+		in.Ns = []int{n}
+	}
+	if err := in.Validate(); err != nil {
+		fail("", err)
+	}
+	return in, errs
+}
+
+// nodeMemory is each node's memory for auto N, and where it came from.
+func (p *hplPlan) nodeMemory(cfg Config) (uint64, string, error) {
+	if p.memPerNode > 0 {
+		return p.memPerNode, "mem_per_node " + p.memPerNodeString, nil
+	}
+	s := cfg.Slurm
+	if s.Mem != "" {
+		m, err := hpl.ParseSlurmMem(s.Mem)
+		if err != nil {
+			return 0, "", fmt.Errorf(`"auto" sizes from [slurm] mem: %w; set mem_per_node`, err)
+		}
+		return m, "[slurm] mem " + s.Mem, nil
+	}
+	if s.MemPerCPU != "" {
+		m, err := hpl.ParseSlurmMem(s.MemPerCPU)
+		if err != nil {
+			return 0, "", fmt.Errorf(`"auto" sizes from [slurm] mem_per_cpu: %w; set mem_per_node`, err)
+		}
+		cpus := cfg.TasksPerNode() * max(s.CPUsPerTask, 1)
+		return m * uint64(cpus), fmt.Sprintf("[slurm] mem_per_cpu %s × %d CPUs", s.MemPerCPU, cpus), nil
+	}
+	return 0, "", errors.New(`"auto" needs the nodes' memory: set mem_per_node in [benchmark.hpl] (e.g. "64GiB") or mem in [slurm]`)
+}
+
+func biggest(gs []hpl.Grid) hpl.Grid {
+	var b hpl.Grid
+	for _, g := range gs {
+		if g.Ranks() > b.Ranks() {
+			b = g
+		}
+	}
+	return b
+}
+
+// intList reads an integer or a list of integers of at least min, or
+// "auto" where allowed.
+func intList(v any, min int, auto bool) ([]int, bool, error) {
+	want := "an integer or a list of integers"
+	if auto {
+		want += `, or "auto"`
+	}
+	switch x := v.(type) {
+	case string:
+		if auto && x == "auto" {
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("%q is not %s", x, want)
+	case int64:
+		if x < int64(min) || x > 1<<31-1 {
+			return nil, false, fmt.Errorf("%d is out of range (at least %d)", x, min)
+		}
+		return []int{int(x)}, false, nil
+	case []any:
+		if len(x) == 0 {
+			return nil, false, errors.New("is an empty list")
+		}
+		out := make([]int, len(x))
+		for i, e := range x {
+			n, ok := e.(int64)
+			if !ok {
+				return nil, false, fmt.Errorf("item %d (%v) is not an integer", i+1, e)
+			}
+			if n < int64(min) || n > 1<<31-1 {
+				return nil, false, fmt.Errorf("item %d: %d is out of range (at least %d)", i+1, n, min)
+			}
+			out[i] = int(n)
+		}
+		return out, false, nil
+	}
+	return nil, false, fmt.Errorf("has type %s; want %s", tomlType(v), want)
+}
+
+// choices reads a name or code, or a list of them.
+func choices(v any, parse func(string) (int, error)) ([]int, error) {
+	list, ok := v.([]any)
+	if !ok {
+		c, err := choice(v, parse)
+		return []int{c}, err
+	}
+	if len(list) == 0 {
+		return nil, errors.New("is an empty list")
+	}
+	out := make([]int, len(list))
+	for i, e := range list {
+		c, err := choice(e, parse)
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %w", i+1, err)
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+func choice(v any, parse func(string) (int, error)) (int, error) {
+	switch x := v.(type) {
+	case string:
+		return parse(x)
+	case int64:
+		return parse(strconv.FormatInt(x, 10))
+	}
+	return 0, fmt.Errorf("has type %s; want a name or its number", tomlType(v))
+}
+
+func number(v any) (float64, error) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	}
+	return 0, fmt.Errorf("has type %s; want a number", tomlType(v))
+}
+
+// InputFiles are the files a run's working directory gets before its
+// command starts: the benchmark's own files, and for kind hpl or hpcc the
+// generated HPL.dat or hpccinf.txt.
+func (c *Campaign) InputFiles(r Run) (map[string][]byte, error) {
+	b := r.Benchmark
+	files := make(map[string][]byte, len(b.Files)+1)
+	for name, f := range b.Files {
+		files[name] = []byte(f.Content)
+	}
+	k, ok := kinds[b.Kind]
+	if !ok {
+		return files, nil
+	}
+	in, err := hplInput(r)
+	if err != nil {
+		return nil, err
+	}
+	var data []byte
+	if b.Kind == KindHPCC {
+		data, err = in.HPCCInf()
+	} else {
+		data, err = in.HPLDat()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("benchmark %s, variant %s: %w", b.Name, r.Name, err)
+	}
+	files[k.input] = data
+	return files, nil
+}
+
+// HPLInput is the HPL input of a run of kind hpl or hpcc, "auto" resolved
+// for its nodes, ranks and memory.
+func (c *Campaign) HPLInput(r Run) (hpl.Input, error) { return hplInput(r) }
+
+func hplInput(r Run) (hpl.Input, error) {
+	b := r.Benchmark
+	if _, ok := kinds[b.Kind]; !ok {
+		return hpl.Input{}, fmt.Errorf("benchmark %s is not of kind hpl or hpcc", b.Name)
+	}
+	p, errs := readHPL(b.HPL)
+	if len(errs) == 0 {
+		var in hpl.Input
+		if in, errs = p.resolve(r.Config); len(errs) == 0 {
+			return in, nil
+		}
+	}
+	return hpl.Input{}, fmt.Errorf("benchmark %s, variant %s: %w", b.Name, r.Name, errs[0])
+}
+
+// inputSummary names an input's sizes for a script's comment:
+// "N=2560 NB=128 P×Q=1×2", lists comma-separated, with the test count
+// when HPL runs more than one.
+func inputSummary(in hpl.Input) string {
+	grids := make([]string, len(in.Grids))
+	for i, g := range in.Grids {
+		grids[i] = strconv.Itoa(g.P) + "×" + strconv.Itoa(g.Q)
+	}
+	s := "N=" + joinInts(in.Ns) + " NB=" + joinInts(in.NBs) + " P×Q=" + strings.Join(grids, ",")
+	if n := in.Tests(); n > 1 {
+		s += fmt.Sprintf(" (%d tests)", n)
+	}
+	return s
+}
+
+func joinInts(vs []int) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, ",")
+}

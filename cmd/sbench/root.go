@@ -78,6 +78,7 @@ The archive is $SBENCH_DB, else ./sbench.db; every command takes --db FILE.`,
 		newRunsCmd(e),
 		newExportCmd(e),
 		newReportCmd(e),
+		newHPLCmd(e),
 		newVersionCmd(e),
 	)
 	for _, c := range root.Commands() {

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sbench/sbench/hpl"
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/runner"
+	"github.com/sbench/sbench/templates"
+)
+
+func newHPLCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "hpl size|rpeak|input",
+		Short: "Size HPL runs, compute peaks, show a campaign's HPL inputs",
+		Long: `The hpl commands help with HPL and HPC Challenge runs:
+
+  size   N, NB and the P×Q grid for nodes of a given memory, with the reasoning
+  rpeak  the theoretical peak (cores × GHz × flops/cycle) of this machine
+  input  the HPL.dat / hpccinf.txt each run of a campaign will get`,
+		Example: `  sbench hpl size --nodes 4 --mem-per-node 64GiB --ranks-per-node 36
+  sbench hpl rpeak --nodes 4
+  sbench hpl input examples/hpcc.toml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	for _, sub := range []*cobra.Command{newHPLSizeCmd(e), newHPLRpeakCmd(e), newHPLInputCmd(e)} {
+		sub.Long = strings.TrimSpace(sub.Long) + "\n" + exitStatuses
+		sub.Args = wrapArgs(sub.Args)
+		c.AddCommand(sub)
+	}
+	return c
+}
+
+// sizeFlags are sbench hpl size's flags, as typed.
+type sizeFlags struct {
+	nodes, ranksPerNode, nb int
+	mem                     string
+	fraction, gflops        float64
+	asJSON                  bool
+}
+
+// sizeRequest checks the flags; what the user left out is this machine's.
+func (f sizeFlags) sizeRequest(here func() results.Host) (hpl.SizeRequest, []string, error) {
+	req := hpl.SizeRequest{Nodes: f.nodes, RanksPerNode: f.ranksPerNode, NB: f.nb, Fraction: f.fraction, Gflops: f.gflops}
+	var notes []string
+	switch {
+	case f.nodes < 1:
+		return req, nil, usagef("hpl size: --nodes %d: want at least 1", f.nodes)
+	case f.ranksPerNode < 0:
+		return req, nil, usagef("hpl size: --ranks-per-node %d: want at least 1", f.ranksPerNode)
+	case f.nb < 0:
+		return req, nil, usagef("hpl size: --nb %d: want at least 1", f.nb)
+	case f.fraction < 0 || f.fraction > 1:
+		return req, nil, usagef("hpl size: --fraction %v: want more than 0 and at most 1", f.fraction)
+	case f.gflops < 0:
+		return req, nil, usagef("hpl size: --gflops %v: want a positive rate", f.gflops)
+	}
+	if f.mem != "" {
+		m, err := hpl.ParseBytes(f.mem)
+		if err != nil {
+			return req, nil, usagef("hpl size: --mem-per-node: %v", err)
+		}
+		req.MemPerNode = m
+	}
+	if req.MemPerNode == 0 || req.RanksPerNode == 0 {
+		h := here()
+		if req.MemPerNode == 0 {
+			if h.MemoryBytes == 0 {
+				return req, nil, usagef("hpl size: give --mem-per-node (this machine's memory is unknown)")
+			}
+			req.MemPerNode = h.MemoryBytes
+			notes = append(notes, "memory per node: this machine's, "+hpl.FormatBytes(h.MemoryBytes)+" (--mem-per-node sets it)")
+		}
+		if req.RanksPerNode == 0 {
+			if h.Cores == 0 {
+				return req, nil, usagef("hpl size: give --ranks-per-node (this machine's core count is unknown)")
+			}
+			req.RanksPerNode = h.Cores
+			notes = append(notes, fmt.Sprintf("ranks per node: one per core of this machine, %d (--ranks-per-node sets it)", h.Cores))
+		}
+	}
+	return req, notes, nil
+}
+
+func newHPLSizeCmd(e *env) *cobra.Command {
+	var f sizeFlags
+	c := &cobra.Command{
+		Use:   "size [--nodes N] [--mem-per-node SIZE] [--ranks-per-node R] [--fraction F] [--nb NB] [--gflops G] [--json]",
+		Short: "Choose N, NB, P and Q for HPL",
+		Long: `Size chooses HPL's problem for a set of nodes: N is the largest multiple of
+NB whose matrix (8·N² bytes) fits in the fraction (default 0.8) of the nodes'
+memory, and P×Q is the grid over every rank nearest a square with P ≤ Q. The
+first line is "N=… NB=… P=… Q=…"; the lines after it give the reasoning, and
+with --gflops the expected solve time, (2/3·N³ + 3/2·N²) / rate.
+
+Without --mem-per-node or --ranks-per-node, this machine's memory and core
+count are used. Sizes take units: 64GiB, 64G (binary, as Slurm means it),
+64GB (decimal). In a campaign, [benchmark.hpl] n = "auto" does the same for
+each run's nodes and ranks.`,
+		Example: `  sbench hpl size --nodes 4 --mem-per-node 64GiB --ranks-per-node 36
+  sbench hpl size --nodes 16 --mem-per-node 256G --ranks-per-node 64 --nb 256 --gflops 40000
+  sbench hpl size --json | jq .n`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, notes, err := f.sizeRequest(func() results.Host { return runner.GatherHost("/", e.getenv) })
+			if err != nil {
+				return err
+			}
+			s, err := hpl.Size(req)
+			if err != nil {
+				return usageError{err}
+			}
+			return writeSizing(e, s, req, notes, f.asJSON)
+		},
+	}
+	c.Flags().IntVar(&f.nodes, "nodes", 1, "number of nodes")
+	c.Flags().StringVar(&f.mem, "mem-per-node", "", "memory of each node, e.g. 64GiB (default: this machine's)")
+	c.Flags().IntVar(&f.ranksPerNode, "ranks-per-node", 0, "MPI ranks per node (default: this machine's cores)")
+	c.Flags().Float64Var(&f.fraction, "fraction", hpl.DefaultFraction, "fraction of the memory the matrix may take")
+	c.Flags().IntVar(&f.nb, "nb", hpl.DefaultNB, "block size NB")
+	c.Flags().Float64Var(&f.gflops, "gflops", 0, "expected rate in Gflops, for the run time")
+	c.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
+	return c
+}
+
+func writeSizing(e *env, s hpl.Sizing, req hpl.SizeRequest, notes []string, asJSON bool) error {
+	if asJSON {
+		type out struct {
+			N           int      `json:"n"`
+			NB          int      `json:"nb"`
+			P           int      `json:"p"`
+			Q           int      `json:"q"`
+			Nodes       int      `json:"nodes"`
+			Ranks       int      `json:"ranks"`
+			MemBytes    uint64   `json:"mem_bytes"`
+			MatrixBytes uint64   `json:"matrix_bytes"`
+			Fill        float64  `json:"fill"`
+			Gflops      float64  `json:"gflops,omitempty"`
+			Seconds     float64  `json:"seconds,omitempty"`
+			Reasons     []string `json:"reasons"`
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(out{s.N, s.NB, s.P, s.Q, req.Nodes, s.Ranks, s.MemBytes, s.MatrixBytes, s.Fill, req.Gflops, s.Seconds, append(notes, s.Reasons...)})
+	}
+	fmt.Fprintf(e.stdout, "N=%d NB=%d P=%d Q=%d\n", s.N, s.NB, s.P, s.Q)
+	for _, r := range append(notes, s.Reasons...) {
+		fmt.Fprintln(e.stdout, "  "+r)
+	}
+	fmt.Fprintf(e.stdout, "  campaign: [benchmark.hpl] n = %d, nb = %d, p = %d, q = %d (or n = \"auto\" to size each run)\n", s.N, s.NB, s.P, s.Q)
+	return nil
+}
+
+func newHPLRpeakCmd(e *env) *cobra.Command {
+	var nodes, cores int
+	var ghz, fpc float64
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "rpeak [--nodes N] [--cores C] [--ghz G] [--flops-per-cycle F] [--json]",
+		Short: "Compute the theoretical peak (Rpeak) of nodes like this one",
+		Long: `Rpeak prints the theoretical double-precision peak of N nodes like this one:
+cores × GHz × flops per cycle, so that HPL's Rmax can be stated as an
+efficiency (Rmax/Rpeak). The first line is "Rpeak=… Gflops", the next says
+where every factor came from.
+
+Flops per cycle come from the CPU flags: AVX-512 32 (assuming two FMA units;
+AMD's Zen 4 16), AVX2+FMA 16, AVX 8, SSE2 4. The clock is the one in the CPU
+model name ("@ 2.60GHz"), else the CPU's base (or maximum) frequency from
+/sys. Any factor can be given instead, and must be when it cannot be known
+(a VM's CPU model often names no clock).`,
+		Example: `  sbench hpl rpeak
+  sbench hpl rpeak --nodes 16 --ghz 2.1
+  sbench hpl rpeak --cores 64 --ghz 2.25 --flops-per-cycle 16 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if nodes < 1 || cores < 0 || ghz < 0 || fpc < 0 {
+				return usagef("hpl rpeak: --nodes must be at least 1, --cores, --ghz and --flops-per-cycle positive")
+			}
+			h := runner.GatherHost("/", e.getenv)
+			addSysFrequency(&h, "/")
+			g, how := hpl.ClusterRpeak(h, nodes, hpl.PeakSpec{Cores: cores, GHz: ghz, FlopsPerCycle: fpc})
+			if g == 0 {
+				return fmt.Errorf("hpl rpeak: %s", how)
+			}
+			if asJSON {
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				return enc.Encode(map[string]any{"rpeak_gflops": g, "nodes": nodes, "how": how, "cpu_model": h.CPUModel})
+			}
+			fmt.Fprintf(e.stdout, "Rpeak=%s Gflops\n  %s\n", strconv.FormatFloat(g, 'f', -1, 64), how)
+			if h.CPUModel != "" {
+				fmt.Fprintf(e.stdout, "  CPU: %s\n", h.CPUModel)
+			}
+			return nil
+		},
+	}
+	c.Flags().IntVar(&nodes, "nodes", 1, "number of nodes like this one")
+	c.Flags().IntVar(&cores, "cores", 0, "cores per node (default: this machine's)")
+	c.Flags().Float64Var(&ghz, "ghz", 0, "clock in GHz (default: from the CPU model or /sys)")
+	c.Flags().Float64Var(&fpc, "flops-per-cycle", 0, "double-precision flops per cycle per core (default: from the CPU flags)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+// addSysFrequency records the CPU's base or maximum frequency from sysfs
+// (in kHz there) as Rpeak's fallback for a model name without a clock.
+func addSysFrequency(h *results.Host, root string) {
+	dir := filepath.Join(root, "sys/devices/system/cpu/cpu0/cpufreq")
+	for _, f := range []struct{ file, key string }{{"base_frequency", "cpu_base_mhz"}, {"cpuinfo_max_freq", "cpu_max_mhz"}} {
+		data, err := os.ReadFile(filepath.Join(dir, f.file))
+		if err != nil {
+			continue
+		}
+		khz, err := strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
+		if err != nil || khz <= 0 {
+			continue
+		}
+		if h.Extra == nil {
+			h.Extra = map[string]string{}
+		}
+		h.Extra[f.key] = strconv.FormatFloat(khz/1000, 'f', -1, 64)
+	}
+}
+
+func newHPLInputCmd(e *env) *cobra.Command {
+	var outDir string
+	c := &cobra.Command{
+		Use:   "input CAMPAIGN.toml [-o DIR]",
+		Short: "Show the HPL.dat or hpccinf.txt each HPL run of a campaign gets",
+		Long: `Input prints the input file sbench writes for every run of kind "hpl" or
+"hpcc" in a campaign — "auto" values resolved for the run's nodes, ranks and
+memory — each after a header line naming the benchmark, variant and file.
+With -o the files are written to DIR instead, named
+BENCHMARK.VARIANT.FILE, and their paths printed.`,
+		Example: `  sbench hpl input examples/hpcc.toml
+  sbench hpl input my-hpl.toml -o /tmp/inputs && head /tmp/inputs/*`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			camp, err := loadCampaign(args[0])
+			if err != nil {
+				return err
+			}
+			runs, err := camp.Runs()
+			if err != nil {
+				return err
+			}
+			if outDir != "" {
+				if err := os.MkdirAll(outDir, 0o755); err != nil {
+					return err
+				}
+			}
+			seen := map[string]bool{}
+			n := 0
+			for _, r := range runs {
+				if r.Benchmark.Kind != templates.KindHPL && r.Benchmark.Kind != templates.KindHPCC {
+					continue
+				}
+				id := r.Benchmark.Name + "." + r.Name
+				if seen[id] { // repeats of one run get the same input
+					continue
+				}
+				seen[id] = true
+				files, err := camp.InputFiles(r)
+				if err != nil {
+					return err
+				}
+				in, err := camp.HPLInput(r)
+				if err != nil {
+					return err
+				}
+				name := "HPL.dat"
+				if r.Benchmark.Kind == templates.KindHPCC {
+					name = "hpccinf.txt"
+				}
+				n++
+				if outDir != "" {
+					p := filepath.Join(outDir, fileSafe(id)+"."+name)
+					if err := results.WriteAtomic(p, files[name], 0o644); err != nil {
+						return err
+					}
+					fmt.Fprintln(e.stdout, p)
+					continue
+				}
+				if n > 1 {
+					fmt.Fprintln(e.stdout)
+				}
+				fmt.Fprintf(e.stdout, "==> benchmark %s, variant %s: %s (%d test(s), %d rank(s) needed) <==\n", r.Benchmark.Name, r.Name, name, in.Tests(), in.MaxRanks())
+				e.stdout.Write(files[name])
+			}
+			if n == 0 {
+				return usagef("hpl input: %s has no benchmark of kind hpl or hpcc", args[0])
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVarP(&outDir, "output", "o", "", "write the files to `DIR`")
+	return c
+}
+
+// fileSafe keeps a variant name usable as a file name.
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == 0 || r == ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}

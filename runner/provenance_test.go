@@ -162,3 +162,21 @@ func TestIBRate(t *testing.T) {
 		}
 	}
 }
+
+func TestCPUFrequency(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "sys/devices/system/cpu/cpu0/cpufreq")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "cpuinfo_max_freq"), []byte("3500000\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "base_frequency"), []byte("2100000\n"), 0o644)
+	var h results.Host
+	CPUFrequency(&h, root)
+	if h.Extra["cpu_base_mhz"] != "2100" || h.Extra["cpu_max_mhz"] != "3500" {
+		t.Errorf("Extra = %v", h.Extra)
+	}
+	var none results.Host
+	CPUFrequency(&none, t.TempDir())
+	if none.Extra != nil {
+		t.Errorf("no cpufreq, yet Extra = %v", none.Extra)
+	}
+}

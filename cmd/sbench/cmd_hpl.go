@@ -188,7 +188,6 @@ model name ("@ 2.60GHz"), else the CPU's base (or maximum) frequency from
 				return usagef("hpl rpeak: --nodes must be at least 1, --cores, --ghz and --flops-per-cycle positive")
 			}
 			h := runner.GatherHost("/", e.getenv)
-			addSysFrequency(&h, "/")
 			g, how := hpl.ClusterRpeak(h, nodes, hpl.PeakSpec{Cores: cores, GHz: ghz, FlopsPerCycle: fpc})
 			if g == 0 {
 				return fmt.Errorf("hpl rpeak: %s", how)
@@ -212,26 +211,6 @@ model name ("@ 2.60GHz"), else the CPU's base (or maximum) frequency from
 	c.Flags().Float64Var(&fpc, "flops-per-cycle", 0, "double-precision flops per cycle per core (default: from the CPU flags)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
-}
-
-// addSysFrequency records the CPU's base or maximum frequency from sysfs
-// (in kHz there) as Rpeak's fallback for a model name without a clock.
-func addSysFrequency(h *results.Host, root string) {
-	dir := filepath.Join(root, "sys/devices/system/cpu/cpu0/cpufreq")
-	for _, f := range []struct{ file, key string }{{"base_frequency", "cpu_base_mhz"}, {"cpuinfo_max_freq", "cpu_max_mhz"}} {
-		data, err := os.ReadFile(filepath.Join(dir, f.file))
-		if err != nil {
-			continue
-		}
-		khz, err := strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
-		if err != nil || khz <= 0 {
-			continue
-		}
-		if h.Extra == nil {
-			h.Extra = map[string]string{}
-		}
-		h.Extra[f.key] = strconv.FormatFloat(khz/1000, 'f', -1, 64)
-	}
 }
 
 func newHPLInputCmd(e *env) *cobra.Command {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -104,7 +105,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	if !errors.As(err, &ne) {
 		t.Fatalf("Open = %v, want a NewerSchemaError", err)
 	}
-	want := "archive " + path + " has schema version 5; this sbench knows up to 2"
+	want := "archive " + path + " has schema version 5; this sbench knows up to " + strconv.Itoa(LatestSchemaVersion())
 	if err.Error() != want {
 		t.Errorf("error = %q\nwant    %q", err, want)
 	}

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Baseline is a named reference point: the runs a later campaign is
+// compared with ("pre-upgrade", "acceptance-2024"). It holds run ids, not
+// the selection that found them, so that runs added later never creep into
+// a reference; Selection keeps what the user typed, for display.
+type Baseline struct {
+	Name      string
+	Selection string
+	Note      string
+	Created   time.Time
+	RunIDs    []int64 // sorted
+}
+
+// CheckBaselineName reports a name that cannot be typed back in a
+// "baseline:NAME" selector.
+func CheckBaselineName(name string) error {
+	if name == "" {
+		return errors.New("baseline name is empty")
+	}
+	if strings.IndexFunc(name, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) || r == ',' }) >= 0 {
+		return fmt.Errorf("baseline name %q: no spaces, commas or control characters", name)
+	}
+	return nil
+}
+
+// SetBaseline records b under b.Name, replacing any baseline of that name
+// (replaced says so). A zero Created is stamped with the current time. Every
+// run must be in the archive.
+func (db *DB) SetBaseline(ctx context.Context, b Baseline) (replaced bool, err error) {
+	if err := CheckBaselineName(b.Name); err != nil {
+		return false, fmt.Errorf("set baseline: %w", err)
+	}
+	if len(b.RunIDs) == 0 {
+		return false, fmt.Errorf("set baseline %s: no runs", b.Name)
+	}
+	if b.Created.IsZero() {
+		b.Created = db.now()
+	}
+	if err := checkTime(b.Created); err != nil {
+		return false, fmt.Errorf("set baseline %s: created: %w", b.Name, err)
+	}
+	ids := slices.Clone(b.RunIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	idsJSON, _ := json.Marshal(ids)
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("set baseline %s: %w", b.Name, err)
+	}
+	defer tx.Rollback()
+	var missing sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT min(j.value) FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = j.value)`,
+		string(idsJSON)).Scan(&missing); err != nil {
+		return false, fmt.Errorf("set baseline %s: %w", b.Name, err)
+	}
+	if missing.Valid {
+		return false, fmt.Errorf("set baseline %s: run %d: %w", b.Name, missing.Int64, ErrNotFound)
+	}
+	res, err := tx.ExecContext(ctx, "DELETE FROM baselines WHERE name = ?", b.Name)
+	if err != nil {
+		return false, fmt.Errorf("set baseline %s: %w", b.Name, err)
+	}
+	n, _ := res.RowsAffected()
+	replaced = n > 0
+	if _, err := tx.ExecContext(ctx, "INSERT INTO baselines (name, selection, note, created) VALUES (?, ?, ?, ?)",
+		b.Name, b.Selection, b.Note, formatTime(b.Created)); err != nil {
+		return false, fmt.Errorf("set baseline %s: %w", b.Name, err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO baseline_runs (baseline, run_id) SELECT ?, value FROM json_each(?)",
+		b.Name, string(idsJSON)); err != nil {
+		return false, fmt.Errorf("set baseline %s: %w", b.Name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("set baseline %s: %w", b.Name, err)
+	}
+	return replaced, nil
+}
+
+// Baseline returns the baseline called name; an unknown name wraps
+// ErrNotFound.
+func (db *DB) Baseline(ctx context.Context, name string) (Baseline, error) {
+	var out []Baseline
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = loadBaselines(ctx, tx, name)
+		return err
+	})
+	if err != nil {
+		return Baseline{}, fmt.Errorf("baseline %s in %s: %w", name, db.path, err)
+	}
+	if len(out) == 0 {
+		return Baseline{}, fmt.Errorf("baseline %s in %s: %w", name, db.path, ErrNotFound)
+	}
+	return out[0], nil
+}
+
+// Baselines returns every baseline, sorted by name.
+func (db *DB) Baselines(ctx context.Context) ([]Baseline, error) {
+	var out []Baseline
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = loadBaselines(ctx, tx, "")
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("query baselines of %s: %w", db.path, err)
+	}
+	return out, nil
+}
+
+// DeleteBaseline forgets a baseline (not its runs). An unknown name wraps
+// ErrNotFound.
+func (db *DB) DeleteBaseline(ctx context.Context, name string) error {
+	res, err := db.w.ExecContext(ctx, "DELETE FROM baselines WHERE name = ?", name)
+	if err != nil {
+		return fmt.Errorf("delete baseline %s: %w", name, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("delete baseline %s: %w", name, ErrNotFound)
+	}
+	return nil
+}
+
+// loadBaselines reads the baseline called name, or all of them for "".
+func loadBaselines(ctx context.Context, tx *sql.Tx, name string) ([]Baseline, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name, selection, note, created FROM baselines
+WHERE ? = '' OR name = ? ORDER BY name`, name, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Baseline
+	index := map[string]int{}
+	for rows.Next() {
+		var b Baseline
+		var created string
+		if err := rows.Scan(&b.Name, &b.Selection, &b.Note, &created); err != nil {
+			return nil, err
+		}
+		if b.Created, err = parseTime(sql.NullString{String: created, Valid: true}); err != nil {
+			return nil, fmt.Errorf("baseline %s: %w", b.Name, err)
+		}
+		index[b.Name] = len(out)
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	runs, err := tx.QueryContext(ctx, `SELECT baseline, run_id FROM baseline_runs
+WHERE ? = '' OR baseline = ? ORDER BY baseline, run_id`, name, name)
+	if err != nil {
+		return nil, err
+	}
+	defer runs.Close()
+	for runs.Next() {
+		var bl string
+		var id int64
+		if err := runs.Scan(&bl, &id); err != nil {
+			return nil, err
+		}
+		if i, ok := index[bl]; ok {
+			out[i].RunIDs = append(out[i].RunIDs, id)
+		}
+	}
+	return out, runs.Err()
+}
+
+// baselinesOf returns, for each of ids that some baseline holds, the
+// baselines' names, sorted.
+func baselinesOf(ctx context.Context, q queryer, ids []int64) (map[int64][]string, error) {
+	idsJSON, _ := json.Marshal(ids)
+	rows, err := q.QueryContext(ctx, `SELECT run_id, baseline FROM baseline_runs
+WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY run_id, baseline`, string(idsJSON))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64][]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, err
+		}
+		out[id] = append(out[id], name)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,296 @@
+package store
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sbench/sbench/results"
+)
+
+// benchfmtFixed are the configuration keys every run gets in a benchfmt
+// export, in order; labels follow, sorted.
+var benchfmtFixed = []string{"campaign", "variant", "nodes", "tasks", "status"}
+
+// ExportBenchfmt writes the samples, then the scalars that have a unit (and
+// do not repeat a sample of their run), of the runs f selects in the Go benchmark format
+// (https://go.dev/design/14313-benchmark-format), so that benchstat and the
+// rest of golang.org/x/perf read sbench's archive:
+//
+//	Unit MB/s better=higher
+//	campaign: acceptance
+//	nodes: 2
+//	fabric: ib
+//	BenchmarkOsu_bw/metric=bandwidth/size=1048576 1 11873.52 MB/s
+//
+// Each run's campaign, variant, node and task counts, status and labels
+// are configuration lines, written when they change from the previous run
+// (an empty value clears a key, as the format says). The benchmark name is
+// the archive's with its first letter upper-cased, as the format asks;
+// the metric, the sample's tags and rank pair, and x ("size" for bytes)
+// follow as key=value parts. Iterations are the sample's, or 1. A
+// "Unit … better=" line gives every unit whose direction sbench knows
+// (results.BetterFor). Runs come in id order (the order they were
+// ingested), so that repeated runs of one configuration are the repeated
+// lines benchstat computes its statistics from.
+func (db *DB) ExportBenchfmt(ctx context.Context, w io.Writer, f Filter) error {
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		runs, err := loadRuns(ctx, tx, f, false)
+		if err != nil {
+			return err
+		}
+		byID := make(map[int64]*Run, len(runs))
+		for i := range runs {
+			byID[runs[i].ID] = &runs[i]
+		}
+		bw := bufio.NewWriter(w)
+		units, err := benchfmtUnits(ctx, tx, f)
+		if err != nil {
+			return err
+		}
+		for _, u := range units {
+			switch results.BetterFor(u) {
+			case results.BetterHigher:
+				fmt.Fprintf(bw, "Unit %s better=higher\n", benchfmtUnit(u))
+			case results.BetterLower:
+				fmt.Fprintf(bw, "Unit %s better=lower\n", benchfmtUnit(u))
+			}
+		}
+		cfg := &benchfmtConfig{w: bw, cur: map[string]string{}}
+		var line strings.Builder
+		// A scalar that repeats a sample of its run (HPL's Gflops, say)
+		// is not written twice.
+		sampled := map[string]bool{}
+		if err := eachSample(ctx, tx, f, func(s Sample) error {
+			r, ok := byID[s.RunID]
+			if !ok {
+				return fmt.Errorf("run %d has samples but was not selected", s.RunID)
+			}
+			cfg.set(r)
+			sampled[fmt.Sprint(s.RunID, "\x00", s.Metric, "\x00", s.Unit)] = true
+			line.Reset()
+			line.WriteString(benchfmtBase(r.Benchmark))
+			line.WriteString("/metric=" + benchfmtPart(s.Metric))
+			for _, k := range results.SortedKeys(s.Tags) {
+				line.WriteString("/" + benchfmtPart(k) + "=" + benchfmtPart(s.Tags[k]))
+			}
+			if len(s.Pair) > 0 {
+				ranks := make([]string, len(s.Pair))
+				for i, p := range s.Pair {
+					ranks[i] = strconv.Itoa(p)
+				}
+				line.WriteString("/pair=" + strings.Join(ranks, ":"))
+			}
+			if s.X != nil {
+				line.WriteString("/" + benchfmtXKey(s.XUnit) + "=" + formatFloat(*s.X))
+			}
+			unit := s.Unit
+			if unit == "" {
+				unit = s.Metric
+			}
+			iters := max(s.Iterations, 1)
+			_, err := fmt.Fprintf(bw, "%s %d %s %s\n", benchfmtName(line.String()), iters, formatFloat(s.Value), benchfmtUnit(unit))
+			return err
+		}); err != nil {
+			return err
+		}
+		if err := eachScalar(ctx, tx, f, func(s Scalar) error {
+			// Scalars with no unit are a run's settings (HPL's N, NB,
+			// P, Q), not measurements.
+			if s.Unit == "" || sampled[fmt.Sprint(s.RunID, "\x00", s.Name, "\x00", s.Unit)] {
+				return nil
+			}
+			r, ok := byID[s.RunID]
+			if !ok {
+				return fmt.Errorf("run %d has scalars but was not selected", s.RunID)
+			}
+			cfg.set(r)
+			name := benchfmtBase(r.Benchmark) + "/metric=" + benchfmtPart(s.Name)
+			_, err := fmt.Fprintf(bw, "%s 1 %s %s\n", benchfmtName(name), formatFloat(s.Value), benchfmtUnit(s.Unit))
+			return err
+		}); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return fmt.Errorf("export benchfmt from %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// benchfmtUnits returns the distinct units of the selected samples and
+// scalars, sorted.
+func benchfmtUnits(ctx context.Context, q queryer, f Filter) ([]string, error) {
+	where, args := f.where()
+	rows, err := q.QueryContext(ctx, `SELECT s.unit FROM samples s JOIN runs r ON r.id = s.run_id`+where+`
+UNION SELECT s.unit FROM scalars s JOIN runs r ON r.id = s.run_id`+where+` ORDER BY 1`, append(args, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var units []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return nil, err
+		}
+		if u != "" {
+			units = append(units, u)
+		}
+	}
+	return units, rows.Err()
+}
+
+// benchfmtConfig writes the configuration lines that change between runs.
+type benchfmtConfig struct {
+	w    io.Writer
+	run  int64
+	cur  map[string]string
+	keys []string // keys of cur in the order written
+}
+
+func (c *benchfmtConfig) set(r *Run) {
+	if r.ID == c.run && c.run != 0 {
+		return
+	}
+	c.run = r.ID
+	next := map[string]string{}
+	var order []string
+	put := func(k, v string) {
+		v = benchfmtValue(v)
+		if v == "" {
+			return
+		}
+		if _, dup := next[k]; !dup {
+			order = append(order, k)
+		}
+		next[k] = v
+	}
+	put("campaign", r.Campaign)
+	put("variant", r.Variant)
+	if len(r.Nodes) > 0 {
+		put("nodes", strconv.Itoa(len(r.Nodes)))
+	}
+	if r.Tasks > 0 {
+		put("tasks", strconv.Itoa(r.Tasks))
+	}
+	put("status", string(r.Status))
+	for _, k := range results.SortedKeys(r.Labels) {
+		put(benchfmtKey(k), r.Labels[k])
+	}
+	// Clear what the previous run had and this one has not, then write
+	// what changed, keys in a stable order.
+	for _, k := range c.keys {
+		if _, ok := next[k]; !ok {
+			fmt.Fprintf(c.w, "%s:\n", k)
+		}
+	}
+	for _, k := range order {
+		if c.cur[k] != next[k] {
+			fmt.Fprintf(c.w, "%s: %s\n", k, next[k])
+		}
+	}
+	c.cur, c.keys = next, order
+}
+
+// benchfmtKey turns a label key into a configuration key: the format wants
+// it to start with a lower-case letter and hold no space, upper-case letter
+// or colon. A label named like a fixed key gets a "label_" prefix.
+func benchfmtKey(k string) string {
+	var b strings.Builder
+	for _, r := range k {
+		switch {
+		case unicode.IsUpper(r):
+			b.WriteRune(unicode.ToLower(r))
+		case unicode.IsSpace(r), r == ':', !unicode.IsPrint(r):
+			b.WriteByte('_')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	s := b.String()
+	first, _ := utf8.DecodeRuneInString(s)
+	if !unicode.IsLower(first) {
+		return "label_" + s
+	}
+	for _, f := range benchfmtFixed {
+		if s == f {
+			return "label_" + s
+		}
+	}
+	return s
+}
+
+// benchfmtValue keeps a configuration value on its line.
+func benchfmtValue(v string) string {
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || !unicode.IsPrint(r) && r != '\t' {
+			return ' '
+		}
+		return r
+	}, v))
+}
+
+// benchfmtPart makes s one part of a benchmark name: no space, which ends
+// the name, and no slash, which separates parts.
+func benchfmtPart(s string) string {
+	if s == "" {
+		return "_"
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == '/' || !unicode.IsPrint(r) {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// benchfmtBase is "Benchmark" and the benchmark's name, first letter
+// upper-cased: a name starting in lower case is not a benchmark line for
+// go test's format.
+func benchfmtBase(name string) string {
+	p := benchfmtPart(name)
+	r, n := utf8.DecodeRuneInString(p)
+	return "Benchmark" + string(unicode.ToUpper(r)) + p[n:]
+}
+
+// benchfmtName guards a full name against a final "-DIGITS", which readers
+// take for GOMAXPROCS.
+func benchfmtName(name string) string {
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	if i < len(name) && i > 0 && name[i-1] == '-' {
+		return name[:i-1] + "_" + name[i:]
+	}
+	return name
+}
+
+// benchfmtXKey names the x part of a name after its unit.
+func benchfmtXKey(unit string) string {
+	switch unit {
+	case results.UnitBytes:
+		return "size"
+	case "":
+		return "x"
+	}
+	return benchfmtPart(unit)
+}
+
+// benchfmtUnit makes a unit one field.
+func benchfmtUnit(u string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return '_'
+		}
+		return r
+	}, u)
+}

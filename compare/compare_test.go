@@ -1,0 +1,419 @@
+package compare
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// sideBuilder makes the runs and samples of one side.
+type sideBuilder struct {
+	Side
+	next *int64
+}
+
+var t0 = time.Date(2024, 6, 1, 8, 0, 0, 0, time.UTC)
+
+func newSide(name string, next *int64) *sideBuilder {
+	return &sideBuilder{Side: Side{Name: name}, next: next}
+}
+
+// run adds an ok run of benchmark with labels, and returns its id.
+func (s *sideBuilder) run(benchmark, variant string, labels map[string]string) int64 {
+	*s.next++
+	id := *s.next
+	s.Runs = append(s.Runs, store.Run{ID: id, Benchmark: benchmark, Variant: variant, Labels: labels,
+		Status: results.StatusOK, Start: t0.Add(time.Duration(id) * time.Hour)})
+	return id
+}
+
+func (s *sideBuilder) sample(run int64, metric, unit string, x, v float64) {
+	s.Samples = append(s.Samples, store.Sample{RunID: run, Sample: results.Sample{
+		Metric: metric, Unit: unit, X: results.F(x), XUnit: results.UnitBytes, Value: v}})
+}
+
+// osuCurve adds a bandwidth curve over sizes 1 … 2^(n-1) scaled by f.
+func (s *sideBuilder) osuCurve(run int64, n int, f float64) {
+	for i := range n {
+		x := float64(int(1) << i)
+		s.sample(run, "bandwidth", "MB/s", x, f*12000*x/(x+8192))
+	}
+}
+
+func TestBuildOneRunEachSideRegression(t *testing.T) {
+	var id int64
+	a, b := newSide("run=a", &id), newSide("run=b", &id)
+	a.osuCurve(a.run("osu_bw", "", map[string]string{"run": "a"}), 4, 1)
+	b.osuCurve(b.run("osu_bw", "", map[string]string{"run": "b"}), 4, 0.8)
+	res, err := Build(a.Side, b.Side, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tables) != 1 || len(res.Tables[0].Config) != 0 {
+		t.Fatalf("tables %+v: want one, the run label being what is compared", res.Tables)
+	}
+	tb := res.Tables[0]
+	if tb.Better != "higher" || len(tb.Rows) != 4 {
+		t.Fatalf("table %+v", tb)
+	}
+	for _, r := range tb.Rows {
+		if r.Change != Worse || r.Tested() || r.Delta == nil || math.Abs(*r.Delta+0.2) > 1e-9 {
+			t.Errorf("row %+v: want an untested regression of -20%%", r)
+		}
+	}
+	if g := tb.GeoMean; g == nil || math.Abs(g.Delta+0.2) > 1e-9 || g.Rows != 4 {
+		t.Errorf("geomean %+v", g)
+	}
+	if res.Regressions() != 4 {
+		t.Errorf("Regressions = %d", res.Regressions())
+	}
+}
+
+func TestBuildThresholdAndDirection(t *testing.T) {
+	var id int64
+	a, b := newSide("old", &id), newSide("new", &id)
+	ra, rb := a.run("mix", "", nil), b.run("mix", "", nil)
+	for _, c := range []struct {
+		metric, unit string
+		old, new     float64
+	}{
+		{"bw_small_drop", "MB/s", 100, 96},         // -4% within 5%
+		{"bw_at_threshold", "MB/s", 100, 95},       // exactly 5% is not beyond
+		{"bw_drop", "MB/s", 100, 90},               // -10%
+		{"bw_gain", "MB/s", 100, 110},              // +10%
+		{"lat_up", "us", 10, 12},                   // latency up is worse
+		{"lat_down", "us", 10, 8},                  // and down better
+		{"count", "msgs", 10, 20},                  // no direction: never a regression
+		{"zero_old", "us", 0, 1},                   // no relative change from 0
+		{"zero_both", "us", 0, 0},                  // nothing moved
+		{"gflops", "Gflops", 1000, 700},            // HPL
+		{"time_s", "s", 100, 100.0000000001},       // rounding noise
+		{"bw_up_float", "MB/s", 3.71, 3.71 * 1.05}, // 5% up, in floating point
+	} {
+		a.sample(ra, c.metric, c.unit, 1, c.old)
+		b.sample(rb, c.metric, c.unit, 1, c.new)
+	}
+	res, err := Build(a.Side, b.Side, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Change{"bw_small_drop": Same, "bw_at_threshold": Same, "bw_drop": Worse, "bw_gain": Better,
+		"lat_up": Worse, "lat_down": Better, "count": Changed, "zero_old": Changed, "zero_both": Same, "gflops": Worse,
+		"time_s": Same, "bw_up_float": Same}
+	for _, tb := range res.Tables {
+		if got := tb.Rows[0].Change; got != want[tb.Metric] {
+			t.Errorf("%s: %s, want %s", tb.Metric, got, want[tb.Metric])
+		}
+	}
+	if len(res.Tables) != len(want) {
+		t.Errorf("%d tables, want %d", len(res.Tables), len(want))
+	}
+	// A threshold of 0 makes any worse change a regression.
+	o := DefaultOptions()
+	o.Threshold = 0
+	res, _ = Build(a.Side, b.Side, o)
+	if n := res.Regressions(); n != 5 {
+		t.Errorf("threshold 0: %d regressions, want 5 (small drop, drop at 5%%, drop, latency up, gflops)", n)
+	}
+	// Options pick metrics.
+	o = DefaultOptions()
+	o.Metrics = []string{"lat_up", "lat_down"}
+	res, _ = Build(a.Side, b.Side, o)
+	if len(res.Tables) != 2 {
+		t.Errorf("--metric lat_up,lat_down: %d tables", len(res.Tables))
+	}
+}
+
+// repeats adds n runs per side of one osu_bw point with relative noise.
+func repeats(rng *rand.Rand, n int, oldLevel, newLevel, noise float64) (Side, Side) {
+	var id int64
+	a, b := newSide("old", &id), newSide("new", &id)
+	for range n {
+		a.sample(a.run("osu_bw", "v", nil), "bandwidth", "MB/s", 1<<20, oldLevel*(1+noise*rng.NormFloat64()))
+		b.sample(b.run("osu_bw", "v", nil), "bandwidth", "MB/s", 1<<20, newLevel*(1+noise*rng.NormFloat64()))
+	}
+	return a.Side, b.Side
+}
+
+func TestBuildRepeatsAreTested(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	// 5+5 runs, 10% drop, 1% noise: significant.
+	a, b := repeats(rng, 5, 1000, 900, 0.01)
+	res, err := Build(a, b, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Tables[0].Rows[0]
+	if !r.Tested() || *r.P >= 0.05 || r.Change != Worse || r.Old.N != 5 || r.New.N != 5 {
+		t.Errorf("10%% drop over 5+5 runs: %+v", r)
+	}
+	// 5+5 runs, 10% drop, 30% noise: the test cannot tell; "~".
+	a, b = repeats(rng, 5, 1000, 900, 0.3)
+	res, _ = Build(a, b, DefaultOptions())
+	r = res.Tables[0].Rows[0]
+	if !r.Tested() || *r.P < 0.05 || r.Change != Same {
+		t.Errorf("10%% drop in 30%% noise over 5+5 runs: %+v, want not significant", r)
+	}
+	var buf bytes.Buffer
+	res.WriteText(&buf)
+	if !strings.Contains(buf.String(), "~ (p=") {
+		t.Errorf("a non-significant tested row is not shown as ~:\n%s", buf.String())
+	}
+	// 3+3 runs cannot reach 0.05: no p-value, the threshold decides.
+	a, b = repeats(rng, 3, 1000, 800, 0.01)
+	res, _ = Build(a, b, DefaultOptions())
+	r = res.Tables[0].Rows[0]
+	if r.Tested() || r.Change != Worse || r.Old.N != 3 {
+		t.Errorf("20%% drop over 3+3 runs: %+v, want an untested regression", r)
+	}
+}
+
+// TestCompareNoiseOnlyFalsePositives: two sides drawn from one distribution
+// give a regression in no more than alpha of seeded trials, even with no
+// threshold to hide behind.
+func TestCompareNoiseOnlyFalsePositives(t *testing.T) {
+	const trials = 400
+	o := DefaultOptions()
+	o.Threshold = 0
+	for _, n := range []int{5, 10} {
+		regressions, significant := 0, 0
+		for seed := range uint64(trials) {
+			rng := rand.New(rand.NewPCG(seed, uint64(n)))
+			a, b := repeats(rng, n, 1000, 1000, 0.02)
+			res, err := Build(a, b, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := res.Tables[0].Rows[0]
+			if *r.P < o.Alpha {
+				significant++
+			}
+			if res.Regressions() > 0 {
+				regressions++
+			}
+		}
+		t.Logf("%d+%d repeats of noise, %d trials: significant in %d (%.1f%%), regression in %d (%.1f%%)",
+			n, n, trials, significant, 100*float64(significant)/trials, regressions, 100*float64(regressions)/trials)
+		if regressions > trials*5/100 {
+			t.Errorf("%d+%d: a regression in %d of %d noise-only trials, want ≤ 5%%", n, n, regressions, trials)
+		}
+		// Two-sided at 0.05: about 5% significant, either way.
+		if significant > trials*8/100 {
+			t.Errorf("%d+%d: significant in %d of %d trials, want about 5%%", n, n, significant, trials)
+		}
+	}
+}
+
+func TestBuildConfigurationKeys(t *testing.T) {
+	var id int64
+	a, b := newSide("fabric=ib", &id), newSide("fabric=eth", &id)
+	// Both sides ran two variants; the fabric label is what is compared;
+	// a "site" label both share; a "host" label only the new side has.
+	for _, v := range []string{"ppn=1", "ppn=2"} {
+		a.osuCurve(a.run("osu_bw", v, map[string]string{"fabric": "ib", "site": "lab"}), 2, 1)
+		b.osuCurve(b.run("osu_bw", v, map[string]string{"fabric": "eth", "site": "lab", "host": "n1"}), 3, 0.5)
+	}
+	res, err := Build(a.Side, b.Side, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tables) != 2 {
+		t.Fatalf("%d tables, want one per variant", len(res.Tables))
+	}
+	for i, v := range []string{"variant=ppn=1", "variant=ppn=2"} {
+		tb := res.Tables[i]
+		if len(tb.Config) != 1 || tb.Config[0] != v {
+			t.Errorf("table %d config %q, want [%s]", i, tb.Config, v)
+		}
+		if len(tb.Rows) != 3 || tb.Rows[2].Change != Missing || tb.Rows[2].Old != nil {
+			t.Errorf("table %d rows %+v: want the third size only on the new side", i, tb.Rows)
+		}
+	}
+	if len(res.Warnings) != 2 || !strings.Contains(res.Warnings[0], "0 row(s) only in fabric=ib, 1 only in fabric=eth") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}
+
+func TestBuildPairsAndTagsStayApart(t *testing.T) {
+	var id int64
+	a, b := newSide("old", &id), newSide("new", &id)
+	ra, rb := a.run("osu_bw", "", nil), b.run("osu_bw", "", nil)
+	for _, s := range []*sideBuilder{a, b} {
+		r := ra
+		if s == b {
+			r = rb
+		}
+		for _, dir := range []string{"n1->n2", "n2->n1"} {
+			s.Samples = append(s.Samples, store.Sample{RunID: r, Sample: results.Sample{Metric: "bandwidth", Unit: "MB/s",
+				X: results.F(8), XUnit: results.UnitBytes, Value: 100, Pair: []int{0, 1}, Tags: map[string]string{"direction": dir}}})
+		}
+	}
+	res, err := Build(a.Side, b.Side, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tables) != 2 || res.Tables[0].Config[0] != "direction=n1->n2" || res.Tables[0].Config[1] != "pair=0:1" ||
+		res.Tables[0].Rows[0].Old.N != 1 {
+		t.Errorf("tables %+v: want one per direction, not pooled", res.Tables)
+	}
+}
+
+func TestBuildLeavesOutRunsThatAreNotOK(t *testing.T) {
+	var id int64
+	a, b := newSide("old", &id), newSide("new", &id)
+	a.osuCurve(a.run("osu_bw", "", nil), 2, 1)
+	bad := b.run("osu_bw", "", nil)
+	b.Runs[0].Status = results.StatusInvalid
+	b.osuCurve(bad, 2, 0.1)
+	b.osuCurve(b.run("osu_bw", "", nil), 2, 1)
+	res, err := Build(a.Side, b.Side, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Regressions() != 0 || len(res.New.Excluded) != 1 || res.New.Excluded[0] != bad ||
+		len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "is invalid: left out") {
+		t.Errorf("result %+v: want the invalid run left out with a warning", res)
+	}
+	// Only bad runs on a side: nothing to compare.
+	b.Runs = b.Runs[:1]
+	if _, err := Build(a.Side, b.Side, DefaultOptions()); !errors.Is(err, ErrNoData) {
+		t.Errorf("no ok run on a side: %v, want ErrNoData", err)
+	}
+}
+
+func TestBuildNothingInCommon(t *testing.T) {
+	var id int64
+	a, b := newSide("old", &id), newSide("new", &id)
+	a.osuCurve(a.run("osu_bw", "", nil), 2, 1)
+	b.sample(b.run("osu_latency", "", nil), "latency", "us", 1, 2)
+	_, err := Build(a.Side, b.Side, DefaultOptions())
+	if !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), "measured on both sides") {
+		t.Errorf("err %v", err)
+	}
+}
+
+func TestBuildScalarsCompareButDoNotDuplicateSamples(t *testing.T) {
+	var id int64
+	a, b := newSide("old", &id), newSide("new", &id)
+	for _, s := range []*sideBuilder{a, b} {
+		r := s.run("hpl", "", nil)
+		f := 1.0
+		if s == b {
+			f = 0.5
+		}
+		s.Samples = append(s.Samples, store.Sample{RunID: r, Sample: results.Sample{Metric: "gflops", Unit: "Gflops", Value: 1000 * f}})
+		s.Scalars = append(s.Scalars,
+			store.Scalar{RunID: r, Scalar: results.Scalar{Name: "gflops", Unit: "Gflops", Value: 1000 * f}},
+			store.Scalar{RunID: r, Scalar: results.Scalar{Name: "time_s", Unit: "s", Value: 100 / f}},
+			store.Scalar{RunID: r, Scalar: results.Scalar{Name: "n", Value: 20000}})
+	}
+	res, err := Build(a.Side, b.Side, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tables) != 2 || res.Tables[0].Metric != "gflops" || res.Tables[0].Rows[0].Old.N != 1 ||
+		res.Tables[1].Metric != "time_s" || res.Tables[1].Rows[0].Change != Worse {
+		t.Errorf("tables %+v: want gflops (once per run) and time_s, not n", res.Tables)
+	}
+}
+
+// goldenResult is a comparison with something of everything: tested and
+// untested rows, a table per variant, a row on one side only, a
+// non-significant change and a warning.
+func goldenResult(t *testing.T) *Result {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(42, 42))
+	var id int64
+	a, b := newSide("fabric=ib", &id), newSide("fabric=ib,ofed=24.04", &id)
+	for range 5 {
+		ra := a.run("pingpong", "ppn=1", map[string]string{"fabric": "ib"})
+		rb := b.run("pingpong", "ppn=1", map[string]string{"fabric": "ib", "ofed": "24.04"})
+		for _, x := range []float64{1, 8, 1024} {
+			a.sample(ra, "latency", "us", x, (1.5+x/2000)*(1+0.01*rng.NormFloat64()))
+			b.sample(rb, "latency", "us", x, (1.5+x/2000)*(1+0.01*rng.NormFloat64())*map[float64]float64{1: 1.2, 8: 1, 1024: 0.9}[x])
+		}
+	}
+	a.osuCurve(a.run("osu_bw", "", map[string]string{"fabric": "ib"}), 3, 1)
+	b.osuCurve(b.run("osu_bw", "", map[string]string{"fabric": "ib", "ofed": "24.04"}), 4, 0.97)
+	bad := b.run("hpl", "", map[string]string{"fabric": "ib"})
+	b.Runs[len(b.Runs)-1].Status = results.StatusFailed
+	_ = bad
+	res, err := Build(a.Side, b.Side, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestWriteTextGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := goldenResult(t).WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare.txt", buf.Bytes())
+}
+
+func TestWriteJSONGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := goldenResult(t).WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare.json", buf.Bytes())
+}
+
+func TestFormatting(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		unit string
+		want string
+	}{{1, "bytes", "1 B"}, {1024, "bytes", "1 KiB"}, {1536, "bytes", "1536 B"}, {4 << 20, "bytes", "4 MiB"}, {1 << 30, "bytes", "1 GiB"}, {16, "ranks", "16"}} {
+		if got := formatX(&c.x, c.unit); got != c.want {
+			t.Errorf("formatX(%v %s) = %q, want %q", c.x, c.unit, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{0, "0"}, {4.64, "4.640"}, {18.95, "18.95"}, {141.94, "141.9"}, {3935.52, "3936"}, {0.01234, "0.0123"}, {2e-5, "2e-05"}, {-3.5, "-3.500"}, {1.5e10, "1.5e+10"}} {
+		if got := formatValue(c.v); got != c.want {
+			t.Errorf("formatValue(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	if s := signedPct(-0.20043); s != "-20.04%" {
+		t.Errorf("signedPct = %q", s)
+	}
+	if s := signedPct(-0.000001); s != "0.00%" && s != "+0.00%" {
+		t.Errorf("signedPct(-0.000001) = %q", s)
+	}
+}

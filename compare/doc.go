@@ -1,0 +1,59 @@
+// Package compare answers "what got worse?" after a firmware, driver, kernel
+// or MPI upgrade: it compares two selections of archived runs, and follows
+// one metric over time to find where it stepped.
+//
+// # Comparing two selections
+//
+// A Selector names runs the way a user does: labels (fabric=ib,run=before),
+// run ids (run:3,7-9), a campaign and day (campaign:acceptance@2024-06-01)
+// or a baseline recorded in the archive (baseline:pre-upgrade). Compare
+// loads both sides and Build matches their samples: same benchmark, metric,
+// unit, x, tags and rank pair, and same configuration. Configuration is the
+// campaign, variant, parameters and labels, except those whose values on
+// the two sides have nothing in common: those are what the comparison is
+// about (the labels the user selected by, a section named after the
+// transport), not a reason to keep rows apart.
+//
+// Every sample of a side that falls in the same row is a repeat: several
+// runs of the same configuration, or repeated measurements within a run.
+// A row compares the medians. When both sides have enough repeats for a
+// Mann-Whitney U test to reach Alpha at all — MinP(n, m) ≤ Alpha, that is
+// 4+4 or 3+5 values at 0.05 — the change counts only if the test finds it
+// significant (the text shows "~" otherwise, as benchstat does). With fewer
+// repeats no test can decide, and the change alone does: the common
+// post-maintenance check re-runs once, and a 20% bandwidth drop must still
+// fail it. In both cases a change within Threshold is not a regression, and
+// the direction comes from the unit (results.BetterFor: bandwidth higher is
+// better, latency lower), never from a metric's name.
+//
+// MannWhitney is exact for n+m ≤ 40, ties included (the null distribution
+// of the rank sum is counted over all splits of the pooled mid-ranks), and
+// uses the normal approximation with tie correction and continuity
+// correction beyond. The result is data (Result, Table, Row) with text and
+// JSON renderings, so that reports can print the same table.
+//
+// # History: control bands and steps
+//
+// LoadHistory takes one metric of one benchmark at one x, one point per ok
+// run in time order (the median of the run's repeats), and runs two
+// analyses:
+//
+//   - Steps finds changes of level by binary segmentation. The split of a
+//     segment is the least-squares one (the largest drop in squared error
+//     from fitting two levels instead of one), on values winsorised at the
+//     median ± 5 robust standard deviations so that a stalled run cannot
+//     pose as a level; its p-value is a permutation test of that maximum
+//     (999 seeded shuffles), so the many splits tried are accounted for and
+//     a series of pure noise shows a step at rate Alpha, whatever the
+//     noise's distribution. We chose this over PELT (which needs a penalty
+//     tuned to the noise) and over asv's penalised L1 fit because it states
+//     a p-value a report can quote.
+//   - ControlBands gives each point the mean ± 3σ of up to Window (20)
+//     earlier points of the same level, as XDMoD's application kernels do;
+//     a band never spans a step, so the new level builds its own band
+//     instead of every later run being flagged.
+//
+// Each step names the first run of the new level, its Slurm job, and what
+// differs in provenance between the runs either side of it (kernel, MPI,
+// InfiniBand firmware and port rate, …): usually the answer to "why".
+package compare

@@ -1,0 +1,406 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
+)
+
+// DefaultWindow is the number of earlier runs a control band is computed
+// from, as in XDMoD's application kernels.
+const DefaultWindow = 20
+
+// HistoryQuery picks one series out of the archive: one metric of one
+// benchmark at one x, one point per run.
+type HistoryQuery struct {
+	Benchmark string
+	Metric    string   // may be empty when the benchmark has one metric
+	X         *float64 // may be nil when the metric has one x (or none)
+	Campaign  string
+	Variant   string // may be empty when the runs have one variant
+	Labels    map[string]string
+
+	Window    int     // control band window (DefaultWindow when 0)
+	Alpha     float64 // significance of a step (0.05 when 0)
+	Threshold float64 // smallest step, as a fraction, that is a regression
+	// Seed fixes the permutations behind the steps' p-values.
+	Seed uint64
+}
+
+// AmbiguousError says a query matches several series: the user must choose
+// one of Choices with the flag named What.
+type AmbiguousError struct {
+	What    string // "metric", "x", "variant"
+	Choices []string
+}
+
+func (e *AmbiguousError) Error() string {
+	shown := e.Choices
+	more := ""
+	if len(shown) > 12 {
+		shown, more = shown[:12], fmt.Sprintf(" and %d more", len(e.Choices)-12)
+	}
+	plural := e.What + "s"
+	if e.What == "x" {
+		plural = "x values"
+	}
+	return fmt.Sprintf("the runs have %d %s (%s%s): choose one with --%s", len(e.Choices), plural, strings.Join(shown, ", "), more, e.What)
+}
+
+// History is one metric of one benchmark over time, with its control
+// bands and the steps found in it.
+type History struct {
+	Benchmark string       `json:"benchmark"`
+	Metric    string       `json:"metric"`
+	Unit      string       `json:"unit"`
+	Better    string       `json:"better,omitempty"`
+	X         *float64     `json:"x,omitempty"`
+	XUnit     string       `json:"x_unit,omitempty"`
+	Variant   string       `json:"variant,omitempty"`
+	Window    int          `json:"window"`
+	Alpha     float64      `json:"alpha"`
+	Threshold float64      `json:"threshold"`
+	Points    []Point      `json:"points"`
+	Changes   []StepChange `json:"changes"`
+	Warnings  []string     `json:"warnings,omitempty"`
+}
+
+// Point is one run of a history.
+type Point struct {
+	Run  int64     `json:"run"`
+	Job  string    `json:"job,omitempty"`
+	When time.Time `json:"when"`
+	// Value is the median of the run's repeats; Min and Max their range.
+	Value float64 `json:"value"`
+	Min   float64 `json:"min"`
+	Max   float64 `json:"max"`
+	N     int     `json:"n"`
+	Band  *Band   `json:"band,omitempty"`
+	// Outside is set when the value lies outside the control band.
+	Outside bool `json:"outside,omitempty"`
+
+	run *store.Run
+}
+
+// StepChange is a step found in a history: the level changed at Points[Index].
+type StepChange struct {
+	Index  int       `json:"index"`
+	Run    int64     `json:"run"` // first run of the new level
+	Job    string    `json:"job,omitempty"`
+	When   time.Time `json:"when"`
+	Before float64   `json:"before"` // median level before
+	After  float64   `json:"after"`
+	Delta  float64   `json:"delta"` // (after − before) / before
+	P      float64   `json:"p"`
+	Change Change    `json:"change"` // Better, Worse, Changed or Same (within the threshold)
+	// Provenance is what differs between the last run before the step
+	// and the first after it: kernel, MPI, firmware, port rate …
+	Provenance []Difference `json:"provenance,omitempty"`
+}
+
+// Difference is one provenance field that differs across a step.
+type Difference struct {
+	Field  string `json:"field"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// LoadHistory reads the runs q selects and builds their history.
+func LoadHistory(ctx context.Context, db *store.DB, q HistoryQuery) (*History, error) {
+	f := store.Filter{Benchmark: q.Benchmark, Campaign: q.Campaign, Labels: q.Labels}
+	runs, err := db.Runs(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no runs of benchmark %q in %s match: %w", q.Benchmark, db.Path(), ErrNoData)
+	}
+	ids := make([]int64, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	samples, err := db.Samples(ctx, store.Filter{RunIDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	scalars, err := db.Scalars(ctx, store.Filter{RunIDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	// A scalar is a sample with no x, for a history.
+	for _, s := range scalars {
+		samples = append(samples, store.Sample{RunID: s.RunID, Sample: results.Sample{Metric: s.Name, Unit: s.Unit, Value: s.Value}})
+	}
+	return BuildHistory(runs, samples, q)
+}
+
+// BuildHistory builds the history of q from runs and their samples: the ok
+// runs, in time order (start, else ingest time), one point per run (the
+// median of its repeats), the steps (Steps) and the control bands
+// (ControlBands, reset at each step).
+func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*History, error) {
+	if q.Window <= 0 {
+		q.Window = DefaultWindow
+	}
+	if q.Alpha <= 0 || q.Alpha >= 1 {
+		q.Alpha = 0.05
+	}
+	h := &History{Benchmark: q.Benchmark, Window: q.Window, Alpha: q.Alpha, Threshold: q.Threshold}
+	byID := map[int64]*store.Run{}
+	variants := map[string]bool{}
+	for i := range runs {
+		r := &runs[i]
+		if q.Benchmark != "" && r.Benchmark != q.Benchmark {
+			continue
+		}
+		if r.Status != results.StatusOK {
+			h.Warnings = append(h.Warnings, fmt.Sprintf("run %d is %s: left out", r.ID, r.Status))
+			continue
+		}
+		byID[r.ID] = r
+		variants[r.Variant] = true
+	}
+	if len(byID) == 0 {
+		return nil, fmt.Errorf("no ok run of benchmark %q: %w", q.Benchmark, ErrNoData)
+	}
+	if q.Variant == "" && len(variants) > 1 {
+		return nil, &AmbiguousError{What: "variant", Choices: sortedSet(variants)}
+	}
+	h.Variant = q.Variant
+	var rel []store.Sample
+	metrics := map[string]bool{}
+	for _, s := range samples {
+		r := byID[s.RunID]
+		if r == nil || (q.Variant != "" && r.Variant != q.Variant) {
+			continue
+		}
+		metrics[s.Metric] = true
+		if q.Metric == "" || s.Metric == q.Metric {
+			rel = append(rel, s)
+		}
+	}
+	if q.Metric == "" {
+		if len(metrics) > 1 {
+			return nil, &AmbiguousError{What: "metric", Choices: sortedSet(metrics)}
+		}
+		for m := range metrics {
+			q.Metric = m
+		}
+	}
+	if len(rel) == 0 {
+		return nil, fmt.Errorf("no run of benchmark %q has metric %q (it has %s): %w", q.Benchmark, q.Metric, strings.Join(sortedSet(metrics), ", "), ErrNoData)
+	}
+	h.Metric = q.Metric
+	xs := map[float64]bool{}
+	noX := false
+	for _, s := range rel {
+		if s.X == nil {
+			noX = true
+		} else {
+			xs[*s.X] = true
+		}
+	}
+	if q.X == nil && len(xs)+btoi(noX) > 1 {
+		var choices []string
+		for _, x := range sortedFloats(xs) {
+			choices = append(choices, strconv.FormatFloat(x, 'f', -1, 64))
+		}
+		return nil, &AmbiguousError{What: "x", Choices: choices}
+	}
+	// values per run, in the order runs were given (time order from Runs)
+	vals := map[int64][]float64{}
+	for _, s := range rel {
+		match := (q.X == nil && (s.X == nil || len(xs) == 1)) || (q.X != nil && s.X != nil && *s.X == *q.X)
+		if !match {
+			continue
+		}
+		if h.Unit == "" {
+			h.Unit, h.XUnit, h.X = s.Unit, s.XUnit, s.X
+		}
+		vals[s.RunID] = append(vals[s.RunID], s.Value)
+	}
+	if len(vals) == 0 {
+		return nil, fmt.Errorf("no run of benchmark %q has %s at x = %s: %w", q.Benchmark, q.Metric, strconv.FormatFloat(*q.X, 'f', -1, 64), ErrNoData)
+	}
+	h.Better = betterName(results.BetterFor(h.Unit))
+	for i := range runs {
+		r := &runs[i]
+		v := vals[r.ID]
+		if byID[r.ID] == nil || len(v) == 0 {
+			continue
+		}
+		when := r.Start
+		if when.IsZero() {
+			when = r.IngestedAt
+		}
+		h.Points = append(h.Points, Point{Run: r.ID, Job: jobName(r), When: when,
+			Value: Median(v), Min: slices.Min(v), Max: slices.Max(v), N: len(v), run: r})
+	}
+	// Runs come from the archive in start order with unknown starts
+	// first; order by the time shown instead, stably.
+	slices.SortStableFunc(h.Points, func(a, b Point) int { return a.When.Compare(b.When) })
+	series := make([]float64, len(h.Points))
+	for i, p := range h.Points {
+		series[i] = p.Value
+	}
+	steps := Steps(series, StepOptions{Alpha: q.Alpha, Seed: q.Seed})
+	var starts []int
+	better := results.BetterFor(h.Unit)
+	for _, s := range steps {
+		starts = append(starts, s.Index)
+		p := h.Points[s.Index]
+		c := StepChange{Index: s.Index, Run: p.Run, Job: p.Job, When: p.When, Before: s.Before, After: s.After, P: s.P, Change: Same}
+		if s.Before != 0 {
+			c.Delta = s.After/s.Before - 1
+		}
+		if s.Before == 0 || math.Abs(c.Delta) > q.Threshold+1e-9 {
+			switch {
+			case better == results.BetterUnknown || s.Before == 0:
+				c.Change = Changed
+			case (c.Delta > 0) == (better == results.BetterHigher):
+				c.Change = Better
+			default:
+				c.Change = Worse
+			}
+		}
+		c.Provenance = Provenance(h.Points[s.Index-1].run, p.run)
+		h.Changes = append(h.Changes, c)
+	}
+	bands, outside := ControlBands(series, q.Window, starts)
+	for i := range h.Points {
+		h.Points[i].Band, h.Points[i].Outside = bands[i], outside[i]
+	}
+	return h, nil
+}
+
+// Regressions returns the steps for the worse beyond the threshold.
+func (h *History) Regressions() int {
+	n := 0
+	for _, c := range h.Changes {
+		if c.Change == Worse {
+			n++
+		}
+	}
+	return n
+}
+
+func jobName(r *store.Run) string {
+	if r.JobID == "" {
+		return ""
+	}
+	if r.Step != "" {
+		return r.JobID + "." + r.Step
+	}
+	return r.JobID
+}
+
+// Provenance returns the fields of what a run ran on that differ between
+// two runs: kernel, OS, MPI, CPU, InfiniBand firmware, port rate and link
+// layer, loaded modules, the tool and runner versions and the nodes. Each
+// field is the sorted set of its values over the run's hosts, so that a
+// change on one node of many shows.
+func Provenance(before, after *store.Run) []Difference {
+	if before == nil || after == nil {
+		return nil
+	}
+	a, b := provenanceOf(before), provenanceOf(after)
+	var out []Difference
+	for _, f := range provenanceFields {
+		if a[f] != b[f] {
+			out = append(out, Difference{Field: f, Before: dashIfEmpty(a[f]), After: dashIfEmpty(b[f])})
+		}
+	}
+	return out
+}
+
+var provenanceFields = []string{"kernel", "os", "mpi", "cpu", "firmware", "port rate", "link layer", "modules", "governor", "tool", "runner", "nodes"}
+
+func provenanceOf(r *store.Run) map[string]string {
+	sets := map[string]map[string]bool{}
+	add := func(field, v string) {
+		if v == "" {
+			return
+		}
+		if sets[field] == nil {
+			sets[field] = map[string]bool{}
+		}
+		sets[field][v] = true
+	}
+	for _, h := range r.Hosts {
+		add("kernel", h.Kernel)
+		add("os", h.OS)
+		add("mpi", h.MPI)
+		add("cpu", h.CPUModel)
+		add("governor", h.Governor)
+		for _, m := range h.Modules {
+			add("modules", m)
+		}
+		for _, p := range h.IB {
+			dev := p.Device
+			if p.Port != 0 {
+				dev += "/" + strconv.Itoa(p.Port)
+			}
+			if p.Firmware != "" {
+				add("firmware", dev+" "+p.Firmware)
+			}
+			rate := p.Rate
+			if rate == "" && p.RateGbps > 0 {
+				rate = strconv.FormatFloat(p.RateGbps, 'f', -1, 64) + " Gb/s"
+			}
+			if rate != "" {
+				add("port rate", dev+" "+rate)
+			}
+			if p.LinkLayer != "" {
+				add("link layer", dev+" "+p.LinkLayer)
+			}
+		}
+	}
+	tool := strings.TrimSpace(r.Tool + " " + r.ToolVer)
+	add("tool", tool)
+	add("runner", r.RunnerVersion)
+	out := map[string]string{}
+	for f, s := range sets {
+		out[f] = strings.Join(sortedSet(s), ", ")
+	}
+	out["nodes"] = strings.Join(r.Nodes, ",")
+	return out
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func sortedFloats(m map[float64]bool) []float64 {
+	out := make([]float64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,346 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sbench/sbench/results"
+)
+
+// WriteText writes the comparison as benchstat-style tables: per benchmark,
+// metric and configuration, one row per x with the median of each side
+// (± the largest distance of a repeat from it), the change, the p-value and
+// repeat counts, and a geometric-mean line; then the warnings and a verdict
+// line. Output is deterministic.
+func (r *Result) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "old: %s (%s)\n", r.Old.Name, runList(r.Old.Runs))
+	fmt.Fprintf(ew, "new: %s (%s)\n", r.New.Name, runList(r.New.Runs))
+	fmt.Fprintf(ew, "threshold %s, alpha %s\n", pct(r.Threshold), strconv.FormatFloat(r.Alpha, 'f', -1, 64))
+	for _, t := range r.Tables {
+		fmt.Fprintf(ew, "\n%s\n", t.Heading())
+		header, rows := r.Cells(t)
+		writeTable(ew, append([][]string{header}, rows...))
+	}
+	if r.Untested() {
+		fmt.Fprintf(ew, "\n* %s\n", strings.Replace(r.UntestedNote(), " (at 0.05 it takes", " (at 0.05 it\n  takes", 1))
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(ew)
+		for _, wn := range r.Warnings {
+			fmt.Fprintf(ew, "warning: %s\n", wn)
+		}
+	}
+	rows := 0
+	for _, t := range r.Tables {
+		rows += len(t.Rows)
+	}
+	fmt.Fprintln(ew)
+	if n := r.Regressions(); n > 0 {
+		fmt.Fprintf(ew, "REGRESSION: %d of %d row(s) worse by more than %s; %d better\n", n, rows, pct(r.Threshold), r.Count(Better))
+	} else {
+		fmt.Fprintf(ew, "no regression beyond %s in %d row(s); %d better\n", pct(r.Threshold), rows, r.Count(Better))
+	}
+	return ew.err
+}
+
+// WriteJSON writes the comparison as one indented JSON document.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// Cells returns a table as the text output shows it, for a report to lay
+// out its own way: the header (x, old side, new side, change, verdict) and
+// one row of cells per row, then the geometric-mean row. A change cell
+// ending in "*" had no test (see Untested).
+func (r *Result) Cells(t Table) (header []string, rows [][]string) {
+	header = []string{xHeader(t.XUnit), r.Old.Name, r.New.Name, "vs " + r.Old.Name, ""}
+	for _, row := range t.Rows {
+		delta, _ := deltaCell(row, r.Alpha)
+		rows = append(rows, []string{formatX(row.X, t.XUnit), summaryCell(row.Old), summaryCell(row.New), delta, verdictCell(row.Change)})
+	}
+	if g := t.GeoMean; g != nil && len(t.Rows) > 1 {
+		rows = append(rows, []string{"geomean", formatValue(g.Old), formatValue(g.New), signedPct(g.Delta), ""})
+	}
+	return header, rows
+}
+
+// Untested reports whether some row was judged without a significance
+// test (too few repeats), which the text output explains in a footnote.
+func (r *Result) Untested() bool {
+	for _, t := range r.Tables {
+		for _, row := range t.Rows {
+			if _, mark := deltaCell(row, r.Alpha); mark {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// UntestedNote explains the "*" of rows judged without a test.
+func (r *Result) UntestedNote() string {
+	return fmt.Sprintf("no p-value: too few repeats for a Mann-Whitney test to reach alpha %s (at 0.05 it takes 4+4 values); a change beyond %s in the worse direction is a regression on its own.",
+		strconv.FormatFloat(r.Alpha, 'f', -1, 64), pct(r.Threshold))
+}
+
+// Heading is a table's title line: "osu_bw · bandwidth (MB/s, higher is
+// better) · variant=x".
+func (t Table) Heading() string {
+	s := t.Benchmark + " · " + t.Metric
+	switch {
+	case t.Better != "" && t.Unit != "":
+		s += " (" + t.Unit + ", " + t.Better + " is better)"
+	case t.Unit != "":
+		s += " (" + t.Unit + ", no direction)"
+	}
+	if len(t.Config) > 0 {
+		s += " · " + strings.Join(t.Config, " ")
+	}
+	return s
+}
+
+func xHeader(unit string) string {
+	switch unit {
+	case results.UnitBytes:
+		return "size"
+	case "":
+		return " "
+	}
+	return unit
+}
+
+// formatX writes a position: sizes in bytes the way OSU users say them
+// (1 KiB, 4 MiB) when they are whole binary multiples.
+func formatX(x *float64, unit string) string {
+	if x == nil {
+		return "-"
+	}
+	v := *x
+	if unit == results.UnitBytes {
+		for _, p := range []struct {
+			suffix string
+			div    float64
+		}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+			if v >= p.div && math.Mod(v, p.div) == 0 {
+				return strconv.FormatFloat(v/p.div, 'f', -1, 64) + " " + p.suffix
+			}
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64) + " B"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// formatValue writes four significant digits without an exponent for the
+// values benchmarks give, so columns stay readable and stable.
+func formatValue(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1e9 || a < 1e-3:
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	case a >= 1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 4, 64)
+}
+
+func summaryCell(s *Summary) string {
+	if s == nil {
+		return "-"
+	}
+	if s.N < 2 || s.Median == 0 {
+		return formatValue(s.Median)
+	}
+	spread := math.Max(s.Max-s.Median, s.Median-s.Min) / math.Abs(s.Median)
+	return fmt.Sprintf("%s ± %.0f%%", formatValue(s.Median), spread*100)
+}
+
+// deltaCell writes the change column: "~" for a tested row whose change is
+// not significant at alpha, as benchstat does; mark says the cell carries
+// the "no test" footnote.
+func deltaCell(r Row, alpha float64) (cell string, mark bool) {
+	if r.Change == Missing {
+		if r.Old == nil {
+			return "only new", false
+		}
+		return "only old", false
+	}
+	n := fmt.Sprintf("n=%d+%d", r.Old.N, r.New.N)
+	if r.P != nil {
+		p := strconv.FormatFloat(*r.P, 'f', 3, 64)
+		if *r.P >= alpha {
+			return fmt.Sprintf("~ (p=%s %s)", p, n), false
+		}
+		return fmt.Sprintf("%s (p=%s %s)", deltaText(r), p, n), false
+	}
+	return fmt.Sprintf("%s (%s)*", deltaText(r), n), true
+}
+
+func deltaText(r Row) string {
+	if r.Delta == nil {
+		return "?"
+	}
+	return signedPct(*r.Delta)
+}
+
+func verdictCell(c Change) string {
+	switch c {
+	case Worse:
+		return "REGRESSION"
+	case Better:
+		return "better"
+	case Changed:
+		return "changed"
+	}
+	return ""
+}
+
+func signedPct(f float64) string {
+	s := strconv.FormatFloat(f*100, 'f', 2, 64)
+	if s == "-0.00" {
+		s = "0.00"
+	}
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s + "%"
+}
+
+func pct(f float64) string {
+	return strconv.FormatFloat(f*100, 'f', -1, 64) + "%"
+}
+
+func runList(ids []int64) string {
+	if len(ids) == 1 {
+		return "run " + formatRunIDs(ids)
+	}
+	return "runs " + formatRunIDs(ids)
+}
+
+// writeTable writes rows of cells in aligned columns, two spaces apart,
+// with no trailing blanks.
+func writeTable(w io.Writer, rows [][]string) {
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
+	for _, cells := range rows {
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if line != "" {
+			io.WriteString(w, strings.TrimRight(line, " \n")+"\n")
+		}
+	}
+}
+
+// errWriter keeps the first write error, so that rendering code can print
+// freely and check once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+// WriteText writes a history as a table of its runs (value, range of
+// repeats, control band, "outside" marks) followed by the steps found, each
+// with what changed in the runs' provenance.
+func (h *History) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	title := h.Benchmark + " · " + h.Metric
+	if h.Unit != "" {
+		dir := "no direction"
+		if h.Better != "" {
+			dir = h.Better + " is better"
+		}
+		title += " (" + h.Unit + ", " + dir + ")"
+	}
+	if h.X != nil {
+		title += " at " + formatX(h.X, h.XUnit)
+	}
+	if h.Variant != "" {
+		title += " · variant " + h.Variant
+	}
+	fmt.Fprintln(ew, title)
+	fmt.Fprintf(ew, "%d run(s); control band: mean ± 3σ of up to %d earlier runs of the same level\n\n", len(h.Points), h.Window)
+	table := [][]string{{"RUN", "WHEN", "JOB", "VALUE", "REPEATS", "BAND", ""}}
+	steps := map[int]bool{}
+	for _, c := range h.Changes {
+		steps[c.Index] = true
+	}
+	for i, p := range h.Points {
+		rep := "-"
+		if p.N > 1 {
+			rep = fmt.Sprintf("%d: %s–%s", p.N, formatValue(p.Min), formatValue(p.Max))
+		}
+		band := "-"
+		if p.Band != nil {
+			band = formatValue(p.Band.Lo) + "–" + formatValue(p.Band.Hi)
+		}
+		var marks []string
+		if steps[i] {
+			marks = append(marks, "step")
+		}
+		if p.Outside {
+			marks = append(marks, "OUTSIDE")
+		}
+		table = append(table, []string{strconv.FormatInt(p.Run, 10), p.When.UTC().Format("2006-01-02 15:04"), dashIfEmpty(p.Job),
+			formatValue(p.Value), rep, band, strings.Join(marks, " ")})
+	}
+	writeTable(ew, table)
+	fmt.Fprintln(ew)
+	if len(h.Changes) == 0 {
+		fmt.Fprintf(ew, "no step at alpha %s\n", strconv.FormatFloat(h.Alpha, 'f', -1, 64))
+	}
+	for _, c := range h.Changes {
+		job := ""
+		if c.Job != "" {
+			job = ", job " + c.Job
+		}
+		verdict := map[Change]string{Worse: "REGRESSION", Better: "improvement", Changed: "change", Same: "within " + pct(h.Threshold)}[c.Change]
+		fmt.Fprintf(ew, "step at run %d (%s%s): %s → %s (%s, p=%s) %s\n", c.Run, c.When.UTC().Format("2006-01-02 15:04"), job,
+			formatValue(c.Before), formatValue(c.After), signedPct(c.Delta), strconv.FormatFloat(c.P, 'f', 3, 64), verdict)
+		if len(c.Provenance) == 0 {
+			fmt.Fprintln(ew, "  provenance: nothing recorded differs between the runs either side")
+		}
+		for _, d := range c.Provenance {
+			fmt.Fprintf(ew, "  %s: %s → %s\n", d.Field, d.Before, d.After)
+		}
+	}
+	for _, wn := range h.Warnings {
+		fmt.Fprintf(ew, "warning: %s\n", wn)
+	}
+	return ew.err
+}
+
+// WriteJSON writes a history as one indented JSON document.
+func (h *History) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(h)
+}

@@ -1,0 +1,203 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
+)
+
+// SelectorKind says how a Selector picks runs.
+type SelectorKind int
+
+const (
+	// SelectLabels picks the runs carrying every one of a set of labels.
+	SelectLabels SelectorKind = iota + 1
+	// SelectRuns picks runs by archive id.
+	SelectRuns
+	// SelectCampaign picks the runs of a campaign, optionally of one day.
+	SelectCampaign
+	// SelectBaseline picks the runs recorded under a baseline's name.
+	SelectBaseline
+)
+
+// Selector is one side of a comparison, as the user wrote it:
+//
+//	fabric=ib,mpi=openmpi    runs with all these labels
+//	run:12,14-16             runs 12, 14, 15 and 16
+//	campaign:acceptance      every run of a campaign
+//	campaign:acceptance@2024-06-01   those that started that day (UTC)
+//	baseline:pre-upgrade     the runs a baseline was set to
+type Selector struct {
+	Kind     SelectorKind
+	Labels   map[string]string
+	RunIDs   []int64
+	Campaign string
+	Day      time.Time // midnight UTC of the day, or zero for any day
+	Baseline string
+}
+
+// maxRunRange caps a run:A-B range, so that a typo cannot ask for billions
+// of ids.
+const maxRunRange = 100000
+
+// ParseSelector reads a selector. Errors say what was expected.
+func ParseSelector(s string) (Selector, error) {
+	if strings.TrimSpace(s) == "" {
+		return Selector{}, errors.New("empty selector: want KEY=VALUE[,…], run:ID[,…], campaign:NAME[@DATE] or baseline:NAME")
+	}
+	kind, rest, hasKind := strings.Cut(s, ":")
+	if hasKind {
+		switch kind {
+		case "run", "runs":
+			ids, err := parseRunIDs(rest)
+			if err != nil {
+				return Selector{}, fmt.Errorf("selector %q: %w", s, err)
+			}
+			return Selector{Kind: SelectRuns, RunIDs: ids}, nil
+		case "campaign":
+			name, day, hasDay := strings.Cut(rest, "@")
+			if name == "" {
+				return Selector{}, fmt.Errorf("selector %q: campaign name is empty", s)
+			}
+			sel := Selector{Kind: SelectCampaign, Campaign: name}
+			if hasDay {
+				t, err := time.Parse(time.DateOnly, day)
+				if err != nil {
+					return Selector{}, fmt.Errorf("selector %q: date %q: want YYYY-MM-DD", s, day)
+				}
+				sel.Day = t
+			}
+			return sel, nil
+		case "baseline":
+			if rest == "" {
+				return Selector{}, fmt.Errorf("selector %q: baseline name is empty", s)
+			}
+			return Selector{Kind: SelectBaseline, Baseline: rest}, nil
+		}
+		if !strings.Contains(s, "=") {
+			return Selector{}, fmt.Errorf("selector %q: unknown kind %q: want run:, campaign:, baseline: or KEY=VALUE labels", s, kind)
+		}
+	}
+	labels := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return Selector{}, fmt.Errorf("selector %q: %q is not KEY=VALUE", s, kv)
+		}
+		if old, dup := labels[k]; dup && old != v {
+			return Selector{}, fmt.Errorf("selector %q: label %q given twice", s, k)
+		}
+		labels[k] = v
+	}
+	return Selector{Kind: SelectLabels, Labels: labels}, nil
+}
+
+func parseRunIDs(s string) ([]int64, error) {
+	var ids []int64
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.ParseInt(lo, 10, 64)
+		if err != nil || a < 1 {
+			return nil, fmt.Errorf("run id %q: want a positive integer", lo)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.ParseInt(hi, 10, 64); err != nil || b < a {
+				return nil, fmt.Errorf("run range %q: want A-B with A ≤ B", part)
+			}
+			if b-a >= maxRunRange {
+				return nil, fmt.Errorf("run range %q: more than %d ids", part, maxRunRange)
+			}
+		}
+		for id := a; id <= b; id++ {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
+}
+
+// String returns the selector in its canonical form, which ParseSelector
+// reads back to the same selector.
+func (s Selector) String() string {
+	switch s.Kind {
+	case SelectLabels:
+		var parts []string
+		for _, k := range results.SortedKeys(s.Labels) {
+			parts = append(parts, k+"="+s.Labels[k])
+		}
+		return strings.Join(parts, ",")
+	case SelectRuns:
+		return "run:" + formatRunIDs(s.RunIDs)
+	case SelectCampaign:
+		if s.Day.IsZero() {
+			return "campaign:" + s.Campaign
+		}
+		return "campaign:" + s.Campaign + "@" + s.Day.Format(time.DateOnly)
+	case SelectBaseline:
+		return "baseline:" + s.Baseline
+	}
+	return ""
+}
+
+// formatRunIDs writes sorted ids with runs of consecutive ids as ranges.
+func formatRunIDs(ids []int64) string {
+	var parts []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
+		} else {
+			parts = append(parts, strconv.FormatInt(ids[i], 10))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+// Baselines looks baselines up by name; *store.DB is one.
+type Baselines interface {
+	Baseline(ctx context.Context, name string) (store.Baseline, error)
+}
+
+// Filter returns the archive filter selecting the selector's runs. Only a
+// baseline needs bl; it may be nil for the other kinds.
+func (s Selector) Filter(ctx context.Context, bl Baselines) (store.Filter, error) {
+	switch s.Kind {
+	case SelectLabels:
+		return store.Filter{Labels: s.Labels}, nil
+	case SelectRuns:
+		return store.Filter{RunIDs: s.RunIDs}, nil
+	case SelectCampaign:
+		f := store.Filter{Campaign: s.Campaign}
+		if !s.Day.IsZero() {
+			f.Since, f.Until = s.Day, s.Day.AddDate(0, 0, 1)
+		}
+		return f, nil
+	case SelectBaseline:
+		if bl == nil {
+			return store.Filter{}, fmt.Errorf("selector %s: no archive to look the baseline up in", s)
+		}
+		b, err := bl.Baseline(ctx, s.Baseline)
+		if err != nil {
+			return store.Filter{}, err
+		}
+		if len(b.RunIDs) == 0 {
+			return store.Filter{}, fmt.Errorf("baseline %s has no runs", s.Baseline)
+		}
+		return store.Filter{RunIDs: b.RunIDs}, nil
+	}
+	return store.Filter{}, errors.New("selector is empty")
+}

@@ -1,0 +1,332 @@
+package trend
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/results"
+)
+
+// Colours: the series in blue, what needs a look in red, steps in orange,
+// the band in a light grey-blue that prints.
+var (
+	seriesColor  = color.RGBA{R: 0x1f, G: 0x4e, B: 0x99, A: 0xff}
+	outsideColor = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+	stepColor    = color.RGBA{R: 0xe0, G: 0x7b, B: 0x00, A: 0xff}
+	bandColor    = color.RGBA{R: 0xc6, G: 0xd8, B: 0xef, A: 0xff}
+	bandMean     = color.RGBA{R: 0x7f, G: 0x9c, B: 0xc4, A: 0xff}
+	repeatColor  = color.RGBA{R: 0x6b, G: 0x8e, B: 0xc9, A: 0xff}
+)
+
+// Option configures a figure.
+type Option func(*options)
+
+type options struct {
+	width, height vg.Length
+	dpi           int
+	title         string
+}
+
+// WithSize sets the figure's size (default 9 × 4.5 inches).
+func WithSize(w, h vg.Length) Option {
+	return func(o *options) { o.width, o.height = w, h }
+}
+
+// WithDPI sets the resolution of PNG output (default 144).
+func WithDPI(dpi int) Option {
+	return func(o *options) { o.dpi = dpi }
+}
+
+// WithTitle replaces the title made from the history.
+func WithTitle(t string) Option {
+	return func(o *options) { o.title = t }
+}
+
+func newOptions(opts []Option) options {
+	o := options{width: 9 * vg.Inch, height: 4.5 * vg.Inch, dpi: 144}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// Plot draws a history: one point per run in time order (x is the run's
+// position, labelled with its date), a vertical bar over the range of a
+// run's repeats, the control band of each point as a shaded box with its
+// mean, points outside their band ringed in red, and each step as a dashed
+// orange line before the first run of the new level, labelled with that
+// run (and job), with the medians of the levels either side.
+func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
+	o := newOptions(opts)
+	if len(h.Points) == 0 {
+		return nil, fmt.Errorf("plot history of %s %s: no points", h.Benchmark, h.Metric)
+	}
+	p := plot.New()
+	// Sans, as in the reports' figures.
+	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
+		f.Variant = "Sans"
+	}
+	p.Title.Text = o.title
+	if p.Title.Text == "" {
+		p.Title.Text = title(h)
+	}
+	p.Y.Label.Text = h.Metric
+	if h.Unit != "" {
+		p.Y.Label.Text += " (" + h.Unit + ")"
+	}
+	p.X.Label.Text = "run, oldest first"
+	p.X.Tick.Marker = dateTicks(h)
+	p.Add(plotter.NewGrid())
+
+	for i, pt := range h.Points {
+		x := float64(i + 1)
+		if b := pt.Band; b != nil {
+			box, err := plotter.NewPolygon(plotter.XYs{{X: x - 0.5, Y: b.Lo}, {X: x + 0.5, Y: b.Lo}, {X: x + 0.5, Y: b.Hi}, {X: x - 0.5, Y: b.Hi}})
+			if err != nil {
+				return nil, err
+			}
+			box.Color = bandColor
+			box.LineStyle.Width = 0
+			p.Add(box)
+			mean, err := plotter.NewLine(plotter.XYs{{X: x - 0.5, Y: b.Mean}, {X: x + 0.5, Y: b.Mean}})
+			if err != nil {
+				return nil, err
+			}
+			mean.Color = bandMean
+			mean.Width = vg.Points(0.75)
+			p.Add(mean)
+		}
+		if pt.N > 1 && pt.Max > pt.Min {
+			bar, err := plotter.NewLine(plotter.XYs{{X: x, Y: pt.Min}, {X: x, Y: pt.Max}})
+			if err != nil {
+				return nil, err
+			}
+			bar.Color = repeatColor
+			bar.Width = vg.Points(2)
+			p.Add(bar)
+		}
+	}
+	xys := make(plotter.XYs, len(h.Points))
+	var outside plotter.XYs
+	for i, pt := range h.Points {
+		xys[i] = plotter.XY{X: float64(i + 1), Y: pt.Value}
+		if pt.Outside {
+			outside = append(outside, xys[i])
+		}
+	}
+	line, points, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return nil, err
+	}
+	line.Color = seriesColor
+	line.Width = vg.Points(1.25)
+	points.Color = seriesColor
+	points.Shape = draw.CircleGlyph{}
+	points.Radius = vg.Points(2.5)
+	p.Add(line, points)
+	p.Legend.Add(legendName(h), line, points)
+	if len(outside) > 0 {
+		ring, err := plotter.NewScatter(outside)
+		if err != nil {
+			return nil, err
+		}
+		ring.Color = outsideColor
+		ring.Shape = thickRing{}
+		ring.Radius = vg.Points(6)
+		p.Add(ring)
+		p.Legend.Add("outside control band", ring)
+	}
+	lo, hi := yRange(h)
+	var labels plotter.XYLabels
+	for _, c := range h.Changes {
+		x := float64(c.Index) + 0.5 // between the last old and first new run
+		v, err := plotter.NewLine(plotter.XYs{{X: x, Y: lo}, {X: x, Y: hi}})
+		if err != nil {
+			return nil, err
+		}
+		v.Color = stepColor
+		v.Width = vg.Points(1.5)
+		v.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		p.Add(v)
+		start, end := 0.5, float64(len(h.Points))+0.5
+		for _, o := range h.Changes {
+			if o.Index < c.Index && float64(o.Index)+0.5 > start {
+				start = float64(o.Index) + 0.5
+			}
+			if o.Index > c.Index && float64(o.Index)+0.5 < end {
+				end = float64(o.Index) + 0.5
+			}
+		}
+		for _, lvl := range []plotter.XYs{{{X: start, Y: c.Before}, {X: x, Y: c.Before}}, {{X: x, Y: c.After}, {X: end, Y: c.After}}} {
+			l, err := plotter.NewLine(lvl)
+			if err != nil {
+				return nil, err
+			}
+			l.Color = stepColor
+			l.Width = vg.Points(1)
+			p.Add(l)
+		}
+		text := fmt.Sprintf("run %d", c.Run)
+		if c.Job != "" {
+			text += " (job " + c.Job + ")"
+		}
+		text += fmt.Sprintf(" %+.1f%%", c.Delta*100)
+		labels.XYs = append(labels.XYs, plotter.XY{X: x, Y: hi})
+		labels.Labels = append(labels.Labels, text)
+	}
+	if len(labels.XYs) > 0 {
+		l, err := plotter.NewLabels(labels)
+		if err != nil {
+			return nil, err
+		}
+		for i := range l.TextStyle {
+			l.TextStyle[i].Font.Variant = "Sans"
+			l.TextStyle[i].Color = stepColor
+			l.TextStyle[i].XAlign = draw.XLeft
+			l.TextStyle[i].YAlign = draw.YTop
+		}
+		p.Add(l)
+		var dummy plotter.Line
+		dummy.Color = stepColor
+		dummy.Width = vg.Points(1.5)
+		dummy.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		p.Legend.Add("step (first run of the new level)", &dummy)
+	}
+	p.X.Min, p.X.Max = 0.5, float64(len(h.Points))+0.5
+	p.Y.Min, p.Y.Max = lo, hi
+	p.Legend.Top = true
+	p.Legend.Left = true
+	return p, nil
+}
+
+// yRange spans every point, repeat range and band, with a margin on top
+// for the step labels.
+func yRange(h *compare.History) (lo, hi float64) {
+	lo, hi = h.Points[0].Min, h.Points[0].Max
+	for _, p := range h.Points {
+		lo, hi = min(lo, p.Min, p.Value), max(hi, p.Max, p.Value)
+		if p.Band != nil {
+			lo, hi = min(lo, p.Band.Lo), max(hi, p.Band.Hi)
+		}
+	}
+	span := hi - lo
+	if span == 0 {
+		span = max(1, hi*0.1)
+	}
+	// Room on top for the legend and the steps' labels.
+	return lo - 0.05*span, hi + 0.3*span
+}
+
+func title(h *compare.History) string {
+	s := h.Benchmark + ": " + h.Metric
+	if h.X != nil {
+		if h.XUnit == results.UnitBytes {
+			s += " at " + sizeLabel(*h.X)
+		} else {
+			s += fmt.Sprintf(" at %g %s", *h.X, h.XUnit)
+		}
+	}
+	if h.Variant != "" {
+		s += " (" + h.Variant + ")"
+	}
+	return s
+}
+
+func legendName(h *compare.History) string {
+	s := "run (median of repeats)"
+	if h.Better != "" {
+		s += ", " + h.Better + " is better"
+	}
+	return s
+}
+
+func sizeLabel(v float64) string {
+	for _, p := range []struct {
+		s string
+		d float64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if v >= p.d && int64(v)%int64(p.d) == 0 {
+			return fmt.Sprintf("%g %s", v/p.d, p.s)
+		}
+	}
+	return fmt.Sprintf("%g B", v)
+}
+
+// dateTicks labels up to ten runs, evenly spread, with their date.
+func dateTicks(h *compare.History) plot.Ticker {
+	n := len(h.Points)
+	step := max(1, (n+9)/10)
+	var ticks plot.ConstantTicks
+	for i := 0; i < n; i++ {
+		t := plot.Tick{Value: float64(i + 1)}
+		if i%step == 0 {
+			t.Label = h.Points[i].When.UTC().Format("01-02") + "\n#" + fmt.Sprint(h.Points[i].Run)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// thickRing is a ring glyph drawn with a heavier line, so that a point
+// outside its band stands out in print.
+type thickRing struct{}
+
+func (thickRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.75)})
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
+	p.Arc(pt, sty.Radius, 0, 2*math.Pi)
+	p.Close()
+	c.Stroke(p)
+}
+
+// Write draws the history's figure to w as png, pdf or svg.
+func Write(w io.Writer, h *compare.History, format string, opts ...Option) error {
+	o := newOptions(opts)
+	p, err := Plot(h, opts...)
+	if err != nil {
+		return err
+	}
+	var c draw.Canvas
+	var wt io.WriterTo
+	switch strings.ToLower(format) {
+	case "png":
+		img := vgimg.NewWith(vgimg.UseWH(o.width, o.height), vgimg.UseDPI(o.dpi), vgimg.UseBackgroundColor(color.White))
+		c, wt = draw.New(img), vgimg.PngCanvas{Canvas: img}
+	case "pdf", "svg":
+		fc, err := draw.NewFormattedCanvas(o.width, o.height, strings.ToLower(format))
+		if err != nil {
+			return err
+		}
+		c, wt = draw.New(fc), fc
+	default:
+		return fmt.Errorf("history figure: format %q: want png, pdf or svg", format)
+	}
+	p.Draw(c)
+	_, err = wt.WriteTo(w)
+	return err
+}
+
+// Render returns the figure as the format named by path's extension.
+func Render(path string, h *compare.History, opts ...Option) ([]byte, error) {
+	format := strings.TrimPrefix(filepath.Ext(path), ".")
+	var buf bytes.Buffer
+	if err := Write(&buf, h, format, opts...); err != nil {
+		return nil, fmt.Errorf("history figure %s: %w", path, err)
+	}
+	return buf.Bytes(), nil
+}

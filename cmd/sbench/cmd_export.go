@@ -47,16 +47,22 @@ func newExportCmd(e *env) *cobra.Command {
 	var f filterFlags
 	var format string
 	c := &cobra.Command{
-		Use:   "export [--format csv|json] [filters]",
-		Short: "Print the archive's samples as CSV or JSON",
+		Use:   "export [--format csv|json|benchfmt] [filters]",
+		Short: "Print the archive's samples as CSV, JSON or Go benchmark format",
 		Long: `Export prints every sample (and every scalar, with an empty x) of the
 selected runs. The CSV header starts with run,campaign,variant,benchmark,kernel,
 metric,unit,x,x_unit,value and ends with one column per label. x is the message
 size in bytes for point-to-point and collective curves; MB/s is 10^6 bytes/s,
-as OSU prints it.`,
+as OSU prints it.
+
+--format benchfmt writes the Go benchmark format, with each run's campaign,
+variant, node count and labels as configuration lines and the units'
+directions (Unit MB/s better=higher), so that benchstat compares archived
+runs: sbench export --format benchfmt --label stage=before > old.txt.`,
 		Example: `  sbench export --format csv > samples.csv
   sbench export --campaign quickstart --benchmark latency --format json
-  sbench export --label fabric=ib --format csv | column -s, -t`,
+  sbench export --label fabric=ib --format csv | column -s, -t
+  sbench export --format benchfmt --label fabric=ib > ib.txt && benchstat ib.txt eth.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, err := f.filter()
@@ -73,12 +79,14 @@ as OSU prints it.`,
 				return db.ExportCSV(cmd.Context(), e.stdout, flt)
 			case "json":
 				return db.ExportJSON(cmd.Context(), e.stdout, flt)
+			case "benchfmt":
+				return db.ExportBenchfmt(cmd.Context(), e.stdout, flt)
 			}
-			return usagef("export: --format %q: want csv or json", format)
+			return usagef("export: --format %q: want csv, json or benchfmt", format)
 		},
 	}
 	f.add(c)
-	c.Flags().StringVar(&format, "format", "csv", "csv or json")
+	c.Flags().StringVar(&format, "format", "csv", "csv, json or benchfmt")
 	return c
 }
 

@@ -79,6 +79,11 @@ The archive is $SBENCH_DB, else ./sbench.db; every command takes --db FILE.`,
 		newExportCmd(e),
 		newReportCmd(e),
 		newHPLCmd(e),
+		newCompareCmd(e),
+		newBaselineCmd(e),
+		newHistoryCmd(e),
+		newArchiveCmd(e),
+		newPruneCmd(e),
 		newVersionCmd(e),
 	)
 	for _, c := range root.Commands() {

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestBaselineSetListCompareRm(t *testing.T) {
+	db := acceptanceArchive(t)
+	out, _ := mustSbench(t, 0, "baseline", "set", "--db", db, "--note", "before the upgrade", "pre-upgrade", "run=a")
+	if out != "baseline pre-upgrade set: 1 run(s) (run:1) from run=a\n" {
+		t.Errorf("set: %q", out)
+	}
+	// The baseline is frozen: a run labelled run=a later does not join it.
+	mustSbench(t, 1, "compare", "--db", db, "baseline:pre-upgrade", "run=b")
+	mustSbench(t, 0, "compare", "--db", db, "baseline:pre-upgrade", "run=a2")
+
+	out, _ = mustSbench(t, 0, "baseline", "set", "--db", db, "pre-upgrade", "run:1-2")
+	if !strings.HasPrefix(out, "baseline pre-upgrade replaced: 2 run(s) (run:1-2)") {
+		t.Errorf("set again: %q", out)
+	}
+	out, _ = mustSbench(t, 0, "baseline", "list", "--db", db)
+	if !strings.Contains(out, "pre-upgrade") || !strings.Contains(out, "run:1-2") {
+		t.Errorf("list:\n%s", out)
+	}
+	out, _ = mustSbench(t, 0, "baseline", "list", "--db", db, "--json")
+	var list []struct {
+		Name string  `json:"name"`
+		Runs []int64 `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || len(list[0].Runs) != 2 {
+		t.Errorf("list --json: %v\n%s", err, out)
+	}
+	// Two runs of identical numbers on the baseline side are repeats.
+	out, _ = mustSbench(t, 1, "compare", "--db", db, "baseline:pre-upgrade", "run=b")
+	if !strings.Contains(out, "(n=2+1)") {
+		t.Errorf("baseline of two runs:\n%s", out)
+	}
+
+	// A baseline's runs are not pruned.
+	out, _ = mustSbench(t, 0, "prune", "--db", db, "--label", "run=a", "--yes")
+	if !strings.Contains(out, "keep (baseline pre-upgrade)") || !strings.Contains(out, "nothing to delete") {
+		t.Errorf("prune of a baseline's run:\n%s", out)
+	}
+
+	mustSbench(t, 0, "baseline", "rm", "--db", db, "pre-upgrade")
+	_, stderr := mustSbench(t, 2, "baseline", "rm", "--db", db, "pre-upgrade")
+	if !strings.Contains(stderr, "not found") {
+		t.Errorf("rm twice: %q", stderr)
+	}
+	_, stderr = mustSbench(t, 2, "compare", "--db", db, "baseline:pre-upgrade", "run=b")
+	if !strings.Contains(stderr, "baseline pre-upgrade") {
+		t.Errorf("compare with a removed baseline: %q", stderr)
+	}
+}
+
+func TestBaselineUsage(t *testing.T) {
+	db := acceptanceArchive(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"set", "only-name"}, "accepts 2 arg(s)"},
+		{[]string{"set", "two words", "run=a"}, "no spaces"},
+		{[]string{"set", "x", "nope"}, "is not KEY=VALUE"},
+		{[]string{"set", "x", "run=zzz"}, "finds no ok run"},
+		{[]string{"set", "x", "baseline:none"}, "not found"},
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{}, "want a subcommand: list, rm, set"},
+	} {
+		_, stderr := mustSbench(t, 2, append(append([]string{"baseline"}, c.args...), "--db", db)...)
+		if !strings.Contains(stderr, c.want) {
+			t.Errorf("baseline %q: stderr %q, want %q", c.args, stderr, c.want)
+		}
+	}
+}
+
+func TestPruneListsFirstAndNeedsYes(t *testing.T) {
+	db := acceptanceArchive(t)
+	out, _ := mustSbench(t, 0, "prune", "--db", db, "--label", "run=b")
+	if !strings.Contains(out, "delete  3") || !strings.Contains(out, "1 run(s) would be deleted; nothing deleted") {
+		t.Errorf("prune without --yes:\n%s", out)
+	}
+	out, _ = mustSbench(t, 0, "runs", "--db", db)
+	if strings.Count(out, "\n") != 4 {
+		t.Errorf("prune without --yes deleted something:\n%s", out)
+	}
+	out, _ = mustSbench(t, 0, "prune", "--db", db, "--label", "run=b", "--yes")
+	if !strings.Contains(out, "delete  3") || !strings.Contains(out, "deleted 1 run(s)") {
+		t.Errorf("prune --yes:\n%s", out)
+	}
+	out, _ = mustSbench(t, 0, "runs", "--db", db)
+	if strings.Count(out, "\n") != 3 || strings.Contains(out, "run=b") {
+		t.Errorf("after prune --yes:\n%s", out)
+	}
+	out, _ = mustSbench(t, 0, "prune", "--db", db, "--status", "failed,invalid", "--yes")
+	if !strings.Contains(out, "nothing to delete") {
+		t.Errorf("prune --status failed:\n%s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--yes"}, "give at least one filter"},
+		{[]string{"--before", "June"}, "YYYY-MM-DD"},
+		{[]string{"--status", "bad"}, `--status "bad"`},
+	} {
+		_, stderr := mustSbench(t, 2, append([]string{"prune", "--db", db}, c.args...)...)
+		if !strings.Contains(stderr, c.want) {
+			t.Errorf("prune %q: stderr %q, want %q", c.args, stderr, c.want)
+		}
+	}
+}

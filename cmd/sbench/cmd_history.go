@@ -1,0 +1,146 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/trend"
+)
+
+// parseSize reads an x value: a number, or a size with a binary suffix
+// (4K, 4KiB, 1M, 1MiB, 2G) as OSU users say message sizes.
+func parseSize(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	mult := 1.0
+	upper := strings.ToUpper(t)
+	for _, suf := range []struct {
+		s string
+		m float64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(upper, suf.s) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(suf.s)]), suf.m
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, usagef("--x %q: want a number or a size such as 4096, 4K or 1MiB", s)
+	}
+	return v * mult, nil
+}
+
+func newHistoryCmd(e *env) *cobra.Command {
+	var q compare.HistoryQuery
+	var x, threshold, out string
+	var labels []string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "history --benchmark NAME [--metric M] [--x SIZE] [--label K=V]... [-o trend.png|pdf|svg]",
+		Short: "Follow one metric over time: control band, outliers, steps",
+		Long: `History follows one metric of one benchmark at one message size over time:
+one point per ok run (the median of its repeats), oldest first.
+
+Each run is judged against a control band, the mean ± 3σ of up to --window
+earlier runs of the same level, as XDMoD's application kernels do; a run
+outside it is marked OUTSIDE. Steps — a lasting change of level, two runs
+or more — are found by binary segmentation (least squares on winsorised
+values) with a permutation test at --alpha, so that a series of pure noise
+shows a step in about 5% of cases. Each step names the first run of the new level, its Slurm job, and what
+changed in provenance between the runs either side: kernel, OS, MPI,
+InfiniBand firmware, port rate, tool version, nodes. A step beyond
+--threshold in the worse direction (from the unit: bandwidth higher is
+better, latency lower) is marked REGRESSION.
+
+--metric and --x may be left out when the runs have one metric or one size;
+otherwise history lists the choices. -o draws the figure (PNG, PDF or SVG by
+extension).`,
+		Example: `  sbench history --benchmark osu_bw --metric bandwidth --x 1M
+  sbench history --benchmark pingpong --metric latency --x 8 --label fabric=ib -o trend.png
+  sbench history --benchmark hpl --metric gflops --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if q.Benchmark == "" {
+				return usagef("history: --benchmark is required")
+			}
+			if x != "" {
+				v, err := parseSize(x)
+				if err != nil {
+					return err
+				}
+				q.X = &v
+			}
+			var err error
+			if q.Threshold, err = parsePercent("--threshold", threshold); err != nil {
+				return err
+			}
+			if err := checkAlpha(q.Alpha); err != nil {
+				return err
+			}
+			if q.Window < compare.MinBandPoints {
+				return usagef("history: --window %d: want at least %d", q.Window, compare.MinBandPoints)
+			}
+			if q.Labels, err = parseLabels("--label", labels); err != nil {
+				return err
+			}
+			format := ""
+			if out != "" {
+				format = strings.ToLower(strings.TrimPrefix(filepath.Ext(out), "."))
+				if format != "png" && format != "pdf" && format != "svg" {
+					return usagef("history: -o %s: want a .png, .pdf or .svg file", out)
+				}
+			}
+			db, err := openDB(e)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			h, err := compare.LoadHistory(cmd.Context(), db, q)
+			var amb *compare.AmbiguousError
+			if errors.As(err, &amb) {
+				return usagef("history: %v", err)
+			}
+			if err != nil {
+				return dataError(fmt.Errorf("history: %w", err))
+			}
+			if asJSON {
+				err = h.WriteJSON(e.stdout)
+			} else {
+				err = h.WriteText(e.stdout)
+			}
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				data, err := trend.Render(out, h)
+				if err != nil {
+					return err
+				}
+				if err := results.WriteAtomic(out, data, 0o644); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stderr, "wrote %s\n", out)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&q.Benchmark, "benchmark", "", "benchmark to follow (required)")
+	c.Flags().StringVar(&q.Metric, "metric", "", "metric to follow (needed when the runs have several)")
+	c.Flags().StringVar(&x, "x", "", "message size or other x to follow, e.g. 8, 4K, 1MiB (needed when there are several)")
+	c.Flags().StringVar(&q.Campaign, "campaign", "", "only runs of this campaign")
+	c.Flags().StringVar(&q.Variant, "variant", "", "only runs of this variant (needed when there are several)")
+	c.Flags().StringArrayVar(&labels, "label", nil, "only runs with this label, KEY=VALUE (repeatable)")
+	c.Flags().IntVar(&q.Window, "window", compare.DefaultWindow, "earlier runs a control band is computed from")
+	c.Flags().Float64Var(&q.Alpha, "alpha", 0.05, "significance level of a step")
+	c.Flags().StringVar(&threshold, "threshold", "5%", "smallest step that counts as a regression")
+	c.Flags().StringVarP(&out, "output", "o", "", "write the figure to this .png, .pdf or .svg file")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the history as JSON")
+	return c
+}

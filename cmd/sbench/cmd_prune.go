@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
+)
+
+func newPruneCmd(e *env) *cobra.Command {
+	var f filterFlags
+	var before string
+	var statuses []string
+	var yes bool
+	c := &cobra.Command{
+		Use:   "prune [filters] [--before DATE] [--status failed,invalid] [--yes]",
+		Short: "Delete runs from the archive (lists them; deletes only with --yes)",
+		Long: `Prune deletes the runs the filters select, with their bundles, samples,
+scalars and checks, and the host descriptions no other run shares.
+
+It always prints the list first, and deletes nothing without --yes: run it
+once to see, then again with --yes. At least one filter is required. Runs a
+baseline holds are never deleted (they are listed as kept): remove the
+baseline first. --before DATE selects runs that started before that day
+(UTC); runs with no start time (files ingested by hand that do not say when
+they ran) are not selected by it.`,
+		Example: `  sbench prune --status failed,invalid
+  sbench prune --campaign scratch --before 2024-01-01 --yes`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			flt, err := f.filter()
+			if err != nil {
+				return err
+			}
+			if before != "" {
+				t, err := time.Parse(time.DateOnly, before)
+				if err != nil {
+					return usagef("prune: --before %q: want YYYY-MM-DD", before)
+				}
+				flt.Until = t
+			}
+			want := splitList(statuses)
+			for _, s := range want {
+				if !results.Status(s).Valid() {
+					return usagef("prune: --status %q: want ok, failed or invalid", s)
+				}
+			}
+			if flt.Campaign == "" && flt.Benchmark == "" && len(flt.RunIDs) == 0 && len(flt.Labels) == 0 && flt.Until.IsZero() && len(want) == 0 {
+				return usagef("prune: give at least one filter (--campaign, --benchmark, --run, --label, --before, --status); prune never deletes everything")
+			}
+			db, err := openDB(e)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			ctx := cmd.Context()
+			plan, err := db.PlanPrune(ctx, flt)
+			if err != nil {
+				return err
+			}
+			if len(want) > 0 {
+				plan.Delete = slices.DeleteFunc(plan.Delete, func(r store.Run) bool { return !slices.Contains(want, string(r.Status)) })
+				plan.Kept = slices.DeleteFunc(plan.Kept, func(k store.KeptRun) bool { return !slices.Contains(want, string(k.Status)) })
+			}
+			printPrunePlan(e, plan)
+			if len(plan.Delete) == 0 {
+				fmt.Fprintln(e.stdout, "nothing to delete")
+				return nil
+			}
+			if !yes {
+				fmt.Fprintf(e.stdout, "%d run(s) would be deleted; nothing deleted: run again with --yes to delete them\n", len(plan.Delete))
+				return nil
+			}
+			res, err := db.Prune(ctx, plan.IDs())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "deleted %d run(s) and %d host description(s) from %s\n", res.Runs, res.Hosts, e.db)
+			return nil
+		},
+	}
+	f.add(c)
+	c.Flags().StringVar(&before, "before", "", "only runs that started before this day, YYYY-MM-DD (UTC)")
+	c.Flags().StringArrayVar(&statuses, "status", nil, "only runs with this status: ok, failed, invalid (repeatable or comma-separated)")
+	c.Flags().BoolVar(&yes, "yes", false, "really delete the listed runs")
+	return c
+}
+
+func printPrunePlan(e *env, plan store.PrunePlan) {
+	if len(plan.Delete)+len(plan.Kept) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ACTION\tID\tWHEN\tCAMPAIGN\tBENCHMARK\tJOB/SOURCE\tSTATUS")
+	row := func(action string, r store.Run) {
+		job := r.JobID
+		if job == "" {
+			job = r.Source
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", action, r.ID, when(r), dash(r.Campaign), r.Benchmark, dash(job), r.Status)
+	}
+	for _, r := range plan.Delete {
+		row("delete", r)
+	}
+	for _, k := range plan.Kept {
+		row("keep (baseline "+strings.Join(k.Baselines, ", ")+")", k.Run)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
+)
+
+// The golden files of this package's tests are rewritten by go test
+// -update. The flag is looked up rather than declared, so that another
+// test file of the package may declare it too.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files in testdata")
+	}
+}
+
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// goldenFile compares got with testdata/name, or rewrites it under -update.
+func goldenFile(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if updating() {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// mustSbench runs the CLI and fails the test unless it exits with code.
+func mustSbench(t *testing.T, code int, args ...string) (stdout, stderr string) {
+	t.Helper()
+	stdout, stderr, got := sbench(t, args...)
+	if got != code {
+		t.Fatalf("sbench %q: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args, got, code, stdout, stderr)
+	}
+	return stdout, stderr
+}
+
+// acceptanceArchive is the acceptance check's archive: an osu_bw output as
+// run=a, the same numbers as run=a2, and every value × 0.8 as run=b.
+func acceptanceArchive(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "h.db")
+	src := fixture(t, "002-osu_bw-v5.9-cent063-to-cent064.txt")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slow strings.Builder
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 2 && l[0] >= '0' && l[0] <= '9' {
+			v, _ := strconv.ParseFloat(f[1], 64)
+			fmt.Fprintf(&slow, "%s %.2f\n", f[0], v*0.8)
+			continue
+		}
+		slow.WriteString(l)
+	}
+	os.WriteFile(filepath.Join(dir, "slow.txt"), []byte(slow.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "same.txt"), append(data, '\n'), 0o644)
+	mustSbench(t, 0, "ingest", "--db", db, "--label", "run=a", src)
+	mustSbench(t, 0, "ingest", "--db", db, "--label", "run=a2", filepath.Join(dir, "same.txt"))
+	mustSbench(t, 0, "ingest", "--db", db, "--label", "run=b", filepath.Join(dir, "slow.txt"))
+	return db
+}
+
+func TestCompareExitStatus(t *testing.T) {
+	db := acceptanceArchive(t)
+	out, stderr := mustSbench(t, 1, "compare", "--db", db, "run=a", "run=b")
+	if !strings.Contains(out, "-20.00%") || !strings.Contains(out, "REGRESSION") ||
+		stderr != "sbench: compare: 23 regression(s) beyond 5%\n" {
+		t.Errorf("20%% drop:\n%s\nstderr %q", out, stderr)
+	}
+	goldenFile(t, "compare-acceptance.stdout", out)
+
+	out, _ = mustSbench(t, 0, "compare", "--db", db, "run=a", "run=a2")
+	if !strings.Contains(out, "no regression beyond 5% in 23 row(s)") {
+		t.Errorf("identical data:\n%s", out)
+	}
+	// The other way round it is an improvement, not a regression.
+	out, _ = mustSbench(t, 0, "compare", "--db", db, "run=b", "run=a")
+	if !strings.Contains(out, "+25.00%") || !strings.Contains(out, "23 better") {
+		t.Errorf("20%% gain:\n%s", out)
+	}
+	// A threshold above the drop lets it pass.
+	mustSbench(t, 0, "compare", "--db", db, "--threshold", "25%", "run=a", "run=b")
+	// Selectors by id work the same.
+	mustSbench(t, 1, "compare", "--db", db, "run:1", "run:3")
+	// A metric the runs do not have is nothing to compare: 2, not 0.
+	mustSbench(t, 2, "compare", "--db", db, "--metric", "latency", "run=a", "run=b")
+
+	var res struct {
+		Tables []struct {
+			Rows []struct {
+				Delta  float64 `json:"delta"`
+				Change string  `json:"change"`
+			} `json:"rows"`
+		} `json:"tables"`
+	}
+	out, _ = mustSbench(t, 1, "compare", "--db", db, "--json", "run=a", "run=b")
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if len(res.Tables) != 1 || len(res.Tables[0].Rows) != 23 || res.Tables[0].Rows[5].Change != "worse" {
+		t.Errorf("--json: %+v", res)
+	}
+}
+
+func TestCompareUsageAndDataErrors(t *testing.T) {
+	db := acceptanceArchive(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run=a"}, "accepts 2 arg(s)"},
+		{[]string{"run=a", "nope"}, `"nope" is not KEY=VALUE`},
+		{[]string{"run=a", "run=zzz"}, "run=zzz: no runs"},
+		{[]string{"run=a", "baseline:missing"}, "not found"},
+		{[]string{"--threshold", "five", "run=a", "run=b"}, "--threshold"},
+		{[]string{"--alpha", "1.5", "run=a", "run=b"}, "--alpha"},
+		{[]string{"run=a", "campaign:x@yesterday"}, "YYYY-MM-DD"},
+	} {
+		_, stderr := mustSbench(t, 2, append([]string{"compare", "--db", db}, c.args...)...)
+		if !strings.Contains(stderr, c.want) {
+			t.Errorf("compare %q: stderr %q, want %q", c.args, stderr, c.want)
+		}
+	}
+}
+
+// sectionsOf returns the sections of a job output whose name starts with
+// prefix, markers included, as one file.
+func sectionsOf(t *testing.T, path, prefix string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	in := false
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if strings.HasPrefix(l, "++++++ "+prefix) {
+			in = true
+		}
+		if in {
+			out.WriteString(l)
+		}
+		if strings.HasPrefix(l, "------ "+prefix) {
+			in = false
+		}
+	}
+	if out.Len() == 0 {
+		t.Fatalf("%s has no section %q", path, prefix)
+	}
+	return out.Bytes()
+}
+
+// TestCompareArticlesBeforeAfter compares real outputs from two articles
+// as before/after: TCP (NetPIPE over GbE in article 000, OSU over TCP in
+// article 004's job) against the faster fabric (NetPIPE over InfiniBand,
+// OSU over eRDMA).
+func TestCompareArticlesBeforeAfter(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	job := fixture(t, "004-erdma-vs-tcp-job11.out")
+	os.WriteFile(filepath.Join(dir, "tcp.out"), sectionsOf(t, job, "use tcp"), 0o644)
+	os.WriteFile(filepath.Join(dir, "erdma.out"), sectionsOf(t, job, "use erdma"), 0o644)
+	mustSbench(t, 0, "ingest", "--db", db, "--label", "stage=before", filepath.Join(dir, "tcp.out"), fixture(t, "000-netpipe-NPtcp-gige.txt"))
+	mustSbench(t, 0, "ingest", "--db", db, "--label", "stage=after", filepath.Join(dir, "erdma.out"), fixture(t, "000-netpipe-NPib-infiniband.txt"))
+	// eRDMA is slower than TCP for osu_bw from 64 KiB up in that job:
+	// the comparison must say so, and fail.
+	out, _ := mustSbench(t, 1, "compare", "--db", db, "stage=before", "stage=after")
+	goldenFile(t, "compare-articles.stdout", out)
+	for _, want := range []*regexp.Regexp{
+		// article 004: osu_latency at 1 B, 16.07 µs over TCP, 11.01 over eRDMA.
+		regexp.MustCompile(`(?m)^osu_latency · latency \(us, lower is better\)$`),
+		regexp.MustCompile(`(?m)^1 B +16\.07 +11\.01 +-31\.49% \(n=1\+1\)\* +better$`),
+		// article 004: osu_bw at 64 KiB, 2904 MB/s over TCP, 1662 over eRDMA.
+		regexp.MustCompile(`(?m)^64 KiB +2904 +1662 +-42\.77% \(n=1\+1\)\* +REGRESSION$`),
+		// article 000: NetPIPE at 8 MiB, ~139 MB/s over GbE, ~968 over IB.
+		regexp.MustCompile(`(?m)^8 MiB +139\.2 +968\.5 +\+595\.83% \(n=1\+1\)\* +better$`),
+		regexp.MustCompile(`(?m)^REGRESSION: 8 of 94 row\(s\) worse by more than 5%; 82 better$`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("comparison lacks %s", want)
+		}
+	}
+	// Restricted to latency, eRDMA is worse only at 4 MiB.
+	out, _ = mustSbench(t, 1, "compare", "--db", db, "--benchmark", "osu_latency", "stage=before", "stage=after")
+	if !strings.Contains(out, "REGRESSION: 1 of 23 row(s)") {
+		t.Errorf("osu_latency only:\n%s", out)
+	}
+}
+
+// TestCompareRepeatsFromSeveralRuns: several runs of one configuration on
+// each side are repeats, and the comparison tests them.
+func TestCompareRepeatsFromSeveralRuns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.db")
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5 runs per side, 1% apart, the new side 10% slower at 1 MiB and
+	// unchanged at 1 KiB.
+	for i := range 10 {
+		stage, f := "before", 1.0
+		if i >= 5 {
+			stage, f = "after", 0.9
+		}
+		b := results.New()
+		b.Benchmark = results.Benchmark{Name: "osu_bw", Kind: "tool"}
+		b.Labels = map[string]string{"stage": stage, "try": strconv.Itoa(i)}
+		jitter := 1 + 0.01*float64(i%5-2)
+		b.Samples = []results.Sample{
+			{Metric: "bandwidth", Unit: "MB/s", X: results.F(1 << 20), XUnit: "bytes", Value: 10000 * f * jitter},
+			{Metric: "bandwidth", Unit: "MB/s", X: results.F(1024), XUnit: "bytes", Value: 3000 * jitter},
+		}
+		if _, err := db.Ingest(context.Background(), fmt.Sprintf("run%d", i), []*results.Bundle{b}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	out, _ := mustSbench(t, 1, "compare", "--db", path, "stage=before", "stage=after")
+	for _, want := range []string{
+		"1 KiB    3000 ± 2%  3000 ± 2%    ~ (p=1.000 n=5+5)",
+		"1 MiB    10000 ± 2%  9000 ± 2%    -10.00% (p=0.008 n=5+5)  REGRESSION",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("comparison lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "no p-value") {
+		t.Errorf("every row was tested, yet the footnote is there:\n%s", out)
+	}
+}

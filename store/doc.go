@@ -55,5 +55,16 @@
 // Runs, Samples, Scalars and Checks return rows in a fixed order, and
 // ExportCSV and ExportJSON write them deterministically (floats in their
 // shortest exact form), so exported files can be diffed and used as golden
-// files.
+// files. ExportBenchfmt writes the Go benchmark format (configuration
+// lines, unit directions) so that benchstat reads an archive.
+//
+// # Baselines, archives and pruning
+//
+// A baseline (schema v3: baselines, baseline_runs) names a set of runs as a
+// reference point, frozen when it is set: later runs never join it, and
+// Prune never deletes a run a baseline holds. PlanPrune lists what a prune
+// would delete before Prune deletes exactly those ids. ExportArchive and
+// ImportArchive move runs between archives as their bundles (gzip), through
+// the same ingest, so an import is as atomic and idempotent as an ingest;
+// baselines stay with their archive.
 package store

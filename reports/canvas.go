@@ -441,13 +441,20 @@ func (c *Canvas) FillString(f font.Face, pt vg.Point, text string) {
 		return
 	}
 	s := c.state()
-	family, style := coreFont(f.Font)
 	size := f.Font.Size.Points() * s.m.scale()
-	c.pdf.SetFont(family, style, size)
+	var str string
+	if c.enc.utf8 != nil && f.Font.Typeface == utf8Typeface {
+		// gonum measured the text with the embedded font: set it in that.
+		c.pdf.SetFont(pdfUTF8Family, "", size)
+		str = c.enc.encode(text)
+	} else {
+		family, style := coreFont(f.Font)
+		c.pdf.SetFont(family, style, size)
+		str = c.enc.encodeCP1252(text)
+	}
 	c.usedFont = true
 	c.emitFill()
 	x, y := c.toDoc(pt)
-	str := c.enc.encode(text)
 	angle := math.Atan2(s.m.b, s.m.a) * 180 / math.Pi
 	if math.Abs(angle) < 1e-9 {
 		c.pdf.Text(x, y, str)

@@ -3,7 +3,7 @@ package reports
 import (
 	"fmt"
 	"image/color"
-	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot/vg"
@@ -13,24 +13,108 @@ import (
 )
 
 // A configuration is what one line of a figure stands for: a campaign
-// variant, or the labels of runs ingested by hand, or a single run. Each has
-// one colour, glyph and dash for the whole report, so "ib-hdr" is the same
-// blue in every figure and every summary table.
+// variant, or the labels of runs ingested by hand, or the value of the
+// --group-by label. Each has one colour, glyph and dash for the whole
+// report, so "ib-hdr" is the same blue in every figure and every summary
+// table.
+//
+// Configurations are named in their own words, and only with the words
+// that tell them apart within a benchmark: runs labelled
+// section="use erdma for osu_bw" and section="use tcp for osu_bw" are
+// "erdma" and "tcp", and since the latency runs of the same file reduce to
+// the same two names, they get the same two colours.
 type configs struct {
-	names []string       // in order of first appearance by run id
+	names []string       // display names, in colour order
 	index map[string]int // name -> position in names
 	ofRun map[int64]string
+	// what names, per family, the attribute the names are values of
+	// ("fabric"), for table headings; "" when they are not one attribute's.
+	what map[string]string
 }
 
-func newConfigs(runs []store.Run) *configs {
-	multi := map[string]bool{}
-	for _, run := range runs {
-		multi[run.Campaign] = true
+// attr is one thing that identifies a configuration.
+type attr struct{ key, value string }
+
+// metaLabels describe a run rather than tell configurations apart.
+var metaLabels = map[string]bool{"link_rate": true, "rpeak": true, "ranks": true}
+
+// contextLabels say where runs come from; they name a configuration only
+// when nothing else does.
+var contextLabels = map[string]bool{"article": true, "system": true}
+
+// constantLabels are the labels every run has with the same value: the
+// report's context (article=003, system=…), not what tells its lines apart.
+func constantLabels(runs []store.Run) map[string]bool {
+	out := map[string]bool{}
+	if len(runs) < 2 {
+		return out
 	}
-	c := &configs{index: map[string]int{}, ofRun: map[int64]string{}}
+	for k, v := range runs[0].Labels {
+		same := true
+		for _, run := range runs[1:] {
+			if w, ok := run.Labels[k]; !ok || w != v {
+				same = false
+				break
+			}
+		}
+		if same {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+func newConfigs(runs []store.Run, groupBy string) *configs {
+	campaigns := map[string]bool{}
+	for _, run := range runs {
+		campaigns[run.Campaign] = true
+	}
+	multi := len(campaigns) > 1
+	constant := constantLabels(runs)
+	c := &configs{index: map[string]int{}, ofRun: map[int64]string{}, what: map[string]string{}}
+
+	// Runs by family, each family's distinct attribute lists in run order.
+	type famConfigs struct {
+		keys  []string           // identity keys in order of appearance
+		attrs map[string][]attr  // identity -> attributes
+		runs  map[string][]int64 // identity -> runs
+	}
+	fams := map[string]*famConfigs{}
+	var famOrder []string
 	for i := range runs {
-		name := configName(&runs[i], len(multi) > 1)
-		c.ofRun[runs[i].ID] = name
+		run := &runs[i]
+		fam := family(run)
+		fc := fams[fam]
+		if fc == nil {
+			fc = &famConfigs{attrs: map[string][]attr{}, runs: map[string][]int64{}}
+			fams[fam] = fc
+			famOrder = append(famOrder, fam)
+		}
+		as := attrsOf(run, groupBy, multi, constant)
+		id := fmt.Sprint(as)
+		if _, ok := fc.attrs[id]; !ok {
+			fc.keys = append(fc.keys, id)
+			fc.attrs[id] = as
+		}
+		fc.runs[id] = append(fc.runs[id], run.ID)
+	}
+	for _, fam := range famOrder {
+		fc := fams[fam]
+		lists := make([][]attr, len(fc.keys))
+		for i, id := range fc.keys {
+			lists[i] = fc.attrs[id]
+		}
+		names, what := displayNames(lists)
+		c.what[fam] = what
+		for i, id := range fc.keys {
+			for _, runID := range fc.runs[id] {
+				c.ofRun[runID] = names[i]
+			}
+		}
+	}
+	// Colours in the order the names first appear among the runs.
+	for _, run := range runs {
+		name := c.ofRun[run.ID]
 		if _, ok := c.index[name]; !ok {
 			c.index[name] = len(c.names)
 			c.names = append(c.names, name)
@@ -39,29 +123,164 @@ func newConfigs(runs []store.Run) *configs {
 	return c
 }
 
-// configName names a run's configuration in the words the legend uses. With
-// several campaigns in one report a bare variant name could mean two
-// different things, so it is qualified by its campaign.
-func configName(run *store.Run, multiCampaign bool) string {
+// attrsOf lists what identifies a run's configuration.
+func attrsOf(run *store.Run, groupBy string, multiCampaign bool, constant map[string]bool) []attr {
+	if groupBy != "" {
+		v, ok := lookupField(run, groupBy)
+		if !ok {
+			v = "no " + groupBy
+		}
+		return []attr{{groupBy, v}}
+	}
 	if run.Variant != "" {
 		if multiCampaign && run.Campaign != "" {
-			return run.Campaign + "/" + run.Variant
+			return []attr{{"campaign", run.Campaign}, {"variant", run.Variant}}
 		}
-		return run.Variant
+		return []attr{{"variant", run.Variant}}
 	}
-	if len(run.Labels) > 0 {
-		keys := make([]string, 0, len(run.Labels))
-		for k := range run.Labels {
-			keys = append(keys, k)
+	var as []attr
+	for _, k := range sortedKeys(run.Labels) {
+		if !metaLabels[k] && !constant[k] {
+			as = append(as, attr{k, run.Labels[k]})
 		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + "=" + run.Labels[k]
-		}
-		return strings.Join(parts, ", ")
 	}
-	return fmt.Sprintf("run %d", run.ID)
+	if len(as) == 0 {
+		for _, k := range sortedKeys(run.Labels) {
+			if !metaLabels[k] && !contextLabels[k] {
+				as = append(as, attr{k, run.Labels[k]})
+			}
+		}
+	}
+	if len(as) == 0 {
+		return []attr{{"run", fmt.Sprintf("run %d", run.ID)}}
+	}
+	return as
+}
+
+// lookupField is the value of a label, parameter or field of a run.
+func lookupField(run *store.Run, key string) (string, bool) {
+	if v, ok := run.Labels[key]; ok {
+		return v, true
+	}
+	if v, ok := run.Params[key]; ok {
+		return v, true
+	}
+	switch key {
+	case "variant":
+		return run.Variant, run.Variant != ""
+	case "campaign":
+		return run.Campaign, run.Campaign != ""
+	case "benchmark":
+		return family(run), true
+	case "ranks", "tasks":
+		if n := ranksOf(run); n > 0 {
+			return strconv.Itoa(n) + " ranks", true
+		}
+	}
+	return "", false
+}
+
+// displayNames names each configuration of one benchmark by the attributes
+// that differ between them (all of them when there is only one), and says
+// which attribute the names are values of when it is a single one.
+func displayNames(lists [][]attr) (names []string, what string) {
+	var keys []string
+	seen := map[string]bool{}
+	for _, as := range lists {
+		for _, a := range as {
+			if !seen[a.key] {
+				seen[a.key] = true
+				keys = append(keys, a.key)
+			}
+		}
+	}
+	value := func(as []attr, k string) string {
+		for _, a := range as {
+			if a.key == k {
+				return a.value
+			}
+		}
+		return ""
+	}
+	shown := keys
+	if len(lists) > 1 {
+		var varying []string
+		for _, k := range keys {
+			v0 := value(lists[0], k)
+			for _, as := range lists[1:] {
+				if value(as, k) != v0 {
+					varying = append(varying, k)
+					break
+				}
+			}
+		}
+		if len(varying) > 0 {
+			shown = varying
+		}
+	}
+	names = make([]string, len(lists))
+	for i, as := range lists {
+		switch {
+		case len(shown) == 1:
+			names[i] = value(as, shown[0])
+			if names[i] == "" {
+				names[i] = "no " + shown[0]
+			}
+		case len(shown) == 2 && shown[0] == "campaign" && shown[1] == "variant":
+			names[i] = value(as, "campaign") + "/" + value(as, "variant")
+		default:
+			var parts []string
+			for _, k := range shown {
+				if v := value(as, k); v != "" {
+					parts = append(parts, k+"="+v)
+				}
+			}
+			names[i] = strings.Join(parts, ", ")
+		}
+	}
+	if len(shown) == 1 {
+		switch shown[0] {
+		case "variant", "run":
+		default:
+			what = shown[0]
+		}
+		if len(lists) > 1 {
+			names = dropCommonWords(names)
+		}
+	}
+	return names, what
+}
+
+// dropCommonWords removes the words every name shares ("use", "for",
+// "osu_bw" of "use tcp for osu_bw"), when what is left still tells every
+// name apart.
+func dropCommonWords(names []string) []string {
+	count := map[string]int{}
+	for _, n := range names {
+		seen := map[string]bool{}
+		for _, w := range strings.Fields(n) {
+			if !seen[w] {
+				seen[w] = true
+				count[w]++
+			}
+		}
+	}
+	out := make([]string, len(names))
+	distinct := map[string]bool{}
+	for i, n := range names {
+		var keep []string
+		for _, w := range strings.Fields(n) {
+			if count[w] < len(names) {
+				keep = append(keep, w)
+			}
+		}
+		out[i] = strings.Join(keep, " ")
+		if out[i] == "" || distinct[out[i]] {
+			return names
+		}
+		distinct[out[i]] = true
+	}
+	return out
 }
 
 // palette is Okabe and Ito's colour-blind-safe set without its yellow,

@@ -1,28 +1,57 @@
-// Package reports turns archived runs into the documents cluster engineers
-// otherwise assemble by hand: a PDF with a title page, the table of runs,
-// bandwidth and latency curves per benchmark with their key figures, and the
-// failed runs with their errors.
+// Package reports turns archived runs into the document a cluster engineer
+// hands over after testing a machine: a title page with a verdict computed
+// from the data, the system as its provenance describes it, the runs, and
+// per benchmark the figures and summary tables the articles sbench was
+// designed from show — bandwidth and latency against message size,
+// collectives per process count, node-pair heatmaps, HPL's table with its
+// residual checks, scaling against the process count — and an appendix
+// that traces every number back to the tool's own output.
 //
-// Figures are built as gonum/plot plots and drawn straight into the PDF as
-// vector graphics by Canvas, an implementation of vg.Canvas on a region of a
-// gofpdf page. Text stays text: axis labels, tick labels and legend entries
-// can be selected, searched and extracted with pdftotext, and a 100-figure
+// The caller queries the archive, fills a Data and calls Write, or New to
+// read the figures, verdict and warnings before writing:
+//
+//	r, err := reports.New(reports.Data{Runs: runs, Samples: samples, Generated: now}, reports.WithFontSearch())
+//	_, err = r.WriteTo(w)
+//
+// # What is computed
+//
+// Runs are grouped into families (the benchmark: osu_bw, allreduce, hpl;
+// NetPIPE's modules are one family) and, within a family, into
+// configurations: the campaign variant, else the labels runs were ingested
+// with (only those that differ between them), else a --group-by label. A
+// configuration keeps one colour, glyph and dash in every figure and table.
+// Samples at the same size from repeats and runs of a configuration become
+// one point: their median, with their minimum and maximum drawn as a band.
+// Failed and invalid runs never become a point, a peak or a best figure;
+// HPL's invalid rows are shown struck through with the checks they failed.
+//
+// The verdict and the summary tables (peak bandwidth and where it is
+// reached, its share of the link's theoretical rate, N½, latency at the
+// smallest size, ratios between configurations, the slowest node pair, the
+// best valid HPL result against Rpeak) are computed from those points;
+// nothing in them is typed by hand.
+//
+// # Drawing
+//
+// Figures are gonum/plot plots drawn straight into the PDF as vector
+// graphics by Canvas, an implementation of vg.Canvas on a region of a gofpdf
+// page. Text stays text: titles, labels, tick labels, legends and heatmap
+// cells can be searched and extracted with pdftotext, and a 100-figure
 // report stays small because nothing is rasterised. The same plots can be
-// saved as PNG or SVG files (Report.SaveFigures) for slides and wikis.
+// saved as PNG, SVG or PDF files (SaveFigures) and their data as CSV
+// (WriteCSV).
 //
-// The package reads only store and results types. The caller queries the
-// archive, fills a Data and calls Write:
-//
-//	err := reports.Write(w, reports.Data{Title: "...", Runs: runs, Samples: samples, Generated: now})
+// Text is set in the PDF core fonts (Helvetica, Courier), metric-compatible
+// with the Liberation fonts gonum/plot measures text with, so labels land
+// where the plot placed them and no font is embedded. Those fonts cover
+// Windows-1252 only. A report whose text needs more — the Japanese and
+// Korean titles of the articles — is set in a TrueType font instead, given
+// with WithFont or found by WithFontSearch, embedded (as a subset) and
+// used for the figures too. Without one, such characters print as '?' and
+// the title page and Warnings say which font to install, rather than
+// showing empty boxes.
 //
 // Output is deterministic: the same Data gives the same bytes, because the
 // PDF's dates come from Data.Generated, its catalogues are sorted, and every
 // list the report shows is sorted before it is drawn.
-//
-// Text is set in the PDF core fonts (Helvetica, Times, Courier), which are
-// metric-compatible with the Liberation fonts gonum/plot measures text with,
-// so labels land where the plot placed them. The core fonts cover the
-// Windows-1252 code page only: "µs", "×" and accented Latin letters render,
-// other characters (CJK, for one) are replaced by "?" and the title page says
-// so, rather than turning into silent garbage.
 package reports

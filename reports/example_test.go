@@ -40,4 +40,37 @@ func ExampleReport_Figures() {
 	// Output:
 	// pingpong-bandwidth (MB/s): ib gbe
 	// pingpong-latency (us): ib gbe
+	// pingpong-latency-small (us): ib gbe
+}
+
+// The numbers of the summary tables, without writing the PDF.
+func ExampleReport_Summaries() {
+	d := reports.Data{Generated: time.Date(2025, 3, 2, 0, 0, 0, 0, time.UTC)}
+	for id, variant := range []string{"ib", "gbe"} {
+		d.Runs = append(d.Runs, store.Run{ID: int64(id + 1), Campaign: "fabric", Variant: variant,
+			Benchmark: "pingpong", Status: results.StatusOK})
+		for k := 0; k <= 22; k++ {
+			size := math.Ldexp(1, k)
+			lat := 1.5*float64(id+1) + size/float64(10000/(id*80+1))
+			d.Samples = append(d.Samples,
+				store.Sample{RunID: int64(id + 1), Sample: results.Sample{Metric: "bandwidth", Unit: "MB/s", X: results.F(size), Value: size / lat}})
+		}
+	}
+	r, err := reports.New(d)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range r.Summaries() {
+		for _, b := range s.Bandwidth["bandwidth"] {
+			fmt.Printf("%s %s: peak %.0f MB/s at %.0f bytes, %.2f of the best\n", s.Benchmark, b.Config, b.Peak, b.PeakAt, b.Ratio)
+		}
+	}
+	for _, v := range r.Verdict() {
+		fmt.Println(v)
+	}
+	// Output:
+	// pingpong ib: peak 9964 MB/s at 4194304 bytes, 1.00 of the best
+	// pingpong gbe: peak 123 MB/s at 4194304 bytes, 0.01 of the best
+	// pingpong: ib reached 9964.36 MB/s at 4 MiB, 81.02× gbe (122.99 MB/s at 4 MiB).
 }

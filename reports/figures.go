@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"image/color"
+	"math"
+	"strconv"
 	"strings"
 
 	stdfont "golang.org/x/image/font"
@@ -22,16 +24,24 @@ type Figure struct {
 	Title  string
 	Family string // benchmark the figure shows
 	Metric string // metric as the samples name it
-	Kind   string // KindBandwidth or KindLatency
+	Kind   string // KindBandwidth, KindLatency, KindLatencyZoom, KindMatrix or KindScaling
 	Unit   string // unit of the y axis and of Series' Y values
-	// Series are the figure's lines, in legend order.
+	// Series are the figure's lines, in legend order (none for a matrix).
 	Series []Series
+	// LinkRates are the theoretical link rates (Gb/s) drawn as dashed
+	// reference lines.
+	LinkRates []float64
 	// Hidden counts points a log axis cannot show (size or value <= 0);
 	// they still count in the summary.
 	Hidden int
-	Plot   *plot.Plot
+	// Bands counts the series drawn with a min–max band, because their
+	// repeats disagree.
+	Bands int
+	Plot  *plot.Plot
 
-	legend *boxLegend // the plot's legend, kept for tests to read back
+	legend *boxLegend   // the plot's legend, kept for tests to read back
+	matrix *matrixGroup // the heatmap's data, for a matrix figure
+	h      vg.Length
 }
 
 // Size of a figure, in the PDF and in saved files: the width of an A4
@@ -40,7 +50,29 @@ type Figure struct {
 var (
 	figureWidth  = vg.Points(contentWidth)
 	figureHeight = vg.Points(270)
+	zoomHeight   = vg.Points(190)
 )
+
+func (f *Figure) width() vg.Length { return figureWidth }
+
+func (f *Figure) height() vg.Length {
+	if f.h > 0 {
+		return f.h
+	}
+	return figureHeight
+}
+
+// LegendEntries are the figure's legend entries, in order.
+func (f *Figure) LegendEntries() []string {
+	if f.legend == nil {
+		return nil
+	}
+	out := make([]string, len(f.legend.entries))
+	for i, e := range f.legend.entries {
+		out[i] = e.name
+	}
+	return out
+}
 
 // Type sizes in figures: nothing below 9 pt at A4, the smallest a printed
 // figure can be read at without a magnifier.
@@ -49,115 +81,424 @@ const (
 	labelSize  = 10
 	tickSize   = 9
 	legendSize = 9
+	cellSize   = 9
 )
 
-var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+var (
+	sans       = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	boldWeight = stdfont.WeightBold
+)
 
-func (r *Report) buildFigures() []Figure {
-	var figs []Figure
+// zoomLimit is the largest size of the small-message latency figure: where
+// eager protocols end and latency stops being flat.
+const zoomLimit = 8192
+
+func (r *Report) buildFigures() {
 	used := map[string]bool{}
-	for _, g := range r.collectSizeSamples() {
-		f := Figure{
-			Family: g.family,
-			Metric: g.metric,
-			Kind:   g.kind,
-			Unit:   figureUnit(g.kind),
-			Series: r.series(g),
-			Title:  fmt.Sprintf("%s: %s vs message size", g.family, g.metric),
-			Name:   uniqueName(used, fileName(g.family+"-"+g.metric)),
-		}
-		p, legend, hidden, drawn := r.sizePlot(&f)
-		if drawn == 0 {
-			r.notef("%s: no point can be drawn on log axes (all sizes or values are zero or negative)", f.Title)
-			continue
-		}
-		f.Plot, f.legend, f.Hidden = p, legend, hidden
-		figs = append(figs, f)
+	add := func(f *familyResult, figs *[]int, fig Figure) {
+		fig.Name = uniqueName(used, fileName(fig.Name))
+		f.figures = append(f.figures, len(r.figures))
+		*figs = append(*figs, len(r.figures))
+		r.figures = append(r.figures, fig)
 	}
-	return figs
+	for _, f := range r.families {
+		for _, g := range f.groups {
+			fig := Figure{
+				Name:   g.family + "-" + g.metric,
+				Family: g.family, Metric: g.metric, Kind: g.kind, Unit: figureUnit(g.kind),
+				Series: g.series,
+				Title:  fmt.Sprintf("%s: %s vs message size", g.family, g.metric),
+			}
+			if g.ranks > 0 && g.collective {
+				fig.Title += fmt.Sprintf(", %d ranks", g.ranks)
+			}
+			if !curves(g.series) {
+				continue // a table says it better than a dot
+			}
+			if !r.sizePlot(&fig, false) {
+				r.notef("%s: no point can be drawn on log axes (all sizes or values are zero or negative)", fig.Title)
+				continue
+			}
+			add(f, &g.figs, fig)
+			if g.kind == KindLatency && wantsZoom(g.series) {
+				zoom := Figure{
+					Name:   g.family + "-" + g.metric + "-small",
+					Family: g.family, Metric: g.metric, Kind: KindLatencyZoom, Unit: figureUnit(g.kind),
+					Series: g.series, h: zoomHeight,
+					Title: fmt.Sprintf("%s: %s of small messages (up to %s)", g.family, g.metric, formatSize(zoomLimit)),
+				}
+				if r.sizePlot(&zoom, true) {
+					add(f, &g.figs, zoom)
+				}
+			}
+		}
+		for _, m := range f.matrices {
+			add(f, &m.figs, r.matrixFigure(m))
+		}
+		for _, s := range f.scaling {
+			if fig, ok := r.scalingFigure(s); ok {
+				add(f, &s.figs, fig)
+			}
+		}
+	}
 }
 
-// sizePlot draws a metric against message size: log2 x axis labelled like
-// OSU's size column, one line per configuration; bandwidth on a linear axis
-// from zero, latency on a log axis because it spans decades.
-func (r *Report) sizePlot(f *Figure) (p *plot.Plot, legend *boxLegend, hidden, drawn int) {
-	p = plot.New()
-	p.Title.Text = f.Title
-	p.Title.TextStyle.Font = font.From(font.Font{Typeface: sans.Typeface, Variant: sans.Variant, Weight: stdfont.WeightBold}, titleSize)
+// curves reports whether some series has two points to draw a line through.
+func curves(series []Series) bool {
+	for _, s := range series {
+		n := 0
+		for _, p := range s.Points {
+			if p.X > 0 {
+				n++
+			}
+		}
+		if n >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// wantsZoom reports whether a latency figure hides a small-message region
+// worth its own linear-scale figure: a curve with at least four sizes up to
+// zoomLimit spanning four doublings or more, and sizes beyond it whose
+// latency dwarfs theirs.
+func wantsZoom(series []Series) bool {
+	small, beyond := false, false
+	for _, s := range series {
+		n, lo, hi := 0, math.Inf(1), 0.0
+		for _, p := range s.Points {
+			if p.X > 0 && p.X <= zoomLimit {
+				n++
+				lo, hi = min(lo, p.X), max(hi, p.X)
+			}
+			if p.X > zoomLimit {
+				beyond = true
+			}
+		}
+		if n >= 4 && hi >= 16*lo {
+			small = true
+		}
+	}
+	return small && beyond
+}
+
+// newPlot makes a plot with the report's fonts, sizes and grid.
+func (r *Report) newPlot(title string) (*plot.Plot, *boxLegend) {
+	p := plot.New()
+	r.text.apply(p)
+	p.Title.Text = title
 	p.Title.Padding = vg.Points(6)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font = font.From(sans, labelSize)
-		a.Tick.Label.Font = font.From(sans, tickSize)
 		a.Tick.Length = vg.Points(5)
 	}
-	legend = &boxLegend{style: p.Legend.TextStyle}
-	legend.style.Font = font.From(sans, legendSize)
-
-	p.X.Label.Text = "message size (bytes)"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.TickerFunc(log2Ticks)
-	logY := f.Kind == KindLatency
-	if logY {
-		p.Y.Label.Text = "latency (µs)"
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.TickerFunc(log10Ticks)
-	} else {
-		p.Y.Label.Text = "bandwidth (MB/s)"
-	}
-
+	legend := &boxLegend{style: r.text.style(legendSize, false)}
+	legend.style.Color = color.Black
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{Y: 0xDD}
 	grid.Horizontal.Color = color.Gray{Y: 0xDD}
 	grid.Vertical.Width, grid.Horizontal.Width = vg.Points(0.4), vg.Points(0.4)
 	p.Add(grid)
+	return p, legend
+}
+
+// sizePlot draws a metric against message size: log2 x axis labelled like
+// OSU's size column, one line per configuration, each the median of its
+// repeats with a band from their minimum to maximum. Bandwidth is on a
+// linear axis from zero, with the link's theoretical rate dashed; latency
+// on a log axis because it spans decades, or, zoomed on small messages, on
+// a linear one. It reports whether anything could be drawn.
+func (r *Report) sizePlot(f *Figure, zoom bool) bool {
+	p, legend := r.newPlot(f.Title)
+	p.X.Label.Text = "message size (bytes)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.TickerFunc(log2Ticks)
+	logY := f.Kind == KindLatency
+	switch f.Kind {
+	case KindLatency:
+		p.Y.Label.Text = "latency (µs)"
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.TickerFunc(log10Ticks)
+	case KindLatencyZoom:
+		p.Y.Label.Text = "latency (µs)"
+		p.Y.Tick.Marker = plot.TickerFunc(linearTicks)
+	default:
+		p.Y.Label.Text = "bandwidth (MB/s)"
+		p.Y.Tick.Marker = plot.TickerFunc(linearTicks)
+	}
 
 	xmin, xmax, ymin, ymax := 0.0, 0.0, 0.0, 0.0
+	drawn, hidden, bands := 0, 0, 0
 	for _, s := range f.Series {
-		var xys plotter.XYs
+		var xys, lo, hi plotter.XYs
+		banded := false
 		for _, pt := range s.Points {
-			if pt.X <= 0 || (logY && pt.Y <= 0) {
-				hidden++
+			if pt.X <= 0 || (logY && pt.Y <= 0) || (zoom && pt.X > zoomLimit) {
+				if !zoom || pt.X <= zoomLimit {
+					hidden++
+				}
 				continue
 			}
+			pmin, pmax := pt.Min, pt.Max
+			if logY && pmin <= 0 {
+				pmin = pt.Y
+			}
 			if drawn == 0 {
-				xmin, xmax, ymin, ymax = pt.X, pt.X, pt.Y, pt.Y
+				xmin, xmax, ymin, ymax = pt.X, pt.X, pmin, pmax
 			}
 			xmin, xmax = min(xmin, pt.X), max(xmax, pt.X)
-			ymin, ymax = min(ymin, pt.Y), max(ymax, pt.Y)
+			ymin, ymax = min(ymin, pmin, pt.Y), max(ymax, pmax, pt.Y)
 			xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
+			lo = append(lo, plotter.XY{X: pt.X, Y: pmin})
+			hi = append(hi, plotter.XY{X: pt.X, Y: pmax})
+			if pt.N > 1 && pmax > pmin {
+				banded = true
+			}
 			drawn++
 		}
 		if len(xys) == 0 {
 			continue
 		}
 		st := r.configs.style(s.Config)
-		line, points, err := plotter.NewLinePoints(xys)
+		dash := st.Dash
+		if s.Ranks > 0 && dash == nil {
+			dash = rankDash(f.Series, s)
+		}
+		if banded {
+			for _, seg := range segments(xys) {
+				if band := bandPolygon(lo[seg[0]:seg[1]], hi[seg[0]:seg[1]], st.Color); band != nil {
+					p.Add(band)
+				}
+			}
+			bands++
+		}
+		points, err := plotter.NewScatter(xys)
 		if err != nil {
 			// Values are finite by the bundle's contract; a NaN that got
 			// past it must not take the whole report down.
-			r.notef("%s: %s not drawn: %v", f.Title, s.Config, err)
+			r.notef("%s: %s not drawn: %v", f.Title, s.Label(), err)
 			continue
 		}
-		line.Color, line.Width, line.Dashes = st.Color, vg.Points(1.5), st.Dash
 		points.Shape, points.Color, points.Radius = st.Glyph, st.Color, vg.Points(2.5)
-		p.Add(line, points)
-		legend.add(s.Config, line, points)
+		var first *plotter.Line
+		for _, seg := range segments(xys) {
+			line, err := plotter.NewLine(xys[seg[0]:seg[1]])
+			if err != nil {
+				continue
+			}
+			line.Color, line.Width, line.Dashes = st.Color, vg.Points(1.5), dash
+			p.Add(line)
+			if first == nil {
+				first = line
+			}
+		}
+		p.Add(points)
+		legend.add(s.Label(), first, points)
 	}
 	if drawn == 0 {
-		return nil, nil, hidden, 0
+		return false
+	}
+	if f.Kind == KindBandwidth {
+		for _, rate := range distinctRates(f.Series) {
+			f.LinkRates = append(f.LinkRates, rate)
+			ref := &refLine{y: rate * 125, label: formatRate(rate) + " link", style: r.text.style(tickSize, false)}
+			p.Add(ref)
+			ymax = max(ymax, rate*125)
+		}
+		if len(f.LinkRates) > 0 {
+			legend.add("theoretical link rate", &refLine{})
+		}
+	}
+	if bands > 0 {
+		legend.note = "band: min–max of repeats"
 	}
 	p.Add(legend)
 	p.X.Min, p.X.Max = log2Range(xmin, xmax)
-	if logY {
+	switch {
+	case logY:
 		p.Y.Min, p.Y.Max = log10Range(ymin, ymax)
-	} else {
+	default:
 		// From zero, so heights compare honestly; headroom for the legend.
-		p.Y.Min, p.Y.Max = 0, ymax*1.1
+		p.Y.Min, p.Y.Max = 0, ymax*1.15
 		if ymax <= 0 {
 			p.Y.Max = 1
 		}
 	}
-	return p, legend, hidden, drawn
+	f.Plot, f.legend, f.Hidden, f.Bands = p, legend, hidden, bands
+	return true
+}
+
+// maxGap is the largest step between two sizes a line is drawn across: a
+// log left out of the middle of a table (as the articles cut NetPIPE's) is
+// a gap, not a straight line from 3 B to 1.5 MiB.
+const maxGap = 16
+
+// segments splits points sorted by x into runs without such a gap, as
+// [start, end) index pairs.
+func segments(xys plotter.XYs) [][2]int {
+	var out [][2]int
+	start := 0
+	for i := 1; i < len(xys); i++ {
+		if xys[i].X > maxGap*xys[i-1].X {
+			out = append(out, [2]int{start, i})
+			start = i
+		}
+	}
+	return append(out, [2]int{start, len(xys)})
+}
+
+// rankDash tells apart the process counts of one configuration.
+func rankDash(all []Series, s Series) []vg.Length {
+	i := 0
+	for _, o := range all {
+		if o.Config == s.Config {
+			if o.Ranks == s.Ranks {
+				break
+			}
+			i++
+		}
+	}
+	return dashes[i%len(dashes)]
+}
+
+// distinctRates are the link rates of a figure's series, ascending.
+func distinctRates(series []Series) []float64 {
+	set := map[float64]bool{}
+	for _, s := range series {
+		if s.LinkRate > 0 {
+			set[s.LinkRate] = true
+		}
+	}
+	return sortedFloatKeys(set)
+}
+
+// bandPolygon is the area between lo and hi, in a light tint of c.
+func bandPolygon(lo, hi plotter.XYs, c color.RGBA) *plotter.Polygon {
+	ring := append(plotter.XYs(nil), lo...)
+	for i := len(hi) - 1; i >= 0; i-- {
+		ring = append(ring, hi[i])
+	}
+	poly, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return nil
+	}
+	poly.Color = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 0x40}
+	poly.LineStyle.Width = 0
+	return poly
+}
+
+// refLine is a dashed horizontal line across the data area at y, labelled
+// at its right end: the theoretical rate a bandwidth curve is measured
+// against. With no label it only draws its legend thumbnail.
+type refLine struct {
+	y     float64
+	label string
+	style text.Style
+}
+
+var refStyle = draw.LineStyle{Color: color.Gray{Y: 0x55}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+
+func (l *refLine) Plot(c draw.Canvas, p *plot.Plot) {
+	_, ty := p.Transforms(&c)
+	y := ty(l.y)
+	c.StrokeLine2(refStyle, c.Min.X, y, c.Max.X, y)
+	if l.label != "" {
+		// Right of the middle: the legend holds the top-left corner, and
+		// curves reach the rate at the right end, where they flatten.
+		sty := l.style
+		sty.Color = color.Gray{Y: 0x40}
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YBottom
+		c.FillText(sty, vg.Point{X: c.Min.X + 0.6*(c.Max.X-c.Min.X), Y: y + 2}, l.label)
+	}
+}
+
+func (l *refLine) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(refStyle, c.Min.X, y, c.Max.X, y)
+}
+
+// scalingFigure draws a key figure against the process count.
+func (r *Report) scalingFigure(s *scalingGroup) (Figure, bool) {
+	f := Figure{
+		Name: s.family + "-scaling-" + s.what, Family: s.family, Metric: s.what, Kind: KindScaling, Unit: s.unit,
+		Series: s.series, Title: fmt.Sprintf("%s: %s vs process count", s.family, s.what),
+	}
+	p, legend := r.newPlot(f.Title)
+	p.X.Label.Text = "processes (ranks)"
+	p.Y.Label.Text = s.what
+	if s.unit != "" {
+		p.Y.Label.Text += " (" + unitLabel(s.unit) + ")"
+	}
+	xmin, xmax, ymax := math.Inf(1), math.Inf(-1), 0.0
+	drawn := 0
+	for _, sr := range s.series {
+		var xys plotter.XYs
+		for _, pt := range sr.Points {
+			if pt.X <= 0 {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
+			xmin, xmax, ymax = min(xmin, pt.X), max(xmax, pt.X), max(ymax, pt.Max, pt.Y)
+			drawn++
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		st := r.configs.style(sr.Config)
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			continue
+		}
+		line.Color, line.Width, line.Dashes = st.Color, vg.Points(1.5), st.Dash
+		points.Shape, points.Color, points.Radius = st.Glyph, st.Color, vg.Points(3)
+		p.Add(line, points)
+		legend.add(sr.Label(), line, points)
+	}
+	if drawn == 0 {
+		return f, false
+	}
+	p.Add(legend)
+	if xmax/xmin >= 4 {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+			ticks := log2Ticks(lo, hi)
+			for i := range ticks {
+				if ticks[i].Label != "" {
+					ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+				}
+			}
+			return ticks
+		})
+		p.X.Min, p.X.Max = log2Range(xmin, xmax)
+	} else {
+		p.X.Min, p.X.Max = xmin-0.5, xmax+0.5
+		p.X.Tick.Marker = plot.TickerFunc(integerTicks)
+	}
+	p.Y.Min, p.Y.Max = 0, ymax*1.15
+	if ymax <= 0 {
+		p.Y.Max = 1
+	}
+	p.Y.Tick.Marker = plot.TickerFunc(linearTicks)
+	f.Plot, f.legend = p, legend
+	return f, true
+}
+
+// integerTicks marks whole numbers only: rank counts have no fractions.
+func integerTicks(lo, hi float64) []plot.Tick {
+	step := math.Max(1, math.Ceil((hi-lo)/10))
+	var ticks []plot.Tick
+	for v := math.Ceil(lo); v <= hi; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	return ticks
+}
+
+// unitLabel writes a unit for an axis label.
+func unitLabel(u string) string {
+	if u == "us" {
+		return "µs"
+	}
+	return u
 }
 
 // fileName makes s safe as a file name on every system sbench runs on.
@@ -172,6 +513,9 @@ func fileName(s string) string {
 		}
 	}
 	out := strings.Trim(b.String(), "-.")
+	for strings.Contains(out, "--") {
+		out = strings.ReplaceAll(out, "--", "-")
+	}
 	if out == "" {
 		out = "figure"
 	}
@@ -196,6 +540,8 @@ func uniqueName(used map[string]bool, name string) string {
 type boxLegend struct {
 	style   text.Style
 	entries []legendEntry
+	// note is a last line in italics, without a thumbnail.
+	note string
 }
 
 type legendEntry struct {
@@ -226,9 +572,14 @@ func (l *boxLegend) Plot(c draw.Canvas, _ *plot.Plot) {
 	}
 	em := sty.Rectangle(" ").Size().X
 	n := vg.Length(len(l.entries))
+	w := thumbW + em + textW
+	if l.note != "" {
+		w = max(w, sty.Rectangle(l.note).Size().X)
+		n++
+	}
 	box := vg.Rectangle{
 		Min: vg.Point{X: c.Min.X + inset, Y: c.Max.Y - inset - 2*pad - n*rowH - (n-1)*gap},
-		Max: vg.Point{X: c.Min.X + inset + 2*pad + thumbW + em + textW, Y: c.Max.Y - inset},
+		Max: vg.Point{X: c.Min.X + inset + 2*pad + w, Y: c.Max.Y - inset},
 	}
 	c.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 217})
 	c.Fill(box.Path())
@@ -246,5 +597,10 @@ func (l *boxLegend) Plot(c draw.Canvas, _ *plot.Plot) {
 		}
 		c.FillText(sty, vg.Point{X: x + thumbW + em, Y: top - rowH/2}, e.name)
 		top -= rowH + gap
+	}
+	if l.note != "" {
+		nsty := sty
+		nsty.Color = color.Gray{Y: 0x50}
+		c.FillText(nsty, vg.Point{X: x, Y: top - rowH/2}, l.note)
 	}
 }

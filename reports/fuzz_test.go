@@ -2,9 +2,13 @@ package reports
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"codeberg.org/go-fonts/liberation/liberationsansregular"
 
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
@@ -17,9 +21,14 @@ func FuzzLatinEncode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		l := newLatin()
 		out := l.encode(s)
-		kept := 0
+		kept, added := 0, 0
 		for _, r := range s {
-			if r >= 0x20 && r != 0x7F || r == '\t' || r == '\n' || r == '\r' {
+			switch {
+			case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r == 0x7F:
+			case r >= 0x80 && transliterations[r] != "" && l.table[r] == 0:
+				kept += len(transliterations[r])
+				added += strings.Count(transliterations[r], "?")
+			default:
 				kept++
 			}
 		}
@@ -31,7 +40,7 @@ func FuzzLatinEncode(f *testing.F) {
 				t.Fatalf("encode(%q) holds control byte %#x", s, out[i])
 			}
 		}
-		replaced := strings.Count(out, "?") - strings.Count(s, "?")
+		replaced := strings.Count(out, "?") - strings.Count(s, "?") - added
 		if replaced != l.replacedCount() {
 			t.Fatalf("encode(%q): %d '?' added but %d counted as replaced", s, replaced, l.replacedCount())
 		}
@@ -41,10 +50,17 @@ func FuzzLatinEncode(f *testing.F) {
 // FuzzWrite feeds arbitrary text where users put theirs: the report must
 // still be a complete PDF.
 func FuzzWrite(f *testing.F) {
-	f.Add("title", "variant", "error text", "bandwidth", "MB/s", 1.0, 100.0)
-	f.Add("ベンチ", "日本", "(unbalanced \\ paren", "latency", "us", 0.0, -1.0)
-	f.Add("", "", "", "latency", "ns", 3e9, 1e-300)
-	f.Fuzz(func(t *testing.T, title, variant, errText, metric, unit string, x, v float64) {
+	f.Add("title", "variant", "error text", "bandwidth", "MB/s", 1.0, 100.0, false)
+	f.Add("ベンチ", "日本", "(unbalanced \\ paren", "latency", "us", 0.0, -1.0, true)
+	f.Add("", "", "", "latency", "ns", 3e9, 1e-300, false)
+	f.Add("Ω Σ report — µs", "ελ 日本", "≥ 16.0", "matrix_bandwidth", "MB/s", 8.0, 5.0, true)
+	// A TrueType font to embed when the text asks for one: Liberation Sans
+	// has Greek but no Japanese, so both paths of the encoder run.
+	fonts := f.TempDir()
+	if err := os.WriteFile(filepath.Join(fonts, "LiberationSans-Regular.ttf"), liberationsansregular.TTF, 0o644); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, title, variant, errText, metric, unit string, x, v float64, embed bool) {
 		if !utf8.ValidString(title + variant + errText + metric + unit) {
 			return
 		}
@@ -56,8 +72,12 @@ func FuzzWrite(f *testing.F) {
 			xv := xv
 			d.Samples = append(d.Samples, store.Sample{RunID: 1, Sample: results.Sample{Metric: metric, Unit: unit, X: &xv, Value: v}})
 		}
+		var opts []Option
+		if embed {
+			opts = append(opts, WithFontSearch(fonts))
+		}
 		var buf bytes.Buffer
-		if err := Write(&buf, d); err != nil {
+		if err := Write(&buf, d, opts...); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
 		if out := buf.Bytes(); !bytes.HasPrefix(out, []byte("%PDF-")) || !bytes.HasSuffix(bytes.TrimSpace(out), []byte("%%EOF")) {

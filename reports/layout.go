@@ -3,10 +3,12 @@ package reports
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jung-kurt/gofpdf"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // Page geometry, in points (the document's unit): A4 with 15 mm margins.
@@ -43,9 +45,17 @@ type document struct {
 	y   float64 // top of the free space on the current page
 	// noteY is where the title page keeps room for a late note.
 	noteY float64
+	// utf8 is the embedded font all text is set in, nil for the core fonts.
+	utf8 *utf8Font
 }
 
-func newDocument(d Data, o options) *document {
+// Font families of the document's text.
+const (
+	sansFamily = "Helvetica"
+	monoFamily = "Courier"
+)
+
+func newDocument(d Data, o options, f *utf8Font) *document {
 	pdf := gofpdf.New("P", "pt", "A4", "")
 	pdf.SetCompression(o.compress)
 	// Same Data, same bytes: fixed dates and sorted resource catalogues.
@@ -62,9 +72,12 @@ func newDocument(d Data, o options) *document {
 	// Page breaks are ours: tables repeat their header, figures never split.
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.AliasNbPages("{nb}")
-	doc := &document{pdf: pdf, enc: newLatin()}
+	doc := &document{pdf: pdf, enc: newEncoder(f), utf8: f}
+	if f != nil {
+		pdf.AddUTF8FontFromBytes(pdfUTF8Family, "", f.data)
+	}
 	pdf.SetFooterFunc(func() {
-		pdf.SetFont("Helvetica", "", smallSize)
+		doc.setFont(sansFamily, "", smallSize)
 		pdf.SetTextColor(grey[0], grey[1], grey[2])
 		left := doc.enc.encode(producer + " report")
 		right := fmt.Sprintf("page %d of {nb}", pdf.PageNo())
@@ -111,8 +124,32 @@ func (d *document) need(h float64) {
 }
 
 func (d *document) font(style string, size float64, c [3]int) {
-	d.pdf.SetFont("Helvetica", style, size)
+	d.setFont(sansFamily, style, size)
 	d.pdf.SetTextColor(c[0], c[1], c[2])
+}
+
+// setFont selects a core font, or the embedded font when the report has
+// one. The embedded font is registered in its regular style only (each
+// style would be parsed and embedded again), so bold and italic text in it
+// is told apart by size and colour alone; strike-through ("S") still works.
+func (d *document) setFont(family, style string, size float64) {
+	if d.utf8 != nil {
+		strike := ""
+		if strings.Contains(style, "S") {
+			strike = "S"
+		}
+		d.pdf.SetFont(pdfUTF8Family, strike, size)
+		return
+	}
+	d.pdf.SetFont(family, style, size)
+}
+
+// ellipsis is "…" in the current text encoding.
+func (d *document) ellipsis() string {
+	if d.utf8 != nil {
+		return "…"
+	}
+	return "\x85" // … in Windows-1252
 }
 
 // heading writes a section heading and reserves room for keep points of
@@ -124,19 +161,19 @@ func (d *document) heading(text string, size, keep float64) {
 		d.y += size * 0.6
 	}
 	d.font("B", size, black)
-	d.pdf.Text(margin, d.y+size, d.enc.encode(text))
+	d.pdf.Text(margin, d.y+size, d.fit(d.enc.encode(text), contentWidth))
 	d.y += lead
 }
 
 // para writes text wrapped to the text width, breaking pages between lines.
 func (d *document) para(text, style string, size float64, c [3]int) {
-	d.paraAt(margin, contentWidth, text, "Helvetica", style, size, c, 0)
+	d.paraAt(margin, contentWidth, text, sansFamily, style, size, c, 0)
 }
 
 // paraAt writes wrapped text in a column; maxLines > 0 cuts it short with a
 // count of what was left out.
 func (d *document) paraAt(x, w float64, text, family, style string, size float64, c [3]int, maxLines int) {
-	d.pdf.SetFont(family, style, size)
+	d.setFont(family, style, size)
 	d.pdf.SetTextColor(c[0], c[1], c[2])
 	lines := d.wrap(text, w)
 	if maxLines > 0 && len(lines) > maxLines {
@@ -162,12 +199,96 @@ func (d *document) wrap(text string, w float64) []string {
 			out = append(out, "")
 			continue
 		}
-		// SplitLines counts the cell margin on both sides; give it back.
-		for _, l := range d.pdf.SplitLines([]byte(enc), w+2*d.pdf.GetCellMargin()) {
-			out = append(out, string(l))
-		}
+		out = append(out, d.splitEncoded(enc, w)...)
 	}
 	return out
+}
+
+// splitEncoded breaks one encoded paragraph into lines no wider than w.
+func (d *document) splitEncoded(enc string, w float64) []string {
+	if d.utf8 == nil {
+		// SplitLines counts the cell margin on both sides; give it back.
+		raw := d.pdf.SplitLines([]byte(enc), w+2*d.pdf.GetCellMargin())
+		out := make([]string, len(raw))
+		for i, l := range raw {
+			out[i] = string(l)
+		}
+		return out
+	}
+	return wrapRunes(enc, w, d.pdf.GetStringWidth)
+}
+
+// wrapRunes breaks UTF-8 text into lines no wider than w, at spaces and
+// between CJK characters (Japanese and Korean text often has no spaces to
+// break at), and inside a word only when the word alone is wider than a line.
+// gofpdf's SplitText would do this but drops the character it breaks
+// before in CJK text.
+func wrapRunes(s string, w float64, width func(string) float64) []string {
+	var lines []string
+	var line []rune
+	lineW := 0.0
+	flush := func() {
+		lines = append(lines, strings.TrimRight(string(line), " "))
+		line, lineW = line[:0], 0
+	}
+	for _, tok := range breakTokens(s) {
+		tw := width(tok)
+		if len(line) > 0 && lineW+tw > w {
+			flush()
+			tok = strings.TrimLeft(tok, " ")
+			tw = width(tok)
+		}
+		if tw > w { // a word wider than the line: break it anywhere
+			for _, r := range tok {
+				rw := width(string(r))
+				if len(line) > 0 && lineW+rw > w {
+					flush()
+				}
+				line = append(line, r)
+				lineW += rw
+			}
+			continue
+		}
+		line = append(line, []rune(tok)...)
+		lineW += tw
+	}
+	if len(line) > 0 || len(lines) == 0 {
+		flush()
+	}
+	return lines
+}
+
+// breakTokens splits s before each space-led word and around each CJK
+// character, so that a line may end between any two tokens.
+func breakTokens(s string) []string {
+	var toks []string
+	start := 0
+	prevSpace := false
+	for i, r := range s {
+		switch {
+		case isCJK(r):
+			if i > start {
+				toks = append(toks, s[start:i])
+			}
+			toks = append(toks, string(r))
+			start = i + len(string(r))
+		case r == ' ' && !prevSpace && i > start:
+			toks = append(toks, s[start:i])
+			start = i
+		}
+		prevSpace = r == ' '
+	}
+	if start < len(s) {
+		toks = append(toks, s[start:])
+	}
+	return toks
+}
+
+// isCJK reports whether a line may break before or after r: the ideographs,
+// kana and hangul of Chinese, Japanese and Korean, and their punctuation.
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
+		(r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFFEF)
 }
 
 // fit cuts encoded text to width w in the current font, ending it with "…".
@@ -180,13 +301,24 @@ func (d *document) fit(enc string, w float64) string {
 
 // cut shortens encoded text until it and a closing "…" fit width w.
 func (d *document) cut(enc string, w float64) string {
-	const ellipsis = "\x85" // … in Windows-1252
-	for n := len(enc); n > 0; n-- {
-		if s := strings.TrimRight(enc[:n], " ") + ellipsis; d.pdf.GetStringWidth(s) <= w {
-			return s
+	ell := d.ellipsis()
+	// Cut points: every byte of Windows-1252 text, every rune start of UTF-8.
+	var cuts []int
+	for i := 1; i <= len(enc); i++ {
+		if d.utf8 == nil || i == len(enc) || utf8.RuneStart(enc[i]) {
+			cuts = append(cuts, i)
 		}
 	}
-	return ellipsis
+	// The width of a prefix grows with its length: binary search for the
+	// longest that fits.
+	fits := func(k int) bool {
+		return d.pdf.GetStringWidth(strings.TrimRight(enc[:cuts[k]], " ")+ell) <= w
+	}
+	k := sort.Search(len(cuts), func(k int) bool { return !fits(k) })
+	if k == 0 {
+		return ell
+	}
+	return strings.TrimRight(enc[:cuts[k-1]], " ") + ell
 }
 
 // column is one column of a table.
@@ -202,6 +334,8 @@ type table struct {
 	cols []column
 	size float64
 	rowH float64
+	// maxLines bounds a cell's lines; 0 means maxCellLines.
+	maxLines int
 }
 
 const cellPad = 3
@@ -235,9 +369,19 @@ const maxCellLines = 3
 
 // row draws one row; swatch, if set, is drawn before the first cell's text.
 func (t *table) row(cells []string, c [3]int, swatch *style) {
+	t.rowStyled(cells, c, swatch, "", -1)
+}
+
+// rowStyled draws one row in a font style ("S" strikes the text through)
+// except for column plain, which stays in the regular style.
+func (t *table) rowStyled(cells []string, c [3]int, swatch *style, fontStyle string, plain int) {
 	d := t.d
 	d.font("", t.size, c)
-	lines := t.layout(cells, swatch, maxCellLines)
+	ml := t.maxLines
+	if ml == 0 {
+		ml = maxCellLines
+	}
+	lines := t.layout(cells, swatch, ml)
 	n := 1
 	for _, l := range lines {
 		n = max(n, len(l))
@@ -248,7 +392,7 @@ func (t *table) row(cells []string, c [3]int, swatch *style) {
 		t.header()
 		d.font("", t.size, c)
 	}
-	t.draw(lines, swatch)
+	t.drawStyled(lines, swatch, fontStyle, plain, c)
 	d.y += h
 	d.rule(d.y)
 }
@@ -287,10 +431,21 @@ func (t *table) layout(cells []string, swatch *style, maxLines int) [][]string {
 }
 
 func (t *table) draw(lines [][]string, swatch *style) {
+	t.drawStyled(lines, swatch, "", -1, black)
+}
+
+func (t *table) drawStyled(lines [][]string, swatch *style, fontStyle string, plain int, c [3]int) {
 	d := t.d
 	x := margin
 	base := d.y + t.rowH/2 + t.size*0.35
 	for i, col := range t.cols {
+		if fontStyle != "" {
+			if i == plain {
+				d.font("", t.size, c)
+			} else {
+				d.font(fontStyle, t.size, c)
+			}
+		}
 		tx, w := t.textBox(i, x, swatch)
 		if i == 0 && swatch != nil {
 			d.swatch(tx-22, d.y+t.rowH/2, *swatch)
@@ -313,11 +468,10 @@ func (d *document) wrapCell(s string, w float64, maxLines int) []string {
 	if d.pdf.GetStringWidth(enc) <= w || maxLines <= 1 {
 		return []string{d.fit(enc, w)}
 	}
-	// SplitLines leaves the cell margin on both sides; give it back.
-	raw := d.pdf.SplitLines([]byte(enc), w+2*d.pdf.GetCellMargin())
+	raw := d.splitEncoded(enc, w)
 	lines := make([]string, 0, len(raw))
 	for _, l := range raw {
-		lines = append(lines, strings.TrimSpace(string(l)))
+		lines = append(lines, strings.TrimSpace(l))
 	}
 	if len(lines) > maxLines {
 		lines = lines[:maxLines]
@@ -348,15 +502,4 @@ func (d *document) rule(y float64) {
 	d.pdf.SetLineWidth(0.4)
 	d.pdf.Line(margin, y, margin+contentWidth, y)
 	d.pdf.SetDrawColor(0, 0, 0)
-}
-
-// figure draws a plot at the cursor, the full text width wide. A drawing
-// error stays in the document and is returned when it is written.
-func (d *document) figure(f *Figure) {
-	h := figureHeight.Points()
-	d.need(h)
-	c := newCanvas(d.pdf, d.enc, margin, d.y, figureWidth.Points(), h)
-	f.Plot.Draw(draw.New(c))
-	c.Close()
-	d.y += h + 4
 }

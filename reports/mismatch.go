@@ -26,7 +26,7 @@ func hostMismatches(runs []store.Run) []string {
 			for _, f := range hostFields(h) {
 				got[f[0]] = f[1]
 			}
-			for _, f := range []string{"CPU", "Memory", "OS", "Kernel", "MPI", "InfiniBand", "Network"} {
+			for _, f := range systemRows {
 				v := got[f]
 				if v == "" {
 					v = "(none)"
@@ -56,4 +56,15 @@ func hostMismatches(runs []store.Run) []string {
 		}
 	}
 	return out
+}
+
+// mismatchFields names the fields the nodes of some run differ in, sorted.
+func mismatchFields(runs []store.Run) []string {
+	set := map[string]bool{}
+	for _, m := range hostMismatches(runs) {
+		if f, _, ok := strings.Cut(m, " differs"); ok {
+			set[f] = true
+		}
+	}
+	return sortedKeys(set)
 }

@@ -24,6 +24,13 @@ type Data struct {
 	Checks  []store.Check
 	// Jobs gives the Slurm state of the jobs the runs belong to.
 	Jobs []store.Job
+	// Raw maps a run's id to the tool's output as the run recorded it
+	// (results.Bundle.Raw); the appendix quotes it so that every number of
+	// the report can be traced back to what the tool printed.
+	Raw map[int64]string
+	// Scripts maps a Slurm job id to the text of the sbatch script that
+	// was submitted for it, for the appendix.
+	Scripts map[string]string
 	// Generated is the report's date, shown on the title page and written
 	// as the PDF's creation date. Zero means the end of the latest run, so
 	// that the same Data always gives the same bytes.
@@ -39,6 +46,13 @@ type options struct {
 	compress     bool
 	figureDir    string
 	figureFormat string
+	csvDir       string
+	groupBy      string
+	linkRate     float64 // Gb/s; 0 means from provenance
+	rpeak        float64 // Gflops; 0 means unknown
+	fontPath     string
+	fontDirs     []string
+	searchFonts  bool
 }
 
 // WithCompression turns compression of the PDF's page streams on (the
@@ -59,6 +73,73 @@ func WithFigureDir(dir, format string) Option {
 	}
 }
 
+// WithCSVDir also writes the data of every figure and the summary tables
+// into dir as CSV files when the report is written (see WriteCSV).
+func WithCSVDir(dir string) Option {
+	return func(o *options) error { o.csvDir = dir; return nil }
+}
+
+// WithGroupBy makes the value of one label (or, when no run has that
+// label, one parameter) what tells configurations apart: one line per
+// value in every figure. Besides labels and parameters, "variant",
+// "campaign", "benchmark" and "ranks" name the runs' own fields.
+func WithGroupBy(key string) Option {
+	return func(o *options) error {
+		if strings.TrimSpace(key) == "" {
+			return fmt.Errorf("group by: empty key")
+		}
+		o.groupBy = key
+		return nil
+	}
+}
+
+// WithLinkRate sets the theoretical link rate, in Gb/s, that bandwidth
+// figures draw as a reference and summaries compare against, instead of the
+// rate each run's provenance (or its link_rate label) gives.
+func WithLinkRate(gbps float64) Option {
+	return func(o *options) error {
+		if gbps <= 0 {
+			return fmt.Errorf("link rate %g Gb/s: want a positive rate", gbps)
+		}
+		o.linkRate = gbps
+		return nil
+	}
+}
+
+// WithRpeak sets the theoretical peak of the HPL runs' machine, in Gflops,
+// for their efficiency. Without it, a run's own "rpeak" scalar or label is
+// used, and efficiency is left out when there is none.
+func WithRpeak(gflops float64) Option {
+	return func(o *options) error {
+		if gflops <= 0 {
+			return fmt.Errorf("rpeak %g Gflops: want a positive number", gflops)
+		}
+		o.rpeak = gflops
+		return nil
+	}
+}
+
+// WithFont sets all the report's text, figures included, in the TrueType
+// font at path (a .ttf file), embedded in the PDF: what Japanese, Korean
+// or any other text outside Windows-1252 needs.
+func WithFont(path string) Option {
+	return func(o *options) error { o.fontPath = path; return nil }
+}
+
+// WithFontSearch makes the report look for a font in dirs (SystemFontDirs
+// when none are given) when its text has characters the PDF core fonts
+// cannot show and no font was given with WithFont.
+func WithFontSearch(dirs ...string) Option {
+	return func(o *options) error {
+		o.searchFonts = true
+		o.fontDirs = dirs
+		if len(dirs) == 0 {
+			o.fontDirs = SystemFontDirs
+		}
+		return nil
+	}
+}
+
 // Report is a report laid out from Data: its figures are built and can be
 // saved on their own, and WriteTo writes the PDF.
 type Report struct {
@@ -68,8 +149,16 @@ type Report struct {
 	byID    map[int64]*store.Run
 	jobs    map[string]*store.Job
 	configs *configs
-	figures []Figure
-	notes   []string
+	font    *utf8Font
+	text    *textStyles
+	// missingGlyphs are characters the report's text needs and its fonts
+	// lack; fontNote says why, for the title page and Warnings.
+	missingGlyphs []rune
+	fontNote      string
+	families      []*familyResult
+	figures       []Figure
+	verdict       []string
+	notes         []string
 }
 
 // New lays out a report of d.
@@ -82,14 +171,20 @@ func New(d Data, opts ...Option) (*Report, error) {
 	}
 	r.runs = append([]store.Run(nil), d.Runs...)
 	sort.SliceStable(r.runs, func(i, j int) bool { return r.runs[i].ID < r.runs[j].ID })
-	r.byID = make(map[int64]*store.Run, len(r.runs))
-	for i := range r.runs {
-		run := &r.runs[i]
-		if _, dup := r.byID[run.ID]; dup {
+	seen := make(map[int64]bool, len(r.runs))
+	uniq := make([]store.Run, 0, len(r.runs))
+	for _, run := range r.runs {
+		if seen[run.ID] {
 			r.notef("run %d appears more than once in the data; the first copy is used", run.ID)
 			continue
 		}
-		r.byID[run.ID] = run
+		seen[run.ID] = true
+		uniq = append(uniq, run)
+	}
+	r.runs = uniq
+	r.byID = make(map[int64]*store.Run, len(r.runs))
+	for i := range r.runs {
+		r.byID[r.runs[i].ID] = &r.runs[i]
 	}
 	r.jobs = make(map[string]*store.Job, len(d.Jobs))
 	for i := range d.Jobs {
@@ -101,9 +196,175 @@ func New(d Data, opts ...Option) (*Report, error) {
 	if r.data.Generated.IsZero() {
 		r.data.Generated = latestRunTime(r.runs)
 	}
-	r.configs = newConfigs(r.runs)
-	r.figures = r.buildFigures()
+	if err := r.chooseFont(); err != nil {
+		return nil, err
+	}
+	r.text = newTextStyles(r.font)
+	r.configs = newConfigs(r.runs, r.opts.groupBy)
+	r.analyse()
+	r.buildFigures()
+	r.verdict = r.computeVerdict()
 	return r, nil
+}
+
+// chooseFont loads the font the report's text needs: the one given, else,
+// when the text has characters outside Windows-1252 and a search was asked
+// for, the best one found.
+func (r *Report) chooseFont() error {
+	if r.opts.fontPath != "" {
+		f, err := loadFont(r.opts.fontPath)
+		if err != nil {
+			return err
+		}
+		r.font = f
+		r.checkGlyphs()
+		return nil
+	}
+	need := needsFont(r.texts)
+	if len(need) == 0 {
+		return nil
+	}
+	if r.opts.searchFonts {
+		if path, _ := findFont(r.opts.fontDirs, need); path != "" {
+			f, err := loadFont(path)
+			if err == nil {
+				r.font = f
+				r.checkGlyphs()
+				return nil
+			}
+		}
+	}
+	r.missingGlyphs = need
+	r.fontNote = fmt.Sprintf("%d character%s of the report's text (%s) need a font with %s glyphs: "+
+		"pass a TrueType font (--font FILE.ttf), or install fonts-ipafont-gothic (Japanese) or fonts-nanum (Korean); "+
+		"they are printed as '?'",
+		len(need), plural(len(need)), runeSample(need, 4), scriptNames(need))
+	return nil
+}
+
+// checkGlyphs notes the characters the chosen font lacks.
+func (r *Report) checkGlyphs() {
+	var miss []rune
+	for _, c := range needsFont(r.texts) {
+		if !r.font.has(c) {
+			miss = append(miss, c)
+		}
+	}
+	if len(miss) > 0 {
+		r.missingGlyphs = miss
+		r.fontNote = fmt.Sprintf("the font %s has no glyph for %d character%s of the report's text (%s); they are printed as '?'",
+			filepath.Base(r.font.path), len(miss), plural(len(miss)), runeSample(miss, 4))
+	}
+}
+
+// FontPath is the TrueType font the report's text is set in, "" for the
+// PDF core fonts.
+func (r *Report) FontPath() string {
+	if r.font == nil {
+		return ""
+	}
+	return r.font.path
+}
+
+// Warnings says what the reader of the PDF could miss: characters no font
+// could show, nodes that differ, runs that failed. The CLI prints them.
+func (r *Report) Warnings() []string {
+	var w []string
+	if r.fontNote != "" {
+		w = append(w, r.fontNote)
+	}
+	for _, m := range hostMismatches(r.runs) {
+		w = append(w, m)
+	}
+	return w
+}
+
+func runeSample(rs []rune, max int) string {
+	var parts []string
+	for i, c := range rs {
+		if i == max {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("U+%04X", c))
+	}
+	return strings.Join(parts, " ")
+}
+
+// scriptNames names the writing systems of rs, for the user to know which
+// font to look for.
+func scriptNames(rs []rune) string {
+	var kana, hangul, han, other bool
+	for _, c := range rs {
+		switch {
+		case c >= 0x3040 && c <= 0x30FF:
+			kana = true
+		case c >= 0xAC00 && c <= 0xD7AF || c >= 0x1100 && c <= 0x11FF || c >= 0x3130 && c <= 0x318F:
+			hangul = true
+		case c >= 0x4E00 && c <= 0x9FFF:
+			han = true
+		default:
+			other = true
+		}
+	}
+	var names []string
+	if kana {
+		names = append(names, "Japanese")
+	}
+	if hangul {
+		names = append(names, "Korean")
+	}
+	if han && !kana && !hangul {
+		names = append(names, "CJK")
+	}
+	if other || len(names) == 0 {
+		names = append(names, "Unicode")
+	}
+	return strings.Join(names, " and ")
+}
+
+// texts yields every text the report can show, so that the font is chosen
+// before anything is drawn.
+func (r *Report) texts(yield func(string)) {
+	yield(r.data.Title)
+	for i := range r.runs {
+		run := &r.runs[i]
+		for _, s := range []string{run.Campaign, run.Variant, run.Benchmark, run.Kernel, run.Tool, run.ToolVer,
+			run.Error, run.Launcher, run.Source, run.Origin} {
+			yield(s)
+		}
+		for _, s := range run.Command {
+			yield(s)
+		}
+		for k, v := range run.Labels {
+			yield(k)
+			yield(v)
+		}
+		for k, v := range run.Params {
+			yield(k)
+			yield(v)
+		}
+		for _, h := range run.Hosts {
+			for _, f := range hostFields(h) {
+				yield(f[1])
+			}
+			yield(nodeName(h))
+		}
+		yield(excerpt(r.data.Raw[run.ID], rawHead, rawTail))
+	}
+	for _, c := range r.data.Checks {
+		yield(c.Name)
+	}
+	for _, s := range r.data.Samples {
+		yield(s.Metric)
+		yield(s.Unit)
+		for _, v := range s.Tags {
+			yield(v)
+		}
+	}
+	for _, s := range r.data.Scripts {
+		yield(excerpt(s, scriptHead, 0))
+	}
 }
 
 // Write lays out a report of d and writes it to w as a PDF.
@@ -127,6 +388,10 @@ func (r *Report) notef(format string, args ...any) {
 // Figures returns the report's figures in the order the PDF shows them.
 func (r *Report) Figures() []Figure { return append([]Figure(nil), r.figures...) }
 
+// Verdict returns the report's verdict: sentences computed from the data,
+// the same the PDF opens with.
+func (r *Report) Verdict() []string { return append([]string(nil), r.verdict...) }
+
 // SaveFigures writes every figure to dir as NAME.FORMAT, each file
 // atomically, at the size it has in the PDF.
 func (r *Report) SaveFigures(dir, format string) error {
@@ -137,7 +402,7 @@ func (r *Report) SaveFigures(dir, format string) error {
 		return fmt.Errorf("save figures: %w", err)
 	}
 	for _, f := range r.figures {
-		wt, err := f.Plot.WriterTo(figureWidth, figureHeight, format)
+		wt, err := f.Plot.WriterTo(f.width(), f.height(), format)
 		if err != nil {
 			return fmt.Errorf("save figure %s: %w", f.Name, err)
 		}
@@ -168,12 +433,18 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 			return 0, err
 		}
 	}
-	doc := newDocument(r.data, r.opts)
+	if r.opts.csvDir != "" {
+		if err := r.WriteCSV(r.opts.csvDir); err != nil {
+			return 0, err
+		}
+	}
+	doc := newDocument(r.data, r.opts, r.font)
 	r.titlePage(doc)
+	r.systemSection(doc)
 	r.runsSection(doc)
 	r.familySections(doc)
-	r.failedSection(doc)
 	r.notesSection(doc)
+	r.appendix(doc)
 	r.replacementNote(doc)
 	return doc.output(w)
 }
@@ -183,7 +454,7 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 func latestRunTime(runs []store.Run) time.Time {
 	var t time.Time
 	for _, run := range runs {
-		for _, c := range []time.Time{run.Start, run.End} {
+		for _, c := range []time.Time{run.Start, run.End, run.IngestedAt} {
 			if c.After(t) {
 				t = c
 			}
@@ -203,12 +474,7 @@ func (r *Report) campaigns() []string {
 			set[run.Campaign] = true
 		}
 	}
-	out := make([]string, 0, len(set))
-	for c := range set {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
+	return sortedKeys(set)
 }
 
 // title is the report's title, defaulted from its campaigns.
@@ -234,4 +500,10 @@ func (r *Report) jobOf(run *store.Run) *store.Job {
 		}
 	}
 	return r.jobs[run.JobID]
+}
+
+// bad reports whether a run's numbers must stay out of figures and
+// summaries.
+func bad(run *store.Run) bool {
+	return run.Status == results.StatusFailed || run.Status == results.StatusInvalid
 }

@@ -64,12 +64,16 @@ func TestReportPDF(t *testing.T) {
 		"n[01-02]",                          // compressed host list
 		"COMPLETED / ok", "FAILED / failed", // job state and run status
 		"connection refused (errno 111)", // the failed run's error
-		"Failed and invalid runs",
+		"Verdict", "Appendix: runs",
+		// The verdict's computed sentences.
+		"pingpong: " + ibVariant + " reached " + strconv.FormatFloat(peakIB, 'f', 2, 64) + " MB/s at 4 MiB",
+		"pingpong: at 1 B, " + ibVariant + " has " + strconv.FormatFloat(ibModel.latency(1), 'f', 2, 64) + " µs latency",
 		// Every table header, in full: a column too narrow for its title
 		// would cut it to "Ta…".
-		"Run", "Job", "Campaign", "Variant", "Benchmark", "Nodes", "Tasks", "State",
-		"Configuration", "Peak bandwidth (MB/s)", "at size (bytes)", "Sizes", "Runs",
-		"Smallest size", "Latency (µs)", "Largest size",
+		"Run", "Job", "Benchmark", "Configuration", "Nodes", "Tasks", "State",
+		"Peak (MB/s)", "at size", "% of link", "N½", "At largest size", "vs best", "Runs",
+		"At 1 (µs)", "Smallest", "Latency (µs)", "Largest",
+		"CPU", "Cores", "Memory", "Kernel", "InfiniBand", "n[01-02] (2 nodes)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("pdftotext output lacks %q", want)
@@ -99,12 +103,13 @@ func TestReportModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	figs := r.Figures()
-	if len(figs) != 2 {
-		t.Fatalf("got %d figures, want 2 (bandwidth and latency of pingpong)", len(figs))
+	if len(figs) != 3 {
+		t.Fatalf("got %d figures, want 3 (bandwidth, latency and small-message latency of pingpong)", len(figs))
 	}
 	want := []struct{ name, kind, unit string }{
 		{"pingpong-bandwidth", KindBandwidth, "MB/s"},
 		{"pingpong-latency", KindLatency, "us"},
+		{"pingpong-latency-small", KindLatencyZoom, "us"},
 	}
 	for i, w := range want {
 		f := figs[i]
@@ -124,15 +129,21 @@ func TestReportModel(t *testing.T) {
 		if got := strings.Join(legend, ","); got != ibVariant+","+gbeVariant {
 			t.Errorf("%s series are %q, want %q", f.Name, got, ibVariant+","+gbeVariant)
 		}
-		var entries []string
-		for _, e := range f.legend.entries {
-			entries = append(entries, e.name)
+		wantLegend := ibVariant + "," + gbeVariant
+		if f.Kind == KindBandwidth {
+			// The nodes' HDR100 ports: the dashed 100 Gb/s line.
+			wantLegend += ",theoretical link rate"
+			if len(f.LinkRates) != 1 || f.LinkRates[0] != 100 {
+				t.Errorf("%s draws link rates %v, want [100] Gb/s from the hosts' InfiniBand ports", f.Name, f.LinkRates)
+			}
+		}
+		for _, e := range f.legend.entries[:2] {
 			if len(e.thumbs) != 2 {
 				t.Errorf("%s legend entry %s shows %d samples, want line and glyph", f.Name, e.name, len(e.thumbs))
 			}
 		}
-		if got := strings.Join(entries, ","); got != ibVariant+","+gbeVariant {
-			t.Errorf("%s legend is %q, want %q", f.Name, got, ibVariant+","+gbeVariant)
+		if got := strings.Join(f.LegendEntries(), ","); got != wantLegend {
+			t.Errorf("%s legend is %q, want %q", f.Name, got, wantLegend)
 		}
 		// The failed run 3 is ib-hdr100 too; its samples must not join the line.
 		if runs := f.Series[0].Runs; len(runs) != 1 || runs[0] != 1 {
@@ -186,16 +197,31 @@ func TestReportZeroGeneratedIsDeterministic(t *testing.T) {
 	}
 }
 
+// Without a font for them, Japanese characters print as '?' and the
+// report says which font to install, rather than showing empty boxes.
 func TestReportNonLatinText(t *testing.T) {
 	d := testData()
 	d.Title = "ベンチマーク report"
 	d.Runs[1].Variant = "GbE-日本"
-	pdf := writeReport(t, d)
-	text := pdfText(t, pdf)
-	for _, want := range []string{"?????? report", "GbE-??", "are printed as '?'", "U+30D9"} {
+	r, err := New(d, WithFontSearch(t.TempDir())) // a font folder with no font
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := r.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(pdfText(t, buf.Bytes())), " ") // lines joined
+	for _, want := range []string{"?????? report", "GbE-??", "they are printed as '?'", "U+30D9", "--font FILE.ttf", "fonts-ipafont-gothic", "need a font with Japanese glyphs"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("pdftotext output lacks %q", want)
 		}
+	}
+	if w := strings.Join(r.Warnings(), "\n"); !strings.Contains(w, "need a font with Japanese glyphs") {
+		t.Errorf("Warnings do not tell the CLI about the missing font: %q", w)
+	}
+	if r.FontPath() != "" {
+		t.Errorf("a font was used from an empty folder: %s", r.FontPath())
 	}
 }
 
@@ -214,11 +240,10 @@ func TestReportNotes(t *testing.T) {
 	}
 	notes := strings.Join(r.Notes(), "\n")
 	for _, want := range []string{
-		"pingpong: message_rate (no figure for this metric yet), 1 samples",
+		"pingpong: message_rate against — (only message size and rank count are plotted), 1 samples",
 		`unknown unit "furlongs/fortnight"`,
 		"run 42, which is not in the report's runs",
-		"samples of 1 failed or invalid runs are not plotted",
-		"1 scalars (such as HPL's N, NB and Gflops) are not shown yet",
+		"the samples of 1 failed or invalid run are not plotted or summarised",
 	} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
@@ -228,8 +253,13 @@ func TestReportNotes(t *testing.T) {
 	if _, err := r.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if text := pdfText(t, buf.Bytes()); !strings.Contains(text, "furlongs/fortnight") {
+	text := pdfText(t, buf.Bytes())
+	if !strings.Contains(text, "furlongs/fortnight") {
 		t.Errorf("the PDF's notes do not mention the unknown unit")
+	}
+	// A scalar that is not HPL's is a value in a table, not dropped.
+	if !strings.Contains(text, "Values without a size axis") || !strings.Contains(text, "1234.00") {
+		t.Errorf("the PDF does not show the scalar Gflops=1234 in the values table")
 	}
 }
 
@@ -263,7 +293,7 @@ func TestReportNoSamples(t *testing.T) {
 	d := testData()
 	d.Samples = nil
 	text := pdfText(t, writeReport(t, d))
-	if !strings.Contains(text, "No bandwidth or latency samples") {
+	if !strings.Contains(text, "No samples or scalars of successful runs to show.") {
 		t.Errorf("a report without samples does not say so")
 	}
 	if text := pdfText(t, writeReport(t, Data{})); !strings.Contains(text, "The report has no runs.") {

@@ -4,109 +4,340 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"gonum.org/v1/plot/vg/draw"
 )
 
-// familySections gives each benchmark its own page: its figures, each with
-// a caption and a table of the numbers a reader would otherwise read off
-// the curve by eye.
+// familySections gives each benchmark its own pages: its verdict, its
+// figures, each with a caption and a table of the numbers a reader would
+// otherwise read off the curve by eye, HPL's table, and the values that
+// have no curve.
 func (r *Report) familySections(d *document) {
-	if len(r.figures) == 0 {
+	if len(r.families) == 0 {
+		d.newPage()
 		d.heading("Results", h1Size, 30)
-		d.para("No bandwidth or latency samples of successful runs to plot.", "", bodySize, black)
+		d.para("No samples or scalars of successful runs to show.", "", bodySize, black)
 		return
 	}
-	current := ""
-	for i := range r.figures {
-		f := &r.figures[i]
-		if f.Family != current || i == 0 {
-			current = f.Family
+	for i, f := range r.families {
+		// Each benchmark starts a page, unless the one before left room
+		// for this one's verdict, first figure and table: a short section
+		// need not leave half a page blank.
+		if i == 0 || d.y+r.firstBlockHeight(f) > contentBottom {
 			d.newPage()
-			d.heading("Benchmark: "+f.Family, h1Size, figureHeight.Points())
+		} else {
+			d.y += 14
 		}
-		d.figure(f)
-		d.caption(f)
-		switch f.Kind {
-		case KindBandwidth:
-			r.bandwidthTable(d, f)
-		case KindLatency:
-			r.latencyTable(d, f)
+		title := "Benchmark: " + f.name
+		if f.collective {
+			title += " (collective)"
 		}
-		d.y += 10
+		d.heading(title, h1Size, 60)
+		for _, v := range r.familyVerdict(f) {
+			c := black
+			if strings.Contains(v, "FAILED") || strings.Contains(v, "no valid result") {
+				c = failedRed
+			}
+			d.bullet(v, c)
+		}
+		d.y += 4
+		for _, g := range f.groups {
+			for i, idx := range g.figs {
+				last := i == len(g.figs)-1
+				r.drawFigure(d, &r.figures[idx], last)
+			}
+			if len(g.figs) == 0 {
+				d.heading(fmt.Sprintf("%s: %s", g.family, g.metric), h2Size, 60)
+				d.caption("One size per configuration: no curve to draw.")
+			}
+			switch g.kind {
+			case KindBandwidth:
+				r.bandwidthTable(d, f, g)
+			case KindLatency:
+				r.latencyTable(d, f, g)
+			}
+			d.y += 10
+		}
+		for _, m := range f.matrices {
+			for _, idx := range m.figs {
+				r.drawFigure(d, &r.figures[idx], true)
+			}
+			r.matrixTable(d, m)
+			d.y += 10
+		}
+		if len(f.hpl) > 0 {
+			r.hplSection(d, f)
+		}
+		for _, s := range f.scaling {
+			for _, idx := range s.figs {
+				r.drawFigure(d, &r.figures[idx], true)
+			}
+			d.y += 10
+		}
+		if len(f.values) > 0 {
+			r.valuesTable(d, f)
+		}
 	}
 }
 
-// caption says how the points were made and what the figure leaves out.
-func (d *document) caption(f *Figure) {
+// firstBlockHeight estimates the height of a family's heading, verdict and
+// first figure with its table.
+func (r *Report) firstBlockHeight(f *familyResult) float64 {
+	h := h1Size*2.2 + float64(len(r.familyVerdict(f)))*2*bodySize*1.3 + 4
+	switch {
+	case len(f.figures) > 0:
+		fig := &r.figures[f.figures[0]]
+		h += fig.height().Points() + 4 + r.belowFigure(fig, true)
+	case len(f.hpl) > 0:
+		h += smallSize * 1.55 * float64(len(f.hpl)*3+8)
+	default:
+		h += 120
+	}
+	return h
+}
+
+// drawFigure draws a figure and its caption, on the page that also has room
+// for its table when withTable.
+func (r *Report) drawFigure(d *document, fig *Figure, withTable bool) {
+	d.need(fig.height().Points() + 4 + r.belowFigure(fig, withTable))
+	d.figure(fig)
+	d.caption(r.figureCaption(fig))
+}
+
+// belowFigure estimates the height of what follows a figure on its page:
+// its caption and, unless the next figure takes it, its table.
+func (r *Report) belowFigure(f *Figure, withTable bool) float64 {
+	const caption = 2*smallSize*1.3 + 2
+	rowH := smallSize * 1.55
+	if !withTable {
+		return caption
+	}
+	switch f.Kind {
+	case KindBandwidth:
+		return caption + rowH*float64(2+len(f.Series)) + smallSize*1.3
+	case KindLatency, KindLatencyZoom:
+		return caption + rowH*float64(2+len(f.Series))
+	case KindMatrix:
+		return caption + bodySize*1.3 + rowH*float64(2+len(f.matrix.summary.Worst))
+	}
+	return caption
+}
+
+// figureCaption says how the points were made and what the figure leaves
+// out.
+func (r *Report) figureCaption(f *Figure) string {
 	var parts []string
+	switch f.Kind {
+	case KindMatrix:
+		g := f.matrix
+		runs := len(g.summary.Runs)
+		parts = append(parts,
+			"rows are senders and columns receivers, so the two directions of a pair are mirror cells",
+			"colour: shortfall from the best pair, white when on par, full vermillion at half of it or worse",
+			fmt.Sprintf("%d node%s, from %d run%s", len(g.nodes), plural(len(g.nodes)), runs, plural(runs)))
+		if runs > 1 {
+			parts = append(parts, "each cell is the median of the runs' values")
+		}
+		return strings.Join(parts, "; ") + "."
+	case KindScaling:
+		return "Each point is the median over the runs at that process count; invalid runs are left out."
+	}
+	runs := map[int64]bool{}
 	combined := false
-	runs := 0
 	for _, s := range f.Series {
-		runs += len(s.Runs)
+		for _, id := range s.Runs {
+			runs[id] = true
+		}
 		for _, p := range s.Points {
 			if p.N > 1 {
 				combined = true
 			}
 		}
 	}
-	parts = append(parts, fmt.Sprintf("%d configuration%s from %d run%s", len(f.Series), plural(len(f.Series)), runs, plural(runs)))
+	parts = append(parts, fmt.Sprintf("%d line%s from %d run%s", len(f.Series), plural(len(f.Series)), len(runs), plural(len(runs))))
 	if combined {
-		parts = append(parts, "each point is the median of the samples at that size")
+		s := "each point is the median of the samples at that size"
+		if f.Bands > 0 {
+			s += ", the band their minimum to maximum"
+		}
+		parts = append(parts, s)
+	}
+	if len(f.LinkRates) > 0 {
+		var rs []string
+		for _, g := range f.LinkRates {
+			rs = append(rs, fmt.Sprintf("%s = %s MB/s", formatRate(g), strconv.FormatFloat(g*125, 'f', 0, 64)))
+		}
+		parts = append(parts, "dashed: theoretical link rate ("+strings.Join(rs, ", ")+")")
+	}
+	if f.Kind == KindLatencyZoom {
+		parts = append(parts, "linear latency axis, to compare small messages")
 	}
 	if f.Hidden > 0 {
 		parts = append(parts, fmt.Sprintf("%d point%s at size or value 0 not drawn on the log axis (see the table)", f.Hidden, plural(f.Hidden)))
 	}
-	d.para(strings.Join(parts, "; ")+".", "I", smallSize, grey)
+	return strings.Join(parts, "; ") + "."
+}
+
+// caption writes a figure's caption, as a sentence.
+func (d *document) caption(text string) {
+	if r, n := utf8.DecodeRuneInString(text); n > 0 {
+		text = string(unicode.ToUpper(r)) + text[n:]
+	}
+	d.para(text, "I", smallSize, grey)
 	d.y += 2
 }
 
-func (r *Report) bandwidthTable(d *document, f *Figure) {
-	t := d.table([]column{
-		{title: "Configuration", width: 170},
-		{title: "Peak bandwidth (" + f.Unit + ")", width: 124, right: true},
-		{title: "at size (bytes)", width: 86, right: true},
-		{title: "Sizes", width: 46, right: true},
-		{title: "Runs", width: contentWidth - 426},
-	})
-	d.need(t.rowH * float64(2+len(f.Series)))
-	t.header()
-	for _, s := range f.Series {
-		peak, at := peakOf(s.Points)
-		st := r.configs.style(s.Config)
-		t.row([]string{s.Config, formatValue(peak), formatSize(at), strconv.Itoa(len(s.Points)), runList(s.Runs)}, black, &st)
+// configHeading is the configuration column's title: "Configuration",
+// or the attribute the configurations are values of.
+func (r *Report) configHeading(fam string) string {
+	if w := r.configs.what[fam]; w != "" {
+		return "Configuration (" + w + ")"
 	}
+	return "Configuration"
 }
 
-func (r *Report) latencyTable(d *document, f *Figure) {
-	t := d.table([]column{
-		{title: "Configuration", width: 150},
-		{title: "Smallest size", width: 76, right: true},
-		{title: "Latency (µs)", width: 76, right: true},
-		{title: "Largest size", width: 76, right: true},
-		{title: "Latency (µs)", width: 76, right: true},
-		{title: "Runs", width: contentWidth - 454},
-	})
-	d.need(t.rowH * float64(2+len(f.Series)))
-	t.header()
-	for _, s := range f.Series {
-		first, last := s.Points[0], s.Points[len(s.Points)-1]
-		st := r.configs.style(s.Config)
-		t.row([]string{s.Config, formatSize(first.X), formatValue(first.Y), formatSize(last.X), formatValue(last.Y), runList(s.Runs)}, black, &st)
+func (r *Report) bandwidthTable(d *document, f *familyResult, g *sizeGroup) {
+	if g == nil {
+		return
 	}
+	t := d.table([]column{
+		{title: r.configHeading(f.name), width: 108},
+		{title: "Peak (MB/s)", width: 66, right: true},
+		{title: "at size", width: 50, right: true},
+		{title: "% of link", width: 54, right: true},
+		{title: "N½", width: 56, right: true},
+		{title: "At largest size", width: 90, right: true},
+		{title: "vs best", width: 46, right: true},
+		{title: "Runs", width: contentWidth - 470},
+	})
+	d.need(t.rowH * float64(2+len(g.bandwidth)))
+	t.header()
+	for _, b := range g.bandwidth {
+		pct, half := "—", "—"
+		if b.PercentOfLink > 0 {
+			pct = formatPercent(b.PercentOfLink)
+		}
+		if b.HalfPeakAt > 0 {
+			half = formatSize(b.HalfPeakAt)
+		}
+		st := r.configs.style(b.Config)
+		t.row([]string{label(b.Config, b.Ranks), formatValue(b.Peak), formatSize(b.PeakAt), pct, half,
+			formatValue(b.Largest) + " @ " + formatSize(b.LargestAt), formatRatio(b.Ratio, 1), runList(b.Runs)}, black, &st)
+	}
+	d.y += 2
+	d.para("N½: the smallest size reaching half the peak. vs best: the peak over the best configuration's.", "", smallSize, grey)
 }
 
-// peakOf returns the highest value and the smallest size it is reached at.
-func peakOf(pts []Point) (peak, at float64) {
-	for i, p := range pts {
-		if i == 0 || p.Y > peak {
-			peak, at = p.Y, p.X
+func (r *Report) latencyTable(d *document, f *familyResult, g *sizeGroup) {
+	if g == nil {
+		return
+	}
+	common := "At common size"
+	for _, l := range g.latency {
+		if l.CommonAt > 0 {
+			common = "At " + formatSize(l.CommonAt) + " (µs)"
+			break
 		}
 	}
-	return peak, at
+	t := d.table([]column{
+		{title: r.configHeading(f.name), width: 116},
+		{title: common, width: 68, right: true},
+		{title: "vs best", width: 46, right: true},
+		{title: "Smallest", width: 54, right: true},
+		{title: "Latency (µs)", width: 70, right: true},
+		{title: "Largest", width: 50, right: true},
+		{title: "Latency (µs)", width: 70, right: true},
+		{title: "Runs", width: contentWidth - 474},
+	})
+	d.need(t.rowH * float64(2+len(g.latency)))
+	t.header()
+	for _, l := range g.latency {
+		at, ratio := "—", "—"
+		if l.AtCommon > 0 {
+			at, ratio = formatValue(l.AtCommon), formatRatio(l.Ratio, 1)
+		}
+		st := r.configs.style(l.Config)
+		t.row([]string{label(l.Config, l.Ranks), at, ratio, formatSize(l.SmallestAt), formatValue(l.Smallest),
+			formatSize(l.LargestAt), formatValue(l.Largest), runList(l.Runs)}, black, &st)
+	}
 }
 
-// formatValue writes measured values with two decimals, as OSU prints them,
-// so the report's numbers can be found in the tool's own output.
-func formatValue(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+func (r *Report) matrixTable(d *document, g *matrixGroup) {
+	s := g.summary
+	unit := unitLabel(s.Unit)
+	d.para(fmt.Sprintf("%d pairs: minimum %s, median %s, maximum %s %s.", s.Pairs,
+		formatValue(s.Min), formatValue(s.Median), formatValue(s.Max), unit), "", bodySize, black)
+	if len(s.Worst) == 0 {
+		return
+	}
+	word := "Slowest"
+	if !g.higherBetter() {
+		word = "Highest"
+	}
+	t := d.table([]column{
+		{title: word + " pairs", width: 180},
+		{title: "There (" + unit + ")", width: 80, right: true},
+		{title: "Back (" + unit + ")", width: 80, right: true},
+		{title: "% of median", width: 70, right: true},
+		{title: "Asymmetry", width: contentWidth - 410, right: true},
+	})
+	d.need(t.rowH * float64(2+len(s.Worst)))
+	t.header()
+	for _, w := range s.Worst {
+		back, asym := "—", "—"
+		if w.Reverse > 0 {
+			back = formatValue(w.Reverse)
+			asym = formatPercent(100*absDiff(w.Value, w.Reverse)/max(w.Value, w.Reverse)) + "%"
+		}
+		pct := "—"
+		if s.Median > 0 {
+			pct = formatPercent(100 * w.Value / s.Median)
+		}
+		t.row([]string{w.From + " → " + w.To, formatValue(w.Value), back, pct, asym}, black, nil)
+	}
+}
+
+func absDiff(a, b float64) float64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+func (r *Report) valuesTable(d *document, f *familyResult) {
+	d.heading("Values without a size axis", h2Size, 60)
+	t := d.table([]column{
+		{title: "Metric", width: 110},
+		{title: r.configHeading(f.name), width: 120},
+		{title: "Median", width: 62, right: true},
+		{title: "Min", width: 56, right: true},
+		{title: "Max", width: 56, right: true},
+		{title: "Unit", width: 44},
+		{title: "N", width: 26, right: true},
+		{title: "Runs", width: contentWidth - 474},
+	})
+	t.header()
+	for _, v := range f.values {
+		t.row([]string{v.Metric, v.Config, formatNumber(v.Median), formatNumber(v.Min), formatNumber(v.Max),
+			unitLabel(v.Unit), strconv.Itoa(v.N), runList(v.Runs)}, black, nil)
+	}
+	d.y += 6
+}
+
+// formatNumber writes a value of any magnitude readably: two decimals in
+// the everyday range, scientific notation outside it.
+func formatNumber(v float64) string {
+	a := v
+	if a < 0 {
+		a = -a
+	}
+	if a != 0 && (a < 0.01 || a >= 1e9) {
+		return strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	return formatValue(v)
+}
 
 func runList(ids []int64) string {
 	s := make([]string, len(ids))
@@ -114,4 +345,15 @@ func runList(ids []int64) string {
 		s[i] = strconv.FormatInt(id, 10)
 	}
 	return strings.Join(s, ", ")
+}
+
+// figure draws a plot at the cursor, the full text width wide. A drawing
+// error stays in the document and is returned when it is written.
+func (d *document) figure(f *Figure) {
+	h := f.height().Points()
+	d.need(h)
+	c := newCanvas(d.pdf, d.enc, margin, d.y, f.width().Points(), h)
+	f.Plot.Draw(draw.New(c))
+	c.Close()
+	d.y += h + 4
 }

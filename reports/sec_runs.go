@@ -13,21 +13,19 @@ import (
 // failed or invalid run is set in red with its error below it, so nobody
 // mistakes its numbers for a result.
 func (r *Report) runsSection(d *document) {
-	d.newPage()
-	d.heading("Runs", h1Size, 40)
+	d.heading("Runs", h1Size, 60)
 	if len(r.runs) == 0 {
 		d.para("The report has no runs.", "", bodySize, black)
 		return
 	}
 	t := d.table([]column{
-		{title: "Run", width: 36, right: true},
-		{title: "Job", width: 60},
-		{title: "Campaign", width: 62},
-		{title: "Variant", width: 70},
-		{title: "Benchmark", width: 66},
-		{title: "Nodes", width: 94},
-		{title: "Tasks", width: 38, right: true},
-		{title: "State", width: contentWidth - 426},
+		{title: "Run", width: 30, right: true},
+		{title: "Job", width: 62},
+		{title: "Benchmark", width: 78},
+		{title: "Configuration", width: 116},
+		{title: "Nodes", width: 96},
+		{title: "Tasks", width: 40, right: true},
+		{title: "State", width: contentWidth - 422},
 	})
 	t.header()
 	bad := 0
@@ -38,12 +36,12 @@ func (r *Report) runsSection(d *document) {
 		if failed {
 			c, bad = failedRed, bad+1
 		}
+		cfg := r.configs.ofRun[run.ID]
 		t.row([]string{
 			strconv.FormatInt(run.ID, 10),
 			jobLabel(run),
-			orDash(run.Campaign),
-			orDash(run.Variant),
 			family(run),
+			cfg,
 			nodesLabel(run),
 			tasksLabel(run.Tasks),
 			r.stateLabel(run),
@@ -53,7 +51,7 @@ func (r *Report) runsSection(d *document) {
 				d.y += 1
 				// Indented to the Job column, under the row it explains.
 				indent := t.cols[0].width + cellPad
-				d.paraAt(margin+indent, contentWidth-indent, msg, "Helvetica", "I", smallSize, failedRed, 3)
+				d.paraAt(margin+indent, contentWidth-indent, msg, sansFamily, "I", smallSize, failedRed, 3)
 				d.y += 2
 				d.rule(d.y)
 			}
@@ -63,7 +61,7 @@ func (r *Report) runsSection(d *document) {
 	if bad == 0 {
 		d.para("All runs completed and passed their checks.", "", smallSize, grey)
 	} else {
-		d.para(fmt.Sprintf("%d of %d runs failed or are invalid (red): their results are listed but never plotted or summarised.", bad, len(r.runs)), "", smallSize, grey)
+		d.para(fmt.Sprintf("%d of %d runs failed or are invalid (red): their results are listed but never plotted or summarised; the appendix has their whole error text.", bad, len(r.runs)), "", smallSize, grey)
 	}
 }
 
@@ -141,7 +139,8 @@ func (r *Report) failureText(run *store.Run) string {
 		parts = append(parts, e)
 	}
 	for _, c := range r.data.Checks {
-		if c.RunID == run.ID && !c.Passed {
+		// A parser's error usually names the checks that failed already.
+		if c.RunID == run.ID && !c.Passed && !strings.Contains(run.Error, c.Name) {
 			parts = append(parts, checkText(c))
 		}
 	}
@@ -152,10 +151,9 @@ func (r *Report) failureText(run *store.Run) string {
 }
 
 func checkText(c store.Check) string {
-	op := c.Op
-	if op == "" {
-		op = "vs"
+	v, t := strconv.FormatFloat(c.Value, 'g', 6, 64), strconv.FormatFloat(c.Threshold, 'g', 6, 64)
+	if c.Op == "" {
+		return fmt.Sprintf("check %s FAILED: %s (threshold %s)", c.Name, v, t)
 	}
-	return fmt.Sprintf("check %s FAILED: %s %s %s",
-		c.Name, strconv.FormatFloat(c.Value, 'g', 6, 64), op, strconv.FormatFloat(c.Threshold, 'g', 6, 64))
+	return fmt.Sprintf("check %s FAILED: %s (must be %s %s)", c.Name, v, c.Op, t)
 }

@@ -12,11 +12,12 @@ import (
 
 const dateLayout = "2006-01-02 15:04 MST"
 
-// titlePage writes what the report covers: campaigns, runs and their dates,
-// the systems they ran on, and who made the report when.
+// titlePage writes what the report covers — campaigns, runs and their
+// dates, the system, who made the report when — and the verdict, which is
+// what most readers read first and some read only.
 func (r *Report) titlePage(d *document) {
 	d.newPage()
-	d.y = 110
+	d.y = 96
 	d.font("B", 22, black)
 	for _, l := range d.wrap(r.title(), contentWidth) {
 		d.pdf.Text(margin, d.y+22, l)
@@ -35,9 +36,14 @@ func (r *Report) titlePage(d *document) {
 	lines = append(lines, r.runCountLine())
 	if from, to, ok := runSpan(r.runs); ok {
 		lines = append(lines, fmt.Sprintf("Runs from %s to %s", from.Format(dateLayout), to.Format(dateLayout)))
+	} else if len(r.runs) > 0 {
+		lines = append(lines, "Run dates: not recorded by the tools' output (runs ingested from files)")
 	}
 	if bs := r.benchmarks(); len(bs) > 0 {
 		lines = append(lines, "Benchmarks: "+strings.Join(bs, ", "))
+	}
+	if s := r.systemLine(); s != "" {
+		lines = append(lines, "System: "+s)
 	}
 	for _, l := range lines {
 		d.para(l, "", 11, black)
@@ -52,9 +58,27 @@ func (r *Report) titlePage(d *document) {
 	// Room for the note about replaced characters, which is only known once
 	// everything is drawn (see replacementNote).
 	d.noteY = d.y
-	d.y += 2 * smallSize * 1.3
+	d.y += 3 * smallSize * 1.3
 
-	r.systemSummary(d)
+	d.heading("Verdict", h1Size, 40)
+	d.para("Computed from the archived samples; each number is in the tables and figures that follow.", "I", smallSize, grey)
+	d.y += 3
+	for _, v := range r.verdict {
+		c := black
+		if strings.HasPrefix(v, "Warning:") || strings.Contains(v, "FAILED") || strings.Contains(v, "no valid result") {
+			c = failedRed
+		}
+		d.bullet(v, c)
+	}
+}
+
+// bullet writes one bulleted paragraph.
+func (d *document) bullet(text string, c [3]int) {
+	d.need(bodySize * 1.3)
+	d.font("", bodySize, c)
+	d.pdf.Text(margin+2, d.y+bodySize, d.enc.encode("•"))
+	d.paraAt(margin+14, contentWidth-14, text, sansFamily, "", bodySize, c, 0)
+	d.y += 3
 }
 
 func (r *Report) runCountLine() string {
@@ -100,87 +124,52 @@ func (r *Report) benchmarks() []string {
 	return sortedKeys(set)
 }
 
-// hostGroup is a set of nodes that look the same in every respect the
-// summary shows, so eight identical nodes take one entry.
-type hostGroup struct {
-	nodes  []string
-	fields [][2]string
+// systemLine sums the system up in a line: the system labels the runs
+// were ingested with, and the nodes and their CPU and fabric from
+// provenance.
+func (r *Report) systemLine() string {
+	var parts []string
+	labels := map[string]bool{}
+	for _, run := range r.runs {
+		if s := run.Labels["system"]; s != "" {
+			labels[s] = true
+		}
+	}
+	if len(labels) > 0 {
+		parts = append(parts, strings.Join(sortedKeys(labels), ", "))
+	}
+	groups := r.hostGroups()
+	var nodes []string
+	cpus := map[string]bool{}
+	fabrics := map[string]bool{}
+	for _, g := range groups {
+		nodes = append(nodes, g.nodes...)
+		for _, f := range g.fields {
+			switch f[0] {
+			case "CPU":
+				cpus[f[1]] = true
+			case "InfiniBand":
+				fabrics[f[1]] = true
+			}
+		}
+	}
+	if n := distinct(nodes); n > 0 {
+		s := fmt.Sprintf("%d node%s (%s)", n, plural(n), compressHosts(sortedCopy(nodes)))
+		if len(cpus) == 1 {
+			s += ", " + sortedKeys(cpus)[0]
+		}
+		if len(fabrics) == 1 {
+			s += ", " + sortedKeys(fabrics)[0]
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
 }
 
-// systemSummary describes the nodes the runs ran on, from the provenance
-// the runner recorded: one entry per kind of node.
-func (r *Report) systemSummary(d *document) {
-	groups := map[string]*hostGroup{}
-	var order []string
-	seen := map[string]bool{}
-	var bare []string // nodes of runs without provenance
-	bareRuns := 0
-	for _, run := range r.runs {
-		if len(run.Hosts) == 0 {
-			bareRuns++
-			bare = append(bare, run.Nodes...)
-			continue
-		}
-		for _, h := range run.Hosts {
-			fields := hostFields(h)
-			key := fmt.Sprint(fields)
-			g := groups[key]
-			if g == nil {
-				g = &hostGroup{fields: fields}
-				groups[key] = g
-				order = append(order, key)
-			}
-			name := nodeName(h)
-			if !seen[key+"\x00"+name] {
-				seen[key+"\x00"+name] = true
-				g.nodes = append(g.nodes, name)
-			}
-		}
-	}
-	d.heading("System", h2Size, 40)
-	if len(order) == 0 && bareRuns == 0 {
-		d.para("No runs.", "", bodySize, black)
-		return
-	}
-	if diffs := hostMismatches(r.runs); len(diffs) > 0 {
-		d.para("Warning: the nodes of a run are not alike — results between them may differ for that reason.", "B", bodySize, failedRed)
-		for _, m := range diffs {
-			d.paraAt(margin+10, contentWidth-10, m, "Helvetica", "", smallSize, failedRed, 4)
-		}
-		d.y += 4
-	}
-	// Sorted by node list, so the entries come out in the same order
-	// whatever order the archive returned the runs in.
-	sort.SliceStable(order, func(i, j int) bool {
-		return compressHosts(groups[order[i]].nodes) < compressHosts(groups[order[j]].nodes)
-	})
-	const keyW = 78
-	for _, key := range order {
-		g := groups[key]
-		sort.Strings(g.nodes)
-		n := len(g.nodes)
-		head := fmt.Sprintf("%s (%d node%s)", compressHosts(g.nodes), n, plural(n))
-		d.need(smallSize * 1.3 * float64(1+len(g.fields)))
-		d.paraAt(margin, contentWidth, head, "Helvetica", "B", bodySize, black, 3)
-		for _, f := range g.fields {
-			d.need(smallSize * 1.3)
-			d.font("", smallSize, grey)
-			d.pdf.Text(margin+10, d.y+smallSize, d.enc.encode(f[0]))
-			d.paraAt(margin+keyW, contentWidth-keyW, f[1], "Helvetica", "", smallSize, black, 4)
-		}
-		d.y += 4
-	}
-	if bareRuns > 0 {
-		verb := "carry"
-		if bareRuns == 1 {
-			verb = "carries"
-		}
-		text := fmt.Sprintf("%d run%s %s no host provenance", bareRuns, plural(bareRuns), verb)
-		if nodes := compressHosts(bare); nodes != "" {
-			text += "; their nodes: " + nodes
-		}
-		d.para(text+".", "", smallSize, grey)
-	}
+func sortedCopy(s []string) []string {
+	c := append([]string(nil), s...)
+	sort.Strings(c)
+	return c
 }
 
 func plural(n int) string {
@@ -188,71 +177,4 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-func nodeName(h results.Host) string {
-	if h.NodeName != "" {
-		return h.NodeName
-	}
-	return h.Hostname
-}
-
-// hostFields is what the summary says about one node, in table order.
-func hostFields(h results.Host) [][2]string {
-	var f [][2]string
-	add := func(k, v string) {
-		if v = strings.TrimSpace(v); v != "" {
-			f = append(f, [2]string{k, v})
-		}
-	}
-	cpu := h.CPUModel
-	var topo []string
-	if h.Sockets > 0 {
-		topo = append(topo, fmt.Sprintf("%d socket%s", h.Sockets, plural(h.Sockets)))
-	}
-	if h.Cores > 0 {
-		topo = append(topo, fmt.Sprintf("%d cores", h.Cores))
-	}
-	if h.Threads > 0 && h.Threads != h.Cores {
-		topo = append(topo, fmt.Sprintf("%d threads", h.Threads))
-	}
-	if len(topo) > 0 {
-		cpu = strings.TrimSpace(cpu + " (" + strings.Join(topo, ", ") + ")")
-	}
-	add("CPU", cpu)
-	var mem []string
-	if h.MemoryBytes > 0 {
-		mem = append(mem, fmt.Sprintf("%.0f GiB", float64(h.MemoryBytes)/(1<<30)))
-	}
-	if h.NUMANodes > 0 {
-		mem = append(mem, fmt.Sprintf("%d NUMA node%s", h.NUMANodes, plural(h.NUMANodes)))
-	}
-	add("Memory", strings.Join(mem, ", "))
-	add("OS", h.OS)
-	add("Kernel", h.Kernel)
-	add("MPI", h.MPI)
-	var ib []string
-	for _, p := range h.IB {
-		s := fmt.Sprintf("%s port %d", p.Device, p.Port)
-		for _, x := range []string{p.State, p.Rate, p.LinkLayer} {
-			if x != "" {
-				s += " " + x
-			}
-		}
-		ib = append(ib, s)
-	}
-	add("InfiniBand", strings.Join(ib, "; "))
-	var nets []string
-	for _, n := range h.Net {
-		s := n.Name
-		if n.SpeedMbps > 0 {
-			s += fmt.Sprintf(" %d Mb/s", n.SpeedMbps)
-		}
-		if n.MTU > 0 {
-			s += fmt.Sprintf(" MTU %d", n.MTU)
-		}
-		nets = append(nets, s)
-	}
-	add("Network", strings.Join(nets, "; "))
-	return f
 }

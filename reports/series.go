@@ -1,9 +1,9 @@
 package reports
 
 import (
-	"fmt"
 	"image/color"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sbench/sbench/results"
@@ -11,29 +11,50 @@ import (
 )
 
 // Series is one line of a figure: one configuration's values of one metric
-// by message size, repeats and runs of the configuration combined.
+// by message size (or rank count), repeats and runs of the configuration
+// combined.
 type Series struct {
 	// Config names the configuration, as the legend does.
 	Config string
-	Color  color.RGBA
-	// Points are sorted by size. They include points a log axis cannot
-	// show (size 0, as osu_latency starts with), which the summary uses.
+	// Ranks is the process count of the runs, when known and when it is
+	// what tells this series from another of the same configuration.
+	Ranks int
+	Color color.RGBA
+	// Points are sorted by x. They include points a log axis cannot show
+	// (size 0, as osu_latency starts with), which the summary uses.
 	Points []Point
 	// Runs are the ids of the runs the points come from, sorted.
 	Runs []int64
+	// LinkRate is the theoretical rate of the runs' link in Gb/s, 0 when
+	// unknown.
+	LinkRate float64
+}
+
+// Label is the series' legend entry.
+func (s Series) Label() string {
+	if s.Ranks > 0 {
+		return s.Config + ", " + strconv.Itoa(s.Ranks) + " ranks"
+	}
+	return s.Config
 }
 
 // Point is one position of a series.
 type Point struct {
-	X float64 // message size, bytes
+	X float64 // message size in bytes, or rank count
 	Y float64 // median of the combined samples, in the figure's unit
-	N int     // number of samples combined
+	// Min and Max are the smallest and largest of the combined samples:
+	// the band drawn around the median when repeats disagree.
+	Min, Max float64
+	N        int // number of samples combined
 }
 
-// Kinds of figures by message size.
+// Kinds of figures.
 const (
-	KindBandwidth = "bandwidth"
-	KindLatency   = "latency"
+	KindBandwidth   = "bandwidth"
+	KindLatency     = "latency"
+	KindLatencyZoom = "latency-zoom" // latency at small sizes, linear axis
+	KindMatrix      = "matrix"       // node-pair heatmap
+	KindScaling     = "scaling"      // a key figure against rank count
 )
 
 // metricKind says which figure a metric belongs in, from its name, as
@@ -49,6 +70,19 @@ func metricKind(metric string) string {
 	return ""
 }
 
+// altUnitMetric reports whether a metric repeats another in a second unit,
+// as NetPIPE's bandwidth_mbps repeats its bandwidth in MB/s: one figure is
+// enough.
+func altUnitMetric(metric string) bool {
+	m := strings.ToLower(metric)
+	for _, suffix := range []string{"_mbps", "_mibps", "_gbps", "_gibps", "_kbps"} {
+		if strings.HasPrefix(m, "bandwidth") && strings.HasSuffix(m, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
 // unitFactor converts a sample's unit to the figure's: MB/s (10^6 bytes/s,
 // as OSU prints it) for bandwidth, microseconds for latency.
 func unitFactor(kind, unit string) (float64, bool) {
@@ -56,7 +90,7 @@ func unitFactor(kind, unit string) (float64, bool) {
 	switch kind {
 	case KindBandwidth:
 		switch u {
-		case "mb/s", "mbytes/s", "mbyte/s":
+		case "mb/s", "mbytes/s", "mbyte/s", "mbytes/sec":
 			return 1, true
 		case "gb/s", "gbytes/s":
 			return 1e3, true
@@ -104,10 +138,23 @@ func isSizeAxis(xunit string) bool {
 	return false
 }
 
+// isRanksAxis reports whether a sample's x is a process count.
+func isRanksAxis(xunit string) bool {
+	switch strings.ToLower(xunit) {
+	case "ranks", "processes", "procs", "np", "tasks":
+		return true
+	}
+	return false
+}
+
 // family names the benchmark a run belongs to: runs of one family are
 // comparable point by point, runs of two are not (osu_latency and
-// osu_allreduce both measure "latency" against size).
+// osu_allreduce both measure "latency" against size). NetPIPE's modules
+// (NPtcp, NPmpi, NPib) all time the same ping-pong, so they are one family.
 func family(run *store.Run) string {
+	if strings.EqualFold(run.Kernel, "netpipe") {
+		return "netpipe"
+	}
 	for _, s := range []string{run.Benchmark, run.Kernel, run.Tool} {
 		if s != "" {
 			return s
@@ -116,119 +163,38 @@ func family(run *store.Run) string {
 	return "unnamed benchmark"
 }
 
-// sizeGroup collects one figure's samples before they become series.
-type sizeGroup struct {
-	family, metric, kind string
-	byConfig             map[string]map[float64][]float64
-	runs                 map[string]map[int64]bool
+// collectiveNames are what collective benchmarks are called, by OSU, IMB and
+// the runner's kernels.
+var collectiveNames = []string{"allreduce", "alltoall", "allgather", "bcast", "barrier", "reduce", "gather", "scatter", "collective"}
+
+// isCollective reports whether a family times a collective operation,
+// whose latency depends on the process count.
+func isCollective(fam string) bool {
+	f := strings.ToLower(fam)
+	for _, n := range collectiveNames {
+		if strings.Contains(f, n) {
+			return true
+		}
+	}
+	return false
 }
 
-// collectSizeSamples sorts the bandwidth and latency samples of good runs
-// into groups, one per (family, metric), and notes everything it leaves out.
-func (r *Report) collectSizeSamples() []*sizeGroup {
-	groups := map[[2]string]*sizeGroup{}
-	unknownRun := map[int64]int{}
-	notShown := map[string]int{} // family/metric (reason) -> samples
-	badRuns := map[int64]bool{}
-	for _, s := range r.data.Samples {
-		run := r.byID[s.RunID]
-		if run == nil {
-			unknownRun[s.RunID]++
-			continue
-		}
-		if run.Status == results.StatusFailed || run.Status == results.StatusInvalid {
-			// A failed or invalid run's numbers must never become a curve or
-			// a peak figure; the failed-runs section lists them instead.
-			badRuns[run.ID] = true
-			continue
-		}
-		fam := family(run)
-		kind := metricKind(s.Metric)
-		switch {
-		case kind == "":
-			notShown[fmt.Sprintf("%s: %s (no figure for this metric yet)", fam, s.Metric)]++
-			continue
-		case s.X == nil || !isSizeAxis(s.XUnit):
-			notShown[fmt.Sprintf("%s: %s against %s (only message size is plotted yet)", fam, s.Metric, orDash(s.XUnit))]++
-			continue
-		}
-		factor, ok := unitFactor(kind, s.Unit)
-		if !ok {
-			notShown[fmt.Sprintf("%s: %s in unknown unit %q", fam, s.Metric, s.Unit)]++
-			continue
-		}
-		k := [2]string{fam, s.Metric}
-		g := groups[k]
-		if g == nil {
-			g = &sizeGroup{family: fam, metric: s.Metric, kind: kind,
-				byConfig: map[string]map[float64][]float64{}, runs: map[string]map[int64]bool{}}
-			groups[k] = g
-		}
-		cfg := r.configs.ofRun[run.ID]
-		if g.byConfig[cfg] == nil {
-			g.byConfig[cfg] = map[float64][]float64{}
-			g.runs[cfg] = map[int64]bool{}
-		}
-		g.byConfig[cfg][*s.X] = append(g.byConfig[cfg][*s.X], s.Value*factor)
-		g.runs[cfg][run.ID] = true
+// ranksOf is a run's process count: Slurm's task count, or a ranks (np)
+// label or parameter for runs ingested from a file; 0 when unknown.
+func ranksOf(run *store.Run) int {
+	if run.Tasks > 0 {
+		return run.Tasks
 	}
-	for _, id := range sortedKeys(unknownRun) {
-		r.notef("%d samples belong to run %d, which is not in the report's runs", unknownRun[id], id)
-	}
-	if n := len(r.data.Scalars); n > 0 {
-		r.notef("%d scalars (such as HPL's N, NB and Gflops) are not shown yet", n)
-	}
-	if len(badRuns) > 0 {
-		r.notef("samples of %d failed or invalid runs are not plotted", len(badRuns))
-	}
-	for _, what := range sortedKeys(notShown) {
-		r.notef("not plotted: %s, %d samples", what, notShown[what])
-	}
-	out := make([]*sizeGroup, 0, len(groups))
-	for _, g := range groups {
-		out = append(out, g)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.family != b.family {
-			return a.family < b.family
+	for _, k := range []string{"ranks", "np", "ntasks"} {
+		for _, m := range []map[string]string{run.Labels, run.Params} {
+			if v, ok := m[k]; ok {
+				if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+					return n
+				}
+			}
 		}
-		if a.kind != b.kind {
-			return a.kind == KindBandwidth // bandwidth first, as the articles do
-		}
-		return a.metric < b.metric
-	})
-	return out
-}
-
-// series turns a group into one series per configuration, in the report's
-// configuration order.
-func (r *Report) series(g *sizeGroup) []Series {
-	names := make([]string, 0, len(g.byConfig))
-	for name := range g.byConfig {
-		names = append(names, name)
 	}
-	sort.Slice(names, func(i, j int) bool { return r.configs.index[names[i]] < r.configs.index[names[j]] })
-	out := make([]Series, 0, len(names))
-	for _, name := range names {
-		byX := g.byConfig[name]
-		xs := make([]float64, 0, len(byX))
-		for x := range byX {
-			xs = append(xs, x)
-		}
-		sort.Float64s(xs)
-		s := Series{Config: name, Color: r.configs.style(name).Color}
-		for _, x := range xs {
-			vs := byX[x]
-			s.Points = append(s.Points, Point{X: x, Y: median(vs), N: len(vs)})
-		}
-		for id := range g.runs[name] {
-			s.Runs = append(s.Runs, id)
-		}
-		sort.Slice(s.Runs, func(i, j int) bool { return s.Runs[i] < s.Runs[j] })
-		out = append(out, s)
-	}
-	return out
+	return 0
 }
 
 // median is robust to the one slow repetition a busy node produces, which a
@@ -237,13 +203,25 @@ func median(vs []float64) float64 {
 	s := append([]float64(nil), vs...)
 	sort.Float64s(s)
 	n := len(s)
+	if n == 0 {
+		return 0
+	}
 	if n%2 == 1 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func sortedKeys[K int64 | string, V any](m map[K]V) []K {
+// point combines the samples at one x.
+func point(x float64, vs []float64) Point {
+	p := Point{X: x, Y: median(vs), Min: vs[0], Max: vs[0], N: len(vs)}
+	for _, v := range vs[1:] {
+		p.Min, p.Max = min(p.Min, v), max(p.Max, v)
+	}
+	return p
+}
+
+func sortedKeys[K int64 | string | int, V any](m map[K]V) []K {
 	keys := make([]K, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -1,0 +1,595 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/sbench/sbench/store"
+)
+
+// familyResult is one benchmark's section of the report: everything it
+// measured, combined per configuration and summarised.
+type familyResult struct {
+	name       string
+	collective bool
+	groups     []*sizeGroup // curves against message size, bandwidth first
+	matrices   []*matrixGroup
+	hpl        []HPLRow
+	values     []ValueRow // measurements without a size axis
+	scaling    []*scalingGroup
+	figures    []int // indices of the section's figures in Report.figures
+}
+
+// sizeGroup is one metric of one benchmark against message size.
+type sizeGroup struct {
+	family, metric, kind string
+	collective           bool
+	series               []Series
+	// ranks is the one process count of every series, when they share it
+	// (it then goes in the title instead of every legend entry).
+	ranks     int
+	bandwidth []BandwidthSummary
+	latency   []LatencySummary
+	figs      []int // indices of its figures in Report.figures
+
+	raw map[seriesKey]map[float64][]float64
+	ids map[seriesKey]map[int64]bool
+}
+
+// seriesOf is the group's series of a configuration and process count.
+func (g *sizeGroup) seriesOf(config string, ranks int) *Series {
+	for i := range g.series {
+		if g.series[i].Config == config && g.series[i].Ranks == ranks {
+			return &g.series[i]
+		}
+	}
+	return nil
+}
+
+type seriesKey struct {
+	config string
+	ranks  int
+}
+
+// scalingGroup is a key figure of a benchmark against the process count.
+type scalingGroup struct {
+	family, what, unit string
+	series             []Series
+	figs               []int // its figure, when drawn
+}
+
+// ValueRow is a measurement that has no size axis — a STREAM triad rate,
+// an iperf3 interval, a scalar — combined per configuration.
+type ValueRow struct {
+	Family, Config, Metric, Unit string
+	Median, Min, Max             float64
+	N                            int
+	Runs                         []int64
+}
+
+// analyse sorts the samples and scalars of good runs into the families'
+// groups and summarises them, noting everything it leaves out.
+func (r *Report) analyse() {
+	fams := map[string]*familyResult{}
+	get := func(name string) *familyResult {
+		f := fams[name]
+		if f == nil {
+			f = &familyResult{name: name, collective: isCollective(name)}
+			fams[name] = f
+		}
+		return f
+	}
+	for i := range r.runs {
+		get(family(&r.runs[i]))
+	}
+	groups := map[[2]string]*sizeGroup{}
+	matrices := map[[3]string]*matrixGroup{}
+	ranksAxis := map[[2]string]map[string]map[float64][]float64{} // family/metric -> config -> ranks -> values
+	values := map[[4]string]*ValueRow{}
+	valueData := map[[4]string][]float64{}
+	valueRuns := map[[4]string]map[int64]bool{}
+	unknownRun := map[int64]int{}
+	notShown := map[string]int{}
+	badRuns := map[int64]bool{}
+	addValue := func(run *store.Run, metric, unit string, v float64) {
+		k := [4]string{family(run), r.configs.ofRun[run.ID], metric, unit}
+		if values[k] == nil {
+			values[k] = &ValueRow{Family: k[0], Config: k[1], Metric: metric, Unit: unit}
+			valueRuns[k] = map[int64]bool{}
+		}
+		valueData[k] = append(valueData[k], v)
+		valueRuns[k][run.ID] = true
+	}
+
+	for _, s := range r.data.Samples {
+		run := r.byID[s.RunID]
+		if run == nil {
+			unknownRun[s.RunID]++
+			continue
+		}
+		if bad(run) {
+			// A failed or invalid run's numbers must never become a curve or
+			// a peak figure; the runs table and appendix list them instead.
+			badRuns[run.ID] = true
+			continue
+		}
+		fam := family(run)
+		cfg := r.configs.ofRun[run.ID]
+		m := strings.ToLower(s.Metric)
+		kind := metricKind(s.Metric)
+		switch {
+		case strings.HasPrefix(m, "matrix_"):
+			from, to := s.Tags["from"], s.Tags["to"]
+			if from == "" || to == "" {
+				notShown[fmt.Sprintf("%s: %s without from/to node tags", fam, s.Metric)]++
+				continue
+			}
+			k := [3]string{fam, s.Metric, cfg}
+			g := matrices[k]
+			if g == nil {
+				g = newMatrixGroup(fam, s.Metric, s.Unit, cfg)
+				matrices[k] = g
+			}
+			g.add(run.ID, from, to, s.Value)
+		case altUnitMetric(s.Metric):
+			// The same measurement as bandwidth, in another unit: nothing
+			// is left out by not drawing it twice.
+		case kind != "" && s.X != nil && isSizeAxis(s.XUnit):
+			factor, ok := unitFactor(kind, s.Unit)
+			if !ok {
+				notShown[fmt.Sprintf("%s: %s in unknown unit %q", fam, s.Metric, s.Unit)]++
+				continue
+			}
+			k := [2]string{fam, s.Metric}
+			g := groups[k]
+			if g == nil {
+				g = &sizeGroup{family: fam, metric: s.Metric, kind: kind, collective: isCollective(fam),
+					raw: map[seriesKey]map[float64][]float64{}, ids: map[seriesKey]map[int64]bool{}}
+				groups[k] = g
+			}
+			sk := seriesKey{cfg, ranksOf(run)}
+			if g.raw[sk] == nil {
+				g.raw[sk] = map[float64][]float64{}
+				g.ids[sk] = map[int64]bool{}
+			}
+			g.raw[sk][*s.X] = append(g.raw[sk][*s.X], s.Value*factor)
+			g.ids[sk][run.ID] = true
+		case s.X != nil && isRanksAxis(s.XUnit):
+			k := [2]string{fam, s.Metric + "\x00" + s.Unit}
+			if ranksAxis[k] == nil {
+				ranksAxis[k] = map[string]map[float64][]float64{}
+			}
+			if ranksAxis[k][cfg] == nil {
+				ranksAxis[k][cfg] = map[float64][]float64{}
+			}
+			ranksAxis[k][cfg][*s.X] = append(ranksAxis[k][cfg][*s.X], s.Value)
+		case s.X != nil:
+			notShown[fmt.Sprintf("%s: %s against %s (only message size and rank count are plotted)", fam, s.Metric, orDash(s.XUnit))]++
+		default:
+			addValue(run, s.Metric, s.Unit, s.Value)
+		}
+	}
+
+	// Scalars: HPL's become its table, others are values like any.
+	byRun := map[int64][]store.Scalar{}
+	for _, s := range r.data.Scalars {
+		if r.byID[s.RunID] == nil {
+			unknownRun[s.RunID]++
+			continue
+		}
+		byRun[s.RunID] = append(byRun[s.RunID], s)
+	}
+	for _, id := range sortedKeys(byRun) {
+		run := r.byID[id]
+		if row, ok := r.hplRow(run, byRun[id]); ok {
+			f := get(family(run))
+			f.hpl = append(f.hpl, row)
+			continue
+		}
+		if bad(run) {
+			badRuns[run.ID] = true
+			continue
+		}
+		for _, s := range byRun[id] {
+			addValue(run, s.Name, s.Unit, s.Value)
+		}
+	}
+
+	for _, g := range groups {
+		r.finishSizeGroup(g)
+		f := get(g.family)
+		f.groups = append(f.groups, g)
+	}
+	for _, g := range matrices {
+		g.finish()
+		f := get(g.family)
+		f.matrices = append(f.matrices, g)
+	}
+	for k, v := range values {
+		v.Median = median(valueData[k])
+		v.Min, v.Max = valueData[k][0], valueData[k][0]
+		for _, x := range valueData[k] {
+			v.Min, v.Max = min(v.Min, x), max(v.Max, x)
+		}
+		v.N = len(valueData[k])
+		v.Runs = sortedKeys(valueRuns[k])
+		f := get(v.Family)
+		f.values = append(f.values, *v)
+	}
+	for k, byCfg := range ranksAxis {
+		metric, unit, _ := strings.Cut(k[1], "\x00")
+		sg := &scalingGroup{family: k[0], what: metric, unit: unit}
+		for _, cfg := range r.configOrder(sortedKeys(byCfg)) {
+			s := Series{Config: cfg, Color: r.configs.style(cfg).Color}
+			for _, x := range sortedFloatKeys(byCfg[cfg]) {
+				s.Points = append(s.Points, point(x, byCfg[cfg][x]))
+			}
+			sg.series = append(sg.series, s)
+		}
+		get(k[0]).scaling = append(get(k[0]).scaling, sg)
+	}
+
+	names := sortedKeys(fams)
+	// Point-to-point curves first, then collectives, node-pair matrices and
+	// HPL, as the articles go from the link up to the whole machine.
+	rank := func(f *familyResult) int {
+		switch {
+		case len(f.groups) > 0 && !f.collective:
+			return 0
+		case len(f.groups) > 0:
+			return 1
+		case len(f.matrices) > 0:
+			return 2
+		case len(f.hpl) > 0:
+			return 3
+		}
+		return 4
+	}
+	sort.SliceStable(names, func(i, j int) bool { return rank(fams[names[i]]) < rank(fams[names[j]]) })
+	for _, name := range names {
+		f := fams[name]
+		sort.Slice(f.groups, func(i, j int) bool {
+			a, b := f.groups[i], f.groups[j]
+			if a.kind != b.kind {
+				return a.kind == KindBandwidth // bandwidth first, as the articles do
+			}
+			return a.metric < b.metric
+		})
+		sort.Slice(f.matrices, func(i, j int) bool {
+			a, b := f.matrices[i], f.matrices[j]
+			if a.metric != b.metric {
+				return a.metric < b.metric
+			}
+			return r.configs.index[a.config] < r.configs.index[b.config]
+		})
+		sort.SliceStable(f.values, func(i, j int) bool {
+			a, b := f.values[i], f.values[j]
+			if a.Metric != b.Metric {
+				return a.Metric < b.Metric
+			}
+			if ia, ib := r.configs.index[a.Config], r.configs.index[b.Config]; ia != ib {
+				return ia < ib
+			}
+			return a.Unit < b.Unit
+		})
+		sort.Slice(f.scaling, func(i, j int) bool {
+			if f.scaling[i].what != f.scaling[j].what {
+				return f.scaling[i].what < f.scaling[j].what
+			}
+			return f.scaling[i].unit < f.scaling[j].unit
+		})
+		r.addScaling(f)
+		if len(f.groups)+len(f.matrices)+len(f.hpl)+len(f.values)+len(f.scaling) > 0 {
+			r.families = append(r.families, f)
+		}
+	}
+
+	for _, id := range sortedKeys(unknownRun) {
+		r.notef("%d samples or scalars belong to run %d, which is not in the report's runs", unknownRun[id], id)
+	}
+	if len(badRuns) > 0 {
+		r.notef("the samples of %d failed or invalid run%s are not plotted or summarised", len(badRuns), plural(len(badRuns)))
+	}
+	for _, what := range sortedKeys(notShown) {
+		r.notef("not plotted: %s, %d samples", what, notShown[what])
+	}
+}
+
+// configOrder sorts configuration names in colour order.
+func (r *Report) configOrder(names []string) []string {
+	sort.SliceStable(names, func(i, j int) bool { return r.configs.index[names[i]] < r.configs.index[names[j]] })
+	return names
+}
+
+func sortedFloatKeys[V any](m map[float64]V) []float64 {
+	xs := make([]float64, 0, len(m))
+	for x := range m {
+		xs = append(xs, x)
+	}
+	sort.Float64s(xs)
+	return xs
+}
+
+// finishSizeGroup turns a group's samples into series, in the report's
+// configuration order, and summarises them.
+func (r *Report) finishSizeGroup(g *sizeGroup) {
+	keys := make([]seriesKey, 0, len(g.raw))
+	ranksOfConfig := map[string]map[int]bool{}
+	allRanks := map[int]bool{}
+	for k := range g.raw {
+		keys = append(keys, k)
+		if ranksOfConfig[k.config] == nil {
+			ranksOfConfig[k.config] = map[int]bool{}
+		}
+		ranksOfConfig[k.config][k.ranks] = true
+		allRanks[k.ranks] = true
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if ia, ib := r.configs.index[a.config], r.configs.index[b.config]; ia != ib {
+			return ia < ib
+		}
+		return a.ranks < b.ranks
+	})
+	if len(allRanks) == 1 {
+		for n := range allRanks {
+			g.ranks = n
+		}
+	}
+	for _, k := range keys {
+		byX := g.raw[k]
+		s := Series{Config: k.config, Color: r.configs.style(k.config).Color}
+		// The process count goes in the legend when it is what tells two
+		// lines apart: several counts of one configuration, or (for
+		// collectives, whose latency depends on it) counts that differ
+		// between configurations.
+		if len(ranksOfConfig[k.config]) > 1 || (g.collective && len(allRanks) > 1) {
+			s.Ranks = k.ranks
+		}
+		for _, x := range sortedFloatKeys(byX) {
+			s.Points = append(s.Points, point(x, byX[x]))
+		}
+		s.Runs = sortedKeys(g.ids[k])
+		s.LinkRate = r.seriesLinkRate(s.Runs)
+		g.series = append(g.series, s)
+	}
+	g.raw, g.ids = nil, nil
+	switch g.kind {
+	case KindBandwidth:
+		g.bandwidth = summariseBandwidth(g.series)
+	case KindLatency:
+		g.latency = summariseLatency(g.series)
+	}
+}
+
+// addScaling adds, for a family whose runs of one configuration used
+// several process counts, its key figure against the count: peak
+// bandwidth, latency at the smallest size, HPL's Gflops.
+func (r *Report) addScaling(f *familyResult) {
+	type keyed struct {
+		what, unit string
+		pts        map[string]map[float64][]float64 // config -> ranks -> values
+	}
+	var out []keyed
+	for _, g := range f.groups {
+		k := keyed{unit: figureUnit(g.kind), pts: map[string]map[float64][]float64{}}
+		switch g.kind {
+		case KindBandwidth:
+			k.what = "peak " + g.metric
+		case KindLatency:
+			k.what = g.metric + " at the smallest size"
+		}
+		for i, s := range g.series {
+			if s.Ranks == 0 && g.ranks == 0 {
+				continue
+			}
+			n := s.Ranks
+			if n == 0 {
+				n = g.ranks
+			}
+			var v float64
+			if g.kind == KindBandwidth {
+				v = g.bandwidth[i].Peak
+			} else {
+				v = g.latency[i].Smallest
+			}
+			if k.pts[s.Config] == nil {
+				k.pts[s.Config] = map[float64][]float64{}
+			}
+			k.pts[s.Config][float64(n)] = append(k.pts[s.Config][float64(n)], v)
+		}
+		out = append(out, k)
+	}
+	if len(f.hpl) > 0 {
+		k := keyed{what: "HPL Gflops (valid runs)", unit: "Gflops", pts: map[string]map[float64][]float64{}}
+		for _, row := range f.hpl {
+			n := row.P * row.Q
+			if !row.Valid || n == 0 {
+				continue
+			}
+			if k.pts[row.Config] == nil {
+				k.pts[row.Config] = map[float64][]float64{}
+			}
+			k.pts[row.Config][float64(n)] = append(k.pts[row.Config][float64(n)], row.Gflops)
+		}
+		out = append(out, k)
+	}
+	for _, k := range out {
+		varies := false
+		for _, byN := range k.pts {
+			if len(byN) > 1 {
+				varies = true
+			}
+		}
+		if !varies {
+			continue
+		}
+		sg := &scalingGroup{family: f.name, what: k.what, unit: k.unit}
+		for _, cfg := range r.configOrder(sortedKeys(k.pts)) {
+			s := Series{Config: cfg, Color: r.configs.style(cfg).Color}
+			for _, n := range sortedFloatKeys(k.pts[cfg]) {
+				s.Points = append(s.Points, point(n, k.pts[cfg][n]))
+			}
+			sg.series = append(sg.series, s)
+		}
+		f.scaling = append(f.scaling, sg)
+	}
+}
+
+// BandwidthSummary is what a reader takes from one bandwidth curve.
+type BandwidthSummary struct {
+	Config string
+	Ranks  int
+	// Peak is the highest median bandwidth (MB/s), first reached at PeakAt
+	// bytes.
+	Peak, PeakAt float64
+	// HalfPeakAt is N½: the smallest size reaching half the peak; 0 when
+	// the curve has too few points to say.
+	HalfPeakAt float64
+	// Largest is the bandwidth at the largest size, LargestAt: below the
+	// peak when the curve falls off.
+	Largest, LargestAt float64
+	// LinkRate is the link's theoretical rate (Gb/s) and PercentOfLink the
+	// peak's share of it; both 0 when the rate is unknown.
+	LinkRate, PercentOfLink float64
+	// Ratio is the peak over the best configuration's peak.
+	Ratio float64
+	Runs  []int64
+}
+
+func summariseBandwidth(series []Series) []BandwidthSummary {
+	out := make([]BandwidthSummary, len(series))
+	best := 0.0
+	for i, s := range series {
+		b := BandwidthSummary{Config: s.Config, Ranks: s.Ranks, Runs: s.Runs, LinkRate: s.LinkRate}
+		b.Peak, b.PeakAt = peakOf(s.Points)
+		last := s.Points[len(s.Points)-1]
+		b.Largest, b.LargestAt = last.Y, last.X
+		// N½ is known only when the curve starts below half its peak: a
+		// table that begins at 1.5 MiB (as the articles cut NetPIPE's) says
+		// nothing about where half the peak is reached.
+		if len(s.Points) >= 3 && b.Peak > 0 && s.Points[0].Y < b.Peak/2 {
+			for _, p := range s.Points {
+				if p.Y >= b.Peak/2 {
+					b.HalfPeakAt = p.X
+					break
+				}
+			}
+		}
+		if b.LinkRate > 0 {
+			b.PercentOfLink = 100 * b.Peak / (b.LinkRate * 125)
+		}
+		best = max(best, b.Peak)
+		out[i] = b
+	}
+	for i := range out {
+		if best > 0 {
+			out[i].Ratio = out[i].Peak / best
+		}
+	}
+	return out
+}
+
+// LatencySummary is what a reader takes from one latency curve.
+type LatencySummary struct {
+	Config string
+	Ranks  int
+	// Smallest is the latency (µs) at the smallest size measured,
+	// SmallestAt; Largest at the largest.
+	Smallest, SmallestAt float64
+	Largest, LargestAt   float64
+	// AtCommon is the latency at CommonAt, the smallest size every
+	// configuration of the figure measured: what they compare at.
+	AtCommon, CommonAt float64
+	// Ratio is AtCommon over the best configuration's.
+	Ratio float64
+	Runs  []int64
+}
+
+func summariseLatency(series []Series) []LatencySummary {
+	// The smallest size every series has, ignoring size 0 (osu_latency's
+	// first row, which other tools do not measure).
+	common := math.Inf(1)
+	counts := map[float64]int{}
+	for _, s := range series {
+		for _, p := range s.Points {
+			counts[p.X]++
+		}
+	}
+	for x, n := range counts {
+		if n == len(series) && x > 0 && x < common {
+			common = x
+		}
+	}
+	out := make([]LatencySummary, len(series))
+	best := math.Inf(1)
+	for i, s := range series {
+		l := LatencySummary{Config: s.Config, Ranks: s.Ranks, Runs: s.Runs}
+		first, last := s.Points[0], s.Points[len(s.Points)-1]
+		l.Smallest, l.SmallestAt = first.Y, first.X
+		l.Largest, l.LargestAt = last.Y, last.X
+		if !math.IsInf(common, 1) {
+			for _, p := range s.Points {
+				if p.X == common {
+					l.AtCommon, l.CommonAt = p.Y, p.X
+				}
+			}
+			if l.AtCommon > 0 {
+				best = min(best, l.AtCommon)
+			}
+		}
+		out[i] = l
+	}
+	for i := range out {
+		if out[i].AtCommon > 0 && !math.IsInf(best, 1) {
+			out[i].Ratio = out[i].AtCommon / best
+		}
+	}
+	return out
+}
+
+// peakOf returns the highest value and the smallest size it is reached at.
+func peakOf(pts []Point) (peak, at float64) {
+	for i, p := range pts {
+		if i == 0 || p.Y > peak {
+			peak, at = p.Y, p.X
+		}
+	}
+	return peak, at
+}
+
+// Summary is every number a benchmark's tables show: what compare, history
+// or a script can take from a report without reading the PDF.
+type Summary struct {
+	Benchmark string
+	// Bandwidth and Latency are keyed by metric, as the samples name it.
+	Bandwidth map[string][]BandwidthSummary
+	Latency   map[string][]LatencySummary
+	Matrices  []MatrixSummary
+	HPL       []HPLRow
+	Values    []ValueRow
+}
+
+// Summaries returns the summaries of every benchmark, in the report's order.
+func (r *Report) Summaries() []Summary {
+	out := make([]Summary, 0, len(r.families))
+	for _, f := range r.families {
+		s := Summary{Benchmark: f.name, Bandwidth: map[string][]BandwidthSummary{}, Latency: map[string][]LatencySummary{},
+			HPL: append([]HPLRow(nil), f.hpl...), Values: append([]ValueRow(nil), f.values...)}
+		for _, g := range f.groups {
+			if len(g.bandwidth) > 0 {
+				s.Bandwidth[g.metric] = append([]BandwidthSummary(nil), g.bandwidth...)
+			}
+			if len(g.latency) > 0 {
+				s.Latency[g.metric] = append([]LatencySummary(nil), g.latency...)
+			}
+		}
+		for _, m := range f.matrices {
+			s.Matrices = append(s.Matrices, m.summary)
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,273 @@
+package reports
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sbench/sbench/store"
+)
+
+// How much of a tool's output and of a job script the appendix quotes:
+// an OSU or NetPIPE table whole, the head and tail of a longer log, where
+// tools print their parameters and their results.
+const (
+	rawHead    = 40
+	rawTail    = 12
+	scriptHead = 60
+	// maxErrorLines bounds one run's error text: a tool that dumped a
+	// stack trace per rank must not push the rest of the report off by
+	// fifty pages.
+	maxErrorLines = 30
+	monoSize      = 8
+)
+
+// appendix lists every run with what makes its numbers traceable: the
+// job, its state, the command and launcher, the script that was
+// submitted, the hosts, and an excerpt of the tool's own output.
+func (r *Report) appendix(d *document) {
+	if len(r.runs) == 0 {
+		return
+	}
+	d.newPage()
+	d.heading("Appendix: runs", h1Size, 60)
+	d.para("Every run of the report with its job, command, hosts and the output the numbers were read from. "+
+		"Excerpts keep the first and last lines of long outputs.", "I", smallSize, grey)
+	d.y += 4
+	shownScript := map[string]int64{}
+	for i := range r.runs {
+		run := &r.runs[i]
+		head := fmt.Sprintf("Run %d — %s — %s — %s", run.ID, family(run), r.configs.ofRun[run.ID], orDash(string(run.Status)))
+		c := black
+		if bad(run) {
+			c = failedRed
+		}
+		facts := r.runFacts(run)
+		// The heading stays with its facts: no run title alone at a page's foot.
+		d.need(2*bodySize*1.3 + 8 + float64(min(len(facts), 10))*smallSize*1.35)
+		d.y += 4
+		d.paraAt(margin, contentWidth, head, sansFamily, "B", bodySize+0.5, c, 2)
+		d.rule(d.y + 1)
+		d.y += 4
+		for _, kv := range facts {
+			d.fact(kv[0], kv[1], black)
+		}
+		if bad(run) {
+			msg := r.failureText(run)
+			if msg == "" {
+				msg = "(no error text recorded)"
+			}
+			d.fact("Error", "", failedRed)
+			d.mono(strings.Split(msg, "\n"), maxErrorLines, 0, failedRed)
+		}
+		if run.JobID != "" {
+			if script, ok := r.data.Scripts[run.JobID]; ok && strings.TrimSpace(script) != "" {
+				if first, done := shownScript[run.JobID]; done {
+					d.fact("Script", fmt.Sprintf("the job's sbatch script is quoted under run %d", first), grey)
+				} else {
+					shownScript[run.JobID] = run.ID
+					d.fact("Script", "the sbatch script of job "+run.JobID, black)
+					d.mono(splitLines(script), scriptHead, 0, black)
+				}
+			}
+		}
+		if raw := r.data.Raw[run.ID]; strings.TrimSpace(raw) != "" {
+			n := len(trimBlank(splitLines(raw)))
+			d.fact("Output", fmt.Sprintf("%d line%s of the tool's output", n, plural(n)), black)
+			d.mono(splitLines(raw), rawHead, rawTail, black)
+		}
+		d.y += 6
+	}
+}
+
+// runFacts are the key facts of a run, in the appendix's order.
+func (r *Report) runFacts(run *store.Run) [][2]string {
+	var out [][2]string
+	add := func(k, v string) {
+		if strings.TrimSpace(v) != "" {
+			out = append(out, [2]string{k, v})
+		}
+	}
+	if run.JobID != "" {
+		job := jobLabel(run)
+		if j := r.jobOf(run); j != nil {
+			var st []string
+			if j.State != "" {
+				st = append(st, j.State)
+			}
+			if j.ExitCode != "" {
+				st = append(st, "exit "+j.ExitCode)
+			}
+			if j.Name != "" {
+				st = append(st, "name "+j.Name)
+			}
+			if len(st) > 0 {
+				job += " (" + strings.Join(st, ", ") + ")"
+			}
+		}
+		add("Job", job)
+	}
+	add("Campaign", run.Campaign)
+	add("Variant", run.Variant)
+	add("Command", shellJoin(run.Command))
+	add("Launcher", run.Launcher)
+	tool := run.Tool
+	if run.ToolVer != "" {
+		tool += " " + run.ToolVer
+	}
+	add("Tool", strings.TrimSpace(tool))
+	if nodes := compressHosts(runNodes(run)); nodes != "" {
+		s := nodes
+		if run.Tasks > 0 {
+			s += fmt.Sprintf(", %d task%s", run.Tasks, plural(run.Tasks))
+			if run.TasksPerNode != "" {
+				s += " (" + run.TasksPerNode + " per node)"
+			}
+		}
+		add("Hosts", s)
+	}
+	var hostnames []string
+	for _, h := range run.Hosts {
+		if h.Hostname != "" && h.NodeName != "" && h.Hostname != h.NodeName {
+			hostnames = append(hostnames, h.NodeName+": "+h.Hostname)
+		}
+	}
+	add("Hostnames", strings.Join(hostnames, ", "))
+	switch {
+	case !run.Start.IsZero() && !run.End.IsZero():
+		add("Time", fmt.Sprintf("%s to %s (%s)", run.Start.Format(dateLayout), run.End.Format(dateLayout), run.End.Sub(run.Start).Round(1e9)))
+	case !run.Start.IsZero():
+		add("Time", "from "+run.Start.Format(dateLayout))
+	}
+	add("Labels", keyValues(run.Labels))
+	add("Parameters", keyValues(run.Params))
+	src := run.Source
+	if run.Origin != "" && run.Origin != run.Source {
+		src += " (" + run.Origin + ")"
+	}
+	add("Source", src)
+	if run.RunnerVersion != "" {
+		add("Runner", "sbench-runner "+run.RunnerVersion)
+	}
+	return out
+}
+
+// fact writes one "Key: value" line, the value wrapped under itself.
+func (d *document) fact(k, v string, c [3]int) {
+	const keyW = 64
+	d.need(smallSize * 1.35)
+	d.font("B", smallSize, grey)
+	d.pdf.Text(margin, d.y+smallSize, d.enc.encode(k))
+	if v == "" {
+		d.y += smallSize * 1.35
+		return
+	}
+	d.paraAt(margin+keyW, contentWidth-keyW, v, sansFamily, "", smallSize, c, 6)
+}
+
+// mono quotes lines of a tool's output in a monospaced font: the first head
+// lines and, when tail > 0, the last tail, with a count of what is left
+// out between them. Long lines are cut to the width with "…". A line the
+// core fonts cannot show is set in the embedded font, when there is one.
+func (d *document) mono(lines []string, head, tail int, c [3]int) {
+	lines = trimBlank(lines)
+	if len(lines) > head+tail+1 {
+		omitted := len(lines) - head - tail
+		cut := append(append([]string(nil), lines[:head]...), fmt.Sprintf("… (%d line%s left out) …", omitted, plural(omitted)))
+		lines = append(cut, lines[len(lines)-tail:]...)
+	}
+	const indent = 8
+	lead := monoSize * 1.22
+	for _, l := range lines {
+		d.need(lead)
+		l = expandTabs(l)
+		var enc string
+		if d.utf8 != nil && !d.enc.fits(l) {
+			d.pdf.SetFont(pdfUTF8Family, "", monoSize)
+			enc = d.enc.encode(l)
+		} else {
+			d.pdf.SetFont(monoFamily, "", monoSize)
+			enc = d.enc.encodeCP1252(l)
+		}
+		d.pdf.SetTextColor(c[0], c[1], c[2])
+		d.pdf.Text(margin+indent, d.y+monoSize, d.fit(enc, contentWidth-indent))
+		d.y += lead
+	}
+	d.y += 3
+}
+
+func splitLines(s string) []string {
+	return strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+}
+
+// excerpt is what the appendix quotes of a text, for the font check.
+func excerpt(s string, head, tail int) string {
+	if s == "" {
+		return ""
+	}
+	lines := trimBlank(splitLines(s))
+	if len(lines) > head+tail+1 {
+		lines = append(append([]string(nil), lines[:head]...), lines[len(lines)-tail:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func trimBlank(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimRight(l, " \t\r")
+	}
+	return out
+}
+
+// expandTabs replaces tabs by spaces to the next multiple of 8 columns, as
+// a terminal shows them, so tool tables stay aligned.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
+}
+
+func keyValues(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shellJoin writes a command line so that it can be pasted into a shell.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n\"'$`\\;&|<>()*?[]{}~!#") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,237 @@
+package reports
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sbench/sbench/hpl"
+	"github.com/sbench/sbench/store"
+)
+
+// HPLRow is one HPL test (one T/V row of HPL's output) with its checks.
+type HPLRow struct {
+	Run    int64
+	Config string
+	// TV is HPL's code of the variant that ran (WR10R2C4).
+	TV           string
+	N, NB, P, Q  int
+	Time, Gflops float64
+	// Rpeak is the machine's theoretical peak (Gflops) and Efficiency
+	// Gflops as a percentage of it; both 0 when Rpeak is unknown.
+	Rpeak, Efficiency float64
+	// Valid is false for a run that failed or failed a check: its Gflops
+	// are shown struck through and are never a result.
+	Valid  bool
+	Checks []store.Check
+	// Failed names the checks that failed.
+	Failed []string
+	// Error is the run's error text, for an invalid run with no failed
+	// check recorded.
+	Error string
+	// RpeakHow says where Rpeak comes from, or why it is unknown.
+	RpeakHow string
+}
+
+// nodesRpeak is the theoretical peak of the nodes a run used, from their
+// provenance (cores, clock, vector width; see hpl.Rpeak), and how it was
+// worked out; 0 and the reason when a node lacks what it takes.
+func nodesRpeak(run *store.Run) (float64, string) {
+	if len(run.Hosts) == 0 {
+		return 0, "Rpeak unknown: the run carries no host provenance"
+	}
+	total := 0.0
+	hows := map[string]int{}
+	for _, h := range run.Hosts {
+		g, how := hpl.Rpeak(h, hpl.PeakSpec{})
+		if g == 0 {
+			return 0, how
+		}
+		total += g
+		hows[how]++
+	}
+	var parts []string
+	for _, how := range sortedKeys(hows) {
+		parts = append(parts, fmt.Sprintf("%d × (%s)", hows[how], how))
+	}
+	return total, strings.Join(parts, " + ")
+}
+
+// hplRow reads an HPL test from a run's scalars: HPL's gflops with N, NB, P
+// and Q as the hpl parser and the runner's LU kernel record them.
+func (r *Report) hplRow(run *store.Run, scalars []store.Scalar) (HPLRow, bool) {
+	row := HPLRow{Run: run.ID, Config: r.configs.ofRun[run.ID], TV: run.Params["tv"], Valid: !bad(run)}
+	found := false
+	for _, s := range scalars {
+		switch strings.ToLower(s.Name) {
+		case "gflops":
+			row.Gflops, found = s.Value, true
+		case "n":
+			row.N = int(s.Value)
+		case "nb":
+			row.NB = int(s.Value)
+		case "p":
+			row.P = int(s.Value)
+		case "q":
+			row.Q = int(s.Value)
+		case "time_s", "time":
+			row.Time = s.Value
+		case "rpeak", "rpeak_gflops":
+			row.Rpeak = s.Value
+		}
+	}
+	if !found || (row.N == 0 && row.P == 0) {
+		return row, false
+	}
+	if r.opts.rpeak > 0 {
+		row.Rpeak = r.opts.rpeak
+	} else if v, ok := run.Labels["rpeak"]; ok && row.Rpeak == 0 {
+		if g, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "Gflops")), 64); err == nil && g > 0 {
+			row.Rpeak = g
+		}
+	}
+	if row.Rpeak == 0 {
+		row.Rpeak, row.RpeakHow = nodesRpeak(run)
+	} else {
+		row.RpeakHow = "given"
+	}
+	if row.Rpeak > 0 {
+		row.Efficiency = 100 * row.Gflops / row.Rpeak
+	}
+	for _, c := range r.data.Checks {
+		if c.RunID != run.ID {
+			continue
+		}
+		row.Checks = append(row.Checks, c)
+		if !c.Passed {
+			row.Failed = append(row.Failed, c.Name)
+		}
+	}
+	if !row.Valid && len(row.Failed) == 0 {
+		row.Error = strings.TrimSpace(run.Error)
+		if row.Error == "" {
+			row.Error = string(run.Status)
+		}
+	}
+	return row, true
+}
+
+// formatHPLTime and formatHPLGflops print as HPL does (%.2f, %.3e), so a
+// row can be found in the tool's output as it is.
+func formatHPLTime(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+func formatHPLGflops(v float64) string { return fmt.Sprintf("%.3e", v) }
+
+// hplSection writes HPL's results in HPL's own layout (T/V, N, NB, P, Q,
+// Time, Gflops), with the efficiency against Rpeak and the residual
+// checks. An invalid row is struck through in red and followed by the
+// checks it failed, so its Gflops cannot be mistaken for a result.
+func (r *Report) hplSection(d *document, f *familyResult) {
+	d.heading("HPL results", h2Size, 60)
+	cols := []column{
+		{title: "Run", width: 30, right: true},
+		{title: "Configuration", width: 80},
+		{title: "T/V", width: 64},
+		{title: "N", width: 46, right: true},
+		{title: "NB", width: 30, right: true},
+		{title: "P", width: 22, right: true},
+		{title: "Q", width: 22, right: true},
+		{title: "Time (s)", width: 54, right: true},
+		{title: "Gflops", width: 60, right: true},
+		{title: "% Rpeak", width: 52, right: true},
+	}
+	used := 0.0
+	for _, c := range cols {
+		used += c.width
+	}
+	cols = append(cols, column{title: "Result", width: contentWidth - used})
+	t := d.table(cols)
+	d.need(t.rowH * float64(2+len(f.hpl)))
+	t.header()
+	rpeakKnown := false
+	for _, row := range f.hpl {
+		eff := "—"
+		if row.Rpeak > 0 {
+			eff = strconv.FormatFloat(row.Efficiency, 'f', 1, 64)
+			rpeakKnown = true
+		}
+		result, c, style := "valid", black, ""
+		if !row.Valid {
+			result, c, style = "INVALID", failedRed, "S"
+		}
+		t.rowStyled([]string{
+			strconv.FormatInt(row.Run, 10), row.Config, orDash(row.TV),
+			strconv.Itoa(row.N), strconv.Itoa(row.NB), strconv.Itoa(row.P), strconv.Itoa(row.Q),
+			formatHPLTime(row.Time), formatHPLGflops(row.Gflops), eff, result,
+		}, c, nil, style, len(cols)-1)
+		if !row.Valid {
+			var why []string
+			for _, ck := range row.Checks {
+				if !ck.Passed {
+					why = append(why, checkText(ck))
+				}
+			}
+			if len(why) == 0 {
+				why = append(why, row.Error)
+			}
+			d.y += 1
+			indent := cols[0].width + cellPad
+			d.paraAt(margin+indent, contentWidth-indent, strings.Join(why, "\n"), sansFamily, "I", smallSize, failedRed, 4)
+			d.y += 2
+			d.rule(d.y)
+		}
+	}
+	d.y += 4
+	notes := []string{"Time and Gflops as HPL prints them; % Rpeak is Gflops over the theoretical peak of the nodes used."}
+	hows := map[string]bool{}
+	for _, row := range f.hpl {
+		if row.Rpeak > 0 {
+			hows[fmt.Sprintf("run %d: Rpeak %s Gflops, %s", row.Run, formatValue(row.Rpeak), row.RpeakHow)] = true
+		}
+	}
+	for _, h := range sortedKeys(hows) {
+		notes = append(notes, h+".")
+	}
+	if !rpeakKnown {
+		why := ""
+		if len(f.hpl) > 0 && f.hpl[0].RpeakHow != "" {
+			why = " (" + f.hpl[0].RpeakHow + ")"
+		}
+		notes = append(notes, "Rpeak is unknown for these runs"+why+"; give it with --rpeak GFLOPS, or an rpeak label, to see the efficiency.")
+	}
+	d.para(strings.Join(notes, " "), "", smallSize, grey)
+	d.y += 6
+
+	// The residual checks, as HPL lists them under each row.
+	anyChecks := false
+	for _, row := range f.hpl {
+		anyChecks = anyChecks || len(row.Checks) > 0
+	}
+	if !anyChecks {
+		return
+	}
+	d.heading("Residual checks", bodySize+1, 40)
+	ct := d.table([]column{
+		{title: "Run", width: 30, right: true},
+		{title: "Check", width: 246},
+		{title: "Value", width: 80, right: true},
+		{title: "Must be", width: 70, right: true},
+		{title: "Result", width: contentWidth - 426},
+	})
+	d.need(ct.rowH * 3)
+	ct.header()
+	for _, row := range f.hpl {
+		for _, ck := range row.Checks {
+			must := "—"
+			if ck.Op != "" {
+				must = ck.Op + " " + strconv.FormatFloat(ck.Threshold, 'g', -1, 64)
+			}
+			res, c := "PASSED", black
+			if !ck.Passed {
+				res, c = "FAILED", failedRed
+			}
+			ct.row([]string{strconv.FormatInt(row.Run, 10), ck.Name, strconv.FormatFloat(ck.Value, 'f', 7, 64), must, res}, c, nil)
+		}
+	}
+	d.y += 6
+}

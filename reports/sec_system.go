@@ -1,0 +1,239 @@
+package reports
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sbench/sbench/results"
+)
+
+// hostGroup is a set of nodes that look the same in every respect the
+// system table shows, so eight identical nodes take one column and the one
+// with a slower port stands apart in its own.
+type hostGroup struct {
+	nodes  []string
+	fields [][2]string
+}
+
+// hostGroups groups the nodes of every run by what they are, sorted by
+// node list so the order does not depend on the archive's.
+func (r *Report) hostGroups() []*hostGroup {
+	groups := map[string]*hostGroup{}
+	var order []string
+	seen := map[string]bool{}
+	for _, run := range r.runs {
+		for _, h := range run.Hosts {
+			fields := hostFields(h)
+			key := fmt.Sprint(fields)
+			g := groups[key]
+			if g == nil {
+				g = &hostGroup{fields: fields}
+				groups[key] = g
+				order = append(order, key)
+			}
+			name := nodeName(h)
+			if !seen[key+"\x00"+name] {
+				seen[key+"\x00"+name] = true
+				g.nodes = append(g.nodes, name)
+			}
+		}
+	}
+	out := make([]*hostGroup, 0, len(order))
+	for _, k := range order {
+		sort.Strings(groups[k].nodes)
+		out = append(out, groups[k])
+	}
+	sort.SliceStable(out, func(i, j int) bool { return compressHosts(out[i].nodes) < compressHosts(out[j].nodes) })
+	return out
+}
+
+// systemRows are the system table's rows, in the order article 001 lists
+// its cluster.
+var systemRows = []string{"CPU", "Cores", "Memory", "OS", "Kernel", "MPI", "InfiniBand", "Network", "Governor"}
+
+// systemSection describes the nodes the runs ran on, from the provenance
+// the runner recorded, as a table with one column per kind of node, and
+// calls out in a box the ways the nodes of one run differ.
+func (r *Report) systemSection(d *document) {
+	d.heading("System", h1Size, 80)
+	groups := r.hostGroups()
+	bare := 0
+	var bareNodes []string
+	for _, run := range r.runs {
+		if len(run.Hosts) == 0 {
+			bare++
+			bareNodes = append(bareNodes, run.Nodes...)
+		}
+	}
+	if len(groups) == 0 && bare == 0 {
+		d.para("No runs.", "", bodySize, black)
+		return
+	}
+	if diffs := hostMismatches(r.runs); len(diffs) > 0 {
+		d.warningBox("Warning: the nodes of a run are not alike — results between them may differ for that reason.", diffs)
+	}
+	const perTable = 3
+	for start := 0; start < len(groups); start += perTable {
+		end := min(start+perTable, len(groups))
+		part := groups[start:end]
+		keyW := 74.0
+		cols := []column{{title: "", width: keyW}}
+		for _, g := range part {
+			n := len(g.nodes)
+			cols = append(cols, column{
+				title: fmt.Sprintf("%s (%d node%s)", compressHosts(g.nodes), n, plural(n)),
+				width: (contentWidth - keyW) / float64(len(part)),
+			})
+		}
+		t := d.table(cols)
+		t.maxLines = 4
+		t.header()
+		for _, row := range systemRows {
+			cells := []string{row}
+			anyValue := false
+			for _, g := range part {
+				v := fieldOf(g.fields, row)
+				anyValue = anyValue || v != ""
+				cells = append(cells, orDash(v))
+			}
+			if anyValue {
+				t.row(cells, black, nil)
+			}
+		}
+		d.y += 8
+	}
+	if bare > 0 {
+		verb := "carry"
+		if bare == 1 {
+			verb = "carries"
+		}
+		text := fmt.Sprintf("%d run%s %s no host provenance (tool output ingested from files records none)", bare, plural(bare), verb)
+		if nodes := compressHosts(bareNodes); nodes != "" {
+			text += "; their nodes: " + nodes
+		}
+		if s := r.systemLine(); s != "" && len(groups) == 0 {
+			text += "; system: " + s
+		}
+		d.para(text+".", "", smallSize, grey)
+	}
+	d.y += 6
+}
+
+func fieldOf(fields [][2]string, key string) string {
+	for _, f := range fields {
+		if f[0] == key {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+// warningBox draws a red-framed box with a bold first line and the items
+// below it.
+func (d *document) warningBox(head string, items []string) {
+	const pad = 6
+	w := contentWidth - 2*pad
+	d.setFont(sansFamily, "B", bodySize)
+	headLines := d.wrap(head, w)
+	d.setFont(sansFamily, "", smallSize)
+	var itemLines [][]string
+	n := 0
+	for _, it := range items {
+		ls := d.wrap("• "+it, w-8)
+		itemLines = append(itemLines, ls)
+		n += len(ls)
+	}
+	h := 2*pad + float64(len(headLines))*bodySize*1.3 + float64(n)*smallSize*1.3 + 2
+	d.need(h + 4)
+	d.pdf.SetDrawColor(failedRed[0], failedRed[1], failedRed[2])
+	d.pdf.SetFillColor(253, 240, 238)
+	d.pdf.SetLineWidth(1)
+	d.pdf.Rect(margin, d.y, contentWidth, h, "FD")
+	d.pdf.SetLineWidth(0.5)
+	d.pdf.SetDrawColor(0, 0, 0)
+	y := d.y + pad
+	d.font("B", bodySize, failedRed)
+	for _, l := range headLines {
+		d.pdf.Text(margin+pad, y+bodySize, l)
+		y += bodySize * 1.3
+	}
+	y += 2
+	d.font("", smallSize, failedRed)
+	for _, ls := range itemLines {
+		for k, l := range ls {
+			x := margin + pad
+			if k > 0 {
+				x += 8
+			}
+			d.pdf.Text(x, y+smallSize, l)
+			y += smallSize * 1.3
+		}
+	}
+	d.y += h + 8
+}
+
+func nodeName(h results.Host) string {
+	if h.NodeName != "" {
+		return h.NodeName
+	}
+	return h.Hostname
+}
+
+// hostFields is what the system table says about one node, in table order.
+func hostFields(h results.Host) [][2]string {
+	var f [][2]string
+	add := func(k, v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			f = append(f, [2]string{k, v})
+		}
+	}
+	add("CPU", h.CPUModel)
+	var topo []string
+	if h.Sockets > 0 {
+		topo = append(topo, fmt.Sprintf("%d socket%s", h.Sockets, plural(h.Sockets)))
+	}
+	if h.Cores > 0 {
+		topo = append(topo, fmt.Sprintf("%d cores", h.Cores))
+	}
+	if h.Threads > 0 && h.Threads != h.Cores {
+		topo = append(topo, fmt.Sprintf("%d threads", h.Threads))
+	}
+	add("Cores", strings.Join(topo, ", "))
+	var mem []string
+	if h.MemoryBytes > 0 {
+		mem = append(mem, fmt.Sprintf("%.0f GiB", float64(h.MemoryBytes)/(1<<30)))
+	}
+	if h.NUMANodes > 0 {
+		mem = append(mem, fmt.Sprintf("%d NUMA node%s", h.NUMANodes, plural(h.NUMANodes)))
+	}
+	add("Memory", strings.Join(mem, ", "))
+	add("OS", h.OS)
+	add("Kernel", h.Kernel)
+	add("MPI", h.MPI)
+	var ib []string
+	for _, p := range h.IB {
+		s := fmt.Sprintf("%s port %d", p.Device, p.Port)
+		for _, x := range []string{p.State, p.Rate, p.LinkLayer} {
+			if x != "" {
+				s += " " + x
+			}
+		}
+		ib = append(ib, s)
+	}
+	add("InfiniBand", strings.Join(ib, "; "))
+	var nets []string
+	for _, n := range h.Net {
+		s := n.Name
+		if n.SpeedMbps > 0 {
+			s += fmt.Sprintf(" %d Mb/s", n.SpeedMbps)
+		}
+		if n.MTU > 0 {
+			s += fmt.Sprintf(" MTU %d", n.MTU)
+		}
+		nets = append(nets, s)
+	}
+	add("Network", strings.Join(nets, "; "))
+	add("Governor", h.Governor)
+	return f
+}

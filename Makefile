@@ -22,6 +22,13 @@ demo: build
 	$(BIN)/sbench report --db demo.db -o report.pdf
 	@echo "demo: open report.pdf (archive: demo.db)"
 
+# The articles' published outputs (examples/articles/testdata) as sbench
+# reports, one PDF per article in examples/articles/out. Their Korean and
+# Japanese titles render with fonts-nanum and fonts-ipafont-gothic installed.
+.PHONY: articles
+articles: build
+	SBENCH=$(BIN)/sbench examples/articles/make-reports.sh
+
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

@@ -53,6 +53,7 @@ type options struct {
 	fontPath     string
 	fontDirs     []string
 	searchFonts  bool
+	comparison   *Comparison
 }
 
 // WithCompression turns compression of the PDF's page streams on (the
@@ -204,6 +205,9 @@ func New(d Data, opts ...Option) (*Report, error) {
 	r.analyse()
 	r.buildFigures()
 	r.verdict = r.computeVerdict()
+	if c := r.opts.comparison; c != nil && len(c.Summary) > 0 {
+		r.verdict = append(r.verdict, c.Summary[0])
+	}
 	return r, nil
 }
 
@@ -443,6 +447,7 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 	r.systemSection(doc)
 	r.runsSection(doc)
 	r.familySections(doc)
+	r.comparisonSection(doc)
 	r.notesSection(doc)
 	r.appendix(doc)
 	r.replacementNote(doc)

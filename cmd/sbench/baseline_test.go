@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -110,5 +111,33 @@ func TestPruneListsFirstAndNeedsYes(t *testing.T) {
 		if !strings.Contains(stderr, c.want) {
 			t.Errorf("prune %q: stderr %q, want %q", c.args, stderr, c.want)
 		}
+	}
+}
+
+// TestReportBaselineSection: sbench report --baseline adds a comparison
+// of the report's runs with the baseline's: the 20% bandwidth drop of
+// run=b is in the section's table and named in the verdict.
+func TestReportBaselineSection(t *testing.T) {
+	db := acceptanceArchive(t)
+	mustSbench(t, 0, "baseline", "set", "--db", db, "before", "run=a")
+	pdf := filepath.Join(t.TempDir(), "r.pdf")
+	out, _ := mustSbench(t, 0, "report", "--db", db, "--label", "run=b", "--baseline", "before", "-o", pdf)
+	if !strings.Contains(out, "regressed") {
+		t.Errorf("stdout lacks the regression in the verdict:\n%s", out)
+	}
+	checkPDF(t, pdf, []string{"Compared with baseline before", "-20.00%", "REGRESSION", "Warning: against baseline before (1 run)"})
+	// Against an identical run: no regression.
+	out, _ = mustSbench(t, 0, "report", "--db", db, "--label", "run=a2", "--baseline", "before", "-o", pdf)
+	if !strings.Contains(out, "No regression against baseline before") {
+		t.Errorf("identical runs:\n%s", out)
+	}
+	// The report's runs are all the baseline's: nothing to compare.
+	_, stderr := mustSbench(t, 2, "report", "--db", db, "--label", "run=a", "--baseline", "before", "-o", pdf)
+	if !strings.Contains(stderr, "every run of the report is in the baseline") {
+		t.Errorf("baseline only: %q", stderr)
+	}
+	_, stderr = mustSbench(t, 2, "report", "--db", db, "--baseline", "nope", "-o", pdf)
+	if !strings.Contains(stderr, "nope") {
+		t.Errorf("unknown baseline: %q", stderr)
 	}
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"strconv"
+
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sbench/sbench/compare"
 	"io"
 	"os"
 	"time"
@@ -28,6 +31,8 @@ type reportOpts struct {
 	figures      string
 	figureFormat string
 	csvDir       string
+	baseline     string
+	threshold    string
 }
 
 func newReportCmd(e *env) *cobra.Command {
@@ -50,6 +55,10 @@ func newReportCmd(e *env) *cobra.Command {
     process count, node-pair heatmaps, HPL's table with its residual checks
     (invalid rows struck through), scaling against the process count, and
     summary tables (peak, % of link, N½, latency, ratios);
+  - with --baseline NAME, a section comparing the report's runs with the
+    runs of that baseline (sbench baseline set), as sbench compare does:
+    old, new, change, p-value when both sides have repeats, regressions in
+    red and named in the verdict;
   - an appendix quoting each run's job, command, script, hosts and output.
 
 Configurations are told apart by variant, or by the labels runs were
@@ -68,6 +77,7 @@ an existing report is replaced only by a complete one.`,
   sbench report --campaign erdma-vs-tcp --title "eRDMA vs TCP" -o erdma.pdf
   sbench report --label article=000 --group-by fabric --link-rate 10Gbps -o ib.pdf
   sbench report --since 2025-03-01 --figures figs --figure-format svg --csv data -o march.pdf
+  sbench report --campaign acceptance --baseline pre-upgrade -o after-upgrade.pdf
   sbench report --title "性能評価" --font /usr/share/fonts/opentype/ipafont-gothic/ipag.ttf -o ja.pdf`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -87,6 +97,8 @@ an existing report is replaced only by a complete one.`,
 	fl.StringVar(&o.figures, "figures", "", "also save every figure into this directory")
 	fl.StringVar(&o.figureFormat, "figure-format", "png", "format of --figures: png, svg or pdf")
 	fl.StringVar(&o.csvDir, "csv", "", "also write every figure's data and the summaries as CSV into this directory")
+	fl.StringVar(&o.baseline, "baseline", "", "add a section comparing the runs with this baseline's (sbench baseline list)")
+	fl.StringVar(&o.threshold, "threshold", "5%", "with --baseline: smallest change that counts, as in sbench compare")
 	return c
 }
 
@@ -171,6 +183,13 @@ func runReport(ctx context.Context, e *env, o reportOpts) error {
 		return err
 	}
 	d.Title, d.Generated, d.Version = o.title, time.Now(), version
+	if o.baseline != "" {
+		c, err := baselineComparison(ctx, db, d, o.baseline, o.threshold)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, reports.WithComparison(c))
+	}
 	r, err := reports.New(d, opts...)
 	if err != nil {
 		var fe *reports.FontError
@@ -287,3 +306,95 @@ func sOf(n int) string {
 	}
 	return "s"
 }
+
+// baselineComparison compares the report's runs (less those the baseline
+// holds) with the baseline's, as sbench compare would, and lays the result
+// out for the report.
+func baselineComparison(ctx context.Context, db *store.DB, d reports.Data, name, threshold string) (*reports.Comparison, error) {
+	o := compare.DefaultOptions()
+	th, err := parsePercent("report: --threshold", threshold)
+	if err != nil {
+		return nil, err
+	}
+	o.Threshold = th
+	sel := compare.Selector{Kind: compare.SelectBaseline, Baseline: name}
+	// An unknown baseline, or one with no runs left, is bad input (exit 2),
+	// as for sbench compare.
+	bf, err := sel.Filter(ctx, db)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("report: --baseline: %w", err)}
+	}
+	old, err := compare.Load(ctx, db, "baseline "+name, bf)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("report: --baseline: %w", err)}
+	}
+	inBaseline := map[int64]bool{}
+	for _, r := range old.Runs {
+		inBaseline[r.ID] = true
+	}
+	cur := compare.Side{Name: "this report"}
+	for _, r := range d.Runs {
+		if !inBaseline[r.ID] {
+			cur.Runs = append(cur.Runs, r)
+		}
+	}
+	if len(cur.Runs) == 0 {
+		return nil, usagef("report: --baseline %s: every run of the report is in the baseline; select the runs to compare with filters (--campaign, --since, --label)", name)
+	}
+	for _, s := range d.Samples {
+		if !inBaseline[s.RunID] {
+			cur.Samples = append(cur.Samples, s)
+		}
+	}
+	for _, s := range d.Scalars {
+		if !inBaseline[s.RunID] {
+			cur.Scalars = append(cur.Scalars, s)
+		}
+	}
+	res, err := compare.Build(old, cur, o)
+	if err != nil {
+		return nil, fmt.Errorf("report: --baseline %s: %w", name, err)
+	}
+	return comparisonSection(res, name), nil
+}
+
+// comparisonSection turns a comparison into the report's section.
+func comparisonSection(res *compare.Result, name string) *reports.Comparison {
+	c := &reports.Comparison{Title: "Compared with baseline " + name}
+	rows := 0
+	for _, t := range res.Tables {
+		rows += len(t.Rows)
+	}
+	worse, better := res.Regressions(), res.Count(compare.Better)
+	head := fmt.Sprintf("against baseline %s (%s), the report's %s", name, nRuns(len(res.Old.Runs)), nRuns(len(res.New.Runs)))
+	if worse > 0 {
+		c.Summary = append(c.Summary, fmt.Sprintf("Warning: %s regressed in %d of %d compared points (beyond %s); %d improved.",
+			head, worse, rows, fmtPct(res.Threshold), better))
+	} else {
+		c.Summary = append(c.Summary, fmt.Sprintf("No regression %s: %d points compared, %d improved beyond %s.",
+			"against baseline "+name, rows, better, fmtPct(res.Threshold)))
+	}
+	c.Summary = append(c.Summary, res.Warnings...)
+	for _, t := range res.Tables {
+		header, cells := res.Cells(t)
+		ct := reports.ComparisonTable{Heading: t.Heading(), Header: header, Rows: cells}
+		for _, r := range t.Rows {
+			ct.Worse = append(ct.Worse, r.Change == compare.Worse)
+			ct.Better = append(ct.Better, r.Change == compare.Better)
+		}
+		c.Tables = append(c.Tables, ct)
+	}
+	if res.Untested() {
+		c.Notes = append(c.Notes, "*: "+res.UntestedNote())
+	}
+	return c
+}
+
+func nRuns(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return strconv.Itoa(n) + " runs"
+}
+
+func fmtPct(f float64) string { return strconv.FormatFloat(f*100, 'f', -1, 64) + "%" }

@@ -1,0 +1,107 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Comparison is the "Compared with baseline" section (sbench report
+// --baseline): the report's runs against a named reference, as tables the
+// caller computed (package compare). Reports lays them out; it does not
+// judge them.
+type Comparison struct {
+	// Title heads the section, e.g. "Compared with baseline pre-upgrade".
+	Title string
+	// Summary sentences go first in the section, and Summary[0] also into
+	// the verdict on the title page.
+	Summary []string
+	Tables  []ComparisonTable
+	// Notes explain marks in the tables (a change judged without a test).
+	Notes []string
+}
+
+// ComparisonTable is one benchmark, metric and configuration: a header and
+// rows of cells, the first cell the size or other x.
+type ComparisonTable struct {
+	Heading string
+	Header  []string
+	Rows    [][]string
+	// Worse marks rows that regressed (drawn in red), Better rows that
+	// improved; either may be shorter than Rows.
+	Worse, Better []bool
+}
+
+// WithComparison adds a comparison section after the benchmark sections.
+func WithComparison(c *Comparison) Option {
+	return func(o *options) error {
+		if c == nil || c.Title == "" {
+			return fmt.Errorf("comparison: no title")
+		}
+		for i, t := range c.Tables {
+			if len(t.Header) == 0 {
+				return fmt.Errorf("comparison table %d (%s): no header", i+1, t.Heading)
+			}
+			for j, row := range t.Rows {
+				if len(row) != len(t.Header) {
+					return fmt.Errorf("comparison table %d (%s), row %d: %d cells for %d columns", i+1, t.Heading, j+1, len(row), len(t.Header))
+				}
+			}
+		}
+		o.comparison = c
+		return nil
+	}
+}
+
+// betterGreen marks improvements; failedRed marks regressions.
+var betterGreen = [3]int{0, 120, 40}
+
+// comparisonSection draws the tables, regressions in red.
+func (r *Report) comparisonSection(d *document) {
+	c := r.opts.comparison
+	if c == nil {
+		return
+	}
+	d.heading(c.Title, h1Size, 60)
+	for _, s := range c.Summary {
+		col := black
+		if strings.HasPrefix(s, "Warning:") {
+			col = failedRed
+		}
+		d.bullet(s, col)
+	}
+	if len(c.Tables) == 0 {
+		d.para("Nothing was measured on both sides.", "I", smallSize, grey)
+	}
+	for _, t := range c.Tables {
+		d.heading(t.Heading, h2Size, 50)
+		cols := make([]column, len(t.Header))
+		// The x column narrow, the verdict column narrow, the rest shared.
+		xw, vw := 70.0, 80.0
+		rest := (contentWidth - xw - vw) / float64(max(1, len(t.Header)-2))
+		for i, h := range t.Header {
+			w := rest
+			switch i {
+			case 0:
+				w = xw
+			case len(t.Header) - 1:
+				w = vw
+			}
+			cols[i] = column{title: h, width: w, right: i > 0 && i < len(t.Header)-1}
+		}
+		tb := d.table(cols)
+		tb.header()
+		for i, row := range t.Rows {
+			col := black
+			if i < len(t.Worse) && t.Worse[i] {
+				col = failedRed
+			} else if i < len(t.Better) && t.Better[i] {
+				col = betterGreen
+			}
+			tb.row(row, col, nil)
+		}
+		d.y += 6
+	}
+	for _, n := range c.Notes {
+		d.paraAt(margin, contentWidth, n, sansFamily, "I", smallSize, grey, 4)
+	}
+}

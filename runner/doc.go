@@ -114,6 +114,12 @@
 //	bcast      binomial tree from rank 0
 //	stream     STREAM's copy, scale, add and triad on every rank at once
 //	           (a barrier before each kernel), per rank and summed per node
+//	hpl        HPL's LU with partial pivoting (package hpl/lu, pure Go and
+//	           Go assembly) on every rank at once, each solving its own
+//	           system of order n ("EP", like HPCC's Star runs): hpl_gflops
+//	           per rank and node_hpl_gflops per node, scalars gflops (sum),
+//	           time_s (slowest rank), residual (worst), and HPL's residual
+//	           check (< 16) — a failed one makes the run invalid
 //
 // Collectives (barrier, allreduce, alltoall, bcast) time each iteration
 // between barriers, as OSU's collective benchmarks do, and report

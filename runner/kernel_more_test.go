@@ -616,7 +616,7 @@ func TestMoreKernelParams(t *testing.T) {
 		}
 	}
 	kernels := Kernels()
-	if !sort.StringsAreSorted(kernels) || strings.Join(kernels, " ") != "allreduce alltoall barrier bcast bibw bw latency matrix pairs stream" {
+	if !sort.StringsAreSorted(kernels) || strings.Join(kernels, " ") != "allreduce alltoall barrier bcast bibw bw hpl latency matrix pairs stream" {
 		t.Errorf("Kernels() = %v", kernels)
 	}
 }

@@ -46,6 +46,7 @@ var defaultSizes = map[string]string{
 	"barrier":   "0",
 	"matrix":    "0",
 	"stream":    "0",
+	"hpl":       "0",
 }
 
 // parseMore reads the parameters of the kernels beyond latency and bw
@@ -92,6 +93,10 @@ func (p *KernelParams) parseMore(params map[string]string) error {
 			if s == 0 || s%8 != 0 {
 				return fmt.Errorf("param sizes: the allreduce kernel sums vectors of float64: size %d is not a positive multiple of 8", s)
 			}
+		}
+	case "hpl":
+		if p.HPL, err = parseHPLParams(params); err != nil {
+			return err
 		}
 	case "stream":
 		p.ArraySize = DefaultStreamArraySize

@@ -39,6 +39,8 @@ type KernelParams struct {
 	BandwidthSize int
 	// ArraySize is the stream kernel's elements per array.
 	ArraySize int
+	// HPL are the hpl kernel's parameters (kernel_hpl.go).
+	HPL HPLParams
 }
 
 // kernelParamNames lists the parameters each kernel accepts.
@@ -54,6 +56,7 @@ var kernelParamNames = map[string][]string{
 	"alltoall":  {"iterations", "sizes", "warmup"},
 	"bcast":     {"iterations", "sizes", "warmup"},
 	"stream":    {"array_size", "iterations"},
+	"hpl":       hplParamNames,
 }
 
 // Kernels returns the names of the native kernels (ExecKernel is not one).

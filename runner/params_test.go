@@ -83,7 +83,7 @@ func TestParseKernelParams(t *testing.T) {
 		params map[string]string
 		want   string
 	}{
-		{"pingpong", nil, `unknown kernel "pingpong" (want allreduce, alltoall, barrier, bcast, bibw, bw, latency, matrix, pairs, stream or exec)`},
+		{"pingpong", nil, `unknown kernel "pingpong" (want allreduce, alltoall, barrier, bcast, bibw, bw, hpl, latency, matrix, pairs, stream or exec)`},
 		{"exec", map[string]string{"sizes": "1"}, `param "sizes": the exec kernel takes no parameters; give its command with --exec`},
 		{"latency", map[string]string{"window": "8"}, `param "window": not a parameter of the latency kernel (known: iterations, poll, sizes, warmup)`},
 		{"latency", map[string]string{"itertions": "8"}, `param "itertions"`},

@@ -301,6 +301,9 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 	} else {
 		b := base
 		b.Samples = samples
+		if err == nil && cfg.Kernel.Kernel == "hpl" {
+			finishHPL(b)
+		}
 		if err != nil {
 			b.Status, b.Error = results.StatusFailed, err.Error()
 		}

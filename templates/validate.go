@@ -27,6 +27,7 @@ var NativeKernels = map[string]int{
 	"alltoall":  2,
 	"bcast":     2,
 	"stream":    1,
+	"hpl":       1,
 }
 
 var (

@@ -144,6 +144,8 @@ Kernels:
   barrier, allreduce, alltoall, bcast
                     collectives over all ranks: latency vs size, avg/min/max across ranks
   stream            STREAM copy/scale/add/triad on every rank at once, per rank and node
+  hpl               HPL's LU solve (pure Go) on every rank, each its own system ("EP"):
+                    Gflops per rank and node, HPL's scaled residual check (< 16)
   exec              wrap a real tool (see below)
 
 Flags:
@@ -159,6 +161,10 @@ Kernel parameters (--param, native kernels):
   latency_size=B, bandwidth_size=B
                     matrix: the sizes measured for every node pair (default 8 and 1M)
   array_size=N      stream: elements per array (default 10M doubles)
+  n=N, nb=NB, seed=S, threads=T
+                    hpl: order of each rank's system (default 10000), block size
+                    (default 128), matrix seed (default 1), goroutines per rank
+                    (default: the rank's share of the node's CPUs)
   Defaults follow OSU's scaling: latency 1000 iterations + 100 warm-up up to 8 KiB,
   100 + 10 above; bw 100 windows + 10 up to 8 KiB, 20 + 2 above, fewer for large
   messages so that one size moves at most 512 MiB.
@@ -270,7 +276,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		campaign   = fs.String("campaign", "", "campaign `name` (required)")
 		variant    = fs.String("variant", "", "variant `name` (required)")
 		benchmark  = fs.String("benchmark", "", "benchmark `name`, used in the bundle's file name (required)")
-		kernel     = fs.String("kernel", "", "`kernel`: a native kernel (latency, bw, bibw, pairs, matrix, barrier, allreduce, alltoall, bcast, stream) or exec to wrap a tool (required)")
+		kernel     = fs.String("kernel", "", "`kernel`: a native kernel (latency, bw, bibw, pairs, matrix, barrier, allreduce, alltoall, bcast, stream, hpl) or exec to wrap a tool (required)")
 		resultsD   = fs.String("results", envOr("SBENCH_RESULTS_DIR", "."), "`dir` where rank 0 writes the bundle ($SBENCH_RESULTS_DIR)")
 		rundir     = fs.String("rundir", os.Getenv("SBENCH_RUN_DIR"), "shared `dir` for the rendezvous file ($SBENCH_RUN_DIR, else RESULTS/.rendezvous)")
 		bootTO     = fs.Duration("bootstrap-timeout", bootDef, "how long ranks wait for each other, a `duration` such as 90s ($SBENCH_BOOTSTRAP_TIMEOUT)")

@@ -160,32 +160,38 @@ func (l *link) close() {
 	}
 }
 
-// fail turns an I/O error into the run's error: the cause of a cancelled
-// run, or what happened to the peer.
+// fail turns an I/O error into the run's error (see ioFailure).
 func (l *link) fail(op string, err error) error {
-	if isTimeout(err) && !l.deadline.IsZero() && !time.Now().Before(l.deadline) {
+	return ioFailure(l.ctx, l.deadline, op, l.c.who(l.peer), l.ioTimeout, err)
+}
+
+// ioFailure turns an I/O error with the peer who into the run's error: the
+// cause of a cancelled run, or what happened to the peer. deadline is the
+// run's (zero for none).
+func ioFailure(ctx context.Context, deadline time.Time, op, who string, ioTimeout time.Duration, err error) error {
+	if isTimeout(err) && !deadline.IsZero() && !time.Now().Before(deadline) {
 		// The socket's deadline was the run's, and may expire a moment
 		// before the context notices: the run's cause is the answer.
-		<-l.ctx.Done()
+		<-ctx.Done()
 	}
-	if !isTimeout(err) && l.ctx.Err() == nil {
+	if !isTimeout(err) && ctx.Err() == nil {
 		// The peer closed the connection. If it failed, it said why on its
 		// control connection, and if it died that connection closes too:
 		// either way the watcher ends the run with a better reason, soon.
 		t := time.NewTimer(peerReasonWait)
 		select {
-		case <-l.ctx.Done():
+		case <-ctx.Done():
 		case <-t.C:
 		}
 		t.Stop()
 	}
-	if l.ctx.Err() != nil {
-		return context.Cause(l.ctx)
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
 	if isTimeout(err) {
-		return fmt.Errorf("%s %s: no progress for %s", op, l.c.who(l.peer), l.ioTimeout)
+		return fmt.Errorf("%s %s: no progress for %s", op, who, ioTimeout)
 	}
-	return fmt.Errorf("%s %s: %s", op, l.c.who(l.peer), describeIOError(err))
+	return fmt.Errorf("%s %s: %s", op, who, describeIOError(err))
 }
 
 func (l *link) write(p []byte) error {

@@ -163,32 +163,10 @@ func (m *mesh) corrupted(peer, size, iter int, err error) error {
 		m.kernel, m.c.who(peer), size, iter, err)
 }
 
-// ioError turns an I/O error into the run's error: the cause of a
-// cancelled run, or what happened to the peer.
+// ioError turns an I/O error with peer into the run's error (see
+// ioFailure).
 func (m *mesh) ioError(op string, peer int, err error) error {
-	if isTimeout(err) && !m.deadline.IsZero() && !time.Now().Before(m.deadline) {
-		// The socket's deadline was the run's, and may expire a moment
-		// before the context notices: the run's cause is the answer.
-		<-m.ctx.Done()
-	}
-	if !isTimeout(err) && m.ctx.Err() == nil {
-		// The peer closed the connection: if it failed, it said why on its
-		// control connection, and if it died that one closes too. Either
-		// way the watcher ends the run with a better reason, soon.
-		t := time.NewTimer(peerReasonWait)
-		select {
-		case <-m.ctx.Done():
-		case <-t.C:
-		}
-		t.Stop()
-	}
-	if m.ctx.Err() != nil {
-		return context.Cause(m.ctx)
-	}
-	if isTimeout(err) {
-		return fmt.Errorf("%s %s: no progress for %s", op, m.c.who(peer), m.c.ioTimeout)
-	}
-	return fmt.Errorf("%s %s: %s", op, m.c.who(peer), describeIOError(err))
+	return ioFailure(m.ctx, m.deadline, op, m.c.who(peer), m.c.ioTimeout, err)
 }
 
 // expiry is the deadline of an operation starting now.

@@ -50,11 +50,7 @@ file is written atomically; the output is the same bytes for the same runs.`,
   sbench archive export --run 12,14 > two-runs.sbench`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, err := f.filter()
-			if err != nil {
-				return err
-			}
-			db, err := openDB(e)
+			db, flt, err := openFiltered(e, f)
 			if err != nil {
 				return err
 			}

@@ -65,11 +65,7 @@ runs: sbench export --format benchfmt --label stage=before > old.txt.`,
   sbench export --format benchfmt --label fabric=ib > ib.txt && benchstat ib.txt eth.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, err := f.filter()
-			if err != nil {
-				return err
-			}
-			db, err := openDB(e)
+			db, flt, err := openFiltered(e, f)
 			if err != nil {
 				return err
 			}
@@ -101,11 +97,7 @@ func newRunsCmd(e *env) *cobra.Command {
   sbench runs --campaign quickstart --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, err := f.filter()
-			if err != nil {
-				return err
-			}
-			db, err := openDB(e)
+			db, flt, err := openFiltered(e, f)
 			if err != nil {
 				return err
 			}

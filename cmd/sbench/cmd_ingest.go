@@ -30,6 +30,17 @@ func openDB(e *env) (*store.DB, error) {
 	return db, nil
 }
 
+// openFiltered reads the filter flags, then opens the archive: a bad flag
+// is reported before the archive is touched. The caller closes db.
+func openFiltered(e *env, f filterFlags) (*store.DB, store.Filter, error) {
+	flt, err := f.filter()
+	if err != nil {
+		return nil, flt, err
+	}
+	db, err := openDB(e)
+	return db, flt, err
+}
+
 // maxInput caps one input file: benchmark outputs are kilobytes, a job log
 // a few megabytes; anything far larger is not what the user meant.
 const maxInput = 256 << 20

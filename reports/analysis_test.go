@@ -526,3 +526,43 @@ func TestEveryFigureRenders(t *testing.T) {
 		}
 	}
 }
+
+// TestHPLNativeKernelRow: the runner's hpl kernel solves one system per
+// rank on no process grid; the table and verdict say so instead of 0×0.
+func TestHPLNativeKernelRow(t *testing.T) {
+	d := clusterData()
+	var keep []store.Run
+	for _, r := range d.Runs {
+		if r.Benchmark != "hpl" {
+			keep = append(keep, r)
+		}
+	}
+	d.Runs = keep
+	id := int64(1000)
+	run := d.Runs[0]
+	run.ID, run.Benchmark, run.Kernel, run.Variant, run.Status = id, "hpl-native", "hpl", "ep", results.StatusOK
+	run.Params = map[string]string{}
+	d.Runs = append(d.Runs, run)
+	for _, s := range []results.Scalar{{Name: "n", Value: 3000}, {Name: "nb", Value: 128}, {Name: "ranks", Value: 2},
+		{Name: "time_s", Unit: "s", Value: 0.3}, {Name: "gflops", Unit: "Gflops", Value: 123}} {
+		d.Scalars = append(d.Scalars, store.Scalar{RunID: id, Scalar: s})
+	}
+	d.Checks = append(d.Checks, store.Check{RunID: id, Check: results.Check{Name: "||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N)",
+		Value: 0.005, Threshold: 16, Op: "<", Passed: true}})
+	r, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	for _, v := range r.Verdict() {
+		if strings.HasPrefix(v, "hpl-native:") {
+			got = v
+		}
+	}
+	if !strings.Contains(got, "(N=3000, NB=128, one system per rank)") {
+		t.Errorf("verdict %q", got)
+	}
+	if gridDim(0) != "—" || gridDim(12) != "12" {
+		t.Errorf("gridDim: %q %q", gridDim(0), gridDim(12))
+	}
+}

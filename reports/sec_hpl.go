@@ -161,7 +161,7 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 		}
 		t.rowStyled([]string{
 			strconv.FormatInt(row.Run, 10), row.Config, orDash(row.TV),
-			strconv.Itoa(row.N), strconv.Itoa(row.NB), strconv.Itoa(row.P), strconv.Itoa(row.Q),
+			strconv.Itoa(row.N), strconv.Itoa(row.NB), gridDim(row.P), gridDim(row.Q),
 			formatHPLTime(row.Time), formatHPLGflops(row.Gflops), eff, result,
 		}, c, nil, style, len(cols)-1)
 		if !row.Valid {
@@ -234,4 +234,13 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 		}
 	}
 	d.y += 6
+}
+
+// gridDim is P or Q for the table: "—" for the runner's hpl kernel, whose
+// ranks each solve their own system on no process grid.
+func gridDim(v int) string {
+	if v == 0 {
+		return "—"
+	}
+	return strconv.Itoa(v)
 }

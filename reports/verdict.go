@@ -226,7 +226,12 @@ func hplVerdict(f *familyResult) string {
 				best = row
 			}
 		}
-		fmt.Fprintf(&b, "%s: best valid result %s Gflops with %s (N=%d, NB=%d, P×Q=%d×%d)", f.name, formatValue(best.Gflops), best.Config, best.N, best.NB, best.P, best.Q)
+		grid := fmt.Sprintf(", P×Q=%d×%d", best.P, best.Q)
+		if best.P == 0 || best.Q == 0 {
+			// The runner's hpl kernel: every rank its own system, no grid.
+			grid = ", one system per rank"
+		}
+		fmt.Fprintf(&b, "%s: best valid result %s Gflops with %s (N=%d, NB=%d%s)", f.name, formatValue(best.Gflops), best.Config, best.N, best.NB, grid)
 		if best.Rpeak > 0 {
 			fmt.Fprintf(&b, ", %s%% of Rpeak %s Gflops", formatPercent(best.Efficiency), formatValue(best.Rpeak))
 		}

@@ -208,7 +208,13 @@ func benchfmtKey(k string) string {
 	for _, r := range k {
 		switch {
 		case unicode.IsUpper(r):
-			b.WriteRune(unicode.ToLower(r))
+			// Some upper-case letters have no lower case (U+03D2 ϒ):
+			// benchfmt's reader would end the key at them.
+			if l := unicode.ToLower(r); !unicode.IsUpper(l) {
+				b.WriteRune(l)
+			} else {
+				b.WriteByte('_')
+			}
 		case unicode.IsSpace(r), r == ':', !unicode.IsPrint(r):
 			b.WriteByte('_')
 		default:

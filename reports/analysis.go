@@ -359,6 +359,15 @@ func (r *Report) finishSizeGroup(g *sizeGroup) {
 	switch g.kind {
 	case KindBandwidth:
 		g.bandwidth = summariseBandwidth(g.series)
+		// One direction of one link cannot beat its rate (both directions
+		// or several pairs at once can): above it, the rate or the path
+		// is not what the reader is told.
+		for _, b := range g.bandwidth {
+			if g.metric == "bandwidth" && b.PercentOfLink > 100 {
+				r.notef("%s: %s peaked at %s MB/s, %s%% of the %s link rate it was given: the rate is wrong for this configuration (set --link-rate or a link_rate label), or the traffic did not cross that link (loopback, shared memory, a faster fabric).",
+					g.family, b.Config, formatValue(b.Peak), formatPercent(b.PercentOfLink), formatRate(b.LinkRate))
+			}
+		}
 	case KindLatency:
 		g.latency = summariseLatency(g.series)
 	}

@@ -263,11 +263,17 @@ type kernelRun struct {
 
 // received applies the test hooks to a message just read.
 func (k *kernelRun) received(size, iter int, buf []byte) error {
-	if k.hooks.received != nil {
-		k.hooks.received(k.rank, size, iter, buf)
+	return k.hooks.apply(k.c, k.rank, size, iter, buf)
+}
+
+// apply runs the hooks on a message rank just read: received sees (or
+// corrupts) it, die may kill the rank there.
+func (h *testHooks) apply(c *comm, rank, size, iter int, buf []byte) error {
+	if h.received != nil {
+		h.received(rank, size, iter, buf)
 	}
-	if k.hooks.die != nil && k.hooks.die(k.rank, size, iter) {
-		k.c.kill()
+	if h.die != nil && h.die(rank, size, iter) {
+		c.kill()
 		return errDied
 	}
 	return nil

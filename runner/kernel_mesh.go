@@ -135,14 +135,7 @@ func (m *mesh) link(peer int) (*plink, error) {
 
 // got applies the test hooks to a message just read.
 func (m *mesh) got(size, iter int, buf []byte) error {
-	if m.hooks.received != nil {
-		m.hooks.received(m.rank, size, iter, buf)
-	}
-	if m.hooks.die != nil && m.hooks.die(m.rank, size, iter) {
-		m.c.kill()
-		return errDied
-	}
-	return nil
+	return m.hooks.apply(m.c, m.rank, size, iter, buf)
 }
 
 // at places an error in the sweep, unless it is the run's cause (a signal,

@@ -253,13 +253,7 @@ func TestSlurmPackingModes(t *testing.T) {
 // TestSlurmPairsBothDirections places ranks 0 and 1 on n1→n2 and n2→n1
 // with srun --distribution=arbitrary.
 func TestSlurmPairsBothDirections(t *testing.T) {
-	requireSlurm(t)
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("SBENCH_BIND", "127.0.0.1")
-	camp := filepath.Join(dir, "pairs.toml")
-	os.WriteFile(camp, []byte(`
+	db := submitAndIngest(t, `
 [campaign]
 name = "pairs"
 [slurm]
@@ -270,14 +264,7 @@ name = "lat"
 kernel = "latency"
 pairs = "both-directions"
 params = { sizes = "1-64" }
-`), 0o644)
-	db := filepath.Join(dir, "p.db")
-	if _, stderr, code := sbench(t, "submit", camp, "--db", db); code != 0 {
-		t.Fatalf("submit: %s", stderr)
-	}
-	if _, stderr, code := sbench(t, "status", "--db", db, "--wait", "--interval", "300ms", "--ingest"); code != 0 {
-		t.Fatalf("status: %s", stderr)
-	}
+`)
 	s, _ := store.Open(db)
 	defer s.Close()
 	runs, _ := s.Runs(context.Background(), store.Filter{})
@@ -304,13 +291,7 @@ params = { sizes = "1-64" }
 // and the archive: the pairs kernel's inter-node pairs (placement=inter
 // streams n1 to n2) and the matrix kernel's node pairs, both directions.
 func TestSlurmPairsAndMatrix(t *testing.T) {
-	requireSlurm(t)
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("SBENCH_BIND", "127.0.0.1")
-	camp := filepath.Join(dir, "fabric.toml")
-	os.WriteFile(camp, []byte(`
+	db := submitAndIngest(t, `
 [campaign]
 name = "fabric"
 [slurm]
@@ -328,14 +309,7 @@ params = { sizes = "65536", placement = "intra" }
 [[benchmark]]
 name = "matrix"
 kernel = "matrix"
-`), 0o644)
-	db := filepath.Join(dir, "f.db")
-	if _, stderr, code := sbench(t, "submit", camp, "--db", db); code != 0 {
-		t.Fatalf("submit: %s", stderr)
-	}
-	if stdout, stderr, code := sbench(t, "status", "--db", db, "--wait", "--interval", "300ms", "--ingest"); code != 0 {
-		t.Fatalf("status: %s%s", stdout, stderr)
-	}
+`)
 	s, err := store.Open(db)
 	if err != nil {
 		t.Fatal(err)
@@ -393,4 +367,28 @@ kernel = "matrix"
 	if !reflect.DeepEqual(matrix, wantMatrix) {
 		t.Errorf("matrix samples %v, want %v", matrix, wantMatrix)
 	}
+}
+
+// submitAndIngest writes campaign into a fresh directory (the test's cwd),
+// submits it to the test cluster, waits for its jobs and ingests them, and
+// returns the archive's path.
+func submitAndIngest(t *testing.T, campaign string) string {
+	t.Helper()
+	requireSlurm(t)
+	buildBinaries(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	camp := filepath.Join(dir, "campaign.toml")
+	if err := os.WriteFile(camp, []byte(campaign), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "archive.db")
+	if _, stderr, code := sbench(t, "submit", camp, "--db", db); code != 0 {
+		t.Fatalf("submit: %s", stderr)
+	}
+	if stdout, stderr, code := sbench(t, "status", "--db", db, "--wait", "--interval", "300ms", "--ingest"); code != 0 {
+		t.Fatalf("status: %s%s", stdout, stderr)
+	}
+	return db
 }

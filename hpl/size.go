@@ -266,5 +266,11 @@ func FormatBytes(b uint64) string {
 		v /= 1024
 		i++
 	}
-	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) + " " + units[i]
+	r := math.Round(v*100) / 100
+	if r*math.Pow(1024, float64(i)) >= 1<<63 {
+		// Rounding up would name a size ParseBytes refuses (7.997 EiB
+		// is not 8 EiB): round down instead.
+		r = math.Floor(v*100) / 100
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64) + " " + units[i]
 }

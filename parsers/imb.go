@@ -2,11 +2,9 @@ package parsers
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -246,76 +244,26 @@ func (b *imbBlock) has(c imbCol) int {
 // announces is a *SyntaxError. Scanning goes on after one, and Err returns
 // them all; only an I/O error ends the scan.
 type IMBReader struct {
-	lines *Lines
-	hdr   *imbHeader
-	blk   *imbBlock
+	hdr *imbHeader
+	blk *imbBlock
 	// mbyte is IMB's Mbyte in bytes, once known, and how it was learned.
 	mbyte      float64
 	mbyteBasis string
 
-	queue []*results.Bundle
-	cur   *results.Bundle
-	errs  SyntaxErrors
-	ioErr error
-	done  bool
+	runScanner
 }
 
 // NewIMBReader reads IMB output from r; name is used in errors.
 func NewIMBReader(name string, r io.Reader) *IMBReader {
-	return &IMBReader{lines: NewLines(name, r), hdr: newIMBHeader()}
+	return &IMBReader{runScanner: runScanner{lines: NewLines(name, r)}, hdr: newIMBHeader()}
 }
 
 // Scan advances to the next run; it is false at the end of the input or on
-// an I/O error.
-func (r *IMBReader) Scan() bool {
-	for len(r.queue) == 0 && !r.done {
-		if !r.lines.Scan() {
-			r.done = true
-			if err := r.lines.Err(); err != nil {
-				var se SyntaxErrors
-				if !errors.As(err, &se) {
-					r.ioErr = err
-					return false
-				}
-				r.errs = append(r.errs, se...)
-			}
-			r.finishBlock()
-			break
-		}
-		r.line(r.lines.Text())
-	}
-	if len(r.queue) == 0 {
-		r.cur = nil
-		return false
-	}
-	r.cur, r.queue = r.queue[0], r.queue[1:]
-	return true
-}
-
-// Result is the run read by the last successful Scan.
-func (r *IMBReader) Result() *results.Bundle { return r.cur }
-
-// Err returns the I/O error that ended the scan, or every syntax error
-// found (as SyntaxErrors, in line order), or nil.
-func (r *IMBReader) Err() error {
-	if r.ioErr != nil {
-		return r.ioErr
-	}
-	if len(r.errs) > 0 {
-		sort.SliceStable(r.errs, func(i, j int) bool { return r.errs[i].Line < r.errs[j].Line })
-		return r.errs
-	}
-	return nil
-}
+// an I/O error. Result and Err are runScanner's.
+func (r *IMBReader) Scan() bool { return r.scan(r.line, r.finishBlock) }
 
 func (r *IMBReader) errorf(line int, format string, args ...any) {
-	switch {
-	case len(r.errs) < imbMaxErrors:
-		r.errs = append(r.errs, &SyntaxError{FileName: r.lines.Name(), Line: line, Msg: fmt.Sprintf(format, args...)})
-	case len(r.errs) == imbMaxErrors:
-		// Garbage fed to the wrong parser must not grow the list without end.
-		r.errs = append(r.errs, &SyntaxError{FileName: r.lines.Name(), Line: line, Msg: "too many errors, the rest are not reported"})
-	}
+	r.cappedErrorf(imbMaxErrors, line, format, args...)
 }
 
 func (r *IMBReader) line(text string) {

@@ -419,62 +419,18 @@ type osuRun struct {
 // without rows or a title without a table is a *SyntaxError. Scanning goes
 // on after one, and Err returns them all; only an I/O error ends the scan.
 type OSUReader struct {
-	lines *Lines
-	run   *osuRun
-	queue []*results.Bundle
-	cur   *results.Bundle
-	errs  SyntaxErrors
-	ioErr error
-	done  bool
+	runScanner
+	run *osuRun
 }
 
 // NewOSUReader returns a reader of r; name is used in errors.
 func NewOSUReader(name string, r io.Reader) *OSUReader {
-	return &OSUReader{lines: NewLines(name, r)}
+	return &OSUReader{runScanner: runScanner{lines: NewLines(name, r)}}
 }
 
 // Scan advances to the next run; it is false at the end of the input or on
-// an I/O error.
-func (r *OSUReader) Scan() bool {
-	for len(r.queue) == 0 && !r.done {
-		if !r.lines.Scan() {
-			r.done = true
-			if err := r.lines.Err(); err != nil {
-				var se SyntaxErrors
-				if !errors.As(err, &se) {
-					r.ioErr = err
-					return false
-				}
-				r.errs = append(r.errs, se...)
-			}
-			r.flush()
-			break
-		}
-		r.line(r.lines.Text())
-	}
-	if len(r.queue) == 0 {
-		r.cur = nil
-		return false
-	}
-	r.cur, r.queue = r.queue[0], r.queue[1:]
-	return true
-}
-
-// Result is the run read by the last successful Scan.
-func (r *OSUReader) Result() *results.Bundle { return r.cur }
-
-// Err returns the I/O error that ended the scan, or every syntax error
-// found (as SyntaxErrors), or nil.
-func (r *OSUReader) Err() error {
-	if r.ioErr != nil {
-		return r.ioErr
-	}
-	if len(r.errs) > 0 {
-		sort.SliceStable(r.errs, func(i, j int) bool { return r.errs[i].Line < r.errs[j].Line })
-		return r.errs
-	}
-	return nil
-}
+// an I/O error. Result and Err are runScanner's.
+func (r *OSUReader) Scan() bool { return r.scan(r.line, r.flush) }
 
 // ParseOSU reads every run in r. Any syntax error refuses the whole input:
 // a partial curve must not pass for a complete one.

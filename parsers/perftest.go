@@ -2,11 +2,9 @@ package parsers
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/sbench/sbench/results"
@@ -191,73 +189,25 @@ type perftestRun struct {
 // closed by its rule line with no failure to explain it is a *SyntaxError.
 // Scanning goes on after one, and Err returns them all.
 type PerftestReader struct {
-	lines   *Lines
 	run     *perftestRun
 	server  bool   // "Waiting for client to connect" seen before the next title
 	version string // from a "Version: 5.60" line (perftest --version)
-	queue   []*results.Bundle
-	cur     *results.Bundle
-	errs    SyntaxErrors
-	ioErr   error
-	done    bool
+	runScanner
 }
 
 // NewPerftestReader reads perftest output from r; name is used in errors.
 func NewPerftestReader(name string, r io.Reader) *PerftestReader {
-	return &PerftestReader{lines: NewLines(name, r)}
+	return &PerftestReader{runScanner: runScanner{lines: NewLines(name, r)}}
 }
 
 // Scan advances to the next run; it is false at the end of the input or on
-// an I/O error.
+// an I/O error. Result and Err are runScanner's.
 func (r *PerftestReader) Scan() bool {
-	for len(r.queue) == 0 && !r.done {
-		if !r.lines.Scan() {
-			r.done = true
-			if err := r.lines.Err(); err != nil {
-				var se SyntaxErrors
-				if !errors.As(err, &se) {
-					r.ioErr = err
-					return false
-				}
-				r.errs = append(r.errs, se...)
-			}
-			r.finishRun(r.lines.Line() + 1)
-			break
-		}
-		r.line(r.lines.Text())
-	}
-	if len(r.queue) == 0 {
-		r.cur = nil
-		return false
-	}
-	r.cur, r.queue = r.queue[0], r.queue[1:]
-	return true
-}
-
-// Result is the run read by the last successful Scan.
-func (r *PerftestReader) Result() *results.Bundle { return r.cur }
-
-// Err returns the I/O error that ended the scan, or every syntax error
-// found (as SyntaxErrors, in line order), or nil.
-func (r *PerftestReader) Err() error {
-	if r.ioErr != nil {
-		return r.ioErr
-	}
-	if len(r.errs) > 0 {
-		sort.SliceStable(r.errs, func(i, j int) bool { return r.errs[i].Line < r.errs[j].Line })
-		return r.errs
-	}
-	return nil
+	return r.scan(r.line, func() { r.finishRun(r.lines.Line() + 1) })
 }
 
 func (r *PerftestReader) errorf(line int, format string, args ...any) {
-	switch {
-	case len(r.errs) < imbMaxErrors:
-		r.errs = append(r.errs, &SyntaxError{FileName: r.lines.Name(), Line: line, Msg: fmt.Sprintf(format, args...)})
-	case len(r.errs) == imbMaxErrors:
-		// Garbage fed to the wrong parser must not grow the list without end.
-		r.errs = append(r.errs, &SyntaxError{FileName: r.lines.Name(), Line: line, Msg: "too many errors, the rest are not reported"})
-	}
+	r.cappedErrorf(imbMaxErrors, line, format, args...)
 }
 
 func (r *PerftestReader) line(text string) {

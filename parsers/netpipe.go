@@ -155,12 +155,10 @@ func (run *npRun) last() *npRow {
 // An input without progress lines is read as an -o file: every line three
 // numbers (bytes, Mbps, seconds).
 type NetPIPEReader struct {
-	lines    *Lines
+	recordScanner
 	cur      *npRun  // the run being read (header lines, then rows)
 	prev     *npRun  // the last run with rows, not yet handed out
 	program  string  // a program named after cur's rows: the next run's
-	queue    []any   // *results.Bundle or *SyntaxError
-	record   any     // the current record
 	outRows  []npRow // -o file rows, read at the end if no progress rows
 	outBad   []*SyntaxError
 	outInteg bool // an -o line of an integrity check was seen
@@ -168,47 +166,16 @@ type NetPIPEReader struct {
 	nErrs    int  // syntax errors queued
 	failLine int  // first failure message of the input
 	failText string
-	done     bool
 }
 
 // NewNetPIPEReader reads NetPIPE output from r; name is used in errors.
 func NewNetPIPEReader(name string, r io.Reader) *NetPIPEReader {
-	return &NetPIPEReader{lines: NewLines(name, r), cur: &npRun{}}
+	return &NetPIPEReader{recordScanner: recordScanner{lines: NewLines(name, r)}, cur: &npRun{}}
 }
 
 // Scan advances to the next run or syntax error; it is false at the end
-// of the input.
-func (r *NetPIPEReader) Scan() bool {
-	for len(r.queue) == 0 && !r.done {
-		if !r.lines.Scan() {
-			r.finish()
-			r.done = true
-			break
-		}
-		r.line(r.lines.Text())
-	}
-	if len(r.queue) == 0 {
-		r.record = nil
-		return false
-	}
-	r.record, r.queue = r.queue[0], r.queue[1:]
-	return true
-}
-
-// Run is the current run, nil if the current record is a syntax error.
-func (r *NetPIPEReader) Run() *results.Bundle {
-	b, _ := r.record.(*results.Bundle)
-	return b
-}
-
-// SyntaxError is the current syntax error, nil if the current record is a run.
-func (r *NetPIPEReader) SyntaxError() *SyntaxError {
-	e, _ := r.record.(*SyntaxError)
-	return e
-}
-
-// Err is the first I/O error; a line longer than MaxLine is a SyntaxErrors.
-func (r *NetPIPEReader) Err() error { return r.lines.Err() }
+// of the input. Run, SyntaxError and Err are recordScanner's.
+func (r *NetPIPEReader) Scan() bool { return r.scan(r.line, r.finish) }
 
 // ParseNetPIPE reads every run in r. Any syntax error refuses the whole
 // input: a partial curve must not pass for a complete one.

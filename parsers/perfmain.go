@@ -75,55 +75,28 @@ type pmRow struct {
 // shape of benchfmt's Reader: Scan advances to the next record, a run
 // (Run) or a syntax error (SyntaxError); Err reports I/O errors.
 type PerfMainReader struct {
-	lines   *Lines
+	recordScanner
 	block   *pmBlock
 	version string
 	params  map[string]string // from the banner
-	queue   []any
-	record  any
-	done    bool
 }
 
 // NewPerfMainReader reads perf_main output from r; name is used in errors.
 func NewPerfMainReader(name string, r io.Reader) *PerfMainReader {
-	return &PerfMainReader{lines: NewLines(name, r)}
+	return &PerfMainReader{recordScanner: recordScanner{lines: NewLines(name, r)}}
 }
 
-// Scan advances to the next run or syntax error.
-func (r *PerfMainReader) Scan() bool {
-	for len(r.queue) == 0 && !r.done {
-		if !r.lines.Scan() {
-			if b := r.block; b != nil {
-				r.errorf(b.line, "perf_main %s test started here never finished: the output is cut", b.label)
-				r.block = nil
-			}
-			r.done = true
-			break
-		}
-		r.line(r.lines.Text())
+// Scan advances to the next run or syntax error. Run, SyntaxError and Err
+// are recordScanner's.
+func (r *PerfMainReader) Scan() bool { return r.scan(r.line, r.finishInput) }
+
+// finishInput reports a test block the input cut short.
+func (r *PerfMainReader) finishInput() {
+	if b := r.block; b != nil {
+		r.errorf(b.line, "perf_main %s test started here never finished: the output is cut", b.label)
+		r.block = nil
 	}
-	if len(r.queue) == 0 {
-		r.record = nil
-		return false
-	}
-	r.record, r.queue = r.queue[0], r.queue[1:]
-	return true
 }
-
-// Run is the current run, nil if the current record is a syntax error.
-func (r *PerfMainReader) Run() *results.Bundle {
-	b, _ := r.record.(*results.Bundle)
-	return b
-}
-
-// SyntaxError is the current syntax error, nil if the current record is a run.
-func (r *PerfMainReader) SyntaxError() *SyntaxError {
-	e, _ := r.record.(*SyntaxError)
-	return e
-}
-
-// Err is the first I/O error.
-func (r *PerfMainReader) Err() error { return r.lines.Err() }
 
 // ParsePerfMain reads every test block in r; any syntax error refuses the
 // whole input.

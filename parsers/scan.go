@@ -76,3 +76,49 @@ func (s *runScanner) cappedErrorf(max, line int, format string, args ...any) {
 		s.errs = append(s.errs, &SyntaxError{FileName: s.lines.Name(), Line: line, Msg: "too many errors, the rest are not reported"})
 	}
 }
+
+// recordScanner is what the record-shaped readers (NetPIPE, perf_main,
+// sockperf) share: their line handler queues runs and syntax errors alike
+// as records (*results.Bundle or *SyntaxError), and Scan hands them out in
+// input order. Err is the first I/O error; a line longer than MaxLine is a
+// SyntaxErrors.
+type recordScanner struct {
+	lines  *Lines
+	queue  []any
+	record any
+	done   bool
+}
+
+// scan advances to the next run or syntax error; it is false at the end of
+// the input.
+func (s *recordScanner) scan(line func(string), finish func()) bool {
+	for len(s.queue) == 0 && !s.done {
+		if !s.lines.Scan() {
+			finish()
+			s.done = true
+			break
+		}
+		line(s.lines.Text())
+	}
+	if len(s.queue) == 0 {
+		s.record = nil
+		return false
+	}
+	s.record, s.queue = s.queue[0], s.queue[1:]
+	return true
+}
+
+// Run is the current run, nil if the current record is a syntax error.
+func (s *recordScanner) Run() *results.Bundle {
+	b, _ := s.record.(*results.Bundle)
+	return b
+}
+
+// SyntaxError is the current syntax error, nil if the current record is a run.
+func (s *recordScanner) SyntaxError() *SyntaxError {
+	e, _ := s.record.(*SyntaxError)
+	return e
+}
+
+// Err is the first I/O error; a line longer than MaxLine is a SyntaxErrors.
+func (s *recordScanner) Err() error { return s.lines.Err() }

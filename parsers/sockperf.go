@@ -118,50 +118,18 @@ func (run *spRun) param(k, v string) { run.params = npSetParam(run.params, k, v)
 // shape of benchfmt's Reader: Scan advances to the next record, a run
 // (Run) or a syntax error (SyntaxError); Err reports I/O errors.
 type SockperfReader struct {
-	lines  *Lines
-	run    *spRun
-	queue  []any
-	record any
-	done   bool
+	recordScanner
+	run *spRun
 }
 
 // NewSockperfReader reads sockperf output from r; name is used in errors.
 func NewSockperfReader(name string, r io.Reader) *SockperfReader {
-	return &SockperfReader{lines: NewLines(name, r), run: &spRun{line: 1}}
+	return &SockperfReader{recordScanner: recordScanner{lines: NewLines(name, r)}, run: &spRun{line: 1}}
 }
 
-// Scan advances to the next run or syntax error.
-func (r *SockperfReader) Scan() bool {
-	for len(r.queue) == 0 && !r.done {
-		if !r.lines.Scan() {
-			r.finishRun()
-			r.done = true
-			break
-		}
-		r.line(r.lines.Text())
-	}
-	if len(r.queue) == 0 {
-		r.record = nil
-		return false
-	}
-	r.record, r.queue = r.queue[0], r.queue[1:]
-	return true
-}
-
-// Run is the current run, nil if the current record is a syntax error.
-func (r *SockperfReader) Run() *results.Bundle {
-	b, _ := r.record.(*results.Bundle)
-	return b
-}
-
-// SyntaxError is the current syntax error, nil if the current record is a run.
-func (r *SockperfReader) SyntaxError() *SyntaxError {
-	e, _ := r.record.(*SyntaxError)
-	return e
-}
-
-// Err is the first I/O error.
-func (r *SockperfReader) Err() error { return r.lines.Err() }
+// Scan advances to the next run or syntax error. Run, SyntaxError and Err
+// are recordScanner's.
+func (r *SockperfReader) Scan() bool { return r.scan(r.line, r.finishRun) }
 
 // ParseSockperf reads every run in r; any syntax error refuses the whole
 // input.

@@ -19,7 +19,10 @@
 // that failed a check, a run cut before "End of Tests." and a run made
 // without checks (threshold 0) are invalid, each with its reason. A log
 // may hold several runs; each run's closing summary must agree with its
-// rows. Reader gives the rows one at a time, in the shape of bufio.Scanner.
+// rows. An excerpt needs neither banner nor T/V header: a whole result row
+// (code, N, NB, P, Q, Time, Gflops) as a message quotes it starts a table,
+// and the checks after it are its own, as they would be under the header.
+// Reader gives the rows one at a time, in the shape of bufio.Scanner.
 //
 // ParseHPCC reads HPC Challenge's hpccoutf.txt: the tests of its HPL
 // section (benchmark "hpcc-hpl"), and one "hpcc" bundle with every number

@@ -130,6 +130,10 @@ type hplRun struct {
 	headerLine  int
 	headerAlone bool // a T/V header not yet followed by its row
 	perGPU      bool
+	// headerless is a table entered at a row, the T/V header left out of
+	// the excerpt (a mailing-list paste): HPL-NVIDIA's per-GPU column is
+	// then known by its shape alone.
+	headerless bool
 
 	tests []*hplTest
 
@@ -180,7 +184,15 @@ var (
 	summaryRE  = parsers.LazyRegexp(`^([0-9]+)\s+tests?\s+(completed and passed residual checks|completed and failed residual checks|skipped because of illegal input values|completed without checking)`)
 	finishedRE = parsers.LazyRegexp(`^Finished\s+([0-9]+)\s+tests? with the following results:$`)
 	bannerRE   = parsers.LazyRegexp(`^HPLinpack\s+(\S+)\s+--`)
+	// wholeRowRE is a complete T/V row: the code, N NB P Q, Time and
+	// Gflops, and HPL-NVIDIA's "( per GPU)" rate. Without its header only
+	// this whole shape says that a line is HPL's, where the row's start
+	// is enough inside a table.
+	wholeRowRE = parsers.LazyRegexp(`^W[RC]?[0-9][0-9A-Z]*(?:\s+[0-9]+){4}(?:\s+` + hplNum + `){2}(?:\s+\(\s*` + hplNum + `\s*\))?$`)
 )
+
+// hplNum is how HPL prints Time and Gflops (%18.2f, %18.3e; 2.3's %18.4e).
+const hplNum = `[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?`
 
 var bcastNames = map[string]string{"0": "1ring", "1": "1ringM", "2": "2ring", "3": "2ringM", "4": "Blong", "5": "BlongM"}
 var factNames = map[string]string{"L": "Left", "C": "Crout", "R": "Right"}
@@ -279,6 +291,17 @@ func (r *Reader) line(text string) {
 		r.summaryLine(t)
 		return
 	}
+	if !run.inTable && wholeRowRE.MatchString(t) {
+		// A result row quoted without its T/V header: the checks and
+		// timings that follow belong to it as they would with the header.
+		r.seen = true
+		run.state = inNothing
+		run.inTable = true
+		run.headerless = true
+		run.perGPU = false
+		r.row(t)
+		return
+	}
 	if run.state == inParams {
 		r.paramLine(text, t)
 		return
@@ -294,6 +317,7 @@ func (r *Reader) line(text string) {
 		run.headerAlone = true
 		run.headerLine = r.lines.Line()
 		run.perGPU = strings.Contains(t, "per GPU")
+		run.headerless = false
 		return
 	}
 	if !run.inTable {
@@ -406,7 +430,7 @@ func (r *Reader) row(t string) {
 		// HPL-NVIDIA adds the rate per GPU: "3.370e+05 ( 4.213e+04)".
 		inner := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(extra, "("), ")"))
 		v, ok := parsers.Number(inner)
-		if !run.perGPU || !strings.HasPrefix(extra, "(") || !strings.HasSuffix(extra, ")") || !ok {
+		if !(run.perGPU || run.headerless) || !strings.HasPrefix(extra, "(") || !strings.HasSuffix(extra, ")") || !ok {
 			r.errorf("T/V row: unexpected columns after Gflops: %q", extra)
 			return
 		}
@@ -745,13 +769,12 @@ func decodeTV(tv string) map[string]string {
 }
 
 // sniffHPL recognises xhpl output by its banner and result table; an
-// excerpt without the banner still has the table and residual checks.
+// excerpt without the banner still has the table and residual checks, and
+// one without the T/V header (a row pasted into a message) has a whole
+// result row.
 func sniffHPL(head []byte) int {
 	s := string(head)
-	if !strings.Contains(s, "T/V") { // every case below needs the table header
-		return 0
-	}
-	hasTable := tvHeaderRE.MatchString(s)
+	hasTable := strings.Contains(s, "T/V") && tvHeaderRE.MatchString(s)
 	switch {
 	case strings.Contains(s, "HPLinpack") && hasTable:
 		return 90
@@ -760,10 +783,22 @@ func sniffHPL(head []byte) int {
 	case strings.Contains(s, "HPLinpack") && strings.Contains(s, "T/V"):
 		return 60
 	}
-	return 0
+	if !strings.Contains(s, "W") || !headerlessRowRE.MatchString(s) {
+		return 0
+	}
+	// A residual check after the row is HPL's alone; a row by itself is
+	// still a shape no other tool prints (a T/V code and six numbers).
+	if checkLineRE.MatchString(s) {
+		return 70
+	}
+	return 50
 }
 
 var (
 	tvHeaderRE = parsers.LazyRegexp(`(?m)^\s*T/V\s+N\s+NB\s+P\s+Q\s+Time\s+Gflops`)
 	rowRE      = parsers.LazyRegexp(`(?m)^\s*W[RC]?[0-9][0-9A-Z]*\s+[0-9]+\s+[0-9]+\s+[0-9]+\s+[0-9]+\s`)
+	// headerlessRowRE is wholeRowRE anywhere in a text, as Reader.line
+	// sees lines: blanks around it trimmed.
+	headerlessRowRE = parsers.LazyRegexp(`(?m)^[ \t]*W[RC]?[0-9][0-9A-Z]*(?:[ \t]+[0-9]+){4}(?:[ \t]+` + hplNum + `){2}(?:[ \t]+\([ \t]*` + hplNum + `[ \t]*\))?[ \t\r]*$`)
+	checkLineRE     = parsers.LazyRegexp(`(?m)^[ \t]*\|\|Ax-b\|\|_oo.*=.*\.\.\.\.\.\.[ \t]*(?:PASSED|FAILED)`)
 )

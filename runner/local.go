@@ -42,7 +42,8 @@ type LocalStep struct {
 	// Dir is the ranks' working directory; empty for the caller's.
 	Dir string
 	// Stdout and Stderr receive every rank's output, each line prefixed
-	// "RANK: " as srun -l does. Nil discards it.
+	// "RANK: " as srun -l does. Nil discards it. They may be one writer:
+	// lines are written whole, one call at a time, never two at once.
 	Stdout, Stderr io.Writer
 	// Grace is how long the other ranks may keep running after one fails
 	// (rank 0 needs a moment to write its bundle); default 10s. KillWait is
@@ -232,8 +233,12 @@ func (s LocalStep) Run(ctx context.Context) error {
 		killWait = 5 * time.Second
 	}
 	size := s.size()
-	stdout := newLabeler(s.Stdout)
-	stderr := newLabeler(s.Stderr)
+	// One lock for both streams: callers pass one writer as Stdout and
+	// Stderr (sbench local does), and a lock per stream would let a
+	// stdout line and a stderr line write it at once.
+	var mu sync.Mutex
+	stdout := newLabeler(s.Stdout, &mu)
+	stderr := newLabeler(s.Stderr, &mu)
 
 	type proc struct {
 		cmd  *exec.Cmd
@@ -344,17 +349,18 @@ func sortExits(xs []RankExit) {
 }
 
 // labeler prefixes every line of each rank's output with "RANK: " and
-// keeps lines of different ranks whole on the shared writer.
+// keeps lines of different ranks whole on the shared writer: a line is
+// written in one call, under mu, which every labeler of a step shares.
 type labeler struct {
-	mu sync.Mutex
+	mu *sync.Mutex
 	w  io.Writer
 }
 
-func newLabeler(w io.Writer) *labeler {
+func newLabeler(w io.Writer, mu *sync.Mutex) *labeler {
 	if w == nil {
 		w = io.Discard
 	}
-	return &labeler{w: w}
+	return &labeler{w: w, mu: mu}
 }
 
 func (l *labeler) writer(rank int) *lineWriter {

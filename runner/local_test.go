@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -55,6 +56,24 @@ func helperRank(mode string) int {
 		return 0
 	case "sleep":
 		time.Sleep(time.Minute)
+		return 0
+	case "chatter":
+		// Standard output and standard error at once, in writes that split
+		// lines, as a tool with unbuffered output does.
+		var wg sync.WaitGroup
+		for _, f := range []*os.File{os.Stdout, os.Stderr} {
+			wg.Add(1)
+			go func(f *os.File, stream string) {
+				defer wg.Done()
+				for i := 0; i < chatterLines; i++ {
+					line := fmt.Sprintf("%s r=%s i=%d %s\n", stream, rank, i, chatterPad(i))
+					cut := len(line) / 2
+					f.WriteString(line[:cut])
+					f.WriteString(line[cut:])
+				}
+			}(f, map[*os.File]string{os.Stdout: "out", os.Stderr: "err"}[f])
+		}
+		wg.Wait()
 		return 0
 	}
 	return 99
@@ -183,6 +202,42 @@ func TestLocalStepContextCancel(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+const chatterLines = 2000
+
+// TestLocalStepSharedWriter: sbench local passes one writer as Stdout and
+// Stderr. Every line of every rank must come out whole, once, labelled, in
+// its rank's order, and (under -race) without two goroutines writing the
+// writer at once.
+func TestLocalStepSharedWriter(t *testing.T) {
+	s, _, _ := helperStep(t, "chatter", []string{"n1", "n2"}, 2)
+	var out bytes.Buffer // not safe for concurrent use, like most writers
+	s.Stdout, s.Stderr = &out, &out
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	next := map[string]int{} // "rank stream" → next line number
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	for _, line := range lines {
+		var label, stream, r string
+		var i int
+		var pad string
+		n, _ := fmt.Sscanf(line, "%s %s r=%s i=%d %s", &label, &stream, &r, &i, &pad)
+		if n < 4 || label != r+":" || chatterPad(i) != pad {
+			t.Fatalf("garbled line %q", line)
+		}
+		key := r + " " + stream
+		if next[key] != i {
+			t.Fatalf("rank %s %s: line %d, want %d", r, stream, i, next[key])
+		}
+		next[key]++
+	}
+	if len(lines) != 4*2*chatterLines || len(next) != 8 {
+		t.Errorf("%d lines from %d streams, want %d from 8", len(lines), len(next), 4*2*chatterLines)
+	}
+}
+
+func chatterPad(i int) string { return strings.Repeat("x", i%97) }
 
 func TestLocalStepChecks(t *testing.T) {
 	for _, s := range []LocalStep{

@@ -318,16 +318,16 @@ func samplePoint(side int, r *store.Run, s store.Sample) point {
 	return p
 }
 
-// runConfig is what identifies a run's configuration: campaign, variant,
-// parameters and labels, keyed so that a label and a parameter of the same
-// name stay apart.
+// runConfig is what identifies a run's configuration (store.ConfigOf),
+// keyed so that a label and a parameter of the same name stay apart.
 func runConfig(r *store.Run) map[string]string {
-	c := map[string]string{"campaign": r.Campaign, "variant": r.Variant}
-	for k, v := range r.Params {
-		c["param\x00"+k] = v
-	}
-	for k, v := range r.Labels {
-		c["label\x00"+k] = v
+	cfg := store.ConfigOf(r)
+	c := make(map[string]string, len(cfg)+2)
+	// Absent campaign or variant is a value too ("" on one side only).
+	c[store.AttrCampaign+"\x00"+store.AttrCampaign] = ""
+	c[store.AttrVariant+"\x00"+store.AttrVariant] = ""
+	for _, a := range cfg {
+		c[a.Kind+"\x00"+a.Key] = a.Value
 	}
 	return c
 }
@@ -379,11 +379,8 @@ func configKeys(runs [2]map[int64]map[string]string) []string {
 
 // displayKey turns a runConfig key into what the user typed.
 func displayKey(k string) string {
-	_, name, ok := strings.Cut(k, "\x00")
-	if ok {
-		return name
-	}
-	return k
+	_, name, _ := strings.Cut(k, "\x00")
+	return name
 }
 
 type tableAcc struct {

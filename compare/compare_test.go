@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -155,15 +156,110 @@ func TestBuildThresholdAndDirection(t *testing.T) {
 	}
 }
 
-// repeats adds n runs per side of one osu_bw point with relative noise.
+// repeats adds n runs per side of one osu_bw point with relative noise,
+// as a campaign with repeats = n records them: the repeat index in each
+// run's parameters, beside the sweep's.
 func repeats(rng *rand.Rand, n int, oldLevel, newLevel, noise float64) (Side, Side) {
 	var id int64
 	a, b := newSide("old", &id), newSide("new", &id)
-	for range n {
-		a.sample(a.run("osu_bw", "v", nil), "bandwidth", "MB/s", 1<<20, oldLevel*(1+noise*rng.NormFloat64()))
-		b.sample(b.run("osu_bw", "v", nil), "bandwidth", "MB/s", 1<<20, newLevel*(1+noise*rng.NormFloat64()))
+	for k := range n {
+		for _, s := range []*sideBuilder{a, b} {
+			level := oldLevel
+			if s == b {
+				level = newLevel
+			}
+			run := s.run("osu_bw", "ntasks_per_node=1", nil)
+			r := &s.Runs[len(s.Runs)-1]
+			r.Params = map[string]string{"repeat": strconv.Itoa(k), "ntasks_per_node": "1"}
+			r.Tasks = 2
+			s.sample(run, "bandwidth", "MB/s", 1<<20, level*(1+noise*rng.NormFloat64()))
+		}
 	}
 	return a.Side, b.Side
+}
+
+// TestBuildPoolsRepeats: the repeat index (and HPL's row number, and the
+// dates a tool prints) only number runs; runs that differ in nothing else
+// are the repeats of one row, not one table each.
+func TestBuildPoolsRepeats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	a, b := repeats(rng, 5, 1000, 1000, 0.02)
+	for i := range a.Runs {
+		a.Runs[i].Params["date"] = "Mon Jun  3 10:0" + strconv.Itoa(i) + ":00 2024"
+	}
+	res, err := Build(a, b, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tables) != 1 || len(res.Tables[0].Rows) != 1 {
+		t.Fatalf("%d tables, want one: %+v", len(res.Tables), res.Tables)
+	}
+	if tb := res.Tables[0]; len(tb.Config) != 0 {
+		t.Errorf("config %q: the repeat index is not a configuration", tb.Config)
+	}
+	r := res.Tables[0].Rows[0]
+	if r.Old.N != 5 || r.New.N != 5 || !r.Tested() {
+		t.Errorf("row %+v: want n=5+5, tested", r)
+	}
+	var buf bytes.Buffer
+	res.WriteText(&buf)
+	if !strings.Contains(buf.String(), "n=5+5") {
+		t.Errorf("table does not show n=5+5:\n%s", buf.String())
+	}
+
+	// HPL: three T/V rows of the same N, NB, P, Q are three repeats.
+	var id int64
+	o, n := newSide("old", &id), newSide("new", &id)
+	for k := range 3 {
+		for _, s := range []*sideBuilder{o, n} {
+			run := s.run("hpl", "", nil)
+			r := &s.Runs[len(s.Runs)-1]
+			r.Tool = "xhpl"
+			r.Params = map[string]string{"test": strconv.Itoa(k + 1), "N": "5000", "NB": "160", "P": "1", "Q": "2",
+				"N.list": "5000 5000 5000", "pdgesv_start": "Mon Jun  3 10:0" + strconv.Itoa(k) + ":00 2024"}
+			s.Scalars = append(s.Scalars, store.Scalar{RunID: run, Scalar: results.Scalar{Name: "gflops", Unit: "Gflops", Value: 8 + float64(k)/10}})
+		}
+	}
+	res, err = Build(o.Side, n.Side, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tables) != 1 || res.Tables[0].Rows[0].Old.N != 3 {
+		t.Errorf("HPL rows: %d tables, first %+v; want one table with n=3+3", len(res.Tables), res.Tables[0])
+	}
+}
+
+// TestBuildKeepsProcessCountsApart: IMB prints one table per process count
+// in one run; those are configurations, never repeats of each other.
+func TestBuildKeepsProcessCountsApart(t *testing.T) {
+	var id int64
+	a, b := newSide("old", &id), newSide("new", &id)
+	for _, s := range []*sideBuilder{a, b} {
+		for _, np := range []string{"2", "4"} {
+			run := s.run("imb_allreduce", "", nil)
+			r := &s.Runs[len(s.Runs)-1]
+			r.Tool, r.Tasks = "imb", 4
+			r.Params = map[string]string{"processes": np, "date": s.Name}
+			v := 2699.36
+			if np == "4" {
+				v = 3790.49
+			}
+			s.sample(run, "latency", "us", 4<<20, v)
+		}
+	}
+	res, err := Build(a.Side, b.Side, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tables) != 2 {
+		t.Fatalf("%d tables, want one per process count", len(res.Tables))
+	}
+	for i, want := range []string{"processes=2", "processes=4"} {
+		tb := res.Tables[i]
+		if len(tb.Config) != 1 || tb.Config[0] != want || tb.Rows[0].Old.N != 1 || tb.Rows[0].Change != Same {
+			t.Errorf("table %d: config %q rows %+v, want [%s] n=1+1 unchanged", i, tb.Config, tb.Rows, want)
+		}
+	}
 }
 
 func TestBuildRepeatsAreTested(t *testing.T) {

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -26,6 +27,10 @@ type HistoryQuery struct {
 	Campaign  string
 	Variant   string // may be empty when the runs have one variant
 	Labels    map[string]string
+	// Config picks one configuration by its attributes (store.Config's
+	// Lookup: a label, parameter, "variant" or "processes"); needed when
+	// the runs have several.
+	Config map[string]string
 
 	Window    int     // control band window (DefaultWindow when 0)
 	Alpha     float64 // significance of a step (0.05 when 0)
@@ -174,6 +179,17 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 		return nil, &AmbiguousError{What: "variant", Choices: sortedSet(variants)}
 	}
 	h.Variant = q.Variant
+	for id, r := range byID {
+		if q.Variant != "" && r.Variant != q.Variant {
+			delete(byID, id)
+		}
+	}
+	if len(byID) == 0 {
+		return nil, fmt.Errorf("no ok run of benchmark %q has variant %q (it has %s): %w", q.Benchmark, q.Variant, strings.Join(sortedSet(variants), ", "), ErrNoData)
+	}
+	if err := oneConfig(byID, q); err != nil {
+		return nil, err
+	}
 	var rel []store.Sample
 	metrics := map[string]bool{}
 	for _, s := range samples {
@@ -278,6 +294,76 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 		h.Points[i].Band, h.Points[i].Outside = bands[i], outside[i]
 	}
 	return h, nil
+}
+
+// oneConfig keeps in byID the runs of the configuration q picks (a history
+// follows one configuration: never two process counts, two placements or
+// two labelled setups averaged into one line), and says which to choose
+// from when the runs have several. Campaigns are not configurations here:
+// a history follows the same measurement across submissions.
+func oneConfig(byID map[int64]*store.Run, q HistoryQuery) error {
+	configs := map[string]store.Config{}
+	for id, r := range byID {
+		c := store.ConfigOf(r).Without(store.AttrCampaign)
+		keep := true
+		for k, v := range q.Config {
+			if got, ok := c.Lookup(k); !ok || got != v {
+				keep = false
+			}
+		}
+		if !keep {
+			delete(byID, id)
+			continue
+		}
+		configs[c.Key()] = c
+	}
+	if len(byID) == 0 {
+		return fmt.Errorf("no ok run of benchmark %q has the configuration %s: %w", q.Benchmark, formatConfig(q.Config), ErrNoData)
+	}
+	if len(configs) < 2 {
+		return nil
+	}
+	// Name each configuration by what differs between them.
+	values := map[string]map[string]bool{}
+	for _, c := range configs {
+		for _, a := range c {
+			if values[a.Key] == nil {
+				values[a.Key] = map[string]bool{}
+			}
+			values[a.Key][a.Value] = true
+		}
+	}
+	var choices []string
+	for _, c := range configs {
+		var parts []string
+		for _, a := range c {
+			if len(values[a.Key]) > 1 || countWith(configs, a.Key) < len(configs) {
+				parts = append(parts, a.String())
+			}
+		}
+		choices = append(choices, strings.Join(parts, ","))
+	}
+	slices.Sort(choices)
+	return &AmbiguousError{What: "config", Choices: choices}
+}
+
+// countWith is how many configurations have attribute key at all.
+func countWith(configs map[string]store.Config, key string) int {
+	n := 0
+	for _, c := range configs {
+		if _, ok := c.Lookup(key); ok {
+			n++
+		}
+	}
+	return n
+}
+
+func formatConfig(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, ",")
 }
 
 // Regressions returns the steps for the worse beyond the threshold.

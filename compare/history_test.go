@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +202,38 @@ func TestProvenanceLists(t *testing.T) {
 	}
 	if Provenance(a, a) != nil || Provenance(nil, b) != nil {
 		t.Error("no difference expected")
+	}
+}
+
+// TestHistoryFollowsOneConfiguration: a history never averages two
+// configurations into one line — IMB's tables at 2 and 4 processes of the
+// same runs' benchmark, or labelled setups — while the repeat index, which
+// only numbers runs, never splits one.
+func TestHistoryFollowsOneConfiguration(t *testing.T) {
+	runs, samples := upgradeHistory(3)
+	for i := range runs {
+		runs[i].Tasks = 4
+		runs[i].Params = map[string]string{"repeat": strconv.Itoa(i % 3)}
+	}
+	h, err := BuildHistory(runs, samples, HistoryQuery{Benchmark: "osu_bw", Metric: "msg_rate"})
+	if err != nil || len(h.Points) != 29 {
+		t.Fatalf("repeat indices split the history: %v", err)
+	}
+	for i := range runs {
+		if i%2 == 1 {
+			runs[i].Params["processes"] = "2"
+		}
+	}
+	_, err = BuildHistory(runs, samples, HistoryQuery{Benchmark: "osu_bw", Metric: "msg_rate"})
+	var amb *AmbiguousError
+	if !errors.As(err, &amb) || amb.What != "config" || !reflect.DeepEqual(amb.Choices, []string{"processes=2", "processes=4"}) {
+		t.Fatalf("two process counts: %v", err)
+	}
+	h, err = BuildHistory(runs, samples, HistoryQuery{Benchmark: "osu_bw", Metric: "msg_rate", Config: map[string]string{"processes": "2"}})
+	if err != nil || len(h.Points) != 15 {
+		t.Errorf("processes=2: %v", err)
+	}
+	if _, err := BuildHistory(runs, samples, HistoryQuery{Benchmark: "osu_bw", Metric: "msg_rate", Config: map[string]string{"processes": "3"}}); !errors.Is(err, ErrNoData) {
+		t.Errorf("processes=3: err %v, want ErrNoData", err)
 	}
 }

@@ -149,7 +149,7 @@ func (r *Report) analyse() {
 					raw: map[seriesKey]map[float64][]float64{}, ids: map[seriesKey]map[int64]bool{}}
 				groups[k] = g
 			}
-			sk := seriesKey{cfg, ranksOf(run)}
+			sk := seriesKey{cfg, store.ProcessCount(run)}
 			if g.raw[sk] == nil {
 				g.raw[sk] = map[float64][]float64{}
 				g.ids[sk] = map[int64]bool{}

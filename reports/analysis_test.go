@@ -308,14 +308,22 @@ func TestDisplayNames(t *testing.T) {
 		want  string
 		what  string
 	}{
-		{[][]attr{{{"variant", "ib"}}, {{"variant", "tcp"}}}, "ib|tcp", ""},
-		{[][]attr{{{"section", "use erdma for osu_bw"}}, {{"section", "use tcp for osu_bw"}}}, "erdma|tcp", "section"},
+		{[][]attr{{{key: "variant", value: "ib"}}, {{key: "variant", value: "tcp"}}}, "ib|tcp", ""},
+		{[][]attr{{{key: "section", value: "use erdma for osu_bw"}}, {{key: "section", value: "use tcp for osu_bw"}}}, "erdma|tcp", "section"},
 		// Words that leave two names equal are kept.
-		{[][]attr{{{"section", "a b"}}, {{"section", "b a"}}}, "a b|b a", "section"},
-		{[][]attr{{{"fabric", "ib"}, {"mpi", "ompi"}}, {{"fabric", "ib"}, {"mpi", "mvapich"}}}, "ompi|mvapich", "mpi"},
-		{[][]attr{{{"fabric", "ib"}, {"mpi", "ompi"}}, {{"fabric", "eth"}, {"mpi", "mvapich"}}}, "fabric=ib, mpi=ompi|fabric=eth, mpi=mvapich", ""},
-		{[][]attr{{{"campaign", "a"}, {"variant", "x"}}, {{"campaign", "b"}, {"variant", "y"}}}, "a/x|b/y", ""},
-		{[][]attr{{{"fabric", "ib"}}}, "ib", "fabric"},
+		{[][]attr{{{key: "section", value: "a b"}}, {{key: "section", value: "b a"}}}, "a b|b a", "section"},
+		{[][]attr{{{key: "fabric", value: "ib"}, {key: "mpi", value: "ompi"}}, {{key: "fabric", value: "ib"}, {key: "mpi", value: "mvapich"}}}, "ompi|mvapich", "mpi"},
+		{[][]attr{{{key: "fabric", value: "ib"}, {key: "mpi", value: "ompi"}}, {{key: "fabric", value: "eth"}, {key: "mpi", value: "mvapich"}}}, "fabric=ib, mpi=ompi|fabric=eth, mpi=mvapich", ""},
+		{[][]attr{{{key: "campaign", value: "a"}, {key: "variant", value: "x"}}, {{key: "campaign", value: "b"}, {key: "variant", value: "y"}}}, "a/x|b/y", ""},
+		{[][]attr{{{key: "fabric", value: "ib"}}}, "ib", "fabric"},
+		// Extra attributes: a sweep parameter that follows the variant
+		// adds nothing; node pairs of one variant are what tell it apart;
+		// a lone configuration is named by its naming attributes only.
+		{[][]attr{{{key: "variant", value: "ppn=1"}, {key: "ppn", value: "1", extra: true}},
+			{{key: "variant", value: "ppn=2"}, {key: "ppn", value: "2", extra: true}}}, "ppn=1|ppn=2", ""},
+		{[][]attr{{{key: "variant", value: "v"}, {key: "pair", value: "n1->n2", extra: true}},
+			{{key: "variant", value: "v"}, {key: "pair", value: "n2->n1", extra: true}}}, "n1->n2|n2->n1", "pair"},
+		{[][]attr{{{key: "variant", value: "v"}, {key: "ppn", value: "1", extra: true}}}, "v", ""},
 	} {
 		names, what := displayNames(c.lists)
 		if got := strings.Join(names, "|"); got != c.want || what != c.what {

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"image/color"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -32,11 +33,17 @@ type configs struct {
 	what map[string]string
 }
 
-// attr is one thing that identifies a configuration.
-type attr struct{ key, value string }
+// attr is one thing that identifies a configuration. Extra attributes are
+// the rest of the run's configuration (store.ConfigOf) beyond those that
+// name it: they tell lines apart only where they split runs the naming
+// attributes would merge (two node pairs of one variant, say).
+type attr struct {
+	key, value string
+	extra      bool
+}
 
 // metaLabels describe a run rather than tell configurations apart.
-var metaLabels = map[string]bool{"link_rate": true, "rpeak": true, "ranks": true}
+var metaLabels = store.MetaLabels
 
 // contextLabels say where runs come from; they name a configuration only
 // when nothing else does.
@@ -123,38 +130,57 @@ func newConfigs(runs []store.Run, groupBy string) *configs {
 	return c
 }
 
-// attrsOf lists what identifies a run's configuration.
+// attrsOf lists what identifies a run's configuration: the attributes
+// that name it (the --group-by value; else the variant; else the labels
+// that vary), then, unless grouping by one attribute, every other
+// attribute of its configuration (store.ConfigOf) as extra. The process
+// count is not among them: figures keep runs of different counts apart
+// as lines of their own ("4 ranks"), see seriesKey.
 func attrsOf(run *store.Run, groupBy string, multiCampaign bool, constant map[string]bool) []attr {
 	if groupBy != "" {
 		v, ok := lookupField(run, groupBy)
 		if !ok {
 			v = "no " + groupBy
 		}
-		return []attr{{groupBy, v}}
-	}
-	if run.Variant != "" {
-		if multiCampaign && run.Campaign != "" {
-			return []attr{{"campaign", run.Campaign}, {"variant", run.Variant}}
-		}
-		return []attr{{"variant", run.Variant}}
+		return []attr{{key: groupBy, value: v}}
 	}
 	var as []attr
-	for _, k := range sortedKeys(run.Labels) {
-		if !metaLabels[k] && !constant[k] {
-			as = append(as, attr{k, run.Labels[k]})
+	switch {
+	case run.Variant != "":
+		if multiCampaign && run.Campaign != "" {
+			as = []attr{{key: "campaign", value: run.Campaign}, {key: "variant", value: run.Variant}}
+		} else {
+			as = []attr{{key: "variant", value: run.Variant}}
 		}
-	}
-	if len(as) == 0 {
+	default:
 		for _, k := range sortedKeys(run.Labels) {
-			if !metaLabels[k] && !contextLabels[k] {
-				as = append(as, attr{k, run.Labels[k]})
+			if !metaLabels[k] && !constant[k] {
+				as = append(as, attr{key: k, value: run.Labels[k]})
+			}
+		}
+		if len(as) == 0 {
+			for _, k := range sortedKeys(run.Labels) {
+				if !metaLabels[k] && !contextLabels[k] {
+					as = append(as, attr{key: k, value: run.Labels[k]})
+				}
 			}
 		}
 	}
-	if len(as) == 0 {
-		return []attr{{"run", fmt.Sprintf("run %d", run.ID)}}
+	named := map[string]bool{}
+	for _, a := range as {
+		named[a.key] = true
 	}
-	return as
+	var extra []attr
+	for _, a := range store.ConfigOf(run).Without(store.AttrCampaign, store.AttrVariant, store.AttrProcesses) {
+		if !named[a.Key] {
+			named[a.Key] = true
+			extra = append(extra, attr{key: a.Key, value: a.Value, extra: true})
+		}
+	}
+	if len(as) == 0 && len(extra) == 0 {
+		return []attr{{key: "run", value: fmt.Sprintf("run %d", run.ID)}}
+	}
+	return append(as, extra...)
 }
 
 // lookupField is the value of a label, parameter or field of a run.
@@ -172,8 +198,8 @@ func lookupField(run *store.Run, key string) (string, bool) {
 		return run.Campaign, run.Campaign != ""
 	case "benchmark":
 		return family(run), true
-	case "ranks", "tasks":
-		if n := ranksOf(run); n > 0 {
+	case "ranks", "tasks", "processes":
+		if n := store.ProcessCount(run); n > 0 {
 			return strconv.Itoa(n) + " ranks", true
 		}
 	}
@@ -181,19 +207,26 @@ func lookupField(run *store.Run, key string) (string, bool) {
 }
 
 // displayNames names each configuration of one benchmark by the attributes
-// that differ between them (all of them when there is only one), and says
-// which attribute the names are values of when it is a single one.
+// that differ between them (the naming ones when there is only one), and
+// says which attribute the names are values of when it is a single one.
+// An extra attribute that varies is shown only where it splits what the
+// attributes before it would merge: a sweep parameter that follows the
+// variant adds nothing to its name.
 func displayNames(lists [][]attr) (names []string, what string) {
 	var keys []string
 	seen := map[string]bool{}
+	isExtra := map[string]bool{}
 	for _, as := range lists {
 		for _, a := range as {
 			if !seen[a.key] {
 				seen[a.key] = true
 				keys = append(keys, a.key)
+				isExtra[a.key] = a.extra
 			}
 		}
 	}
+	// Naming attributes first, in order of appearance; then extras.
+	sort.SliceStable(keys, func(i, j int) bool { return !isExtra[keys[i]] && isExtra[keys[j]] })
 	value := func(as []attr, k string) string {
 		for _, a := range as {
 			if a.key == k {
@@ -202,16 +235,36 @@ func displayNames(lists [][]attr) (names []string, what string) {
 		}
 		return ""
 	}
-	shown := keys
+	var shown []string
+	for _, k := range keys {
+		if !isExtra[k] {
+			shown = append(shown, k)
+		}
+	}
 	if len(lists) > 1 {
 		var varying []string
+		groups := func(ks []string) int {
+			distinct := map[string]bool{}
+			for _, as := range lists {
+				var b strings.Builder
+				for _, k := range ks {
+					b.WriteString(value(as, k) + "\x00")
+				}
+				distinct[b.String()] = true
+			}
+			return len(distinct)
+		}
 		for _, k := range keys {
 			v0 := value(lists[0], k)
+			varies := false
 			for _, as := range lists[1:] {
 				if value(as, k) != v0 {
-					varying = append(varying, k)
+					varies = true
 					break
 				}
+			}
+			if varies && (!isExtra[k] || groups(append(varying[:len(varying):len(varying)], k)) > groups(varying)) {
+				varying = append(varying, k)
 			}
 		}
 		if len(varying) > 0 {

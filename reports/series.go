@@ -179,24 +179,6 @@ func isCollective(fam string) bool {
 	return false
 }
 
-// ranksOf is a run's process count: Slurm's task count, or a ranks (np)
-// label or parameter for runs ingested from a file; 0 when unknown.
-func ranksOf(run *store.Run) int {
-	if run.Tasks > 0 {
-		return run.Tasks
-	}
-	for _, k := range []string{"ranks", "np", "ntasks"} {
-		for _, m := range []map[string]string{run.Labels, run.Params} {
-			if v, ok := m[k]; ok {
-				if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
-					return n
-				}
-			}
-		}
-	}
-	return 0
-}
-
 // median is robust to the one slow repetition a busy node produces, which a
 // mean would smear over the whole curve.
 func median(vs []float64) float64 {

@@ -16,7 +16,7 @@ import (
 
 // benchfmtFixed are the configuration keys every run gets in a benchfmt
 // export, in order; labels follow, sorted.
-var benchfmtFixed = []string{"campaign", "variant", "nodes", "tasks", "status"}
+var benchfmtFixed = []string{"campaign", "variant", "nodes", "tasks", "processes", "status"}
 
 // ExportBenchfmt writes the samples, then the scalars that have a unit (and
 // do not repeat a sample of their run), of the runs f selects in the Go benchmark format
@@ -29,8 +29,8 @@ var benchfmtFixed = []string{"campaign", "variant", "nodes", "tasks", "status"}
 //	fabric: ib
 //	BenchmarkOsu_bw/metric=bandwidth/size=1048576 1 11873.52 MB/s
 //
-// Each run's campaign, variant, node and task counts, status and labels
-// are configuration lines, written when they change from the previous run
+// Each run's campaign, variant, node, task and process counts, status,
+// configuring parameters ("param.NAME") and labels are configuration lines, written when they change from the previous run
 // (an empty value clears a key, as the format says). The benchmark name is
 // the archive's with its first letter upper-cased, as the format asks;
 // the metric, the sample's tags and rank pair, and x ("size" for bytes)
@@ -41,7 +41,7 @@ var benchfmtFixed = []string{"campaign", "variant", "nodes", "tasks", "status"}
 // lines benchstat computes its statistics from.
 func (db *DB) ExportBenchfmt(ctx context.Context, w io.Writer, f Filter) error {
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		runs, err := loadRuns(ctx, tx, f, false)
+		runs, err := loadRuns(ctx, tx, f, withParams)
 		if err != nil {
 			return err
 		}
@@ -181,7 +181,19 @@ func (c *benchfmtConfig) set(r *Run) {
 	if r.Tasks > 0 {
 		put("tasks", strconv.Itoa(r.Tasks))
 	}
+	if n := ProcessCount(r); n > 0 {
+		put("processes", strconv.Itoa(n))
+	}
 	put("status", string(r.Status))
+	// The rest of the configuration (ConfigOf): parameters that configure
+	// (never the repeat index, which would keep benchstat from pooling
+	// repeats), then labels.
+	for _, a := range ConfigOf(r) {
+		switch a.Kind {
+		case AttrParam:
+			put("param."+benchfmtKey(a.Key), a.Value)
+		}
+	}
 	for _, k := range results.SortedKeys(r.Labels) {
 		put(benchfmtKey(k), r.Labels[k])
 	}
@@ -230,6 +242,9 @@ func benchfmtKey(k string) string {
 		if s == f {
 			return "label_" + s
 		}
+	}
+	if strings.HasPrefix(s, "param.") {
+		return "label_" + s
 	}
 	return s
 }

@@ -20,6 +20,7 @@ import (
 var exportColumns = []string{
 	"run", "campaign", "variant", "benchmark", "kernel", "metric", "unit", "x", "x_unit",
 	"value", "min", "max", "p50", "p99", "iterations", "repeat", "status", "job", "step", "start",
+	"processes", "config",
 }
 
 // labelColumn names the column of label key: the bare key, unless that
@@ -61,6 +62,13 @@ type exportRow struct {
 	Step       string            `json:"step"`
 	Start      *string           `json:"start"`
 	Labels     map[string]string `json:"labels"`
+	// Processes is the run's process count (ProcessCount), nil when
+	// unknown.
+	Processes *int `json:"processes"`
+	// Config is the run's configuration less its campaign (ConfigOf) as
+	// "key=value,…": rows with the same benchmark, metric, x and config
+	// are repeats of one measurement, whatever their repeat index.
+	Config string `json:"config"`
 	// Pair and Tags have no CSV column; JSON keeps them for pair-by-pair
 	// results.
 	Pair []int             `json:"pair,omitempty"`
@@ -71,7 +79,7 @@ type exportRow struct {
 // keys of the selected runs before the first row.
 func (db *DB) export(ctx context.Context, f Filter, header func(keys []string) error, row func(*exportRow) error) error {
 	return db.readTx(ctx, func(tx *sql.Tx) error {
-		runs, err := loadRuns(ctx, tx, f, false)
+		runs, err := loadRuns(ctx, tx, f, withParams)
 		if err != nil {
 			return err
 		}
@@ -103,6 +111,10 @@ func (db *DB) export(ctx context.Context, f Filter, header func(keys []string) e
 			if e.Labels == nil {
 				e.Labels = map[string]string{}
 			}
+			if n := ProcessCount(r); n > 0 {
+				e.Processes = &n
+			}
+			e.Config = ConfigOf(r).Without(AttrCampaign).String()
 			if !r.Start.IsZero() {
 				s := r.Start.UTC().Format(time.RFC3339Nano)
 				e.Start = &s
@@ -155,7 +167,8 @@ func (db *DB) ExportCSV(ctx context.Context, w io.Writer, f Filter) error {
 		record = append(record[:0],
 			strconv.FormatInt(e.Run, 10), e.Campaign, e.Variant, e.Benchmark, e.Kernel, e.Metric, e.Unit,
 			csvFloat(e.X), e.XUnit, formatFloat(e.Value), csvFloat(e.Min), csvFloat(e.Max), csvFloat(e.P50), csvFloat(e.P99),
-			csvInt(e.Iterations), csvInt(e.Repeat), e.Status, e.Job, e.Step, deref(e.Start))
+			csvInt(e.Iterations), csvInt(e.Repeat), e.Status, e.Job, e.Step, deref(e.Start),
+			csvInt(e.Processes), e.Config)
 		for _, k := range keys {
 			record = append(record, e.Labels[k])
 		}

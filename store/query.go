@@ -68,7 +68,7 @@ func (db *DB) Runs(ctx context.Context, f Filter) ([]Run, error) {
 	var runs []Run
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		runs, err = loadRuns(ctx, tx, f, true)
+		runs, err = loadRuns(ctx, tx, f, withHosts)
 		return err
 	})
 	if err != nil {
@@ -79,9 +79,18 @@ func (db *DB) Runs(ctx context.Context, f Filter) ([]Run, error) {
 
 const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at`
 
-// loadRuns reads the runs of f and their labels; full adds parameters and
-// hosts, which export does not need.
-func loadRuns(ctx context.Context, q queryer, f Filter, full bool) ([]Run, error) {
+// runDetail is how much of each run loadRuns reads.
+type runDetail int
+
+const (
+	withLabels runDetail = iota // the runs and their labels
+	withParams                  // and their parameters (what ConfigOf needs)
+	withHosts                   // and their hosts: everything
+)
+
+// loadRuns reads the runs of f with what detail asks for: export needs no
+// hosts, prune not even parameters.
+func loadRuns(ctx context.Context, q queryer, f Filter, detail runDetail) ([]Run, error) {
 	where, args := f.where()
 	rows, err := q.QueryContext(ctx, "SELECT "+runColumns+" FROM runs r"+where+" ORDER BY r.start_time, r.id", args...)
 	if err != nil {
@@ -151,7 +160,7 @@ func loadRuns(ctx context.Context, q queryer, f Filter, full bool) ([]Run, error
 	}); err != nil {
 		return nil, err
 	}
-	if !full {
+	if detail < withParams {
 		return runs, nil
 	}
 	if err := keyValues("run_params", func(r *Run, k, v string) {
@@ -161,6 +170,9 @@ func loadRuns(ctx context.Context, q queryer, f Filter, full bool) ([]Run, error
 		r.Params[k] = v
 	}); err != nil {
 		return nil, err
+	}
+	if detail < withHosts {
+		return runs, nil
 	}
 	hrows, err := q.QueryContext(ctx, `SELECT rh.run_id, h.id, h.host FROM run_hosts rh JOIN hosts h ON h.id = rh.host_id
 JOIN runs r ON r.id = rh.run_id`+where+" ORDER BY rh.run_id, rh.idx", args...)

@@ -40,7 +40,7 @@ func parseSize(s string) (float64, error) {
 func newHistoryCmd(e *env) *cobra.Command {
 	var q compare.HistoryQuery
 	var x, threshold, out string
-	var labels []string
+	var labels, configs []string
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "history --benchmark NAME [--metric M] [--x SIZE] [--label K=V]... [-o trend.png|pdf|svg]",
@@ -59,12 +59,19 @@ InfiniBand firmware, port rate, tool version, nodes. A step beyond
 --threshold in the worse direction (from the unit: bandwidth higher is
 better, latency lower) is marked REGRESSION.
 
+A history follows one configuration: runs that differ only in their repeat
+index (or in what only numbers or describes a run) are one, runs at other
+process counts, placements, parameters or labels are not. --variant and
+--config KEY=VALUE (a label, parameter or "processes") pick one when the
+runs have several; history lists the choices.
+
 --metric and --x may be left out when the runs have one metric or one size;
 otherwise history lists the choices. -o draws the figure (PNG, PDF or SVG by
 extension).`,
 		Example: `  sbench history --benchmark osu_bw --metric bandwidth --x 1M
   sbench history --benchmark pingpong --metric latency --x 8 --label fabric=ib -o trend.png
-  sbench history --benchmark hpl --metric gflops --json`,
+  sbench history --benchmark hpl --metric gflops --json
+  sbench history --benchmark imb_allreduce --metric latency --x 4MiB --config processes=4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if q.Benchmark == "" {
@@ -88,6 +95,9 @@ extension).`,
 				return usagef("history: --window %d: want at least %d", q.Window, compare.MinBandPoints)
 			}
 			if q.Labels, err = parseLabels("--label", labels); err != nil {
+				return err
+			}
+			if q.Config, err = parseLabels("--config", configs); err != nil {
 				return err
 			}
 			format := ""
@@ -137,6 +147,7 @@ extension).`,
 	c.Flags().StringVar(&q.Campaign, "campaign", "", "only runs of this campaign")
 	c.Flags().StringVar(&q.Variant, "variant", "", "only runs of this variant (needed when there are several)")
 	c.Flags().StringArrayVar(&labels, "label", nil, "only runs with this label, KEY=VALUE (repeatable)")
+	c.Flags().StringArrayVar(&configs, "config", nil, "only runs whose configuration has KEY=VALUE: a label, parameter, variant or processes (repeatable)")
 	c.Flags().IntVar(&q.Window, "window", compare.DefaultWindow, "earlier runs a control band is computed from")
 	c.Flags().Float64Var(&q.Alpha, "alpha", 0.05, "significance level of a step")
 	c.Flags().StringVar(&threshold, "threshold", "5%", "smallest step that counts as a regression")

@@ -9,11 +9,14 @@
 // sniffer and a parse function; the hpl package registers HPL and HPCC the
 // same way. Parse with format "auto" first splits an input into the sections
 // a job script marks (++++++ NAME: START … ------ NAME: END), then sniffs
-// each section and hands it to the best format.
+// each section and hands it to the best format. Shell scripts and the files
+// sbench writes beside its results (NotToolOutput, SbenchWritten) are
+// refused before any sniffer sees them: their comments name tools.
 //
 // Units are normalised where curves must be drawn together, keeping the
 // original: OSU's MB/s stays MB/s (10^6 bytes/s); NetPIPE's Mbps becomes MB/s
-// with the original figure kept as a sample of its own metric.
+// with the original figure kept as a sample of its own metric, named so
+// that results.AltUnitMetric knows it for a copy (bandwidth_mbps).
 //
 // The package imports only results: the runner, the archive and the
 // command line all sit above it.

@@ -73,11 +73,22 @@ func Names() []string {
 }
 
 // Detect returns the format that is surest of head. Ties go to the name
-// that sorts first, so that detection is deterministic.
+// that sorts first, so that detection is deterministic. A shell script or
+// a file sbench wrote (NotToolOutput) is refused before any sniffer sees
+// it, with the reason; so is a text no sniffer is sure enough of. Both
+// errors start with NotToolOutputPrefix.
 func Detect(head []byte) (Format, error) {
 	if len(head) > SniffLen {
 		head = head[:SniffLen]
 	}
+	if why, ok := NotToolOutput("", head); ok {
+		return Format{}, fmt.Errorf("%s: %s", NotToolOutputPrefix, why)
+	}
+	return sniff(head)
+}
+
+// sniff asks every format's sniffer.
+func sniff(head []byte) (Format, error) {
 	best, bestScore := Format{}, 0
 	for _, name := range Names() {
 		f, _ := Lookup(name)
@@ -86,7 +97,7 @@ func Detect(head []byte) (Format, error) {
 		}
 	}
 	if bestScore < MinSniffScore {
-		return Format{}, fmt.Errorf("not output of any known tool (formats: %s)", strings.Join(Names(), ", "))
+		return Format{}, fmt.Errorf("%s (formats: %s)", NotToolOutputPrefix, strings.Join(Names(), ", "))
 	}
 	return best, nil
 }
@@ -147,6 +158,12 @@ func Parse(name, format string, data []byte) ([]*results.Bundle, error) {
 	var errs SyntaxErrors
 	for _, sec := range sections {
 		f, err := Detect(sec.Data)
+		if err != nil && len(sections) == 1 {
+			if runs := echoedScript(name, sec); runs != nil {
+				all = append(all, runs...)
+				continue
+			}
+		}
 		if err != nil {
 			if sec.Label == "" && len(sections) > 1 {
 				continue // text between marked sections: the job script's own chatter
@@ -176,6 +193,30 @@ func Parse(name, format string, data []byte) ([]*results.Bundle, error) {
 		return nil, SyntaxErrors{{FileName: name, Msg: "no results found in any section"}}
 	}
 	return all, nil
+}
+
+// echoedScript reads the runs of a job log that starts like a shell
+// script because the job printed its own script first (cat "$0", bash -v)
+// and then ran the tool. Detect refuses the log as a script; the runs are
+// kept only when a format reads them without any error, so that a script
+// whose comments a sniffer likes ("# OSU …") is still refused, with
+// Detect's reason. sbench's own files hold no runs and are not tried.
+func echoedScript(name string, sec Section) []*results.Bundle {
+	if _, own := SbenchWritten(name, sec.Data); own {
+		return nil
+	}
+	if _, script := NotToolOutput(name, sec.Data); !script {
+		return nil
+	}
+	f, err := sniff(sec.Data[:min(len(sec.Data), SniffLen)])
+	if err != nil {
+		return nil
+	}
+	runs, err := parseWith(f, name, sec)
+	if err != nil {
+		return nil
+	}
+	return runs
 }
 
 func parseWith(f Format, name string, sec Section) ([]*results.Bundle, error) {

@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -45,8 +46,14 @@ var sbenchScriptRE = regexp.MustCompile(`^[0-9]+-.+\.sbatch$`)
 func SbenchWritten(name string, head []byte) (why string, ok bool) {
 	head = bytes.TrimPrefix(head[:min(len(head), SniffLen)], []byte("\ufeff"))
 	if t := bytes.TrimSpace(head); bytes.HasPrefix(t, []byte("{")) {
-		if bytes.Contains(t, []byte(`"sbench.rendezvous/`)) {
-			return "sbench-runner's rendezvous address file (schema sbench.rendezvous), written while its ranks meet", true
+		// The document's own schema, not a string anywhere in it: a
+		// bundle's error text may quote an address file. Address files
+		// are a few hundred bytes, so head holds all of one.
+		var doc struct {
+			Schema string `json:"schema"`
+		}
+		if json.Unmarshal(t, &doc) == nil && strings.HasPrefix(doc.Schema, "sbench.rendezvous/") {
+			return fmt.Sprintf("sbench-runner's rendezvous address file (schema %.60q), written while its ranks meet", doc.Schema), true
 		}
 		return "", false
 	}

@@ -124,6 +124,11 @@ func TestRendezvousFileIsNotToolOutput(t *testing.T) {
 		t.Errorf("SbenchWritten = %q, %v", why, ok)
 	}
 	wantNotToolOutput(t, "4242.0.addr", []byte(rendezvousAddr), "sbench-runner's rendezvous address file")
+	// A bundle whose error quotes an address file is still a bundle.
+	bundle := `{"schema": "sbench.result/v1", "error": "address file schema \"sbench.rendezvous/v0\", want \"sbench.rendezvous/v1\""}`
+	if why, ok := parsers.SbenchWritten("a.json", []byte(bundle)); ok {
+		t.Errorf("a bundle quoting a rendezvous schema: SbenchWritten = %q", why)
+	}
 }
 
 // What sbench writes that holds runs stays in: result bundles, and the

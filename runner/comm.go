@@ -40,6 +40,9 @@ type comm struct {
 	// fail ends the run with a cause; control connections call it when a
 	// rank reports an error or disappears.
 	fail context.CancelCauseFunc
+	// timeout is the cause of the run's context ending at the run's
+	// deadline; nil without a timeout.
+	timeout *runTimeout
 
 	ln    net.Listener
 	addrs []string
@@ -580,7 +583,13 @@ func (c *comm) watch(cc *ctrlConn) {
 			var m barrierMsg
 			if err := decode(t, payload, &m); err == nil && m.Error != "" {
 				c.storeReport(cc.rank, m.Exec)
-				c.fail(fmt.Errorf("%s: %s", c.who(cc.rank), m.Error))
+				if m.Timeout && c.timeout != nil {
+					// The run's deadline, which our clock has not quite
+					// reached: not that rank's failure.
+					c.fail(c.timeout)
+				} else {
+					c.fail(fmt.Errorf("%s: %s", c.who(cc.rank), m.Error))
+				}
 			}
 		case msgAbort:
 			var m abortMsg
@@ -593,6 +602,10 @@ func (c *comm) watch(cc *ctrlConn) {
 				c.mu.Lock()
 				c.done = true
 				c.mu.Unlock()
+			}
+			if err := decode(t, payload, &m); err == nil && m.Name == runDeadline {
+				c.fail(c.timeoutCause())
+				continue // no answer to anything: nobody waits for it
 			}
 		}
 		select {
@@ -684,7 +697,7 @@ func (c *comm) barrierWith(ctx context.Context, name string, myErr error, report
 	}
 	m := barrierMsg{Name: name, Exec: report}
 	if myErr != nil {
-		m.Error = myErr.Error()
+		m.Error, m.Timeout = myErr.Error(), isRunTimeout(myErr)
 	}
 	cc := c.ctrl[0]
 	if err := cc.send(msgBarrier, m, dialTimeout); err != nil && myErr == nil {
@@ -700,6 +713,13 @@ func (c *comm) barrierWith(ctx context.Context, name string, myErr error, report
 		deadline = time.Now().Add(abortTimeout)
 	}
 	f, err := c.next(ctx, cc, deadline)
+	if err != nil && myErr == nil && isRunTimeout(context.Cause(ctx)) {
+		// The run's deadline passed while this rank had nothing left to
+		// do: rank 0 says what was still running (it waits that long at
+		// most for the others' last word), and this rank's leaving now
+		// would read as its death.
+		f, err = c.next(context.WithoutCancel(ctx), cc, time.Now().Add(execKillWait+2*abortTimeout))
+	}
 	// The exec kernel's stop may come after this rank's command ended by
 	// itself: it is no answer to the barrier.
 	for err == nil && f.t == msgRelease && isRelease(f, execStop) {
@@ -733,9 +753,26 @@ func (c *comm) barrierWith(ctx context.Context, name string, myErr error, report
 
 // gather waits for every other rank's barrier message and returns the
 // first failure, naming its rank.
+//
+// When the run's deadline passes meanwhile, the ranks still at work are
+// told to stop, and their last word awaited: it names the command that was
+// still running, which is the verdict, and does not depend on whose clock
+// ran first.
 func (c *comm) gather(ctx context.Context, name string, deadline time.Time) error {
+	var grace time.Time
 	for _, r := range c.ranks() {
 		f, err := c.next(ctx, c.ctrl[r], deadline)
+		if err != nil && isRunTimeout(context.Cause(ctx)) {
+			if grace.IsZero() {
+				c.broadcast(runDeadline)
+				// A rank stops its command with SIGTERM, then SIGKILL.
+				grace = time.Now().Add(execKillWait + abortTimeout)
+			}
+			f, err = c.next(context.WithoutCancel(ctx), c.ctrl[r], grace)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.who(r), context.Cause(ctx))
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("barrier %s: %s: %w", name, c.who(r), err)
 		}
@@ -789,6 +826,15 @@ func (c *comm) next(ctx context.Context, cc *ctrlConn, deadline time.Time) (fram
 		return frame{}, context.Cause(ctx)
 	}
 	return frame{}, fmt.Errorf("no answer within %s", time.Since(start).Round(time.Millisecond))
+}
+
+// timeoutCause is the run's deadline as this rank ends at it: its own, or
+// rank 0's when it has none.
+func (c *comm) timeoutCause() *runTimeout {
+	if c.timeout != nil {
+		return c.timeout
+	}
+	return &runTimeout{}
 }
 
 // abortAll tells every rank the run failed. Best effort: a dead rank

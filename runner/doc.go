@@ -46,6 +46,12 @@
 // control connection; rank 0 then aborts the run on every rank. A control
 // connection that closes means its rank died, and fails the run at once.
 //
+// The run's timeout (--timeout) is one deadline for the step, though each
+// rank counts it from its own start: the first rank to pass it tells rank 0,
+// or rank 0 tells the others, and every rank stops as at its own deadline.
+// The verdict names the command that was still running (rank 0's if it
+// had one), "timed out after" the timeout, whichever rank noticed first.
+//
 // # Authentication
 //
 // Every connection starts with an HMAC-SHA256 challenge and response in both

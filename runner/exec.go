@@ -187,7 +187,7 @@ type execResult struct {
 // tells the others to stop theirs; a final barrier collects how each
 // ended. Only rank 0 returns a result, also when the run failed. Errors
 // name the rank at fault.
-func runExec(ctx context.Context, c *comm, e *Exec, workdir string, timeout time.Duration, stderr io.Writer) (*execResult, error) {
+func runExec(ctx context.Context, c *comm, e *Exec, workdir string, stderr io.Writer) (*execResult, error) {
 	id := c.id
 	var argv []string
 	var err error
@@ -207,7 +207,7 @@ func runExec(ctx context.Context, c *comm, e *Exec, workdir string, timeout time
 		return &execResult{argv: argv}, err
 	}
 	if id.Rank != 0 {
-		return nil, runExecPeer(ctx, c, argv, workdir, timeout, stderr)
+		return nil, runExecPeer(ctx, c, argv, workdir, stderr)
 	}
 
 	res := &execResult{argv: argv}
@@ -218,7 +218,7 @@ func runExec(ctx context.Context, c *comm, e *Exec, workdir string, timeout time
 	deadline := time.Time{} // without a command, rank 0 waits for the others' to end
 	if argv != nil {
 		sleep(ctx, e.StartDelay)
-		runErr = runOwn(ctx, id, argv, workdir, timeout, stderr, res)
+		runErr = runOwn(ctx, id, argv, workdir, stderr, res)
 		if runErr == nil {
 			c.broadcast(execStop)
 		}
@@ -241,9 +241,9 @@ func runExec(ctx context.Context, c *comm, e *Exec, workdir string, timeout time
 }
 
 // runOwn runs rank 0's command, keeping its output in res.
-func runOwn(ctx context.Context, id Identity, argv []string, workdir string, timeout time.Duration, stderr io.Writer, res *execResult) error {
+func runOwn(ctx context.Context, id Identity, argv []string, workdir string, stderr io.Writer, res *execResult) error {
 	if ctx.Err() != nil {
-		return stoppedError(ctx, id, argv, timeout)
+		return stoppedError(ctx, id, argv)
 	}
 
 	out := &capWriter{limit: maxExecOutput}
@@ -258,7 +258,7 @@ func runOwn(ctx context.Context, id Identity, argv []string, workdir string, tim
 	res.output = out.bytes()
 	res.stderr = ch.tail.String()
 	if !ended {
-		return stoppedError(ctx, id, argv, timeout)
+		return stoppedError(ctx, id, argv)
 	}
 	if out.overflowed() {
 		return rankError(id, fmt.Errorf("%s wrote more than %s to its standard output; let it write a file and parse that with --output",
@@ -273,25 +273,43 @@ func runOwn(ctx context.Context, id Identity, argv []string, workdir string, tim
 // stoppedError is why rank 0's command was stopped before its end: the
 // run's timeout, or the cause of a run that failed elsewhere (a signal,
 // another rank).
-func stoppedError(ctx context.Context, id Identity, argv []string, timeout time.Duration) error {
-	if err := timeoutError(ctx, argv, timeout); err != nil {
+func stoppedError(ctx context.Context, id Identity, argv []string) error {
+	if err := timeoutError(ctx, argv); err != nil {
 		return rankError(id, err)
 	}
 	return context.Cause(ctx)
 }
 
 // timeoutError says that a command timed out, if ctx ended at the run's
-// deadline.
-func timeoutError(ctx context.Context, argv []string, timeout time.Duration) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) && timeout > 0 {
-		return fmt.Errorf("%s timed out after %s", display(argv), timeout)
+// deadline: this rank's own, or another's that passed it first (the cause,
+// not ctx.Err, says which deadline: a caller's context may have one too).
+func timeoutError(ctx context.Context, argv []string) error {
+	var rt *runTimeout
+	if ctx.Err() != nil && errors.As(context.Cause(ctx), &rt) {
+		return &commandTimeout{cmd: display(argv), run: rt}
 	}
 	return nil
 }
 
+// commandTimeout is a command stopped at the run's deadline. It wraps the
+// deadline, so that the rank's barrier message says it timed out.
+type commandTimeout struct {
+	cmd string
+	run *runTimeout
+}
+
+func (e *commandTimeout) Error() string {
+	if e.run.d <= 0 {
+		return e.cmd + " timed out (rank 0's timeout)"
+	}
+	return fmt.Sprintf("%s timed out after %s", e.cmd, e.run.d)
+}
+
+func (e *commandTimeout) Unwrap() error { return e.run }
+
 // runExecPeer is a rank other than 0: it starts its command, reports that
 // it did, and waits for the command to end or for rank 0's stop.
-func runExecPeer(ctx context.Context, c *comm, argv []string, workdir string, timeout time.Duration, stderr io.Writer) error {
+func runExecPeer(ctx context.Context, c *comm, argv []string, workdir string, stderr io.Writer) error {
 	var ch *child
 	var err error
 	if argv != nil {
@@ -334,7 +352,7 @@ wait:
 			}
 		case <-ctx.Done():
 			ch.stop(0, execKillWait)
-			if runErr = timeoutError(ctx, argv, timeout); runErr == nil {
+			if runErr = timeoutError(ctx, argv); runErr == nil {
 				runErr = context.Cause(ctx)
 			}
 			break wait

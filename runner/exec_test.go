@@ -258,6 +258,50 @@ func TestExecTimeout(t *testing.T) {
 	}
 }
 
+// TestExecTimeoutNoticedElsewhereFirst: every rank's clock of the run's
+// timeout starts when the rank starts, so the rank that notices first
+// varies. The verdict must not: it names the rank whose command was still
+// running (rank 0's when it had one), as timed out.
+func TestExecTimeoutNoticedElsewhereFirst(t *testing.T) {
+	fastStops(t)
+	for _, tt := range []struct {
+		name  string
+		nodes []string
+		e     *Exec
+		late  int // the rank started 300ms after the others
+		want  string
+	}{
+		{"rank 1 first", []string{"n1", "n2"}, &Exec{Argv: []string{"sleep", "30"}},
+			0, "rank 0 (node n1): sleep 30 timed out after 500ms"},
+		{"rank 0 first", []string{"n1", "n2"}, &Exec{Argv: []string{"sleep", "30"}},
+			1, "rank 0 (node n1): sleep 30 timed out after 500ms"},
+		{"rank 0 runs nothing", []string{"n1", "n2"}, &Exec{RankArgv: map[int][]string{1: {"sleep", "30"}}, Output: "out"},
+			1, "rank 1 (node n2): sleep 30 timed out after 500ms"},
+		{"rank 1 done, rank 2 running", []string{"n1", "n2", "n3"},
+			&Exec{RankArgv: map[int][]string{1: {"true"}, 2: {"sleep", "30"}}, Output: "out"},
+			2, "rank 2 (node n3): sleep 30 timed out after 500ms"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := execStep(t, tt.nodes, 1, tt.e)
+			edit := s.edit
+			s.edit = func(rank int, cfg *Config) {
+				edit(rank, cfg)
+				cfg.Timeout = 500 * time.Millisecond
+			}
+			s.delay = map[int]time.Duration{tt.late: 300 * time.Millisecond}
+			res := s.run()
+			if b := s.bundle(res); b.Status != results.StatusFailed || b.Error != tt.want {
+				t.Errorf("status %s, error %q; want %q", b.Status, b.Error, tt.want)
+			}
+			for r, rr := range res {
+				if rr.took > 4*time.Second || rr.err == nil {
+					t.Errorf("rank %d took %s: %v", r, rr.took, rr.err)
+				}
+			}
+		})
+	}
+}
+
 func TestExecBadCommandLines(t *testing.T) {
 	for _, tt := range []struct {
 		e    Exec

@@ -240,9 +240,11 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 
 	runCtx, fail := context.WithCancelCause(ctx)
 	defer fail(nil)
+	var timeout *runTimeout
 	if cfg.Timeout > 0 {
+		timeout = &runTimeout{d: cfg.Timeout}
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeoutCause(runCtx, cfg.Timeout, fmt.Errorf("the run exceeded its %s timeout", cfg.Timeout))
+		runCtx, cancel = context.WithTimeoutCause(runCtx, cfg.Timeout, timeout)
 		defer cancel()
 	}
 
@@ -262,6 +264,7 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 	}
 
 	c := newComm(id, cfg.Token, log, cfg.IOTimeout, fail)
+	c.timeout = timeout
 	var samples []results.Sample
 	var res *execResult
 	err := c.start(cfg.Bind)
@@ -278,7 +281,7 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 				log.Printf("%s on %s joined in %s", plural(id.Size, "rank"), plural(len(c.id.Nodes), "node"), time.Since(start).Round(time.Millisecond))
 			}
 			if cfg.Exec != nil {
-				res, err = runExec(runCtx, c, cfg.Exec, workdir, cfg.Timeout, cfg.Stderr)
+				res, err = runExec(runCtx, c, cfg.Exec, workdir, cfg.Stderr)
 			} else {
 				var kerr error
 				samples, kerr = runKernel(runCtx, c, cfg.Kernel, cfg.hooks)
@@ -336,6 +339,26 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		}
 	}
 	return first, rankError(id, err)
+}
+
+// runTimeout is the cause of a run's context ending at the run's deadline.
+// Each rank's clock starts when the rank does, so one rank passes the
+// deadline first, by luck; it tells rank 0 (or rank 0 tells the others) and
+// every rank then ends as at its own deadline. d is zero on a rank given no
+// timeout that heard of rank 0's.
+type runTimeout struct{ d time.Duration }
+
+func (e *runTimeout) Error() string {
+	if e.d <= 0 {
+		return "the run exceeded rank 0's timeout"
+	}
+	return fmt.Sprintf("the run exceeded its %s timeout", e.d)
+}
+
+// isRunTimeout reports whether err comes from the run's deadline.
+func isRunTimeout(err error) bool {
+	var rt *runTimeout
+	return errors.As(err, &rt)
 }
 
 // newBundle is a bundle with what every bundle of the run shares: the

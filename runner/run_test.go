@@ -32,8 +32,9 @@ type step struct {
 	bootTimeout  time.Duration
 	ioTimeout    time.Duration
 	hooks        *testHooks
-	// skip lists ranks that are never started.
-	skip map[int]bool
+	// skip lists ranks that are never started; delay, ranks started late.
+	skip  map[int]bool
+	delay map[int]time.Duration
 	// ctx gives a rank its context; nil for context.Background().
 	ctx func(rank int) context.Context
 	// edit changes a rank's configuration last.
@@ -112,6 +113,7 @@ func (s *step) run() []rankResult {
 		wg.Add(1)
 		go func(r int) {
 			defer wg.Done()
+			time.Sleep(s.delay[r])
 			ctx := context.Background()
 			if s.ctx != nil {
 				ctx = s.ctx(r)
@@ -477,19 +479,24 @@ func TestSignalOnRankZeroWritesAFailedBundle(t *testing.T) {
 }
 
 func TestRunTimeout(t *testing.T) {
-	s := newStep(t, []string{"n1", "n2"}, 1, "bw", map[string]string{"sizes": "1", "iterations": "10000000"})
-	s.edit = func(rank int, cfg *Config) { cfg.Timeout = 300 * time.Millisecond }
-	res := s.run()
-	b := s.bundle(res)
-	// Every rank has the deadline; rank 0 reports its own or the first
-	// other rank's to hit it.
-	if b.Status != results.StatusFailed || !strings.HasSuffix(b.Error, "the run exceeded its 300ms timeout") {
-		t.Errorf("status %s, error %q", b.Status, b.Error)
-	}
-	for r, rr := range res {
-		if rr.took > 3*time.Second {
-			t.Errorf("rank %d took %s", r, rr.took)
-		}
+	// Every rank has the deadline, counted from its own start: whichever
+	// rank hits it first, the run timed out, and no rank is to blame.
+	for _, late := range []int{-1, 0, 1} {
+		t.Run(fmt.Sprintf("late rank %d", late), func(t *testing.T) {
+			s := newStep(t, []string{"n1", "n2"}, 1, "bw", map[string]string{"sizes": "1", "iterations": "10000000"})
+			s.edit = func(rank int, cfg *Config) { cfg.Timeout = 300 * time.Millisecond }
+			s.delay = map[int]time.Duration{late: 200 * time.Millisecond}
+			res := s.run()
+			b := s.bundle(res)
+			if b.Status != results.StatusFailed || b.Error != "the run exceeded its 300ms timeout" {
+				t.Errorf("status %s, error %q", b.Status, b.Error)
+			}
+			for r, rr := range res {
+				if rr.took > 3*time.Second {
+					t.Errorf("rank %d took %s", r, rr.took)
+				}
+			}
+		})
 	}
 }
 

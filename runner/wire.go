@@ -181,6 +181,10 @@ type tableMsg struct {
 type barrierMsg struct {
 	Name  string `json:"name"`
 	Error string `json:"error,omitempty"`
+	// Timeout says that Error comes from the run's deadline: rank 0 then
+	// ends the run as at its own deadline, and names whichever rank's
+	// command was still running, not whichever rank's clock ran first.
+	Timeout bool `json:"timeout,omitempty"`
 	// Exec is how the rank's command ended, at the exec kernel's final
 	// barrier (and with its error, when it failed).
 	Exec *execReport `json:"exec,omitempty"`
@@ -203,6 +207,11 @@ type releaseMsg struct {
 // execStop is the release rank 0 sends when its command has ended: the
 // other ranks stop theirs (servers never end by themselves).
 const execStop = "exec-stop"
+
+// runDeadline is the release rank 0 sends when the run's deadline passed
+// while it waited for the other ranks: they stop as at their own deadline,
+// which their clocks may not have reached, and say what was still running.
+const runDeadline = "deadline"
 
 // isRelease reports whether f releases name.
 func isRelease(f frame, name string) bool {

@@ -85,6 +85,12 @@ type Job struct {
 	Tasks      int      `json:"tasks,omitempty"`
 	// TasksPerNode is Slurm's compact form, e.g. "2(x2)" or "3,1".
 	TasksPerNode string `json:"tasks_per_node,omitempty"`
+	// Restart is Slurm's restart count (SLURM_RESTART_COUNT) of the attempt
+	// that wrote the bundle: 0 for the first run of the job, k after k
+	// requeues. A requeued job reruns its steps, and each attempt's bundle
+	// is a run of its own. Omitted when 0, so v1 bundles of first attempts
+	// are unchanged.
+	Restart int `json:"restart,omitempty"`
 }
 
 // Host is what one node of a run was.
@@ -248,6 +254,9 @@ func (b *Bundle) Validate() error {
 	}
 	if b.Status == StatusFailed && b.Error == "" {
 		bad("error", "is empty for a failed run")
+	}
+	if b.Job.Restart < 0 {
+		bad("job.restart", "is %d, want 0 or more", b.Job.Restart)
 	}
 	if !b.End.IsZero() && b.End.Before(b.Start) {
 		bad("end", "%s is before start %s", b.End.Format(time.RFC3339), b.Start.Format(time.RFC3339))

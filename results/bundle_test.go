@@ -14,7 +14,7 @@ func sampleBundle() *Bundle {
 	b := New()
 	b.Campaign, b.Variant = "quickstart", "ntasks_per_node=1"
 	b.Labels = map[string]string{"fabric": "tcp", "a": "b"}
-	b.Job = Job{ID: "42", Step: "0", Nodes: []string{"n1", "n2"}, Tasks: 2}
+	b.Job = Job{ID: "42", Step: "0", Nodes: []string{"n1", "n2"}, Tasks: 2, Restart: 1}
 	b.Start = time.Date(2026, 11, 30, 1, 2, 3, 4, time.UTC)
 	b.End = b.Start.Add(time.Second)
 	b.Benchmark = Benchmark{Name: "latency", Kind: "native", Kernel: "latency"}
@@ -44,6 +44,31 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 	}
 	if !strings.Contains(string(data), `"a": "b",`+"\n"+`    "fabric": "tcp"`) {
 		t.Errorf("labels not sorted:\n%s", data)
+	}
+	if !strings.Contains(string(data), `"restart": 1`) {
+		t.Errorf("no restart count:\n%s", data)
+	}
+}
+
+// A bundle of a job's first attempt says nothing of restarts, as bundles
+// did before the field existed: v1 readers and writers agree both ways.
+func TestRestartIsOptional(t *testing.T) {
+	b := sampleBundle()
+	b.Job.Restart = 0
+	data, err := Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "restart") {
+		t.Errorf("first attempt writes a restart count:\n%s", data)
+	}
+	got, err := Decode(bytes.NewReader(data))
+	if err != nil || got.Job.Restart != 0 {
+		t.Fatalf("%v, restart %d", err, got.Job.Restart)
+	}
+	b.Job.Restart = -1
+	if err := b.Validate(); err == nil || !strings.Contains(err.Error(), "job.restart: is -1") {
+		t.Errorf("Validate: %v", err)
 	}
 }
 

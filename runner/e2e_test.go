@@ -455,3 +455,55 @@ func stderrOf(err error) string {
 	}
 	return ""
 }
+
+// TestEndToEndRequeue: Slurm requeued a job after a node failure and reran
+// its steps with SLURM_RESTART_COUNT=1. The rerun must write bundles of its
+// own and leave the first attempt's as they were.
+func TestEndToEndRequeue(t *testing.T) {
+	bin := runnerBinary(t)
+	dir := t.TempDir()
+	attempt := func(env ...string) string {
+		var stdout, stderr bytes.Buffer
+		s := LocalStep{
+			Runner: bin,
+			// As the sbatch script runs a step: --session "$SLURM_JOB_ID.<step>".
+			Args: []string{"run", "--campaign", "c", "--variant", "v", "--benchmark", "short1",
+				"--kernel", "latency", "--param", "sizes=1-64", "--param", "iterations=20", "--results", dir, "--session", "7.0"},
+			Nodes: []string{"n1", "n2"}, TasksPerNode: 1, JobID: "7", StepID: "0",
+			Env:    append([]string{"SBENCH_TOKEN=t", "SBENCH_BIND=127.0.0.1"}, env...),
+			Stdout: &stdout, Stderr: &stderr,
+		}
+		if err := s.Run(context.Background()); err != nil {
+			t.Fatalf("%v\nstderr:\n%s", err, stderr.String())
+		}
+		return stdout.String()
+	}
+	first := filepath.Join(dir, "7.0.short1.json")
+	if out := attempt(); out != "0: "+first+"\n" {
+		t.Fatalf("attempt 0 wrote %q", out)
+	}
+	before, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := filepath.Join(dir, "7.r1.0.short1.json")
+	if out := attempt("SLURM_RESTART_COUNT=1"); out != "0: "+second+"\n" {
+		t.Fatalf("attempt 1 wrote %q, want %s", out, second)
+	}
+	after, err := os.ReadFile(first)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Fatalf("attempt 1 changed attempt 0's bundle (%v)", err)
+	}
+	for path, restart := range map[string]int{first: 0, second: 1} {
+		b, err := results.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Status != results.StatusOK || b.Job.ID != "7" || b.Job.Step != "0" || b.Job.Restart != restart {
+			t.Errorf("%s: status %s, job %+v; want restart %d", path, b.Status, b.Job, restart)
+		}
+	}
+	if matches, _ := filepath.Glob(filepath.Join(dir, "7.*.json")); len(matches) != 2 {
+		t.Errorf("7.*.json finds %v", matches)
+	}
+}

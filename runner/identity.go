@@ -62,6 +62,9 @@ type Identity struct {
 	// SessionID, when set (--session), names the rendezvous instead of the
 	// job and step ids.
 	SessionID string
+	// Restart is Slurm's restart count (SLURM_RESTART_COUNT): 0 on a job's
+	// first run, k after k requeues.
+	Restart int
 }
 
 // IdentityFromEnv reads this process's identity from its environment. An
@@ -94,8 +97,33 @@ func IdentityFromEnv(getenv func(string) string) (Identity, error) {
 	if a := strings.TrimSpace(getenv("SLURM_ARRAY_JOB_ID")); err == nil && a != "" && id.ArrayIndex != "" && safeID(a) {
 		id.JobID = a
 	}
+	if err == nil {
+		// Under mpirun too: a batch job is requeued whatever launches its
+		// steps.
+		id.Restart, err = restartCount(getenv)
+	}
 	return id, err
 }
+
+// restartCount reads SLURM_RESTART_COUNT, which Slurm sets in a requeued
+// job: absent or 0 on the first attempt, k after k requeues. A value that
+// is no count is refused rather than read as 0: attempt 0's bundles would
+// be overwritten.
+func restartCount(getenv func(string) string) (int, error) {
+	v := strings.TrimSpace(getenv("SLURM_RESTART_COUNT"))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > maxRestart {
+		return 0, fmt.Errorf("%w: SLURM_RESTART_COUNT=%q is not a non-negative integer", ErrRestartCount, v)
+	}
+	return n, nil
+}
+
+// ErrRestartCount is IdentityFromEnv's error for a SLURM_RESTART_COUNT that
+// is not a count: the launcher is known, its environment is wrong.
+var ErrRestartCount = errors.New("bad restart count")
 
 // mpiLauncher names the variables of one MPI launcher family.
 type mpiLauncher struct {
@@ -266,18 +294,37 @@ func safeID(s string) bool {
 	return true
 }
 
-// CheckSession refuses a session id that is unsafe in a file name: 1 to 128
-// letters, digits, '_', '+', '-' and '.', starting with a letter or digit,
-// without "..".
+// CheckSession refuses a session id (--session) that is unsafe in a file
+// name: 1 to 128 letters, digits, '_', '+', '-' and '.', starting with a
+// letter or digit, without "..". A requeued job's session (Identity.Session)
+// adds ".r<k>" to it, within the same rules but for the length.
 func CheckSession(s string) error {
-	ok := s != "" && len(s) <= 128 && isAlnum(s[0]) && !strings.Contains(s, "..")
+	return checkSession(s, maxSession)
+}
+
+const (
+	maxSession = 128
+	maxRestart = 1<<31 - 1 // Slurm's restart count is a uint32
+)
+
+func checkSession(s string, max int) error {
+	ok := s != "" && len(s) <= max && isAlnum(s[0]) && !strings.Contains(s, "..")
 	for _, c := range []byte(s) {
 		ok = ok && (isAlnum(c) || c == '_' || c == '+' || c == '-' || c == '.')
 	}
 	if !ok {
-		return fmt.Errorf("session %q: use 1 to 128 letters, digits, '_', '+', '-' or '.', starting with a letter or digit", s)
+		return fmt.Errorf("session %q: use 1 to %d letters, digits, '_', '+', '-' or '.', starting with a letter or digit", s, max)
 	}
 	return nil
+}
+
+// restartSuffix is ".r<k>" for attempt k of a requeued job, "" for the
+// first attempt, whose names stay as they always were.
+func restartSuffix(k int) string {
+	if k <= 0 {
+		return ""
+	}
+	return ".r" + strconv.Itoa(k)
 }
 
 func isAlnum(c byte) bool {
@@ -296,7 +343,16 @@ func (id Identity) Validate() error {
 	if id.SessionID == "" && id.Launcher == LauncherMpirun && id.Namespace == "" {
 		return errors.New(id.MPI + " exports no job namespace the ranks could meet under: pass --session ID, the same on every rank")
 	}
-	return CheckSession(id.Session())
+	if id.Restart < 0 || id.Restart > maxRestart {
+		return fmt.Errorf("restart count %d is out of range", id.Restart)
+	}
+	if id.SessionID != "" {
+		// The user's part, at the user's limit.
+		if err := CheckSession(id.SessionID); err != nil {
+			return err
+		}
+	}
+	return checkSession(id.Session(), maxSession+len(restartSuffix(maxRestart)))
 }
 
 // Step returns the step id as it appears in file names: --step, else
@@ -322,23 +378,30 @@ func (id Identity) job() string {
 // Session names the run, e.g. "4242.0": the rendezvous file is named after
 // it and connections are bound to it. --session sets it; else srun's job
 // and step ids, or under mpirun the job id and the launcher's namespace.
+// Attempt k of a requeued job appends ".r<k>" ("4242.0.r1"), --session or
+// not: the ranks of a rerun must neither read the address file a dead
+// attempt left behind nor meet its stragglers.
 func (id Identity) Session() string {
+	var s string
 	switch {
 	case id.SessionID != "":
-		return id.SessionID
+		s = id.SessionID
 	case id.Launcher == LauncherMpirun:
-		return id.job() + "." + id.Namespace
+		s = id.job() + "." + id.Namespace
+	default:
+		s = id.job() + "." + id.Step()
 	}
-	return id.job() + "." + id.Step()
+	return s + restartSuffix(id.Restart)
 }
 
-// fileStem is what bundle names start with: job and step ids, or the
-// session under an mpirun given no --step.
+// fileStem is what bundle names start with: job (with the attempt of a
+// requeued job) and step ids, or the session under an mpirun given no
+// --step.
 func (id Identity) fileStem() string {
 	if id.Launcher == LauncherMpirun && id.StepID == "" {
 		return id.Session()
 	}
-	return id.job() + "." + id.Step()
+	return id.job() + restartSuffix(id.Restart) + "." + id.Step()
 }
 
 // ExpectedNode returns the node the launcher places rank on, from the node

@@ -255,3 +255,106 @@ func TestIdentityOfArrayTask(t *testing.T) {
 		t.Errorf("bundle path %q", p)
 	}
 }
+
+// A requeued job's attempt k reads SLURM_RESTART_COUNT=k; the first attempt
+// has none, or 0.
+func TestRestartCount(t *testing.T) {
+	base := map[string]string{
+		"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_LOCALID": "0", "SLURM_NODEID": "0",
+		"SLURM_JOB_ID": "7", "SLURM_STEP_ID": "0", "SLURM_STEP_NODELIST": "n[1-2]",
+	}
+	mpi := map[string]string{"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2", "OMPI_MCA_ess_base_jobid": "99", "SLURM_JOB_ID": "7"}
+	for _, tt := range []struct {
+		env     map[string]string
+		count   string
+		want    int
+		wantErr string
+	}{
+		{base, "", 0, ""},
+		{base, "0", 0, ""},
+		{base, " 2 ", 2, ""},
+		{mpi, "3", 3, ""},
+		{base, "one", 0, `SLURM_RESTART_COUNT="one" is not a non-negative integer`},
+		{base, "-1", 0, `SLURM_RESTART_COUNT="-1" is not a non-negative integer`},
+		{mpi, "1.5", 0, `SLURM_RESTART_COUNT="1.5" is not a non-negative integer`},
+	} {
+		env := map[string]string{"SLURM_RESTART_COUNT": tt.count}
+		for k, v := range tt.env {
+			env[k] = v
+		}
+		id, err := IdentityFromEnv(func(k string) string { return env[k] })
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%q: %v, want an error with %q", tt.count, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || id.Restart != tt.want {
+			t.Errorf("%q: restart %d, %v; want %d", tt.count, id.Restart, err, tt.want)
+		}
+	}
+}
+
+// Every attempt of a requeued job has its own bundles and rendezvous: the
+// first attempt's names are unchanged, attempt k puts ".r<k>" after the job
+// part of bundle names (so "JOBID.*.json" finds every attempt) and at the
+// end of the session.
+func TestNamesPerAttempt(t *testing.T) {
+	srun := Identity{Launcher: LauncherSrun, JobID: "7", StepID: "0"}
+	array := Identity{Launcher: LauncherSrun, JobID: "14", ArrayIndex: "3", StepID: "2"}
+	sbatch := Identity{Launcher: LauncherSrun, JobID: "7", StepID: "1", SessionID: "7.1"} // --session "$SLURM_JOB_ID.1"
+	ompi := Identity{Launcher: LauncherMpirun, JobID: "7", Namespace: "99"}
+	for _, tt := range []struct {
+		id                  Identity
+		restart             int
+		session, addr       string
+		bundle, second, job string
+	}{
+		{srun, 0, "7.0", "run/7.0.addr", "res/7.0.lat.json", "res/7.0.lat-1.json", "7"},
+		{srun, 1, "7.0.r1", "run/7.0.r1.addr", "res/7.r1.0.lat.json", "res/7.r1.0.lat-1.json", "7"},
+		{srun, 12, "7.0.r12", "run/7.0.r12.addr", "res/7.r12.0.lat.json", "res/7.r12.0.lat-1.json", "7"},
+		{array, 0, "14_3.2", "run/14_3.2.addr", "res/14_3.2.lat.json", "res/14_3.2.lat-1.json", "14_3"},
+		{array, 2, "14_3.2.r2", "run/14_3.2.r2.addr", "res/14_3.r2.2.lat.json", "res/14_3.r2.2.lat-1.json", "14_3"},
+		{sbatch, 0, "7.1", "run/7.1.addr", "res/7.1.lat.json", "res/7.1.lat-1.json", "7"},
+		{sbatch, 1, "7.1.r1", "run/7.1.r1.addr", "res/7.r1.1.lat.json", "res/7.r1.1.lat-1.json", "7"},
+		{ompi, 1, "7.99.r1", "run/7.99.r1.addr", "res/7.99.r1.lat.json", "res/7.99.r1.lat-1.json", "7"},
+	} {
+		id := tt.id
+		id.Restart = tt.restart
+		got := []string{id.Session(), addrPath("run", id), BundlePath("res", id, "lat"), bundlePath("res", id, "lat", 1)}
+		want := []string{tt.session, tt.addr, tt.bundle, tt.second}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%+v:\n got %q\nwant %q", id, got, want)
+		}
+		if err := CheckSession(id.Session()); err != nil {
+			t.Errorf("%+v: %v", id, err)
+		}
+		if err := id.Validate(); err != nil && !strings.Contains(err.Error(), "namespace") {
+			t.Errorf("%+v: %v", id, err)
+		}
+		for _, p := range got[2:] {
+			if ok, _ := filepath.Match("res/"+tt.job+".*.json", p); !ok {
+				t.Errorf("%s does not match %s.*.json", p, tt.job)
+			}
+		}
+	}
+	// Attempts of one step never share a session, and so neither the
+	// rendezvous file nor a handshake nor a derived token.
+	a0, a1 := srun, srun
+	a1.Restart = 1
+	if string(DerivedToken(a0)) == string(DerivedToken(a1)) {
+		t.Error("attempts 0 and 1 derive the same token")
+	}
+	// The longest --session a user may give still validates on attempt k.
+	long := Identity{Launcher: LauncherSrun, JobID: "7", StepID: "0", SessionID: strings.Repeat("s", 128), Restart: 99}
+	if err := long.Validate(); err != nil {
+		t.Errorf("128-character session on attempt 99: %v", err)
+	}
+	long.SessionID += "s"
+	if err := long.Validate(); err == nil {
+		t.Error("a 129-character session was accepted")
+	}
+	if err := (Identity{Launcher: LauncherSrun, JobID: "7", Restart: -1}).Validate(); err == nil {
+		t.Error("a negative restart count was accepted")
+	}
+}

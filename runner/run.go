@@ -94,9 +94,15 @@ func CheckBenchmarkName(name string) error {
 }
 
 // BundlePath is where rank 0 writes the bundle of a run:
-// <results>/<jobid>.<step>.<benchmark>.json. A tool that prints several
-// runs gets one bundle each: the first at BundlePath, the k-th (from 1)
-// with "-k" after the benchmark name.
+// <results>/<jobid>[_<task>].<step>.<benchmark>.json. A tool that prints
+// several runs gets one bundle each: the first at BundlePath, the k-th
+// (from 1) with "-k" after the benchmark name.
+//
+// A job Slurm requeued reruns its steps: attempt k ≥ 1 (SLURM_RESTART_COUNT)
+// puts ".r<k>" right after the job part,
+// <jobid>[_<task>].r<k>.<step>.<benchmark>[-k].json, so that it never
+// overwrites an earlier attempt's bundles and "<jobid>.*.json" still finds
+// every attempt. The first attempt's names are as they always were.
 func BundlePath(resultsDir string, id Identity, benchmark string) string {
 	return bundlePath(resultsDir, id, benchmark, 0)
 }
@@ -373,7 +379,7 @@ func (cfg *Config) newBundle(c *comm, start time.Time) *results.Bundle {
 	}
 	b.Job = results.Job{
 		ID: id.JobID, Step: id.StepID, ArrayIndex: id.ArrayIndex, Name: id.JobName, Partition: id.Partition,
-		Nodes: id.Nodes, Tasks: id.Size, TasksPerNode: id.TasksPerNode,
+		Nodes: id.Nodes, Tasks: id.Size, TasksPerNode: id.TasksPerNode, Restart: id.Restart,
 	}
 	b.Start, b.End = start.UTC().Round(0), time.Now().UTC().Round(0)
 	b.RunnerVersion = Version

@@ -391,6 +391,54 @@ func TestBadTokenIsRefusedAndTheRunGoesOn(t *testing.T) {
 	}
 }
 
+// TestRequeueIgnoresTheFirstAttemptsAddress: the first attempt's rank 0
+// died with its node and left its address file. The requeued attempt's
+// ranks must not take it for their rank 0's, even when they look before
+// their rank 0 has published.
+func TestRequeueIgnoresTheFirstAttemptsAddress(t *testing.T) {
+	s := newStep(t, []string{"n1", "n2"}, 1, "latency", map[string]string{"sizes": "1", "iterations": "10"})
+	s.edit = func(rank int, cfg *Config) { cfg.Identity.Restart = 1 }
+	s.delay = map[int]time.Duration{0: 300 * time.Millisecond}
+	decoy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer decoy.Close()
+	var dialed atomic.Int64
+	go func() {
+		for {
+			conn, err := decoy.Accept()
+			if err != nil {
+				return
+			}
+			dialed.Add(1)
+			conn.Close()
+		}
+	}()
+	stale := addrFile{Schema: rendezvousSchema, Session: s.jobID + ".0", Node: "n1", Addrs: []string{decoy.Addr().String()}}
+	if err := os.MkdirAll(s.rundir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := publishAddr(filepath.Join(s.rundir, s.jobID+".0.addr"), stale); err != nil {
+		t.Fatal(err)
+	}
+	res := s.run()
+	for r, rr := range res {
+		if rr.err != nil {
+			t.Fatalf("rank %d: %v", r, rr.err)
+		}
+	}
+	if n := dialed.Load(); n > 0 {
+		t.Errorf("the first attempt's address was dialled %d times", n)
+	}
+	if want := filepath.Join(s.results, s.jobID+".r1.0.bench.json"); res[0].path != want {
+		t.Errorf("bundle %s, want %s", res[0].path, want)
+	}
+	if b := s.bundle(res); b.Status != results.StatusOK || b.Job.Restart != 1 {
+		t.Errorf("status %s, restart %d", b.Status, b.Job.Restart)
+	}
+}
+
 func TestMismatchedTokensFailFast(t *testing.T) {
 	s := newStep(t, []string{"n1", "n2"}, 1, "latency", map[string]string{"sizes": "1"})
 	s.edit = func(rank int, cfg *Config) {

@@ -90,7 +90,10 @@ const mainUsage = `sbench-runner runs one rank of an sbench benchmark step.
 It is started on every rank of a job step by srun, mpirun or 'sbench local',
 meets the other ranks over TCP, runs a native kernel between ranks 0 and 1 or
 wraps a real tool (--kernel exec), and rank 0 writes the result bundle
-<results>/<jobid>.<step>.<benchmark>.json and prints its path.
+<results>/<jobid>.<step>.<benchmark>.json and prints its path. Attempt k of
+a job Slurm requeued (SLURM_RESTART_COUNT=k) writes
+<results>/<jobid>.r<k>.<step>.<benchmark>.json instead, never over an
+earlier attempt's.
 
 Usage:
   sbench-runner run --campaign NAME --variant NAME --benchmark NAME --kernel KERNEL [flags]
@@ -195,6 +198,8 @@ Environment:
   SBENCH_TOKEN               shared secret authenticating every connection (never put it in argv)
   SBENCH_RESULTS_DIR, SBENCH_RUN_DIR, SBENCH_BIND, SBENCH_BOOTSTRAP_TIMEOUT, SBENCH_TIMEOUT
                              defaults of the flags of the same name
+  SLURM_RESTART_COUNT        set by Slurm in a requeued job; attempt k (k >= 1) adds .r<k>
+                             after the job id in bundle names and to the session
 
 Examples:
   # one-way latency from 1 B to 4 MiB between ranks 0 and 1
@@ -282,7 +287,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		bootTO     = fs.Duration("bootstrap-timeout", bootDef, "how long ranks wait for each other, a `duration` such as 90s ($SBENCH_BOOTSTRAP_TIMEOUT)")
 		timeout    = fs.Duration("timeout", timeoutDef, "deadline of the whole run, a `duration` such as 2h ($SBENCH_TIMEOUT)")
 		bind       = fs.String("bind", os.Getenv("SBENCH_BIND"), "`IP` to listen on and advertise ($SBENCH_BIND; default all interfaces)")
-		session    = fs.String("session", "", "`ID` naming the rendezvous, the same on every rank (default: the job and step ids, or mpirun's job)")
+		session    = fs.String("session", "", "`ID` naming the rendezvous, the same on every rank (default: the job and step ids, or mpirun's job); attempt k of a requeued job adds .r<k>")
 		step       = fs.String("step", "", "sbench's step `ID` (3, 3-intra …), for the bundle's name and job step (default: Slurm's step id)")
 		repeat     = &optIntFlag{}
 		execArgv   = fs.String("exec", "", "exec: the command every rank runs, a `JSON` array of strings such as '[\"osu_bw\",\"-m\",\"1:4194304\"]'")
@@ -352,6 +357,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	id, err := runner.IdentityFromEnv(os.Getenv)
+	if errors.Is(err, runner.ErrRestartCount) {
+		return usageError{err}
+	}
 	if err != nil {
 		return usagef("not started by srun, mpirun or sbench local: %v", err)
 	}

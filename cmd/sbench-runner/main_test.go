@@ -119,6 +119,7 @@ func TestUsageErrors(t *testing.T) {
 		{append(base, "--repeat", "-1"), nil, `invalid value "-1" for flag -repeat: "-1" is not a non-negative integer`},
 		{append(base, "--step", "3-n1.x"), slurmEnv, `step id "3-n1.x": only letters, digits, '_', '+' and '-' are allowed`},
 		{append(base, "--session", "a/b"), slurmEnv, `session "a/b": use 1 to 128 letters`},
+		{base, merge(slurmEnv, map[string]string{"SLURM_RESTART_COUNT": "x"}), `bad restart count: SLURM_RESTART_COUNT="x" is not a non-negative integer`},
 		{append(base[:8:8], "exec", "--exec", `["echo","{host:2}"]`), slurmEnv, "--exec: argument 1: {host:2}: the step has 2 ranks"},
 		{append(base[:8:8], "exec", "--exec-rank", `1=["true"]`), slurmEnv, "rank 0 has no command and there is no --output file"},
 		{append(base[:8:8], "exec", "--exec", `["true"]`, "--parser", "nope"), slurmEnv, `--parser "nope": unknown`},
@@ -133,6 +134,17 @@ func TestUsageErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func merge(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }
 
 // TestRunFailureExitsOne runs a real, if hopeless, step in-process: one

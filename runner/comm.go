@@ -67,7 +67,16 @@ type comm struct {
 	refused int // connections that failed authentication
 	closed  bool
 	peers   map[int]chan net.Conn
-	conns   []net.Conn // every connection to close at the end
+	// conns are the connections to close at the end: authenticated ones,
+	// and the ones this rank dialled.
+	conns map[net.Conn]struct{}
+	// Connections accepted that have not proven the token yet, and what
+	// became of those that never did (accept.go).
+	unauth     unauthConns
+	strangers  int // unauthenticated connections closed: refused, timed out, evicted
+	acceptErrs acceptTrouble
+	refusals   *logLimiter
+	acceptLog  *logLimiter
 
 	// quit is closed by close; wg counts the goroutines close waits for, so
 	// that nothing of a rank outlives its Run.
@@ -104,15 +113,24 @@ func (cc *ctrlConn) send(t msgType, v any, timeout time.Duration) error {
 }
 
 func newComm(id Identity, token []byte, log *logger, ioTimeout time.Duration, fail context.CancelCauseFunc) *comm {
-	return &comm{
+	c := &comm{
 		id: id, token: token, log: log, ioTimeout: ioTimeout, fail: fail,
 		members: make([]member, id.Size),
 		hosts:   map[string]*results.Host{},
 		reports: map[int]*execReport{},
 		ctrl:    map[int]*ctrlConn{},
 		peers:   map[int]chan net.Conn{},
+		conns:   map[net.Conn]struct{}{},
 		quit:    make(chan struct{}),
 	}
+	c.unauth.init()
+	c.refusals = newLogLimiter(log, func(n, logged int, d string) string {
+		return fmt.Sprintf("refused %d unauthenticated connections in the last %s (%d logged above)", n, d, logged)
+	})
+	c.acceptLog = newLogLimiter(log, func(n, logged int, d string) string {
+		return fmt.Sprintf("accept failed %d times in the last %s (%d logged above); still accepting", n, d, logged)
+	})
+	return c
 }
 
 // node returns the node of rank: where it joined from, or where the
@@ -143,27 +161,6 @@ func (c *comm) start(bind string) error {
 	return nil
 }
 
-func (c *comm) serve() {
-	defer c.wg.Done()
-	for {
-		conn, err := c.ln.Accept()
-		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				c.log.Printf("accept: %v", err)
-			}
-			return
-		}
-		if !c.track(conn) {
-			return
-		}
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			c.handle(conn)
-		}()
-	}
-}
-
 // track registers conn to be closed by close; it reports false, having
 // closed conn, when close has already run.
 func (c *comm) track(conn net.Conn) bool {
@@ -173,34 +170,34 @@ func (c *comm) track(conn net.Conn) bool {
 		conn.Close()
 		return false
 	}
-	c.conns = append(c.conns, conn)
+	c.conns[conn] = struct{}{}
 	return true
+}
+
+// drop closes a tracked connection and forgets it.
+func (c *comm) drop(conn net.Conn) {
+	c.mu.Lock()
+	delete(c.conns, conn)
+	c.mu.Unlock()
+	conn.Close()
 }
 
 // handle authenticates an incoming connection and routes it: joins to the
 // bootstrap, kernel connections to connect. Anything wrong is logged and the
 // connection dropped; the run goes on.
 func (c *comm) handle(conn net.Conn) {
-	conn.SetDeadline(time.Now().Add(handshakeTimeout))
-	h, err := acceptHandshake(conn, c.token, c.id.Session())
-	if err != nil {
-		c.mu.Lock()
-		if errors.Is(err, errBadToken) {
-			c.refused++
-		}
-		closed := c.closed
-		c.mu.Unlock()
-		if !closed {
-			c.log.Printf("refused connection from %s: %v", conn.RemoteAddr(), err)
-		}
-		conn.Close()
+	h, ok := c.authenticate(conn)
+	if !ok {
 		return
 	}
+	// A rank that proved the token: its join may carry a node's whole
+	// provenance, and gets the protocol's usual time for it.
+	conn.SetDeadline(time.Now().Add(handshakeTimeout))
 	refuse := func(format string, args ...any) {
 		reason := fmt.Sprintf(format, args...)
 		c.log.Printf("refused connection from %s: %s", conn.RemoteAddr(), reason)
 		send(conn, msgAbort, abortMsg{Reason: reason})
-		conn.Close()
+		c.drop(conn)
 	}
 	switch h.Purpose {
 	case "join":
@@ -421,6 +418,11 @@ func (c *comm) missing() string {
 		msg += " (1 connection was refused for a bad token: is SBENCH_TOKEN the same on every rank?)"
 	case refused > 1:
 		msg += fmt.Sprintf(" (%d connections were refused for a bad token: is SBENCH_TOKEN the same on every rank?)", refused)
+	}
+	// Rank 0's own trouble comes first: the ranks may have been unable to
+	// join rather than absent.
+	if trouble := c.listenerTrouble(); trouble != "" {
+		msg = trouble + "; " + msg
 	}
 	return msg
 }
@@ -901,15 +903,23 @@ func (c *comm) close() {
 	c.closed = true
 	conns := c.conns
 	c.conns = nil
+	unauth := c.unauth.takeAll()
 	c.mu.Unlock()
 	close(c.quit)
 	if c.ln != nil {
 		c.ln.Close()
 	}
-	for _, conn := range conns {
+	for conn := range conns {
+		conn.Close()
+	}
+	for _, conn := range unauth {
 		conn.Close()
 	}
 	c.wg.Wait()
+	// What was held back of a flood is summed up before the rank's last
+	// words, and nothing is logged once Run has returned.
+	c.refusals.stop()
+	c.acceptLog.stop()
 }
 
 // kill drops every connection without a word, as a crashed process would.

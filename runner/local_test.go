@@ -17,10 +17,14 @@ import (
 )
 
 // TestMain lets the test binary play a rank of a LocalStep: with
-// SBENCH_TEST_RANK_MODE set it runs helperRank instead of the tests.
+// SBENCH_TEST_RANK_MODE set it runs helperRank instead of the tests; with
+// SBENCH_TEST_NOFILE_RANK0, rank 0 short of file descriptors.
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("SBENCH_TEST_RANK_MODE"); mode != "" {
 		os.Exit(helperRank(mode))
+	}
+	if spec := os.Getenv(nofileRankEnv); spec != "" {
+		os.Exit(nofileRank0(spec))
 	}
 	code := m.Run()
 	if builtRunner != "" { // built once for all end-to-end tests

@@ -600,14 +600,16 @@ func (c *comm) watch(cc *ctrlConn) {
 			}
 		case msgRelease:
 			var m releaseMsg
-			if err := decode(t, payload, &m); err == nil && m.Name == finalBarrier {
-				c.mu.Lock()
-				c.done = true
-				c.mu.Unlock()
-			}
-			if err := decode(t, payload, &m); err == nil && m.Name == runDeadline {
-				c.fail(c.timeoutCause())
-				continue // no answer to anything: nobody waits for it
+			if err := decode(t, payload, &m); err == nil {
+				switch m.Name {
+				case finalBarrier:
+					c.mu.Lock()
+					c.done = true
+					c.mu.Unlock()
+				case runDeadline:
+					c.fail(c.timeoutCause())
+					continue // no answer to anything: nobody waits for it
+				}
 			}
 		}
 		select {

@@ -5,12 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"runtime"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
+	"golang.org/x/sys/unix"
 )
 
 // ErrNotFound is returned (wrapped) when a run or job asked for by id is not
@@ -56,17 +59,243 @@ type DB struct {
 	// now is the clock stamped on ingested runs and updated jobs; tests
 	// replace it to get stable values.
 	now func() time.Time
+
+	// readOnly is set by OpenReadOnly.
+	readOnly bool
 }
 
-// Open opens the archive at path, creating it if it does not exist, and
-// brings its schema up to date. It refuses a file that is not an sbench
-// archive and an archive written by a newer sbench.
+// Open opens the archive at path for writing, creating it if it does not
+// exist, and brings its schema up to date. It refuses a file that is not an
+// sbench archive and an archive written by a newer sbench; an archive this
+// process cannot write is a *ReadOnlyError.
 func Open(path string) (*DB, error) {
-	return openWith(context.Background(), path, migrations)
+	db, err := openWith(context.Background(), path, migrations)
+	if err != nil {
+		return nil, readOnlyOr(path, err)
+	}
+	return db, nil
 }
+
+// ErrNoArchive is returned (wrapped, as "no archive at PATH") by
+// OpenReadOnly for a path where there is no file: reading never creates an
+// archive, so a mistyped path is not mistaken for an empty one.
+var ErrNoArchive = errors.New("no archive")
+
+// ReadOnlyError is returned by Open for an archive this process cannot
+// write, and by OpenReadOnly for one that would have to be written to be
+// read: migrated to this sbench's schema, or its write-ahead log replayed.
+type ReadOnlyError struct {
+	Path string
+	// Reason says what stops writing, in words for the user: "read-only
+	// file system", "no write permission" …
+	Reason string
+	// Migrate is set when OpenReadOnly found the archive at schema
+	// Version, older than this sbench's: this sbench's queries need its
+	// own schema, and the migration would write.
+	Migrate bool
+	Version int
+	// WAL is set when the archive's write-ahead log holds changes that
+	// SQLite cannot read without creating the log's index (PATH-shm).
+	WAL bool
+	// Err is what SQLite said, when it said something.
+	Err error
+}
+
+func (e *ReadOnlyError) Error() string {
+	msg := fmt.Sprintf("archive %s is read-only (%s)", e.Path, e.Reason)
+	switch {
+	case e.WAL:
+		msg += fmt.Sprintf(" and its write-ahead log %s-wal holds changes SQLite cannot read without creating %s-shm: "+
+			"open it once where it is writable, or copy %s and %s-wal somewhere writable and read the copy", e.Path, e.Path, e.Path, e.Path)
+	case e.Migrate && e.Version == 0:
+		msg += " and holds no archive yet: there is nothing to read"
+	case e.Migrate:
+		msg += fmt.Sprintf(" and has schema version %d, older than this sbench's %d: it cannot be migrated where it is; "+
+			"copy it somewhere writable (sbench migrates the copy), or read it with the sbench that wrote it", e.Version, LatestSchemaVersion())
+	}
+	return msg
+}
+
+func (e *ReadOnlyError) Unwrap() error { return e.Err }
+
+// accessW asks the kernel whether this process may write path: unlike
+// permission bits it knows about read-only mounts, root and ACLs. Tests
+// replace it.
+var accessW = func(path string) error { return unix.Access(path, unix.W_OK) }
+
+// whyReadOnly says what stops this process writing the archive at path, or
+// "" when nothing it can name does. SQLite writes three files: the archive,
+// and beside it PATH-wal and PATH-shm, which it creates when they are not
+// there, so the directory counts too.
+func whyReadOnly(path string) string {
+	why := func(err error, denied string) string {
+		switch {
+		case errors.Is(err, unix.EROFS):
+			return "read-only file system"
+		case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
+			return denied
+		}
+		return ""
+	}
+	if r := why(accessW(path), "no write permission"); r != "" {
+		return r
+	}
+	dir := filepath.Dir(path)
+	for _, side := range []string{path + "-wal", path + "-shm"} {
+		if _, err := os.Lstat(side); err != nil {
+			if r := why(accessW(dir), "no write permission on its directory "+dir+", where SQLite keeps its -wal and -shm files"); r != "" {
+				return r
+			}
+			continue
+		}
+		if r := why(accessW(side), "no write permission on "+side); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// readOnlyOr turns err, from opening path for writing, into what is true
+// when path cannot be written: SQLite's own words for a read-only mount
+// are "unable to open database file: no such file or directory".
+func readOnlyOr(path string, err error) error {
+	var ne *NewerSchemaError
+	if errors.As(err, &ne) {
+		return err
+	}
+	why := whyReadOnly(path)
+	if why == "" {
+		return err
+	}
+	if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+		return fmt.Errorf("create archive %s: %s", path, why)
+	}
+	return &ReadOnlyError{Path: path, Reason: why, Err: err}
+}
+
+// OpenReadOnly opens the archive at path for a command that only reads it.
+// It never creates one (a path with no file is ErrNoArchive) and works on
+// an archive this process cannot write: on a read-only mount, or in a
+// directory it may not write to. Writes through the returned DB fail.
+//
+// An archive at an older schema is migrated, as Open does, when it is
+// writable; when it is not, that is a *ReadOnlyError, since this sbench's
+// queries are written for its own schema.
+func OpenReadOnly(path string) (*DB, error) {
+	ctx := context.Background()
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w at %s", ErrNoArchive, path)
+	case err != nil:
+		return nil, fmt.Errorf("open archive: %w", err)
+	case st.IsDir():
+		return nil, fmt.Errorf("%s is a directory, not an archive", path)
+	}
+	// A reader SQLite can write to beside (query_only) cleans up the -wal
+	// and -shm files when the last connection closes; a mode=ro one
+	// cannot, and would leave them behind every "sbench runs". So mode=ro
+	// is for an archive this process cannot write, where query_only
+	// cannot even open it.
+	why := whyReadOnly(path)
+	mode := read
+	if why != "" {
+		mode = readOnly
+	}
+	db, version, err := openReader(ctx, path, mode)
+	if err != nil && mode == read {
+		// Not writable for a reason whyReadOnly cannot name.
+		db, version, err = openReader(ctx, path, readOnly)
+	}
+	if err != nil {
+		if why == "" {
+			return nil, err
+		}
+		// To read a WAL archive SQLite needs its -shm index, which it
+		// cannot create here. immutable=1 tells it the file never
+		// changes, so it needs neither index nor lock: true of a file
+		// nobody can write. But it also ignores the log, so a log
+		// holding changes (left by a writer that stopped without a
+		// checkpoint) must not be dropped silently.
+		if st, serr := os.Stat(path + "-wal"); serr == nil && st.Size() > 0 {
+			return nil, &ReadOnlyError{Path: path, Reason: why, WAL: true, Err: err}
+		}
+		if db, version, err = openReader(ctx, path, readImmutable); err != nil {
+			return nil, err
+		}
+	}
+	if version == len(migrations) {
+		return db, nil
+	}
+	db.Close()
+	if why != "" {
+		return nil, &ReadOnlyError{Path: path, Reason: why, Migrate: true, Version: version}
+	}
+	db, err = Open(path)
+	if ro := (*ReadOnlyError)(nil); errors.As(err, &ro) {
+		ro.Migrate, ro.Version = true, version
+	}
+	return db, err
+}
+
+// openReader opens path for reading only (mode is read, readOnly or
+// readImmutable), checks that it is an sbench archive this sbench can
+// read, and returns its schema version.
+func openReader(ctx context.Context, path string, mode dsnMode) (*DB, int, error) {
+	r, err := sql.Open("sqlite3", dsn(path, mode))
+	if err != nil {
+		return nil, 0, fmt.Errorf("open archive %s: %w", path, err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	var version, appID, objects int
+	err = r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version)
+	if err == nil {
+		err = r.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID)
+	}
+	if err == nil {
+		err = r.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects)
+	}
+	if err != nil {
+		r.Close()
+		return nil, 0, fmt.Errorf("open archive %s: %w", path, err)
+	}
+	if appID != applicationID && (appID != 0 || version != 0 || objects != 0) {
+		r.Close()
+		return nil, 0, fmt.Errorf("open archive %s: not an sbench archive (application id %#x, user version %d, %d schema objects)",
+			path, appID, version, objects)
+	}
+	if version > len(migrations) {
+		r.Close()
+		return nil, 0, &NewerSchemaError{Path: path, Version: version, Known: len(migrations)}
+	}
+	// The "writer" of a read-only DB is one more reading connection:
+	// the methods that write find a DB like any other and get SQLite's
+	// "attempt to write a readonly database" rather than a nil pointer.
+	w, err := sql.Open("sqlite3", dsn(path, mode))
+	if err != nil {
+		r.Close()
+		return nil, 0, fmt.Errorf("open archive %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	db := &DB{path: path, w: w, r: r, now: time.Now, readOnly: true}
+	if version == len(migrations) {
+		if db.ins, err = prepareIngest(ctx, w); err != nil {
+			db.Close()
+			return nil, 0, fmt.Errorf("open archive %s: %w", path, err)
+		}
+	}
+	return db, version, nil
+}
+
+// ReadOnly reports whether the archive was opened read-only: every write
+// through it fails.
+func (db *DB) ReadOnly() bool { return db.readOnly }
 
 func openWith(ctx context.Context, path string, list []migration) (*DB, error) {
-	w, err := sql.Open(writerDriver, dsn(path, true))
+	w, err := sql.Open(writerDriver, dsn(path, write))
 	if err != nil {
 		return nil, fmt.Errorf("open archive %s: %w", path, err)
 	}
@@ -82,7 +311,7 @@ func openWith(ctx context.Context, path string, list []migration) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	r, err := sql.Open("sqlite3", dsn(path, false))
+	r, err := sql.Open("sqlite3", dsn(path, read))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open archive %s: %w", path, err)
@@ -102,10 +331,20 @@ func openWith(ctx context.Context, path string, list []migration) (*DB, error) {
 	return db, nil
 }
 
+// dsnMode is how a connection uses the archive.
+type dsnMode int
+
+const (
+	write         dsnMode = iota // the writer
+	read                         // a query-only reader beside the writer
+	readOnly                     // SQLite mode=ro: never writes, still locks and reads the log
+	readImmutable                // mode=ro&immutable=1: for a file nobody can write
+)
+
 // dsn builds the go-sqlite3 data source name for path. The path goes into a
 // file: URI, escaped, so that a '?' or '%' in a file name cannot be taken for
 // a parameter.
-func dsn(path string, write bool) string {
+func dsn(path string, mode dsnMode) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
@@ -114,12 +353,18 @@ func dsn(path string, write bool) string {
 	q.Set("_foreign_keys", "1")
 	q.Set("_busy_timeout", fmt.Sprint(busyTimeout.Milliseconds()))
 	q.Set("_stmt_cache_size", "32")
-	if write {
+	switch mode {
+	case write:
 		q.Set("_journal_mode", "WAL")
 		q.Set("_synchronous", "NORMAL")
 		q.Set("_txlock", "immediate")
-	} else {
+	case read:
 		q.Set("_query_only", "1")
+	case readOnly:
+		q.Set("mode", "ro")
+	case readImmutable:
+		q.Set("mode", "ro")
+		q.Set("immutable", "1")
 	}
 	return "file:" + u.EscapedPath() + "?" + q.Encode()
 }

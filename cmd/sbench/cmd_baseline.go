@@ -132,7 +132,7 @@ func newBaselineListCmd(e *env) *cobra.Command {
 		Example: `  sbench baseline list --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := openDB(e)
+			db, err := openDBRead(e)
 			if err != nil {
 				return err
 			}

@@ -103,7 +103,7 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 			if err != nil {
 				return err
 			}
-			db, err := openDB(e)
+			db, err := openDBRead(e)
 			if err != nil {
 				return err
 			}

@@ -107,7 +107,7 @@ extension).`,
 					return usagef("history: -o %s: want a .png, .pdf or .svg file", out)
 				}
 			}
-			db, err := openDB(e)
+			db, err := openDBRead(e)
 			if err != nil {
 				return err
 			}

@@ -54,7 +54,13 @@ they ran) are not selected by it.`,
 			if flt.Campaign == "" && flt.Benchmark == "" && len(flt.RunIDs) == 0 && len(flt.Labels) == 0 && flt.Until.IsZero() && len(want) == 0 {
 				return usagef("prune: give at least one filter (--campaign, --benchmark, --run, --label, --before, --status); prune never deletes everything")
 			}
-			db, err := openDB(e)
+			// Without --yes prune only shows its plan: it reads, and must
+			// work on a read-only archive and never create one.
+			open := openDBRead
+			if yes {
+				open = openDB
+			}
+			db, err := open(e)
 			if err != nil {
 				return err
 			}

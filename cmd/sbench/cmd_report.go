@@ -173,7 +173,7 @@ func runReport(ctx context.Context, e *env, o reportOpts) error {
 	if err != nil {
 		return err
 	}
-	db, err := openDB(e)
+	db, err := openDBRead(e)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -71,12 +72,57 @@ type ingestInput struct {
 }
 
 func fileInput(path string, found bool) ingestInput {
-	return ingestInput{name: path, found: found, open: func() (io.ReadCloser, error) { return os.Open(path) }}
+	return ingestInput{name: path, found: found, open: func() (io.ReadCloser, error) { return openRegular(path) }}
+}
+
+// openRegular opens a file to ingest, and refuses anything else. Opening a
+// named pipe blocks until something writes to it, which may be never, and
+// no signal ends the wait; O_NONBLOCK makes that open return at once (for a
+// regular file it changes nothing), and the check on what was opened, not
+// on a Stat before, holds even if the path changed in between.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := checkRegular(path, st.Mode()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// checkRegular refuses what is not a regular file, naming what it is.
+func checkRegular(path string, m fs.FileMode) error {
+	var what string
+	switch {
+	case m.IsRegular():
+		return nil
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case m&fs.ModeDevice != 0:
+		what = "a block device"
+	case m.IsDir():
+		what = "a directory"
+	default:
+		what = "not a regular file (" + m.Type().String() + ")"
+	}
+	return usagef("%s is %s, not a file: use - to read from standard input", path, what)
 }
 
 // expandInputs turns the command line into inputs: directories are walked
-// (hidden entries skipped), "-" is stdin.
-func expandInputs(e *env, args []string) ([]ingestInput, error) {
+// (hidden entries skipped), "-" is stdin. A file named on the command line
+// must be a regular file; what a walk finds that is not is skipped.
+func expandInputs(ctx context.Context, e *env, args []string) ([]ingestInput, error) {
 	var ins []ingestInput
 	for _, a := range args {
 		if a == "-" {
@@ -88,6 +134,9 @@ func expandInputs(e *env, args []string) ([]ingestInput, error) {
 			return nil, usageError{err}
 		}
 		if !st.IsDir() {
+			if err := checkRegular(a, st.Mode()); err != nil {
+				return nil, err
+			}
 			ins = append(ins, fileInput(a, false))
 			continue
 		}
@@ -95,6 +144,9 @@ func expandInputs(e *env, args []string) ([]ingestInput, error) {
 		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err // a walk of a large tree on a slow file system
 			}
 			hidden := p != a && strings.HasPrefix(d.Name(), ".")
 			switch {
@@ -150,7 +202,7 @@ func parseAhead(ctx context.Context, ins []ingestInput, o ingestOptions) <-chan 
 	go func() {
 		defer close(ch)
 		for _, in := range ins {
-			bundles, err := readInput(in, o)
+			bundles, err := readInput(ctx, in, o)
 			select {
 			case ch <- parsed{in, bundles, err}:
 			case <-ctx.Done():
@@ -201,7 +253,20 @@ func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o
 		}
 		return nil
 	}
-	for p := range parseAhead(ctx, ins, o) {
+	parsedInputs := parseAhead(ctx, ins, o)
+	for {
+		var p parsed
+		var more bool
+		// Not a bare range: reading an input (a standard input that never
+		// ends) does not watch ctx, so the wait for it must.
+		select {
+		case p, more = <-parsedInputs:
+		case <-ctx.Done():
+			return sum, ctx.Err()
+		}
+		if !more {
+			break
+		}
 		bar.Add(1)
 		switch {
 		case p.err != nil && p.in.found && o.format == "auto" && notBenchmarkOutput(p.err):
@@ -242,14 +307,29 @@ func notBenchmarkOutput(err error) bool {
 	return strings.HasPrefix(msg, "not output of any known tool") || msg == "empty input" || strings.HasPrefix(msg, "binary data")
 }
 
+// ctxReader stops a read of many chunks (a large file, a stream) between
+// chunks once ctx is done; a single read blocked in the kernel is for the
+// caller to stop waiting for.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
 // readInput parses one input into bundles and applies the user's labels.
-func readInput(in ingestInput, o ingestOptions) ([]*results.Bundle, error) {
+func readInput(ctx context.Context, in ingestInput, o ingestOptions) ([]*results.Bundle, error) {
 	r, err := in.open()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, r}, maxInput+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.name, err)
 	}
@@ -350,7 +430,7 @@ shows on a terminal when more than three files are given.`,
 				}
 				labels["system"] = system
 			}
-			ins, err := expandInputs(e, args)
+			ins, err := expandInputs(cmd.Context(), e, args)
 			if err != nil {
 				return err
 			}

@@ -11,21 +11,66 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := make(chan int, 1)
+	go func() { code <- exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr) }()
+	select {
+	case c := <-code:
+		stop()
+		os.Exit(c)
+	case <-ctx.Done():
+	}
+	// A second signal ends sbench at once, as it would any program.
 	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	// The command has a moment to stop cleanly (roll back, kill its
+	// children, say what it did). What cannot watch ctx, and would keep
+	// sbench running, is not waited for: a read of a terminal or pipe that
+	// never ends, SQLite's wait for another writer's lock (its busy
+	// handler ignores interrupts, up to store's busy timeout). Nothing is
+	// lost: every store write is one SQLite transaction, every output
+	// file is written atomically.
+	select {
+	case c := <-code:
+		os.Exit(c)
+	case <-time.After(unwindGrace):
+		fmt.Fprintf(os.Stderr, "sbench: %v\n", interruptedError{cause: context.Cause(ctx)})
+		os.Exit(exitInterrupted)
+	}
 }
+
+// unwindGrace is how long sbench waits, after SIGINT or SIGTERM, for the
+// command to stop by itself.
+const unwindGrace = time.Second
 
 // Exit statuses, listed in every command's help.
 const (
-	exitOK      = 0
-	exitFailure = 1 // the command could not do its job (or found what it looks for, e.g. a regression)
-	exitUsage   = 2 // bad arguments or unreadable input
+	exitOK          = 0
+	exitFailure     = 1   // the command could not do its job (or found what it looks for, e.g. a regression)
+	exitUsage       = 2   // bad arguments or unreadable input
+	exitInterrupted = 130 // SIGINT or SIGTERM: 128+SIGINT, what shells report for a command ^C stopped
 )
+
+// interruptedError is what a command returns when SIGINT or SIGTERM ended
+// it: cause is the signal (context.Cause), err what the command returned,
+// often only the cancellation.
+type interruptedError struct{ cause, err error }
+
+func (e interruptedError) Error() string {
+	msg := "interrupted"
+	if e.cause != nil {
+		msg += " (" + e.cause.Error() + ")"
+	}
+	if e.err != nil && !errors.Is(e.err, context.Canceled) {
+		msg += ": " + e.err.Error()
+	}
+	return msg
+}
+
+func (e interruptedError) Unwrap() error { return e.err }
 
 // usageError marks errors in how the command was called.
 type usageError struct{ err error }
@@ -52,6 +97,17 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	// Before exitError: a command cut short by a signal failed because of
+	// it, whatever else it returned.
+	var ie interruptedError
+	if errors.As(err, &ie) {
+		fmt.Fprintln(stderr, "sbench: "+oneLine(ie.Error()))
+		return exitInterrupted
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "sbench: interrupted")
+		return exitInterrupted
+	}
 	var ee exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
@@ -59,18 +115,15 @@ func exitCode(err error, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	msg := strings.TrimSpace(err.Error())
-	if strings.Contains(msg, "\n") {
-		fmt.Fprintln(stderr, "sbench: "+strings.ReplaceAll(msg, "\n", "\nsbench: "))
-	} else {
-		fmt.Fprintln(stderr, "sbench: "+msg)
-	}
-	if errors.Is(err, context.Canceled) {
-		return exitFailure
-	}
+	fmt.Fprintln(stderr, "sbench: "+oneLine(err.Error()))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return exitUsage
 	}
 	return exitFailure
+}
+
+// oneLine prefixes each line of a multi-problem message with "sbench: ".
+func oneLine(msg string) string {
+	return strings.ReplaceAll(strings.TrimSpace(msg), "\n", "\nsbench: ")
 }

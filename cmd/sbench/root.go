@@ -24,7 +24,8 @@ type env struct {
 
 const exitStatuses = `
 Exit status: 0 on success, 1 when the command failed, 2 on bad usage or
-unreadable input; the reason is printed as one line on stderr.`
+unreadable input, 130 when interrupted (SIGINT/SIGTERM); the reason is
+printed as one line on stderr.`
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
@@ -34,6 +35,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	_, err := root.ExecuteContextC(ctx)
+	if ctx.Err() != nil {
+		// Whatever the command returned, a signal cut it short.
+		return interruptedError{cause: context.Cause(ctx), err: err}
+	}
 	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
 		return usageError{err}
 	}

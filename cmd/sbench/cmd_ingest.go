@@ -148,6 +148,9 @@ func expandInputs(ctx context.Context, e *env, args []string) ([]ingestInput, er
 			if err := ctx.Err(); err != nil {
 				return err // a walk of a large tree on a slow file system
 			}
+			if p != a && d.IsDir() && sbenchDir(p) {
+				return filepath.SkipDir
+			}
 			hidden := p != a && strings.HasPrefix(d.Name(), ".")
 			switch {
 			case d.IsDir() && hidden:
@@ -168,6 +171,39 @@ func expandInputs(ctx context.Context, e *env, args []string) ([]ingestInput, er
 	return ins, nil
 }
 
+// scriptsStamp names the folder "sbench submit" renders a submission's
+// scripts into: RESULTS/scripts/STAMP/.
+const scriptsStamp = "20060102T150405.000"
+
+// sbenchDir reports whether a directory met in a walk holds only files
+// sbench wrote, none of them a run: a submission's scripts
+// (RESULTS/scripts/STAMP), or the exec kernels' work directories
+// (RESULTS/work/SESSION, beside the runner's RESULTS/.rendezvous), where
+// the tool wrote the output its bundle already holds, and the runner the
+// tool's input files. Parsing them would fail (a script's comments name
+// tools) or store a run twice.
+func sbenchDir(path string) bool {
+	parent := filepath.Dir(path)
+	switch filepath.Base(path) {
+	case "work":
+		st, err := os.Stat(filepath.Join(parent, ".rendezvous"))
+		return err == nil && st.IsDir()
+	default:
+		_, err := time.Parse(scriptsStamp, filepath.Base(path))
+		return err == nil && filepath.Base(parent) == "scripts"
+	}
+}
+
+// skipped is a file met in a directory walk that is not ingested. Files
+// sbench wrote (own) are skipped silently: they are expected there. Others
+// are counted as "not benchmark output".
+type skipped struct {
+	name, why string
+	own       bool
+}
+
+func (s skipped) Error() string { return s.name + ": " + s.why }
+
 // ingestOptions are what the user says about the inputs.
 type ingestOptions struct {
 	format string
@@ -177,6 +213,7 @@ type ingestOptions struct {
 // ingestSummary counts what an ingest did.
 type ingestSummary struct {
 	files, added, skipped, ignored int
+	own                            int // files sbench wrote, skipped silently
 }
 
 // batchFiles is how many files share one SQLite transaction, each file in a
@@ -268,7 +305,14 @@ func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o
 			break
 		}
 		bar.Add(1)
+		var skip skipped
 		switch {
+		case errors.As(p.err, &skip) && skip.own:
+			sum.own++
+			continue
+		case errors.As(p.err, &skip):
+			sum.ignored++
+			continue
 		case p.err != nil && p.in.found && o.format == "auto" && notBenchmarkOutput(p.err):
 			sum.ignored++ // a script or log met in a directory
 			continue
@@ -292,7 +336,7 @@ func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o
 		return sum, err
 	}
 	if failed > 0 {
-		return sum, exitError{code: exitFailure, msg: fmt.Sprintf("ingest: %d of %d file(s) failed, nothing from them was stored", failed, len(ins)-sum.ignored)}
+		return sum, exitError{code: exitFailure, msg: fmt.Sprintf("ingest: %d of %d file(s) failed, nothing from them was stored", failed, len(ins)-sum.ignored-sum.own)}
 	}
 	return sum, nil
 }
@@ -335,6 +379,20 @@ func readInput(ctx context.Context, in ingestInput, o ingestOptions) ([]*results
 	}
 	if len(data) > maxInput {
 		return nil, fmt.Errorf("%s: larger than %d MiB; not a benchmark output", in.name, maxInput>>20)
+	}
+	if in.found {
+		// Whatever --format says: a script's comments name tools ("# OSU
+		// Micro-Benchmarks …"), and no tool writes a batch script or a
+		// rendezvous file.
+		if why, ok := parsers.SbenchWritten(in.name, data); ok {
+			return nil, skipped{name: in.name, why: why, own: true}
+		}
+		switch filepath.Ext(in.name) {
+		case ".sbatch":
+			return nil, skipped{name: in.name, why: "a batch script"}
+		case ".addr":
+			return nil, skipped{name: in.name, why: "a rendezvous address file"}
+		}
 	}
 	bundles, err := parsers.Parse(in.name, o.format, data)
 	if err != nil {
@@ -400,7 +458,10 @@ logs, even pasted from an article.
 holding several runs between "++++++ NAME: START" / "------ NAME: END"
 markers (a job script running several benchmarks) gives one run per
 section, labelled section=NAME. A directory is searched for every file in
-it; files that are not benchmark output are skipped.
+it; files that are not benchmark output are skipped, and the files sbench
+itself writes beside the results (scripts/, batch scripts, work
+directories, rendezvous files) are never read as tool output. A file named
+on the command line must be a regular file: to read a pipe, use - .
 
 --label and --system tell configurations apart when the files do not
 (fabric=ib, mpi=mvapich2 …); they appear in reports and filters.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sbench/sbench/results"
 )
 
 // fixture is a file of the articles' and lab's real outputs.
@@ -205,5 +207,80 @@ func TestIngestProgressBar(t *testing.T) {
 	_, stderr, code = sbench(t, "ingest", "--db", filepath.Join(dir, "b.db"), dir)
 	if code != 0 || !strings.Contains(stderr, "ingest ") || !strings.Contains(stderr, "/6)") {
 		t.Errorf("exit %d, no progress bar on stderr: %q", code, stderr)
+	}
+}
+
+// submittedResults lays out a results directory as "sbench submit" and the
+// runner leave it: the rendered script under scripts/TIMESTAMP/ (of a
+// campaign whose description starts like OSU's own title line), the
+// bundle of the one run, the job's Slurm output, the rendezvous directory,
+// and the exec kernel's work directory, which holds the tool's output the
+// bundle already carries.
+func submittedResults(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	camp, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "003-osu-ucx-cluster-network.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(camp), `description = "OSU alltoall`, `description = "OSU Micro-Benchmarks: alltoall`, 1)
+	if text == string(camp) {
+		t.Fatal("example 003 has no description to change")
+	}
+	toml := filepath.Join(dir, "osu.toml")
+	os.WriteFile(toml, []byte(text), 0o644)
+	res := filepath.Join(dir, "sbench-runs", "osu-ucx-cluster-network")
+	if _, stderr, code := sbench(t, "render", toml, "-o", filepath.Join(res, "scripts", "20261201T080000.123")); code != 0 {
+		t.Fatalf("render: %s", stderr)
+	}
+
+	b := results.New()
+	b.Campaign, b.Variant = "osu-ucx-cluster-network", "default"
+	b.Job = results.Job{ID: "4242", Step: "0", Nodes: []string{"n1", "n2"}, Tasks: 2}
+	b.Benchmark = results.Benchmark{Name: "osu_latency", Kind: "tool", Kernel: "exec", Tool: "osu_latency"}
+	b.Samples = []results.Sample{{Metric: "latency", Unit: "us", X: results.F(1), XUnit: "bytes", Value: 1.5}}
+	if err := results.WriteFile(filepath.Join(res, "4242.0.osu_latency.json"), b); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(res, "osu-ucx-cluster-network-steps-4242.out"), []byte(
+		"sbench-step: 0 begin attempt=0 at=1764576000\n"+res+"/4242.0.osu_latency.json\nsbench-step: 0 end attempt=0 at=1764576012 rc=0\n"), 0o644)
+	os.MkdirAll(filepath.Join(res, ".rendezvous"), 0o755)
+	work := filepath.Join(res, "work", "4242.0")
+	os.MkdirAll(work, 0o755)
+	data, err := os.ReadFile(fixture(t, "003-osu_latency-v7.5-2node.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(work, "osu_latency.out"), data, 0o644)
+	return res
+}
+
+// TestIngestResultsDirectoryParsesOnlyRuns is item 13: files sbench wrote
+// beside the results were parsed as tool output. The script's comment
+// "# OSU Micro-Benchmarks …" made a campaign's folder fail to ingest with
+// --format osu, and the work directory's copy of the tool output came in a
+// second time beside its bundle.
+func TestIngestResultsDirectoryParsesOnlyRuns(t *testing.T) {
+	res := submittedResults(t)
+	db := filepath.Join(t.TempDir(), "a.db")
+	stdout, stderr, code := sbench(t, "ingest", "--db", db, res)
+	// The job's output is ingested like any log and holds no run.
+	if code != 0 || !strings.HasPrefix(stdout, "1 run(s) added, 0 already archived, from 1 file(s)") || stderr != "1 file(s) skipped: not benchmark output\n" {
+		t.Errorf("ingest %s: exit %d\nstdout: %s\nstderr: %s", res, code, stdout, stderr)
+	}
+	out, _, _ := sbench(t, "runs", "--db", db)
+	if strings.Count(out, "\n") != 2 || !strings.Contains(out, "4242") {
+		t.Errorf("runs, want only the bundle's:\n%s", out)
+	}
+
+	// With a format named, sbench's own files are still not parsed.
+	os.Remove(filepath.Join(res, "osu-ucx-cluster-network-steps-4242.out"))
+	stdout, stderr, code = sbench(t, "ingest", "--db", filepath.Join(t.TempDir(), "b.db"), "--format", "bundle", res)
+	if code != 0 || !strings.HasPrefix(stdout, "1 run(s) added") || stderr != "" {
+		t.Errorf("ingest --format bundle %s: exit %d\nstdout: %s\nstderr: %s", res, code, stdout, stderr)
+	}
+	stdout, stderr, code = sbench(t, "ingest", "--db", filepath.Join(t.TempDir(), "c.db"), "--format", "osu", filepath.Join(res, "scripts"))
+	if code != exitUsage || !strings.Contains(stderr, "no files found") {
+		t.Errorf("ingest --format osu RESULTS/scripts: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,15 +22,24 @@ func readOnlyDir(t *testing.T) (dir string, freeze func() string) {
 	t.Helper()
 	dir = t.TempDir()
 	if os.Geteuid() != 0 {
-		t.Cleanup(func() { os.Chmod(dir, 0o755) }) // so that TempDir can remove it
+		// chmod sets the mode of every directory under dir, and of every
+		// file when file is not 0.
+		chmod := func(dirMode, fileMode os.FileMode) {
+			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				switch {
+				case err != nil:
+					return err
+				case d.IsDir():
+					return os.Chmod(p, dirMode)
+				case fileMode != 0:
+					return os.Chmod(p, fileMode)
+				}
+				return nil
+			})
+		}
+		t.Cleanup(func() { chmod(0o755, 0) }) // so that TempDir can remove it
 		return dir, func() string {
-			entries, _ := os.ReadDir(dir)
-			for _, e := range entries {
-				os.Chmod(filepath.Join(dir, e.Name()), 0o444)
-			}
-			if err := os.Chmod(dir, 0o555); err != nil {
-				t.Fatal(err)
-			}
+			chmod(0o555, 0o444)
 			return "no write permission"
 		}
 	}

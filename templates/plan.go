@@ -38,6 +38,43 @@ type Step struct {
 	// RunnerArgs are the arguments after the runner binary, without --step
 	// and --session, which depend on where the step runs.
 	RunnerArgs []string
+	// Limit bounds each launch of the step (StepLimit): the script kills a
+	// launcher still running GraceFor(Limit) after it.
+	Limit time.Duration
+}
+
+// DefaultStepLimit bounds a run when neither the campaign's time nor a
+// runner timeout says how long one may take: a hung launcher must not hold
+// its allocation until the partition's limit.
+const DefaultStepLimit = time.Hour
+
+// StepGrace is the longest a launcher may outlive its step's limit: time
+// for sbench-runner, which stops itself at the limit, to write the run's
+// failed bundle. Then the script's timeout(1) ends the launcher (and Slurm
+// ends an srun step at the same time), so that a launcher that hangs
+// before the runner starts is ended too.
+const StepGrace = 30 * time.Second
+
+// GraceFor is the grace of a step limited to limit: StepGrace, or a tenth
+// of a short limit (at least a second), so that a run of seconds is not
+// allowed ten times its time.
+func GraceFor(limit time.Duration) time.Duration {
+	return min(StepGrace, max(time.Second, limit/10).Round(time.Second))
+}
+
+// StepLimit is the time limit of one run: the campaign's (or benchmark's,
+// variant's) [slurm] time, else the runner's timeout, else
+// DefaultStepLimit.
+func (c *Campaign) StepLimit(r Run) time.Duration {
+	if d, err := parseSlurmTime(r.Config.Slurm.Time); err == nil && d > 0 {
+		return d
+	}
+	for _, s := range []string{r.Benchmark.Timeout, c.Runner.Timeout} {
+		if d, err := parseDuration(s); err == nil && d > 0 {
+			return d
+		}
+	}
+	return DefaultStepLimit
 }
 
 // Job is one sbatch script.
@@ -322,7 +359,9 @@ func stepsTime(allocNodes int, steps []Step) (time.Duration, bool) {
 		if err != nil || d == 0 {
 			return 0, false
 		}
-		t += d * time.Duration(st.placements(allocNodes))
+		// Each launch may run its grace past its limit before the
+		// script ends it.
+		t += (d + GraceFor(d)) * time.Duration(st.placements(allocNodes))
 	}
 	return t, true
 }
@@ -368,6 +407,7 @@ func (c *Campaign) step(r Run) Step {
 	if r.Benchmark.Pairs != "" {
 		st.Ranks, st.Nodes, st.PerNode = 2, 2, 1
 	}
+	st.Limit = c.StepLimit(r)
 	st.RunnerArgs = c.runnerArgs(r)
 	return st
 }
@@ -452,6 +492,10 @@ func (c *Campaign) runnerArgs(r Run) []string {
 		args = append(args, "--timeout", b.Timeout)
 	case c.Runner.Timeout != "":
 		args = append(args, "--timeout", c.Runner.Timeout)
+	default:
+		// The runner stops at the step's limit and writes a failed
+		// bundle that says so, before the script's timeout ends it.
+		args = append(args, "--timeout", c.StepLimit(r).String())
 	}
 	if c.Runner.Bind != "" {
 		args = append(args, "--bind", c.Runner.Bind)

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sbench/sbench/runner"
 )
@@ -54,8 +55,13 @@ func TestQuickstartPlanIsOneJob(t *testing.T) {
 			t.Errorf("step %d: %s/%s %d ranks %d nodes %d per node; want %+v", i, s.Name, s.Benchmark.Name, s.Ranks, s.Nodes, s.PerNode, w)
 		}
 	}
-	if j.Time.Minutes() != 40 {
-		t.Errorf("job time %v, want the sum of 4 steps of 10 minutes", j.Time)
+	if j.Time != 4*(10*time.Minute+StepGrace) {
+		t.Errorf("job time %v, want the sum of 4 steps of 10 minutes and their grace", j.Time)
+	}
+	for _, s := range j.Steps {
+		if s.Limit != 10*time.Minute {
+			t.Errorf("step %d: limit %v, want the campaign's time", s.Index, s.Limit)
+		}
 	}
 	wantArgs := []string{"run", "--campaign", "quickstart", "--variant", "ntasks_per_node=1",
 		"--benchmark", "bandwidth", "--kernel", "bw", "--param", "sizes=1-4194304", "--param", "window=64",

@@ -197,6 +197,9 @@ func directives(c *Campaign, j Job) []string {
 	}
 	add("output", out)
 	add("error", c.Slurm.Error)
+	// A requeued job appends to its output: the first attempt's step
+	// markers and messages stay there beside the second's.
+	add("open-mode", "append")
 	d = append(d, s.Extra...)
 	return d
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -130,4 +131,82 @@ func TestSiteTemplate(t *testing.T) {
 	if _, err := NewRenderer(WithTemplate("bad.tmpl", "{{.Nope")); err == nil || !strings.Contains(err.Error(), "bad.tmpl") {
 		t.Errorf("a broken template: %v", err)
 	}
+}
+
+// TestStepLimitEndsAHungLauncher: a launcher that hangs before the runner
+// starts (an mpirun waiting for a daemon that never answers) is ended at
+// its step's limit plus grace; the step's end marker says rc=124, and the
+// job goes on to its next step.
+func TestStepLimitEndsAHungLauncher(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a rendered script for a few seconds")
+	}
+	dir := t.TempDir()
+	hung := filepath.Join(dir, "mpirun")
+	if err := os.WriteFile(hung, []byte("#!/bin/sh\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	camp := filepath.Join(dir, "c.toml")
+	os.WriteFile(camp, []byte(`[campaign]
+name = "hang"
+[slurm]
+nodes = 1
+ntasks_per_node = 2
+time = "0:02"
+[launcher]
+type = "mpirun"
+command = "`+hung+`"
+[[benchmark]]
+name = "a"
+kernel = "latency"
+[[benchmark]]
+name = "b"
+kernel = "latency"
+`), 0o644)
+	c, err := Load(camp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustPlan(t, c)
+	if st := p.Jobs[0].Steps[0]; st.Limit != 2*time.Second || GraceFor(st.Limit) != time.Second {
+		t.Fatalf("limit %v grace %v, want 2s and 1s", st.Limit, GraceFor(st.Limit))
+	}
+	r, _ := NewRenderer()
+	script, err := r.Script(p, p.Jobs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "job.sbatch")
+	os.WriteFile(path, script, 0o755)
+	cmd := exec.Command("bash", path)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SLURM_JOB_ID=77")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the job still runs after 60 s: its hung launchers were not ended\n%s", stderr.String())
+	}
+	if err == nil {
+		t.Errorf("the job exited 0 with two timed-out steps")
+	}
+	took := time.Since(start)
+	var ends []string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.HasPrefix(l, StepMarker) && strings.Contains(l, " end ") {
+			ends = append(ends, l)
+		}
+	}
+	if len(ends) != 2 || !strings.HasSuffix(ends[0], "rc=124") || !strings.HasPrefix(ends[1], StepMarker+" 1 end attempt=0") {
+		t.Errorf("end markers %q, want steps 0 and 1 ended by the limit (rc=124)\n%s", ends, stderr.String())
+	}
+	t.Logf("two hung steps of 2 s + 1 s grace ended after %v", took.Round(100*time.Millisecond))
 }

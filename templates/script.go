@@ -2,8 +2,10 @@ package templates
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Block is one step of a script, as shell text: a comment and the lines
@@ -111,40 +113,66 @@ func (c *Campaign) block(st Step) Block {
 	pre = append(pre, cfg.Setup...) // the user's own shell lines, by design
 	runner := Quote(c.RunnerPath()) + " " + QuoteArgs(st.RunnerArgs)
 	var body []string
-	sub := func(lines ...string) string {
+	// sub runs one launch in a subshell between two markers on the job's
+	// stderr: sbench reads them back to tell which step is running, and
+	// for a step that left no bundle, how it ended and what it printed.
+	sub := func(id string, lines ...string) string {
 		all := append(append([]string(nil), pre...), lines...)
-		return "(\n  " + strings.Join(all, "\n  ") + "\n) || rc=1"
+		return stepMarker(id, "begin", "") + "\n(\n  " + strings.Join(all, "\n  ") + "\n)\nsbench_rc=$?\n" +
+			stepMarker(id, "end", ` rc=%s`) + "\n" + `[ "$sbench_rc" = 0 ] || rc=1`
 	}
 	id := strconv.Itoa(st.Index)
 	switch st.Benchmark.Pairs {
 	case "":
 		launch := c.launchLine(st, st.Ranks, st.Nodes, st.PerNode, nil)
-		body = append(body, sub(launch+" "+runner+stepArgs(id)))
+		body = append(body, sub(id, launch+" "+runner+stepArgs(id)))
 	case "both-directions":
 		for _, ab := range [][2]string{{"0", "1"}, {"1", "0"}} {
-			body = append(body, sub(
-				"a=${sbench_nodes["+ab[0]+"]} b=${sbench_nodes["+ab[1]+"]}",
-				`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
-				pairLaunch(c, st, runner, id)))
+			body = append(body, "a=${sbench_nodes["+ab[0]+"]} b=${sbench_nodes["+ab[1]+"]}",
+				sub(id+"-${a}-${b}",
+					`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
+					pairLaunch(c, st, runner, id)))
 		}
 	case "all":
 		body = append(body, `for a in "${sbench_nodes[@]}"; do`,
 			`  for b in "${sbench_nodes[@]}"; do`,
 			`    [ "$a" = "$b" ] && continue`,
-			indent(sub(`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`, pairLaunch(c, st, runner, id)), "    "),
+			indent(sub(id+"-${a}-${b}", `printf '%s\n' "$a" "$b" >"$sbench_hostfile"`, pairLaunch(c, st, runner, id)), "    "),
 			"  done",
 			"done")
 	case "intra-inter":
 		intra := c.launchLine(st, 2, 1, 2, []string{`--nodelist="$a"`})
 		body = append(body,
-			sub("a=${sbench_nodes[0]}",
+			"a=${sbench_nodes[0]} b=${sbench_nodes[1]}",
+			sub(id+"-intra",
 				intra+" "+runner+` --label "pair=${a}->${a}" --label placement=intra-node`+stepArgs(id+"-intra")),
-			sub("a=${sbench_nodes[0]} b=${sbench_nodes[1]}",
+			sub(id+"-inter",
 				`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
 				"SLURM_HOSTFILE=\"$sbench_hostfile\" "+c.launchLine(st, 2, 2, 1, []string{`--nodelist="$a,$b"`, "--distribution=arbitrary"})+
 					" "+runner+` --label "pair=${a}->${b}" --label placement=inter-node`+stepArgs(id+"-inter")))
 	}
 	return Block{Comment: stepComment(st, c.repeats(st.Benchmark)), Body: strings.Join(body, "\n")}
+}
+
+// StepMarker starts the lines the scripts write on the job's stderr around
+// every launch:
+//
+//	sbench-step: 3-n1-n2 begin attempt=0 at=1733040000
+//	sbench-step: 3-n1-n2 end attempt=0 at=1733040042 rc=1
+//
+// with the launch id (the runner's --step), Slurm's restart count and the
+// Unix time; the end line adds the launcher's exit status (124 when the
+// step's limit ended it).
+const StepMarker = "sbench-step:"
+
+// stepMarker is the printf that writes a marker; extra is more format
+// text, whose one %s is $sbench_rc.
+func stepMarker(id, what, extra string) string {
+	args := `"${SLURM_RESTART_COUNT:-0}" "$(date +%s)"`
+	if extra != "" {
+		args += ` "$sbench_rc"`
+	}
+	return `printf '` + StepMarker + ` %s ` + what + ` attempt=%s at=%s` + extra + `\n' "` + id + `" ` + args + ` >&2`
 }
 
 // pairLaunch is the launch of one ordered pair $a -> $b.
@@ -165,18 +193,34 @@ func stepArgs(id string) string {
 }
 
 // launchLine is the launcher's command line for a step (without the
-// runner), as shell text. Placement arguments (extra) are already shell
-// text; everything else is quoted.
+// runner), as shell text, under timeout(1): a launcher still running
+// its grace (GraceFor) after the step's limit is ended, whatever it is doing (an
+// mpirun that hangs before the runner starts, say). Placement arguments
+// (extra) are already shell text; everything else is quoted.
 func (c *Campaign) launchLine(st Step, ranks, nodes, perNode int, extra []string) string {
 	argv := st.LauncherArgv(ranks, nodes, perNode)
+	step := st.Limit
+	if step == 0 {
+		step = DefaultStepLimit
+	}
+	grace := GraceFor(step)
+	limit := step + grace
+	killer := "timeout --kill-after=" + strconv.Itoa(int(grace.Seconds())) + " " + strconv.Itoa(int(limit.Seconds())) + " "
+	if launcherType(st.Config.Launcher) == "srun" {
+		// Slurm ends the step too, and says so in the job's output.
+		// srun's --time counts whole minutes: round up, never cut short.
+		minutes := (limit + time.Minute - 1) / time.Minute
+		i := slices.Index(argv, "--kill-on-bad-exit=1")
+		argv = slices.Insert(argv, i+1, "--time="+formatSlurmTime(minutes*time.Minute))
+	}
 	if st.Config.Slurm.Nodes.IsRange() && st.Benchmark.Pairs == "" && launcherType(st.Config.Launcher) == "srun" {
 		// The allocation decides the node count: take what it got.
 		argv[1] = "--nodes=$SLURM_JOB_NUM_NODES"
 		q := QuoteArgs(argv)
 		q = strings.Replace(q, "'--nodes=$SLURM_JOB_NUM_NODES'", `--nodes="$SLURM_JOB_NUM_NODES"`, 1)
-		return insertExtra(q, extra)
+		return killer + insertExtra(q, extra)
 	}
-	return insertExtra(QuoteArgs(argv), extra)
+	return killer + insertExtra(QuoteArgs(argv), extra)
 }
 
 // insertExtra puts placement arguments before srun's closing "--".

@@ -295,7 +295,14 @@ func Build(old, new Side, o Options) (*Result, error) {
 	return res, nil
 }
 
+// wanted reports whether a metric of a benchmark is compared. A copy of a
+// figure in the tool's own unit (results.AltUnitMetric: IMB's
+// bandwidth_imb, NetPIPE's bandwidth_mbps) is one measured quantity with
+// its twin: it gets no table of its own unless asked for by --metric.
 func wanted(o Options, benchmark, metric string) bool {
+	if len(o.Metrics) == 0 && results.AltUnitMetric(metric) {
+		return false
+	}
 	return (len(o.Benchmarks) == 0 || slices.Contains(o.Benchmarks, benchmark)) &&
 		(len(o.Metrics) == 0 || slices.Contains(o.Metrics, metric))
 }

@@ -513,3 +513,28 @@ func TestFormatting(t *testing.T) {
 		t.Errorf("signedPct(-0.000001) = %q", s)
 	}
 }
+
+// TestBuildOneTablePerQuantity: a figure repeated in the tool's own unit
+// (IMB's bandwidth_imb beside bandwidth) is not compared twice, unless
+// asked for by name.
+func TestBuildOneTablePerQuantity(t *testing.T) {
+	var id int64
+	a, b := newSide("old", &id), newSide("new", &id)
+	for _, s := range []*sideBuilder{a, b} {
+		run := s.run("imb_pingpong", "v", nil)
+		s.sample(run, "bandwidth", "MB/s", 1<<20, 6000)
+		s.sample(run, "bandwidth_imb", "Mbytes/sec", 1<<20, 6000)
+	}
+	res, err := Build(a.Side, b.Side, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tables) != 1 || res.Tables[0].Metric != "bandwidth" {
+		t.Errorf("%d tables (%+v), want bandwidth only", len(res.Tables), res.Tables)
+	}
+	o := DefaultOptions()
+	o.Metrics = []string{"bandwidth_imb"}
+	if res, err := Build(a.Side, b.Side, o); err != nil || len(res.Tables) != 1 || res.Tables[0].Metric != "bandwidth_imb" {
+		t.Errorf("--metric bandwidth_imb: %v", err)
+	}
+}

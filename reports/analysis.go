@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -133,7 +134,7 @@ func (r *Report) analyse() {
 				matrices[k] = g
 			}
 			g.add(run.ID, from, to, s.Value)
-		case altUnitMetric(s.Metric):
+		case results.AltUnitMetric(s.Metric):
 			// The same measurement as bandwidth, in another unit: nothing
 			// is left out by not drawing it twice.
 		case kind != "" && s.X != nil && isSizeAxis(s.XUnit):

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,5 +124,42 @@ func TestReportPoolsRepeats(t *testing.T) {
 		if s.Config != "intra-node" && s.Config != "inter-node" || len(s.Points) != 3 || s.Points[0].N != 5 || len(s.Runs) != 5 {
 			t.Errorf("line %q: %+v runs %v, want a placement with 5 pooled repeats", s.Config, s.Points, s.Runs)
 		}
+	}
+}
+
+// TestReportOneFigurePerQuantity: IMB PingPong prints its bandwidth once;
+// the archive keeps it normalised (bandwidth, MB/s) and in IMB's own unit
+// (bandwidth_imb). That is one measured quantity: one figure, one verdict
+// line.
+func TestReportOneFigurePerQuantity(t *testing.T) {
+	d := fixtureData(t, filepath.Join("..", "parsers", "testdata", "imb-2019u5-pingpong-excalibur.txt"), 2)
+	hasCopy := false
+	for _, s := range d.Samples {
+		hasCopy = hasCopy || s.Metric == "bandwidth_imb"
+	}
+	if !hasCopy {
+		t.Fatal("the fixture's runs have no bandwidth_imb samples to leave out")
+	}
+	r, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw := 0
+	for _, f := range r.Figures() {
+		if f.Kind == KindBandwidth {
+			bw++
+			if f.Metric != "bandwidth" {
+				t.Errorf("figure %s draws %s", f.Name, f.Metric)
+			}
+		}
+	}
+	lines := 0
+	for _, v := range r.Verdict() {
+		if strings.Contains(v, "MB/s") {
+			lines++
+		}
+	}
+	if bw != 1 || lines > 1 {
+		t.Errorf("%d bandwidth figures and %d bandwidth verdict lines, want one of each: %q", bw, lines, r.Verdict())
 	}
 }

@@ -70,19 +70,6 @@ func metricKind(metric string) string {
 	return ""
 }
 
-// altUnitMetric reports whether a metric repeats another in a second unit,
-// as NetPIPE's bandwidth_mbps repeats its bandwidth in MB/s: one figure is
-// enough.
-func altUnitMetric(metric string) bool {
-	m := strings.ToLower(metric)
-	for _, suffix := range []string{"_mbps", "_mibps", "_gbps", "_gibps", "_kbps"} {
-		if strings.HasPrefix(m, "bandwidth") && strings.HasSuffix(m, suffix) {
-			return true
-		}
-	}
-	return false
-}
-
 // unitFactor converts a sample's unit to the figure's: MB/s (10^6 bytes/s,
 // as OSU prints it) for bandwidth, microseconds for latency.
 func unitFactor(kind, unit string) (float64, bool) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +50,29 @@ type JobInfo struct {
 	// Source is where the state came from: SourceSqueue, SourceScontrol,
 	// SourceJobComp, SourceSacct; "" for StateUnknown.
 	Source string
+	// Restarts is how often Slurm requeued the job (after a node failure,
+	// a preemption, scontrol requeue); scontrol's Restarts, 0 elsewhere.
+	Restarts int
+	// StdOut and StdErr are the job's output files as Slurm resolved them,
+	// Comment is sbatch's --comment (scontrol only).
+	StdOut, StdErr, Comment string
+}
+
+// ReasonDependencyNeverSatisfied is the reason of a job whose dependency
+// failed: Slurm keeps it pending forever (unless kill_invalid_depend).
+const ReasonDependencyNeverSatisfied = "DependencyNeverSatisfied"
+
+// Settled reports whether the job's state will not change by waiting: it
+// ended, nothing knows it any more, or it is pending with a reason that
+// never clears by itself (a dependency that failed).
+func (j JobInfo) Settled() bool {
+	return j.Terminal() || j.State == StateUnknown || j.NeverRuns()
+}
+
+// NeverRuns reports whether the job is pending on something that cannot
+// happen any more.
+func (j JobInfo) NeverRuns() bool {
+	return j.State == "PENDING" && j.Reason == ReasonDependencyNeverSatisfied
 }
 
 // Terminal reports whether the job has ended and its state will not change.
@@ -302,10 +326,16 @@ func jobFromRecord(rec Record, source string) JobInfo {
 		Reason:   rec.Value("Reason"),
 		ExitCode: rec.Value("ExitCode"),
 		NodeList: rec.Value("NodeList"),
+		StdOut:   rec.Value("StdOut"),
+		StdErr:   rec.Value("StdErr"),
+		Comment:  rec.Value("Comment"),
 		Submit:   parseTime(rec.Value("SubmitTime")),
 		Start:    parseTime(rec.Value("StartTime")),
 		End:      parseTime(rec.Value("EndTime")),
 		Source:   source,
+	}
+	if n, err := strconv.Atoi(rec.Value("Restarts")); err == nil && n > 0 {
+		j.Restarts = n
 	}
 	return j.normal()
 }
@@ -324,6 +354,7 @@ func (j JobInfo) normal() JobInfo {
 	}
 	j.State = baseState(j.State)
 	j.Name, j.Reason, j.NodeList, j.ExitCode = blank(j.Name), blank(j.Reason), blank(j.NodeList), blank(j.ExitCode)
+	j.StdOut, j.StdErr, j.Comment = blank(j.StdOut), blank(j.StdErr), blank(j.Comment)
 	if j.State == "PENDING" {
 		j.Start = time.Time{}
 	}
@@ -473,9 +504,10 @@ const DefaultWaitInterval = 2 * time.Second
 const waitRetries = 3
 
 // Wait polls the jobs every interval (DefaultWaitInterval if every <= 0)
-// until each is terminal or StateUnknown (which cannot change any more), or
-// ctx is done. onChange, if not nil, is called with a job's first state and
-// whenever its State or Reason changes, in the order of ids. Wait returns the
+// until each is settled (JobInfo.Settled: terminal, StateUnknown, or
+// pending on a dependency that failed), or ctx is done. onChange, if not
+// nil, is called with a job's first state and whenever its State, Reason
+// or Restarts changes (a requeue), in the order of ids. Wait returns the
 // last state of every job, also with the error that ended it.
 func (c *Client) Wait(ctx context.Context, ids []string, every time.Duration, onChange func(JobInfo)) (map[string]JobInfo, error) {
 	ids, err := cleanIDs(ids)
@@ -508,11 +540,11 @@ func (c *Client) Wait(ctx context.Context, ids []string, every time.Duration, on
 		var still []string
 		for _, id := range pending {
 			j := got[id]
-			if prev, seen := last[id]; (!seen || prev.State != j.State || prev.Reason != j.Reason) && onChange != nil {
+			if prev, seen := last[id]; (!seen || prev.State != j.State || prev.Reason != j.Reason || prev.Restarts != j.Restarts) && onChange != nil {
 				onChange(j)
 			}
 			last[id] = j
-			if !j.Terminal() && j.State != StateUnknown {
+			if !j.Settled() {
 				still = append(still, id)
 			}
 		}

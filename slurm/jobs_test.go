@@ -55,22 +55,22 @@ func TestJobsFromScontrol(t *testing.T) {
 	want := map[string]JobInfo{
 		"1": {ID: "1", Name: "true", State: "COMPLETED", ExitCode: "0:0", NodeList: "n[1-2]",
 			Submit: local("2026-11-30T00:24:21"), Start: local("2026-11-30T00:24:21"), End: local("2026-11-30T00:24:21")},
-		"3": {ID: "3", Name: "failer", State: "FAILED", Reason: "NonZeroExitCode", ExitCode: "3:0", NodeList: "n1",
+		"3": {StdOut: "/scratch/lab/jobs/failer-3.out", StdErr: "/scratch/lab/jobs/failer-3.out", ID: "3", Name: "failer", State: "FAILED", Reason: "NonZeroExitCode", ExitCode: "3:0", NodeList: "n1",
 			Submit: local("2026-11-30T00:24:33"), Start: local("2026-11-30T00:24:34"), End: local("2026-11-30T00:24:35")},
-		"4": {ID: "4", Name: "sleeper", State: "TIMEOUT", Reason: "TimeLimit", ExitCode: "0:15", NodeList: "n1",
+		"4": {StdOut: "/scratch/lab/jobs/sleeper-4.out", StdErr: "/scratch/lab/jobs/sleeper-4.out", ID: "4", Name: "sleeper", State: "TIMEOUT", Reason: "TimeLimit", ExitCode: "0:15", NodeList: "n1",
 			Submit: local("2026-11-30T00:24:33"), Start: local("2026-11-30T00:24:34"), End: local("2026-11-30T00:25:50")},
-		"5": {ID: "5", Name: "segv", State: "FAILED", Reason: "JobLaunchFailure", ExitCode: "0:11", NodeList: "n1",
+		"5": {StdOut: "/scratch/lab/jobs/segv-5.out", StdErr: "/scratch/lab/jobs/segv-5.out", ID: "5", Name: "segv", State: "FAILED", Reason: "JobLaunchFailure", ExitCode: "0:11", NodeList: "n1",
 			Submit: local("2026-11-30T00:24:33"), Start: local("2026-11-30T00:24:34"), End: local("2026-11-30T00:24:34")},
 		// Running: EndTime=Unknown. Pending: StartTime is a forecast a year
 		// ahead, which must not pass for a start.
-		"8": {ID: "8", Name: "runner", State: "RUNNING", ExitCode: "0:0", NodeList: "n1",
+		"8": {StdOut: "/tmp/sbjobs/slurm-8.out", StdErr: "/tmp/sbjobs/slurm-8.out", ID: "8", Name: "runner", State: "RUNNING", ExitCode: "0:0", NodeList: "n1",
 			Submit: local("2026-11-30T01:50:59"), Start: local("2026-11-30T01:50:59")},
-		"9": {ID: "9", Name: "waiter", State: "PENDING", Reason: "Resources", ExitCode: "0:0",
+		"9": {StdOut: "/tmp/sbjobs/slurm-9.out", StdErr: "/tmp/sbjobs/slurm-9.out", ID: "9", Name: "waiter", State: "PENDING", Reason: "Resources", ExitCode: "0:0",
 			Submit: local("2026-11-30T01:50:59")},
 		// Cancelled while pending: Slurm keeps the pending reason.
-		"6": {ID: "6", Name: "pend2", State: "CANCELLED", Reason: "Resources", ExitCode: "0:0",
+		"6": {StdOut: "/tmp/sbjobs/slurm-6.out", StdErr: "/tmp/sbjobs/slurm-6.out", ID: "6", Name: "pend2", State: "CANCELLED", Reason: "Resources", ExitCode: "0:0",
 			Submit: local("2026-11-30T01:48:52"), Start: local("2026-11-30T01:48:53"), End: local("2026-11-30T01:48:53")},
-		"7": {ID: "7", Name: "a very long job name with | pipes and spaces that goes on and on", State: "COMPLETED",
+		"7": {StdOut: "/tmp/sbjobs/slurm-7.out", StdErr: "/tmp/sbjobs/slurm-7.out", ID: "7", Name: "a very long job name with | pipes and spaces that goes on and on", State: "COMPLETED",
 			ExitCode: "0:0", NodeList: "n1",
 			Submit: local("2026-11-30T01:49:11"), Start: local("2026-11-30T01:49:12"), End: local("2026-11-30T01:49:12")},
 	}
@@ -482,5 +482,46 @@ func TestArrayJobSummedUp(t *testing.T) {
 	jobs, _ = c.Jobs(context.Background(), []string{"14_0"})
 	if jobs["14_0"].State != "COMPLETED" {
 		t.Errorf("task 0: %+v", jobs["14_0"])
+	}
+}
+
+// TestJobsRequeuedAndNeverRunning: two outcomes captured from the test
+// cluster. A job requeued after its node failed ran again (Restarts=1);
+// scontrol never shows NODE_FAIL for it, only the count. A job whose
+// afterok dependency failed pends forever: settled, for anyone waiting.
+func TestJobsRequeuedAndNeverRunning(t *testing.T) {
+	f := replay(t, map[string]reply{
+		"scontrol show job -o 3": {stdout: testdata(t, "lab-scontrol-requeued.txt")},
+		"scontrol show job -o 5": {stdout: testdata(t, "lab-scontrol-dependency-never.txt")},
+	})
+	c := &Client{R: f}
+	got, err := c.Jobs(context.Background(), []string{"3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := got["3"]; j.State != "COMPLETED" || j.Restarts != 1 || j.StdOut != "/tmp/rq-3.out" {
+		t.Errorf("requeued job: %+v", j)
+	}
+	got, err = c.Jobs(context.Background(), []string{"5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := got["5"]
+	if j.State != "PENDING" || j.Reason != ReasonDependencyNeverSatisfied || j.Terminal() || !j.Settled() || !j.NeverRuns() {
+		t.Errorf("job pending on a failed dependency: %+v, terminal %v settled %v", j, j.Terminal(), j.Settled())
+	}
+	// Wait returns on it rather than polling forever.
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Wait(context.Background(), []string{"5"}, time.Millisecond, nil)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Wait is still polling a job whose dependency never will be satisfied")
 	}
 }

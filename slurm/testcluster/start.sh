@@ -167,6 +167,9 @@ JobCompLoc=$LAB/log/jobcomp.txt
 MinJobAge=600
 KillWait=5
 InactiveLimit=0
+# A killed slurmd is noticed in seconds, not Slurm's default 5 minutes:
+# the tests kill one to see a job requeued after NODE_FAIL.
+SlurmdTimeout=10
 EOF
 	for i in $(seq 1 "$NODES"); do
 		echo "NodeName=n$i NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((BASE + i)) CPUs=4 Sockets=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=$NODE_MB State=UNKNOWN"

@@ -37,7 +37,7 @@ type ingestStmts struct {
 
 const (
 	sqlFindHash   = `SELECT id FROM runs WHERE hash = ?`
-	sqlInsertRun  = `INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, command, launcher, tool, tool_version, status, error, job_id, step, array_index, nodes, tasks, tasks_per_node, start_time, end_time, runner_version, source, origin, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertRun  = `INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, command, launcher, tool, tool_version, status, error, job_id, step, array_index, nodes, tasks, tasks_per_node, start_time, end_time, runner_version, source, origin, ingested_at, restart) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlInsertBndl = `INSERT INTO bundles (run_id, encoding, data) VALUES (?, ?, ?)`
 	sqlInsertLbl  = `INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)`
 	sqlInsertPrm  = `INSERT INTO run_params (run_id, key, value) VALUES (?, ?, ?)`
@@ -370,7 +370,7 @@ func insertRun(ctx context.Context, st *ingestStmts, source string, now any, e *
 		e.command, b.Benchmark.Launcher, b.Benchmark.Tool, b.Benchmark.ToolVersion,
 		string(b.Status), b.Error,
 		b.Job.ID, b.Job.Step, b.Job.ArrayIndex, e.nodes, b.Job.Tasks, b.Job.TasksPerNode,
-		formatTime(b.Start), formatTime(b.End), b.RunnerVersion, source, b.Source, now)
+		formatTime(b.Start), formatTime(b.End), b.RunnerVersion, source, b.Source, now, b.Job.Restart)
 	if err != nil {
 		return 0, fmt.Errorf("insert run: %w", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/sbench/sbench/results"
 )
 
 // RecordJob archives a submitted Slurm job of a campaign and returns its
@@ -38,10 +40,16 @@ func (db *DB) RecordJob(ctx context.Context, j Job) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, err)
 	}
-	r, err := db.w.ExecContext(ctx, `INSERT INTO jobs (slurm_id, campaign, variants, name, script, results_dir, submitted, state, reason, exit_code, start_time, end_time, nodelist, updated)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	plan, err := jsonOrNull(j.Plan, j.Plan == nil)
+	if err != nil {
+		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, err)
+	}
+	r, err := db.w.ExecContext(ctx, `INSERT INTO jobs (slurm_id, campaign, variants, name, script, results_dir, submitted, state, reason, exit_code, start_time, end_time, nodelist, updated,
+	plan, output, error, restarts, intent)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		j.SlurmID, j.Campaign, variants, j.Name, j.Script, j.ResultsDir, formatTime(j.Submitted),
-		j.State, j.Reason, j.ExitCode, formatTime(j.Start), formatTime(j.End), j.NodeList, formatTime(j.Updated))
+		j.State, j.Reason, j.ExitCode, formatTime(j.Start), formatTime(j.End), j.NodeList, formatTime(j.Updated),
+		plan, j.Output, j.Error, j.Restarts, j.Intent)
 	if isUniqueViolation(err) {
 		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, ErrExists)
 	}
@@ -98,9 +106,9 @@ func (db *DB) UpdateJob(ctx context.Context, j Job) error {
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE jobs SET state = ?, reason = ?, exit_code = ?,
 	start_time = coalesce(?, start_time), end_time = coalesce(?, end_time),
-	nodelist = coalesce(nullif(?, ''), nodelist), updated = ?
+	nodelist = coalesce(nullif(?, ''), nodelist), updated = ?, restarts = max(restarts, ?)
 WHERE slurm_id = ? AND (? = '' OR campaign = ?)`,
-		j.State, j.Reason, j.ExitCode, formatTime(j.Start), formatTime(j.End), j.NodeList, formatTime(j.Updated),
+		j.State, j.Reason, j.ExitCode, formatTime(j.Start), formatTime(j.End), j.NodeList, formatTime(j.Updated), j.Restarts,
 		j.SlurmID, j.Campaign, j.Campaign); err != nil {
 		return fmt.Errorf("update job %s: %w", name, err)
 	}
@@ -113,7 +121,8 @@ WHERE slurm_id = ? AND (? = '' OR campaign = ?)`,
 // Jobs returns the jobs of campaign ("" for every campaign), ordered by
 // submission time, then id.
 func (db *DB) Jobs(ctx context.Context, campaign string) ([]Job, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, slurm_id, campaign, variants, name, script, results_dir, submitted, state, reason, exit_code, start_time, end_time, nodelist, updated
+	rows, err := db.r.QueryContext(ctx, `SELECT id, slurm_id, campaign, variants, name, script, results_dir, submitted, state, reason, exit_code, start_time, end_time, nodelist, updated,
+	plan, output, error, restarts, intent
 FROM jobs WHERE ? = '' OR campaign = ? ORDER BY submitted, id`, campaign, campaign)
 	if err != nil {
 		return nil, fmt.Errorf("query jobs of %s: %w", db.path, err)
@@ -122,13 +131,17 @@ FROM jobs WHERE ? = '' OR campaign = ? ORDER BY submitted, id`, campaign, campai
 	var out []Job
 	for rows.Next() {
 		var j Job
-		var variants, submitted, start, end, updated sql.NullString
+		var variants, submitted, start, end, updated, plan sql.NullString
 		if err := rows.Scan(&j.ID, &j.SlurmID, &j.Campaign, &variants, &j.Name, &j.Script, &j.ResultsDir,
-			&submitted, &j.State, &j.Reason, &j.ExitCode, &start, &end, &j.NodeList, &updated); err != nil {
+			&submitted, &j.State, &j.Reason, &j.ExitCode, &start, &end, &j.NodeList, &updated,
+			&plan, &j.Output, &j.Error, &j.Restarts, &j.Intent); err != nil {
 			return nil, fmt.Errorf("query jobs of %s: %w", db.path, err)
 		}
 		if err := unmarshalNull(variants, &j.Variants); err != nil {
 			return nil, fmt.Errorf("query jobs of %s: job %d: variants: %w", db.path, j.ID, err)
+		}
+		if err := unmarshalNull(plan, &j.Plan); err != nil {
+			return nil, fmt.Errorf("query jobs of %s: job %d: plan: %w", db.path, j.ID, err)
 		}
 		var perr error
 		set := func(dst *time.Time, s sql.NullString) {
@@ -150,4 +163,64 @@ FROM jobs WHERE ? = '' OR campaign = ? ORDER BY submitted, id`, campaign, campai
 		return nil, fmt.Errorf("query jobs of %s: %w", db.path, err)
 	}
 	return out, nil
+}
+
+// ResolveIntent records the Slurm id of a job recorded before sbatch gave
+// it one: the row with intent in campaign gets slurmID and forgets its
+// intent. An unknown intent wraps ErrNotFound.
+func (db *DB) ResolveIntent(ctx context.Context, campaign, intent, slurmID string) error {
+	if intent == "" || slurmID == "" {
+		return errors.New("resolve job intent: intent and slurm id are required")
+	}
+	r, err := db.w.ExecContext(ctx, `UPDATE jobs SET slurm_id = ?, intent = '', updated = ? WHERE campaign = ? AND intent = ?`,
+		slurmID, formatTime(db.now()), campaign, intent)
+	if isUniqueViolation(err) {
+		return fmt.Errorf("resolve job intent %s: job %s of campaign %s: %w", intent, slurmID, campaign, ErrExists)
+	}
+	if err != nil {
+		return fmt.Errorf("resolve job intent %s: %w", intent, err)
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return fmt.Errorf("resolve job intent %s of campaign %s: %w", intent, campaign, ErrNotFound)
+	}
+	return nil
+}
+
+// DropIntent forgets a job recorded before sbatch, which Slurm never
+// accepted (sbatch refused it, or it is found nowhere).
+func (db *DB) DropIntent(ctx context.Context, campaign, intent string) error {
+	if _, err := db.w.ExecContext(ctx, `DELETE FROM jobs WHERE campaign = ? AND intent = ? AND intent != ''`, campaign, intent); err != nil {
+		return fmt.Errorf("drop job intent %s: %w", intent, err)
+	}
+	return nil
+}
+
+// JobRuns lists the runs of a job, its array tasks' included (the runner
+// names an array task by the array's id and the task's index): what the
+// planned steps are checked against. Runs carry their id, step, array
+// index, restart and status only.
+func (db *DB) JobRuns(ctx context.Context, campaign, slurmID string) ([]Run, error) {
+	var runs []Run
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, step, array_index, restart, status FROM runs
+WHERE campaign = ? AND job_id = ? ORDER BY id`, campaign, slurmID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r Run
+			var status string
+			if err := rows.Scan(&r.ID, &r.Step, &r.ArrayIndex, &r.Restart, &status); err != nil {
+				return err
+			}
+			r.Campaign, r.JobID, r.Status = campaign, slurmID, results.Status(status)
+			runs = append(runs, r)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("query runs of job %s of %s: %w", slurmID, db.path, err)
+	}
+	return runs, nil
 }

@@ -130,3 +130,46 @@ func TestJobErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestJobPlanIntentAndRuns: a job recorded before sbatch answered (its
+// intent) gets its id later; its plan, output files and restarts are kept;
+// JobRuns finds its runs and its array tasks'.
+func TestJobPlanIntentAndRuns(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	plan := []PlannedStep{{Step: "0", Benchmark: "lat", Kind: "native", Kernel: "latency", Variant: "v",
+		Params: map[string]string{"repeat": "0"}, Ranks: 2, Nodes: 2, Limit: 10 * time.Minute},
+		{Task: "1", Step: "0", Pairs: "all", Benchmark: "bw", Kind: "tool", Variant: "w", Ranks: 2, Nodes: 2}}
+	if _, err := db.RecordJob(ctx, Job{SlurmID: "intent-ab12", Intent: "sbench:ab12", Campaign: "c", State: "SUBMITTING",
+		Plan: plan, Output: "out/%x-%j.out", Error: "out/%x-%j.err"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ResolveIntent(ctx, "c", "sbench:ab12", "41"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ResolveIntent(ctx, "c", "sbench:nope", "42"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown intent: %v", err)
+	}
+	if err := db.UpdateJob(ctx, Job{SlurmID: "41", Campaign: "c", State: "PENDING", Restarts: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// A later view without the count does not forget it.
+	if err := db.UpdateJob(ctx, Job{SlurmID: "41", Campaign: "c", State: "COMPLETED"}); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := db.Jobs(ctx, "c")
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("jobs %+v, %v", jobs, err)
+	}
+	j := jobs[0]
+	if j.SlurmID != "41" || j.Intent != "" || j.Restarts != 1 || !reflect.DeepEqual(j.Plan, plan) || j.Output != "out/%x-%j.out" || j.Error != "out/%x-%j.err" {
+		t.Errorf("job %+v", j)
+	}
+	b1, b2, other := osuBundle("c", "v", "41", 2), osuBundle("c", "w", "41", 2), osuBundle("c", "v", "410", 2)
+	b2.Job.ArrayIndex, b2.Job.Restart = "1", 1
+	ingest(t, db, "x", b1, b2, other)
+	runs, err := db.JobRuns(ctx, "c", "41")
+	if err != nil || len(runs) != 2 || runs[1].ArrayIndex != "1" || runs[1].Restart != 1 {
+		t.Errorf("JobRuns = %+v, %v; want the job's two runs, not job 410's", runs, err)
+	}
+}

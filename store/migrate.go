@@ -23,6 +23,7 @@ var migrations = []migration{
 	{"base tables", execSQL(schemaV1)},
 	{"query indexes", execSQL(schemaV2)},
 	{"baselines", execSQL(schemaV3)},
+	{"attempts and planned steps", execSQL(schemaV4)},
 }
 
 // LatestSchemaVersion is the schema version this sbench writes.
@@ -211,6 +212,23 @@ CREATE TABLE baseline_runs (
 ) WITHOUT ROWID;
 
 CREATE INDEX baseline_runs_run ON baseline_runs(run_id);
+`
+
+// schemaV4 keeps what a job was planned to run and what became of it:
+// every planned step ends as a run, with a bundle or without (jobs.plan);
+// a requeued job's attempts are told apart (runs.restart, jobs.restarts);
+// the job's output files are where a step that wrote no bundle left its
+// messages (jobs.output, jobs.error); a job submitted but not yet known by
+// its Slurm id is found again by the comment sbatch was given
+// (jobs.intent).
+const schemaV4 = `
+ALTER TABLE runs ADD COLUMN restart INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN plan TEXT;                          -- JSON array of planned steps
+ALTER TABLE jobs ADD COLUMN output TEXT NOT NULL DEFAULT '';    -- sbatch --output, as given (%j …)
+ALTER TABLE jobs ADD COLUMN error TEXT NOT NULL DEFAULT '';     -- sbatch --error, "" when with output
+ALTER TABLE jobs ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN intent TEXT NOT NULL DEFAULT '';    -- sbatch --comment before the id was known
+CREATE INDEX runs_job ON runs(job_id, campaign);
 `
 
 // NewerSchemaError is returned by Open for an archive written by a newer

@@ -26,9 +26,12 @@ type Run struct {
 	Status results.Status
 	Error  string
 
-	JobID        string
-	Step         string
-	ArrayIndex   string
+	JobID      string
+	Step       string
+	ArrayIndex string
+	// Restart is the job's restart count when the run was made: 0 for its
+	// first attempt, k after Slurm requeued it k times.
+	Restart      int
 	Nodes        []string
 	Tasks        int
 	TasksPerNode string
@@ -75,6 +78,40 @@ type Job struct {
 	Start, End time.Time
 	NodeList   string
 	Updated    time.Time
+	// Restarts is how often Slurm requeued the job (scontrol's Restarts).
+	Restarts int
+	// Output and Error are the job's output files as sbatch was given them
+	// (patterns with %j, %x …; Error "" when stderr goes to Output).
+	Output, Error string
+	// Plan is what the job was submitted to run, one entry per step.
+	Plan []PlannedStep
+	// Intent is the comment sbatch was given, by which a job whose id was
+	// never recorded (an interrupted submit) is found again; "" once it is.
+	Intent string
+}
+
+// PlannedStep is one step a job was submitted to run: what must end in the
+// archive as a run (or several, for node-pair placements), with a bundle
+// or, failing that, as a failed run made from what is known.
+type PlannedStep struct {
+	// Task is the array task index, "" outside arrays; Step the step's
+	// index in its job (or task), as the runner's --step starts.
+	Task string `json:"task,omitempty"`
+	Step string `json:"step"`
+	// Pairs is the node-pair placement ("all", "both-directions",
+	// "intra-inter"), which makes one launch per pair.
+	Pairs     string `json:"pairs,omitempty"`
+	Benchmark string `json:"benchmark"`
+	Kind      string `json:"kind"`             // "native" or "tool"
+	Kernel    string `json:"kernel,omitempty"` // native kernel
+	Variant   string `json:"variant"`
+	// Params and Labels are those the run's bundle would carry.
+	Params map[string]string `json:"params,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+	Ranks  int               `json:"ranks"`
+	Nodes  int               `json:"nodes"`
+	// Limit is the step's time limit.
+	Limit time.Duration `json:"limit,omitempty"`
 }
 
 // Filter selects runs; zero fields select everything.

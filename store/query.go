@@ -77,7 +77,7 @@ func (db *DB) Runs(ctx context.Context, f Filter) ([]Run, error) {
 	return runs, nil
 }
 
-const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at`
+const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at, r.restart`
 
 // runDetail is how much of each run loadRuns reads.
 type runDetail int
@@ -106,7 +106,7 @@ func loadRuns(ctx context.Context, q queryer, f Filter, detail runDetail) ([]Run
 		if err := rows.Scan(&r.ID, &r.Hash, &r.Campaign, &r.Variant, &r.Benchmark, &r.Kind, &r.Kernel,
 			&command, &r.Launcher, &r.Tool, &r.ToolVer, &status, &r.Error,
 			&r.JobID, &r.Step, &r.ArrayIndex, &nodes, &r.Tasks, &r.TasksPerNode,
-			&start, &end, &r.RunnerVersion, &r.Source, &r.Origin, &ingested); err != nil {
+			&start, &end, &r.RunnerVersion, &r.Source, &r.Origin, &ingested, &r.Restart); err != nil {
 			return nil, err
 		}
 		r.Status = results.Status(status)

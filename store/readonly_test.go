@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -275,7 +276,7 @@ func TestReadOnlyArchive(t *testing.T) {
 		if !errors.As(err, &ro) || !ro.Migrate || ro.Version != LatestSchemaVersion()-1 {
 			t.Fatalf("OpenReadOnly = %v, want a ReadOnlyError with the old version", err)
 		}
-		for _, want := range []string{oldPath, "read-only (" + reason + ")", "schema version 2", "this sbench's 3", "cannot be migrated"} {
+		for _, want := range []string{oldPath, "read-only (" + reason + ")", fmt.Sprintf("schema version %d", LatestSchemaVersion()-1), fmt.Sprintf("this sbench's %d", LatestSchemaVersion()), "cannot be migrated"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q lacks %q", err, want)
 			}

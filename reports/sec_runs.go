@@ -58,6 +58,10 @@ func (r *Report) runsSection(d *document) {
 		}
 	}
 	d.y += 6
+	if note := r.requeueNote(); note != "" {
+		d.para(note, "", smallSize, black)
+		d.y += 2
+	}
 	if bad == 0 {
 		d.para("All runs completed and passed their checks.", "", smallSize, grey)
 	} else {
@@ -125,10 +129,63 @@ func (r *Report) stateLabel(run *store.Run) string {
 	if status == "" {
 		status = "—"
 	}
+	if run.Restart > 0 {
+		status += fmt.Sprintf(" (attempt %d)", run.Restart+1)
+	}
 	if j := r.jobOf(run); j != nil && j.State != "" {
 		return j.State + " / " + status
 	}
 	return status
+}
+
+// requeueNote says which jobs Slurm requeued (after a node failure or a
+// preemption), and which runs each attempt left: a job's results may come
+// from two attempts, and a reader must know.
+func (r *Report) requeueNote() string {
+	type job struct {
+		restarts int
+		runs     map[int][]int64
+	}
+	jobs := map[string]*job{}
+	var order []string
+	for i := range r.runs {
+		run := &r.runs[i]
+		restarts := run.Restart
+		if j := r.jobOf(run); j != nil {
+			restarts = max(restarts, j.Restarts)
+		}
+		if restarts == 0 {
+			continue
+		}
+		key := jobLabel(&store.Run{JobID: run.JobID, ArrayIndex: run.ArrayIndex})
+		if jobs[key] == nil {
+			jobs[key] = &job{runs: map[int][]int64{}}
+			order = append(order, key)
+		}
+		jobs[key].restarts = max(jobs[key].restarts, restarts)
+		jobs[key].runs[run.Restart] = append(jobs[key].runs[run.Restart], run.ID)
+	}
+	var parts []string
+	for _, key := range order {
+		j := jobs[key]
+		var attempts []string
+		for a := 0; a <= j.restarts; a++ {
+			if ids := j.runs[a]; len(ids) > 0 {
+				attempts = append(attempts, fmt.Sprintf("attempt %d: run%s %s", a+1, plural(len(ids)), joinIDs(ids)))
+			}
+		}
+		parts = append(parts, fmt.Sprintf("Job %s was requeued by Slurm %d time%s (a node failure or a preemption); the runs of every attempt are kept (%s).",
+			key, j.restarts, plural(j.restarts), strings.Join(attempts, "; ")))
+	}
+	return strings.Join(parts, " ")
+}
+
+func joinIDs(ids []int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatInt(id, 10)
+	}
+	return strings.Join(s, ", ")
 }
 
 // failureText says why a run failed: its error, and for an invalid run the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"syscall"
 	"time"
 )
 
@@ -47,6 +48,10 @@ func (Exec) Run(ctx context.Context, argv []string, env []string, dir string) ([
 	// A Slurm command that forks a child holding our pipes (srun --pty does)
 	// must not keep Run waiting after it was killed.
 	cmd.WaitDelay = 5 * time.Second
+	// Its own process group: a Ctrl-C at the terminal reaches sbench, which
+	// decides (an sbatch already sent finishes, so that its job id is
+	// recorded), not the Slurm command behind its back.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		return stdout.Bytes(), stderr.Bytes(), fmt.Errorf("run %s: %w", argv[0], ctx.Err())

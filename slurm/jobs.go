@@ -510,6 +510,22 @@ const waitRetries = 3
 // or Restarts changes (a requeue), in the order of ids. Wait returns the
 // last state of every job, also with the error that ended it.
 func (c *Client) Wait(ctx context.Context, ids []string, every time.Duration, onChange func(JobInfo)) (map[string]JobInfo, error) {
+	var each func(JobInfo, bool)
+	if onChange != nil {
+		each = func(j JobInfo, changed bool) {
+			if changed {
+				onChange(j)
+			}
+		}
+	}
+	return c.WaitEach(ctx, ids, every, each)
+}
+
+// WaitEach is Wait calling onPoll with every job's state at every poll,
+// changed saying whether it is the first or differs from the last
+// (State, Reason or Restarts): what a caller that also follows a running
+// job's progress needs.
+func (c *Client) WaitEach(ctx context.Context, ids []string, every time.Duration, onPoll func(j JobInfo, changed bool)) (map[string]JobInfo, error) {
 	ids, err := cleanIDs(ids)
 	if err != nil {
 		return nil, err
@@ -540,8 +556,9 @@ func (c *Client) Wait(ctx context.Context, ids []string, every time.Duration, on
 		var still []string
 		for _, id := range pending {
 			j := got[id]
-			if prev, seen := last[id]; (!seen || prev.State != j.State || prev.Reason != j.Reason || prev.Restarts != j.Restarts) && onChange != nil {
-				onChange(j)
+			if onPoll != nil {
+				prev, seen := last[id]
+				onPoll(j, !seen || prev.State != j.State || prev.Reason != j.Reason || prev.Restarts != j.Restarts)
 			}
 			last[id] = j
 			if !j.Settled() {
@@ -552,4 +569,22 @@ func (c *Client) Wait(ctx context.Context, ids []string, every time.Duration, on
 		timer.Reset(every)
 	}
 	return last, nil
+}
+
+// FindByComment returns the id of the job named name whose comment is
+// comment (sbatch --comment), as long as Slurm remembers it (squeue shows
+// ended jobs for MinJobAge); found is false when there is none.
+func (c *Client) FindByComment(ctx context.Context, name, comment string) (id string, found bool, err error) {
+	argv := []string{"squeue", "-h", "-t", "all", "--name", name, "-o", "%i|%k"}
+	stdout, stderr, err := c.run(ctx, argv, nil, "")
+	if err != nil {
+		return "", false, fmt.Errorf("squeue --name %s: %s (%w)", name, errorText(stderr, stdout), err)
+	}
+	for _, l := range strings.Split(string(stdout), "\n") {
+		jid, k, ok := strings.Cut(strings.TrimSpace(l), "|")
+		if ok && k == comment && validJobID(jid) {
+			return jid, true, nil
+		}
+	}
+	return "", false, nil
 }

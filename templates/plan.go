@@ -134,6 +134,9 @@ func (c *Campaign) RunnerPath() string {
 	return "sbench-runner"
 }
 
+// Repeats is how often b runs: its repeats, else the campaign's, else 1.
+func (c *Campaign) Repeats(b *Benchmark) int { return c.repeats(b) }
+
 // repeats is how often b runs.
 func (c *Campaign) repeats(b *Benchmark) int {
 	switch {

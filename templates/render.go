@@ -150,6 +150,21 @@ func (r *Renderer) RenderDir(p *Plan, dir string) ([]string, error) {
 	return paths, nil
 }
 
+// OutputFiles are the job's --output and --error, as its script gives them
+// to sbatch (Slurm patterns, relative to where sbatch runs): [slurm]
+// output, else RESULTS/%x-%j.out (%x-%A_%a.out for an array); error ""
+// when stderr goes with stdout.
+func (c *Campaign) OutputFiles(j Job) (output, errFile string) {
+	out := c.Slurm.Output
+	if out == "" {
+		out = c.ResultsDir() + "/%x-%j.out"
+		if len(j.Tasks) > 0 {
+			out = c.ResultsDir() + "/%x-%A_%a.out"
+		}
+	}
+	return out, c.Slurm.Error
+}
+
 // directives lists the job's #SBATCH options in a fixed order.
 func directives(c *Campaign, j Job) []string {
 	s := j.Alloc
@@ -188,15 +203,9 @@ func directives(c *Campaign, j Job) []string {
 	if len(j.Tasks) > 0 {
 		add("array", fmt.Sprintf("0-%d", len(j.Tasks)-1))
 	}
-	out := c.Slurm.Output
-	if out == "" {
-		out = c.ResultsDir() + "/%x-%j.out"
-		if len(j.Tasks) > 0 {
-			out = c.ResultsDir() + "/%x-%A_%a.out"
-		}
-	}
+	out, errFile := c.OutputFiles(j)
 	add("output", out)
-	add("error", c.Slurm.Error)
+	add("error", errFile)
 	// A requeued job appends to its output: the first attempt's step
 	// markers and messages stay there beside the second's.
 	add("open-mode", "append")

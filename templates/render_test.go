@@ -210,3 +210,19 @@ kernel = "latency"
 	}
 	t.Logf("two hung steps of 2 s + 1 s grace ended after %v", took.Round(100*time.Millisecond))
 }
+
+// LaunchIDs names the launches as Launches (sbench local) and the script
+// (--step) do.
+func TestLaunchIDsMatchLaunches(t *testing.T) {
+	nodes := []string{"n1", "n2", "n3"}
+	for _, pairs := range []string{"", "both-directions", "all", "intra-inter"} {
+		st := Step{Index: 4, Run: Run{Benchmark: &Benchmark{Pairs: pairs}}, Ranks: 2, Nodes: 2, PerNode: 1}
+		var want []string
+		for _, l := range st.Launches(nodes) {
+			want = append(want, l.ID)
+		}
+		if got := LaunchIDs("4", pairs, nodes); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("pairs %q: LaunchIDs %q, Launches %q", pairs, got, want)
+		}
+	}
+}

@@ -67,6 +67,35 @@ func (st Step) Launches(nodes []string) []Launch {
 	return []Launch{{ID: id, Nodes: nodes[:n], TasksPerNode: st.PerNode, Ranks: st.Ranks}}
 }
 
+// LaunchIDs are the ids of the launches (the runner's --step) a step of a
+// job makes on its allocation's nodes: the step's index, or one id per
+// node pair for a pairs placement, as the script computes them. Without
+// the nodes (a job that never ran), a pairs step has no ids.
+func LaunchIDs(index, pairs string, nodes []string) []string {
+	switch pairs {
+	case "":
+		return []string{index}
+	case "both-directions":
+		if len(nodes) < 2 {
+			return nil
+		}
+		return []string{index + "-" + nodes[0] + "-" + nodes[1], index + "-" + nodes[1] + "-" + nodes[0]}
+	case "all":
+		var ids []string
+		for _, a := range nodes {
+			for _, b := range nodes {
+				if a != b {
+					ids = append(ids, index+"-"+a+"-"+b)
+				}
+			}
+		}
+		return ids
+	case "intra-inter":
+		return []string{index + "-intra", index + "-inter"}
+	}
+	return nil
+}
+
 // usesPairs reports whether any step needs the allocation's node names.
 func usesPairs(steps []Step) bool {
 	for _, st := range steps {

@@ -1,21 +1,26 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sbench/sbench/runner"
+	"github.com/sbench/sbench/slurm"
 	"github.com/sbench/sbench/store"
 	"github.com/sbench/sbench/templates"
 )
@@ -27,7 +32,6 @@ type localRun struct {
 	runnerPath string
 	ranks      int // -n
 	verbose    bool
-	stamp      string
 	notes      map[string]bool
 }
 
@@ -39,8 +43,10 @@ func (l *localRun) note(format string, args ...any) {
 	}
 }
 
-// runStep starts one step's launches; it returns the launches that failed.
-func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []string, st templates.Step) []string {
+// runStep starts one step's launches; it returns the launches that failed
+// and what became of each launch, by launch id. Every launch is bounded
+// by the step's limit and its grace, as the scripts bound it.
+func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []string, st templates.Step) ([]string, map[string]*stepOutcome) {
 	if st.Ranks > 0 && l.ranks > 0 && st.Benchmark.Pairs == "" {
 		st.Ranks = l.ranks
 		st.PerNode = (l.ranks + st.Nodes - 1) / st.Nodes
@@ -53,13 +59,18 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		l.note("setup lines are not run by sbench local")
 	}
 	var failed []string
+	outs := map[string]*stepOutcome{}
+	limit := st.Limit
+	if limit == 0 {
+		limit = templates.DefaultStepLimit
+	}
 	for _, ln := range st.Launches(nodes) {
 		args := append(append(append([]string(nil), st.RunnerArgs...), ln.Args...), "--step", ln.ID, "--session", jobID+"."+ln.ID)
 		fmt.Fprintf(l.e.stderr, "job %s step %s %s (%s): %d rank(s) on %s\n", jobID, ln.ID, st.Benchmark.Name, st.Name, ln.Ranks, strings.Join(ln.Nodes, ","))
-		var log bytes.Buffer
-		var out io.Writer = &log
+		log := &tailBuffer{max: 64 << 10}
+		var out io.Writer = log
 		if l.verbose {
-			out = io.MultiWriter(&log, l.e.stderr)
+			out = io.MultiWriter(log, l.e.stderr)
 		}
 		env := []string{"SBENCH_TOKEN=" + mustToken()}
 		if l.camp.Runner.Bind == "" {
@@ -68,31 +79,89 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		for _, k := range sortedEnvKeys(st.Config.Env) {
 			env = append(env, k+"="+st.Config.Env[k])
 		}
+		o := &stepOutcome{begin: time.Now().UTC()}
+		outs[ln.ID] = o
+		lctx, cancel := context.WithTimeout(ctx, limit+templates.GraceFor(limit))
 		var err error
 		switch typ := st.Config.Launcher.Type; typ {
 		case "", "srun":
 			err = runner.LocalStep{
 				Runner: l.runnerPath, Args: args, Nodes: ln.Nodes, TasksPerNode: ln.TasksPerNode, Ranks: ln.Ranks,
 				JobID: jobID, StepID: ln.ID, JobName: jobName, Env: env, Stdout: out, Stderr: out,
-			}.Run(ctx)
+			}.Run(lctx)
 		default:
 			// An MPI launcher starts the ranks itself, here on this machine.
 			argv := append(st.LauncherArgv(ln.Ranks, len(ln.Nodes), ln.TasksPerNode), l.runnerPath)
 			argv = append(argv, args...)
-			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+			cmd := exec.CommandContext(lctx, argv[0], argv[1:]...)
 			cmd.Env = append(append(os.Environ(), env...), "SLURM_JOB_ID="+jobID)
 			cmd.Stdout, cmd.Stderr = out, out
+			cmd.WaitDelay = 5 * time.Second
 			err = cmd.Run()
+		}
+		timedOut := lctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
+		cancel()
+		o.end, o.ended, o.tail = time.Now().UTC(), true, tail(log.String(), tailLines)
+		switch {
+		case timedOut:
+			o.rc = 124
+		case err != nil:
+			o.rc = exitStatus(err)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return append(failed, ln.ID)
+				return append(failed, ln.ID), outs
 			}
 			failed = append(failed, fmt.Sprintf("%s step %s (%s)", jobID, ln.ID, st.Benchmark.Name))
+			if timedOut {
+				err = fmt.Errorf("timed out after the step's limit of %s", limit)
+			}
 			fmt.Fprintf(l.e.stderr, "  failed: %v\n%s", err, indent(tail(log.String(), 8)))
 		}
 	}
-	return failed
+	return failed, outs
+}
+
+// exitStatus is a launcher's exit status, or 1 when it has none (it could
+// not start).
+func exitStatus(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
+		return ee.ExitCode()
+	}
+	var re interface{ ExitCode() int }
+	if errors.As(err, &re) && re.ExitCode() > 0 {
+		return re.ExitCode()
+	}
+	return 1
+}
+
+// tailBuffer keeps the last max bytes written to it; it is safe for the
+// concurrent writers of one launch.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if len(b) > t.max {
+		b = b[len(b)-t.max:]
+	}
+	return string(b)
 }
 
 func mustToken() string {
@@ -161,11 +230,15 @@ Modules and setup lines are not run locally; the environment is.
 			if err := os.MkdirAll(resultsDir, 0o755); err != nil {
 				return err
 			}
-			l := &localRun{e: e, camp: camp, runnerPath: runnerPath, ranks: ranks, verbose: verbose,
-				stamp: time.Now().UTC().Format("20060102T150405"), notes: map[string]bool{}}
+			l := &localRun{e: e, camp: camp, runnerPath: runnerPath, ranks: ranks, verbose: verbose, notes: map[string]bool{}}
 			var total ingestSummary
 			var failedSteps []string
+			lost := 0
 			jobOK := make([]bool, len(plan.Jobs))
+			stamp, err := localStamp(resultsDir)
+			if err != nil {
+				return err
+			}
 			for ji, j := range plan.Jobs {
 				tasks := [][]templates.Step{j.Steps}
 				if len(j.Tasks) > 0 {
@@ -182,31 +255,45 @@ Modules and setup lines are not run locally; the environment is.
 					nodes[i] = "local" + strconv.Itoa(i+1)
 				}
 				jobOK[ji] = true
-				for ti, steps := range tasks {
-					jobID := fmt.Sprintf("local-%s-%d", l.stamp, j.Index+1)
+				steps := plannedSteps(camp, j)
+				for ti, taskSteps := range tasks {
+					jobID := fmt.Sprintf("local-%s-%d", stamp, j.Index+1)
+					task := ""
 					if len(j.Tasks) > 0 {
-						jobID += "_" + strconv.Itoa(ti)
+						task = strconv.Itoa(ti)
+						jobID += "_" + task
 					}
 					variants := j.Variants
-					if len(j.Tasks) > 0 && len(steps) > 0 {
-						variants = []string{steps[0].Variant.Name}
+					if len(j.Tasks) > 0 && len(taskSteps) > 0 {
+						variants = []string{taskSteps[0].Variant.Name}
+					}
+					var planned []store.PlannedStep
+					for _, ps := range steps {
+						if ps.Task == task {
+							ps.Task = ""
+							planned = append(planned, ps)
+						}
 					}
 					job := store.Job{SlurmID: jobID, Campaign: camp.Campaign.Name, Variants: variants, Name: j.JobName,
-						ResultsDir: resultsDir, Submitted: time.Now(), State: "RUNNING", Start: time.Now(), NodeList: strings.Join(nodes, ",")}
+						ResultsDir: resultsDir, Submitted: time.Now(), State: "RUNNING", Start: time.Now(), NodeList: strings.Join(nodes, ","),
+						Plan: planned}
 					if job.ID, err = db.RecordJob(ctx, job); err != nil {
 						return err
 					}
 					job.State, job.ExitCode = "COMPLETED", "0:0"
 					if blocked != "" {
-						job.State, job.Reason = "CANCELLED", "DependencyNeverSatisfied ("+blocked+" failed)"
+						job.State, job.Reason = "CANCELLED", slurm.ReasonDependencyNeverSatisfied
+						job.Start = time.Time{}
 						fmt.Fprintf(e.stderr, "job %s skipped: it waits for %s, which failed\n", jobID, blocked)
 						jobOK[ji] = false
 					}
-					for _, st := range steps {
+					outs := map[string]*stepOutcome{}
+					for _, st := range taskSteps {
 						if blocked != "" {
 							break
 						}
-						failed := l.runStep(ctx, jobID, j.JobName, nodes, st)
+						failed, stepOuts := l.runStep(ctx, jobID, j.JobName, nodes, st)
+						maps.Copy(outs, stepOuts)
 						if ctx.Err() != nil {
 							job.State, job.Reason, job.End = "CANCELLED", "interrupted", time.Now()
 							db.UpdateJob(context.WithoutCancel(ctx), job)
@@ -229,11 +316,23 @@ Modules and setup lines are not run locally; the environment is.
 					if err != nil {
 						return err
 					}
+					// Every planned step ends as a run: those whose launcher
+					// failed before the runner wrote a bundle (or that never
+					// ran) are archived as failed, with what they printed.
+					n, err := recordMissingRuns(ctx, db, job, map[string]map[string]*stepOutcome{"": outs})
+					if err != nil {
+						return err
+					}
+					total.added += n
+					lost += n
 				}
 			}
 			fmt.Fprintf(e.stdout, "%d run(s) from %d job(s) archived in %s (results in %s)\n", total.added, len(plan.Jobs), e.db, camp.ResultsDir())
+			if lost > 0 {
+				fmt.Fprintf(e.stdout, "%d of them failed before sbench-runner wrote a bundle: archived as failed runs with their launcher's output\n", lost)
+			}
 			if len(failedSteps) > 0 {
-				return fmt.Errorf("local: %d step(s) failed: %s (their failed bundles are archived)", len(failedSteps), strings.Join(failedSteps, ", "))
+				return fmt.Errorf("local: %d step(s) failed: %s (archived as failed runs: sbench runs --status failed)", len(failedSteps), strings.Join(failedSteps, ", "))
 			}
 			fmt.Fprintf(e.stdout, "next: sbench report --db %s -o report.pdf\n", e.db)
 			return nil
@@ -258,4 +357,23 @@ func indent(s string) string {
 		return ""
 	}
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ") + "\n"
+}
+
+// localStamp names one sbench local run: the time to the millisecond and
+// random hex, so that two runs started in the same second (or on two
+// machines sharing a results directory) never share a job id, whose
+// bundles would overwrite each other's.
+func localStamp(resultsDir string) (string, error) {
+	for range 8 {
+		var b [3]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", fmt.Errorf("local job id: %w", err)
+		}
+		stamp := time.Now().UTC().Format("20060102T150405.000") + "-" + hex.EncodeToString(b[:])
+		stamp = strings.Replace(stamp, ".", "", 1)
+		if m, _ := filepath.Glob(filepath.Join(resultsDir, "local-"+stamp+"-*")); len(m) == 0 {
+			return stamp, nil
+		}
+	}
+	return "", errors.New("local job id: no unused id after 8 tries")
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -23,12 +25,18 @@ func newStatusCmd(e *env) *cobra.Command {
 campaigns, or --campaign NAME), records it and prints a table. It works
 without slurmdbd: scontrol while Slurm remembers the job, then the
 jobcomp/filetxt log, then sacct when accounting is on; a job found nowhere is
-shown as UNKNOWN, never dropped.
+shown as UNKNOWN, never dropped. A job whose submission was interrupted
+before its id was recorded is found by the comment sbench gave it.
 
---wait polls until every job reaches a terminal state (COMPLETED, FAILED,
-CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED …), printing each
-change; with it, the exit status is 1 when any job did not complete.
---ingest then loads the bundles the finished jobs wrote.`,
+--wait polls until every job is settled: ended (COMPLETED, FAILED,
+CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED …), or pending on a
+dependency that failed (DependencyNeverSatisfied: Slurm would keep it
+pending forever). It prints each change as it happens — a requeue after a
+node failure included — and, for a running job, which step runs and for how
+long. With --wait, the exit status is 1 when any job did not complete.
+--ingest then loads the bundles the settled jobs wrote, and archives every
+planned step that left none as a failed run, with the job's state and what
+the step printed: every planned step ends as a run.`,
 		Example: `  sbench status
   sbench status --campaign quickstart --wait --ingest
   sbench status --all`,
@@ -43,6 +51,10 @@ change; with it, the exit status is 1 when any job did not complete.
 			}
 			defer db.Close()
 			ctx := cmd.Context()
+			client := slurmClient()
+			if err := resolveIntents(ctx, e, db, client, campaign); err != nil {
+				return err
+			}
 			jobs, err := db.Jobs(ctx, campaign)
 			if err != nil {
 				return err
@@ -56,11 +68,10 @@ change; with it, the exit status is 1 when any job did not complete.
 			for i := range jobs {
 				j := &jobs[i]
 				byID[j.SlurmID] = j
-				if !slurm.IsTerminal(j.State) && !isLocalJob(j.SlurmID) {
+				if !jobSettled(*j) && !isLocalJob(j.SlurmID) && j.Intent == "" {
 					open = append(open, j.SlurmID)
 				}
 			}
-			client := slurmClient()
 			apply := func(info slurm.JobInfo) error {
 				j := byID[info.ID]
 				if j == nil {
@@ -73,27 +84,42 @@ change; with it, the exit status is 1 when any job did not complete.
 				if !info.End.IsZero() {
 					j.End = info.End
 				}
+				j.Restarts = max(j.Restarts, info.Restarts)
 				j.Updated = time.Now()
 				return db.UpdateJob(ctx, *j)
 			}
-			if len(open) > 0 {
+			if len(open) > 0 && !wait {
 				infos, err := client.Jobs(ctx, open)
 				if err != nil {
 					return err
 				}
-				for _, info := range infos {
-					if err := apply(info); err != nil {
+				for _, id := range open {
+					if err := apply(infos[id]); err != nil {
 						return err
 					}
 				}
 			}
 			if wait && len(open) > 0 {
 				var applyErr error
-				_, err := client.Wait(ctx, open, every, func(info slurm.JobInfo) {
+				progress := map[string]string{}
+				_, err := client.WaitEach(ctx, open, every, func(info slurm.JobInfo, changed bool) {
+					prevRestarts := 0
+					if j := byID[info.ID]; j != nil {
+						prevRestarts = j.Restarts
+					}
 					if err := apply(info); err != nil && applyErr == nil {
 						applyErr = err
 					}
-					fmt.Fprintf(e.stderr, "%s job %s: %s %s\n", time.Now().Format("15:04:05"), info.ID, info.State, info.Reason)
+					now := time.Now().Format("15:04:05")
+					if changed {
+						fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, describeState(info, prevRestarts))
+					}
+					if info.State == "RUNNING" {
+						if line := runningStep(*byID[info.ID], time.Now()); line != "" && line != progress[info.ID] {
+							progress[info.ID] = line
+							fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, line)
+						}
+					}
 				})
 				if err != nil {
 					return err
@@ -116,8 +142,9 @@ change; with it, the exit status is 1 when any job did not complete.
 			printJobs(e.stdout, jobs)
 			if ingest {
 				var total ingestSummary
+				planned := 0
 				for _, j := range jobs {
-					if !slurm.IsTerminal(j.State) && j.State != slurm.StateUnknown {
+					if !jobSettled(j) && j.State != slurm.StateUnknown {
 						continue
 					}
 					sum, err := ingestJobBundles(ctx, e, db, j)
@@ -127,8 +154,16 @@ change; with it, the exit status is 1 when any job did not complete.
 					if err != nil {
 						return err
 					}
+					n, err := recordMissingRuns(ctx, db, j, nil)
+					if err != nil {
+						return err
+					}
+					planned += n
 				}
-				fmt.Fprintf(e.stdout, "%d run(s) added, %d already archived, from %d bundle(s)\n", total.added, total.skipped, total.files)
+				fmt.Fprintf(e.stdout, "%d run(s) added, %d already archived, from %d bundle(s)\n", total.added+planned, total.skipped, total.files)
+				if planned > 0 {
+					fmt.Fprintf(e.stdout, "%d planned step(s) left no bundle: archived as failed runs, with why (sbench runs --status failed)\n", planned)
+				}
 			}
 			if wait {
 				bad := 0
@@ -152,13 +187,105 @@ change; with it, the exit status is 1 when any job did not complete.
 	return c
 }
 
+// jobSettled reports whether a recorded job's state will not change by
+// waiting (slurm.JobInfo.Settled).
+func jobSettled(j store.Job) bool {
+	return slurm.JobInfo{State: j.State, Reason: j.Reason}.Settled() && j.State != slurm.StateUnknown
+}
+
+// describeState says what a change of a job's state means.
+func describeState(info slurm.JobInfo, prevRestarts int) string {
+	s := info.State
+	if info.Reason != "" {
+		s += " " + info.Reason
+	}
+	switch {
+	case info.Restarts > prevRestarts:
+		s = fmt.Sprintf("NODE_FAIL or preemption: REQUEUED by Slurm (attempt %d), now %s; the first attempt's results are kept", info.Restarts+1, s)
+	case info.NeverRuns():
+		s += fmt.Sprintf(" — it will never start: a job it waits for failed (scancel %s removes it)", info.ID)
+	}
+	if info.ExitCode != "" && info.Terminal() {
+		s += " exit " + info.ExitCode
+	}
+	return s
+}
+
+// runningStep says which step of a running job runs and for how long, from
+// the step markers of its output; "" when its output says nothing yet.
+func runningStep(j store.Job, now time.Time) string {
+	tasks := []string{""}
+	outs := jobOutcomes(j, tasks)[""]
+	var id string
+	var cur *stepOutcome
+	for k, o := range outs {
+		if !o.ended && o.attempt == j.Restarts && (cur == nil || o.begin.After(cur.begin)) {
+			id, cur = k, o
+		}
+	}
+	if cur == nil {
+		return ""
+	}
+	what := "step " + id
+	for _, ps := range j.Plan {
+		if ps.Task == "" && (ps.Step == id || strings.HasPrefix(id, ps.Step+"-")) {
+			what += fmt.Sprintf(" (%s, variant %s", ps.Benchmark, ps.Variant)
+			if ps.Limit > 0 {
+				what += ", limit " + ps.Limit.String()
+			}
+			what += ")"
+			break
+		}
+	}
+	// Minutes are what matter to someone waiting; the line changes when
+	// the step or the minute does.
+	return fmt.Sprintf("%s running for %s", what, now.Sub(cur.begin).Truncate(time.Minute))
+}
+
+// resolveIntents finds the Slurm id of jobs recorded before sbatch answered
+// (an interrupted submit) by the comment sbatch gave them.
+func resolveIntents(ctx context.Context, e *env, db *store.DB, client *slurm.Client, campaign string) error {
+	jobs, err := db.Jobs(ctx, campaign)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if j.Intent == "" {
+			continue
+		}
+		id, found, err := client.FindByComment(ctx, j.Name, j.Intent)
+		if err != nil {
+			return err
+		}
+		if !found {
+			if j.State != slurm.StateUnknown {
+				j.State, j.Reason = slurm.StateUnknown, "its submission was interrupted and Slurm has no job with comment "+j.Intent
+				if err := db.UpdateJob(ctx, j); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(e.stderr, "job %s of campaign %s: submission interrupted, and Slurm knows no job with comment %s (never accepted, or ended long ago)\n", j.Name, j.Campaign, j.Intent)
+			continue
+		}
+		if err := db.ResolveIntent(ctx, j.Campaign, j.Intent, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "job %s of campaign %s: its submission was interrupted; Slurm accepted it as job %s\n", j.Name, j.Campaign, id)
+	}
+	return nil
+}
+
 func isLocalJob(id string) bool { return len(id) > 6 && id[:6] == "local-" }
 
 func printJobs(w io.Writer, jobs []store.Job) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tCAMPAIGN\tVARIANT\tSTATE\tEXIT\tNODES\tREASON")
 	for _, j := range jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.SlurmID, j.Campaign, dash(variantsText(j)), dash(j.State), dash(j.ExitCode), dash(j.NodeList), dash(j.Reason))
+		state := dash(j.State)
+		if j.Restarts > 0 {
+			state += fmt.Sprintf(" (requeued %d×)", j.Restarts)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.SlurmID, j.Campaign, dash(variantsText(j)), state, dash(j.ExitCode), dash(j.NodeList), dash(j.Reason))
 	}
 	tw.Flush()
 }

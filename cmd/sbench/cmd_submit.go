@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,8 +26,15 @@ func newSubmitCmd(e *env) *cobra.Command {
 		Long: `Submit renders the campaign's sbatch scripts into RESULTS/scripts/TIMESTAMP/,
 creates the results directory, submits every job with "sbatch --parsable" from
 the current directory (a job that waits for another benchmark's gets
---dependency=afterok on their ids), records each job (Slurm id, campaign, variant, submit
-time) in the archive and prints the job ids, one per line.
+--dependency=afterok on their ids), records each job (Slurm id, campaign, variants, submit
+time, the steps it is to run) in the archive and prints the job ids, one per
+line.
+
+Nothing Slurm accepts is unknown to the archive: each job is recorded before
+sbatch runs, sbatch gets --comment=sbench:CAMPAIGN:ID, and an interrupt
+(Ctrl-C, SIGTERM) stops the submission only between two jobs — the one being
+submitted is submitted and recorded first. If sbench is killed outright
+while sbatch runs, "sbench status" finds the job by that comment.
 
 Every job gets its own secret token in its environment (never in the script):
 the runner's ranks use it to authenticate each other. sbench's own directory is
@@ -63,8 +72,19 @@ put first in the job's PATH so that the sbench-runner beside it is found.`,
 			}
 			client := slurmClient()
 			ctx := cmd.Context()
+			// What Slurm accepted must be in the archive: each job is
+			// recorded (with its plan) before sbatch, under an intent that
+			// sbatch passes on as the job's comment, and sbatch and the
+			// recording run to the end whatever signal arrives. A signal
+			// stops the submission between jobs; sbench status finds a job
+			// whose id was never recorded (a kill -9 mid-sbatch) by its
+			// comment.
+			keep := context.WithoutCancel(ctx)
 			ids := make([]string, len(plan.Jobs))
 			for i, j := range plan.Jobs {
+				if ctx.Err() != nil {
+					return fmt.Errorf("submit interrupted: %d of %d job(s) submitted and recorded, the rest not submitted: %w", i, len(plan.Jobs), ctx.Err())
+				}
 				token, err := newToken()
 				if err != nil {
 					return err
@@ -78,7 +98,15 @@ put first in the job's PATH so that the sbench-runner beside it is found.`,
 					}
 					sbatchArgs = append(sbatchArgs, "--dependency=afterok:"+strings.Join(deps, ":"))
 				}
-				id, err := client.Submit(ctx, paths[i], slurm.SubmitOptions{Dir: cwd, Env: env, Args: sbatchArgs})
+				intent := "sbench:" + camp.Campaign.Name + ":" + token[:16]
+				sbatchArgs = append(sbatchArgs, "--comment="+intent)
+				out, errFile := camp.OutputFiles(j)
+				job := store.Job{SlurmID: "intent-" + token[:16], Intent: intent, Campaign: camp.Campaign.Name, Variants: j.Variants,
+					Name: j.JobName, Script: paths[i], ResultsDir: resultsDir, Submitted: time.Now(), State: "SUBMITTING",
+					Plan: plannedSteps(camp, j), Output: absUnder(cwd, out), Error: absUnder(cwd, errFile)}
+				critical.Add(1)
+				id, err := submitOne(keep, db, client, job, paths[i], slurm.SubmitOptions{Dir: cwd, Env: env, Args: sbatchArgs})
+				critical.Done()
 				if err != nil {
 					if i > 0 {
 						return fmt.Errorf("submit %s: %w (%d job(s) before it were submitted and recorded)", filepath.Base(paths[i]), err, i)
@@ -86,11 +114,6 @@ put first in the job's PATH so that the sbench-runner beside it is found.`,
 					return fmt.Errorf("submit %s: %w", filepath.Base(paths[i]), err)
 				}
 				ids[i] = id
-				_, err = db.RecordJob(ctx, store.Job{SlurmID: id, Campaign: camp.Campaign.Name, Variants: j.Variants,
-					Name: j.JobName, Script: paths[i], ResultsDir: resultsDir, Submitted: time.Now(), State: "PENDING"})
-				if err != nil {
-					return fmt.Errorf("job %s was submitted but could not be recorded: %w", id, err)
-				}
 				fmt.Fprintln(e.stdout, id)
 			}
 			fmt.Fprintf(e.stderr, "%d job(s) of campaign %s submitted; follow them with: sbench status --campaign %s --wait --ingest\n",
@@ -100,6 +123,34 @@ put first in the job's PATH so that the sbench-runner beside it is found.`,
 	}
 	c.Flags().StringVar(&tmpl, "template", "", "sbatch template replacing the embedded one")
 	return c
+}
+
+// submitOne records job (its intent), submits its script and records the
+// id Slurm gave it; a job sbatch refused is forgotten again.
+func submitOne(ctx context.Context, db *store.DB, client *slurm.Client, job store.Job, script string, o slurm.SubmitOptions) (string, error) {
+	if _, err := db.RecordJob(ctx, job); err != nil {
+		return "", fmt.Errorf("record the job before submitting it: %w", err)
+	}
+	id, err := client.Submit(ctx, script, o)
+	if err != nil {
+		if derr := db.DropIntent(ctx, job.Campaign, job.Intent); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		return "", err
+	}
+	if err := db.ResolveIntent(ctx, job.Campaign, job.Intent, id); err != nil {
+		return "", fmt.Errorf("job %s was submitted but its id could not be recorded (sbench status finds it by its comment %s): %w", id, job.Intent, err)
+	}
+	return id, nil
+}
+
+// absUnder makes a relative output pattern absolute under dir, where sbatch
+// runs, so that status finds the file from anywhere; "" stays "".
+func absUnder(dir, pattern string) string {
+	if pattern == "" || filepath.IsAbs(pattern) {
+		return pattern
+	}
+	return filepath.Join(dir, pattern)
 }
 
 // variantsText joins a job's variants for tables.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -26,6 +27,15 @@ func main() {
 	}
 	// A second signal ends sbench at once, as it would any program.
 	stop()
+	// Work that must not be cut (an sbatch Slurm may already have accepted,
+	// and the recording of its job id) runs to its end first.
+	finished := make(chan struct{})
+	go func() { critical.Wait(); close(finished) }()
+	select {
+	case c := <-code:
+		os.Exit(c)
+	case <-finished:
+	}
 	// The command has a moment to stop cleanly (roll back, kill its
 	// children, say what it did). What cannot watch ctx, and would keep
 	// sbench running, is not waited for: a read of a terminal or pipe that
@@ -41,6 +51,10 @@ func main() {
 		os.Exit(exitInterrupted)
 	}
 }
+
+// critical counts the work in progress that a signal must not cut short;
+// main waits for it before it gives the command unwindGrace to stop.
+var critical sync.WaitGroup
 
 // unwindGrace is how long sbench waits, after SIGINT or SIGTERM, for the
 // command to stop by itself.
@@ -64,8 +78,12 @@ func (e interruptedError) Error() string {
 	if e.cause != nil {
 		msg += " (" + e.cause.Error() + ")"
 	}
-	if e.err != nil && !errors.Is(e.err, context.Canceled) {
-		msg += ": " + e.err.Error()
+	// What the command said of its interruption ("3 of 30 jobs
+	// submitted"), less the bare cancellation it wraps.
+	if e.err != nil {
+		if what := strings.TrimSuffix(e.err.Error(), ": "+context.Canceled.Error()); what != context.Canceled.Error() {
+			msg += ": " + what
+		}
 	}
 	return msg
 }

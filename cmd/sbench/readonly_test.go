@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -129,7 +130,7 @@ func TestReadOnlyArchiveCLI(t *testing.T) {
 	}
 
 	_, stderr, code := sbench(t, "runs", "--db", old)
-	for _, want := range []string{"archive " + old + " is read-only (" + reason + ")", "schema version 2, older than this sbench's 3", "cannot be migrated"} {
+	for _, want := range []string{"archive " + old + " is read-only (" + reason + ")", fmt.Sprintf("schema version %d, older than this sbench's %d", store.LatestSchemaVersion()-1, store.LatestSchemaVersion()), "cannot be migrated"} {
 		if code != exitFailure || !strings.Contains(stderr, want) {
 			t.Errorf("runs on a read-only archive of an older sbench: exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
 		}

@@ -25,6 +25,10 @@ var (
 
 // buildSbench builds this sbench once per test run, for the tests that
 // need a real process: signals, and inputs that block in the kernel.
+// packageDir is this package's directory, taken before any test changes
+// directory.
+var packageDir, _ = os.Getwd()
+
 func buildSbench(t *testing.T) string {
 	t.Helper()
 	sbenchOnce.Do(func() {
@@ -34,7 +38,9 @@ func buildSbench(t *testing.T) string {
 			return
 		}
 		sbenchBin = filepath.Join(dir, "sbench")
-		if out, err := exec.Command("go", "build", "-o", sbenchBin, ".").CombinedOutput(); err != nil {
+		build := exec.Command("go", "build", "-o", sbenchBin, ".")
+		build.Dir = packageDir // tests may have changed directory
+		if out, err := build.CombinedOutput(); err != nil {
 			sbenchErr = fmt.Errorf("%v\n%s", err, out)
 		}
 	})
@@ -222,6 +228,8 @@ func TestInterruptedExitStatus(t *testing.T) {
 		msg  string
 	}{
 		{interruptedError{cause: errors.New("interrupt signal received"), err: fmt.Errorf("wait for jobs 7: %w", context.Canceled)}, exitInterrupted,
+			"sbench: interrupted (interrupt signal received): wait for jobs 7\n"},
+		{interruptedError{cause: errors.New("interrupt signal received"), err: context.Canceled}, exitInterrupted,
 			"sbench: interrupted (interrupt signal received)\n"},
 		{interruptedError{cause: errors.New("terminated signal received"), err: errors.New("write report.pdf: broken pipe")}, exitInterrupted,
 			"sbench: interrupted (terminated signal received): write report.pdf: broken pipe\n"},

@@ -1,0 +1,423 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/slurm"
+	"github.com/sbench/sbench/slurm/hostlist"
+	"github.com/sbench/sbench/store"
+	"github.com/sbench/sbench/templates"
+)
+
+// plannedSteps is what a job of the plan must leave in the archive: one
+// entry per step (per array task), with what its runs' bundles would say.
+func plannedSteps(c *templates.Campaign, j templates.Job) []store.PlannedStep {
+	var out []store.PlannedStep
+	add := func(task string, st templates.Step) {
+		b := st.Benchmark
+		ps := store.PlannedStep{Task: task, Step: strconv.Itoa(st.Index), Pairs: b.Pairs, Benchmark: b.Name,
+			Kind: "tool", Kernel: "exec", Variant: st.Name, Ranks: st.Ranks, Nodes: st.Nodes, Limit: st.Limit}
+		if b.Kernel != "" {
+			ps.Kind, ps.Kernel = "native", b.Kernel
+		}
+		params := map[string]string{}
+		for _, s := range append(append([]templates.Setting(nil), st.Variant.Settings...), st.BenchSettings...) {
+			params[s.Key] = s.Text()
+		}
+		if c.Repeats(b) > 1 {
+			params["repeat"] = strconv.Itoa(st.Repeat)
+		}
+		if len(params) > 0 {
+			ps.Params = params
+		}
+		if len(st.Config.Labels) > 0 {
+			ps.Labels = st.Config.Labels
+		}
+		out = append(out, ps)
+	}
+	for _, st := range j.Steps {
+		add("", st)
+	}
+	for i, task := range j.Tasks {
+		for _, st := range task {
+			add(strconv.Itoa(i), st)
+		}
+	}
+	return out
+}
+
+// stepOutcome is what is known of one launch of a step: from the markers
+// the job script writes around it (Slurm), or from watching it (sbench
+// local).
+type stepOutcome struct {
+	attempt    int
+	begin, end time.Time
+	ended      bool
+	rc         int
+	// tail is the end of what the launch printed.
+	tail string
+}
+
+// outcomes reads the step markers (templates.StepMarker) of a job's output
+// and keeps, per launch id, its last attempt and the lines it printed
+// between them (at most the last tailLines).
+func outcomes(r io.Reader) map[string]*stepOutcome {
+	out := map[string]*stepOutcome{}
+	var cur *stepOutcome
+	var lines []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, templates.StepMarker+" "); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 4 {
+				id, what := f[0], f[1]
+				kv := map[string]string{}
+				for _, p := range f[2:] {
+					if k, v, ok := strings.Cut(p, "="); ok {
+						kv[k] = v
+					}
+				}
+				attempt, _ := strconv.Atoi(kv["attempt"])
+				at := unixTime(kv["at"])
+				switch what {
+				case "begin":
+					cur, lines = &stepOutcome{attempt: attempt, begin: at}, nil
+					out[id] = cur
+				case "end":
+					o := out[id]
+					if o == nil || o.attempt != attempt {
+						o = &stepOutcome{attempt: attempt}
+						out[id] = o
+					}
+					o.end, o.ended = at, true
+					o.rc, _ = strconv.Atoi(kv["rc"])
+					if o == cur {
+						o.tail = strings.Join(lines, "\n")
+					}
+					cur, lines = nil, nil
+				}
+				continue
+			}
+		}
+		if cur != nil {
+			lines = append(lines, line)
+			if len(lines) > tailLines {
+				lines = lines[1:]
+			}
+			cur.tail = strings.Join(lines, "\n")
+		}
+	}
+	return out
+}
+
+// tailLines is how much of a failed step's output its run keeps.
+const tailLines = 20
+
+func unixTime(s string) time.Time {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(n, 0).UTC()
+}
+
+// outputFile resolves a job's --output (or --error) pattern, which submit
+// records as an absolute path, as Slurm does for the letters sbench's
+// scripts use: %j job id, %x job name, %A array id, %a task, %u user, %%
+// a percent sign. A pattern with letters it does not know gives "".
+func outputFile(pattern string, j store.Job, task string) string {
+	if pattern == "" {
+		return ""
+	}
+	var b strings.Builder
+	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		if c != '%' || i+1 == len(pattern) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		// Slurm allows a zero-padding width: %3j.
+		for i < len(pattern) && pattern[i] >= '0' && pattern[i] <= '9' {
+			i++
+		}
+		if i == len(pattern) {
+			return ""
+		}
+		switch pattern[i] {
+		case 'j':
+			if task != "" {
+				return "" // the task's own job id is not known
+			}
+			b.WriteString(j.SlurmID)
+		case 'A':
+			b.WriteString(j.SlurmID)
+		case 'a':
+			b.WriteString(task)
+		case 'x':
+			b.WriteString(j.Name)
+		case 'u':
+			b.WriteString(os.Getenv("USER"))
+		case '%':
+			b.WriteByte('%')
+		default:
+			return ""
+		}
+	}
+	return b.String()
+}
+
+// jobOutcomes reads the step markers of a job's output files (every array
+// task's), keyed by task, then launch id.
+func jobOutcomes(j store.Job, tasks []string) map[string]map[string]*stepOutcome {
+	out := map[string]map[string]*stepOutcome{}
+	for _, task := range tasks {
+		pattern := j.Error
+		if pattern == "" {
+			pattern = j.Output
+		}
+		path := outputFile(pattern, j, task)
+		if path == "" {
+			continue
+		}
+		data, err := readTail(path, 4<<20)
+		if err != nil {
+			continue
+		}
+		out[task] = outcomes(bytes.NewReader(data))
+	}
+	return out
+}
+
+// readTail reads the last max bytes of a file: a job log can be large,
+// and the steps that matter are the last ones.
+func readTail(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size() > max {
+		if _, err := f.Seek(st.Size()-max, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(io.LimitReader(f, max))
+}
+
+// missingRuns makes a failed run for every launch of j's plan that left
+// no run in the archive: the plan is the source of truth for what should
+// exist. outs are the launches' outcomes by task and launch id (nil when
+// unknown); have are the job's archived runs.
+func missingRuns(j store.Job, have []store.Run, outs map[string]map[string]*stepOutcome) []*results.Bundle {
+	done := map[string]bool{}
+	for _, r := range have {
+		done[r.ArrayIndex+"\x00"+r.Step] = true
+	}
+	nodes, _ := hostlist.Expand(j.NodeList)
+	var out []*results.Bundle
+	for _, ps := range j.Plan {
+		ids := templates.LaunchIDs(ps.Step, ps.Pairs, nodes)
+		if len(ids) == 0 {
+			ids = []string{ps.Step} // a pairs step of a job that never got nodes
+		}
+		for _, id := range ids {
+			if done[ps.Task+"\x00"+id] {
+				continue
+			}
+			var o *stepOutcome
+			if outs != nil && outs[ps.Task] != nil {
+				o = outs[ps.Task][id]
+			}
+			out = append(out, failedRun(j, ps, id, nodes, o))
+		}
+	}
+	return out
+}
+
+// failedRun is the run of a launch that wrote no bundle, made from what is
+// known: the plan, Slurm's view of the job, and the launch's outcome.
+func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *stepOutcome) *results.Bundle {
+	b := results.New()
+	b.Status = results.StatusFailed
+	b.Campaign, b.Variant = j.Campaign, ps.Variant
+	b.Params = ps.Params
+	b.Labels = ps.Labels
+	if a, c, ok := pairOf(id, ps, nodes); ok {
+		b.Labels = mergeLabels(b.Labels, map[string]string{"pair": a + "->" + c})
+		if strings.HasSuffix(id, "-intra") {
+			b.Labels["placement"] = "intra-node"
+		} else if strings.HasSuffix(id, "-inter") {
+			b.Labels["placement"] = "inter-node"
+		}
+	}
+	b.Benchmark = results.Benchmark{Name: ps.Benchmark, Kind: ps.Kind, Kernel: ps.Kernel}
+	b.Job = results.Job{ID: j.SlurmID, Step: id, ArrayIndex: ps.Task, Name: j.Name, Tasks: ps.Ranks, Restart: j.Restarts}
+	if len(nodes) > 0 && ps.Pairs == "" {
+		b.Job.Nodes = nodes[:min(len(nodes), max(ps.Nodes, 1))]
+	}
+	b.Source = "sbench: planned step " + id + " of job " + j.SlurmID + ", no bundle"
+	state := j.State
+	if j.ExitCode != "" {
+		state += " " + j.ExitCode
+	}
+	if j.Reason != "" {
+		state += ", " + j.Reason
+	}
+	var why string
+	switch {
+	case o == nil && (j.State == "PENDING" || j.Start.IsZero()):
+		why = "never ran: the job ended without starting (" + state + ")"
+		if j.Reason == slurm.ReasonDependencyNeverSatisfied {
+			why = "never ran: the job it waits for (--dependency=afterok) failed, so Slurm will never start it (" + state + ")"
+		}
+	case o == nil:
+		why = "never started: the job ended before this step (" + state + "), or its output has no marker for it"
+	case !o.ended:
+		why = fmt.Sprintf("started at %s and did not end: the job ended under it (%s)", o.begin.Format(time.RFC3339), state)
+	case o.rc == 124 || o.rc == 137 && ps.Limit > 0:
+		why = fmt.Sprintf("timed out: the launcher was ended at the step's limit of %s (rc=%d)", formatLimit(ps.Limit), o.rc)
+	default:
+		why = fmt.Sprintf("the launcher exited %d before sbench-runner wrote a bundle", o.rc)
+	}
+	if j.Restarts > 0 {
+		why += fmt.Sprintf("; the job was requeued %d time(s)", j.Restarts)
+	}
+	b.Error = "no result: " + why
+	if o != nil {
+		b.Start, b.End = o.begin, o.end
+		b.Job.Restart = o.attempt
+		if o.tail != "" {
+			b.Error += "; it printed: " + telltale(o.tail)
+			b.Raw = o.tail
+		}
+	}
+	if b.Start.IsZero() {
+		b.Start, b.End = j.Start.UTC(), j.End.UTC()
+	}
+	if !b.End.IsZero() && b.End.Before(b.Start) {
+		b.End = b.Start
+	}
+	return b
+}
+
+func formatLimit(d time.Duration) string {
+	if d == 0 {
+		return templates.DefaultStepLimit.String()
+	}
+	return d.String()
+}
+
+// pairOf returns the nodes of a pairs launch id (STEP-A-B, A and B of
+// the job's nodes, which may hold '-' themselves); for the intra-inter
+// placement, the first two nodes.
+func pairOf(id string, ps store.PlannedStep, nodes []string) (a, b string, ok bool) {
+	switch {
+	case ps.Pairs == "":
+		return "", "", false
+	case ps.Pairs == "intra-inter":
+		if len(nodes) < 2 {
+			return "", "", false
+		}
+		if strings.HasSuffix(id, "-intra") {
+			return nodes[0], nodes[0], true
+		}
+		return nodes[0], nodes[1], true
+	}
+	rest, ok := strings.CutPrefix(id, ps.Step+"-")
+	if !ok {
+		return "", "", false
+	}
+	for _, a := range nodes {
+		if b, ok := strings.CutPrefix(rest, a+"-"); ok && slices.Contains(nodes, b) {
+			return a, b, true
+		}
+	}
+	return "", "", false
+}
+
+func mergeLabels(a, b map[string]string) map[string]string {
+	out := make(map[string]string, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// telltale is the line of a failed launch's output that says most: the
+// last that names an error, else the last line ("Type 'mpirun --help'"
+// says less than "mpirun: Error: unknown option").
+var telltaleWords = []string{"error", "fail", "abort", "unknown", "unrecognized", "invalid", "not found", "no such",
+	"denied", "refused", "killed", "cancelled", "cannot", "unable", "time limit"}
+
+func telltale(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	pick := ""
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" {
+			continue
+		}
+		if pick == "" {
+			pick = l
+		}
+		low := strings.ToLower(l)
+		if slices.ContainsFunc(telltaleWords, func(w string) bool { return strings.Contains(low, w) }) {
+			pick = l
+			break
+		}
+	}
+	if len(pick) > 300 {
+		pick = pick[:300] + "…"
+	}
+	return pick
+}
+
+// recordMissingRuns archives a failed run for every planned launch of j
+// that has none, and returns how many it added.
+func recordMissingRuns(ctx context.Context, db *store.DB, j store.Job, outs map[string]map[string]*stepOutcome) (int, error) {
+	if len(j.Plan) == 0 {
+		return 0, nil // a job recorded before plans were
+	}
+	have, err := db.JobRuns(ctx, j.Campaign, j.SlurmID)
+	if err != nil {
+		return 0, err
+	}
+	if outs == nil {
+		var tasks []string
+		for _, ps := range j.Plan {
+			if !slices.Contains(tasks, ps.Task) {
+				tasks = append(tasks, ps.Task)
+			}
+		}
+		outs = jobOutcomes(j, tasks)
+	}
+	missing := missingRuns(j, have, outs)
+	if len(missing) == 0 {
+		return 0, nil
+	}
+	res, err := db.Ingest(ctx, "plan:"+j.Campaign+"/"+j.SlurmID, missing)
+	if err != nil {
+		return 0, fmt.Errorf("record the runs job %s left no bundle for: %w", j.SlurmID, err)
+	}
+	return len(res.Added), nil
+}

@@ -4,68 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
-
-// readOnlyDir returns an empty directory and a function that makes it
-// read-only to this process and returns the reason sbench should give.
-// Root ignores permission bits, so as root the directory is a tmpfs of its
-// own, remounted read-only (what a read-only NFS or squashfs mount looks
-// like to SQLite); otherwise it is plain permission bits. Without either
-// the test cannot run: a skip, or a failure in CI.
-func readOnlyDir(t *testing.T) (dir string, freeze func() string) {
-	t.Helper()
-	dir = t.TempDir()
-	if os.Geteuid() != 0 {
-		// chmod sets the mode of every directory under dir, and of every
-		// file when file is not 0.
-		chmod := func(dirMode, fileMode os.FileMode) {
-			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-				switch {
-				case err != nil:
-					return err
-				case d.IsDir():
-					return os.Chmod(p, dirMode)
-				case fileMode != 0:
-					return os.Chmod(p, fileMode)
-				}
-				return nil
-			})
-		}
-		t.Cleanup(func() { chmod(0o755, 0) }) // so that TempDir can remove it
-		return dir, func() string {
-			chmod(0o555, 0o444)
-			return "no write permission"
-		}
-	}
-	if err := syscall.Mount("sbench-test", dir, "tmpfs", 0, "size=16m,mode=0755"); err != nil {
-		if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-			t.Fatalf("SBENCH_REQUIRE_INTEGRATION=1 but cannot mount a tmpfs as root: %v", err)
-		}
-		t.Skipf("cannot mount a tmpfs as root (%v), and permission bits do not bind root", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir, func() string {
-		if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
-			t.Fatalf("remount %s read-only: %v", dir, err)
-		}
-		return "read-only file system"
-	}
-}
 
 // archiveAt creates an archive at path holding one run and closes it.
 func archiveAt(t *testing.T, path string) {
@@ -210,7 +159,7 @@ func TestOpenReadOnlyRefusesWhatOpenRefuses(t *testing.T) {
 // to open database file: no such file or directory" about a file that is
 // there, and nothing could read it.
 func TestReadOnlyArchive(t *testing.T) {
-	dir, freeze := readOnlyDir(t)
+	dir, freeze := testenv.ReadOnlyDir(t)
 	path := filepath.Join(dir, "a.db")
 	archiveAt(t, path)
 	oldPath := filepath.Join(dir, "old.db")

@@ -11,15 +11,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sbench/sbench/internal/testenv"
 )
 
 // requireIntegration turns a skip into a failure in CI.
 func requireIntegration(t *testing.T, why string) {
 	t.Helper()
-	if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-		t.Fatalf("SBENCH_REQUIRE_INTEGRATION=1 but %s", why)
-	}
-	t.Skip(why)
+	testenv.Require(t, why)
 }
 
 // sbench runs the CLI in-process and returns its stdout, stderr and exit status.

@@ -3,69 +3,22 @@ package main
 import (
 	"database/sql"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/store"
 )
-
-// readOnlyDir returns an empty directory and a function that makes it
-// read-only to this process and returns the reason sbench should give.
-// Root ignores permission bits, so as root the directory is a tmpfs of its
-// own, remounted read-only (what a read-only NFS or squashfs mount looks
-// like to SQLite); otherwise it is plain permission bits.
-func readOnlyDir(t *testing.T) (dir string, freeze func() string) {
-	t.Helper()
-	dir = t.TempDir()
-	if os.Geteuid() != 0 {
-		// chmod sets the mode of every directory under dir, and of every
-		// file when file is not 0.
-		chmod := func(dirMode, fileMode os.FileMode) {
-			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-				switch {
-				case err != nil:
-					return err
-				case d.IsDir():
-					return os.Chmod(p, dirMode)
-				case fileMode != 0:
-					return os.Chmod(p, fileMode)
-				}
-				return nil
-			})
-		}
-		t.Cleanup(func() { chmod(0o755, 0) }) // so that TempDir can remove it
-		return dir, func() string {
-			chmod(0o555, 0o444)
-			return "no write permission"
-		}
-	}
-	if err := syscall.Mount("sbench-test", dir, "tmpfs", 0, "size=16m,mode=0755"); err != nil {
-		requireIntegration(t, "cannot mount a tmpfs as root ("+err.Error()+"), and permission bits do not bind root")
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir, func() string {
-		if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
-			t.Fatalf("remount %s read-only: %v", dir, err)
-		}
-		return "read-only file system"
-	}
-}
 
 // TestReadOnlyArchiveCLI is item 12: every command said "unable to open
 // database file: no such file or directory" about an archive on a
 // read-only mount. Reading commands must work there; writing ones must say
 // what is true.
 func TestReadOnlyArchiveCLI(t *testing.T) {
-	dir, freeze := readOnlyDir(t)
+	dir, freeze := testenv.ReadOnlyDir(t)
 	db := filepath.Join(dir, "a.db")
 	if _, stderr, code := sbench(t, "ingest", "--db", db,
 		fixture(t, "002-osu_bw-v5.9-cent063-to-cent064.txt"), fixture(t, "002-osu_bw-v5.9-cent064-to-cent063.txt")); code != 0 {

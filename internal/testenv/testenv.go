@@ -1,0 +1,70 @@
+// Package testenv is what tests need of the machine they run on, as Go's
+// own internal/testenv is: the rule that turns an integration test's skip
+// into a failure in CI, and directories made read-only for real.
+package testenv
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// Require skips the test for why — a tool, a service, a privilege it
+// needs and the machine lacks — unless SBENCH_REQUIRE_INTEGRATION=1, as CI
+// sets it: there a skip would hide a test that never ran, so it fails.
+func Require(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
+		t.Fatalf("SBENCH_REQUIRE_INTEGRATION=1 but %s", why)
+	}
+	t.Skip(why)
+}
+
+// ReadOnlyDir returns an empty directory and a function that makes it
+// read-only to this process and returns the reason sbench should give.
+// Root ignores permission bits, so as root the directory is a tmpfs of its
+// own, remounted read-only (what a read-only NFS or squashfs mount looks
+// like to SQLite); otherwise it is plain permission bits. Without either
+// the test cannot run (Require).
+func ReadOnlyDir(t testing.TB) (dir string, freeze func() string) {
+	t.Helper()
+	dir = t.TempDir()
+	if os.Geteuid() != 0 {
+		// chmod sets the mode of every directory under dir, and of every
+		// file when fileMode is not 0.
+		chmod := func(dirMode, fileMode os.FileMode) {
+			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				switch {
+				case err != nil:
+					return err
+				case d.IsDir():
+					return os.Chmod(p, dirMode)
+				case fileMode != 0:
+					return os.Chmod(p, fileMode)
+				}
+				return nil
+			})
+		}
+		t.Cleanup(func() { chmod(0o755, 0) }) // so that TempDir can remove it
+		return dir, func() string {
+			chmod(0o555, 0o444)
+			return "no write permission"
+		}
+	}
+	if err := syscall.Mount("sbench-test", dir, "tmpfs", 0, "size=16m,mode=0755"); err != nil {
+		Require(t, "cannot mount a tmpfs as root ("+err.Error()+"), and permission bits do not bind root")
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir, func() string {
+		if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+			t.Fatalf("remount %s read-only: %v", dir, err)
+		}
+		return "read-only file system"
+	}
+}

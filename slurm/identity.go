@@ -15,7 +15,7 @@ type Identity struct {
 	Size      int    // SLURM_NTASKS (or SLURM_STEP_NUM_TASKS): ranks in the step
 	LocalRank int    // SLURM_LOCALID: rank among the step's tasks on this node
 	NodeIndex int    // SLURM_NODEID: index of this node in the step's node list
-	JobID     string // SLURM_JOB_ID; SLURM_ARRAY_JOB_ID for a task of a job array
+	JobID     string // SLURM_JOB_ID
 	StepID    string // SLURM_STEP_ID
 	ArrayTask string // SLURM_ARRAY_TASK_ID, empty outside job arrays
 	NodeName  string // SLURMD_NODENAME: the node's Slurm name (fake nodes share a hostname)
@@ -65,12 +65,6 @@ func IdentityFromEnv(getenv func(string) string) (Identity, error) {
 	}
 	id.StepID = str("SLURM_STEP_ID", "SLURM_STEPID")
 	id.ArrayTask = str("SLURM_ARRAY_TASK_ID")
-	if master := str("SLURM_ARRAY_JOB_ID"); master != "" && id.ArrayTask != "" {
-		// A task of a job array has a job id of its own (task 0 of array
-		// 1 runs as job 2), but sbench submitted, recorded and follows the
-		// array by its id: name the task as Slurm does, ARRAY_TASK.
-		id.JobID = master
-	}
 	id.NodeName = str("SLURMD_NODENAME")
 	id.TasksPerNode = str("SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE")
 	nodelist := str("SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_NODELIST")

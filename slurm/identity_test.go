@@ -111,22 +111,3 @@ func TestExpandTasksPerNode(t *testing.T) {
 		}
 	}
 }
-
-// TestIdentityOfAnArrayTask: Slurm gives each task of an array its own job
-// id (task 0 of array 1 ran as job 2, task 1 as job 1, on the test
-// cluster); the task is named by the array's id and its index, which is
-// what sbench submitted and looks for.
-func TestIdentityOfAnArrayTask(t *testing.T) {
-	for _, c := range []struct{ jobID, task string }{{"2", "0"}, {"1", "1"}} {
-		env := map[string]string{"SLURM_JOB_ID": c.jobID, "SLURM_ARRAY_JOB_ID": "1", "SLURM_ARRAY_TASK_ID": c.task,
-			"SLURM_PROCID": "0", "SLURM_NTASKS": "1", "SLURM_STEP_NODELIST": "n1", "SLURMD_NODENAME": "n1",
-			"SLURM_STEP_ID": "0", "SLURM_NODEID": "0", "SLURM_LOCALID": "0", "SLURM_STEP_TASKS_PER_NODE": "1"}
-		id, err := IdentityFromEnv(func(k string) string { return env[k] })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if id.JobID != "1" || id.ArrayTask != c.task {
-			t.Errorf("task %s (job %s): job id %s task %s, want 1 and %s", c.task, c.jobID, id.JobID, id.ArrayTask, c.task)
-		}
-	}
-}

@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION) -X github.com/sbench/sbench/runner.Version
 LAB     ?= /tmp/sbench-slurm-lab
 FUZZTIME ?= 30s
 
-.PHONY: all build demo test test-short test-slurm fuzz vet clean
+.PHONY: all build demo test test-race test-short test-slurm fuzz vet clean
 
 all: build
 
@@ -39,6 +39,11 @@ SLURM_TESTS := ^(TestSlurm.*|TestRealCluster)$$
 # Unit, golden and local end-to-end tests; no root and no Slurm needed.
 test: vet
 	$(GO) test -count=1 -skip '$(SLURM_TESTS)' ./...
+
+# The same tests under the race detector (every package's take under a
+# minute with it here; CI runs this too).
+test-race:
+	$(GO) test -race -count=1 -skip '$(SLURM_TESTS)' ./...
 
 test-short:
 	$(GO) test -short ./...

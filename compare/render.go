@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
 )
 
 // WriteText writes the comparison as benchstat-style tables: per benchmark,
@@ -229,9 +230,9 @@ func pct(f float64) string {
 
 func runList(ids []int64) string {
 	if len(ids) == 1 {
-		return "run " + formatRunIDs(ids)
+		return "run " + store.FormatRunIDs(ids)
 	}
-	return "runs " + formatRunIDs(ids)
+	return "runs " + store.FormatRunIDs(ids)
 }
 
 // writeTable writes rows of cells in aligned columns, two spaces apart,

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -43,10 +41,6 @@ type Selector struct {
 	Baseline string
 }
 
-// maxRunRange caps a run:A-B range, so that a typo cannot ask for billions
-// of ids.
-const maxRunRange = 100000
-
 // ParseSelector reads a selector. Errors say what was expected.
 func ParseSelector(s string) (Selector, error) {
 	if strings.TrimSpace(s) == "" {
@@ -56,7 +50,7 @@ func ParseSelector(s string) (Selector, error) {
 	if hasKind {
 		switch kind {
 		case "run", "runs":
-			ids, err := parseRunIDs(rest)
+			ids, err := store.ParseRunIDs(rest)
 			if err != nil {
 				return Selector{}, fmt.Errorf("selector %q: %w", s, err)
 			}
@@ -100,32 +94,6 @@ func ParseSelector(s string) (Selector, error) {
 	return Selector{Kind: SelectLabels, Labels: labels}, nil
 }
 
-func parseRunIDs(s string) ([]int64, error) {
-	var ids []int64
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.ParseInt(lo, 10, 64)
-		if err != nil || a < 1 {
-			return nil, fmt.Errorf("run id %q: want a positive integer", lo)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.ParseInt(hi, 10, 64); err != nil || b < a {
-				return nil, fmt.Errorf("run range %q: want A-B with A ≤ B", part)
-			}
-			if b-a >= maxRunRange {
-				return nil, fmt.Errorf("run range %q: more than %d ids", part, maxRunRange)
-			}
-		}
-		for id := a; id <= b; id++ {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids), nil
-}
-
 // String returns the selector in its canonical form, which ParseSelector
 // reads back to the same selector.
 func (s Selector) String() string {
@@ -137,7 +105,7 @@ func (s Selector) String() string {
 		}
 		return strings.Join(parts, ",")
 	case SelectRuns:
-		return "run:" + formatRunIDs(s.RunIDs)
+		return "run:" + store.FormatRunIDs(s.RunIDs)
 	case SelectCampaign:
 		if s.Day.IsZero() {
 			return "campaign:" + s.Campaign
@@ -147,24 +115,6 @@ func (s Selector) String() string {
 		return "baseline:" + s.Baseline
 	}
 	return ""
-}
-
-// formatRunIDs writes sorted ids with runs of consecutive ids as ranges.
-func formatRunIDs(ids []int64) string {
-	var parts []string
-	for i := 0; i < len(ids); {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
-		} else {
-			parts = append(parts, strconv.FormatInt(ids[i], 10))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
 }
 
 // Baselines looks baselines up by name; *store.DB is one.

@@ -114,14 +114,32 @@ type PlannedStep struct {
 	Limit time.Duration `json:"limit,omitempty"`
 }
 
-// Filter selects runs; zero fields select everything.
+// Filter selects runs; zero fields select everything. Lists select any of
+// their values; fields select together (all must hold).
 type Filter struct {
-	Campaign  string
-	RunIDs    []int64
-	Benchmark string
-	Labels    map[string]string
-	Since     time.Time
-	Until     time.Time
+	Campaign string
+	RunIDs   []int64
+	// Benchmark and Benchmarks select runs of any of these benchmarks.
+	Benchmark  string
+	Benchmarks []string
+	Labels     map[string]string
+	// Statuses selects runs with any of these statuses (ok, failed,
+	// invalid).
+	Statuses []results.Status
+	// JobIDs selects the runs of these Slurm (or local) jobs.
+	JobIDs []string
+	// ExcludeRunIDs leaves these runs out, whatever else selects them.
+	ExcludeRunIDs []int64
+	Since         time.Time
+	Until         time.Time
+}
+
+// benchmarks is every benchmark the filter names.
+func (f Filter) benchmarks() []string {
+	if f.Benchmark == "" {
+		return f.Benchmarks
+	}
+	return append([]string{f.Benchmark}, f.Benchmarks...)
 }
 
 // IngestResult says what one Ingest call did.

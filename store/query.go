@@ -39,9 +39,25 @@ func (f Filter) where() (string, []any) {
 		conds = append(conds, "r.id IN (SELECT value FROM json_each(?))")
 		args = append(args, string(ids))
 	}
-	if f.Benchmark != "" {
-		conds = append(conds, "r.benchmark = ?")
-		args = append(args, f.Benchmark)
+	inList := func(column string, values []string) {
+		if len(values) == 0 {
+			return
+		}
+		list, _ := json.Marshal(values)
+		conds = append(conds, column+" IN (SELECT value FROM json_each(?))")
+		args = append(args, string(list))
+	}
+	inList("r.benchmark", f.benchmarks())
+	statuses := make([]string, len(f.Statuses))
+	for i, st := range f.Statuses {
+		statuses[i] = string(st)
+	}
+	inList("r.status", statuses)
+	inList("r.job_id", f.JobIDs)
+	if len(f.ExcludeRunIDs) > 0 {
+		ids, _ := json.Marshal(f.ExcludeRunIDs)
+		conds = append(conds, "r.id NOT IN (SELECT value FROM json_each(?))")
+		args = append(args, string(ids))
 	}
 	for _, k := range results.SortedKeys(f.Labels) {
 		conds = append(conds, "EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = r.id AND l.key = ? AND l.value = ?)")
@@ -401,4 +417,56 @@ UNION SELECT campaign FROM jobs WHERE campaign <> '' ORDER BY 1`)
 		return nil, fmt.Errorf("query campaigns of %s: %w", db.path, err)
 	}
 	return out, nil
+}
+
+// maxRunRange caps one A-B range of run ids, so that a typo cannot ask for
+// billions of them.
+const maxRunRange = 1_000_000
+
+// ParseRunIDs reads run ids as users write them: "12", "3,7-9",
+// "1-24,30"; it returns them sorted, each once.
+func ParseRunIDs(s string) ([]int64, error) {
+	var ids []int64
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.ParseInt(strings.TrimSpace(lo), 10, 64)
+		if err != nil || a < 1 {
+			return nil, fmt.Errorf("run id %q: want a positive integer, or a range such as 1-24", part)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.ParseInt(strings.TrimSpace(hi), 10, 64); err != nil || b < a {
+				return nil, fmt.Errorf("run range %q: want A-B with A ≤ B", part)
+			}
+			if b-a >= maxRunRange {
+				return nil, fmt.Errorf("run range %q: more than %d ids", part, maxRunRange)
+			}
+		}
+		for id := a; id <= b; id++ {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
+}
+
+// FormatRunIDs writes ids sorted, each once, consecutive ones as ranges:
+// "1-4,13,18-24".
+func FormatRunIDs(ids []int64) string {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	var parts []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, strconv.FormatInt(ids[i], 10)+"-"+strconv.FormatInt(ids[j], 10))
+		} else {
+			parts = append(parts, strconv.FormatInt(ids[i], 10))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
 }

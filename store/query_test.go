@@ -52,6 +52,10 @@ func TestRunsFilter(t *testing.T) {
 		{"campaign", Filter{Campaign: "acc"}, []string{"acc/ib", "acc/tcp", "acc/hpl/n20000"}},
 		{"campaign is exact", Filter{Campaign: "ac"}, nil},
 		{"benchmark", Filter{Benchmark: "hpl"}, []string{"acc/hpl/n20000", "upgrade/hpl/n20000"}},
+		{"benchmarks, any of", Filter{Benchmarks: []string{"hpl", "nope"}}, []string{"acc/hpl/n20000", "upgrade/hpl/n20000"}},
+		{"status, any of", Filter{Statuses: []results.Status{results.StatusInvalid, results.StatusFailed}}, []string{"acc/hpl/n20000", "upgrade/hpl/n20000"}},
+		{"jobs", Filter{JobIDs: []string{"12", "99"}}, []string{"acc/hpl/n20000", "upgrade/hpl/n20000"}},
+		{"excluded run ids", Filter{Benchmark: "hpl", ExcludeRunIDs: []int64{ids["acc/hpl/n20000"]}}, []string{"upgrade/hpl/n20000"}},
 		{"run ids", Filter{RunIDs: []int64{ids["upgrade/hpl/n20000"], ids["acc/ib"], 999}}, []string{"acc/ib", "upgrade/hpl/n20000"}},
 		{"one label", Filter{Labels: map[string]string{"fabric": "ib"}}, []string{"/pasted", "acc/ib", "acc/hpl/n20000", "upgrade/hpl/n20000"}},
 		{"all labels must match", Filter{Labels: map[string]string{"fabric": "ib", "site": "lab"}}, []string{"acc/ib"}},
@@ -191,5 +195,23 @@ func TestEmptyResults(t *testing.T) {
 	samples, err := db.Samples(ctx, Filter{})
 	if err != nil || samples != nil {
 		t.Errorf("Samples = %v, %v; want none", samples, err)
+	}
+}
+
+func TestRunIDLists(t *testing.T) {
+	ids, err := ParseRunIDs("30, 1-4,13,18-24,2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := FormatRunIDs(ids); got != "1-4,13,18-24,30" {
+		t.Errorf("round trip: %s", got)
+	}
+	if got := FormatRunIDs([]int64{5, 3, 4, 4, 9}); got != "3-5,9" {
+		t.Errorf("unsorted with a duplicate: %s", got)
+	}
+	for _, bad := range []string{"", "0", "a", "4-2", "1-", "1-2000000"} {
+		if _, err := ParseRunIDs(bad); err == nil {
+			t.Errorf("ParseRunIDs(%q) accepted", bad)
+		}
 	}
 }

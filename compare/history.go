@@ -27,6 +27,9 @@ type HistoryQuery struct {
 	Campaign  string
 	Variant   string // may be empty when the runs have one variant
 	Labels    map[string]string
+	// Filter narrows the runs further (run ids, jobs, statuses, times), as
+	// every command's filter flags do; its benchmarks are Benchmark.
+	Filter store.Filter
 	// Config picks one configuration by its attributes (store.Config's
 	// Lookup: a label, parameter, "variant" or "processes"); needed when
 	// the runs have several.
@@ -119,7 +122,14 @@ type Difference struct {
 
 // LoadHistory reads the runs q selects and builds their history.
 func LoadHistory(ctx context.Context, db *store.DB, q HistoryQuery) (*History, error) {
-	f := store.Filter{Benchmark: q.Benchmark, Campaign: q.Campaign, Labels: q.Labels}
+	f := q.Filter
+	f.Benchmark, f.Benchmarks = q.Benchmark, nil
+	if q.Campaign != "" {
+		f.Campaign = q.Campaign
+	}
+	if len(q.Labels) > 0 {
+		f.Labels = q.Labels
+	}
 	runs, err := db.Runs(ctx, f)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/sbench/sbench/results"
@@ -132,6 +134,86 @@ type Filter struct {
 	ExcludeRunIDs []int64
 	Since         time.Time
 	Until         time.Time
+
+	// nothing is set by And when the two filters cannot both hold.
+	nothing bool
+}
+
+// And returns the filter selecting the runs both f and g select: a
+// selector's runs narrowed by the filter flags, say.
+func (f Filter) And(g Filter) Filter {
+	out := f
+	out.nothing = f.nothing || g.nothing
+	switch {
+	case g.Campaign == "":
+	case f.Campaign == "":
+		out.Campaign = g.Campaign
+	case f.Campaign != g.Campaign:
+		out.nothing = true
+	}
+	both := func(a, b []string) []string {
+		if len(a) == 0 || len(b) == 0 {
+			return append(slices.Clone(a), b...)
+		}
+		var in []string
+		for _, v := range a {
+			if slices.Contains(b, v) {
+				in = append(in, v)
+			}
+		}
+		if len(in) == 0 {
+			out.nothing = true
+		}
+		return in
+	}
+	out.Benchmark, out.Benchmarks = "", both(f.benchmarks(), g.benchmarks())
+	out.JobIDs = both(f.JobIDs, g.JobIDs)
+	var fs, gs []string
+	for _, s := range f.Statuses {
+		fs = append(fs, string(s))
+	}
+	for _, s := range g.Statuses {
+		gs = append(gs, string(s))
+	}
+	out.Statuses = nil
+	for _, s := range both(fs, gs) {
+		out.Statuses = append(out.Statuses, results.Status(s))
+	}
+	switch {
+	case len(g.RunIDs) == 0:
+	case len(f.RunIDs) == 0:
+		out.RunIDs = g.RunIDs
+	default:
+		out.RunIDs = nil
+		for _, id := range f.RunIDs {
+			if slices.Contains(g.RunIDs, id) {
+				out.RunIDs = append(out.RunIDs, id)
+			}
+		}
+		if len(out.RunIDs) == 0 {
+			out.nothing = true
+		}
+	}
+	if len(g.Labels) > 0 {
+		out.Labels = maps.Clone(f.Labels)
+		if out.Labels == nil {
+			out.Labels = map[string]string{}
+		}
+		for k, v := range g.Labels {
+			if w, ok := out.Labels[k]; ok && w != v {
+				out.nothing = true
+			}
+			out.Labels[k] = v
+		}
+	}
+	out.ExcludeRunIDs = append(slices.Clone(f.ExcludeRunIDs), g.ExcludeRunIDs...)
+	if g.Since.After(f.Since) {
+		out.Since = g.Since
+	}
+	if !g.Until.IsZero() && (f.Until.IsZero() || g.Until.Before(f.Until)) {
+		out.Until = g.Until
+	}
+	return out
 }
 
 // benchmarks is every benchmark the filter names.

@@ -28,6 +28,9 @@ type queryer interface {
 func (f Filter) where() (string, []any) {
 	var conds []string
 	var args []any
+	if f.nothing {
+		conds = append(conds, "0")
+	}
 	if f.Campaign != "" {
 		conds = append(conds, "r.campaign = ?")
 		args = append(args, f.Campaign)

@@ -215,3 +215,33 @@ func TestRunIDLists(t *testing.T) {
 		}
 	}
 }
+
+func TestFilterAnd(t *testing.T) {
+	db, ids := filterArchive(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		f, g Filter
+		want []string
+	}{
+		{"narrowed by benchmark", Filter{Campaign: "acc"}, Filter{Benchmarks: []string{"hpl"}}, []string{"acc/hpl/n20000"}},
+		{"campaigns differ", Filter{Campaign: "acc"}, Filter{Campaign: "upgrade"}, nil},
+		{"run ids intersect", Filter{RunIDs: []int64{ids["acc/ib"], ids["acc/tcp"]}}, Filter{RunIDs: []int64{ids["acc/tcp"]}}, []string{"acc/tcp"}},
+		{"run ids disjoint", Filter{RunIDs: []int64{ids["acc/ib"]}}, Filter{RunIDs: []int64{ids["acc/tcp"]}}, nil},
+		{"labels add up", Filter{Labels: map[string]string{"fabric": "ib"}}, Filter{Labels: map[string]string{"site": "lab"}}, []string{"acc/ib"}},
+		{"labels clash", Filter{Labels: map[string]string{"fabric": "ib"}}, Filter{Labels: map[string]string{"fabric": "eth"}}, nil},
+		{"excluded", Filter{Benchmark: "hpl"}, Filter{ExcludeRunIDs: []int64{ids["upgrade/hpl/n20000"]}}, []string{"acc/hpl/n20000"}},
+	} {
+		runs, err := db.Runs(ctx, c.f.And(c.g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range runs {
+			got = append(got, r.Campaign+"/"+r.Variant)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -30,6 +30,8 @@ type Options struct {
 	// Benchmarks and Metrics, when not empty, restrict the comparison.
 	Benchmarks []string
 	Metrics    []string
+	// Filter narrows both sides (the commands' filter flags).
+	Filter store.Filter
 }
 
 // DefaultOptions are those of "sbench compare" with no flags.
@@ -80,6 +82,7 @@ func Compare(ctx context.Context, db *store.DB, old, new Selector, o Options) (*
 		if err != nil {
 			return nil, err
 		}
+		f = f.And(o.Filter)
 		if sides[i], err = Load(ctx, db, sel.String(), f); err != nil {
 			return nil, err
 		}

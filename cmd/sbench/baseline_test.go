@@ -104,7 +104,9 @@ func TestPruneListsFirstAndNeedsYes(t *testing.T) {
 		want string
 	}{
 		{[]string{"--yes"}, "give at least one filter"},
-		{[]string{"--before", "June"}, "YYYY-MM-DD"},
+		{[]string{"--before", "June"}, `--before "June": want a date (2006-01-02)`},
+		{[]string{"--until", "June"}, `--until "June": want a date (2006-01-02)`},
+		{[]string{"--run", "1-x"}, `--run "1-x"`},
 		{[]string{"--status", "bad"}, `--status "bad"`},
 	} {
 		_, stderr := mustSbench(t, 2, append([]string{"prune", "--db", db}, c.args...)...)

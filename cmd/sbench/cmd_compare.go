@@ -1,43 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sbench/sbench/compare"
-	"github.com/sbench/sbench/store"
 )
-
-// parsePercent reads a threshold given as "5%" or "5" (percent either way).
-func parsePercent(flag, s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
-	if err != nil || math.IsNaN(v) || v < 0 || v >= 1000 {
-		return 0, usagef("%s %q: want a percentage such as 5%%", flag, s)
-	}
-	return v / 100, nil
-}
-
-func checkAlpha(a float64) error {
-	if !(a > 0 && a < 1) {
-		return usagef("--alpha %v: want a level between 0 and 1, such as 0.05", a)
-	}
-	return nil
-}
-
-// dataError marks errors about what the selection found (no runs, unknown
-// baseline, nothing measured on both sides) as exit status 2, like bad
-// usage: a CI gate must not read them as "a regression".
-func dataError(err error) error {
-	if errors.Is(err, compare.ErrNoData) || errors.Is(err, store.ErrNotFound) {
-		return usageError{err}
-	}
-	return err
-}
 
 // parseSelectors reads the selector arguments.
 func parseSelectors(cmd string, args []string) ([]compare.Selector, error) {
@@ -53,7 +23,8 @@ func parseSelectors(cmd string, args []string) ([]compare.Selector, error) {
 }
 
 func newCompareCmd(e *env) *cobra.Command {
-	var metrics, benchmarks []string
+	var metrics []string
+	var f filterFlags
 	var threshold string
 	var alpha float64
 	var asJSON bool
@@ -103,12 +74,16 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 			if err != nil {
 				return err
 			}
+			flt, err := f.filter()
+			if err != nil {
+				return err
+			}
 			db, err := openDBRead(e)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			o := compare.Options{Threshold: th, Alpha: alpha, Metrics: splitList(metrics), Benchmarks: splitList(benchmarks)}
+			o := compare.Options{Threshold: th, Alpha: alpha, Metrics: splitList(metrics), Filter: flt}
 			res, err := compare.Compare(cmd.Context(), db, sels[0], sels[1], o)
 			if err != nil {
 				return dataError(fmt.Errorf("compare: %w", err))
@@ -128,22 +103,9 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 		},
 	}
 	c.Flags().StringArrayVar(&metrics, "metric", nil, "compare only this metric (repeatable or comma-separated)")
-	c.Flags().StringArrayVar(&benchmarks, "benchmark", nil, "compare only this benchmark (repeatable or comma-separated)")
+	f.add(c)
 	c.Flags().StringVar(&threshold, "threshold", "5%", "smallest change that counts as a regression")
 	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney test")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
 	return c
-}
-
-// splitList flattens repeated and comma-separated flag values.
-func splitList(vals []string) []string {
-	var out []string
-	for _, v := range vals {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
 }

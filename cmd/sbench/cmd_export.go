@@ -10,39 +10,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sbench/sbench/results"
-	"github.com/sbench/sbench/store"
 )
 
 // filterFlags are the run selectors shared by export, runs and report.
-type filterFlags struct {
-	campaign  string
-	benchmark string
-	runs      []int64
-	labels    []string
-}
-
-func (f *filterFlags) add(c *cobra.Command) {
-	c.Flags().StringVar(&f.campaign, "campaign", "", "only runs of this campaign")
-	c.Flags().StringVar(&f.benchmark, "benchmark", "", "only runs of this benchmark")
-	c.Flags().Int64SliceVar(&f.runs, "run", nil, "only these run ids (repeat or comma-separate)")
-	c.Flags().StringArrayVar(&f.labels, "label", nil, "only runs with this label, KEY=VALUE (repeatable)")
-}
-
-func (f *filterFlags) filter() (store.Filter, error) {
-	flt := store.Filter{Campaign: f.campaign, Benchmark: f.benchmark, RunIDs: f.runs}
-	if len(f.labels) > 0 {
-		flt.Labels = map[string]string{}
-		for _, l := range f.labels {
-			k, v, ok := strings.Cut(l, "=")
-			if !ok || k == "" {
-				return flt, usagef("--label %q: want KEY=VALUE", l)
-			}
-			flt.Labels[k] = v
-		}
-	}
-	return flt, nil
-}
-
 func newExportCmd(e *env) *cobra.Command {
 	var f filterFlags
 	var format string
@@ -157,20 +127,4 @@ func newRunsCmd(e *env) *cobra.Command {
 	f.add(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	return c
-}
-
-// when is a run's start, or for files that do not say when they ran, the
-// time they were ingested.
-func when(r store.Run) string {
-	if !r.Start.IsZero() {
-		return r.Start.Local().Format("2006-01-02 15:04")
-	}
-	return "ingested " + r.IngestedAt.Local().Format("2006-01-02 15:04")
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -39,11 +39,12 @@ func parseSize(s string) (float64, error) {
 
 func newHistoryCmd(e *env) *cobra.Command {
 	var q compare.HistoryQuery
+	var f filterFlags
 	var x, threshold, out string
-	var labels, configs []string
+	var configs []string
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "history --benchmark NAME [--metric M] [--x SIZE] [--label K=V]... [-o trend.png|pdf|svg]",
+		Use:   "history --benchmark NAME [--metric M] [--x SIZE] [--config K=V]... [filters] [-o trend.png|pdf|svg]",
 		Short: "Follow one metric over time: control band, outliers, steps",
 		Long: `History follows one metric of one benchmark at one message size over time:
 one point per ok run (the median of its repeats), oldest first.
@@ -74,8 +75,17 @@ extension).`,
   sbench history --benchmark imb_allreduce --metric latency --x 4MiB --config processes=4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if q.Benchmark == "" {
+			flt, err := f.filter()
+			if err != nil {
+				return err
+			}
+			switch len(flt.Benchmarks) {
+			case 0:
 				return usagef("history: --benchmark is required")
+			case 1:
+				q.Benchmark, q.Filter = flt.Benchmarks[0], flt
+			default:
+				return usagef("history: --benchmark %s: a history follows one benchmark", strings.Join(flt.Benchmarks, ","))
 			}
 			if x != "" {
 				v, err := parseSize(x)
@@ -84,7 +94,6 @@ extension).`,
 				}
 				q.X = &v
 			}
-			var err error
 			if q.Threshold, err = parsePercent("--threshold", threshold); err != nil {
 				return err
 			}
@@ -93,9 +102,6 @@ extension).`,
 			}
 			if q.Window < compare.MinBandPoints {
 				return usagef("history: --window %d: want at least %d", q.Window, compare.MinBandPoints)
-			}
-			if q.Labels, err = parseLabels("--label", labels); err != nil {
-				return err
 			}
 			if q.Config, err = parseLabels("--config", configs); err != nil {
 				return err
@@ -141,13 +147,11 @@ extension).`,
 			return nil
 		},
 	}
-	c.Flags().StringVar(&q.Benchmark, "benchmark", "", "benchmark to follow (required)")
 	c.Flags().StringVar(&q.Metric, "metric", "", "metric to follow (needed when the runs have several)")
 	c.Flags().StringVar(&x, "x", "", "message size or other x to follow, e.g. 8, 4K, 1MiB (needed when there are several)")
-	c.Flags().StringVar(&q.Campaign, "campaign", "", "only runs of this campaign")
 	c.Flags().StringVar(&q.Variant, "variant", "", "only runs of this variant (needed when there are several)")
-	c.Flags().StringArrayVar(&labels, "label", nil, "only runs with this label, KEY=VALUE (repeatable)")
 	c.Flags().StringArrayVar(&configs, "config", nil, "only runs whose configuration has KEY=VALUE: a label, parameter, variant or processes (repeatable)")
+	f.add(c)
 	c.Flags().IntVar(&q.Window, "window", compare.DefaultWindow, "earlier runs a control band is computed from")
 	c.Flags().Float64Var(&q.Alpha, "alpha", 0.05, "significance level of a step")
 	c.Flags().StringVar(&threshold, "threshold", "5%", "smallest step that counts as a regression")

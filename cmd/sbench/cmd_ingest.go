@@ -23,41 +23,6 @@ import (
 	"github.com/sbench/sbench/store"
 )
 
-// openDB opens the archive for a command that writes to it, creating it
-// if it does not exist. store's errors name the archive already.
-func openDB(e *env) (*store.DB, error) {
-	db, err := store.Open(e.db)
-	var ro *store.ReadOnlyError
-	if errors.As(err, &ro) {
-		return nil, fmt.Errorf("%w; this command writes to it, the commands that only read it (runs, export, report, compare, history) still work", err)
-	}
-	return db, err
-}
-
-// openDBRead opens the archive for a command that only reads it. It works
-// on an archive nobody can write (a read-only mount), and never creates
-// one: a mistyped --db would otherwise show an empty archive as if it held
-// no runs.
-func openDBRead(e *env) (*store.DB, error) {
-	db, err := store.OpenReadOnly(e.db)
-	if errors.Is(err, store.ErrNoArchive) {
-		return nil, usagef("no archive at %s: the archive is --db FILE, else $SBENCH_DB, else ./sbench.db; sbench ingest or sbench local create one", e.db)
-	}
-	return db, err
-}
-
-// openFiltered reads the filter flags, then opens the archive to read it:
-// a bad flag is reported before the archive is touched. The caller closes
-// db.
-func openFiltered(e *env, f filterFlags) (*store.DB, store.Filter, error) {
-	flt, err := f.filter()
-	if err != nil {
-		return nil, flt, err
-	}
-	db, err := openDBRead(e)
-	return db, flt, err
-}
-
 // maxInput caps one input file: benchmark outputs are kilobytes, a job log
 // a few megabytes; anything far larger is not what the user meant.
 const maxInput = 256 << 20
@@ -428,21 +393,6 @@ func newProgress(e *env, n int) *progressbar.ProgressBar {
 }
 
 // parseLabels reads KEY=VALUE flags.
-func parseLabels(flag string, kvs []string) (map[string]string, error) {
-	if len(kvs) == 0 {
-		return nil, nil
-	}
-	m := map[string]string{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || strings.ContainsAny(k, " \t\n,=") {
-			return nil, usagef("%s %q: want KEY=VALUE with a KEY of letters, digits and _", flag, kv)
-		}
-		m[k] = v
-	}
-	return m, nil
-}
-
 func newIngestCmd(e *env) *cobra.Command {
 	var format, system string
 	var labelFlags []string

@@ -2,21 +2,18 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
 func newPruneCmd(e *env) *cobra.Command {
 	var f filterFlags
 	var before string
-	var statuses []string
 	var yes bool
 	c := &cobra.Command{
 		Use:   "prune [filters] [--before DATE] [--status failed,invalid] [--yes]",
@@ -27,32 +24,29 @@ scalars and checks, and the host descriptions no other run shares.
 It always prints the list first, and deletes nothing without --yes: run it
 once to see, then again with --yes. At least one filter is required. Runs a
 baseline holds are never deleted (they are listed as kept): remove the
-baseline first. --before DATE selects runs that started before that day
+baseline first. --until DATE selects runs that started before that day
 (UTC); runs with no start time (files ingested by hand that do not say when
-they ran) are not selected by it.`,
+they ran) are not selected by --since or --until.`,
 		Example: `  sbench prune --status failed,invalid
-  sbench prune --campaign scratch --before 2024-01-01 --yes`,
+  sbench prune --campaign scratch --until 2024-01-01 --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if before != "" {
+				// --before is --until's old name.
+				if f.until != "" {
+					return usagef("prune: --before is --until: give one")
+				}
+				if _, err := parseWhen("--before", before, time.Now()); err != nil {
+					return err
+				}
+				f.until = before
+			}
 			flt, err := f.filter()
 			if err != nil {
 				return err
 			}
-			if before != "" {
-				t, err := time.Parse(time.DateOnly, before)
-				if err != nil {
-					return usagef("prune: --before %q: want YYYY-MM-DD", before)
-				}
-				flt.Until = t
-			}
-			want := splitList(statuses)
-			for _, s := range want {
-				if !results.Status(s).Valid() {
-					return usagef("prune: --status %q: want ok, failed or invalid", s)
-				}
-			}
-			if flt.Campaign == "" && flt.Benchmark == "" && len(flt.RunIDs) == 0 && len(flt.Labels) == 0 && flt.Until.IsZero() && len(want) == 0 {
-				return usagef("prune: give at least one filter (--campaign, --benchmark, --run, --label, --before, --status); prune never deletes everything")
+			if f.empty() {
+				return usagef("prune: give at least one filter (--campaign, --benchmark, --run, --job, --label, --status, --since, --until); prune never deletes everything")
 			}
 			// Without --yes prune only shows its plan: it reads, and must
 			// work on a read-only archive and never create one.
@@ -69,10 +63,6 @@ they ran) are not selected by it.`,
 			plan, err := db.PlanPrune(ctx, flt)
 			if err != nil {
 				return err
-			}
-			if len(want) > 0 {
-				plan.Delete = slices.DeleteFunc(plan.Delete, func(r store.Run) bool { return !slices.Contains(want, string(r.Status)) })
-				plan.Kept = slices.DeleteFunc(plan.Kept, func(k store.KeptRun) bool { return !slices.Contains(want, string(k.Status)) })
 			}
 			printPrunePlan(e, plan)
 			if len(plan.Delete) == 0 {
@@ -92,8 +82,8 @@ they ran) are not selected by it.`,
 		},
 	}
 	f.add(c)
-	c.Flags().StringVar(&before, "before", "", "only runs that started before this day, YYYY-MM-DD (UTC)")
-	c.Flags().StringArrayVar(&statuses, "status", nil, "only runs with this status: ok, failed, invalid (repeatable or comma-separated)")
+	c.Flags().StringVar(&before, "before", "", "only runs that started before this time (--until's old name)")
+	c.Flags().MarkHidden("before")
 	c.Flags().BoolVar(&yes, "yes", false, "really delete the listed runs")
 	return c
 }

@@ -7,10 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sbench/sbench/compare"
 	"io"
 	"os"
 	"time"
+
+	"github.com/sbench/sbench/compare"
 
 	"github.com/spf13/cobra"
 
@@ -22,7 +23,6 @@ import (
 // reportOpts are sbench report's flags.
 type reportOpts struct {
 	filter       filterFlags
-	since, until string
 	out, title   string
 	groupBy      string
 	linkRate     string
@@ -86,8 +86,6 @@ an existing report is replaced only by a complete one.`,
 	}
 	o.filter.add(c)
 	fl := c.Flags()
-	fl.StringVar(&o.since, "since", "", "only runs started at or after this time (2006-01-02 or RFC 3339)")
-	fl.StringVar(&o.until, "until", "", "only runs started before this time (2006-01-02 or RFC 3339)")
 	fl.StringVarP(&o.out, "output", "o", "", "PDF file to write")
 	fl.StringVar(&o.title, "title", "", "report title (default: from the campaigns)")
 	fl.StringVar(&o.groupBy, "group-by", "", "label or parameter whose values are the figures' lines (default: variant, else labels)")
@@ -111,15 +109,6 @@ func (o reportOpts) reportOptions() (store.Filter, []reports.Option, error) {
 	flt, err := o.filter.filter()
 	if err != nil {
 		return flt, nil, err
-	}
-	if flt.Since, err = parseWhen("--since", o.since); err != nil {
-		return flt, nil, err
-	}
-	if flt.Until, err = parseWhen("--until", o.until); err != nil {
-		return flt, nil, err
-	}
-	if !flt.Since.IsZero() && !flt.Until.IsZero() && !flt.Until.After(flt.Since) {
-		return flt, nil, usagef("report: --until %s is not after --since %s", o.until, o.since)
 	}
 	opts := []reports.Option{reports.WithFontSearch()}
 	if o.groupBy != "" {
@@ -153,19 +142,6 @@ func (o reportOpts) reportOptions() (store.Filter, []reports.Option, error) {
 		opts = append(opts, reports.WithCSVDir(o.csvDir))
 	}
 	return flt, opts, nil
-}
-
-// parseWhen reads a --since/--until time: a date (midnight UTC) or RFC 3339.
-func parseWhen(flag, s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, usagef("report: %s %q: want a date (2006-01-02) or a time (2006-01-02T15:04:05Z)", flag, s)
 }
 
 func runReport(ctx context.Context, e *env, o reportOpts) error {

@@ -473,3 +473,73 @@ func FormatRunIDs(ids []int64) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// Inventory is what an archive holds, for messages about a selection that
+// found nothing: the names a user could have meant.
+type Inventory struct {
+	Runs       int
+	Campaigns  []string
+	Benchmarks []string
+	// Labels are the label keys, each with its values (at most a few, the
+	// most common first).
+	Labels map[string][]string
+	// FirstRun and LastRun are the smallest and largest run ids.
+	FirstRun, LastRun int64
+}
+
+// maxInventoryValues caps the values listed per label.
+const maxInventoryValues = 8
+
+// Inventory reads what the archive holds: counts and distinct names, from
+// the indexes, without loading runs.
+func (db *DB) Inventory(ctx context.Context) (Inventory, error) {
+	inv := Inventory{Labels: map[string][]string{}}
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		var first, last sql.NullInt64
+		if err := tx.QueryRowContext(ctx, "SELECT count(*), min(id), max(id) FROM runs").Scan(&inv.Runs, &first, &last); err != nil {
+			return err
+		}
+		inv.FirstRun, inv.LastRun = first.Int64, last.Int64
+		list := func(query string, dst *[]string) error {
+			rows, err := tx.QueryContext(ctx, query)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var v string
+				if err := rows.Scan(&v); err != nil {
+					return err
+				}
+				*dst = append(*dst, v)
+			}
+			return rows.Err()
+		}
+		if err := list("SELECT DISTINCT campaign FROM runs WHERE campaign != '' ORDER BY 1", &inv.Campaigns); err != nil {
+			return err
+		}
+		if err := list("SELECT DISTINCT benchmark FROM runs ORDER BY 1", &inv.Benchmarks); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT key, value, count(*) AS n FROM run_labels GROUP BY key, value ORDER BY key, n DESC, value")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k, v string
+			var n int
+			if err := rows.Scan(&k, &v, &n); err != nil {
+				return err
+			}
+			if len(inv.Labels[k]) < maxInventoryValues {
+				inv.Labels[k] = append(inv.Labels[k], v)
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return Inventory{}, fmt.Errorf("read what %s holds: %w", db.path, err)
+	}
+	return inv, nil
+}

@@ -245,3 +245,15 @@ func TestFilterAnd(t *testing.T) {
 		}
 	}
 }
+
+func TestInventory(t *testing.T) {
+	db, _ := filterArchive(t)
+	inv, err := db.Inventory(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv.Runs != 5 || !reflect.DeepEqual(inv.Campaigns, []string{"acc", "upgrade"}) ||
+		!reflect.DeepEqual(inv.Benchmarks, []string{"hpl", "osu_bw", "osu_lat"}) || len(inv.Labels["fabric"]) == 0 || inv.LastRun-inv.FirstRun != 4 {
+		t.Errorf("inventory %+v", inv)
+	}
+}

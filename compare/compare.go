@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -314,7 +315,7 @@ func samplePoint(side int, r *store.Run, s store.Sample) point {
 	p := point{side: side, run: r, x: s.X, value: s.Value,
 		benchmark: r.Benchmark, metric: s.Metric, unit: s.Unit, xunit: s.XUnit}
 	p.family = r.Benchmark + "\x00" + s.Metric + "\x00" + s.Unit
-	for _, k := range results.SortedKeys(s.Tags) {
+	for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
 		p.extraParts = append(p.extraParts, k+"="+s.Tags[k])
 	}
 	if len(s.Pair) > 0 {

@@ -186,7 +186,7 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 		return nil, fmt.Errorf("no ok run of benchmark %q: %w", q.Benchmark, ErrNoData)
 	}
 	if q.Variant == "" && len(variants) > 1 {
-		return nil, &AmbiguousError{What: "variant", Choices: sortedSet(variants)}
+		return nil, &AmbiguousError{What: "variant", Choices: slices.Sorted(maps.Keys(variants))}
 	}
 	h.Variant = q.Variant
 	for id, r := range byID {
@@ -195,7 +195,7 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 		}
 	}
 	if len(byID) == 0 {
-		return nil, fmt.Errorf("no ok run of benchmark %q has variant %q (it has %s): %w", q.Benchmark, q.Variant, strings.Join(sortedSet(variants), ", "), ErrNoData)
+		return nil, fmt.Errorf("no ok run of benchmark %q has variant %q (it has %s): %w", q.Benchmark, q.Variant, strings.Join(slices.Sorted(maps.Keys(variants)), ", "), ErrNoData)
 	}
 	if err := oneConfig(byID, q); err != nil {
 		return nil, err
@@ -214,14 +214,14 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	}
 	if q.Metric == "" {
 		if len(metrics) > 1 {
-			return nil, &AmbiguousError{What: "metric", Choices: sortedSet(metrics)}
+			return nil, &AmbiguousError{What: "metric", Choices: slices.Sorted(maps.Keys(metrics))}
 		}
 		for m := range metrics {
 			q.Metric = m
 		}
 	}
 	if len(rel) == 0 {
-		return nil, fmt.Errorf("no run of benchmark %q has metric %q (it has %s): %w", q.Benchmark, q.Metric, strings.Join(sortedSet(metrics), ", "), ErrNoData)
+		return nil, fmt.Errorf("no run of benchmark %q has metric %q (it has %s): %w", q.Benchmark, q.Metric, strings.Join(slices.Sorted(maps.Keys(metrics)), ", "), ErrNoData)
 	}
 	h.Metric = q.Metric
 	xs := map[float64]bool{}
@@ -235,7 +235,7 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	}
 	if q.X == nil && len(xs)+btoi(noX) > 1 {
 		var choices []string
-		for _, x := range sortedFloats(xs) {
+		for _, x := range slices.Sorted(maps.Keys(xs)) {
 			choices = append(choices, strconv.FormatFloat(x, 'f', -1, 64))
 		}
 		return nil, &AmbiguousError{What: "x", Choices: choices}
@@ -463,7 +463,7 @@ func provenanceOf(r *store.Run) map[string]string {
 	add("runner", r.RunnerVersion)
 	out := map[string]string{}
 	for f, s := range sets {
-		out[f] = strings.Join(sortedSet(s), ", ")
+		out[f] = strings.Join(slices.Sorted(maps.Keys(s)), ", ")
 	}
 	out["nodes"] = strings.Join(r.Nodes, ",")
 	return out
@@ -474,24 +474,6 @@ func dashIfEmpty(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func sortedFloats(m map[float64]bool) []float64 {
-	out := make([]float64, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func btoi(b bool) int {

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -100,7 +101,7 @@ func (s Selector) String() string {
 	switch s.Kind {
 	case SelectLabels:
 		var parts []string
-		for _, k := range results.SortedKeys(s.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(s.Labels)) {
 			parts = append(parts, k+"="+s.Labels[k])
 		}
 		return strings.Join(parts, ",")

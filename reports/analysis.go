@@ -2,7 +2,9 @@ package reports
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -182,7 +184,7 @@ func (r *Report) analyse() {
 		}
 		byRun[s.RunID] = append(byRun[s.RunID], s)
 	}
-	for _, id := range sortedKeys(byRun) {
+	for _, id := range slices.Sorted(maps.Keys(byRun)) {
 		run := r.byID[id]
 		if row, ok := r.hplRow(run, byRun[id]); ok {
 			f := get(family(run))
@@ -215,16 +217,16 @@ func (r *Report) analyse() {
 			v.Min, v.Max = min(v.Min, x), max(v.Max, x)
 		}
 		v.N = len(valueData[k])
-		v.Runs = sortedKeys(valueRuns[k])
+		v.Runs = slices.Sorted(maps.Keys(valueRuns[k]))
 		f := get(v.Family)
 		f.values = append(f.values, *v)
 	}
 	for k, byCfg := range ranksAxis {
 		metric, unit, _ := strings.Cut(k[1], "\x00")
 		sg := &scalingGroup{family: k[0], what: metric, unit: unit}
-		for _, cfg := range r.configOrder(sortedKeys(byCfg)) {
+		for _, cfg := range r.configOrder(slices.Sorted(maps.Keys(byCfg))) {
 			s := Series{Config: cfg, Color: r.configs.style(cfg).Color}
-			for _, x := range sortedFloatKeys(byCfg[cfg]) {
+			for _, x := range slices.Sorted(maps.Keys(byCfg[cfg])) {
 				s.Points = append(s.Points, point(x, byCfg[cfg][x]))
 			}
 			sg.series = append(sg.series, s)
@@ -232,7 +234,7 @@ func (r *Report) analyse() {
 		get(k[0]).scaling = append(get(k[0]).scaling, sg)
 	}
 
-	names := sortedKeys(fams)
+	names := slices.Sorted(maps.Keys(fams))
 	// Point-to-point curves first, then collectives, node-pair matrices and
 	// HPL, as the articles go from the link up to the whole machine.
 	rank := func(f *familyResult) int {
@@ -287,13 +289,13 @@ func (r *Report) analyse() {
 		}
 	}
 
-	for _, id := range sortedKeys(unknownRun) {
+	for _, id := range slices.Sorted(maps.Keys(unknownRun)) {
 		r.notef("%d samples or scalars belong to run %d, which is not in the report's runs", unknownRun[id], id)
 	}
 	if len(badRuns) > 0 {
 		r.notef("the samples of %d failed or invalid run%s are not plotted or summarised", len(badRuns), plural(len(badRuns)))
 	}
-	for _, what := range sortedKeys(notShown) {
+	for _, what := range slices.Sorted(maps.Keys(notShown)) {
 		r.notef("not plotted: %s, %d samples", what, notShown[what])
 	}
 }
@@ -302,15 +304,6 @@ func (r *Report) analyse() {
 func (r *Report) configOrder(names []string) []string {
 	sort.SliceStable(names, func(i, j int) bool { return r.configs.index[names[i]] < r.configs.index[names[j]] })
 	return names
-}
-
-func sortedFloatKeys[V any](m map[float64]V) []float64 {
-	xs := make([]float64, 0, len(m))
-	for x := range m {
-		xs = append(xs, x)
-	}
-	sort.Float64s(xs)
-	return xs
 }
 
 // finishSizeGroup turns a group's samples into series, in the report's
@@ -349,10 +342,10 @@ func (r *Report) finishSizeGroup(g *sizeGroup) {
 		if len(ranksOfConfig[k.config]) > 1 || (g.collective && len(allRanks) > 1) {
 			s.Ranks = k.ranks
 		}
-		for _, x := range sortedFloatKeys(byX) {
+		for _, x := range slices.Sorted(maps.Keys(byX)) {
 			s.Points = append(s.Points, point(x, byX[x]))
 		}
-		s.Runs = sortedKeys(g.ids[k])
+		s.Runs = slices.Sorted(maps.Keys(g.ids[k]))
 		s.LinkRate = r.seriesLinkRate(s.Runs)
 		g.series = append(g.series, s)
 	}
@@ -437,9 +430,9 @@ func (r *Report) addScaling(f *familyResult) {
 			continue
 		}
 		sg := &scalingGroup{family: f.name, what: k.what, unit: k.unit}
-		for _, cfg := range r.configOrder(sortedKeys(k.pts)) {
+		for _, cfg := range r.configOrder(slices.Sorted(maps.Keys(k.pts))) {
 			s := Series{Config: cfg, Color: r.configs.style(cfg).Color}
-			for _, n := range sortedFloatKeys(k.pts[cfg]) {
+			for _, n := range slices.Sorted(maps.Keys(k.pts[cfg])) {
 				s.Points = append(s.Points, point(n, k.pts[cfg][n]))
 			}
 			sg.series = append(sg.series, s)

@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"image/color"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -153,13 +155,13 @@ func attrsOf(run *store.Run, groupBy string, multiCampaign bool, constant map[st
 			as = []attr{{key: "variant", value: run.Variant}}
 		}
 	default:
-		for _, k := range sortedKeys(run.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(run.Labels)) {
 			if !metaLabels[k] && !constant[k] {
 				as = append(as, attr{key: k, value: run.Labels[k]})
 			}
 		}
 		if len(as) == 0 {
-			for _, k := range sortedKeys(run.Labels) {
+			for _, k := range slices.Sorted(maps.Keys(run.Labels)) {
 				if !metaLabels[k] && !contextLabels[k] {
 					as = append(as, attr{key: k, value: run.Labels[k]})
 				}

@@ -3,7 +3,9 @@ package reports
 import (
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -369,7 +371,7 @@ func distinctRates(series []Series) []float64 {
 			set[s.LinkRate] = true
 		}
 	}
-	return sortedFloatKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 // bandPolygon is the area between lo and hi, in a light tint of c.

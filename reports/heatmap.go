@@ -3,7 +3,9 @@ package reports
 import (
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -87,7 +89,7 @@ func (g *matrixGroup) finish() {
 		all = append(all, v)
 	}
 	s := MatrixSummary{Family: g.family, Metric: g.metric, Unit: g.unit, Config: g.config,
-		Nodes: len(g.nodes), Pairs: len(all), Median: median(all), Runs: sortedKeys(g.runs)}
+		Nodes: len(g.nodes), Pairs: len(all), Median: median(all), Runs: slices.Sorted(maps.Keys(g.runs))}
 	if len(all) > 0 {
 		s.Min, s.Max = all[0], all[0]
 		for _, v := range all {

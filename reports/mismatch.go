@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,7 +45,7 @@ func hostMismatches(runs []store.Run) []string {
 				continue
 			}
 			var parts []string
-			for _, v := range sortedKeys(values[f]) {
+			for _, v := range slices.Sorted(maps.Keys(values[f])) {
 				nodes := values[f][v]
 				sort.Strings(nodes)
 				parts = append(parts, fmt.Sprintf("%s on %s", v, compressHosts(nodes)))
@@ -66,5 +68,5 @@ func mismatchFields(runs []store.Run) []string {
 			set[f] = true
 		}
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }

@@ -2,7 +2,8 @@ package reports
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/sbench/sbench/store"
@@ -248,14 +249,9 @@ func expandTabs(s string) string {
 }
 
 func keyValues(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + m[k]
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
 	}
 	return strings.Join(parts, ", ")
 }

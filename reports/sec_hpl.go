@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,7 +53,7 @@ func nodesRpeak(run *store.Run) (float64, string) {
 		hows[how]++
 	}
 	var parts []string
-	for _, how := range sortedKeys(hows) {
+	for _, how := range slices.Sorted(maps.Keys(hows)) {
 		parts = append(parts, fmt.Sprintf("%d × (%s)", hows[how], how))
 	}
 	return total, strings.Join(parts, " + ")
@@ -189,7 +191,7 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 			hows[fmt.Sprintf("run %d: Rpeak %s Gflops, %s", row.Run, formatValue(row.Rpeak), row.RpeakHow)] = true
 		}
 	}
-	for _, h := range sortedKeys(hows) {
+	for _, h := range slices.Sorted(maps.Keys(hows)) {
 		notes = append(notes, h+".")
 	}
 	if !rpeakKnown {

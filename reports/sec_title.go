@@ -2,7 +2,8 @@ package reports
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,7 +122,7 @@ func (r *Report) benchmarks() []string {
 	for i := range r.runs {
 		set[family(&r.runs[i])] = true
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 // systemLine sums the system up in a line: the system labels the runs
@@ -136,7 +137,7 @@ func (r *Report) systemLine() string {
 		}
 	}
 	if len(labels) > 0 {
-		parts = append(parts, strings.Join(sortedKeys(labels), ", "))
+		parts = append(parts, strings.Join(slices.Sorted(maps.Keys(labels)), ", "))
 	}
 	groups := r.hostGroups()
 	var nodes []string
@@ -154,22 +155,16 @@ func (r *Report) systemLine() string {
 		}
 	}
 	if n := distinct(nodes); n > 0 {
-		s := fmt.Sprintf("%d node%s (%s)", n, plural(n), compressHosts(sortedCopy(nodes)))
+		s := fmt.Sprintf("%d node%s (%s)", n, plural(n), compressHosts(slices.Sorted(slices.Values(nodes))))
 		if len(cpus) == 1 {
-			s += ", " + sortedKeys(cpus)[0]
+			s += ", " + slices.Sorted(maps.Keys(cpus))[0]
 		}
 		if len(fabrics) == 1 {
-			s += ", " + sortedKeys(fabrics)[0]
+			s += ", " + slices.Sorted(maps.Keys(fabrics))[0]
 		}
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, "; ")
-}
-
-func sortedCopy(s []string) []string {
-	c := append([]string(nil), s...)
-	sort.Strings(c)
-	return c
 }
 
 func plural(n int) string {

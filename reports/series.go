@@ -190,15 +190,6 @@ func point(x float64, vs []float64) Point {
 	return p
 }
 
-func sortedKeys[K int64 | string | int, V any](m map[K]V) []K {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	return keys
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "—"

@@ -232,15 +232,19 @@ func Build(old, new Side, o Options) (*Result, error) {
 			info = &res.New
 		}
 		ok := map[int64]*store.Run{}
+		notOK := map[results.Status][]int64{}
 		for j := range s.Runs {
 			r := &s.Runs[j]
 			if r.Status != results.StatusOK {
 				info.Excluded = append(info.Excluded, r.ID)
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: run %d (%s) is %s: left out, only ok runs are compared", s.Name, r.ID, r.Benchmark, r.Status))
+				notOK[r.Status] = append(notOK[r.Status], r.ID)
 				continue
 			}
 			ok[r.ID] = r
 			info.Runs = append(info.Runs, r.ID)
+		}
+		if len(notOK) > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s left out, only ok runs are compared", s.Name, statusRuns(notOK)))
 		}
 		for _, smp := range s.Samples {
 			r := ok[smp.RunID]
@@ -569,4 +573,14 @@ func (t Table) title() string {
 		s += " " + strings.Join(t.Config, " ")
 	}
 	return s
+}
+
+// statusRuns lists runs by status, each list sorted and compressed:
+// "failed runs 3-5,9 and invalid run 12".
+func statusRuns(byStatus map[results.Status][]int64) string {
+	var parts []string
+	for _, st := range slices.Sorted(maps.Keys(byStatus)) {
+		parts = append(parts, fmt.Sprintf("%s %s", st, runList(byStatus[st])))
+	}
+	return strings.Join(parts, " and ")
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -392,14 +393,24 @@ func TestBuildLeavesOutRunsThatAreNotOK(t *testing.T) {
 	bad := b.run("osu_bw", "", nil)
 	b.Runs[0].Status = results.StatusInvalid
 	b.osuCurve(bad, 2, 0.1)
+	// Four failed runs, one of them out of order: one warning lists them
+	// sorted and compressed.
+	for _, n := range []int{3, 4, 5, 8} {
+		id = int64(n)
+		b.run("osu_bw", "", nil)
+		b.Runs[len(b.Runs)-1].Status = results.StatusFailed
+	}
+	b.Runs[1], b.Runs[4] = b.Runs[4], b.Runs[1]
+	id = 20
 	b.osuCurve(b.run("osu_bw", "", nil), 2, 1)
 	res, err := Build(a.Side, b.Side, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Regressions() != 0 || len(res.New.Excluded) != 1 || res.New.Excluded[0] != bad ||
-		len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "is invalid: left out") {
-		t.Errorf("result %+v: want the invalid run left out with a warning", res)
+	want := "new: failed runs 4-6,9 and invalid run 2 left out, only ok runs are compared"
+	if res.Regressions() != 0 || len(res.New.Excluded) != 5 || !slices.Contains(res.New.Excluded, bad) ||
+		len(res.Warnings) != 1 || res.Warnings[0] != want {
+		t.Errorf("result %+v: want the runs that are not ok left out with one warning %q", res, want)
 	}
 	// Only bad runs on a side: nothing to compare.
 	b.Runs = b.Runs[:1]

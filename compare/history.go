@@ -170,17 +170,21 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	h := &History{Benchmark: q.Benchmark, Window: q.Window, Alpha: q.Alpha, Threshold: q.Threshold}
 	byID := map[int64]*store.Run{}
 	variants := map[string]bool{}
+	notOK := map[results.Status][]int64{}
 	for i := range runs {
 		r := &runs[i]
 		if q.Benchmark != "" && r.Benchmark != q.Benchmark {
 			continue
 		}
 		if r.Status != results.StatusOK {
-			h.Warnings = append(h.Warnings, fmt.Sprintf("run %d is %s: left out", r.ID, r.Status))
+			notOK[r.Status] = append(notOK[r.Status], r.ID)
 			continue
 		}
 		byID[r.ID] = r
 		variants[r.Variant] = true
+	}
+	if len(notOK) > 0 {
+		h.Warnings = append(h.Warnings, statusRuns(notOK)+" left out")
 	}
 	if len(byID) == 0 {
 		return nil, fmt.Errorf("no ok run of benchmark %q: %w", q.Benchmark, ErrNoData)

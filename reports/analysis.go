@@ -289,11 +289,17 @@ func (r *Report) analyse() {
 		}
 	}
 
-	for _, id := range slices.Sorted(maps.Keys(unknownRun)) {
-		r.notef("%d samples or scalars belong to run %d, which is not in the report's runs", unknownRun[id], id)
+	if len(unknownRun) > 0 {
+		n := 0
+		for _, c := range unknownRun {
+			n += c
+		}
+		r.notef("%d samples or scalars belong to run%s %s, which %s not in the report's runs",
+			n, plural(len(unknownRun)), store.FormatRunIDs(slices.Collect(maps.Keys(unknownRun))), isAre(len(unknownRun)))
 	}
 	if len(badRuns) > 0 {
-		r.notef("the samples of %d failed or invalid run%s are not plotted or summarised", len(badRuns), plural(len(badRuns)))
+		r.notef("the samples of %d failed or invalid run%s (%s) are not plotted or summarised",
+			len(badRuns), plural(len(badRuns)), store.FormatRunIDs(slices.Collect(maps.Keys(badRuns))))
 	}
 	for _, what := range slices.Sorted(maps.Keys(notShown)) {
 		r.notef("not plotted: %s, %d samples", what, notShown[what])

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
 )
 
 // WriteCSV writes the report's numbers into dir, for spreadsheets and
@@ -62,7 +63,7 @@ func (r *Report) WriteCSV(dir string) error {
 	for _, f := range r.families {
 		for _, g := range f.groups {
 			for _, b := range g.bandwidth {
-				runs := runList(b.Runs)
+				runs := store.FormatRunIDs(b.Runs)
 				rows = append(rows,
 					[]string{f.name, g.metric, b.Config, strconv.Itoa(b.Ranks), "peak", num(b.Peak), "MB/s", num(b.PeakAt), runs},
 					[]string{f.name, g.metric, b.Config, strconv.Itoa(b.Ranks), "largest_size", num(b.Largest), "MB/s", num(b.LargestAt), runs})
@@ -76,7 +77,7 @@ func (r *Report) WriteCSV(dir string) error {
 				}
 			}
 			for _, l := range g.latency {
-				runs := runList(l.Runs)
+				runs := store.FormatRunIDs(l.Runs)
 				rows = append(rows,
 					[]string{f.name, g.metric, l.Config, strconv.Itoa(l.Ranks), "smallest_size", num(l.Smallest), "us", num(l.SmallestAt), runs},
 					[]string{f.name, g.metric, l.Config, strconv.Itoa(l.Ranks), "largest_size", num(l.Largest), "us", num(l.LargestAt), runs})
@@ -84,7 +85,7 @@ func (r *Report) WriteCSV(dir string) error {
 		}
 		for _, m := range f.matrices {
 			s := m.summary
-			runs := runList(s.Runs)
+			runs := store.FormatRunIDs(s.Runs)
 			for _, w := range []struct {
 				what string
 				v    float64

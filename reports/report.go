@@ -176,13 +176,18 @@ func New(d Data, opts ...Option) (*Report, error) {
 	sort.SliceStable(r.runs, func(i, j int) bool { return r.runs[i].ID < r.runs[j].ID })
 	seen := make(map[int64]bool, len(r.runs))
 	uniq := make([]store.Run, 0, len(r.runs))
+	var dups []int64
 	for _, run := range r.runs {
 		if seen[run.ID] {
-			r.notef("run %d appears more than once in the data; the first copy is used", run.ID)
+			dups = append(dups, run.ID)
 			continue
 		}
 		seen[run.ID] = true
 		uniq = append(uniq, run)
+	}
+	if len(dups) > 0 {
+		r.notef("run%s %s appear%s more than once in the data; the first copy is used",
+			plural(len(slices.Compact(dups))), store.FormatRunIDs(dups), verbS(len(slices.Compact(dups))))
 	}
 	r.runs = uniq
 	r.byID = make(map[int64]*store.Run, len(r.runs))

@@ -232,6 +232,8 @@ func TestReportNotes(t *testing.T) {
 		store.Sample{RunID: 1, Sample: results.Sample{Metric: "message_rate", Unit: "msg/s", X: &x, Value: 1e6}},
 		store.Sample{RunID: 2, Sample: results.Sample{Metric: "bandwidth", Unit: "furlongs/fortnight", X: &x, Value: 3}},
 		store.Sample{RunID: 42, Sample: results.Sample{Metric: "latency", Unit: "us", X: &x, Value: 3}},
+		store.Sample{RunID: 44, Sample: results.Sample{Metric: "latency", Unit: "us", X: &x, Value: 3}},
+		store.Sample{RunID: 43, Sample: results.Sample{Metric: "latency", Unit: "us", X: &x, Value: 3}},
 	)
 	d.Scalars = []store.Scalar{{RunID: 1, Scalar: results.Scalar{Name: "Gflops", Value: 1234}}}
 	r, err := New(d)
@@ -242,8 +244,8 @@ func TestReportNotes(t *testing.T) {
 	for _, want := range []string{
 		"pingpong: message_rate against — (only message size and rank count are plotted), 1 samples",
 		`unknown unit "furlongs/fortnight"`,
-		"run 42, which is not in the report's runs",
-		"the samples of 1 failed or invalid run are not plotted or summarised",
+		"3 samples or scalars belong to runs 42-44, which are not in the report's runs",
+		"the samples of 1 failed or invalid run (3) are not plotted or summarised",
 	} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
@@ -414,5 +416,35 @@ func TestReportLongRunsTable(t *testing.T) {
 		if !strings.Contains(text, v) {
 			t.Errorf("run with variant %s missing from the table", v)
 		}
+	}
+}
+
+// Run id lists are printed sorted and compressed: "1-4,13", never
+// "4, 1, 2, 3".
+func TestReportRunListsCompressed(t *testing.T) {
+	d := testData()
+	base := d.Runs[0]
+	// Job 2001 was requeued once: runs 10-12 and 20 from its first attempt,
+	// 21-22 from its second, listed out of order.
+	for _, c := range []struct {
+		id      int64
+		restart int
+	}{{21, 1}, {12, 0}, {10, 0}, {20, 0}, {11, 0}, {22, 1}} {
+		run := base
+		run.ID, run.JobID, run.Restart = c.id, "2001", c.restart
+		d.Runs = append(d.Runs, run)
+	}
+	d.Runs = append(d.Runs, d.Runs[1], d.Runs[0]) // runs 1 and 2 twice
+	r, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(r.Notes(), "\n")
+	if want := "runs 1-2 appear more than once in the data"; !strings.Contains(notes, want) {
+		t.Errorf("notes lack %q:\n%s", want, notes)
+	}
+	want := "Job 2001 was requeued by Slurm 1 time (a node failure or a preemption); the runs of every attempt are kept (attempt 1: runs 10-12,20; attempt 2: runs 21-22)."
+	if got := r.requeueNote(); got != want {
+		t.Errorf("requeue note\n%s\nwant\n%s", got, want)
 	}
 }

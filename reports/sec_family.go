@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sbench/sbench/store"
 	"gonum.org/v1/plot/vg/draw"
 )
 
@@ -224,7 +225,7 @@ func (r *Report) bandwidthTable(d *document, f *familyResult, g *sizeGroup) {
 		}
 		st := r.configs.style(b.Config)
 		t.row([]string{label(b.Config, b.Ranks), formatValue(b.Peak), formatSize(b.PeakAt), pct, half,
-			formatValue(b.Largest) + " @ " + formatSize(b.LargestAt), formatRatio(b.Ratio, 1), runList(b.Runs)}, black, &st)
+			formatValue(b.Largest) + " @ " + formatSize(b.LargestAt), formatRatio(b.Ratio, 1), store.FormatRunIDs(b.Runs)}, black, &st)
 	}
 	d.y += 2
 	d.para("N½: the smallest size reaching half the peak. vs best: the peak over the best configuration's.", "", smallSize, grey)
@@ -260,7 +261,7 @@ func (r *Report) latencyTable(d *document, f *familyResult, g *sizeGroup) {
 		}
 		st := r.configs.style(l.Config)
 		t.row([]string{label(l.Config, l.Ranks), at, ratio, formatSize(l.SmallestAt), formatValue(l.Smallest),
-			formatSize(l.LargestAt), formatValue(l.Largest), runList(l.Runs)}, black, &st)
+			formatSize(l.LargestAt), formatValue(l.Largest), store.FormatRunIDs(l.Runs)}, black, &st)
 	}
 }
 
@@ -321,7 +322,7 @@ func (r *Report) valuesTable(d *document, f *familyResult) {
 	t.header()
 	for _, v := range f.values {
 		t.row([]string{v.Metric, v.Config, formatNumber(v.Median), formatNumber(v.Min), formatNumber(v.Max),
-			unitLabel(v.Unit), strconv.Itoa(v.N), runList(v.Runs)}, black, nil)
+			unitLabel(v.Unit), strconv.Itoa(v.N), store.FormatRunIDs(v.Runs)}, black, nil)
 	}
 	d.y += 6
 }
@@ -337,14 +338,6 @@ func formatNumber(v float64) string {
 		return strconv.FormatFloat(v, 'g', 6, 64)
 	}
 	return formatValue(v)
-}
-
-func runList(ids []int64) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.FormatInt(id, 10)
-	}
-	return strings.Join(s, ", ")
 }
 
 // figure draws a plot at the cursor, the full text width wide. A drawing

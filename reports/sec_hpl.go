@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -185,14 +186,20 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 	}
 	d.y += 4
 	notes := []string{"Time and Gflops as HPL prints them; % Rpeak is Gflops over the theoretical peak of the nodes used."}
-	hows := map[string]bool{}
+	// One note per way Rpeak was worked out, naming its runs: a hundred
+	// rows of one machine need one line, not a hundred.
+	hows := map[string][]int64{}
 	for _, row := range f.hpl {
 		if row.Rpeak > 0 {
-			hows[fmt.Sprintf("run %d: Rpeak %s Gflops, %s", row.Run, formatValue(row.Rpeak), row.RpeakHow)] = true
+			how := fmt.Sprintf("Rpeak %s Gflops, %s", formatValue(row.Rpeak), row.RpeakHow)
+			hows[how] = append(hows[how], row.Run)
 		}
 	}
-	for _, h := range slices.Sorted(maps.Keys(hows)) {
-		notes = append(notes, h+".")
+	byRuns := slices.Collect(maps.Keys(hows))
+	slices.SortFunc(byRuns, func(a, b string) int { return cmp.Compare(slices.Min(hows[a]), slices.Min(hows[b])) })
+	for _, how := range byRuns {
+		ids := slices.Compact(slices.Sorted(slices.Values(hows[how])))
+		notes = append(notes, fmt.Sprintf("run%s %s: %s.", plural(len(ids)), store.FormatRunIDs(ids), how))
 	}
 	if !rpeakKnown {
 		why := ""

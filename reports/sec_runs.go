@@ -150,13 +150,15 @@ func (r *Report) requeueNote() string {
 	var order []string
 	for i := range r.runs {
 		run := &r.runs[i]
+		if run.JobID == "" {
+			continue
+		}
 		restarts := run.Restart
 		if j := r.jobOf(run); j != nil {
 			restarts = max(restarts, j.Restarts)
 		}
-		if restarts == 0 {
-			continue
-		}
+		// Every run of the job is kept, its first attempt's too: only a
+		// later run (or the job's record) may tell that it was requeued.
 		key := jobLabel(&store.Run{JobID: run.JobID, ArrayIndex: run.ArrayIndex})
 		if jobs[key] == nil {
 			jobs[key] = &job{runs: map[int][]int64{}}
@@ -168,24 +170,19 @@ func (r *Report) requeueNote() string {
 	var parts []string
 	for _, key := range order {
 		j := jobs[key]
+		if j.restarts == 0 {
+			continue
+		}
 		var attempts []string
 		for a := 0; a <= j.restarts; a++ {
 			if ids := j.runs[a]; len(ids) > 0 {
-				attempts = append(attempts, fmt.Sprintf("attempt %d: run%s %s", a+1, plural(len(ids)), joinIDs(ids)))
+				attempts = append(attempts, fmt.Sprintf("attempt %d: run%s %s", a+1, plural(len(ids)), store.FormatRunIDs(ids)))
 			}
 		}
 		parts = append(parts, fmt.Sprintf("Job %s was requeued by Slurm %d time%s (a node failure or a preemption); the runs of every attempt are kept (%s).",
 			key, j.restarts, plural(j.restarts), strings.Join(attempts, "; ")))
 	}
 	return strings.Join(parts, " ")
-}
-
-func joinIDs(ids []int64) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.FormatInt(id, 10)
-	}
-	return strings.Join(s, ", ")
 }
 
 // failureText says why a run failed: its error, and for an invalid run the

@@ -173,3 +173,19 @@ func plural(n int) string {
 	}
 	return "s"
 }
+
+// verbS is the ending of a verb in the present tense after n things:
+// "run 3 appears", "runs 3-5 appear".
+func verbS(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}

@@ -321,11 +321,45 @@ func (d *document) cut(enc string, w float64) string {
 	return strings.TrimRight(enc[:cuts[k-1]], " ") + ell
 }
 
+// fitMiddle cuts encoded text to width w in the current font by taking
+// characters out of its middle, replaced by "…": of
+// "local-20261201T110323508-56164d-1.3" the reader keeps what kind of job
+// it is and which step, the parts the rows around it differ in.
+func (d *document) fitMiddle(enc string, w float64) string {
+	if d.pdf.GetStringWidth(enc) <= w {
+		return enc
+	}
+	// Cut points: every byte of Windows-1252 text, every rune start of UTF-8.
+	var cuts []int
+	for i := 0; i <= len(enc); i++ {
+		if d.utf8 == nil || i == len(enc) || utf8.RuneStart(enc[i]) {
+			cuts = append(cuts, i)
+		}
+	}
+	ell := d.ellipsis()
+	n := len(cuts) - 1 // characters
+	// Keeping k characters, half from each end (the end's half rounded
+	// up); the width grows with k, so binary search for the largest that
+	// fits.
+	text := func(k int) string {
+		head := k / 2
+		return enc[:cuts[head]] + ell + enc[cuts[n-(k-head)]:]
+	}
+	k := sort.Search(n, func(k int) bool { return d.pdf.GetStringWidth(text(k+1)) > w })
+	if k == 0 {
+		return ell
+	}
+	return text(k)
+}
+
 // column is one column of a table.
 type column struct {
 	title string
 	width float64
 	right bool // align right: numbers
+	// middle keeps the cell on one line, cut in the middle with "…": an
+	// identifier whose start and end both matter.
+	middle bool
 }
 
 // table draws rows with a header that is repeated on every page it spans.
@@ -423,7 +457,11 @@ func (t *table) layout(cells []string, swatch *style, maxLines int) [][]string {
 	for i := range t.cols {
 		if i < len(cells) {
 			_, w := t.textBox(i, x, swatch)
-			out[i] = d.wrapCell(cells[i], w, maxLines)
+			if t.cols[i].middle {
+				out[i] = []string{d.fitMiddle(d.enc.encode(cells[i]), w)}
+			} else {
+				out[i] = d.wrapCell(cells[i], w, maxLines)
+			}
 		}
 		x += t.cols[i].width
 	}

@@ -62,21 +62,28 @@ func TestReportPDF(t *testing.T) {
 		strconv.FormatFloat(peakIB, 'f', 2, 64),              // peak in the summary table
 		strconv.FormatFloat(gbeModel.latency(1), 'f', 2, 64), // latency at 1 B
 		"n[01-02]",                          // compressed host list
-		"COMPLETED / ok", "FAILED / failed", // job state and run status
 		"connection refused (errno 111)", // the failed run's error
+		"Slurm job 1003: FAILED, exit 1:0", // and the job's state, which explains it
 		"Verdict", "Appendix: runs",
 		// The verdict's computed sentences.
 		"pingpong: " + ibVariant + " reached " + strconv.FormatFloat(peakIB, 'f', 2, 64) + " MB/s at 4 MiB",
 		"pingpong: at 1 B, " + ibVariant + " has " + strconv.FormatFloat(ibModel.latency(1), 'f', 2, 64) + " µs latency",
 		// Every table header, in full: a column too narrow for its title
 		// would cut it to "Ta…".
-		"Run", "Job", "Benchmark", "Configuration", "Nodes", "Tasks", "State",
-		"Peak (MB/s)", "at size", "% of link", "N½", "At largest size", "vs best", "Runs",
+		"Run", "Job", "Benchmark", "Configuration", "Nodes", "Tasks", "Status",
+		"Peak (MB/s)", "at size", "% of link", "N½", "At largest size", "vs best", "Runs (n)",
 		"At 1 (µs)", "Smallest", "Latency (µs)", "Largest",
 		"CPU", "Cores", "Memory", "Kernel", "InfiniBand", "n[01-02] (2 nodes)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("pdftotext output lacks %q", want)
+		}
+	}
+	// The Status column is the run's own: the job's Slurm state next to
+	// it read as a contradiction ("FAILED / ok").
+	for _, bad := range []string{"COMPLETED / ok", "FAILED / failed"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("pdftotext output has %q: the runs table shows the run's status, the job's state only where it explains a failure", bad)
 		}
 	}
 	if strings.Contains(text, "99999") {
@@ -446,5 +453,61 @@ func TestReportRunListsCompressed(t *testing.T) {
 	want := "Job 2001 was requeued by Slurm 1 time (a node failure or a preemption); the runs of every attempt are kept (attempt 1: runs 10-12,20; attempt 2: runs 21-22)."
 	if got := r.requeueNote(); got != want {
 		t.Errorf("requeue note\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A local job's long id stays on one line of the runs table, cut in the
+// middle; the appendix has it whole. "Runs" columns are counts, and say so.
+func TestReportRunsTableDetails(t *testing.T) {
+	d := testData()
+	const long = "local-20261201T110323508-56164d-1"
+	for i := range d.Runs {
+		d.Runs[i].JobID = long
+		d.Runs[i].Step = strconv.Itoa(i + 1)
+	}
+	d.Jobs = nil
+	d.Scalars = []store.Scalar{{RunID: 1, Scalar: results.Scalar{Name: "msg_rate", Unit: "msg/s", Value: 7}},
+		{RunID: 2, Scalar: results.Scalar{Name: "msg_rate", Unit: "msg/s", Value: 8}}}
+	d.Runs[1].Variant = ibVariant
+	pdf := writeReport(t, d)
+	text := pdfText(t, pdf)
+	pages := strings.Split(text, "\f")
+	runsPage := pages[0]
+	for _, p := range pages {
+		if strings.Contains(p, "Runs") && strings.Contains(p, "Tasks") {
+			runsPage = p
+			break
+		}
+	}
+	// pdftotext -raw keeps each table row on its line.
+	dir := t.TempDir()
+	if *keep != "" {
+		dir = *keep
+	}
+	path := filepath.Join(dir, "runs-table.pdf")
+	os.WriteFile(path, pdf, 0o644)
+	raw := run(t, "pdftotext", "-raw", "-enc", "UTF-8", path, "-")
+	for step := 1; step <= 3; step++ {
+		re := regexp.MustCompile(`(?m)^` + strconv.Itoa(step) + ` local-\S*…\S*-1\.` + strconv.Itoa(step) + ` pingpong `)
+		if !re.MatchString(raw) {
+			t.Errorf("run %d: its row does not show the job id cut in the middle on one line (want %v):\n%s", step, re, runsPage)
+		}
+	}
+	if !strings.Contains(text, long+".1") {
+		t.Errorf("the appendix does not have the whole job id %s.1", long)
+	}
+	// Headers whole: a column too narrow cuts its title to "Run…".
+	for _, want := range []string{"vs best Runs (n)", "Latency (µs) Runs (n)", "Unit Samples (n) Runs (n)"} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("pdftotext output lacks the header %q of a count column", want)
+		}
+	}
+	// Both runs of ib-hdr100 pooled: the values table counts 2 runs and 2
+	// samples; the ids are in the caption, compressed.
+	if !regexp.MustCompile(`msg_rate\s+ib-hdr100\s+7\.50\s+7\.00\s+8\.00\s+msg/s\s+2\s+2`).MatchString(raw) {
+		t.Errorf("the values table does not count the 2 runs and 2 samples of ib-hdr100:\n%s", raw)
+	}
+	if !strings.Contains(raw, "1 line from 2 runs (1-2)") {
+		t.Errorf("the figure caption does not name its runs compressed")
 	}
 }

@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -157,7 +159,10 @@ func (r *Report) figureCaption(f *Figure) string {
 			}
 		}
 	}
-	parts = append(parts, fmt.Sprintf("%d line%s from %d run%s", len(f.Series), plural(len(f.Series)), len(runs), plural(len(runs))))
+	// The tables below count the runs; the caption names them, for the
+	// appendix.
+	parts = append(parts, fmt.Sprintf("%d line%s from %d run%s (%s)", len(f.Series), plural(len(f.Series)), len(runs), plural(len(runs)),
+		store.FormatRunIDs(slices.Collect(maps.Keys(runs)))))
 	if combined {
 		s := "each point is the median of the samples at that size"
 		if f.Bands > 0 {
@@ -204,14 +209,14 @@ func (r *Report) bandwidthTable(d *document, f *familyResult, g *sizeGroup) {
 		return
 	}
 	t := d.table([]column{
-		{title: r.configHeading(f.name), width: 108},
+		{title: r.configHeading(f.name), width: 100},
 		{title: "Peak (MB/s)", width: 66, right: true},
 		{title: "at size", width: 50, right: true},
 		{title: "% of link", width: 54, right: true},
 		{title: "N½", width: 56, right: true},
-		{title: "At largest size", width: 90, right: true},
+		{title: "At largest size", width: 86, right: true},
 		{title: "vs best", width: 46, right: true},
-		{title: "Runs", width: contentWidth - 470},
+		{title: "Runs (n)", width: contentWidth - 458, right: true},
 	})
 	d.need(t.rowH * float64(2+len(g.bandwidth)))
 	t.header()
@@ -225,7 +230,7 @@ func (r *Report) bandwidthTable(d *document, f *familyResult, g *sizeGroup) {
 		}
 		st := r.configs.style(b.Config)
 		t.row([]string{label(b.Config, b.Ranks), formatValue(b.Peak), formatSize(b.PeakAt), pct, half,
-			formatValue(b.Largest) + " @ " + formatSize(b.LargestAt), formatRatio(b.Ratio, 1), store.FormatRunIDs(b.Runs)}, black, &st)
+			formatValue(b.Largest) + " @ " + formatSize(b.LargestAt), formatRatio(b.Ratio, 1), strconv.Itoa(len(b.Runs))}, black, &st)
 	}
 	d.y += 2
 	d.para("N½: the smallest size reaching half the peak. vs best: the peak over the best configuration's.", "", smallSize, grey)
@@ -243,14 +248,14 @@ func (r *Report) latencyTable(d *document, f *familyResult, g *sizeGroup) {
 		}
 	}
 	t := d.table([]column{
-		{title: r.configHeading(f.name), width: 116},
+		{title: r.configHeading(f.name), width: 104},
 		{title: common, width: 68, right: true},
 		{title: "vs best", width: 46, right: true},
 		{title: "Smallest", width: 54, right: true},
-		{title: "Latency (µs)", width: 70, right: true},
+		{title: "Latency (µs)", width: 66, right: true},
 		{title: "Largest", width: 50, right: true},
-		{title: "Latency (µs)", width: 70, right: true},
-		{title: "Runs", width: contentWidth - 474},
+		{title: "Latency (µs)", width: 66, right: true},
+		{title: "Runs (n)", width: contentWidth - 454, right: true},
 	})
 	d.need(t.rowH * float64(2+len(g.latency)))
 	t.header()
@@ -261,7 +266,7 @@ func (r *Report) latencyTable(d *document, f *familyResult, g *sizeGroup) {
 		}
 		st := r.configs.style(l.Config)
 		t.row([]string{label(l.Config, l.Ranks), at, ratio, formatSize(l.SmallestAt), formatValue(l.Smallest),
-			formatSize(l.LargestAt), formatValue(l.Largest), store.FormatRunIDs(l.Runs)}, black, &st)
+			formatSize(l.LargestAt), formatValue(l.Largest), strconv.Itoa(len(l.Runs))}, black, &st)
 	}
 }
 
@@ -310,19 +315,19 @@ func absDiff(a, b float64) float64 {
 func (r *Report) valuesTable(d *document, f *familyResult) {
 	d.heading("Values without a size axis", h2Size, 60)
 	t := d.table([]column{
-		{title: "Metric", width: 110},
-		{title: r.configHeading(f.name), width: 120},
-		{title: "Median", width: 62, right: true},
-		{title: "Min", width: 56, right: true},
-		{title: "Max", width: 56, right: true},
-		{title: "Unit", width: 44},
-		{title: "N", width: 26, right: true},
-		{title: "Runs", width: contentWidth - 474},
+		{title: "Metric", width: 96},
+		{title: r.configHeading(f.name), width: 96},
+		{title: "Median", width: 58, right: true},
+		{title: "Min", width: 50, right: true},
+		{title: "Max", width: 50, right: true},
+		{title: "Unit", width: 40},
+		{title: "Samples (n)", width: 64, right: true},
+		{title: "Runs (n)", width: contentWidth - 454, right: true},
 	})
 	t.header()
 	for _, v := range f.values {
 		t.row([]string{v.Metric, v.Config, formatNumber(v.Median), formatNumber(v.Min), formatNumber(v.Max),
-			unitLabel(v.Unit), strconv.Itoa(v.N), store.FormatRunIDs(v.Runs)}, black, nil)
+			unitLabel(v.Unit), strconv.Itoa(v.N), strconv.Itoa(len(v.Runs))}, black, nil)
 	}
 	d.y += 6
 }

@@ -18,14 +18,17 @@ func (r *Report) runsSection(d *document) {
 		d.para("The report has no runs.", "", bodySize, black)
 		return
 	}
+	// The job column is one line whatever the id: a local job's id
+	// (local-20261201T110323508-56164d-1) is cut in the middle, where it
+	// is least telling; the appendix has it whole.
 	t := d.table([]column{
 		{title: "Run", width: 30, right: true},
-		{title: "Job", width: 62},
+		{title: "Job", width: 100, middle: true},
 		{title: "Benchmark", width: 78},
-		{title: "Configuration", width: 116},
-		{title: "Nodes", width: 96},
+		{title: "Configuration", width: 110},
+		{title: "Nodes", width: 84},
 		{title: "Tasks", width: 40, right: true},
-		{title: "State", width: contentWidth - 422},
+		{title: "Status", width: contentWidth - 442},
 	})
 	t.header()
 	bad := 0
@@ -122,8 +125,11 @@ func tasksLabel(n int) string {
 	return strconv.Itoa(n)
 }
 
-// stateLabel is the job's Slurm state, when the job is recorded, and the
-// run's own status: "COMPLETED / ok", "TIMEOUT / failed".
+// stateLabel is the run's own status, and its attempt when Slurm requeued
+// its job. The job's Slurm state is not the run's: a job that FAILED at
+// its last step leaves its earlier steps ok, and "FAILED / ok" read as a
+// contradiction. Where the job's state explains a failure, failureText
+// says it.
 func (r *Report) stateLabel(run *store.Run) string {
 	status := string(run.Status)
 	if status == "" {
@@ -131,9 +137,6 @@ func (r *Report) stateLabel(run *store.Run) string {
 	}
 	if run.Restart > 0 {
 		status += fmt.Sprintf(" (attempt %d)", run.Restart+1)
-	}
-	if j := r.jobOf(run); j != nil && j.State != "" {
-		return j.State + " / " + status
 	}
 	return status
 }
@@ -192,6 +195,9 @@ func (r *Report) failureText(run *store.Run) string {
 	if e := strings.TrimSpace(run.Error); e != "" {
 		parts = append(parts, e)
 	}
+	if js := r.jobState(run); js != "" && run.Status == results.StatusFailed {
+		parts = append(parts, js)
+	}
 	for _, c := range r.data.Checks {
 		// A parser's error usually names the checks that failed already.
 		if c.RunID == run.ID && !c.Passed && !strings.Contains(run.Error, c.Name) {
@@ -202,6 +208,23 @@ func (r *Report) failureText(run *store.Run) string {
 		parts = append(parts, "invalid (no failed check recorded)")
 	}
 	return strings.Join(parts, "\n")
+}
+
+// jobState says how Slurm saw the run's job end, when not COMPLETED: the
+// TIMEOUT, OUT_OF_MEMORY or NODE_FAIL behind a failed step.
+func (r *Report) jobState(run *store.Run) string {
+	j := r.jobOf(run)
+	if j == nil || j.State == "" || j.State == "COMPLETED" {
+		return ""
+	}
+	s := "Slurm job " + j.SlurmID + ": " + j.State
+	if j.ExitCode != "" && j.ExitCode != "0:0" {
+		s += ", exit " + j.ExitCode
+	}
+	if j.Reason != "" && j.Reason != "None" {
+		s += " (" + j.Reason + ")"
+	}
+	return s
 }
 
 func checkText(c store.Check) string {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -89,6 +90,10 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 		p.Y.Label.Text += " (" + h.Unit + ")"
 	}
 	p.X.Label.Text = "run, oldest first"
+	if first, last := h.Points[0].When.UTC(), h.Points[len(h.Points)-1].When.UTC(); first.Year() == last.Year() {
+		// The ticks say month and day; the year, the same for all, is said once.
+		p.X.Label.Text += fmt.Sprintf(" (%d)", first.Year())
+	}
 	p.X.Tick.Marker = dateTicks(h)
 	p.Add(plotter.NewGrid())
 
@@ -266,15 +271,21 @@ func sizeLabel(v float64) string {
 	return fmt.Sprintf("%g B", v)
 }
 
-// dateTicks labels up to ten runs, evenly spread, with their date.
+// dateTicks labels up to ten runs, evenly spread, with their date: month
+// and day, and the year too when the runs span more than one, or a
+// history of two Decembers would read as one.
 func dateTicks(h *compare.History) plot.Ticker {
 	n := len(h.Points)
 	step := max(1, (n+9)/10)
+	layout := "01-02"
+	if h.Points[0].When.UTC().Year() != h.Points[n-1].When.UTC().Year() {
+		layout = time.DateOnly
+	}
 	var ticks plot.ConstantTicks
 	for i := 0; i < n; i++ {
 		t := plot.Tick{Value: float64(i + 1)}
 		if i%step == 0 {
-			t.Label = h.Points[i].When.UTC().Format("01-02") + "\n#" + fmt.Sprint(h.Points[i].Run)
+			t.Label = h.Points[i].When.UTC().Format(layout) + "\n#" + fmt.Sprint(h.Points[i].Run)
 		}
 		ticks = append(ticks, t)
 	}

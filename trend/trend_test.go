@@ -177,3 +177,25 @@ func TestWriteRefuses(t *testing.T) {
 		t.Error("an empty history drew")
 	}
 }
+
+// The time axis says the year: once, in the axis label, when every run is
+// of one year; at every labelled run when they span several.
+func TestTimeAxisYear(t *testing.T) {
+	h := upgrade(t) // 2024-01-02 to 2024-01-25
+	svg := string(mustRender(t, "t.svg", h))
+	if !strings.Contains(svg, "run, oldest first (2024)") || !strings.Contains(svg, ">01-02<") {
+		t.Errorf("one year: want the year in the axis label and month-day ticks")
+	}
+	// The same history a year and more later for its last half.
+	later := *h
+	later.Points = append([]compare.Point(nil), h.Points...)
+	for i := 12; i < len(later.Points); i++ {
+		later.Points[i].When = later.Points[i].When.AddDate(1, 0, 0)
+	}
+	svg = string(mustRender(t, "t.svg", &later))
+	for _, want := range []string{">2024-01-02<", ">2025-01-", "run, oldest first<"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("runs of 2024 and 2025: the svg lacks %q", want)
+		}
+	}
+}

@@ -61,8 +61,8 @@ func TestReportPDF(t *testing.T) {
 		"1K", "4M", // OSU-style size ticks
 		strconv.FormatFloat(peakIB, 'f', 2, 64),              // peak in the summary table
 		strconv.FormatFloat(gbeModel.latency(1), 'f', 2, 64), // latency at 1 B
-		"n[01-02]",                          // compressed host list
-		"connection refused (errno 111)", // the failed run's error
+		"n[01-02]",                         // compressed host list
+		"connection refused (errno 111)",   // the failed run's error
 		"Slurm job 1003: FAILED, exit 1:0", // and the job's state, which explains it
 		"Verdict", "Appendix: runs",
 		// The verdict's computed sentences.

@@ -22,7 +22,7 @@
 // rows. An excerpt needs neither banner nor T/V header: a whole result row
 // (code, N, NB, P, Q, Time, Gflops) as a message quotes it starts a table,
 // and the checks after it are its own, as they would be under the header.
-// Reader gives the rows one at a time, in the shape of bufio.Scanner.
+// Reader gives the rows one at a time, as every parsers.Reader does.
 //
 // ParseHPCC reads HPC Challenge's hpccoutf.txt: the tests of its HPL
 // section (benchmark "hpcc-hpl"), and one "hpcc" bundle with every number

@@ -76,10 +76,10 @@ const maxEpoch = 253402300799
 
 func (p *hpccParser) errorf(format string, args ...any) {
 	switch {
-	case len(p.errs) < maxErrors:
+	case len(p.errs) < parsers.MaxErrors:
 		p.errs = append(p.errs, p.lines.Errorf(format, args...))
-	case len(p.errs) == maxErrors:
-		p.errs = append(p.errs, p.lines.Errorf("too many errors, the rest are not shown"))
+	case len(p.errs) == parsers.MaxErrors:
+		p.errs = append(p.errs, p.lines.Errorf("too many errors, the rest are not reported"))
 	}
 }
 
@@ -179,11 +179,8 @@ func (p *hpccParser) read() error {
 // parseHPL reads the HPL section with the xhpl reader; its line numbers are
 // made those of the whole file.
 func (p *hpccParser) parseHPL() error {
-	rd := NewReader(p.lines.Name(), bytes.NewReader(p.hplText.Bytes()))
-	for rd.Scan() {
-		p.hpl = append(p.hpl, rd.Result())
-	}
-	err := rd.Err()
+	runs, err := parsers.Collect(NewReader(p.lines.Name(), bytes.NewReader(p.hplText.Bytes())))
+	p.hpl = append(p.hpl, runs...)
 	var se parsers.SyntaxErrors
 	switch {
 	case errors.As(err, &se):

@@ -1,7 +1,6 @@
 package hpl
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,23 +11,19 @@ import (
 	"github.com/sbench/sbench/results"
 )
 
-// Reader reads xhpl output one test (one T/V row) at a time, in the shape
-// of bufio.Scanner: Scan, Result, Err.
+// Reader reads xhpl output one test (one T/V row) at a time, as every
+// output parser does (parsers.Reader): Scan, Result (a *parsers.Run or a
+// *parsers.SyntaxError), Err.
 //
 // A test is only handed out once the run it belongs to is over (the next
 // HPLinpack banner, "End of Tests." or the end of the input), because the
 // run's closing summary must first be checked against the rows read. A
-// malformed line inside a result table is recorded as a *parsers.SyntaxError
-// and drops its run; scanning goes on with the next run, and Err returns
-// every problem found. Only an I/O error ends the scan early.
+// malformed line inside a result table is a *parsers.SyntaxError and drops
+// its run; scanning goes on with the next run. Only an I/O error ends the
+// scan early.
 type Reader struct {
-	lines *parsers.Lines
-	run   *hplRun
-	queue []*results.Bundle
-	cur   *results.Bundle
-	errs  parsers.SyntaxErrors
-	ioErr error
-	done  bool
+	sc  *parsers.Scanner
+	run *hplRun
 
 	// seen records whether the input looked like HPL output at all (a
 	// banner or a T/V header), for a clearer error when it holds no test.
@@ -37,61 +32,28 @@ type Reader struct {
 
 // NewReader returns a Reader of r; name is used in errors.
 func NewReader(name string, r io.Reader) *Reader {
-	return &Reader{lines: parsers.NewLines(name, r), run: &hplRun{}}
+	rd := &Reader{run: &hplRun{}}
+	rd.sc = parsers.NewScanner(name, r, rd.line, rd.flush)
+	return rd
 }
 
-// Scan advances to the next test; it returns false at the end of the
-// input or on an I/O error.
-func (r *Reader) Scan() bool {
-	for len(r.queue) == 0 && !r.done {
-		if !r.lines.Scan() {
-			r.done = true
-			if err := r.lines.Err(); err != nil {
-				var se parsers.SyntaxErrors
-				if errors.As(err, &se) {
-					r.errs = append(r.errs, se...)
-				} else {
-					r.ioErr = err
-					return false
-				}
-			}
-			r.flush()
-			break
-		}
-		r.line(r.lines.Text())
-	}
-	if len(r.queue) == 0 {
-		r.cur = nil
-		return false
-	}
-	r.cur, r.queue = r.queue[0], r.queue[1:]
-	return true
-}
+// Scan advances to the next test or syntax error; it returns false at the
+// end of the input or on an I/O error.
+func (r *Reader) Scan() bool { return r.sc.Scan() }
 
-// Result is the test read by the last successful Scan: one bundle.
-func (r *Reader) Result() *results.Bundle { return r.cur }
+// Result is the record read by the last successful Scan: a test (a
+// *parsers.Run, one bundle) or a *parsers.SyntaxError.
+func (r *Reader) Result() parsers.Record { return r.sc.Result() }
 
-// Err returns the I/O error that stopped the scan, or every syntax error
-// found (as parsers.SyntaxErrors), or nil.
-func (r *Reader) Err() error {
-	if r.ioErr != nil {
-		return r.ioErr
-	}
-	if len(r.errs) > 0 {
-		return r.errs
-	}
-	return nil
-}
+// Err is the I/O error that stopped the scan, or nil.
+func (r *Reader) Err() error { return r.sc.Err() }
 
 // ParseHPL returns one bundle per T/V row of an xhpl output; any syntax
 // error refuses the whole input.
 func ParseHPL(name string, r io.Reader) ([]*results.Bundle, error) {
 	rd := NewReader(name, r)
-	var out []*results.Bundle
-	for rd.Scan() {
-		out = append(out, rd.Result())
-	}
-	if err := rd.Err(); err != nil {
+	out, err := parsers.Collect(rd)
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 && rd.seen {
@@ -209,24 +171,11 @@ var normNames = map[string]string{
 	"||b||_oo":    "norm_b_inf",
 }
 
-// maxErrors bounds the syntax errors kept for one input: past that many,
-// the input is plainly not HPL output and more lines say nothing new.
-const maxErrors = 100
-
 // errorf records a syntax error at the current line; its run yields no
 // bundle.
 func (r *Reader) errorf(format string, args ...any) {
-	r.addError(r.lines.Errorf(format, args...))
+	r.sc.Errorf(r.sc.Lines().Line(), format, args...)
 	r.run.bad = true
-}
-
-func (r *Reader) addError(e *parsers.SyntaxError) {
-	switch {
-	case len(r.errs) < maxErrors:
-		r.errs = append(r.errs, e)
-	case len(r.errs) == maxErrors:
-		r.errs = append(r.errs, &parsers.SyntaxError{FileName: e.FileName, Line: e.Line, Msg: "too many errors, the rest are not shown"})
-	}
 }
 
 func (r *Reader) line(text string) {
@@ -284,7 +233,7 @@ func (r *Reader) line(text string) {
 		}
 		run.state = inSummary
 		run.inTable = false
-		run.summary = hplSummary{line: r.lines.Line(), total: n}
+		run.summary = hplSummary{line: r.sc.Lines().Line(), total: n}
 		return
 	}
 	if run.state == inSummary {
@@ -308,14 +257,14 @@ func (r *Reader) line(text string) {
 	}
 	if f := strings.Fields(t); len(f) >= 7 && f[0] == "T/V" && f[1] == "N" {
 		if run.headerAlone {
-			r.addError(&parsers.SyntaxError{FileName: r.lines.Name(), Line: run.headerLine, Msg: "T/V header without its result row"})
+			r.sc.Errorf(run.headerLine, "T/V header without its result row")
 			run.bad = true
 		}
 		r.seen = true
 		run.state = inNothing
 		run.inTable = true
 		run.headerAlone = true
-		run.headerLine = r.lines.Line()
+		run.headerLine = r.sc.Lines().Line()
 		run.perGPU = strings.Contains(t, "per GPU")
 		run.headerless = false
 		return
@@ -407,7 +356,7 @@ func (r *Reader) row(t string) {
 		r.errorf("T/V row %q has %d columns, want 7 (T/V N NB P Q Time Gflops)", t, len(f))
 		return
 	}
-	c := &hplTest{line: r.lines.Line(), tv: f[0], timeText: f[5], gflopsText: f[6]}
+	c := &hplTest{line: r.sc.Lines().Line(), tv: f[0], timeText: f[5], gflopsText: f[6]}
 	ints := []*int64{&c.n, &c.nb, &c.p, &c.q}
 	for i, name := range []string{"N", "NB", "P", "Q"} {
 		v, ok := parsers.Integer(f[i+1])
@@ -579,7 +528,7 @@ func (r *Reader) flush() {
 		return
 	}
 	if run.headerAlone {
-		r.addError(&parsers.SyntaxError{FileName: r.lines.Name(), Line: run.headerLine, Msg: "T/V header without its result row"})
+		r.sc.Errorf(run.headerLine, "T/V header without its result row")
 		return
 	}
 	var passed, failed, unchecked int64
@@ -595,13 +544,13 @@ func (r *Reader) flush() {
 	}
 	if s := run.summary; s.line > 0 && run.ended {
 		if msg := summaryMismatch(s, passed, failed, unchecked); msg != "" {
-			r.addError(&parsers.SyntaxError{FileName: r.lines.Name(), Line: s.line, Msg: msg})
+			r.sc.Errorf(s.line, "%s", msg)
 			return
 		}
 	}
 	withoutChecks := run.summary.hasUnchecked
 	for i, c := range run.tests {
-		r.queue = append(r.queue, run.bundle(i, c, withoutChecks))
+		r.sc.Emit(c.line, run.bundle(i, c, withoutChecks))
 	}
 }
 

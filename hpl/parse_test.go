@@ -403,12 +403,19 @@ func TestHPLNaNResidualFails(t *testing.T) {
 	wantSyntaxError(t, err, 53, `residual "nan" is not a number`)
 }
 
+// xhpl's reader is one more parsers.Reader.
+var _ parsers.Reader = (*Reader)(nil)
+
 // The Reader hands out one test per Scan, as bufio.Scanner does lines.
 func TestReaderScans(t *testing.T) {
 	rd := NewReader("a", bytes.NewReader(readFixture(t, "hpl-1.0a-ompi-users-18tests.txt")))
 	var tvs []string
 	for rd.Scan() {
-		tvs = append(tvs, rd.Result().Params["tv"])
+		run, ok := rd.Result().(*parsers.Run)
+		if !ok {
+			t.Fatalf("record %v", rd.Result())
+		}
+		tvs = append(tvs, run.Bundle.Params["tv"])
 	}
 	if err := rd.Err(); err != nil {
 		t.Fatal(err)
@@ -522,8 +529,8 @@ func TestHPLLargeInputs(t *testing.T) {
 		errs         int
 	}{
 		"wrapped parameter list": {"The following parameter values will be used:\nN      :       1\n", "        12345678\n", 0, 1},
-		"headers without rows":   {"", "T/V                N    NB     P     Q               Time                 Gflops\n", 0, maxErrors + 1},
-		"bad rows":               {"T/V N NB P Q Time Gflops\n", "WR00L2L2 1 1 1 1 1.2.3 1\n", 0, maxErrors + 1},
+		"headers without rows":   {"", "T/V                N    NB     P     Q               Time                 Gflops\n", 0, parsers.MaxErrors + 1},
+		"bad rows":               {"T/V N NB P Q Time Gflops\n", "WR00L2L2 1 1 1 1 1.2.3 1\n", 0, parsers.MaxErrors + 1},
 		"many rows":              {"T/V N NB P Q Time Gflops\n", "WR00L2L2 1 1 1 1 1 1\n||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N)= 0.1 ...... PASSED\n", 1, 0},
 	}
 	for name, tt := range tests {

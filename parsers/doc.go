@@ -1,9 +1,11 @@
 // Package parsers turns benchmark tools' text output into result bundles:
-// OSU Micro-Benchmarks, NetPIPE, IMB, perftest, iperf3 and perf_main, one
-// file per tool, each a Scanner in the shape of benchfmt's reader (Scan,
-// Run, Err): malformed lines inside a result table become *SyntaxError
-// records naming the file and line, launcher noise around the tables is
-// skipped, and only I/O errors stop a scan.
+// OSU Micro-Benchmarks, NetPIPE, IMB, perftest, iperf3, sockperf and
+// perf_main, one file per tool. Every line-based one is a Reader in the
+// shape of benchfmt's (Scan, Result, Err), driven by one Scanner: a record
+// is a *Run or a *SyntaxError naming the file and line, launcher noise
+// around the tables is skipped, and only I/O errors stop a scan. Collect
+// reads a Reader to the end for Parse: the runs, or every syntax error in
+// line order. hpl's xhpl reader is one more Reader.
 //
 // Formats register themselves (like image.RegisterFormat) with a name, a
 // sniffer and a parse function; the hpl package registers HPL and HPCC the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -51,15 +52,7 @@ func sniffIMB(head []byte) int {
 // ParseIMB reads every run in r. Any syntax error refuses the whole input: a
 // partial curve must not pass for a complete one.
 func ParseIMB(name string, r io.Reader) ([]*results.Bundle, error) {
-	rd := NewIMBReader(name, r)
-	var out []*results.Bundle
-	for rd.Scan() {
-		out = append(out, rd.Result())
-	}
-	if err := rd.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return Collect(NewIMBReader(name, r))
 }
 
 // Units of IMB's Mbytes/sec, in bytes/s.
@@ -67,9 +60,6 @@ const (
 	imbMbyteDecimal = 1e6
 	imbMbyteBinary  = 1 << 20
 )
-
-// imbMaxErrors caps the syntax errors an IMB or perftest reader keeps.
-const imbMaxErrors = 100
 
 // imbTol is IMB's tolerance for the "defects" column of CHECK builds
 // (TOL in src_c/IMB_declare.h).
@@ -233,16 +223,16 @@ func (b *imbBlock) has(c imbCol) int {
 	return -1
 }
 
-// IMBReader reads IMB output one benchmark block at a time, in the shape of
-// bufio.Scanner: Scan, Result, Err.
+// IMBReader reads IMB output one benchmark block at a time, as a Reader:
+// Scan, Result (a *Run or a *SyntaxError), Err.
 //
 // A run is handed out once its block is over (the next "# Benchmarking",
 // the MPI_Finalize line or the end of the input). Launcher chatter around
 // and between blocks is skipped; inside a table, a line that starts like a
 // row but does not parse, a header without rows, a block without a table
 // or a table that stops short of the maximum message length the header
-// announces is a *SyntaxError. Scanning goes on after one, and Err returns
-// them all; only an I/O error ends the scan.
+// announces is a *SyntaxError. Scanning goes on after one; only an I/O
+// error ends the scan.
 type IMBReader struct {
 	hdr *imbHeader
 	blk *imbBlock
@@ -250,24 +240,22 @@ type IMBReader struct {
 	mbyte      float64
 	mbyteBasis string
 
-	runScanner
+	records
 }
 
 // NewIMBReader reads IMB output from r; name is used in errors.
 func NewIMBReader(name string, r io.Reader) *IMBReader {
-	return &IMBReader{runScanner: runScanner{lines: NewLines(name, r)}, hdr: newIMBHeader()}
+	rd := &IMBReader{hdr: newIMBHeader()}
+	rd.sc = NewScanner(name, r, rd.line, rd.finishBlock)
+	return rd
 }
 
-// Scan advances to the next run; it is false at the end of the input or on
-// an I/O error. Result and Err are runScanner's.
-func (r *IMBReader) Scan() bool { return r.scan(r.line, r.finishBlock) }
-
 func (r *IMBReader) errorf(line int, format string, args ...any) {
-	r.cappedErrorf(imbMaxErrors, line, format, args...)
+	r.sc.Errorf(line, format, args...)
 }
 
 func (r *IMBReader) line(text string) {
-	n := r.lines.Line()
+	n := r.sc.Lines().Line()
 	t := strings.TrimSpace(text)
 	if m := imbTitleRE.FindStringSubmatch(t); m != nil {
 		// A new run's header, e.g. two IMB runs in one job output.
@@ -338,7 +326,7 @@ func (r *IMBReader) hashLine(t string, n int) {
 		h.tool = "IMB-" + m[1]
 	}
 	if h.inCall && body != "" {
-		h.params["calling_sequence"] = imbClip(body, 200)
+		h.params["calling_sequence"] = clip(body, 200)
 		h.inCall = false
 		return
 	}
@@ -366,7 +354,7 @@ func (r *IMBReader) hashLine(t string, n int) {
 	case "Release":
 		h.params["release"] = val
 	case "Version":
-		h.params["kernel_version"] = imbClip(val, 200)
+		h.params["kernel_version"] = clip(val, 200)
 	case "MPI Version":
 		h.params["mpi_version"] = val
 	case "MPI Thread Environment":
@@ -392,7 +380,7 @@ func (r *IMBReader) hashLine(t string, n int) {
 func (r *IMBReader) tableLine(t string, n int) {
 	b := r.blk
 	if imbCheckErrRE.MatchString(t) {
-		b.checkErrs = append(b.checkErrs, imbClip(t, 200))
+		b.checkErrs = append(b.checkErrs, clip(t, 200))
 		b.lastLine = n
 		return
 	}
@@ -401,7 +389,7 @@ func (r *IMBReader) tableLine(t string, n int) {
 		b.lastLine = n
 		return
 	}
-	if !imbRowLike(t) {
+	if !rowLike(t) {
 		return // chatter inside a table (e.g. "Process 15: Got invalid buffer:")
 	}
 	b.badRows++ // undone below once the row parses
@@ -461,7 +449,7 @@ func (r *IMBReader) finishBlock() {
 			return
 		}
 	}
-	r.queue = append(r.queue, r.bundle(b))
+	r.sc.Emit(b.line, r.bundle(b))
 }
 
 func (r *IMBReader) bundle(b *imbBlock) *results.Bundle {
@@ -531,7 +519,7 @@ func (r *IMBReader) bundle(b *imbBlock) *results.Bundle {
 			tags = map[string]string{"group": strconv.FormatFloat(row[iGroup], 'f', 0, 64)}
 		}
 		add := func(metric, unit string, v float64) *results.Sample {
-			s := results.Sample{Metric: metric, Unit: unit, Value: v, Iterations: reps, Tags: imbCopyTags(tags)}
+			s := results.Sample{Metric: metric, Unit: unit, Value: v, Iterations: reps, Tags: maps.Clone(tags)}
 			if x != nil {
 				s.X, s.XUnit = results.F(*x), results.UnitBytes
 			}
@@ -667,35 +655,4 @@ func imbMbyteFromRows(b *imbBlock) float64 {
 		return imbMbyteBinary
 	}
 	return 0
-}
-
-// imbRowLike reports a line that starts like a table row: a digit, or a sign
-// or point followed by one ("-16", ".5").
-func imbRowLike(t string) bool {
-	i := 0
-	if i < len(t) && (t[i] == '-' || t[i] == '+') {
-		i++
-	}
-	if i < len(t) && t[i] == '.' {
-		i++
-	}
-	return i < len(t) && t[i] >= '0' && t[i] <= '9'
-}
-
-func imbCopyTags(t map[string]string) map[string]string {
-	if t == nil {
-		return nil
-	}
-	c := make(map[string]string, len(t))
-	for k, v := range t {
-		c[k] = v
-	}
-	return c
-}
-
-func imbClip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }

@@ -616,7 +616,7 @@ func FuzzIMB(f *testing.F) {
 		runs, err := ParseIMB("fuzz", bytes.NewReader(data))
 		if err != nil {
 			var se SyntaxErrors
-			if !errors.As(err, &se) || len(se) == 0 || len(se) > imbMaxErrors+1 {
+			if !errors.As(err, &se) || len(se) == 0 || len(se) > MaxErrors+1 {
 				t.Fatalf("error %v (%T)", err, err)
 			}
 			return

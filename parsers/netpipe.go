@@ -48,9 +48,6 @@ const NetPIPETool = "NetPIPE"
 // npMbpsToMBps converts NetPIPE's Mbps (2^20 bit/s) to MB/s (10^6 byte/s).
 const npMbpsToMBps = (1 << 20) / 8 / 1e6
 
-// npMaxErrors bounds the syntax errors kept for one input.
-const npMaxErrors = 50
-
 var (
 	// Open MPI's --tag-output prefixes every write, so a row written in
 	// two parts carries a tag in its middle too.
@@ -104,6 +101,7 @@ var npHeaderParams = map[string][2]string{
 // npRow is one measured size.
 type npRow struct {
 	num         int // NetPIPE's row number, -1 if not printed
+	line        int // in the input
 	bytes       int64
 	times       int64
 	rate        float64 // as printed
@@ -129,11 +127,14 @@ type npRun struct {
 	outFile     bool // read from an -o file
 }
 
-func (run *npRun) param(k, v string) {
-	if run.params == nil {
-		run.params = map[string]string{}
+func (run *npRun) param(k, v string) { run.params = setParam(run.params, k, v) }
+
+// line is where the run starts: its main loop, else its first row.
+func (run *npRun) line() int {
+	if run.startLine > 0 || len(run.rows) == 0 {
+		return run.startLine
 	}
-	run.params[k] = v
+	return run.rows[0].line
 }
 
 func (run *npRun) last() *npRow {
@@ -143,9 +144,8 @@ func (run *npRun) last() *npRow {
 	return &run.rows[len(run.rows)-1]
 }
 
-// NetPIPEReader reads NetPIPE output one run at a time, in the shape of
-// benchfmt's Reader: Scan advances to the next record, a run (Run) or a
-// syntax error (SyntaxError); Err reports I/O errors.
+// NetPIPEReader reads NetPIPE output one run at a time, as a Reader: Scan,
+// Result (a *Run or a *SyntaxError), Err.
 //
 // Runs are told apart by "Now starting the main loop", by a row number or
 // size that goes back, and by header lines after rows. A run is handed out
@@ -155,7 +155,7 @@ func (run *npRun) last() *npRow {
 // An input without progress lines is read as an -o file: every line three
 // numbers (bytes, Mbps, seconds).
 type NetPIPEReader struct {
-	recordScanner
+	records
 	cur      *npRun  // the run being read (header lines, then rows)
 	prev     *npRun  // the last run with rows, not yet handed out
 	program  string  // a program named after cur's rows: the next run's
@@ -163,54 +163,21 @@ type NetPIPEReader struct {
 	outBad   []*SyntaxError
 	outInteg bool // an -o line of an integrity check was seen
 	sawRows  bool // a progress row was seen
-	nErrs    int  // syntax errors queued
 	failLine int  // first failure message of the input
 	failText string
 }
 
 // NewNetPIPEReader reads NetPIPE output from r; name is used in errors.
 func NewNetPIPEReader(name string, r io.Reader) *NetPIPEReader {
-	return &NetPIPEReader{recordScanner: recordScanner{lines: NewLines(name, r)}, cur: &npRun{}}
+	rd := &NetPIPEReader{cur: &npRun{}}
+	rd.sc = NewScanner(name, r, rd.line, rd.finish)
+	return rd
 }
-
-// Scan advances to the next run or syntax error; it is false at the end
-// of the input. Run, SyntaxError and Err are recordScanner's.
-func (r *NetPIPEReader) Scan() bool { return r.scan(r.line, r.finish) }
 
 // ParseNetPIPE reads every run in r. Any syntax error refuses the whole
 // input: a partial curve must not pass for a complete one.
 func ParseNetPIPE(name string, r io.Reader) ([]*results.Bundle, error) {
-	return npCollectRuns(NewNetPIPEReader(name, r))
-}
-
-// npRunScanner is the shape shared by the NetPIPE, perf_main and sockperf
-// readers.
-type npRunScanner interface {
-	Scan() bool
-	Run() *results.Bundle
-	SyntaxError() *SyntaxError
-	Err() error
-}
-
-// npCollectRuns reads every record of rd: the runs if there was no syntax
-// error, else every syntax error.
-func npCollectRuns(rd npRunScanner) ([]*results.Bundle, error) {
-	var out []*results.Bundle
-	var errs SyntaxErrors
-	for rd.Scan() {
-		if e := rd.SyntaxError(); e != nil {
-			errs = append(errs, e)
-			continue
-		}
-		out = append(out, rd.Run())
-	}
-	if err := rd.Err(); err != nil {
-		return nil, err
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return out, nil
+	return Collect(NewNetPIPEReader(name, r))
 }
 
 func sniffNetPIPE(head []byte) int {
@@ -274,11 +241,7 @@ func sniffNetPIPEOutFile(lines []string) int {
 }
 
 func (r *NetPIPEReader) errorf(line int, format string, args ...any) {
-	r.nErrs++
-	if r.nErrs > npMaxErrors {
-		return
-	}
-	r.queue = append(r.queue, &SyntaxError{FileName: r.lines.Name(), Line: line, Msg: fmt.Sprintf(format, args...)})
+	r.sc.Errorf(line, format, args...)
 }
 
 // endRun closes the current run and starts a new one.
@@ -294,13 +257,13 @@ func (r *NetPIPEReader) endRun() {
 // handOut queues the previous run, now that nothing can be added to it.
 func (r *NetPIPEReader) handOut() {
 	if r.prev != nil && !r.prev.broken {
-		r.queue = append(r.queue, r.prev.bundle())
+		r.sc.Emit(r.prev.line(), r.prev.bundle())
 	}
 	r.prev = nil
 }
 
 func (r *NetPIPEReader) line(text string) {
-	n := r.lines.Line()
+	n := r.sc.Lines().Line()
 	if strings.Contains(text, ">:") {
 		text = npTagRE.ReplaceAllString(text, "")
 	}
@@ -425,7 +388,7 @@ func (r *NetPIPEReader) failure(n int, t string) {
 }
 
 func (r *NetPIPEReader) row(n int, m []string) {
-	row := npRow{num: -1}
+	row := npRow{num: -1, line: n}
 	switch {
 	case m[2] != "":
 		row.num, _ = strconv.Atoi(m[2]) // m[1] is srun's label
@@ -503,8 +466,8 @@ func (r *NetPIPEReader) row(n int, m []string) {
 func (r *NetPIPEReader) outLine(n int, t string) {
 	f := strings.Fields(t)
 	bad := func(format string, args ...any) {
-		if len(r.outBad) < npMaxErrors {
-			r.outBad = append(r.outBad, &SyntaxError{FileName: r.lines.Name(), Line: n, Msg: fmt.Sprintf(format, args...)})
+		if len(r.outBad) < MaxErrors {
+			r.outBad = append(r.outBad, &SyntaxError{FileName: r.sc.Lines().Name(), Line: n, Msg: fmt.Sprintf(format, args...)})
 		}
 	}
 	if len(f) == 2 {
@@ -529,7 +492,7 @@ func (r *NetPIPEReader) outLine(n int, t string) {
 		bad("NetPIPE -o line: %q or %q is not a number", f[1], f[2])
 		return
 	}
-	r.outRows = append(r.outRows, npRow{num: -1, bytes: b, rate: rate, rateUnit: "Mbps", usec: usec})
+	r.outRows = append(r.outRows, npRow{num: -1, line: n, bytes: b, rate: rate, rateUnit: "Mbps", usec: usec})
 }
 
 func (r *NetPIPEReader) finish() {
@@ -543,7 +506,7 @@ func (r *NetPIPEReader) finish() {
 	if r.sawRows {
 		return
 	}
-	if r.nErrs > 0 {
+	if r.sc.Errors() > 0 {
 		return
 	}
 	if r.failLine > 0 {
@@ -560,7 +523,7 @@ func (r *NetPIPEReader) finish() {
 	var run *npRun
 	for _, row := range r.outRows {
 		if run != nil && row.bytes <= run.last().bytes {
-			r.queue = append(r.queue, run.bundle())
+			r.sc.Emit(run.line(), run.bundle())
 			run = nil
 		}
 		if run == nil {
@@ -569,7 +532,7 @@ func (r *NetPIPEReader) finish() {
 		run.rows = append(run.rows, row)
 	}
 	if run != nil {
-		r.queue = append(r.queue, run.bundle())
+		r.sc.Emit(run.line(), run.bundle())
 	}
 }
 
@@ -585,18 +548,18 @@ func (run *npRun) bundle() *results.Bundle {
 	}
 	b.Benchmark = results.Benchmark{Name: name, Tool: NetPIPETool}
 	for k, v := range run.params {
-		b.Params = npSetParam(b.Params, k, v)
+		b.Params = setParam(b.Params, k, v)
 	}
 	if run.module != "" {
-		b.Params = npSetParam(b.Params, "module", run.module)
+		b.Params = setParam(b.Params, "module", run.module)
 	}
 	for i, h := range run.hosts {
 		if h != "" {
-			b.Params = npSetParam(b.Params, fmt.Sprintf("rank%d_host", i), h)
+			b.Params = setParam(b.Params, fmt.Sprintf("rank%d_host", i), h)
 		}
 	}
 	if run.outFile {
-		b.Params = npSetParam(b.Params, "source", "netpipe -o file")
+		b.Params = setParam(b.Params, "source", "netpipe -o file")
 	}
 	b.Scalars = append(b.Scalars, run.scalars...)
 
@@ -686,13 +649,4 @@ func npExplain(t string) string {
 		return fmt.Sprintf("NetPIPE stopped (%q)", t)
 	}
 	return fmt.Sprintf("the run failed (%q)", t)
-}
-
-// npSetParam sets k in m, making m if needed.
-func npSetParam(m map[string]string, k, v string) map[string]string {
-	if m == nil {
-		m = map[string]string{}
-	}
-	m[k] = v
-	return m
 }

@@ -52,10 +52,6 @@ func init() {
 // release from the title (OMB versions the suite, not each program).
 const OSUTool = "osu-micro-benchmarks"
 
-// osuMaxErrors bounds the syntax errors kept for one input: a binary file
-// fed by mistake must not grow an error per line.
-const osuMaxErrors = 50
-
 var (
 	osuTitleRE   = LazyRegexp(`^#\s*(OSU\s+\S.*?)\s*$`)
 	osuVersionRE = LazyRegexp(`^(.*?)\s+v(\d[0-9A-Za-z.+_-]*)$`)
@@ -411,39 +407,29 @@ type osuRun struct {
 }
 
 // OSUReader reads OSU Micro-Benchmarks output one run (one table) at a
-// time, in the shape of bufio.Scanner: Scan, Result, Err.
+// time, as a Reader: Scan, Result (a *Run or a *SyntaxError), Err.
 //
 // A run is handed out once it is over (the next OSU title or the end of the
 // input). Launcher chatter around and between runs is skipped; inside a
 // run, a line that starts like a result row but does not parse, a header
 // without rows or a title without a table is a *SyntaxError. Scanning goes
-// on after one, and Err returns them all; only an I/O error ends the scan.
+// on after one; only an I/O error ends the scan.
 type OSUReader struct {
-	runScanner
+	records
 	run *osuRun
 }
 
 // NewOSUReader returns a reader of r; name is used in errors.
 func NewOSUReader(name string, r io.Reader) *OSUReader {
-	return &OSUReader{runScanner: runScanner{lines: NewLines(name, r)}}
+	rd := &OSUReader{}
+	rd.sc = NewScanner(name, r, rd.line, rd.flush)
+	return rd
 }
-
-// Scan advances to the next run; it is false at the end of the input or on
-// an I/O error. Result and Err are runScanner's.
-func (r *OSUReader) Scan() bool { return r.scan(r.line, r.flush) }
 
 // ParseOSU reads every run in r. Any syntax error refuses the whole input:
 // a partial curve must not pass for a complete one.
 func ParseOSU(name string, r io.Reader) ([]*results.Bundle, error) {
-	rd := NewOSUReader(name, r)
-	var out []*results.Bundle
-	for rd.Scan() {
-		out = append(out, rd.Result())
-	}
-	if err := rd.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return Collect(NewOSUReader(name, r))
 }
 
 func sniffOSU(head []byte) int {
@@ -459,9 +445,7 @@ func (r *OSUReader) errorAt(line int, format string, args ...any) {
 	if r.run != nil {
 		r.run.broken = true
 	}
-	if len(r.errs) < osuMaxErrors {
-		r.errs = append(r.errs, &SyntaxError{FileName: r.lines.Name(), Line: line, Msg: fmt.Sprintf(format, args...)})
-	}
+	r.sc.Errorf(line, format, args...)
 }
 
 func (r *OSUReader) line(text string) {
@@ -470,19 +454,19 @@ func (r *OSUReader) line(text string) {
 		// Not a title: skip the regexp, which every data row would pay.
 	} else if m := osuTitleRE.FindStringSubmatch(t); m != nil {
 		r.flush()
-		r.run = newOSURun(r.lines.Line(), m[1])
+		r.run = newOSURun(r.sc.Lines().Line(), m[1])
 		r.run.addRaw(text)
 		return
 	}
 	run := r.run
 	if run == nil {
 		if _, ok, _ := osuParseHeader(t); ok && strings.HasPrefix(t, "#") {
-			r.errorAt(r.lines.Line(), "result table header without an OSU title line before it")
+			r.errorAt(r.sc.Lines().Line(), "result table header without an OSU title line before it")
 		}
 		return
 	}
 	run.addRaw(text)
-	n := r.lines.Line()
+	n := r.sc.Lines().Line()
 	switch {
 	case t == "":
 		return
@@ -719,22 +703,19 @@ func (r *OSUReader) flush() {
 		for i, tab := range run.tables {
 			// OMB stops at the first failed validation, so its closing
 			// "DATA VALIDATION ERROR" line is about the last table.
-			r.queue = append(r.queue, run.bundle(tab, i == len(run.tables)-1))
+			r.sc.Emit(run.line, run.bundle(tab, i == len(run.tables)-1))
 		}
 	case run.name == "osu_init" && run.initLine != nil:
-		r.queue = append(r.queue, run.initBundle(r))
+		r.sc.Emit(run.line, run.initBundle(r))
 	case run.name == "osu_hello" && run.helloProcs != "":
 		b := run.newBundle()
 		b.Params["processes"] = run.helloProcs
 		v, _ := strconv.ParseFloat(run.helloProcs, 64)
 		b.Scalars = append(b.Scalars, results.Scalar{Name: "processes", Unit: results.UnitRanks, Value: v})
-		r.queue = append(r.queue, b)
+		r.sc.Emit(run.line, b)
 	case run.broken:
 	default:
-		if len(r.errs) < osuMaxErrors {
-			r.errs = append(r.errs, &SyntaxError{FileName: r.lines.Name(), Line: run.line,
-				Msg: fmt.Sprintf("%q has no result table (output cut short?)", run.title)})
-		}
+		r.sc.Errorf(run.line, "%q has no result table (output cut short?)", run.title)
 	}
 }
 

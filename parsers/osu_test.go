@@ -593,7 +593,7 @@ func FuzzOSU(f *testing.F) {
 		runs, err := ParseOSU("fuzz", bytes.NewReader(data))
 		if err != nil {
 			var se SyntaxErrors
-			if !errors.As(err, &se) || len(se) == 0 || len(se) > osuMaxErrors+1 {
+			if !errors.As(err, &se) || len(se) == 0 || len(se) > MaxErrors+1 {
 				t.Fatalf("error %v (%T)", err, err)
 			}
 			return

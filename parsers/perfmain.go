@@ -1,7 +1,6 @@
 package parsers
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -71,11 +70,10 @@ type pmRow struct {
 	size, iters int64
 }
 
-// PerfMainReader reads perf_main output one test block at a time, in the
-// shape of benchfmt's Reader: Scan advances to the next record, a run
-// (Run) or a syntax error (SyntaxError); Err reports I/O errors.
+// PerfMainReader reads perf_main output one test block at a time, as a
+// Reader: Scan, Result (a *Run or a *SyntaxError), Err.
 type PerfMainReader struct {
-	recordScanner
+	records
 	block   *pmBlock
 	version string
 	params  map[string]string // from the banner
@@ -83,12 +81,10 @@ type PerfMainReader struct {
 
 // NewPerfMainReader reads perf_main output from r; name is used in errors.
 func NewPerfMainReader(name string, r io.Reader) *PerfMainReader {
-	return &PerfMainReader{recordScanner: recordScanner{lines: NewLines(name, r)}}
+	rd := &PerfMainReader{}
+	rd.sc = NewScanner(name, r, rd.line, rd.finishInput)
+	return rd
 }
-
-// Scan advances to the next run or syntax error. Run, SyntaxError and Err
-// are recordScanner's.
-func (r *PerfMainReader) Scan() bool { return r.scan(r.line, r.finishInput) }
 
 // finishInput reports a test block the input cut short.
 func (r *PerfMainReader) finishInput() {
@@ -101,7 +97,7 @@ func (r *PerfMainReader) finishInput() {
 // ParsePerfMain reads every test block in r; any syntax error refuses the
 // whole input.
 func ParsePerfMain(name string, r io.Reader) ([]*results.Bundle, error) {
-	return npCollectRuns(NewPerfMainReader(name, r))
+	return Collect(NewPerfMainReader(name, r))
 }
 
 func sniffPerfMain(head []byte) int {
@@ -119,13 +115,11 @@ func sniffPerfMain(head []byte) int {
 }
 
 func (r *PerfMainReader) errorf(line int, format string, args ...any) {
-	if len(r.queue) < npMaxErrors {
-		r.queue = append(r.queue, &SyntaxError{FileName: r.lines.Name(), Line: line, Msg: fmt.Sprintf(format, args...)})
-	}
+	r.sc.Errorf(line, format, args...)
 }
 
 func (r *PerfMainReader) line(text string) {
-	n := r.lines.Line()
+	n := r.sc.Lines().Line()
 	// Pasted from a web page (as in article 000), spaces may be NBSPs.
 	t := strings.TrimSpace(strings.ReplaceAll(text, "\u00a0", " "))
 	switch m := pmStartRE.FindStringSubmatch(t); {
@@ -151,7 +145,7 @@ func (r *PerfMainReader) line(text string) {
 			r.errorf(n, "perf_main %s test holds no result line this parser knows (\"BW: … MBytes/sec [size: …]\")", label)
 			r.block = nil
 		default:
-			r.queue = append(r.queue, r.bundle(b))
+			r.sc.Emit(b.line, r.bundle(b))
 			r.block = nil
 		}
 		return
@@ -161,11 +155,11 @@ func (r *PerfMainReader) line(text string) {
 		return
 	}
 	if m := pmCPURE.FindStringSubmatch(t); m != nil {
-		r.params = npSetParam(r.params, "cpu_mcps", m[1])
+		r.params = setParam(r.params, "cpu_mcps", m[1])
 		return
 	}
 	if m := pmArchRE.FindStringSubmatch(t); m != nil {
-		r.params = npSetParam(r.params, "arch", m[1])
+		r.params = setParam(r.params, "arch", m[1])
 		return
 	}
 	if !strings.HasPrefix(t, "BW:") {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"strings"
 
@@ -57,15 +58,7 @@ func sniffPerftest(head []byte) int {
 // ParsePerftest reads every run in r. Any syntax error refuses the whole input: a
 // partial curve must not pass for a complete one.
 func ParsePerftest(name string, r io.Reader) ([]*results.Bundle, error) {
-	rd := NewPerftestReader(name, r)
-	var out []*results.Bundle
-	for rd.Scan() {
-		out = append(out, rd.Result())
-	}
-	if err := rd.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return Collect(NewPerftestReader(name, r))
 }
 
 var (
@@ -149,7 +142,7 @@ func perftestTableHeader(t string) ([]perftestCol, bool, error) {
 		rest = strings.Replace(rest, tok, "", 1)
 	}
 	if left := strings.TrimSpace(rest); left != "" {
-		return nil, true, fmt.Errorf("unknown column %q", imbClip(left, 40))
+		return nil, true, fmt.Errorf("unknown column %q", clip(left, 40))
 	}
 	if len(cols) < 3 || cols[0].kind != "bytes" {
 		return nil, true, fmt.Errorf("table header has no measurement columns")
@@ -179,39 +172,36 @@ type perftestRun struct {
 	unitNote   string
 }
 
-// PerftestReader reads perftest output one run at a time, in the shape of
-// bufio.Scanner: Scan, Result, Err.
+// PerftestReader reads perftest output one run at a time, as a Reader:
+// Scan, Result (a *Run or a *SyntaxError), Err.
 //
 // A run is handed out once it is over (the next title or server banner, or
 // the end of the input). A run whose table was cut short by a failure
 // perftest reports ("Completion with error …") is kept with status failed;
 // a row that does not parse, a header without rows or a table that is not
 // closed by its rule line with no failure to explain it is a *SyntaxError.
-// Scanning goes on after one, and Err returns them all.
+// Scanning goes on after one; only an I/O error ends the scan.
 type PerftestReader struct {
 	run     *perftestRun
 	server  bool   // "Waiting for client to connect" seen before the next title
 	version string // from a "Version: 5.60" line (perftest --version)
-	runScanner
+	records
 }
 
 // NewPerftestReader reads perftest output from r; name is used in errors.
 func NewPerftestReader(name string, r io.Reader) *PerftestReader {
-	return &PerftestReader{runScanner: runScanner{lines: NewLines(name, r)}}
-}
-
-// Scan advances to the next run; it is false at the end of the input or on
-// an I/O error. Result and Err are runScanner's.
-func (r *PerftestReader) Scan() bool {
-	return r.scan(r.line, func() { r.finishRun(r.lines.Line() + 1) })
+	rd := &PerftestReader{}
+	// A table still open at the end is cut one line past the last.
+	rd.sc = NewScanner(name, r, rd.line, func() { rd.finishRun(rd.sc.Lines().Line() + 1) })
+	return rd
 }
 
 func (r *PerftestReader) errorf(line int, format string, args ...any) {
-	r.cappedErrorf(imbMaxErrors, line, format, args...)
+	r.sc.Errorf(line, format, args...)
 }
 
 func (r *PerftestReader) line(text string) {
-	n := r.lines.Line()
+	n := r.sc.Lines().Line()
 	t := strings.TrimSpace(text)
 	// The server banner "* Waiting for client to connect... *" comes before
 	// the title of the run it belongs to.
@@ -250,7 +240,7 @@ func (r *PerftestReader) line(text string) {
 		return
 	}
 	if perftestFailRE.MatchString(t) {
-		run.failures = append(run.failures, imbClip(t, 200))
+		run.failures = append(run.failures, clip(t, 200))
 		return
 	}
 	if strings.Contains(t, "BW result is below bw limit") {
@@ -281,7 +271,7 @@ func (r *PerftestReader) line(text string) {
 		}
 	}
 	if run.open {
-		if imbRowLike(t) {
+		if rowLike(t) {
 			r.row(run, t, n)
 		}
 		return // "Conflicting CPU frequency values detected …" and other chatter
@@ -296,7 +286,7 @@ func (r *PerftestReader) line(text string) {
 func (r *PerftestReader) headerLine(run *perftestRun, t string) {
 	if m := perftestAddrRE.FindStringSubmatch(t); m != nil {
 		run.lastAddr = m[1]
-		run.addrs[m[1]] = append(run.addrs[m[1]], imbClip(strings.Join(strings.Fields(m[2]), " "), 200))
+		run.addrs[m[1]] = append(run.addrs[m[1]], clip(strings.Join(strings.Fields(m[2]), " "), 200))
 		return
 	}
 	if m := perftestGIDRE.FindStringSubmatch(t); m != nil && run.lastAddr != "" {
@@ -317,7 +307,7 @@ func (r *PerftestReader) headerLine(run *perftestRun, t string) {
 				val = v
 			}
 		}
-		run.params[key] = imbClip(val, 64)
+		run.params[key] = clip(val, 64)
 	}
 }
 
@@ -394,7 +384,7 @@ func (r *PerftestReader) row(run *perftestRun, t string, n int) {
 	}
 	add := func(metric, unit string, val float64) *results.Sample {
 		run.samples = append(run.samples, results.Sample{Metric: metric, Unit: unit, X: results.F(size), XUnit: results.UnitBytes,
-			Value: val, Iterations: iters, Tags: imbCopyTags(tags)})
+			Value: val, Iterations: iters, Tags: maps.Clone(tags)})
 		return &run.samples[len(run.samples)-1]
 	}
 	at := fmt.Sprintf(" at %.0f bytes", size)
@@ -605,5 +595,5 @@ func (r *PerftestReader) finishRun(next int) {
 		out.Status = results.StatusInvalid
 		out.Error = strings.Join(problems, "; ")
 	}
-	r.queue = append(r.queue, out)
+	r.sc.Emit(run.line, out)
 }

@@ -369,7 +369,7 @@ func FuzzPerftest(f *testing.F) {
 		runs, err := ParsePerftest("fuzz", bytes.NewReader(data))
 		if err != nil {
 			var se SyntaxErrors
-			if !errors.As(err, &se) || len(se) == 0 || len(se) > imbMaxErrors+1 {
+			if !errors.As(err, &se) || len(se) == 0 || len(se) > MaxErrors+1 {
 				t.Fatalf("error %v (%T)", err, err)
 			}
 			return

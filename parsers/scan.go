@@ -1,30 +1,108 @@
 package parsers
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"sort"
+	"io"
+	"slices"
 
 	"github.com/sbench/sbench/results"
 )
 
-// runScanner is what the Scanner-shaped readers (OSU, IMB, perftest) share:
-// lines go to the format's line handler, which queues runs and records
-// syntax errors; Scan hands the runs out one at a time, Err reports the
-// I/O error or every syntax error in line order. A reader embeds it and
-// implements Scan as scan(its line handler, what flushes its last run).
-type runScanner struct {
-	lines *Lines
-	queue []*results.Bundle
-	cur   *results.Bundle
-	errs  SyntaxErrors
-	ioErr error
-	done  bool
+// Reader is the shape of every line-based output parser, this package's
+// and hpl's, after benchfmt's Reader: Scan advances to the next record,
+// Result is that record — a run (*Run) or a problem with a line
+// (*SyntaxError) — and Err is the I/O error that ended the scan, if any.
+// A malformed line never ends the scan: it is one more record, and the
+// runs around it are still read.
+type Reader interface {
+	Scan() bool
+	Result() Record
+	Err() error
 }
 
-// scan advances to the next run; it is false at the end of the input or on
-// an I/O error.
-func (s *runScanner) scan(line func(string), finish func()) bool {
+// Record is what a Reader hands out: a *Run or a *SyntaxError.
+type Record interface {
+	// Pos is where the record comes from: the input's name and a line
+	// number, 0 when the record is about the whole input.
+	Pos() (fileName string, line int)
+}
+
+// Run is one run of a tool read from its output.
+type Run struct {
+	Bundle   *results.Bundle
+	FileName string
+	Line     int // where the run starts in the input
+}
+
+// Pos is the input and line the run starts at.
+func (r *Run) Pos() (string, int) { return r.FileName, r.Line }
+
+// Pos is the input and line the error is about.
+func (e *SyntaxError) Pos() (string, int) { return e.FileName, e.Line }
+
+// Collect reads every record of rd. A curve that misses a row must not
+// pass for a complete one, so any syntax error refuses the whole input:
+// Collect returns the runs when there is none, else every syntax error,
+// in line order (SyntaxErrors). An I/O error is returned as it is.
+func Collect(rd Reader) ([]*results.Bundle, error) {
+	var runs []*results.Bundle
+	var errs SyntaxErrors
+	for rd.Scan() {
+		switch rec := rd.Result().(type) {
+		case *Run:
+			runs = append(runs, rec.Bundle)
+		case *SyntaxError:
+			errs = append(errs, rec)
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		// A format finds some problems only when a run ends (a header
+		// without rows, a table cut short), after later lines were read;
+		// the user reads them top to bottom.
+		slices.SortStableFunc(errs, func(a, b *SyntaxError) int { return cmp.Compare(a.Line, b.Line) })
+		return nil, errs
+	}
+	return runs, nil
+}
+
+// Scanner is the engine of every Reader: it hands each line of the input
+// to the format's line handler, which emits runs and syntax errors as it
+// recognizes them, and gives those out one record per Scan. A format's
+// reader keeps one, made by NewScanner with its own handlers.
+type Scanner struct {
+	lines  *Lines
+	line   func(text string)
+	end    func()
+	queue  []Record
+	cur    Record
+	done   bool
+	ioErr  error
+	nErrs  int
+	capped bool
+}
+
+// MaxErrors is how many syntax errors a Scanner hands out before one more
+// that says the rest are dropped: garbage fed to the wrong parser must not
+// grow the list without end, and past that many the input is plainly not
+// the format's.
+const MaxErrors = 100
+
+// NewScanner reads r (name is used in errors) line by line: Scan calls
+// line with each line's text (without its line ending) until a record is
+// emitted, and end once at the end of the input, to emit what the last
+// lines left open.
+func NewScanner(name string, r io.Reader, line func(text string), end func()) *Scanner {
+	return &Scanner{lines: NewLines(name, r), line: line, end: end}
+}
+
+// Scan advances to the next record; it is false at the end of the input
+// or on an I/O error.
+func (s *Scanner) Scan() bool {
 	for len(s.queue) == 0 && !s.done {
 		if !s.lines.Scan() {
 			s.done = true
@@ -32,14 +110,17 @@ func (s *runScanner) scan(line func(string), finish func()) bool {
 				var se SyntaxErrors
 				if !errors.As(err, &se) {
 					s.ioErr = err
+					s.cur = nil
 					return false
 				}
-				s.errs = append(s.errs, se...)
+				for _, e := range se { // a line too long to read
+					s.queue = append(s.queue, e)
+				}
 			}
-			finish()
+			s.end()
 			break
 		}
-		line(s.lines.Text())
+		s.line(s.lines.Text())
 	}
 	if len(s.queue) == 0 {
 		s.cur = nil
@@ -49,76 +130,52 @@ func (s *runScanner) scan(line func(string), finish func()) bool {
 	return true
 }
 
-// Result is the run read by the last successful Scan.
-func (s *runScanner) Result() *results.Bundle { return s.cur }
+// Result is the record read by the last successful Scan, nil after the
+// end of the input.
+func (s *Scanner) Result() Record { return s.cur }
 
-// Err returns the I/O error that ended the scan, or every syntax error
-// found (as SyntaxErrors, in line order), or nil.
-func (s *runScanner) Err() error {
-	if s.ioErr != nil {
-		return s.ioErr
-	}
-	if len(s.errs) > 0 {
-		sort.SliceStable(s.errs, func(i, j int) bool { return s.errs[i].Line < s.errs[j].Line })
-		return s.errs
-	}
-	return nil
+// Err is the I/O error that ended the scan, or nil: syntax errors are
+// records.
+func (s *Scanner) Err() error { return s.ioErr }
+
+// Lines is the input being read, for the line handler: the current line's
+// number and the input's name.
+func (s *Scanner) Lines() *Lines { return s.lines }
+
+// Emit hands out b, a run that starts at line, after the records emitted
+// before it.
+func (s *Scanner) Emit(line int, b *results.Bundle) {
+	s.queue = append(s.queue, &Run{Bundle: b, FileName: s.lines.Name(), Line: line})
 }
 
-// cappedErrorf records a syntax error at line, keeping at most max and
-// saying once that the rest are dropped: garbage fed to the wrong parser
-// must not grow the list without end.
-func (s *runScanner) cappedErrorf(max, line int, format string, args ...any) {
+// Errorf hands out a syntax error at line, unless MaxErrors were already.
+func (s *Scanner) Errorf(line int, format string, args ...any) {
 	switch {
-	case len(s.errs) < max:
-		s.errs = append(s.errs, &SyntaxError{FileName: s.lines.Name(), Line: line, Msg: fmt.Sprintf(format, args...)})
-	case len(s.errs) == max:
-		s.errs = append(s.errs, &SyntaxError{FileName: s.lines.Name(), Line: line, Msg: "too many errors, the rest are not reported"})
+	case s.nErrs < MaxErrors:
+		s.nErrs++
+		s.queue = append(s.queue, &SyntaxError{FileName: s.lines.Name(), Line: line, Msg: fmt.Sprintf(format, args...)})
+	case !s.capped:
+		s.capped = true
+		s.queue = append(s.queue, &SyntaxError{FileName: s.lines.Name(), Line: line, Msg: "too many errors, the rest are not reported"})
 	}
 }
 
-// recordScanner is what the record-shaped readers (NetPIPE, perf_main,
-// sockperf) share: their line handler queues runs and syntax errors alike
-// as records (*results.Bundle or *SyntaxError), and Scan hands them out in
-// input order. Err is the first I/O error; a line longer than MaxLine is a
-// SyntaxErrors.
-type recordScanner struct {
-	lines  *Lines
-	queue  []any
-	record any
-	done   bool
-}
+// Errors is how many syntax errors were emitted so far, dropped ones not
+// counted.
+func (s *Scanner) Errors() int { return s.nErrs }
 
-// scan advances to the next run or syntax error; it is false at the end of
-// the input.
-func (s *recordScanner) scan(line func(string), finish func()) bool {
-	for len(s.queue) == 0 && !s.done {
-		if !s.lines.Scan() {
-			finish()
-			s.done = true
-			break
-		}
-		line(s.lines.Text())
-	}
-	if len(s.queue) == 0 {
-		s.record = nil
-		return false
-	}
-	s.record, s.queue = s.queue[0], s.queue[1:]
-	return true
-}
+// records gives a reader of this package its Scanner's Scan, Result and
+// Err, and keeps Emit and Errorf, which are for the reader's own line
+// handler, out of the reader's API.
+type records struct{ sc *Scanner }
 
-// Run is the current run, nil if the current record is a syntax error.
-func (s *recordScanner) Run() *results.Bundle {
-	b, _ := s.record.(*results.Bundle)
-	return b
-}
+// Scan advances to the next record, a run or a syntax error; it is false
+// at the end of the input or on an I/O error.
+func (r records) Scan() bool { return r.sc.Scan() }
 
-// SyntaxError is the current syntax error, nil if the current record is a run.
-func (s *recordScanner) SyntaxError() *SyntaxError {
-	e, _ := s.record.(*SyntaxError)
-	return e
-}
+// Result is the record read by the last successful Scan: a *Run or a
+// *SyntaxError.
+func (r records) Result() Record { return r.sc.Result() }
 
-// Err is the first I/O error; a line longer than MaxLine is a SyntaxErrors.
-func (s *recordScanner) Err() error { return s.lines.Err() }
+// Err is the I/O error that ended the scan, or nil.
+func (r records) Err() error { return r.sc.Err() }

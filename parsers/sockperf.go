@@ -112,29 +112,26 @@ type spRun struct {
 	hasContent bool
 }
 
-func (run *spRun) param(k, v string) { run.params = npSetParam(run.params, k, v) }
+func (run *spRun) param(k, v string) { run.params = setParam(run.params, k, v) }
 
-// SockperfReader reads sockperf client output one run at a time, in the
-// shape of benchfmt's Reader: Scan advances to the next record, a run
-// (Run) or a syntax error (SyntaxError); Err reports I/O errors.
+// SockperfReader reads sockperf client output one run at a time, as a
+// Reader: Scan, Result (a *Run or a *SyntaxError), Err.
 type SockperfReader struct {
-	recordScanner
+	records
 	run *spRun
 }
 
 // NewSockperfReader reads sockperf output from r; name is used in errors.
 func NewSockperfReader(name string, r io.Reader) *SockperfReader {
-	return &SockperfReader{recordScanner: recordScanner{lines: NewLines(name, r)}, run: &spRun{line: 1}}
+	rd := &SockperfReader{run: &spRun{line: 1}}
+	rd.sc = NewScanner(name, r, rd.line, rd.finishRun)
+	return rd
 }
-
-// Scan advances to the next run or syntax error. Run, SyntaxError and Err
-// are recordScanner's.
-func (r *SockperfReader) Scan() bool { return r.scan(r.line, r.finishRun) }
 
 // ParseSockperf reads every run in r; any syntax error refuses the whole
 // input.
 func ParseSockperf(name string, r io.Reader) ([]*results.Bundle, error) {
-	return npCollectRuns(NewSockperfReader(name, r))
+	return Collect(NewSockperfReader(name, r))
 }
 
 func sniffSockperf(head []byte) int {
@@ -175,13 +172,11 @@ func spStrip(line string) (string, bool) {
 
 func (r *SockperfReader) errorf(line int, format string, args ...any) {
 	r.run.broken = true
-	if len(r.queue) < npMaxErrors {
-		r.queue = append(r.queue, &SyntaxError{FileName: r.lines.Name(), Line: line, Msg: fmt.Sprintf(format, args...)})
-	}
+	r.sc.Errorf(line, format, args...)
 }
 
 func (r *SockperfReader) line(text string) {
-	n := r.lines.Line()
+	n := r.sc.Lines().Line()
 	t, ok := spStrip(text)
 	if !ok {
 		if m := spParamsRE.FindStringSubmatch(t); m != nil {
@@ -391,7 +386,7 @@ func (r *SockperfReader) closeStats(n int) {
 }
 
 func (r *SockperfReader) finishRun() {
-	n := r.lines.Line() + 1
+	n := r.sc.Lines().Line() + 1
 	r.closeStats(n)
 	run := r.run
 	r.run = &spRun{line: n}
@@ -413,7 +408,7 @@ func (r *SockperfReader) finishRun() {
 		r.errorf(n, "sockperf throughput run is cut short: message rate or bandwidth missing")
 		return
 	}
-	r.queue = append(r.queue, run.bundle())
+	r.sc.Emit(run.line, run.bundle())
 }
 
 // spPctName names a percentile kept as a scalar (50 and 99 are the
@@ -430,7 +425,7 @@ func (run *spRun) bundle() *results.Bundle {
 		b.Benchmark.Name = "sockperf throughput"
 	}
 	for k, v := range run.params {
-		b.Params = npSetParam(b.Params, k, v)
+		b.Params = setParam(b.Params, k, v)
 	}
 	var x *float64
 	xUnit := ""
@@ -467,7 +462,7 @@ func (run *spRun) bundle() *results.Bundle {
 			scalar(st.metric+"_"+e.name, e.unit, e.v)
 		}
 		if st.ciLevel != "" {
-			b.Params = npSetParam(b.Params, "ci_level", st.ciLevel)
+			b.Params = setParam(b.Params, "ci_level", st.ciLevel)
 		}
 		if st.valid != nil {
 			v, _ := Number(st.valid[0])
@@ -489,7 +484,7 @@ func (run *spRun) bundle() *results.Bundle {
 		b.Samples = append(b.Samples, results.Sample{Metric: "message_rate", Unit: "msg/s", X: x, XUnit: xUnit, Value: float64(rate)})
 		if pkt, ok := Integer(run.rate[1]); ok {
 			b.Samples = append(b.Samples, results.Sample{Metric: "packet_rate", Unit: "pkt/s", X: x, XUnit: xUnit, Value: float64(pkt)})
-			b.Params = npSetParam(b.Params, "ip_fragments_per_message", run.rate[2])
+			b.Params = setParam(b.Params, "ip_fragments_per_message", run.rate[2])
 		}
 		mib := *run.bandwidth
 		b.Samples = append(b.Samples,

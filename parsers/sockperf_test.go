@@ -160,8 +160,8 @@ sockperf: ---> MAX observation = 11541.068
 sockperf: ---> percentile 99.999 = 11533.498
 `
 	r := NewSockperfReader("issue172", strings.NewReader(issue172))
-	for r.lines.Scan() {
-		r.line(r.lines.Text())
+	for r.sc.Lines().Scan() {
+		r.line(r.sc.Lines().Text())
 	}
 	st := r.run.cur
 	if st == nil || st.metric != "rtt" || st.avg != 1892.600 || !st.hasStd || st.stddev != 422.741 || *st.max != 11541.068 || st.ciLevel != "99.0%" {

@@ -88,3 +88,34 @@ func Integer(s string) (int64, bool) {
 	v, err := strconv.ParseInt(s, 10, 64)
 	return v, err == nil
 }
+
+// rowLike reports a line that starts like a table row: a digit, or a sign
+// or point followed by one ("-16", ".5").
+func rowLike(t string) bool {
+	i := 0
+	if i < len(t) && (t[i] == '-' || t[i] == '+') {
+		i++
+	}
+	if i < len(t) && t[i] == '.' {
+		i++
+	}
+	return i < len(t) && t[i] >= '0' && t[i] <= '9'
+}
+
+// clip cuts s to n bytes and marks the cut, for a tool's message quoted in
+// a bundle or an error; a rune cut in two is dropped.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// setParam sets m[k] = v, making m if it is nil, and returns m.
+func setParam(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}

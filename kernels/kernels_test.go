@@ -3,6 +3,7 @@ package kernels
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -70,6 +71,9 @@ func TestParseErrors(t *testing.T) {
 		{"stream", map[string]string{"array_size": "0"}, `param array_size: "0" is not an integer from 1 to 1073741824`},
 		{"hpl", map[string]string{"seed": "-1"}, `param seed: "-1" is not an unsigned 64-bit integer`},
 		{"hpl", map[string]string{"n": "0"}, `param n: "0" is not an integer from 1 to 1048576`},
+		{"barrier", map[string]string{"sizes": "8"}, `param "sizes": not a parameter of the barrier kernel (known: iterations, warmup)`},
+		{"matrix", map[string]string{"sizes": "8"}, `param "sizes": not a parameter of the matrix kernel (known: bandwidth_size, iterations, latency_size, warmup, window)`},
+		{"stream", map[string]string{"window": "2"}, `param "window": not a parameter of the stream kernel (known: array_size, iterations)`},
 	} {
 		_, err := Parse(tt.kernel, tt.params)
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
@@ -112,6 +116,32 @@ func TestTable(t *testing.T) {
 	}
 	if got := strings.Join(Names(), " "); got != "allreduce alltoall barrier bcast bibw bw hpl latency matrix pairs stream" {
 		t.Errorf("Names() = %s", got)
+	}
+}
+
+func TestParseHPL(t *testing.T) {
+	p, err := Parse("hpl", nil)
+	if err != nil || p.HPL != (HPL{N: DefaultHPLN, Seed: DefaultHPLSeed}) {
+		t.Errorf("defaults: %+v, %v", p.HPL, err)
+	}
+	p, err = Parse("hpl", map[string]string{"n": " 3000", "nb": "128", "seed": "18446744073709551615", "threads": "0"})
+	if err != nil || p.HPL != (HPL{N: 3000, NB: 128, Seed: math.MaxUint64}) {
+		t.Errorf("set: %+v, %v", p.HPL, err)
+	}
+	for _, tc := range []struct{ params, want string }{
+		{"n=0", `param n: "0" is not an integer from 1 to 1048576`},
+		{"n=1e4", `param n: "1e4" is not an integer from 1 to 1048576`},
+		{"nb=5000", `param nb: "5000" is not an integer from 1 to 4096`},
+		{"threads=-1", `param threads: "-1" is not an integer from 0 to 4096`},
+		{"seed=-1", `param seed: "-1" is not an unsigned 64-bit integer`},
+	} {
+		k, v, _ := strings.Cut(tc.params, "=")
+		if _, err := Parse("hpl", map[string]string{k: v}); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.params, err, tc.want)
+		}
+	}
+	if k, _ := Lookup("hpl"); strings.Join(k.ParamNames(), " ") != "n nb seed threads" {
+		t.Errorf("names %v", k.ParamNames())
 	}
 }
 

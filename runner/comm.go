@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -542,12 +544,7 @@ func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, dead
 
 // ranks returns the ranks this rank has control connections to, in order.
 func (c *comm) ranks() []int {
-	rs := make([]int, 0, len(c.ctrl))
-	for r := range c.ctrl {
-		rs = append(rs, r)
-	}
-	sort.Ints(rs)
-	return rs
+	return slices.Sorted(maps.Keys(c.ctrl))
 }
 
 func (c *comm) watchAll() {
@@ -944,11 +941,7 @@ func (c *comm) hostsByNode() []results.Host {
 			}
 		}
 	}
-	idx := make([]int, 0, len(ranks))
-	for i := range ranks {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
+	idx := slices.Sorted(maps.Keys(ranks))
 	out := make([]results.Host, 0, len(idx))
 	for _, i := range idx {
 		var h results.Host

@@ -7,10 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,7 +85,7 @@ func (e *Exec) check(size int) error {
 			return fmt.Errorf("--exec: %w", err)
 		}
 	}
-	for _, r := range sortedRanks(e.RankArgv) {
+	for _, r := range slices.Sorted(maps.Keys(e.RankArgv)) {
 		if r < 0 || r >= size {
 			return fmt.Errorf("--exec-rank %d: the step has %s", r, plural(size, "rank"))
 		}
@@ -156,15 +157,6 @@ func ParseRankArgv(s string) (int, []string, error) {
 		return 0, nil, fmt.Errorf("--exec-rank %d: %w", r, err)
 	}
 	return r, a, nil
-}
-
-func sortedRanks(m map[int][]string) []int {
-	rs := make([]int, 0, len(m))
-	for r := range m {
-		rs = append(rs, r)
-	}
-	sort.Ints(rs)
-	return rs
 }
 
 // execResult is what rank 0 learned from a run of the exec kernel.
@@ -373,12 +365,7 @@ func prepareWorkDir(dir string, e *Exec) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("work directory: %w", err)
 	}
-	names := make([]string, 0, len(e.Files))
-	for name := range e.Files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(e.Files)) {
 		if err := os.WriteFile(filepath.Join(dir, name), e.Files[name], 0o644); err != nil {
 			return fmt.Errorf("input file: %w", err)
 		}

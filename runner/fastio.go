@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/sbench/sbench/kernels"
 )
 
 // How a kernel waits for its peer's data (the poll parameter).
@@ -25,10 +27,10 @@ const (
 	// PollSpin busy-polls non-blocking reads for up to spinFor, as MPI
 	// libraries poll their progress engine, then parks the goroutine in the
 	// netpoller. Lowest latency; a core busy while waiting. The default.
-	PollSpin = "spin"
+	PollSpin = kernels.PollSpin
 	// PollBlock sleeps in blocking system calls on a locked thread, as
 	// NPtcp does: no core burnt, the scheduler's wake-up in every message.
-	PollBlock = "block"
+	PollBlock = kernels.PollBlock
 )
 
 // spinFor bounds a receive's busy-poll. It covers a small message's round

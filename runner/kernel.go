@@ -11,6 +11,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
 )
 
@@ -220,16 +221,46 @@ func (l *link) read(p []byte) error {
 	return nil
 }
 
-// runKernel runs the configured kernel on this rank. Ranks 0 and 1 measure;
-// the others have nothing to do until the final barrier. Only rank 0
-// returns samples, including those measured before a failure.
+// kernelFunc runs one rank's part of a kernel; only rank 0 returns
+// samples, those measured before a failure included.
+type kernelFunc func(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error)
+
+// kernelRuns are the native kernels' run functions, by the names of
+// package kernels' table (a test holds the two to each other). latency
+// and bw run over one link between ranks 0 and 1; the others over a mesh
+// of kernel connections, each rank to the few peers its kernel needs
+// (kernel_mesh.go).
+var kernelRuns = map[string]kernelFunc{
+	"latency":   runPointToPoint,
+	"bw":        runPointToPoint,
+	"bibw":      runBibw,
+	"pairs":     runPairs,
+	"matrix":    runMatrix,
+	"barrier":   runBarrier,
+	"allreduce": runAllreduce,
+	"alltoall":  runAlltoall,
+	"bcast":     runBcast,
+	"stream":    runStream,
+	"hpl":       runHPL,
+}
+
+// runKernel runs the configured kernel on this rank. Only rank 0 returns
+// samples, including those measured before a failure.
 func runKernel(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error) {
-	if run, ok := moreKernels[p.Kernel]; ok {
-		return run(ctx, c, p, hooks) // kernel_*.go
+	k, known := kernels.Lookup(p.Kernel)
+	run, ok := kernelRuns[p.Kernel]
+	if !known || !ok {
+		return nil, fmt.Errorf("no native kernel %q (a bug in sbench-runner: Validate lets only known kernels run)", p.Kernel)
 	}
-	if c.id.Size < 2 {
-		return nil, fmt.Errorf("the %s kernel needs 2 ranks; the step has 1", p.Kernel)
+	if c.id.Size < k.MinRanks {
+		return nil, fmt.Errorf("the %s kernel needs %d ranks; the step has %d", p.Kernel, k.MinRanks, c.id.Size)
 	}
+	return run(ctx, c, p, hooks)
+}
+
+// runPointToPoint runs latency or bw: ranks 0 and 1 measure; the others
+// have nothing to do until the final barrier.
+func runPointToPoint(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error) {
 	if c.id.Rank > 1 {
 		return nil, nil
 	}

@@ -15,10 +15,10 @@ import (
 	"github.com/sbench/sbench/results"
 )
 
-// TestEndToEndMoreKernels runs the kernels beyond latency and bw as sbench
+// TestEndToEndMeshKernels runs the mesh kernels (kernel_mesh.go) as sbench
 // local does: the built binary, one process per rank, 2 nodes × 2 ranks
 // with srun's environment.
-func TestEndToEndMoreKernels(t *testing.T) {
+func TestEndToEndMeshKernels(t *testing.T) {
 	bin := runnerBinary(t)
 	for _, tt := range []struct {
 		kernel string

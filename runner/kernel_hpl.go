@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/hpl/lu"
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
 )
 
@@ -20,73 +21,12 @@ import (
 // scaled residual. It is for nodes without xhpl: a node's Gflops, and a
 // numerically wrong node, show without any MPI or BLAS installed.
 
-func init() { moreKernels["hpl"] = runHPL }
+// HPLParams are the hpl kernel's parameters (package kernels reads them).
+type HPLParams = kernels.HPL
 
-// HPLParams are the hpl kernel's parameters.
-type HPLParams struct {
-	// N is the order of each rank's system.
-	N int
-	// NB is the block size; 0 is lu.DefaultNB.
-	NB int
-	// Seed chooses the system; every rank solves the same one, so that
-	// their Gflops compare.
-	Seed uint64
-	// Threads is the goroutines of each rank's solve; 0 shares the CPUs
-	// the rank may use among the ranks of its node that may use them too.
-	Threads int
-}
-
-// Defaults and limits of the hpl kernel's parameters.
-const (
-	// DefaultHPLN is 800 MB per rank and 667 Gflop: seconds on a node of
-	// today, long enough for the Gflops to settle.
-	DefaultHPLN    = 10000
-	DefaultHPLSeed = 1
-	maxHPLN        = 1 << 20
-	maxHPLNB       = 4096
-	maxHPLThreads  = 4096
-	// hplMemoryShare is how much of a node's memory its ranks' matrices
-	// may take: the rest is the system's, the runner's and the checks'.
-	hplMemoryShare = 0.8
-)
-
-// hplParamNames are the hpl kernel's parameters, for kernelParamNames.
-var hplParamNames = []string{"n", "nb", "seed", "threads"}
-
-// parseHPLParams reads the hpl kernel's parameters; unset ones take their
-// defaults.
-func parseHPLParams(params map[string]string) (HPLParams, error) {
-	hp := HPLParams{N: DefaultHPLN, Seed: DefaultHPLSeed}
-	integer := func(name string, lo, hi int, dst *int) error {
-		v, ok := params[name]
-		if !ok {
-			return nil
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < lo || n > hi {
-			return fmt.Errorf("param %s: %q is not an integer from %d to %d", name, v, lo, hi)
-		}
-		*dst = n
-		return nil
-	}
-	if err := integer("n", 1, maxHPLN, &hp.N); err != nil {
-		return HPLParams{}, err
-	}
-	if err := integer("nb", 1, maxHPLNB, &hp.NB); err != nil {
-		return HPLParams{}, err
-	}
-	if err := integer("threads", 0, maxHPLThreads, &hp.Threads); err != nil {
-		return HPLParams{}, err
-	}
-	if v, ok := params["seed"]; ok {
-		s, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
-		if err != nil {
-			return HPLParams{}, fmt.Errorf("param seed: %q is not an unsigned 64-bit integer", v)
-		}
-		hp.Seed = s
-	}
-	return hp, nil
-}
+// hplMemoryShare is how much of a node's memory its ranks' matrices may
+// take: the rest is the system's, the runner's and the checks'.
+const hplMemoryShare = 0.8
 
 // hplCheckName is the residual check's name, as HPL 2.x prints it (and
 // package hpl's parser records it), so that native and xhpl runs compare.

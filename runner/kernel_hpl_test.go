@@ -186,32 +186,6 @@ func TestFinishHPL(t *testing.T) {
 	}
 }
 
-func TestParseHPLParams(t *testing.T) {
-	hp, err := parseHPLParams(nil)
-	if err != nil || hp != (HPLParams{N: DefaultHPLN, Seed: DefaultHPLSeed}) {
-		t.Errorf("defaults: %+v, %v", hp, err)
-	}
-	hp, err = parseHPLParams(map[string]string{"n": " 3000", "nb": "128", "seed": "18446744073709551615", "threads": "0"})
-	if err != nil || hp != (HPLParams{N: 3000, NB: 128, Seed: math.MaxUint64}) {
-		t.Errorf("set: %+v, %v", hp, err)
-	}
-	for _, tc := range []struct{ params, want string }{
-		{"n=0", `param n: "0" is not an integer from 1 to 1048576`},
-		{"n=1e4", `param n: "1e4" is not an integer from 1 to 1048576`},
-		{"nb=5000", `param nb: "5000" is not an integer from 1 to 4096`},
-		{"threads=-1", `param threads: "-1" is not an integer from 0 to 4096`},
-		{"seed=-1", `param seed: "-1" is not an unsigned 64-bit integer`},
-	} {
-		k, v, _ := strings.Cut(tc.params, "=")
-		if _, err := parseHPLParams(map[string]string{k: v}); err == nil || err.Error() != tc.want {
-			t.Errorf("%s: %v, want %q", tc.params, err, tc.want)
-		}
-	}
-	if strings.Join(hplParamNames, " ") != "n nb seed threads" {
-		t.Errorf("names %v", hplParamNames)
-	}
-}
-
 func TestHPLThreads(t *testing.T) {
 	for _, tc := range []struct{ usable, online, ranks, want int }{
 		{64, 64, 1, 64}, // one rank, all cores

@@ -38,7 +38,7 @@ func runMatrix(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) (
 		return nil, err
 	}
 	defer m.close()
-	latIters, latWarm, bwWindows, bwWarm := p.matrixCounts()
+	latIters, latWarm, bwWindows, bwWarm := matrixCounts(p)
 	var samples []results.Sample
 	seq := 0
 	for a, ra := range leaders {
@@ -112,4 +112,21 @@ func oneWayLatency(times []time.Duration) results.Sample {
 		us[i] = float64(d.Nanoseconds()) / 2 / 1e3
 	}
 	return summarize(us)
+}
+
+// matrixCounts are the matrix kernel's repetitions: round trips at the
+// latency size, windows at the bandwidth size. Each of the n(n-1)
+// measurements is kept short: 100 round trips (10 warm-up), and about
+// 32 MiB streamed (one window of warm-up).
+func matrixCounts(p KernelParams) (latIters, latWarm, bwWindows, bwWarm int) {
+	latIters, latWarm = 100, 10
+	if p.Iterations >= 0 {
+		latIters = p.Iterations
+	}
+	if p.Warmup >= 0 {
+		latWarm = p.Warmup
+	}
+	perWindow := max(wireLen(p.BandwidthSize)*max(p.Window, 1), 1)
+	bwWindows = min(max((32<<20)/perWindow, 2), 100)
+	return latIters, latWarm, bwWindows, 1
 }

@@ -5,31 +5,15 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/sbench/sbench/results"
 )
-
-// kernelFunc runs one rank's part of a kernel; only rank 0 returns
-// samples, those measured before a failure included.
-type kernelFunc func(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error)
-
-// moreKernels are the kernels beyond latency and bw. They run over a mesh
-// of kernel connections (each rank to the few peers its kernel needs)
-// rather than one link between ranks 0 and 1.
-var moreKernels = map[string]kernelFunc{
-	"bibw":      runBibw,
-	"pairs":     runPairs,
-	"matrix":    runMatrix,
-	"barrier":   runBarrier,
-	"allreduce": runAllreduce,
-	"alltoall":  runAlltoall,
-	"bcast":     runBcast,
-	"stream":    runStream,
-}
 
 // syncSendMax is the largest message an exchange writes before it reads:
 // both ends of an exchange fit that much in the kernel's socket buffers,
@@ -497,11 +481,7 @@ func ranksByNode(nodeOf []int) [][]int {
 	for r, n := range nodeOf {
 		byNode[n] = append(byNode[n], r)
 	}
-	idx := make([]int, 0, len(byNode))
-	for n := range byNode {
-		idx = append(idx, n)
-	}
-	sort.Ints(idx)
+	idx := slices.Sorted(maps.Keys(byNode))
 	out := make([][]int, len(idx))
 	for i, n := range idx {
 		out[i] = byNode[n]

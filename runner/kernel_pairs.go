@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
 )
 
@@ -20,9 +21,6 @@ const bibwOffset = patternSpan / 2
 // stops when both directions have arrived. Bandwidth counts both
 // directions' bytes.
 func runBibw(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error) {
-	if c.id.Size < 2 {
-		return nil, fmt.Errorf("the %s kernel needs 2 ranks; the step has 1", p.Kernel)
-	}
 	if c.id.Rank > 1 {
 		return nil, nil
 	}
@@ -42,7 +40,7 @@ func runBibw(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]
 	}
 	var ack [1]byte
 	for _, size := range p.Sizes {
-		windows, warm := p.bwCounts(size)
+		windows, warm := bwCounts(p, size)
 		pat := newPattern(size)
 		rbuf := buf[:pat.n]
 		total := (warm + windows) * window
@@ -126,14 +124,14 @@ func pairRanks(nodeOf []int, placement string) ([]rankPair, error) {
 	n := len(nodeOf)
 	var out []rankPair
 	switch placement {
-	case PlacementHalf, "":
+	case kernels.PlacementHalf, "":
 		for i := 0; i < n/2; i++ {
 			out = append(out, rankPair{i, i + n/2})
 		}
 		if len(out) == 0 {
 			return nil, fmt.Errorf("the pairs kernel needs 2 ranks; the step has %d", n)
 		}
-	case PlacementIntra:
+	case kernels.PlacementIntra:
 		for _, ranks := range ranksByNode(nodeOf) {
 			h := len(ranks) / 2
 			for i := 0; i < h; i++ {
@@ -143,7 +141,7 @@ func pairRanks(nodeOf []int, placement string) ([]rankPair, error) {
 		if len(out) == 0 {
 			return nil, fmt.Errorf("placement=intra pairs ranks within a node, and no node of the step has 2 ranks")
 		}
-	case PlacementInter:
+	case kernels.PlacementInter:
 		nodes := ranksByNode(nodeOf)
 		h := len(nodes) / 2
 		for j := 0; j < h; j++ {
@@ -206,7 +204,7 @@ func runPairs(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([
 	defer m.close()
 	var samples []results.Sample
 	for _, size := range p.Sizes {
-		windows, warm := p.bwCounts(size)
+		windows, warm := bwCounts(p, size)
 		// All pairs start together. Rank 0 waits the I/O timeout for the
 		// others when it streams too (they do the same work); the others
 		// wait for rank 0's word, whose watcher ends the wait if it goes.
@@ -270,4 +268,10 @@ func runPairs(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([
 				Value: round(rate), Iterations: windows, Tags: merge(nil, tags)})
 	}
 	return samples, nil
+}
+
+// bwCounts are the streaming kernels' windows for one size: bw's.
+func bwCounts(p KernelParams, size int) (windows, warmup int) {
+	p.Kernel = "bw"
+	return p.Counts(size)
 }

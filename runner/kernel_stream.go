@@ -114,7 +114,7 @@ func runStream(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) (
 		return nil, err
 	}
 	defer m.close()
-	iters := p.streamIterations()
+	iters := streamIterations(p)
 	arrays := newStreamArrays(p.ArraySize)
 	// times[k*iters+i] is kernel k's time at iteration i, in seconds.
 	times := make([]float64, len(streamKernels)*iters)
@@ -192,4 +192,13 @@ func runStream(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) (
 		}
 	}
 	return samples, nil
+}
+
+// streamIterations is the stream kernel's repetitions: STREAM's 10 unless
+// set.
+func streamIterations(p KernelParams) int {
+	if p.Iterations >= 0 {
+		return p.Iterations
+	}
+	return 10
 }

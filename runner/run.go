@@ -7,13 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/parsers"
 	"github.com/sbench/sbench/results"
 )
@@ -139,15 +141,10 @@ func (cfg *Config) digest() string {
 	}
 	if e := cfg.Exec; e != nil {
 		fmt.Fprintf(h, " exec=%q parser=%q output=%q workdir=%q delay=%s", e.Argv, e.Parser, e.Output, e.WorkDir, e.StartDelay)
-		for _, r := range sortedRanks(e.RankArgv) {
+		for _, r := range slices.Sorted(maps.Keys(e.RankArgv)) {
 			fmt.Fprintf(h, " rank%d=%q", r, e.RankArgv[r])
 		}
-		names := make([]string, 0, len(e.Files))
-		for n := range e.Files {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(e.Files)) {
 			fmt.Fprintf(h, " file %q %x", n, sha256.Sum256(e.Files[n]))
 		}
 	}
@@ -167,7 +164,7 @@ func (cfg *Config) Validate() error {
 	if cfg.Repeat != nil && *cfg.Repeat < 0 {
 		return fmt.Errorf("repeat %d is negative", *cfg.Repeat)
 	}
-	switch _, native := kernelParamNames[cfg.Kernel.Kernel]; {
+	switch _, native := kernels.Lookup(cfg.Kernel.Kernel); {
 	case cfg.Kernel.Kernel == ExecKernel:
 		if cfg.Exec == nil {
 			return errors.New("the exec kernel needs a command: --exec or --exec-rank")
@@ -451,7 +448,7 @@ func failureRaw(res *execResult) string {
 		b.WriteString(stderr)
 	}
 	tail(0, res.argv, "", res.stderr)
-	for _, r := range sortedReportRanks(res.reports) {
+	for _, r := range slices.Sorted(maps.Keys(res.reports)) {
 		rep := res.reports[r]
 		tail(r, rep.Command, rep.Outcome, rep.Stderr)
 	}
@@ -460,15 +457,6 @@ func failureRaw(res *execResult) string {
 		raw = raw[:parsers.MaxRaw/2] + "\n[… output cut by sbench …]\n" + raw[len(raw)-parsers.MaxRaw/2:]
 	}
 	return strings.ToValidUTF8(raw, "\uFFFD")
-}
-
-func sortedReportRanks(m map[int]*execReport) []int {
-	rs := make([]int, 0, len(m))
-	for r := range m {
-		rs = append(rs, r)
-	}
-	sort.Ints(rs)
-	return rs
 }
 
 // firstLines keeps the first n lines of s: a parser may find thousands of

@@ -8,7 +8,7 @@ import (
 	"github.com/sbench/sbench/results"
 )
 
-// BenchmarkKernelFigures runs each kernel beyond latency and bw as a whole
+// BenchmarkKernelFigures runs each mesh kernel (kernel_mesh.go) as a whole
 // in-process step (ranks as goroutines over loopback) and reports the
 // kernel's own figure as the benchmark's metric, averaged over b.N steps:
 //

@@ -2,12 +2,12 @@ package runner
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
 )
 
@@ -153,15 +153,15 @@ func TestPairPlacements(t *testing.T) {
 		placement string
 		want      string
 	}{
-		{block, PlacementHalf, "[{0 2} {1 3}]"},
-		{block, PlacementIntra, "[{0 1} {2 3}]"},
-		{block, PlacementInter, "[{0 2} {1 3}]"},
-		{cyclic, PlacementHalf, "[{0 2} {1 3}]"}, // both intra-node there
-		{cyclic, PlacementIntra, "[{0 2} {1 3}]"},
-		{cyclic, PlacementInter, "[{0 1} {2 3}]"},
-		{[]int{0, 0, 0, 1, 1, 2}, PlacementIntra, "[{0 1} {3 4}]"},          // rank 2 and node 2 sit out
-		{[]int{0, 0, 1, 1, 2, 2, 3}, PlacementInter, "[{0 4} {1 5} {2 6}]"}, // node j with node j+2
-		{[]int{0, 1, 2}, PlacementHalf, "[{0 1}]"},
+		{block, kernels.PlacementHalf, "[{0 2} {1 3}]"},
+		{block, kernels.PlacementIntra, "[{0 1} {2 3}]"},
+		{block, kernels.PlacementInter, "[{0 2} {1 3}]"},
+		{cyclic, kernels.PlacementHalf, "[{0 2} {1 3}]"}, // both intra-node there
+		{cyclic, kernels.PlacementIntra, "[{0 2} {1 3}]"},
+		{cyclic, kernels.PlacementInter, "[{0 1} {2 3}]"},
+		{[]int{0, 0, 0, 1, 1, 2}, kernels.PlacementIntra, "[{0 1} {3 4}]"},          // rank 2 and node 2 sit out
+		{[]int{0, 0, 1, 1, 2, 2, 3}, kernels.PlacementInter, "[{0 4} {1 5} {2 6}]"}, // node j with node j+2
+		{[]int{0, 1, 2}, kernels.PlacementHalf, "[{0 1}]"},
 	} {
 		got, err := pairRanks(tt.nodeOf, tt.placement)
 		if err != nil || fmt.Sprint(got) != tt.want {
@@ -173,9 +173,9 @@ func TestPairPlacements(t *testing.T) {
 		placement string
 		want      string
 	}{
-		{[]int{0}, PlacementHalf, "the pairs kernel needs 2 ranks; the step has 1"},
-		{[]int{0, 1}, PlacementIntra, "placement=intra pairs ranks within a node, and no node of the step has 2 ranks"},
-		{[]int{0, 0}, PlacementInter, "placement=inter pairs ranks of different nodes, and the step has 1 node"},
+		{[]int{0}, kernels.PlacementHalf, "the pairs kernel needs 2 ranks; the step has 1"},
+		{[]int{0, 1}, kernels.PlacementIntra, "placement=intra pairs ranks within a node, and no node of the step has 2 ranks"},
+		{[]int{0, 0}, kernels.PlacementInter, "placement=inter pairs ranks of different nodes, and the step has 1 node"},
 	} {
 		if _, err := pairRanks(tt.nodeOf, tt.placement); err == nil || err.Error() != tt.want {
 			t.Errorf("pairRanks(%v, %s): %v, want %q", tt.nodeOf, tt.placement, err, tt.want)
@@ -575,61 +575,15 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-func TestMoreKernelParams(t *testing.T) {
-	for _, tt := range []struct {
-		kernel string
-		params map[string]string
-		want   string
-	}{
-		{"pairs", map[string]string{"placement": "diagonal"}, `param placement: "diagonal" is not half, intra or inter`},
-		{"allreduce", map[string]string{"sizes": "4-64"}, "param sizes: the allreduce kernel sums vectors of float64: size 4 is not a positive multiple of 8"},
-		{"barrier", map[string]string{"sizes": "8"}, `param "sizes": not a parameter of the barrier kernel (known: iterations, warmup)`},
-		{"matrix", map[string]string{"bandwidth_size": "1T"}, "param bandwidth_size: bad size"},
-		{"matrix", map[string]string{"bandwidth_size": "0"}, "param bandwidth_size: 0 bytes make no bandwidth"},
-		{"matrix", map[string]string{"sizes": "8"}, `param "sizes": not a parameter of the matrix kernel`},
-		{"stream", map[string]string{"array_size": "0"}, "param array_size"},
-		{"stream", map[string]string{"iterations": "500"}, "param iterations: 500 is above 200"},
-		{"stream", map[string]string{"window": "2"}, `param "window": not a parameter of the stream kernel (known: array_size, iterations)`},
-	} {
-		_, err := ParseKernelParams(tt.kernel, tt.params)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s %v: %v, want %q", tt.kernel, tt.params, err, tt.want)
-		}
-	}
-	for _, tt := range []struct {
-		kernel string
-		params map[string]string
-		want   string
-	}{
-		{"allreduce", nil, "sizes [8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536 131072 262144 524288 1048576] window 64 placement  lat 0 bw 0 array 0"},
-		{"pairs", nil, "sizes [1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536 131072 262144 524288 1048576 2097152 4194304] window 64 placement half lat 0 bw 0 array 0"},
-		{"pairs", map[string]string{"placement": "intra", "sizes": "8"}, "sizes [8] window 64 placement intra lat 0 bw 0 array 0"},
-		{"matrix", nil, "sizes [0] window 8 placement  lat 8 bw 1048576 array 0"},
-		{"matrix", map[string]string{"latency_size": "1", "bandwidth_size": "4M", "window": "2"}, "sizes [0] window 2 placement  lat 1 bw 4194304 array 0"},
-		{"stream", nil, "sizes [0] window 64 placement  lat 0 bw 0 array 10000000"},
-		{"barrier", nil, "sizes [0] window 64 placement  lat 0 bw 0 array 0"},
-	} {
-		p, err := ParseKernelParams(tt.kernel, tt.params)
-		got := fmt.Sprintf("sizes %v window %d placement %s lat %d bw %d array %d", p.Sizes, p.Window, p.Placement, p.LatencySize, p.BandwidthSize, p.ArraySize)
-		if err != nil || got != tt.want {
-			t.Errorf("%s %v: %s, %v; want %s", tt.kernel, tt.params, got, err, tt.want)
-		}
-	}
-	kernels := Kernels()
-	if !sort.StringsAreSorted(kernels) || strings.Join(kernels, " ") != "allreduce alltoall barrier bcast bibw bw hpl latency matrix pairs stream" {
-		t.Errorf("Kernels() = %v", kernels)
-	}
-}
-
 func TestMatrixCounts(t *testing.T) {
 	p, _ := ParseKernelParams("matrix", nil)
-	li, lw, bwn, bww := p.matrixCounts()
+	li, lw, bwn, bww := matrixCounts(p)
 	// 1 MiB × 8 per window: 4 windows make 32 MiB.
 	if li != 100 || lw != 10 || bwn != 4 || bww != 1 {
 		t.Errorf("counts %d %d %d %d", li, lw, bwn, bww)
 	}
 	p, _ = ParseKernelParams("matrix", map[string]string{"bandwidth_size": "8", "iterations": "7", "warmup": "0"})
-	if li, lw, bwn, _ = p.matrixCounts(); li != 7 || lw != 0 || bwn != 100 {
+	if li, lw, bwn, _ = matrixCounts(p); li != 7 || lw != 0 || bwn != 100 {
 		t.Errorf("counts %d %d %d", li, lw, bwn)
 	}
 }
@@ -638,52 +592,11 @@ func TestMismatchedPlacementFailsTheBootstrap(t *testing.T) {
 	s := newStep(t, []string{"n1", "n2"}, 1, "pairs", map[string]string{"sizes": "8"})
 	s.edit = func(rank int, cfg *Config) {
 		if rank == 1 {
-			cfg.Kernel.Placement = PlacementInter
+			cfg.Kernel.Placement = kernels.PlacementInter
 		}
 	}
 	res := s.run()
 	if b := s.bundle(res); !strings.Contains(b.Error, "rank 1 (node n2) was started with a different configuration") {
 		t.Errorf("bundle error %q", b.Error)
 	}
-}
-
-func FuzzParseKernelParams(f *testing.F) {
-	for _, k := range Kernels() {
-		f.Add(k, "sizes", "8-64", "placement", "intra")
-	}
-	f.Add("matrix", "latency_size", "1K", "bandwidth_size", "4M")
-	f.Add("stream", "array_size", "100", "iterations", "3")
-	f.Add("allreduce", "sizes", "12", "warmup", "0")
-	f.Fuzz(func(t *testing.T, kernel, k1, v1, k2, v2 string) {
-		p, err := ParseKernelParams(kernel, map[string]string{k1: v1, k2: v2})
-		if err != nil {
-			if !strings.Contains(err.Error(), "kernel") && !strings.Contains(err.Error(), "param") {
-				t.Fatalf("error %q names neither the kernel nor the param", err)
-			}
-			return
-		}
-		if len(p.Sizes) == 0 || p.Window < 1 {
-			t.Fatalf("%s: sizes %v, window %d", kernel, p.Sizes, p.Window)
-		}
-		switch kernel {
-		case "allreduce":
-			for _, s := range p.Sizes {
-				if s <= 0 || s%8 != 0 {
-					t.Fatalf("allreduce size %d", s)
-				}
-			}
-		case "pairs":
-			if p.Placement != PlacementHalf && p.Placement != PlacementIntra && p.Placement != PlacementInter {
-				t.Fatalf("placement %q", p.Placement)
-			}
-		case "matrix":
-			if p.BandwidthSize < 1 || p.BandwidthSize > MaxMessageSize || p.LatencySize < 0 || p.LatencySize > MaxMessageSize {
-				t.Fatalf("matrix sizes %d %d", p.LatencySize, p.BandwidthSize)
-			}
-		case "stream":
-			if p.ArraySize < 1 || p.ArraySize > maxStreamArraySize || p.streamIterations() > maxStreamIterations {
-				t.Fatalf("stream %d × %d", p.ArraySize, p.streamIterations())
-			}
-		}
-	})
 }

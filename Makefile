@@ -13,7 +13,7 @@ all: build
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/sbench ./cmd/sbench
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $(BIN)/sbench-runner ./cmd/sbench-runner
+	CGO_ENABLED=0 $(GO) build -tags netgo,osusergo -trimpath -ldflags '-s -w $(LDFLAGS)' -o $(BIN)/sbench-runner ./cmd/sbench-runner
 
 # The main job on the embedded default: a local campaign -> SQLite -> PDF.
 demo: build

@@ -89,7 +89,7 @@ func BenchmarkBootstrapProcesses(b *testing.B) {
 func benchRunnerBinary(b *testing.B) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "sbench-runner")
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-trimpath", "-ldflags", "-s -w",
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-tags", "netgo,osusergo", "-trimpath", "-ldflags", "-s -w",
 		"-o", bin, "../cmd/sbench-runner")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -53,7 +53,7 @@ func runnerBinary(t *testing.T) string {
 			return
 		}
 		builtRunner = filepath.Join(dir, "sbench-runner")
-		cmd := exec.Command(goTool, "build", "-o", builtRunner,
+		cmd := exec.Command(goTool, "build", "-tags", "netgo,osusergo", "-o", builtRunner,
 			"-ldflags", "-X github.com/sbench/sbench/runner.Version=e2e-test", "../cmd/sbench-runner")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {

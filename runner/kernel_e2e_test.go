@@ -115,7 +115,7 @@ func TestEndToEndRunnerRevision(t *testing.T) {
 		requireIntegration(t, "no git checkout: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "sbench-runner")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-buildvcs=true", "-o", bin, "../cmd/sbench-runner")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-tags", "netgo,osusergo", "-buildvcs=true", "-o", bin, "../cmd/sbench-runner")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)

@@ -192,7 +192,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// build compiles the command as shipped: CGO_ENABLED=0.
+// build compiles the command as shipped: CGO_ENABLED=0, with Go's own
+// resolver and user lookup (netgo, osusergo).
 func build(tb testing.TB) string {
 	tb.Helper()
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
@@ -207,7 +208,7 @@ func build(tb testing.TB) string {
 			return
 		}
 		binary = filepath.Join(buildDir, "sbench-runner")
-		cmd := exec.Command(goTool, "build", "-o", binary, ".")
+		cmd := exec.Command(goTool, "build", "-tags", "netgo,osusergo", "-o", binary, ".")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = errors.New(string(out))
@@ -245,6 +246,49 @@ func TestBinaryIsStatic(t *testing.T) {
 	}
 	st, _ := os.Stat(bin)
 	t.Logf("binary size %.1f MB", float64(st.Size())/1e6)
+}
+
+// TestBuildIsQuietAndStatic builds the runner as make does, and as a
+// build with cgo on and the same tags: both are static, and neither
+// prints glibc's warning about getaddrinfo in a static binary (netgo
+// keeps libc's resolver out).
+func TestBuildIsQuietAndStatic(t *testing.T) {
+	build(t) // for the skip rule
+	makefile, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for _, l := range strings.Split(string(makefile), "\n") {
+		if strings.Contains(l, "./cmd/sbench-runner") && strings.Contains(l, " build ") {
+			line = l
+		}
+	}
+	for _, want := range []string{"CGO_ENABLED=0", "-tags netgo,osusergo"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the Makefile builds sbench-runner without %s: %q", want, line)
+		}
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler for a build with cgo")
+	}
+	bin := filepath.Join(t.TempDir(), "sbench-runner")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-tags", "netgo,osusergo", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Fatalf("go build with cgo: %v\n%s", err, out)
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Error("the cgo build has a dynamic loader (PT_INTERP)")
+		}
+	}
 }
 
 // TestDependencies holds the runner to its place in the design: no archive,

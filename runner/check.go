@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/sizes"
 )
 
 // CheckSpec is a validity check from the command line (--check):
@@ -24,8 +25,8 @@ type CheckSpec struct {
 	Threshold float64
 }
 
-// ParseCheck parses a check spec. X may end in K, M or G (binary, as
-// message sizes do: 4M is 4194304).
+// ParseCheck parses a check spec. X may be a size (package sizes: 4M and
+// 4MiB are 4194304, 1KB is 1000).
 func ParseCheck(s string) (CheckSpec, error) {
 	bad := func(format string, args ...any) (CheckSpec, error) {
 		return CheckSpec{}, fmt.Errorf("check %q: "+format, append([]any{s}, args...)...)
@@ -65,24 +66,15 @@ func ParseCheck(s string) (CheckSpec, error) {
 	return c, nil
 }
 
-// parseNumber reads a finite decimal number, with a binary K, M or G
-// suffix when sized.
+// parseNumber reads a finite decimal number; a sized one (the x after @)
+// may also be a size as package sizes reads it: 4M, 4MiB, 64 KiB, 1KB.
 func parseNumber(text string, sized bool) (float64, error) {
-	s := strings.TrimSpace(text)
-	mult := 1.0
-	if n := len(s); sized && n > 1 {
-		switch s[n-1] {
-		case 'k', 'K':
-			mult = 1 << 10
-		case 'm', 'M':
-			mult = 1 << 20
-		case 'g', 'G':
-			mult = 1 << 30
-		}
-		if mult > 1 {
-			s = s[:n-1]
+	if sized {
+		if v, err := sizes.ParseFloat(text); err == nil {
+			return v, nil
 		}
 	}
+	s := strings.TrimSpace(text)
 	// ParseFloat takes "inf", "nan", hex and underscores; a threshold is
 	// plain decimal.
 	for _, c := range []byte(s) {
@@ -91,10 +83,10 @@ func parseNumber(text string, sized bool) (float64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(v*mult, 0) || math.IsNaN(v) {
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
 		return 0, fmt.Errorf("%q is not a number", text)
 	}
-	return v * mult, nil
+	return v, nil
 }
 
 // Name is the check's name in the bundle: the metric and its x.

@@ -16,6 +16,11 @@ func TestParseCheck(t *testing.T) {
 		{"gflops>100", "gflops>100"},
 		{"time_s<2.5e3", "time_s<2500"},
 		{"x@0.5<-1.25", "x@0.5<-1.25"},
+		{"bandwidth@4MiB>=3000", "bandwidth@4194304>=3000"},
+		{"bandwidth@64 KiB>=3000", "bandwidth@65536>=3000"},
+		{"bandwidth@1KB>=3000", "bandwidth@1000>=3000"},
+		{"x@-2>1", "x@-2>1"},
+		{"x@1e3>1", "x@1000>1"},
 	} {
 		c, err := ParseCheck(tt.in)
 		if err != nil || c.String() != tt.want {

@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/runner"
 )
 
@@ -139,35 +140,15 @@ MPI's mpirun (OMPI_COMM_WORLD_*), MPICH/Intel MPI's Hydra (PMI_RANK,
 PMI_SIZE), else srun (SLURM_*). The step's ranks must share --rundir (on a
 shared file system) and SBENCH_TOKEN.
 
-Kernels:
-  latency           ping-pong between ranks 0 and 1, half round trip (us)
-  bw, bibw          windowed streaming 0→1 (bw) or both ways at once (bibw), MB/s
-  pairs             several rank pairs stream at once: per pair and aggregate
-  matrix            every ordered node pair, one rank per node: latency and bandwidth
-  barrier, allreduce, alltoall, bcast
-                    collectives over all ranks: latency vs size, avg/min/max across ranks
-  stream            STREAM copy/scale/add/triad on every rank at once, per rank and node
-  hpl               HPL's LU solve (pure Go) on every rank, each its own system ("EP"):
-                    Gflops per rank and node, HPL's scaled residual check (< 16)
-  exec              wrap a real tool (see below)
+Kernels (--kernel; their parameters, with defaults in brackets):
+%s  exec         wrap a real tool (see below)
 
 Flags:
 %s
-Kernel parameters (--param, native kernels):
-  sizes=MIN-MAX     message sizes doubling from MIN to MAX, as OSU (0 is followed by 1);
-  sizes=A,B,C       or a list; K, M, G suffixes are binary (default 1-4194304)
-  iterations=N      timed repetitions per size (latency: iterations, bw: windows)
-  warmup=N          untimed repetitions first
-  window=N          bw, bibw, pairs, matrix: messages per window (default 64; matrix 8)
-  placement=half|intra|inter
-                    pairs: rank i with i+N/2 (default), or only pairs within / across nodes
-  latency_size=B, bandwidth_size=B
-                    matrix: the sizes measured for every node pair (default 8 and 1M)
-  array_size=N      stream: elements per array (default 10M doubles)
-  n=N, nb=NB, seed=S, threads=T
-                    hpl: order of each rank's system (default 10000), block size
-                    (default 128), matrix seed (default 1), goroutines per rank
-                    (default: the rank's share of the node's CPUs)
+Kernel parameters (--param NAME=VALUE, native kernels; the values a parameter
+takes, the kernels that take it, what it does):
+%s  Sizes are bytes with an optional unit: 4096, 4K, 4KiB, 1.5MiB (K = KiB = 1024;
+  KB = 1000). A list mixes sizes and MIN-MAX ranges: 1-4MiB, 1,8,64, 0,64K-1M.
   Defaults follow OSU's scaling: latency 1000 iterations + 100 warm-up up to 8 KiB,
   100 + 10 above; bw 100 windows + 10 up to 8 KiB, 20 + 2 above, fewer for large
   messages so that one size moves at most 512 MiB.
@@ -191,8 +172,9 @@ The exec kernel (--kernel exec):
     {{                a literal '{'
 
 Checks (--check, every kernel): METRIC[@X](>=|<=|>|<)VALUE, on the samples of
-METRIC at x = X (K, M, G binary), or without @X on the scalar METRIC (or the
-samples of METRIC without x). A failed check makes the bundle invalid.
+METRIC at x = X (a size: 4M = 4MiB = 4194304), or without @X on the scalar
+METRIC (or the samples of METRIC without x). A failed check makes the bundle
+invalid.
 
 Environment:
   SBENCH_TOKEN               shared secret authenticating every connection (never put it in argv)
@@ -281,7 +263,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		campaign   = fs.String("campaign", "", "campaign `name` (required)")
 		variant    = fs.String("variant", "", "variant `name` (required)")
 		benchmark  = fs.String("benchmark", "", "benchmark `name`, used in the bundle's file name (required)")
-		kernel     = fs.String("kernel", "", "`kernel`: a native kernel (latency, bw, bibw, pairs, matrix, barrier, allreduce, alltoall, bcast, stream, hpl) or exec to wrap a tool (required)")
+		kernel     = fs.String("kernel", "", "`kernel`: a native kernel ("+strings.Join(kernels.Names(), ", ")+") or exec to wrap a tool (required)")
 		resultsD   = fs.String("results", envOr("SBENCH_RESULTS_DIR", "."), "`dir` where rank 0 writes the bundle ($SBENCH_RESULTS_DIR)")
 		rundir     = fs.String("rundir", os.Getenv("SBENCH_RUN_DIR"), "shared `dir` for the rendezvous file ($SBENCH_RUN_DIR, else RESULTS/.rendezvous)")
 		bootTO     = fs.Duration("bootstrap-timeout", bootDef, "how long ranks wait for each other, a `duration` such as 90s ($SBENCH_BOOTSTRAP_TIMEOUT)")
@@ -307,7 +289,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(files, "file", "exec: an input file rank 0 writes into the work dir, `NAME=BASE64` (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, runUsage, flagDefaults(fs))
+			fmt.Fprintf(stdout, runUsage, kernelsHelp(), flagDefaults(fs), paramsHelp())
 			return err
 		}
 		return usageError{err}
@@ -483,5 +465,58 @@ func flagDefaults(fs *flag.FlagSet) string {
 		}
 		b.WriteString("\n")
 	}
+	return b.String()
+}
+
+// kernelsHelp lists the native kernels from package kernels' table: what
+// each measures, and its parameters.
+func kernelsHelp() string {
+	var b strings.Builder
+	for _, k := range kernels.All() {
+		var ps []string
+		for _, p := range k.Params {
+			if p.Default != "" {
+				ps = append(ps, p.Name+" ["+p.Default+"]")
+			} else {
+				ps = append(ps, p.Name)
+			}
+		}
+		text := k.Measures + "; " + strings.Join(ps, ", ")
+		if k.MinRanks > 1 {
+			text += fmt.Sprintf("; %d ranks or more", k.MinRanks)
+		}
+		b.WriteString(hangingIndent(fmt.Sprintf("  %-12s ", k.Name), text, 80))
+	}
+	return b.String()
+}
+
+// paramsHelp lists the native kernels' parameters from package kernels'
+// table.
+func paramsHelp() string {
+	var b strings.Builder
+	for _, p := range kernels.ParamDocs() {
+		b.WriteString(hangingIndent(fmt.Sprintf("  %-15s ", p.Name), p.Value+"; "+strings.Join(p.Kernels, ", ")+": "+p.Doc, 80))
+	}
+	return b.String()
+}
+
+// hangingIndent writes head and then text, wrapped at width, its lines
+// after the first indented as far as head.
+func hangingIndent(head, text string, width int) string {
+	var b strings.Builder
+	indent := strings.Repeat(" ", len([]rune(head)))
+	line := head
+	for i, w := range strings.Fields(text) {
+		if i > 0 && len([]rune(line))+1+len([]rune(w)) > width {
+			b.WriteString(line + "\n")
+			line = indent + w
+			continue
+		}
+		if i > 0 {
+			line += " "
+		}
+		line += w
+	}
+	b.WriteString(line + "\n")
 	return b.String()
 }

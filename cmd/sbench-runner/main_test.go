@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
 )
 
@@ -72,6 +73,36 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", tt.args, code, stderr)
 		}
 		golden(t, tt.golden, stdout)
+	}
+}
+
+// TestHelpListsTheKernels holds run --help to package kernels' table:
+// every kernel with what it measures and its parameters' defaults, every
+// parameter with its meaning.
+func TestHelpListsTheKernels(t *testing.T) {
+	clearEnv(t)
+	stdout, _, _ := runCLI(t, "run", "--help")
+	help := strings.Join(strings.Fields(stdout), " ")
+	for _, k := range kernels.All() {
+		var ps []string
+		for _, p := range k.Params {
+			if p.Default != "" {
+				ps = append(ps, p.Name+" ["+p.Default+"]")
+			} else {
+				ps = append(ps, p.Name)
+			}
+		}
+		if want := k.Name + " " + k.Measures + "; " + strings.Join(ps, ", "); !strings.Contains(help, want) {
+			t.Errorf("run --help lacks %q", want)
+		}
+	}
+	for _, p := range kernels.ParamDocs() {
+		if want := p.Name + " " + p.Value + "; " + strings.Join(p.Kernels, ", ") + ": " + p.Doc; !strings.Contains(help, want) {
+			t.Errorf("run --help lacks %q", want)
+		}
+	}
+	if want := "(" + strings.Join(kernels.Names(), ", ") + ")"; !strings.Contains(help, want) {
+		t.Errorf("--kernel's help lacks %q", want)
 	}
 }
 

@@ -51,19 +51,31 @@ type Side struct {
 }
 
 // Load reads the runs f selects, and their samples and scalars, as a side
-// called name.
+// called name. When f selects nothing, the error is an
+// *EmptySelectionError naming what the archive has (ExplainEmpty).
 func Load(ctx context.Context, db *store.DB, name string, f store.Filter) (Side, error) {
+	return load(ctx, db, name, name, f, nil)
+}
+
+// load reads a side; the samples and scalars of the runs in skip, which
+// the other side has, are not read.
+func load(ctx context.Context, db *store.DB, name, what string, f store.Filter, skip map[int64]bool) (Side, error) {
 	s := Side{Name: name}
 	var err error
 	if s.Runs, err = db.Runs(ctx, f); err != nil {
 		return Side{}, err
 	}
 	if len(s.Runs) == 0 {
-		return Side{}, fmt.Errorf("%s: no runs in %s match: %w", name, db.Path(), ErrNoData)
+		return Side{}, ExplainEmpty(ctx, db, what, f)
 	}
-	ids := make([]int64, len(s.Runs))
-	for i, r := range s.Runs {
-		ids[i] = r.ID
+	var ids []int64
+	for _, r := range s.Runs {
+		if !skip[r.ID] {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return s, nil
 	}
 	if s.Samples, err = db.Samples(ctx, store.Filter{RunIDs: ids}); err != nil {
 		return Side{}, err
@@ -75,17 +87,22 @@ func Load(ctx context.Context, db *store.DB, name string, f store.Filter) (Side,
 }
 
 // Compare resolves two selectors against the archive and compares their
-// runs: the whole of "sbench compare" but the printing.
+// runs: the whole of "sbench compare" but the printing. A run both select
+// is compared on the old side only (see Build).
 func Compare(ctx context.Context, db *store.DB, old, new Selector, o Options) (*Result, error) {
 	var sides [2]Side
+	oldRuns := map[int64]bool{}
 	for i, sel := range []Selector{old, new} {
 		f, err := sel.Filter(ctx, db)
 		if err != nil {
 			return nil, err
 		}
 		f = f.And(o.Filter)
-		if sides[i], err = Load(ctx, db, sel.String(), f); err != nil {
+		if sides[i], err = load(ctx, db, sel.String(), "selector "+sel.String(), f, oldRuns); err != nil {
 			return nil, err
+		}
+		for _, r := range sides[i].Runs {
+			oldRuns[r.ID] = true
 		}
 	}
 	return Build(sides[0], sides[1], o)
@@ -225,6 +242,30 @@ func Build(old, new Side, o Options) (*Result, error) {
 		o.Threshold = 0
 	}
 	res := &Result{Old: SideInfo{Name: old.Name}, New: SideInfo{Name: new.Name}, Threshold: o.Threshold, Alpha: o.Alpha}
+	// A run both sides select (baseline:X against the campaign the
+	// baseline's runs belong to) would be compared with itself: it is the
+	// old side's.
+	inOld := map[int64]bool{}
+	for _, r := range old.Runs {
+		inOld[r.ID] = true
+	}
+	var shared []int64
+	newRuns := make([]store.Run, 0, len(new.Runs))
+	for _, r := range new.Runs {
+		if inOld[r.ID] {
+			shared = append(shared, r.ID)
+			continue
+		}
+		newRuns = append(newRuns, r)
+	}
+	if len(shared) > 0 {
+		if len(newRuns) == 0 {
+			return nil, fmt.Errorf("every run %s selects is selected by %s too (%s), and a run selected by both sides is compared on the old side only: %w",
+				new.Name, old.Name, runList(shared), ErrNoData)
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s selected by both sides: compared on the old side (%s) only", capitalRuns(shared), old.Name))
+		new.Runs = newRuns
+	}
 	var pts []point
 	for i, s := range []Side{old, new} {
 		info := &res.Old
@@ -583,4 +624,10 @@ func statusRuns(byStatus map[results.Status][]int64) string {
 		parts = append(parts, fmt.Sprintf("%s %s", st, runList(byStatus[st])))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// capitalRuns is runList at the start of a sentence.
+func capitalRuns(ids []int64) string {
+	s := runList(ids)
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,10 +22,16 @@ const (
 	SelectLabels SelectorKind = iota + 1
 	// SelectRuns picks runs by archive id.
 	SelectRuns
-	// SelectCampaign picks the runs of a campaign, optionally of one day.
+	// SelectCampaign picks the runs of a campaign, optionally of one day
+	// or one submission.
 	SelectCampaign
 	// SelectBaseline picks the runs recorded under a baseline's name.
 	SelectBaseline
+	// SelectJob picks the runs of Slurm (or local) jobs.
+	SelectJob
+	// SelectSince picks the runs that started after the newest run of
+	// another selector, less that selector's runs.
+	SelectSince
 )
 
 // Selector is one side of a comparison, as the user wrote it:
@@ -32,20 +40,34 @@ const (
 //	run:12,14-16             runs 12, 14, 15 and 16
 //	campaign:acceptance      every run of a campaign
 //	campaign:acceptance@2024-06-01   those that started that day (UTC)
+//	campaign:acceptance@latest       those of its newest submission
+//	campaign:acceptance@2            … of the one before it (@1 is @latest)
 //	baseline:pre-upgrade     the runs a baseline was set to
+//	job:4242,4250            the runs of these Slurm or local jobs
+//	since:baseline:pre-upgrade       runs that started after the baseline's
+//	                                 newest run, the baseline's own left out
 type Selector struct {
 	Kind     SelectorKind
 	Labels   map[string]string
 	RunIDs   []int64
 	Campaign string
 	Day      time.Time // midnight UTC of the day, or zero for any day
-	Baseline string
+	// Submission picks the campaign's Nth newest submission (1 is the
+	// latest); 0 picks every run of the campaign.
+	Submission int
+	Baseline   string
+	JobIDs     []string
+	// Since is the selector a since: selector follows.
+	Since *Selector
 }
+
+// selectorForms is what ParseSelector reads, for its errors.
+const selectorForms = "KEY=VALUE[,…], run:ID[,…], campaign:NAME[@YYYY-MM-DD|@latest|@N], baseline:NAME, job:ID[,…] or since:SELECTOR"
 
 // ParseSelector reads a selector. Errors say what was expected.
 func ParseSelector(s string) (Selector, error) {
 	if strings.TrimSpace(s) == "" {
-		return Selector{}, errors.New("empty selector: want KEY=VALUE[,…], run:ID[,…], campaign:NAME[@DATE] or baseline:NAME")
+		return Selector{}, errors.New("empty selector: want " + selectorForms)
 	}
 	kind, rest, hasKind := strings.Cut(s, ":")
 	if hasKind {
@@ -57,27 +79,36 @@ func ParseSelector(s string) (Selector, error) {
 			}
 			return Selector{Kind: SelectRuns, RunIDs: ids}, nil
 		case "campaign":
-			name, day, hasDay := strings.Cut(rest, "@")
-			if name == "" {
-				return Selector{}, fmt.Errorf("selector %q: campaign name is empty", s)
-			}
-			sel := Selector{Kind: SelectCampaign, Campaign: name}
-			if hasDay {
-				t, err := time.Parse(time.DateOnly, day)
-				if err != nil {
-					return Selector{}, fmt.Errorf("selector %q: date %q: want YYYY-MM-DD", s, day)
-				}
-				sel.Day = t
-			}
-			return sel, nil
+			return parseCampaign(s, rest)
 		case "baseline":
 			if rest == "" {
 				return Selector{}, fmt.Errorf("selector %q: baseline name is empty", s)
 			}
 			return Selector{Kind: SelectBaseline, Baseline: rest}, nil
+		case "job", "jobs":
+			var ids []string
+			for _, id := range strings.Split(rest, ",") {
+				id = strings.TrimSpace(id)
+				if !jobIDRE.MatchString(id) {
+					return Selector{}, fmt.Errorf("selector %q: job id %q: want a Slurm job id (4242, 4242_7) or a local one (local-…)", s, id)
+				}
+				if !slices.Contains(ids, id) {
+					ids = append(ids, id)
+				}
+			}
+			return Selector{Kind: SelectJob, JobIDs: ids}, nil
+		case "since":
+			inner, err := ParseSelector(rest)
+			if err != nil {
+				return Selector{}, fmt.Errorf("selector %q: %w", s, err)
+			}
+			if inner.Kind == SelectSince {
+				return Selector{}, fmt.Errorf("selector %q: since: of a since: selector: write since: once", s)
+			}
+			return Selector{Kind: SelectSince, Since: &inner}, nil
 		}
 		if !strings.Contains(s, "=") {
-			return Selector{}, fmt.Errorf("selector %q: unknown kind %q: want run:, campaign:, baseline: or KEY=VALUE labels", s, kind)
+			return Selector{}, fmt.Errorf("selector %q: unknown kind %q: want run:, campaign:, baseline:, job:, since: or KEY=VALUE labels", s, kind)
 		}
 	}
 	labels := map[string]string{}
@@ -95,6 +126,39 @@ func ParseSelector(s string) (Selector, error) {
 	return Selector{Kind: SelectLabels, Labels: labels}, nil
 }
 
+// jobIDRE is what Slurm and sbench local name jobs with (the runner's
+// check on SLURM_JOB_ID): letters, digits, '_', '+', '-' and the step's
+// '.'.
+var jobIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_+.-]*$`)
+
+func parseCampaign(s, rest string) (Selector, error) {
+	name, at, hasAt := strings.Cut(rest, "@")
+	if name == "" {
+		return Selector{}, fmt.Errorf("selector %q: campaign name is empty", s)
+	}
+	sel := Selector{Kind: SelectCampaign, Campaign: name}
+	if !hasAt {
+		return sel, nil
+	}
+	if at == "latest" {
+		sel.Submission = 1
+		return sel, nil
+	}
+	if n, err := strconv.Atoi(at); err == nil {
+		if n < 1 {
+			return Selector{}, fmt.Errorf("selector %q: submission @%s: @1 (or @latest) is the newest, @2 the one before", s, at)
+		}
+		sel.Submission = n
+		return sel, nil
+	}
+	t, err := time.Parse(time.DateOnly, at)
+	if err != nil {
+		return Selector{}, fmt.Errorf("selector %q: %q after @: want a date YYYY-MM-DD, latest, or N for the Nth newest submission", s, at)
+	}
+	sel.Day = t
+	return sel, nil
+}
+
 // String returns the selector in its canonical form, which ParseSelector
 // reads back to the same selector.
 func (s Selector) String() string {
@@ -108,24 +172,41 @@ func (s Selector) String() string {
 	case SelectRuns:
 		return "run:" + store.FormatRunIDs(s.RunIDs)
 	case SelectCampaign:
-		if s.Day.IsZero() {
-			return "campaign:" + s.Campaign
+		switch {
+		case s.Submission == 1:
+			return "campaign:" + s.Campaign + "@latest"
+		case s.Submission > 1:
+			return "campaign:" + s.Campaign + "@" + strconv.Itoa(s.Submission)
+		case !s.Day.IsZero():
+			return "campaign:" + s.Campaign + "@" + s.Day.Format(time.DateOnly)
 		}
-		return "campaign:" + s.Campaign + "@" + s.Day.Format(time.DateOnly)
+		return "campaign:" + s.Campaign
 	case SelectBaseline:
 		return "baseline:" + s.Baseline
+	case SelectJob:
+		return "job:" + strings.Join(s.JobIDs, ",")
+	case SelectSince:
+		if s.Since == nil {
+			return "since:"
+		}
+		return "since:" + s.Since.String()
 	}
 	return ""
 }
 
-// Baselines looks baselines up by name; *store.DB is one.
-type Baselines interface {
-	Baseline(ctx context.Context, name string) (store.Baseline, error)
-}
-
-// Filter returns the archive filter selecting the selector's runs. Only a
-// baseline needs bl; it may be nil for the other kinds.
-func (s Selector) Filter(ctx context.Context, bl Baselines) (store.Filter, error) {
+// Filter returns the archive filter selecting the selector's runs. Labels,
+// run ids, a campaign and a campaign's day need no archive (a may be nil);
+// the other kinds look up baselines, jobs or runs in it. A baseline that
+// does not exist, a submission or job the archive does not know, and a
+// since: whose selector finds no runs give an *EmptySelectionError that
+// names what there is instead.
+func (s Selector) Filter(ctx context.Context, a Archive) (store.Filter, error) {
+	needArchive := func() error {
+		if a == nil {
+			return fmt.Errorf("selector %s: no archive to resolve it in", s)
+		}
+		return nil
+	}
 	switch s.Kind {
 	case SelectLabels:
 		return store.Filter{Labels: s.Labels}, nil
@@ -136,19 +217,209 @@ func (s Selector) Filter(ctx context.Context, bl Baselines) (store.Filter, error
 		if !s.Day.IsZero() {
 			f.Since, f.Until = s.Day, s.Day.AddDate(0, 0, 1)
 		}
+		if s.Submission > 0 {
+			if err := needArchive(); err != nil {
+				return store.Filter{}, err
+			}
+			return s.submissionFilter(ctx, a)
+		}
 		return f, nil
 	case SelectBaseline:
-		if bl == nil {
-			return store.Filter{}, fmt.Errorf("selector %s: no archive to look the baseline up in", s)
+		if err := needArchive(); err != nil {
+			return store.Filter{}, err
 		}
-		b, err := bl.Baseline(ctx, s.Baseline)
+		b, err := a.Baseline(ctx, s.Baseline)
+		if errors.Is(err, store.ErrNotFound) {
+			return store.Filter{}, s.unknownBaseline(ctx, a, err)
+		}
 		if err != nil {
 			return store.Filter{}, err
 		}
 		if len(b.RunIDs) == 0 {
-			return store.Filter{}, fmt.Errorf("baseline %s has no runs", s.Baseline)
+			return store.Filter{}, &EmptySelectionError{Selection: "selector " + s.String(), Exists: []string{"the baseline holds no runs"}}
 		}
 		return store.Filter{RunIDs: b.RunIDs}, nil
+	case SelectJob:
+		if err := needArchive(); err != nil {
+			return store.Filter{}, err
+		}
+		return s.jobFilter(ctx, a)
+	case SelectSince:
+		if err := needArchive(); err != nil {
+			return store.Filter{}, err
+		}
+		if s.Since == nil {
+			return store.Filter{}, errors.New("since: selector without its selector")
+		}
+		return s.sinceFilter(ctx, a)
 	}
 	return store.Filter{}, errors.New("selector is empty")
+}
+
+func (s Selector) unknownBaseline(ctx context.Context, a Archive, cause error) error {
+	e := &EmptySelectionError{Selection: "selector " + s.String(), Err: cause}
+	all, err := a.Baselines(ctx)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(all))
+	for i, b := range all {
+		names[i] = b.Name
+	}
+	c := "no baseline " + s.Baseline + " in the archive"
+	if sug := Suggest(s.Baseline, names); len(sug) > 0 {
+		c += " (did you mean " + orList(sug) + "?)"
+	}
+	e.Exists = append(e.Exists, c, listClause("baselines", names, ""))
+	if len(names) == 0 {
+		e.Exists[len(e.Exists)-1] = "no baseline is set (sbench baseline set NAME SELECTION)"
+	}
+	return e
+}
+
+// jobFilter selects the runs of the selector's jobs. A run names its job
+// as Slurm does, an array task by its array's id and its own index: job:4242
+// is every task of array 4242, job:4242_7 one of them.
+func (s Selector) jobFilter(ctx context.Context, a Archive) (store.Filter, error) {
+	var whole, tasks []string
+	for _, id := range s.JobIDs {
+		if arrayOf(id) != id {
+			tasks = append(tasks, id)
+		} else {
+			whole = append(whole, id)
+		}
+	}
+	if len(tasks) == 0 {
+		return store.Filter{JobIDs: whole}, nil
+	}
+	// An array task's runs cannot be told by job id alone: find them.
+	query := slices.Clone(s.JobIDs)
+	for _, id := range tasks {
+		query = append(query, arrayOf(id))
+	}
+	runs, err := a.Runs(ctx, store.Filter{JobIDs: query})
+	if err != nil {
+		return store.Filter{}, err
+	}
+	var ids []int64
+	for _, r := range runs {
+		if slices.Contains(whole, r.JobID) || slices.Contains(tasks, r.JobID) || slices.Contains(tasks, r.JobID+"_"+r.ArrayIndex) {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		// The job ids themselves select nothing, and say so.
+		return store.Filter{JobIDs: s.JobIDs}, nil
+	}
+	return store.Filter{RunIDs: ids}, nil
+}
+
+// submissionGap is the longest pause between two jobs of one submission:
+// sbench submit calls sbatch once per job, seconds apart even on a busy
+// controller; a campaign submitted again (after a fix, the next day) is
+// minutes or more later.
+const submissionGap = 2 * time.Minute
+
+// localJobRE names the jobs of one sbench local invocation: they share
+// its time stamp (local-STAMP-N, local-STAMP-N_TASK) however long each job
+// ran.
+var localJobRE = regexp.MustCompile(`^local-(.+)-\d+(?:_\d+)?$`)
+
+// Submissions groups a campaign's jobs (in submission order, as
+// store.DB.Jobs returns them) into submissions, newest first. A submission
+// is the jobs submitted together: by one sbench local (same stamp in
+// their ids), or by one sbench submit (each within submissionGap of the
+// one before).
+func Submissions(jobs []store.Job) [][]store.Job {
+	var subs [][]store.Job
+	for i, j := range jobs {
+		if i > 0 && together(jobs[i-1], j) {
+			subs[len(subs)-1] = append(subs[len(subs)-1], j)
+			continue
+		}
+		subs = append(subs, []store.Job{j})
+	}
+	slices.Reverse(subs)
+	return subs
+}
+
+func together(prev, next store.Job) bool {
+	mp, mn := localJobRE.FindStringSubmatch(prev.SlurmID), localJobRE.FindStringSubmatch(next.SlurmID)
+	switch {
+	case mp != nil && mn != nil:
+		return mp[1] == mn[1]
+	case mp != nil || mn != nil:
+		return false
+	}
+	return next.Submitted.Sub(prev.Submitted) <= submissionGap
+}
+
+// submissionFilter selects the runs of the campaign's Nth newest
+// submission.
+func (s Selector) submissionFilter(ctx context.Context, a Archive) (store.Filter, error) {
+	jobs, err := a.Jobs(ctx, s.Campaign)
+	if err != nil {
+		return store.Filter{}, err
+	}
+	subs := Submissions(jobs)
+	if s.Submission > len(subs) {
+		e := &EmptySelectionError{Selection: "selector " + s.String()}
+		switch {
+		case len(subs) > 0:
+			newest := subs[0][0].Submitted.UTC().Format("2006-01-02 15:04")
+			e.Exists = append(e.Exists, fmt.Sprintf("campaign %s has %d submission%s (the newest on %s)", s.Campaign, len(subs), plural(len(subs)), newest))
+		default:
+			e.Exists = append(e.Exists, "campaign "+s.Campaign+" has no recorded jobs (submissions are what sbench submit and sbench local record)")
+			all, err := a.Jobs(ctx, "")
+			if err != nil {
+				return store.Filter{}, err
+			}
+			set := map[string]bool{}
+			for _, j := range all {
+				set[j.Campaign] = true
+			}
+			e.Exists = append(e.Exists, listClause("campaigns with jobs", slices.Sorted(maps.Keys(set)), s.Campaign))
+		}
+		return store.Filter{}, e
+	}
+	var ids []string
+	for _, j := range subs[s.Submission-1] {
+		// The runs of an array name it by the array's id.
+		for _, id := range []string{j.SlurmID, arrayOf(j.SlurmID)} {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return store.Filter{Campaign: s.Campaign, JobIDs: ids}, nil
+}
+
+// sinceFilter selects the runs that started after the newest run of the
+// inner selector, its own runs left out: "what ran since the baseline".
+func (s Selector) sinceFilter(ctx context.Context, a Archive) (store.Filter, error) {
+	f, err := s.Since.Filter(ctx, a)
+	if err != nil {
+		return store.Filter{}, err
+	}
+	runs, err := a.Runs(ctx, f)
+	if err != nil {
+		return store.Filter{}, err
+	}
+	if len(runs) == 0 {
+		return store.Filter{}, ExplainEmpty(ctx, a, "selector "+s.Since.String()+" (of "+s.String()+")", f)
+	}
+	var newest time.Time
+	ids := make([]int64, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+		if r.Start.After(newest) {
+			newest = r.Start
+		}
+	}
+	if newest.IsZero() {
+		return store.Filter{}, fmt.Errorf("selector %s: the runs of %s have no start time to follow", s, s.Since)
+	}
+	// Since is inclusive: a run that started with the newest one but is
+	// not among them is after it too.
+	return store.Filter{Since: newest, ExcludeRunIDs: ids}, nil
 }

@@ -33,6 +33,14 @@ type Options struct {
 	Metrics    []string
 	// Filter narrows both sides (the commands' filter flags).
 	Filter store.Filter
+	// Families matches rows by metric family instead of benchmark: the
+	// latency (or bandwidth) against message size of osu_latency on one
+	// side and of the runner's latency kernel on the other fall in one
+	// table, whose Benchmark is the family (PointToPoint, or a
+	// collective's operation) and whose OldTools and NewTools say what
+	// measured each side (ToolLabel). Metrics without a family (HPL's
+	// Gflops, values without a size) are still matched by benchmark.
+	Families bool
 }
 
 // DefaultOptions are those of "sbench compare" with no flags.
@@ -162,6 +170,10 @@ type Table struct {
 	Rows   []Row    `json:"rows"`
 	// GeoMean summarises the rows measured on both sides.
 	GeoMean *GeoMean `json:"geomean,omitempty"`
+	// OldTools and NewTools name what measured each side's values
+	// (ToolLabel), when rows are matched by metric family.
+	OldTools []string `json:"old_tools,omitempty"`
+	NewTools []string `json:"new_tools,omitempty"`
 }
 
 // Row compares the values at one x.
@@ -227,6 +239,9 @@ type point struct {
 
 	benchmark, metric, unit, xunit string
 	extraParts                     []string
+	// tool is what measured the value (ToolLabel), when rows are matched
+	// by family.
+	tool string
 }
 
 // Build compares two sides. Every sample (and every scalar whose unit has a
@@ -292,7 +307,7 @@ func Build(old, new Side, o Options) (*Result, error) {
 			if r == nil || !wanted(o, r.Benchmark, smp.Metric) {
 				continue
 			}
-			pts = append(pts, samplePoint(i, r, smp))
+			pts = append(pts, samplePoint(i, r, smp, o.Families))
 		}
 		sampled := map[string]bool{}
 		for _, smp := range s.Samples {
@@ -325,7 +340,16 @@ func Build(old, new Side, o Options) (*Result, error) {
 		}
 	}
 	if both == 0 {
-		return nil, fmt.Errorf("no benchmark, metric and size was measured on both sides (%s and %s): %w", old.Name, new.Name, ErrNoData)
+		return nil, fmt.Errorf("%s: %w", nothingInCommon(old, new, o), ErrNoData)
+	}
+	for _, t := range res.Tables {
+		for i, tools := range [][]string{t.OldTools, t.NewTools} {
+			if len(tools) > 1 {
+				name := []string{old.Name, new.Name}[i]
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s pools the values of %d tools (%s): select one per side to compare them",
+					t.title(), name, len(tools), strings.Join(tools, "; ")))
+			}
+		}
 	}
 	for _, t := range res.Tables {
 		var onlyOld, onlyNew int
@@ -356,10 +380,18 @@ func wanted(o Options, benchmark, metric string) bool {
 		(len(o.Metrics) == 0 || slices.Contains(o.Metrics, metric))
 }
 
-func samplePoint(side int, r *store.Run, s store.Sample) point {
+func samplePoint(side int, r *store.Run, s store.Sample, families bool) point {
 	p := point{side: side, run: r, x: s.X, value: s.Value,
 		benchmark: r.Benchmark, metric: s.Metric, unit: s.Unit, xunit: s.XUnit}
-	p.family = r.Benchmark + "\x00" + s.Metric + "\x00" + s.Unit
+	if fam := MetricFamily(r, s.Metric, s.XUnit); families && s.X != nil && fam != "" {
+		p.benchmark, p.tool = fam, ToolLabel(r)
+		// Ranks 0 and 1 are the pair of every two-rank measurement, said
+		// by some tools and not by others: not a reason to keep them apart.
+		if slices.Equal(s.Pair, []int{0, 1}) {
+			s.Pair = nil
+		}
+	}
+	p.family = p.benchmark + "\x00" + s.Metric + "\x00" + s.Unit
 	for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
 		p.extraParts = append(p.extraParts, k+"="+s.Tags[k])
 	}
@@ -440,8 +472,9 @@ func displayKey(k string) string {
 }
 
 type tableAcc struct {
-	t    Table
-	rows map[string]*rowAcc
+	t     Table
+	rows  map[string]*rowAcc
+	tools [2]map[string]bool
 }
 
 type rowAcc struct {
@@ -492,10 +525,18 @@ func buildTables(pts []point, o Options) []Table {
 			ta.rows[rkey] = ra
 		}
 		ra.vals[p.side] = append(ra.vals[p.side], p.value)
+		if p.tool != "" {
+			if ta.tools[p.side] == nil {
+				ta.tools[p.side] = map[string]bool{}
+			}
+			ta.tools[p.side][p.tool] = true
+		}
 	}
 	out := make([]Table, 0, len(tables))
 	for _, ta := range tables {
 		t := ta.t
+		t.OldTools = slices.Sorted(maps.Keys(ta.tools[0]))
+		t.NewTools = slices.Sorted(maps.Keys(ta.tools[1]))
 		accs := make([]*rowAcc, 0, len(ta.rows))
 		for _, ra := range ta.rows {
 			accs = append(accs, ra)
@@ -630,4 +671,30 @@ func statusRuns(byStatus map[results.Status][]int64) string {
 func capitalRuns(ids []int64) string {
 	s := runList(ids)
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// nothingInCommon says why no row has both sides, and when the sides ran
+// different benchmarks, how to compare them anyway.
+func nothingInCommon(old, new Side, o Options) string {
+	msg := fmt.Sprintf("no benchmark, metric and size was measured on both sides (%s and %s)", old.Name, new.Name)
+	if o.Families {
+		return strings.Replace(msg, "no benchmark,", "no metric family,", 1)
+	}
+	var names [2][]string
+	for i, s := range []Side{old, new} {
+		set := map[string]bool{}
+		for _, r := range s.Runs {
+			if r.Status == results.StatusOK {
+				set[r.Benchmark] = true
+			}
+		}
+		names[i] = slices.Sorted(maps.Keys(set))
+	}
+	for _, b := range names[0] {
+		if slices.Contains(names[1], b) {
+			return msg
+		}
+	}
+	return fmt.Sprintf("%s: %s ran %s, %s ran %s; to put the same metric of different benchmarks side by side (osu_latency against the latency kernel), match rows by metric family (--group-by family)",
+		msg, old.Name, listOf(names[0]), new.Name, listOf(names[1]))
 }

@@ -95,7 +95,9 @@ func (r *Result) UntestedNote() string {
 }
 
 // Heading is a table's title line: "osu_bw · bandwidth (MB/s, higher is
-// better) · variant=x".
+// better) · variant=x"; matched by family, with what measured each side:
+// "point-to-point · latency (us, lower is better) · variant=intra ·
+// sbench-runner 0.9.0 latency vs osu-micro-benchmarks 7.4 (osu_latency)".
 func (t Table) Heading() string {
 	s := t.Benchmark + " · " + t.Metric
 	switch {
@@ -107,7 +109,17 @@ func (t Table) Heading() string {
 	if len(t.Config) > 0 {
 		s += " · " + strings.Join(t.Config, " ")
 	}
+	if len(t.OldTools)+len(t.NewTools) > 0 {
+		s += " · " + orDashList(t.OldTools) + " vs " + orDashList(t.NewTools)
+	}
 	return s
+}
+
+func orDashList(s []string) string {
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, "; ")
 }
 
 func xHeader(unit string) string {

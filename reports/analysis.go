@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -25,9 +26,11 @@ type familyResult struct {
 	figures    []int // indices of the section's figures in Report.figures
 }
 
-// sizeGroup is one metric of one benchmark against message size.
+// sizeGroup is one metric of one benchmark against message size (or, in
+// the family view, of one metric family and one split: "variant=intra").
 type sizeGroup struct {
 	family, metric, kind string
+	split                string
 	collective           bool
 	series               []Series
 	// ranks is the one process count of every series, when they share it
@@ -39,6 +42,23 @@ type sizeGroup struct {
 
 	raw map[seriesKey]map[float64][]float64
 	ids map[seriesKey]map[int64]bool
+}
+
+// title names the group in sentences: its benchmark (or family), and the
+// split of the family view.
+func (g *sizeGroup) title() string {
+	if g.split == "" {
+		return g.family
+	}
+	return g.family + " (" + g.split + ")"
+}
+
+// metricLabel is the group's metric, with the family view's split.
+func (g *sizeGroup) metricLabel() string {
+	if g.split == "" {
+		return g.metric
+	}
+	return g.metric + " (" + g.split + ")"
 }
 
 // seriesOf is the group's series of a configuration and process count.
@@ -87,7 +107,7 @@ func (r *Report) analyse() {
 	for i := range r.runs {
 		get(family(&r.runs[i]))
 	}
-	groups := map[[2]string]*sizeGroup{}
+	groups := map[[3]string]*sizeGroup{}
 	matrices := map[[3]string]*matrixGroup{}
 	ranksAxis := map[[2]string]map[string]map[float64][]float64{} // family/metric -> config -> ranks -> values
 	values := map[[4]string]*ValueRow{}
@@ -145,10 +165,17 @@ func (r *Report) analyse() {
 				notShown[fmt.Sprintf("%s: %s in unknown unit %q", fam, s.Metric, s.Unit)]++
 				continue
 			}
-			k := [2]string{fam, s.Metric}
+			split := ""
+			if mf := r.sampleFamily(run, s.Metric, s.XUnit); mf != "" {
+				// The family view: the line is the tool, the figure the
+				// attributes the tools share (buildFamilyView).
+				l := r.fview.lines[[2]string{mf, s.Metric}][run.ID]
+				fam, cfg, split = mf, l.name, l.split
+			}
+			k := [3]string{fam, s.Metric, split}
 			g := groups[k]
 			if g == nil {
-				g = &sizeGroup{family: fam, metric: s.Metric, kind: kind, collective: isCollective(fam),
+				g = &sizeGroup{family: fam, metric: s.Metric, kind: kind, split: split, collective: isCollective(fam),
 					raw: map[seriesKey]map[float64][]float64{}, ids: map[seriesKey]map[int64]bool{}}
 				groups[k] = g
 			}
@@ -200,7 +227,12 @@ func (r *Report) analyse() {
 		}
 	}
 
-	for _, g := range groups {
+	// In key order: finishing a group may add notes, which must come in
+	// the same order every time.
+	for _, k := range slices.SortedFunc(maps.Keys(groups), func(a, b [3]string) int {
+		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]), cmp.Compare(a[2], b[2]))
+	}) {
+		g := groups[k]
 		r.finishSizeGroup(g)
 		f := get(g.family)
 		f.groups = append(f.groups, g)
@@ -258,7 +290,10 @@ func (r *Report) analyse() {
 			if a.kind != b.kind {
 				return a.kind == KindBandwidth // bandwidth first, as the articles do
 			}
-			return a.metric < b.metric
+			if a.metric != b.metric {
+				return a.metric < b.metric
+			}
+			return a.split < b.split
 		})
 		sort.Slice(f.matrices, func(i, j int) bool {
 			a, b := f.matrices[i], f.matrices[j]
@@ -365,7 +400,7 @@ func (r *Report) finishSizeGroup(g *sizeGroup) {
 		for _, b := range g.bandwidth {
 			if g.metric == "bandwidth" && b.PercentOfLink > 100 {
 				r.notef("%s: %s peaked at %s MB/s, %s%% of the %s link rate it was given: the rate is wrong for this configuration (set --link-rate or a link_rate label), or the traffic did not cross that link (loopback, shared memory, a faster fabric).",
-					g.family, b.Config, formatValue(b.Peak), formatPercent(b.PercentOfLink), formatRate(b.LinkRate))
+					g.title(), b.Config, formatValue(b.Peak), formatPercent(b.PercentOfLink), formatRate(b.LinkRate))
 			}
 		}
 	case KindLatency:
@@ -573,7 +608,9 @@ func peakOf(pts []Point) (peak, at float64) {
 // or a script can take from a report without reading the PDF.
 type Summary struct {
 	Benchmark string
-	// Bandwidth and Latency are keyed by metric, as the samples name it.
+	// Bandwidth and Latency are keyed by metric, as the samples name it;
+	// in the family view, followed by the figure's split: "latency
+	// (variant=intra)".
 	Bandwidth map[string][]BandwidthSummary
 	Latency   map[string][]LatencySummary
 	Matrices  []MatrixSummary
@@ -589,10 +626,10 @@ func (r *Report) Summaries() []Summary {
 			HPL: append([]HPLRow(nil), f.hpl...), Values: append([]ValueRow(nil), f.values...)}
 		for _, g := range f.groups {
 			if len(g.bandwidth) > 0 {
-				s.Bandwidth[g.metric] = append([]BandwidthSummary(nil), g.bandwidth...)
+				s.Bandwidth[g.metricLabel()] = append([]BandwidthSummary(nil), g.bandwidth...)
 			}
 			if len(g.latency) > 0 {
-				s.Latency[g.metric] = append([]LatencySummary(nil), g.latency...)
+				s.Latency[g.metricLabel()] = append([]LatencySummary(nil), g.latency...)
 			}
 		}
 		for _, m := range f.matrices {

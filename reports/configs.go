@@ -386,3 +386,11 @@ func styleOf(i int) style {
 }
 
 func (c *configs) style(name string) style { return styleOf(c.index[name]) }
+
+// add gives name the next colour, unless it has one.
+func (c *configs) add(name string) {
+	if _, ok := c.index[name]; !ok {
+		c.index[name] = len(c.names)
+		c.names = append(c.names, name)
+	}
+}

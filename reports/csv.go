@@ -65,22 +65,22 @@ func (r *Report) WriteCSV(dir string) error {
 			for _, b := range g.bandwidth {
 				runs := store.FormatRunIDs(b.Runs)
 				rows = append(rows,
-					[]string{f.name, g.metric, b.Config, strconv.Itoa(b.Ranks), "peak", num(b.Peak), "MB/s", num(b.PeakAt), runs},
-					[]string{f.name, g.metric, b.Config, strconv.Itoa(b.Ranks), "largest_size", num(b.Largest), "MB/s", num(b.LargestAt), runs})
+					[]string{f.name, g.metricLabel(), b.Config, strconv.Itoa(b.Ranks), "peak", num(b.Peak), "MB/s", num(b.PeakAt), runs},
+					[]string{f.name, g.metricLabel(), b.Config, strconv.Itoa(b.Ranks), "largest_size", num(b.Largest), "MB/s", num(b.LargestAt), runs})
 				if b.HalfPeakAt > 0 {
-					rows = append(rows, []string{f.name, g.metric, b.Config, strconv.Itoa(b.Ranks), "n_half", num(b.HalfPeakAt), "bytes", "", runs})
+					rows = append(rows, []string{f.name, g.metricLabel(), b.Config, strconv.Itoa(b.Ranks), "n_half", num(b.HalfPeakAt), "bytes", "", runs})
 				}
 				if b.LinkRate > 0 {
 					rows = append(rows,
-						[]string{f.name, g.metric, b.Config, strconv.Itoa(b.Ranks), "link_rate", num(b.LinkRate), "Gb/s", "", runs},
-						[]string{f.name, g.metric, b.Config, strconv.Itoa(b.Ranks), "percent_of_link", num(b.PercentOfLink), "%", "", runs})
+						[]string{f.name, g.metricLabel(), b.Config, strconv.Itoa(b.Ranks), "link_rate", num(b.LinkRate), "Gb/s", "", runs},
+						[]string{f.name, g.metricLabel(), b.Config, strconv.Itoa(b.Ranks), "percent_of_link", num(b.PercentOfLink), "%", "", runs})
 				}
 			}
 			for _, l := range g.latency {
 				runs := store.FormatRunIDs(l.Runs)
 				rows = append(rows,
-					[]string{f.name, g.metric, l.Config, strconv.Itoa(l.Ranks), "smallest_size", num(l.Smallest), "us", num(l.SmallestAt), runs},
-					[]string{f.name, g.metric, l.Config, strconv.Itoa(l.Ranks), "largest_size", num(l.Largest), "us", num(l.LargestAt), runs})
+					[]string{f.name, g.metricLabel(), l.Config, strconv.Itoa(l.Ranks), "smallest_size", num(l.Smallest), "us", num(l.SmallestAt), runs},
+					[]string{f.name, g.metricLabel(), l.Config, strconv.Itoa(l.Ranks), "largest_size", num(l.Largest), "us", num(l.LargestAt), runs})
 			}
 		}
 		for _, m := range f.matrices {

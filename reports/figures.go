@@ -24,10 +24,13 @@ type Figure struct {
 	// report (e.g. "osu_bw-bandwidth").
 	Name   string
 	Title  string
-	Family string // benchmark the figure shows
+	Family string // benchmark (or, in the family view, metric family) the figure shows
 	Metric string // metric as the samples name it
-	Kind   string // KindBandwidth, KindLatency, KindLatencyZoom, KindMatrix or KindScaling
-	Unit   string // unit of the y axis and of Series' Y values
+	// Split is, in the family view, the configuration the figure's lines
+	// share ("variant=intra"); "" otherwise.
+	Split string
+	Kind  string // KindBandwidth, KindLatency, KindLatencyZoom, KindMatrix or KindScaling
+	Unit  string // unit of the y axis and of Series' Y values
 	// Series are the figure's lines, in legend order (none for a matrix).
 	Series []Series
 	// LinkRates are the theoretical link rates (Gb/s) drawn as dashed
@@ -106,10 +109,10 @@ func (r *Report) buildFigures() {
 	for _, f := range r.families {
 		for _, g := range f.groups {
 			fig := Figure{
-				Name:   g.family + "-" + g.metric,
-				Family: g.family, Metric: g.metric, Kind: g.kind, Unit: figureUnit(g.kind),
+				Name:   g.family + "-" + g.metric + splitName(g.split),
+				Family: g.family, Metric: g.metric, Split: g.split, Kind: g.kind, Unit: figureUnit(g.kind),
 				Series: g.series,
-				Title:  fmt.Sprintf("%s: %s vs message size", g.family, g.metric),
+				Title:  fmt.Sprintf("%s: %s vs message size", g.family, g.metric) + splitTitle(g.split),
 			}
 			if g.ranks > 0 && g.collective {
 				fig.Title += fmt.Sprintf(", %d ranks", g.ranks)
@@ -124,10 +127,10 @@ func (r *Report) buildFigures() {
 			add(f, &g.figs, fig)
 			if g.kind == KindLatency && wantsZoom(g.series) {
 				zoom := Figure{
-					Name:   g.family + "-" + g.metric + "-small",
-					Family: g.family, Metric: g.metric, Kind: KindLatencyZoom, Unit: figureUnit(g.kind),
+					Name:   g.family + "-" + g.metric + splitName(g.split) + "-small",
+					Family: g.family, Metric: g.metric, Split: g.split, Kind: KindLatencyZoom, Unit: figureUnit(g.kind),
 					Series: g.series, h: zoomHeight,
-					Title: fmt.Sprintf("%s: %s of small messages (up to %s)", g.family, g.metric, formatSize(zoomLimit)),
+					Title: fmt.Sprintf("%s: %s of small messages (up to %s)", g.family, g.metric, formatSize(zoomLimit)) + splitTitle(g.split),
 				}
 				if r.sizePlot(&zoom, true) {
 					add(f, &g.figs, zoom)
@@ -143,6 +146,22 @@ func (r *Report) buildFigures() {
 			}
 		}
 	}
+}
+
+// splitName and splitTitle add a family view's split to a figure's file
+// name and title.
+func splitName(split string) string {
+	if split == "" {
+		return ""
+	}
+	return "-" + split
+}
+
+func splitTitle(split string) string {
+	if split == "" {
+		return ""
+	}
+	return ", " + split
 }
 
 // curves reports whether some series has two points to draw a line through.

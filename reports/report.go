@@ -50,6 +50,7 @@ type options struct {
 	figureFormat string
 	csvDir       string
 	groupBy      string
+	families     bool
 	linkRate     float64 // Gb/s; 0 means from provenance
 	rpeak        float64 // Gflops; 0 means unknown
 	fontPath     string
@@ -85,15 +86,35 @@ func WithCSVDir(dir string) Option {
 // WithGroupBy makes the value of one label (or, when no run has that
 // label, one parameter) what tells configurations apart: one line per
 // value in every figure. Besides labels and parameters, "variant",
-// "campaign", "benchmark" and "ranks" name the runs' own fields.
+// "campaign", "benchmark" and "ranks" name the runs' own fields, and
+// "family" is WithFamilies.
 func WithGroupBy(key string) Option {
 	return func(o *options) error {
 		if strings.TrimSpace(key) == "" {
 			return fmt.Errorf("group by: empty key")
 		}
+		if key == "family" {
+			o.families = true
+			return nil
+		}
 		o.groupBy = key
 		return nil
 	}
+}
+
+// WithFamilies draws the same metric of different benchmarks side by
+// side: the latency (or bandwidth) against message size of every
+// point-to-point benchmark — osu_latency, IMB's PingPong, the runner's
+// latency kernel — in one section, "Metric family: point-to-point", and a
+// collective's with the same operation's (compare.MetricFamily). Each
+// figure's lines are the tools that measured them, with their version
+// (compare.ToolLabel: "osu-micro-benchmarks 7.4 (osu_latency)",
+// "sbench-runner 0.9.0 latency"); a figure is drawn per value of the
+// configuration attributes the tools share (the intra- and inter-node
+// variants both ran). Other measurements (HPL, values without a size)
+// keep their benchmark's section.
+func WithFamilies() Option {
+	return func(o *options) error { o.families = true; return nil }
 }
 
 // WithLinkRate sets the theoretical link rate, in Gb/s, that bandwidth
@@ -158,6 +179,7 @@ type Report struct {
 	// lack; fontNote says why, for the title page and Warnings.
 	missingGlyphs []rune
 	fontNote      string
+	fview         *familyView
 	families      []*familyResult
 	figures       []Figure
 	verdict       []string
@@ -209,6 +231,7 @@ func New(d Data, opts ...Option) (*Report, error) {
 	}
 	r.text = newTextStyles(r.font)
 	r.configs = newConfigs(r.runs, r.opts.groupBy)
+	r.buildFamilyView()
 	r.analyse()
 	r.buildFigures()
 	r.verdict = r.computeVerdict()

@@ -37,6 +37,9 @@ func (r *Report) familySections(d *document) {
 		if f.collective {
 			title += " (collective)"
 		}
+		if t := r.familyTitle(f); t != "" {
+			title = t
+		}
 		d.heading(title, h1Size, 60)
 		for _, v := range r.familyVerdict(f) {
 			c := black
@@ -52,7 +55,7 @@ func (r *Report) familySections(d *document) {
 				r.drawFigure(d, &r.figures[idx], last)
 			}
 			if len(g.figs) == 0 {
-				d.heading(fmt.Sprintf("%s: %s", g.family, g.metric), h2Size, 60)
+				d.heading(fmt.Sprintf("%s: %s", g.title(), g.metric), h2Size, 60)
 				d.caption("One size per configuration: no curve to draw.")
 			}
 			switch g.kind {
@@ -198,7 +201,11 @@ func (d *document) caption(text string) {
 // configHeading is the configuration column's title: "Configuration",
 // or the attribute the configurations are values of.
 func (r *Report) configHeading(fam string) string {
-	if w := r.configs.what[fam]; w != "" {
+	switch w := r.configs.what[fam]; w {
+	case "":
+	case "tool":
+		return "Tool" // the family view's lines
+	default:
 		return "Configuration (" + w + ")"
 	}
 	return "Configuration"

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
@@ -57,18 +58,9 @@ const (
 	KindScaling     = "scaling"      // a key figure against rank count
 )
 
-// metricKind says which figure a metric belongs in, from its name, as
-// OSU, IMB and NetPIPE all name them.
-func metricKind(metric string) string {
-	m := strings.ToLower(metric)
-	switch {
-	case strings.Contains(m, "bandwidth"):
-		return KindBandwidth
-	case strings.Contains(m, "latency"):
-		return KindLatency
-	}
-	return ""
-}
+// metricKind says which figure a metric belongs in, from its name
+// (compare.MetricKind).
+func metricKind(metric string) string { return compare.MetricKind(metric) }
 
 // unitFactor converts a sample's unit to the figure's: MB/s (10^6 bytes/s,
 // as OSU prints it) for bandwidth, microseconds for latency.
@@ -150,21 +142,9 @@ func family(run *store.Run) string {
 	return "unnamed benchmark"
 }
 
-// collectiveNames are what collective benchmarks are called, by OSU, IMB and
-// the runner's kernels.
-var collectiveNames = []string{"allreduce", "alltoall", "allgather", "bcast", "barrier", "reduce", "gather", "scatter", "collective"}
-
 // isCollective reports whether a family times a collective operation,
 // whose latency depends on the process count.
-func isCollective(fam string) bool {
-	f := strings.ToLower(fam)
-	for _, n := range collectiveNames {
-		if strings.Contains(f, n) {
-			return true
-		}
-	}
-	return false
-}
+func isCollective(fam string) bool { return compare.CollectiveOp(fam) != "" }
 
 // median is robust to the one slow repetition a busy node produces, which a
 // mean would smear over the whole curve.

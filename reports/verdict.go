@@ -70,7 +70,7 @@ func bandwidthVerdict(g *sizeGroup) []string {
 	sort.SliceStable(sums, func(i, j int) bool { return sums[i].Peak > sums[j].Peak })
 	best := sums[0]
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s reached %s MB/s at %s", g.family, label(best.Config, best.Ranks), formatValue(best.Peak), proseSize(best.PeakAt))
+	fmt.Fprintf(&b, "%s: %s reached %s MB/s at %s", g.title(), label(best.Config, best.Ranks), formatValue(best.Peak), proseSize(best.PeakAt))
 	if best.PercentOfLink > 0 {
 		fmt.Fprintf(&b, " (%s%% of the %s link)", formatPercent(best.PercentOfLink), formatRate(best.LinkRate))
 	}
@@ -97,7 +97,7 @@ func bandwidthVerdict(g *sizeGroup) []string {
 	for _, s := range g.bandwidth {
 		if s.LargestAt > s.PeakAt && s.Largest < 0.8*s.Peak {
 			out = append(out, fmt.Sprintf("%s: beyond its peak, %s falls to %s MB/s at %s (%s%% of its peak).",
-				g.family, label(s.Config, s.Ranks), formatValue(s.Largest), proseSize(s.LargestAt), formatPercent(100*s.Largest/s.Peak)))
+				g.title(), label(s.Config, s.Ranks), formatValue(s.Largest), proseSize(s.LargestAt), formatPercent(100*s.Largest/s.Peak)))
 		}
 	}
 	return out
@@ -132,7 +132,7 @@ func widestGap(g *sizeGroup, a, b BandwidthSummary) string {
 		return ""
 	}
 	return fmt.Sprintf("%s: the curves differ most at %s, where %s has %s MB/s and %s %s MB/s (%s).",
-		g.family, proseSize(x), label(a.Config, a.Ranks), formatValue(va), label(b.Config, b.Ranks), formatValue(vb),
+		g.title(), proseSize(x), label(a.Config, a.Ranks), formatValue(va), label(b.Config, b.Ranks), formatValue(vb),
 		formatRatio(max(va, vb), min(va, vb)))
 }
 
@@ -140,11 +140,11 @@ func latencyVerdict(g *sizeGroup) string {
 	sums := comparable(g.latency)
 	if len(sums) == 0 {
 		s := g.latency[0]
-		return fmt.Sprintf("%s: %s has %s µs latency at %s.", g.family, label(s.Config, s.Ranks), formatValue(s.Smallest), proseSize(s.SmallestAt))
+		return fmt.Sprintf("%s: %s has %s µs latency at %s.", g.title(), label(s.Config, s.Ranks), formatValue(s.Smallest), proseSize(s.SmallestAt))
 	}
 	best := sums[0]
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: at %s, %s has %s µs latency", g.family, proseSize(best.CommonAt), label(best.Config, best.Ranks), formatValue(best.AtCommon))
+	fmt.Fprintf(&b, "%s: at %s, %s has %s µs latency", g.title(), proseSize(best.CommonAt), label(best.Config, best.Ranks), formatValue(best.AtCommon))
 	if len(sums) >= 2 {
 		o := sums[len(sums)-1]
 		fmt.Fprintf(&b, " vs %s µs for %s (%s lower)", formatValue(o.AtCommon), label(o.Config, o.Ranks), formatRatio(o.AtCommon, best.AtCommon))
@@ -172,7 +172,7 @@ func collectiveVerdict(g *sizeGroup) string {
 		parts = append(parts, fmt.Sprintf("%s %s µs at %s and %s µs at %s", label(s.Config, s.Ranks),
 			formatValue(s.Smallest), proseSize(s.SmallestAt), formatValue(s.Largest), proseSize(s.LargestAt)))
 	}
-	head := g.family
+	head := g.title()
 	if g.ranks > 0 {
 		head += fmt.Sprintf(" (%d ranks)", g.ranks)
 	}

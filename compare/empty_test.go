@@ -158,3 +158,14 @@ func TestCompareOverlapGoesToOldSide(t *testing.T) {
 		t.Errorf("Build of one side against itself: %v", err)
 	}
 }
+
+// history names what exists when its selection is empty.
+func TestLoadHistoryEmpty(t *testing.T) {
+	a := newArchive(t)
+	a.add("acc", "osu_latency", "1", time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), nil)
+	_, err := LoadHistory(context.Background(), a.DB, HistoryQuery{Benchmark: "osu_latncy"})
+	var ee *EmptySelectionError
+	if !errors.As(err, &ee) || err.Error() != "history of benchmark osu_latncy selects no runs; benchmarks: osu_latency (did you mean osu_latency?); campaigns: acc" {
+		t.Errorf("history of an unknown benchmark: %v", err)
+	}
+}

@@ -135,7 +135,7 @@ func LoadHistory(ctx context.Context, db *store.DB, q HistoryQuery) (*History, e
 		return nil, err
 	}
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("no runs of benchmark %q in %s match: %w", q.Benchmark, db.Path(), ErrNoData)
+		return nil, ExplainEmpty(ctx, db, "history of benchmark "+q.Benchmark, f)
 	}
 	ids := make([]int64, len(runs))
 	for i, r := range runs {

@@ -367,13 +367,3 @@ func (c *Campaign) Mode() string {
 	}
 	return c.Campaign.Mode
 }
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

@@ -1,11 +1,14 @@
 package templates
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -443,7 +446,7 @@ func (c *Campaign) runnerArgs(r Run) []string {
 	}
 	if b.Kernel != "" {
 		args = append(args, "--kernel", b.Kernel)
-		for _, k := range sortedKeys(r.Config.Params) {
+		for _, k := range slices.Sorted(maps.Keys(r.Config.Params)) {
 			args = append(args, "--param", k+"="+r.Config.Params[k])
 		}
 	} else {
@@ -467,7 +470,7 @@ func (c *Campaign) runnerArgs(r Run) []string {
 		}
 		// Plan has checked that the files can be made.
 		files, _ := c.InputFiles(r)
-		for _, name := range sortedKeys(files) {
+		for _, name := range slices.Sorted(maps.Keys(files)) {
 			args = append(args, "--file", name+"="+base64.StdEncoding.EncodeToString(files[name]))
 		}
 	}
@@ -477,7 +480,7 @@ func (c *Campaign) runnerArgs(r Run) []string {
 	for _, s := range r.BenchSettings {
 		args = append(args, "--vparam", s.Key+"="+s.Text())
 	}
-	for _, k := range sortedKeys(r.Config.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(r.Config.Labels)) {
 		args = append(args, "--label", k+"="+r.Config.Labels[k])
 	}
 	for _, chk := range b.Checks {
@@ -508,13 +511,11 @@ func (c *Campaign) runnerArgs(r Run) []string {
 
 // sortedRanks orders per_rank's keys numerically.
 func sortedRanks(m map[string][]string) []string {
-	keys := sortedKeys(m)
-	sort.SliceStable(keys, func(i, j int) bool {
-		a, _ := strconv.Atoi(keys[i])
-		b, _ := strconv.Atoi(keys[j])
-		return a < b
+	return slices.SortedFunc(maps.Keys(m), func(a, b string) int {
+		x, _ := strconv.Atoi(a)
+		y, _ := strconv.Atoi(b)
+		return cmp.Or(cmp.Compare(x, y), strings.Compare(a, b))
 	})
-	return keys
 }
 
 // NodeHours bounds the plan's cost: each job's time limit × its nodes (×

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sbench/sbench/runner"
 )
 
 func mustPlan(t *testing.T, c *Campaign) *Plan {
@@ -328,13 +326,5 @@ func TestParseSlurmTime(t *testing.T) {
 				t.Errorf("formatSlurmTime(%v) = %q does not read back", d, formatSlurmTime(d))
 			}
 		}
-	}
-}
-
-// The campaign's kernel table and the runner's must name the same kernels.
-func TestNativeKernelsMatchRunner(t *testing.T) {
-	got := sortedKeys(NativeKernels)
-	if want := runner.Kernels(); !reflect.DeepEqual(got, want) {
-		t.Errorf("templates knows kernels %q, the runner %q", got, want)
 	}
 }

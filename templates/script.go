@@ -2,6 +2,7 @@ package templates
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,7 +137,7 @@ func (c *Campaign) block(st Step) Block {
 	if len(cfg.Modules) > 0 {
 		pre = append(pre, "module load "+QuoteArgs(cfg.Modules))
 	}
-	for _, k := range sortedKeys(cfg.Env) {
+	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		pre = append(pre, "export "+k+"="+Quote(cfg.Env[k]))
 	}
 	pre = append(pre, cfg.Setup...) // the user's own shell lines, by design

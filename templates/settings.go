@@ -2,7 +2,9 @@ package templates
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -33,7 +35,7 @@ var (
 func setKey(dst any, fields map[string]int, key string, v any) error {
 	i, ok := fields[key]
 	if !ok {
-		return fmt.Errorf("unknown key (known: %s)", strings.Join(sortedKeys(fields), ", "))
+		return fmt.Errorf("unknown key (known: %s)", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
 	}
 	f := reflect.ValueOf(dst).Elem().Field(i)
 	switch f.Interface().(type) {

@@ -3,32 +3,17 @@ package templates
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
-	_ "github.com/sbench/sbench/hpl" // HPL and HPCC parsers, for parser names
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/parsers"
-	"github.com/sbench/sbench/runner"
 )
-
-// NativeKernels are the kernels sbench-runner runs itself, with the number
-// of ranks each needs at least.
-var NativeKernels = map[string]int{
-	"latency":   2,
-	"bw":        2,
-	"bibw":      2,
-	"pairs":     2,
-	"matrix":    2,
-	"barrier":   2,
-	"allreduce": 2,
-	"alltoall":  2,
-	"bcast":     2,
-	"stream":    1,
-	"hpl":       1,
-}
 
 var (
 	timeRE     = regexp.MustCompile(`^(\d+-)?\d+(:\d{1,2}){0,2}$|^UNLIMITED$|^INFINITE$`)
@@ -77,7 +62,7 @@ func (c *Campaign) validate() Problems {
 			add("campaign.templates_dir", "no sbatch.tmpl there: %v", err)
 		}
 	}
-	for _, k := range sortedKeys(m.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(m.Labels)) {
 		if err := checkParamKey(k); err != nil {
 			add("campaign.labels."+k, "%v", err)
 		}
@@ -154,7 +139,7 @@ func (c *Campaign) validate() Problems {
 		}
 		ps = append(ps, c.validateEnv(key+".env", v.Env)...)
 		ps = append(ps, c.validateParams(key+".params", v.Params)...)
-		for _, k := range sortedKeys(v.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(v.Labels)) {
 			if err := checkParamKey(k); err != nil {
 				add(key+".labels."+k, "%v", err)
 			}
@@ -212,7 +197,7 @@ func (c *Campaign) validateSlurm(prefix string, s Slurm) Problems {
 		"mem": s.Mem, "mem_per_cpu": s.MemPerCPU, "constraint": s.Constraint, "gres": s.Gres, "gpus": s.GPUs,
 		"nodelist": s.Nodelist, "exclude": s.Exclude, "output": s.Output, "error": s.Error, "time": s.Time,
 	}
-	for _, k := range sortedKeys(directives) {
+	for _, k := range slices.Sorted(maps.Keys(directives)) {
 		if err := checkDirective(directives[k]); err != nil {
 			add(k, "%v", err)
 		}
@@ -243,7 +228,7 @@ func (c *Campaign) validateSlurm(prefix string, s Slurm) Problems {
 
 func (c *Campaign) validateEnv(prefix string, env map[string]string) Problems {
 	var ps Problems
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if !envNameRE.MatchString(k) {
 			ps = append(ps, c.problem(prefix+"."+k, "%q is not a valid environment variable name", k))
 		}
@@ -253,7 +238,7 @@ func (c *Campaign) validateEnv(prefix string, env map[string]string) Problems {
 
 func (c *Campaign) validateParams(prefix string, params map[string]any) Problems {
 	var ps Problems
-	for _, k := range sortedKeys(params) {
+	for _, k := range slices.Sorted(maps.Keys(params)) {
 		if err := checkParamKey(k); err != nil {
 			ps = append(ps, c.problem(prefix+"."+k, "%v", err))
 		} else if _, err := paramString(params[k]); err != nil {
@@ -288,10 +273,10 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 	case b.Kernel != "" && external:
 		add(".kernel", "a benchmark is a native kernel or a command, not both")
 	case b.Kernel == "" && !external:
-		add(".kernel", "set kernel (%s) or command for an external tool", strings.Join(sortedKeys(NativeKernels), ", "))
+		add(".kernel", "set kernel (%s) or command for an external tool", strings.Join(kernels.Names(), ", "))
 	case b.Kernel != "":
-		if _, ok := NativeKernels[b.Kernel]; !ok {
-			add(".kernel", "unknown kernel %q (known: %s)", b.Kernel, strings.Join(sortedKeys(NativeKernels), ", "))
+		if _, ok := kernels.Lookup(b.Kernel); !ok {
+			add(".kernel", "unknown kernel %q (known: %s)", b.Kernel, strings.Join(kernels.Names(), ", "))
 		}
 		for _, f := range []struct {
 			set  bool
@@ -329,7 +314,7 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 		if len(b.Command) > 0 {
 			check(".command", b.Command)
 		}
-		for _, r := range sortedKeys(b.PerRank) {
+		for _, r := range slices.Sorted(maps.Keys(b.PerRank)) {
 			if n, err := strconv.Atoi(r); err != nil || n < 0 || strconv.Itoa(n) != r {
 				add(".per_rank."+r, "%q is not a rank number", r)
 			}
@@ -338,7 +323,7 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 		if b.Output != "" && (path.IsAbs(b.Output) || strings.Contains(b.Output, "..") || !pathRE.MatchString(b.Output)) {
 			add(".output", "%q must be a plain relative file name in the step's working directory", b.Output)
 		}
-		for _, name := range sortedKeys(b.Files) {
+		for _, name := range slices.Sorted(maps.Keys(b.Files)) {
 			if !fileNameRE.MatchString(name) {
 				add(".files."+name, "%q is not a plain file name", name)
 			}
@@ -368,7 +353,7 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 	}
 	ps = append(ps, c.validateParams(key+".params", b.Params)...)
 	ps = append(ps, c.validateEnv(key+".env", b.Env)...)
-	for _, k := range sortedKeys(b.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(b.Labels)) {
 		if err := checkParamKey(k); err != nil {
 			add(".labels."+k, "%v", err)
 		}
@@ -521,10 +506,10 @@ func (c *Campaign) validateRuns() Problems {
 			}
 		}
 		if b.Kernel != "" {
-			if need := NativeKernels[b.Kernel]; b.Pairs == "" && r.Config.Ranks() < need {
-				report(where(".kernel"), "%d rank(s); kernel %s needs at least %d", r.Config.Ranks(), b.Kernel, need)
+			if k, _ := kernels.Lookup(b.Kernel); b.Pairs == "" && r.Config.Ranks() < k.MinRanks {
+				report(where(".kernel"), "%d rank(s); kernel %s needs at least %d", r.Config.Ranks(), b.Kernel, k.MinRanks)
 			}
-			if _, err := runner.ParseKernelParams(b.Kernel, r.Config.Params); err != nil {
+			if _, err := kernels.Parse(b.Kernel, r.Config.Params); err != nil {
 				report(where(".params"), "%v", err)
 			}
 		} else {
@@ -568,7 +553,7 @@ func (c *Campaign) validateKind(key string, b *Benchmark) Problems {
 	}
 	k, ok := kinds[b.Kind]
 	if !ok {
-		add(".kind", "unknown kind %q (known: %s)", b.Kind, strings.Join(sortedKeys(kinds), ", "))
+		add(".kind", "unknown kind %q (known: %s)", b.Kind, strings.Join(slices.Sorted(maps.Keys(kinds)), ", "))
 		return ps
 	}
 	switch {

@@ -2,6 +2,8 @@ package templates
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -133,7 +135,7 @@ func (c *Config) apply(key string, v any) error {
 // applyTable applies a [benchmark.slurm]-style table of overrides; keys
 // come in sorted order so that errors come out in a stable order.
 func (c *Config) applyTable(prefix string, m map[string]any) error {
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		key := k
 		if prefix != "" {
 			key = prefix + "." + k

@@ -322,27 +322,6 @@ func TestBuildIsQuietAndStatic(t *testing.T) {
 	}
 }
 
-// TestDependencies holds the runner to its place in the design: no archive,
-// no reports, nothing that needs cgo.
-func TestDependencies(t *testing.T) {
-	build(t) // for the skip rule
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-deps", ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		switch {
-		case strings.HasPrefix(dep, "github.com/sbench/sbench/store"),
-			strings.HasPrefix(dep, "github.com/sbench/sbench/reports"),
-			strings.Contains(dep, "sqlite"),
-			dep == "runtime/cgo":
-			t.Errorf("sbench-runner depends on %s", dep)
-		}
-	}
-}
-
 // BenchmarkStartup measures what srun pays per rank before any work:
 // exec of `sbench-runner version` to its exit.
 func BenchmarkStartup(b *testing.B) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sbench/sbench/hpl"
+	"github.com/sbench/sbench/sizes"
 )
 
 // Benchmark kinds: tools whose input sbench writes itself.
@@ -145,7 +146,7 @@ func readHPL(s *HPLSpec) (*hplPlan, []*keyError) {
 	}
 	if s.MemPerNode != "" {
 		p.memPerNodeString = s.MemPerNode
-		if p.memPerNode, err = hpl.ParseBytes(s.MemPerNode); err != nil {
+		if p.memPerNode, err = sizes.ParseIn(s.MemPerNode, 0); err != nil {
 			fail("mem_per_node", err)
 		} else if p.memPerNode == 0 {
 			fail("mem_per_node", errors.New("must be more than 0"))
@@ -286,7 +287,7 @@ func (p *hplPlan) resolve(cfg Config) (hpl.Input, []*keyError) {
 		// size per block size rather than a size per block size each.
 		n := hpl.ProblemSize(total, p.fraction, in.NBs[0])
 		if n == 0 {
-			fail("n", fmt.Errorf(`"auto": %d node(s) × %s (%s) × %v holds no %d×%d block`, cfg.NodeCount(), hpl.FormatBytes(mem), from, p.fraction, in.NBs[0], in.NBs[0]))
+			fail("n", fmt.Errorf(`"auto": %d node(s) × %s (%s) × %v holds no %d×%d block`, cfg.NodeCount(), sizes.Approx(mem), from, p.fraction, in.NBs[0], in.NBs[0]))
 			return in, errs
 		}
 		in.Ns = []int{n}
@@ -304,14 +305,14 @@ func (p *hplPlan) nodeMemory(cfg Config) (uint64, string, error) {
 	}
 	s := cfg.Slurm
 	if s.Mem != "" {
-		m, err := hpl.ParseSlurmMem(s.Mem)
+		m, err := slurmMem(s.Mem)
 		if err != nil {
 			return 0, "", fmt.Errorf(`"auto" sizes from [slurm] mem: %w; set mem_per_node`, err)
 		}
 		return m, "[slurm] mem " + s.Mem, nil
 	}
 	if s.MemPerCPU != "" {
-		m, err := hpl.ParseSlurmMem(s.MemPerCPU)
+		m, err := slurmMem(s.MemPerCPU)
 		if err != nil {
 			return 0, "", fmt.Errorf(`"auto" sizes from [slurm] mem_per_cpu: %w; set mem_per_node`, err)
 		}
@@ -319,6 +320,17 @@ func (p *hplPlan) nodeMemory(cfg Config) (uint64, string, error) {
 		return m * uint64(cpus), fmt.Sprintf("[slurm] mem_per_cpu %s × %d CPUs", s.MemPerCPU, cpus), nil
 	}
 	return 0, "", errors.New(`"auto" needs the nodes' memory: set mem_per_node in [benchmark.hpl] (e.g. "64GiB") or mem in [slurm]`)
+}
+
+// slurmMem reads a Slurm memory value (--mem, --mem-per-cpu): a bare
+// number is MiB, as Slurm reads it. 0 (all of a node's memory) says
+// nothing about the size.
+func slurmMem(s string) (uint64, error) {
+	n, err := sizes.ParseIn(s, sizes.MiB)
+	if err == nil && n == 0 {
+		return 0, fmt.Errorf("memory %q: 0 means all of a node's memory to Slurm, which does not say how much that is", s)
+	}
+	return n, err
 }
 
 func biggest(gs []hpl.Grid) hpl.Grid {

@@ -210,7 +210,7 @@ func TestKindProblems(t *testing.T) {
 		{"align", `nb = 192`, "nb = 192\nalign = 0", []string{"benchmark[0].hpl.align: 0 is out of range"}},
 		{"threshold", `nb = 192`, "nb = 192\nthreshold = \"16\"", []string{"benchmark[0].hpl.threshold: has type string; want a number"}},
 		{"fraction", `nb = 192`, "nb = 192\nfraction = 2", []string{"benchmark[0].hpl.fraction: 2 is not a fraction"}},
-		{"mem_per_node unit", `nb = 192`, "nb = 192\nmem_per_node = \"64000\"", []string{"benchmark[0].hpl.mem_per_node: memory \"64000\": give a unit"}},
+		{"mem_per_node unit", `nb = 192`, "nb = 192\nmem_per_node = \"64000\"", []string{"benchmark[0].hpl.mem_per_node: size \"64000\": give a unit (B; K, M, G, T, P, E and KiB … EiB are powers of 1024; KB … EB powers of 1000)"}},
 		{"unknown hpl key", `nb = 192`, "nb = 192\nnbs = 3", []string{"c.toml:15:1: benchmark.hpl.nbs: unknown key"}},
 		{"too many Ns", `n = "auto"`, "n = [" + strings.Repeat("1000, ", 20) + "1000]", []string{"benchmark[0].hpl.n: 21 values; HPL takes at most 20"}},
 		// What depends on the run names the variant.

@@ -224,6 +224,49 @@ checks = ["bandwidth_mbps@1048576>=800"]
 	}
 }
 
+// TestSizesTakeUnits: sizes are written as everywhere else (they were
+// refused with a unit's B: "1-4MiB").
+func TestSizesTakeUnits(t *testing.T) {
+	c := mustParse(t, `
+[campaign]
+name = "q"
+[slurm]
+nodes = 2
+[[benchmark]]
+name = "lat"
+kernel = "latency"
+params = { sizes = "1-4MiB" }
+[[benchmark]]
+name = "bw"
+kernel = "bw"
+params = { sizes = "0,64KiB-1MiB,4MB" }
+`)
+	steps := mustPlan(t, c).Jobs[0].Steps
+	for i, want := range []string{"--param sizes=1-4MiB", "--param sizes=0,64KiB-1MiB,4MB"} {
+		if args := strings.Join(steps[i].RunnerArgs, " "); !strings.Contains(args, want) {
+			t.Errorf("step %d: args %s lack %s", i, args, want)
+		}
+	}
+}
+
+// TestChecksTakeSizes: a check's x is a size as everywhere else.
+func TestChecksTakeSizes(t *testing.T) {
+	c := mustParse(t, `
+[campaign]
+name = "q"
+[slurm]
+nodes = 2
+[[benchmark]]
+name = "bw"
+kernel = "bw"
+checks = ["bandwidth@4MiB>=3000", "bandwidth@64K>1", "bandwidth@1048576>1", "x@-1.5e3<2"]
+`)
+	args := strings.Join(mustPlan(t, c).Jobs[0].Steps[0].RunnerArgs, " ")
+	if !strings.Contains(args, "--check bandwidth@4MiB>=3000 --check bandwidth@64K>1") {
+		t.Errorf("args %s", args)
+	}
+}
+
 func TestBadCampaigns(t *testing.T) {
 	const ok = `
 [campaign]
@@ -257,6 +300,7 @@ kernel = "latency"
 		{"missing param", strings.Replace(ok, `kernel = "latency"`, "command = [\"x\", \"{param:size}\"]", 1), []string{"{param:size}: no such param"}},
 		{"bad rank", strings.Replace(ok, `kernel = "latency"`, "per_rank = { \"5\" = [\"x\"] }", 1), []string{"rank 5 does not exist"}},
 		{"bad check", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\nchecks = [\"latency < 5\"]", 1), []string{"benchmark[0].checks[0]", "not a check"}},
+		{"bad check size", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\nchecks = [\"latency@4Q<5\", \"latency@-inf<5\"]", 1), []string{"benchmark[0].checks[0]", "benchmark[0].checks[1]", "not a check"}},
 		{"bad pairs", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\npairs = \"both\"", 1), []string{"benchmark[0].pairs", "not a placement"}},
 		{"pairs with mpirun", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\npairs = \"all\"\nlauncher = { type = \"mpirun\" }", 1), []string{"pairs placements need the srun launcher"}},
 		{"after unknown", strings.Replace(ok, `kernel = "latency"`, "kernel = \"latency\"\nafter = \"bw\"", 1), []string{"benchmark[0].after", "no benchmark is called \"bw\""}},

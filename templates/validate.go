@@ -13,6 +13,7 @@ import (
 
 	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/parsers"
+	"github.com/sbench/sbench/sizes"
 )
 
 var (
@@ -22,7 +23,9 @@ var (
 	pathRE = regexp.MustCompile(`^[A-Za-z0-9._/+@-]+$`)
 	// fileNameRE is what an input file of a benchmark may be called.
 	fileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$`)
-	checkRE    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(@-?[0-9][0-9.eE+-]*)?(>=|<=|>|<)-?[0-9][0-9.eE+-]*$`)
+	// checkRE is a check's shape; its x (after @) must also read as a
+	// number or a size (checkX), as sbench-runner reads it.
+	checkRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(@(-?[0-9.][0-9A-Za-z.+-]*))?(>=|<=|>|<)-?[0-9][0-9.eE+-]*$`)
 	// placeholderRE finds {…} in a tool's argv; {{ is a literal brace.
 	placeholderRE = regexp.MustCompile(`\{\{|\{[^{}]*\}`)
 	runnerHoldRE  = regexp.MustCompile(`^\{(rank|size|workdir|(host|node|hostname):[0-9]+|param:[A-Za-z][A-Za-z0-9_]*)\}$`)
@@ -344,7 +347,7 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 		add(".repeats", "must not be negative")
 	}
 	for i, chk := range b.Checks {
-		if !checkRE.MatchString(strings.ReplaceAll(chk, " ", "")) || strings.Contains(chk, " ") {
+		if m := checkRE.FindStringSubmatch(chk); m == nil || !checkX(m[2]) {
 			add(fmt.Sprintf(".checks[%d]", i), "%q is not a check: write METRIC[@X](>=|<=|>|<)VALUE, e.g. bandwidth@4194304>=3000", chk)
 		}
 	}
@@ -530,6 +533,23 @@ func (c *Campaign) validateRuns() Problems {
 		}
 	}
 	return ps
+}
+
+// checkX reports whether a check's x reads as sbench-runner reads it: a
+// size (4MiB, 64K) or a plain number (0.5, -2, 1e3).
+func checkX(x string) bool {
+	if x == "" {
+		return true
+	}
+	if _, err := sizes.ParseFloat(x); err == nil {
+		return true
+	}
+	// ParseFloat takes inf, nan, hex and underscores; the runner does not.
+	if strings.Trim(x, "0123456789.+-eE") != "" {
+		return false
+	}
+	_, err := strconv.ParseFloat(x, 64)
+	return err == nil
 }
 
 func perRankLists(m map[string][]string) [][]string {

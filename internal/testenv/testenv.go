@@ -6,6 +6,7 @@ package testenv
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -20,6 +21,22 @@ func Require(t testing.TB, why string) {
 		t.Fatalf("SBENCH_REQUIRE_INTEGRATION=1 but %s", why)
 	}
 	t.Skip(why)
+}
+
+// LookPath returns the path of the program tool, or stops the test as
+// Require does when it is not installed. pkg is the package that installs
+// it, for the message ("" if there is nothing useful to say).
+func LookPath(t testing.TB, tool, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(tool)
+	if err != nil {
+		why := tool + " is not installed"
+		if pkg != "" {
+			why += " (package " + pkg + ")"
+		}
+		Require(t, why)
+	}
+	return p
 }
 
 // ReadOnlyDir returns an empty directory and a function that makes it

@@ -1,7 +1,6 @@
 package parsers
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/golden"
+	"github.com/sbench/sbench/internal/parsetest"
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
 
@@ -156,17 +158,17 @@ func TestIperf3Fixtures(t *testing.T) {
 			}
 		}
 		for _, m := range tt.absent {
-			if len(npCurve(b, m)) > 0 {
+			if len(curve(b, m)) > 0 {
 				t.Errorf("%s: has %s samples", tt.file, m)
 			}
 		}
-		iv := npCurve(b, "interval_bandwidth")
+		iv := curve(b, "interval_bandwidth")
 		if len(iv) != tt.intervals {
 			t.Errorf("%s: %d interval samples, want %d", tt.file, len(iv), tt.intervals)
 		} else if tt.interval0 != 0 && (iv[0].Value != tt.interval0/8/1e6 || *iv[0].X != 0 || iv[0].XUnit != "s") {
 			t.Errorf("%s: first interval %+v, want %v bit/s at 0 s", tt.file, iv[0], tt.interval0)
 		}
-		st := npCurve(b, "stream_bandwidth")
+		st := curve(b, "stream_bandwidth")
 		if len(st) != len(tt.streams) {
 			t.Errorf("%s: %d stream samples, want %d", tt.file, len(st), len(tt.streams))
 		}
@@ -179,7 +181,7 @@ func TestIperf3Fixtures(t *testing.T) {
 }
 
 func TestIperf3OmittedIntervalsAreTagged(t *testing.T) {
-	iv := npCurve(ipfRead(t, "iperf3-3.12-tcp-omit.json"), "interval_bandwidth")
+	iv := curve(ipfRead(t, "iperf3-3.12-tcp-omit.json"), "interval_bandwidth")
 	for i, s := range iv {
 		if (s.Tags["omitted"] == "true") != (i == 0) {
 			t.Errorf("interval %d: tags %v", i, s.Tags)
@@ -188,19 +190,19 @@ func TestIperf3OmittedIntervalsAreTagged(t *testing.T) {
 }
 
 func TestIperf3Refusals(t *testing.T) {
-	ok := pmFile(t, "iperf3-loopback.json")
+	ok := fixture(t, "iperf3-loopback.json")
 	cut := ok[:len(ok)/2]
 	tests := []struct {
 		what, in, want string
 	}{
-		{"iperf3's error member", pmFile(t, "iperf3-3.12-error-refused.json"), "x:1: iperf3 failed: unable to connect to server: Connection refused"},
+		{"iperf3's error member", fixture(t, "iperf3-3.12-error-refused.json"), "x:1: iperf3 failed: unable to connect to server: Connection refused"},
 		{"cut in the middle", cut, "x:1: iperf3 JSON document does not decode: the document is cut short (did iperf3 finish?)"},
 		{"a second document cut", ok + "srun: job 12 step 1\n" + cut,
 			fmt.Sprintf("x:%d: iperf3 JSON document does not decode: the document is cut short (did iperf3 finish?)", strings.Count(ok, "\n")+2)},
 		{"wrong type", strings.Replace(ok, `"num_streams":	1`, `"num_streams":	"one"`, 1), `x:28: iperf3 JSON document: json: cannot unmarshal string into Go struct field .start.test_start.num_streams of type int64`},
 		{"not iperf3", "{\"a\": 1}\n", `x:1: iperf3 JSON document has no "start" or "end": not iperf3 --json output`},
 		// The failed run's document without its error member.
-		{"no totals", strings.Replace(pmFile(t, "iperf3-3.12-error-refused.json"), "},\n\t\"error\":\t\"unable to connect to server: Connection refused\"", "}", 1),
+		{"no totals", strings.Replace(fixture(t, "iperf3-3.12-error-refused.json"), "},\n\t\"error\":\t\"unable to connect to server: Connection refused\"", "}", 1),
 			`x:1: iperf3 JSON document has no totals in "end": the run did not finish`},
 	}
 	for _, tt := range tests {
@@ -214,8 +216,8 @@ func TestIperf3Refusals(t *testing.T) {
 
 // A job that ran iperf3 twice into one file, with launcher chatter around.
 func TestIperf3SeveralDocuments(t *testing.T) {
-	in := "srun: job 123 queued and waiting for resources\n" + pmFile(t, "iperf3-3.12-udp.json") +
-		"[host:4242] SET UCX_NET_DEVICES=mlx5_0:1\n" + pmFile(t, "iperf3-3.12-tcp-R.json") + "done\n"
+	in := "srun: job 123 queued and waiting for resources\n" + fixture(t, "iperf3-3.12-udp.json") +
+		"[host:4242] SET UCX_NET_DEVICES=mlx5_0:1\n" + fixture(t, "iperf3-3.12-tcp-R.json") + "done\n"
 	runs, err := Parse("job.out", "auto", []byte(in))
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +229,7 @@ func TestIperf3SeveralDocuments(t *testing.T) {
 
 func TestIperf3Sniff(t *testing.T) {
 	for _, file := range []string{"iperf3-loopback.json", "iperf3-3.1.3-udp-pscheduler.json", "iperf3-3.12-error-refused.json"} {
-		if f, err := Detect([]byte(pmFile(t, file))); err != nil || f.Name != "iperf3" {
+		if f, err := Detect([]byte(fixture(t, file))); err != nil || f.Name != "iperf3" {
 			t.Errorf("%s: %q %v", file, f.Name, err)
 		}
 	}
@@ -238,7 +240,7 @@ func TestIperf3Sniff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, in := range []string{pmFile(t, "nptcp-loopback.out"), string(bundle)} {
+	for _, in := range []string{fixture(t, "nptcp-loopback.out"), string(bundle)} {
 		if s := sniffIperf3([]byte(in)); s != 0 {
 			t.Errorf("scored %d: %.40q", s, in)
 		}
@@ -250,13 +252,13 @@ func TestIperf3Sniff(t *testing.T) {
 
 // Runs iperf3 on loopback (TCP, then UDP reversed) and parses its JSON.
 func TestIperf3Integration(t *testing.T) {
-	iperf3 := npRequireTool(t, "iperf3")
+	iperf3 := testenv.LookPath(t, "iperf3", "iperf3")
 	if testing.Short() {
 		t.Skip("-short")
 	}
 	for _, args := range [][]string{{"-t", "1"}, {"-t", "1", "-u", "-b", "100M", "-R"}} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		port := npFreePort(t)
+		port := freePort(t)
 		srv := exec.CommandContext(ctx, iperf3, "-s", "-1", "-B", "127.0.0.1", "-p", port)
 		if err := srv.Start(); err != nil {
 			t.Fatal(err)
@@ -285,26 +287,13 @@ func TestIperf3Integration(t *testing.T) {
 			dir = "server->client"
 		}
 		bw, ok := ipfValue(b, "bandwidth", dir, "receiver")
-		if len(runs) != 1 || !ok || bw.Value <= 0 || !strings.HasPrefix(b.Benchmark.ToolVersion, "3.") || len(npCurve(b, "interval_bandwidth")) == 0 {
+		if len(runs) != 1 || !ok || bw.Value <= 0 || !strings.HasPrefix(b.Benchmark.ToolVersion, "3.") || len(curve(b, "interval_bandwidth")) == 0 {
 			t.Errorf("iperf3 %v: %d runs, bandwidth %+v, version %q", args, len(runs), bw, b.Benchmark.ToolVersion)
 		}
 	}
 }
 
 func FuzzIperf3(f *testing.F) {
-	for _, file := range []string{"iperf3-loopback.json", "iperf3-3.12-udp-bidir.json", "iperf3-3.1.3-udp-pscheduler.json", "iperf3-3.12-error-refused.json"} {
-		f.Add([]byte(pmFile(f, file)))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		runs, err := ParseIperf3("fuzz", bytes.NewReader(data))
-		var se SyntaxErrors
-		if err != nil && !errors.As(err, &se) {
-			t.Fatalf("not a syntax error: %v", err)
-		}
-		for _, b := range runs {
-			if err := b.Validate(); err != nil || len(b.Samples) == 0 {
-				t.Fatalf("bundle: %v", err)
-			}
-		}
-	})
+	golden.Seed(f, "testdata/iperf3-loopback.json", "testdata/iperf3-3.12-udp-bidir.json", "testdata/iperf3-3.1.3-udp-pscheduler.json", "testdata/iperf3-3.12-error-refused.json")
+	parsetest.Fuzz[SyntaxErrors](f, ParseIperf3, checkSamples)
 }

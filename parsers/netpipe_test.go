@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/golden"
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
 
@@ -47,21 +48,10 @@ func npRead(t *testing.T, file string) []*results.Bundle {
 	return runs
 }
 
-// npCurve returns the samples of one metric, in order.
-func npCurve(b *results.Bundle, metric string) []results.Sample {
-	var out []results.Sample
-	for _, s := range b.Samples {
-		if s.Metric == metric {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // npPoints rebuilds the printed rows from a bundle's three curves.
 func npPoints(t *testing.T, b *results.Bundle) []npPoint {
 	t.Helper()
-	mbps, lat, bw := npCurve(b, "bandwidth_mbps"), npCurve(b, "latency"), npCurve(b, "bandwidth")
+	mbps, lat, bw := curve(b, "bandwidth_mbps"), curve(b, "latency"), curve(b, "bandwidth")
 	if len(mbps) != len(lat) || len(mbps) != len(bw) {
 		t.Fatalf("%s: %d Mbps, %d latency, %d bandwidth samples", b.Benchmark.Name, len(mbps), len(lat), len(bw))
 	}
@@ -290,7 +280,7 @@ func TestNetPIPEFailureAfterRowsMarksRunFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := runs[0]
-	if len(runs) != 1 || b.Status != results.StatusFailed || len(npCurve(b, "latency")) != 106 ||
+	if len(runs) != 1 || b.Status != results.StatusFailed || len(curve(b, "latency")) != 106 ||
 		!strings.Contains(b.Error, "line 112") || !strings.Contains(b.Error, "Exited with exit code 1") {
 		t.Errorf("got %d runs, status %s, error %q", len(runs), b.Status, b.Error)
 	}
@@ -441,34 +431,9 @@ func TestNetPIPEMicroseconds(t *testing.T) {
 	}
 }
 
-// npRequireTool returns the path of tool. A missing tool skips the test,
-// or fails it where SBENCH_REQUIRE_INTEGRATION=1 asks for integration tests.
-func npRequireTool(t *testing.T, tool string) string {
-	t.Helper()
-	p, err := exec.LookPath(tool)
-	if err != nil {
-		if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-			t.Fatalf("%s not found and SBENCH_REQUIRE_INTEGRATION=1: %v", tool, err)
-		}
-		t.Skipf("%s not installed", tool)
-	}
-	return p
-}
-
-// npFreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func npFreePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
-
 // Runs NPtcp on loopback and parses both what it prints and its -o file.
 func TestNetPIPEIntegrationNPtcp(t *testing.T) {
-	nptcp := npRequireTool(t, "NPtcp")
+	nptcp := testenv.LookPath(t, "NPtcp", "netpipe-tcp")
 	if testing.Short() {
 		t.Skip("-short")
 	}
@@ -479,7 +444,7 @@ func TestNetPIPEIntegrationNPtcp(t *testing.T) {
 	var printed []byte
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		port := npFreePort(t)
+		port := freePort(t)
 		recv := exec.CommandContext(ctx, nptcp, "-P", port, "-u", "65536", "-p", "0", "-n", "50")
 		recv.Dir = dir
 		if err := recv.Start(); err != nil {
@@ -523,29 +488,15 @@ func TestNetPIPEIntegrationNPtcp(t *testing.T) {
 }
 
 func FuzzNetPIPE(f *testing.F) {
-	for _, file := range []string{"000-netpipe-NPmpi-infiniband.txt", "nptcp-loopback.out", "np-openmpi-mpirun-tag-output.txt",
-		"np-2.4-lkml-e1000-three-runs.txt", "nptcp-3.7.2-integrity.txt", "np-openmpi-srun-pmi2.txt", "nptcp-3.7.2-stream-failed.txt"} {
-		data, err := os.ReadFile(filepath.Join("testdata", file))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	golden.Seed(f, "testdata/000-netpipe-NPmpi-infiniband.txt", "testdata/nptcp-loopback.out", "testdata/np-openmpi-mpirun-tag-output.txt",
+		"testdata/np-2.4-lkml-e1000-three-runs.txt", "testdata/nptcp-3.7.2-integrity.txt", "testdata/np-openmpi-srun-pmi2.txt", "testdata/nptcp-3.7.2-stream-failed.txt")
 	f.Add([]byte("  0:       1 bytes   3121 times -->      0.19 Mbps in      40.08 usec\n  1: 2 bytes 1 times --> "))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		runs, err := ParseNetPIPE("fuzz", bytes.NewReader(data))
+	fuzzParse(f, ParseNetPIPE, func(t *testing.T, data []byte, runs []*results.Bundle, err error) {
 		again, err2 := ParseNetPIPE("fuzz", bytes.NewReader(data))
 		if (err == nil) != (err2 == nil) || len(runs) != len(again) {
 			t.Fatalf("two parses differ: %v / %v", err, err2)
 		}
-		var se SyntaxErrors
-		if err != nil && !errors.As(err, &se) {
-			t.Fatalf("not a syntax error: %v", err)
-		}
 		for _, b := range runs {
-			if err := b.Validate(); err != nil {
-				t.Fatalf("invalid bundle: %v", err)
-			}
 			if len(b.Samples) == 0 && len(b.Checks) == 0 {
 				t.Fatal("a run with nothing in it")
 			}

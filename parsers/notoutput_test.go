@@ -2,12 +2,16 @@ package parsers_test
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/internal/golden"
+	"github.com/sbench/sbench/internal/parsetest"
 	"github.com/sbench/sbench/parsers"
+	"github.com/sbench/sbench/results"
 )
 
 // sbenchScripts are the sbatch scripts sbench rendered for its examples,
@@ -201,33 +205,22 @@ func TestNoFixtureIsTakenForAScript(t *testing.T) {
 // Parse with "auto" on anything: no panic, syntax errors or bundles that
 // validate, and a file sbench wrote is never read as runs.
 func FuzzParseAuto(f *testing.F) {
-	for _, g := range []string{"testdata/sbench/*.sbatch", "testdata/0*", "/work/shared/fixtures/articles/004-slurm.job"} {
-		files, _ := filepath.Glob(g)
-		for _, file := range files {
-			if data, err := os.ReadFile(file); err == nil {
-				f.Add(data)
-			}
-		}
+	golden.Seed(f, "testdata/sbench/*.sbatch", "testdata/0*")
+	// The articles' job script, where this checkout has the shared fixtures.
+	if data, err := os.ReadFile("/work/shared/fixtures/articles/004-slurm.job"); err == nil {
+		f.Add(data)
 	}
 	f.Add([]byte(rendezvousAddr))
 	f.Add([]byte("#!/bin/sh\n# OSU MPI Latency Test v7.5\n# Size          Latency (us)\n1 1.0\n"))
 	f.Add([]byte("#SBATCH -N 1\n++++++ a: START\n# OSU MPI Latency Test v7.5\n# Size          Latency (us)\n1 1.0\n------ a: END\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		bs, err := parsers.Parse("fuzz", "auto", data)
-		var se parsers.SyntaxErrors
-		switch {
-		case errors.As(err, &se):
-			if bs != nil || len(se) == 0 {
-				t.Fatalf("%d bundles with %d syntax errors", len(bs), len(se))
-			}
-		case err != nil:
-			t.Fatalf("not a syntax error: %v", err)
+	auto := func(name string, r io.Reader) ([]*results.Bundle, error) {
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
 		}
-		for _, b := range bs {
-			if err := b.Validate(); err != nil {
-				t.Fatalf("invalid bundle: %v", err)
-			}
-		}
+		return parsers.Parse(name, "auto", data)
+	}
+	parsetest.Fuzz[parsers.SyntaxErrors](f, auto, func(t *testing.T, data []byte, bs []*results.Bundle, err error) {
 		if why, own := parsers.SbenchWritten("fuzz", data); own && err == nil {
 			t.Fatalf("%s read as %d runs", why, len(bs))
 		}

@@ -1,15 +1,14 @@
 package parsers
 
 import (
-	"bytes"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
 )
 
@@ -566,12 +565,15 @@ func TestOSUSniff(t *testing.T) {
 	}
 }
 
-// osuFixtures lists the OMB outputs in testdata: this parser's own and the
-// articles' (002-004).
+// osuFixturePatterns are the OMB outputs in testdata: this parser's own and
+// the articles' (002-004).
+var osuFixturePatterns = []string{"testdata/osu-*", "testdata/00[23]-osu_*", "testdata/004-erdma-vs-tcp-job11.out"}
+
+// osuFixtures lists the files of osuFixturePatterns.
 func osuFixtures(tb testing.TB) []string {
 	tb.Helper()
 	var files []string
-	for _, pattern := range []string{"testdata/osu-*", "testdata/00[23]-osu_*", "testdata/004-erdma-vs-tcp-job11.out"} {
+	for _, pattern := range osuFixturePatterns {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
 			tb.Fatal(err)
@@ -582,34 +584,10 @@ func osuFixtures(tb testing.TB) []string {
 }
 
 func FuzzOSU(f *testing.F) {
-	for _, file := range osuFixtures(f) {
-		if data, err := os.ReadFile(file); err == nil {
-			f.Add(data)
-		}
-	}
+	golden.Seed(f, osuFixturePatterns...)
 	f.Add([]byte("# OSU MPI Barrier Latency Test v5.6.3\n# Avg Latency(us)\n             1.57\n"))
 	f.Add([]byte("# OSU MPI Allreduce Latency Test v7.4\n# Size Avg Latency(us) Validation\n1 1.53 Pass\n16 1.51 Fail\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		runs, err := ParseOSU("fuzz", bytes.NewReader(data))
-		if err != nil {
-			var se SyntaxErrors
-			if !errors.As(err, &se) || len(se) == 0 || len(se) > MaxErrors+1 {
-				t.Fatalf("error %v (%T)", err, err)
-			}
-			return
-		}
-		for _, b := range runs {
-			if err := b.Validate(); err != nil {
-				t.Fatalf("invalid bundle: %v", err)
-			}
-			for _, s := range b.Samples {
-				if s.X == nil || math.IsNaN(*s.X) || *s.X < 0 {
-					t.Fatalf("sample without a size: %+v", s)
-				}
-			}
-			if _, err := results.Marshal(b); err != nil {
-				t.Fatal(err)
-			}
-		}
+	fuzzParse(f, ParseOSU, func(t *testing.T, data []byte, runs []*results.Bundle, _ error) {
+		checkSizes(t, runs)
 	})
 }

@@ -1,24 +1,13 @@
 package parsers
 
 import (
-	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
 )
-
-func pmFile(t testing.TB, name string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
 
 func TestPerfMainFixtures(t *testing.T) {
 	tests := []struct {
@@ -34,7 +23,7 @@ func TestPerfMainFixtures(t *testing.T) {
 			map[string]string{"transport": "RC", "test": "BW", "direction": "unidirectional", "port": "1", "cpu_mcps": "2993.00", "arch": "X86"}},
 	}
 	for _, tt := range tests {
-		runs, err := Parse(tt.file, "auto", []byte(pmFile(t, tt.file)))
+		runs, err := Parse(tt.file, "auto", []byte(fixture(t, tt.file)))
 		if err != nil {
 			t.Fatalf("%s: %v", tt.file, err)
 		}
@@ -73,7 +62,7 @@ func TestPerfMainFixtures(t *testing.T) {
 }
 
 func TestPerfMainRefusals(t *testing.T) {
-	lines := strings.SplitAfter(pmFile(t, "000-perf_main-rc-bw.txt"), "\n")
+	lines := strings.SplitAfter(fixture(t, "000-perf_main-rc-bw.txt"), "\n")
 	start, bw, end := lines[0], lines[1], lines[2]
 	tests := []struct {
 		what, in, want string
@@ -99,8 +88,8 @@ func TestPerfMainRefusals(t *testing.T) {
 // Two blocks one after the other are two runs; the banner's version goes to
 // both.
 func TestPerfMainSeveralBlocks(t *testing.T) {
-	console := pmFile(t, "perfmain-article000-console.txt")
-	block := pmFile(t, "000-perf_main-rc-bw.txt")
+	console := fixture(t, "perfmain-article000-console.txt")
+	block := fixture(t, "000-perf_main-rc-bw.txt")
 	runs, err := Parse("x", "perf_main", []byte(console+"\n"+block))
 	if err != nil {
 		t.Fatal(err)
@@ -115,29 +104,17 @@ func TestPerfMainSniff(t *testing.T) {
 		"000-perf_main-rc-bw.txt":         "perf_main",
 		"perfmain-article000-console.txt": "perf_main",
 	} {
-		f, err := Detect([]byte(pmFile(t, file)))
+		f, err := Detect([]byte(fixture(t, file)))
 		if err != nil || f.Name != want {
 			t.Errorf("%s: %q, %v", file, f.Name, err)
 		}
 	}
-	if s := sniffPerfMain([]byte(pmFile(t, "nptcp-transmitter.stdout"))); s != 0 {
+	if s := sniffPerfMain([]byte(fixture(t, "nptcp-transmitter.stdout"))); s != 0 {
 		t.Errorf("NetPIPE output scored %d", s)
 	}
 }
 
 func FuzzPerfMain(f *testing.F) {
-	f.Add([]byte(pmFile(f, "000-perf_main-rc-bw.txt")))
-	f.Add([]byte(pmFile(f, "perfmain-article000-console.txt")))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		runs, err := ParsePerfMain("fuzz", bytes.NewReader(data))
-		var se SyntaxErrors
-		if err != nil && !errors.As(err, &se) {
-			t.Fatalf("not a syntax error: %v", err)
-		}
-		for _, b := range runs {
-			if err := b.Validate(); err != nil || len(b.Samples) == 0 {
-				t.Fatalf("bundle %+v: %v", b, err)
-			}
-		}
-	})
+	golden.Seed(f, "testdata/000-perf_main-rc-bw.txt", "testdata/perfmain-article000-console.txt")
+	fuzzParse(f, ParsePerfMain, checkSamples)
 }

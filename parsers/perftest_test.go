@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/golden"
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
 
@@ -27,15 +27,15 @@ func TestPerftestFixtures(t *testing.T) {
 		name   string
 		status results.Status
 		params map[string]string
-		curves []imbCurve
+		curves []curveWant
 	}
-	bw := func(n int, first, last, peak imbPoint) imbCurve {
-		return imbCurve{"bandwidth", "MB/s", n, first, last, peak}
+	bw := func(n int, first, last, peak point) curveWant {
+		return curveWant{"bandwidth", "MB/s", n, first, last, peak}
 	}
-	lat := func(n int, first, last, peak imbPoint) imbCurve {
-		return imbCurve{"latency", "us", n, first, last, peak}
+	lat := func(n int, first, last, peak point) curveWant {
+		return curveWant{"latency", "us", n, first, last, peak}
 	}
-	mibP := func(p imbPoint) imbPoint { return imbPoint{p.x, imbMiB(p.v)} }
+	mibP := func(p point) point { return point{p.x, mibToMB(p.v)} }
 	tests := []struct {
 		file string
 		runs []run
@@ -44,100 +44,100 @@ func TestPerftestFixtures(t *testing.T) {
 			{"ib_write_bw", results.StatusOK, map[string]string{"test": "RDMA_Write BW Test", "device": "mlx4_0", "mtu": "2048",
 				"link_type": "IB", "max_inline_data": "0", "dual_port": "OFF", "number_of_qps": "1", "connection_type": "RC",
 				"local_address": "LID 0x03 QPN 0x3371a PSN 0xe5e87 RKey 0x10011b4e VAddr 0x007f507fa1f000", "role": ""},
-				[]imbCurve{
-					bw(23, mibP(imbPoint{2, 9.78}), mibP(imbPoint{8388608, 3665.25}), mibP(imbPoint{1048576, 3666.12})),
-					{"bandwidth_avg", "MiB/s", 23, imbPoint{2, 9.78}, imbPoint{8388608, 3665.25}, imbPoint{1048576, 3666.12}},
-					{"bandwidth_peak", "MiB/s", 23, imbPoint{2, 9.88}, imbPoint{8388608, 3665.51}, imbPoint{2097152, 3666.33}},
-					{"message_rate", "messages/s", 23, imbPoint{2, 5128076}, imbPoint{8388608, 458}, imbPoint{32, 7794765}},
-					{"message_rate_mpps", "Mpps", 23, imbPoint{2, 5.128076}, imbPoint{8388608, 0.000458}, imbPoint{32, 7.794765}},
+				[]curveWant{
+					bw(23, mibP(point{2, 9.78}), mibP(point{8388608, 3665.25}), mibP(point{1048576, 3666.12})),
+					{"bandwidth_avg", "MiB/s", 23, point{2, 9.78}, point{8388608, 3665.25}, point{1048576, 3666.12}},
+					{"bandwidth_peak", "MiB/s", 23, point{2, 9.88}, point{8388608, 3665.51}, point{2097152, 3666.33}},
+					{"message_rate", "messages/s", 23, point{2, 5128076}, point{8388608, 458}, point{32, 7794765}},
+					{"message_rate_mpps", "Mpps", 23, point{2, 5.128076}, point{8388608, 0.000458}, point{32, 7.794765}},
 				}},
 			{"ib_write_lat", results.StatusOK, map[string]string{"test": "RDMA_Write Latency Test", "latency_value": "t_avg", "max_inline_data": "220"},
-				[]imbCurve{
-					lat(23, imbPoint{2, 1.03}, imbPoint{8388608, 2304.98}, imbPoint{8388608, 2304.98}),
-					{"latency_p999", "us", 23, imbPoint{2, 5.42}, imbPoint{8388608, 2335.48}, imbPoint{8388608, 2335.48}},
-					{"latency_stdev", "us", 23, imbPoint{2, 0.20}, imbPoint{8388608, 6.43}, imbPoint{8388608, 6.43}},
+				[]curveWant{
+					lat(23, point{2, 1.03}, point{8388608, 2304.98}, point{8388608, 2304.98}),
+					{"latency_p999", "us", 23, point{2, 5.42}, point{8388608, 2335.48}, point{8388608, 2335.48}},
+					{"latency_stdev", "us", 23, point{2, 0.20}, point{8388608, 6.43}, point{8388608, 6.43}},
 				}},
 			{"ib_read_bw", results.StatusOK, map[string]string{"outstand_reads": "16"},
-				[]imbCurve{bw(23, mibP(imbPoint{2, 8.98}), mibP(imbPoint{8388608, 3666.17}), mibP(imbPoint{65536, 3669.96}))}},
+				[]curveWant{bw(23, mibP(point{2, 8.98}), mibP(point{8388608, 3666.17}), mibP(point{65536, 3669.96}))}},
 			// A "Conflicting CPU frequency" warning between two rows.
 			{"ib_read_bw", results.StatusOK, nil,
-				[]imbCurve{bw(23, mibP(imbPoint{2, 8.68}), mibP(imbPoint{8388608, 3666.44}), mibP(imbPoint{2097152, 3667.10}))}},
+				[]curveWant{bw(23, mibP(point{2, 8.68}), mibP(point{8388608, 3666.44}), mibP(point{2097152, 3667.10}))}},
 			{"ib_read_lat", results.StatusOK, nil,
-				[]imbCurve{lat(23, imbPoint{2, 2.01}, imbPoint{8388608, 2184.33}, imbPoint{8388608, 2184.33})}},
+				[]curveWant{lat(23, point{2, 2.01}, point{8388608, 2184.33}, point{8388608, 2184.33})}},
 			{"ib_atomic_bw", results.StatusOK, map[string]string{"atomic_type": "FETCH_AND_ADD", "test": "Atomic FETCH_AND_ADD BW Test"},
-				[]imbCurve{bw(1, mibP(imbPoint{8, 18.67}), mibP(imbPoint{8, 18.67}), mibP(imbPoint{8, 18.67}))}},
+				[]curveWant{bw(1, mibP(point{8, 18.67}), mibP(point{8, 18.67}), mibP(point{8, 18.67}))}},
 			{"ib_atomic_lat", results.StatusOK, map[string]string{"atomic_type": "FETCH_AND_ADD"},
-				[]imbCurve{lat(1, imbPoint{8, 2.37}, imbPoint{8, 2.37}, imbPoint{8, 2.37})}},
+				[]curveWant{lat(1, point{8, 2.37}, point{8, 2.37}, point{8, 2.37})}},
 			{"ib_send_bw", results.StatusOK, nil,
-				[]imbCurve{bw(23, mibP(imbPoint{2, 9.90}), mibP(imbPoint{8388608, 3661.76}), mibP(imbPoint{2097152, 3663.52}))}},
+				[]curveWant{bw(23, mibP(point{2, 9.90}), mibP(point{8388608, 3661.76}), mibP(point{2097152, 3663.52}))}},
 			{"ib_send_lat", results.StatusOK, map[string]string{"max_inline_data": "236"},
-				[]imbCurve{lat(23, imbPoint{2, 1.11}, imbPoint{8388608, 2252.46}, imbPoint{8388608, 2252.46})}},
+				[]curveWant{lat(23, point{2, 1.11}, point{8388608, 2252.46}, point{8388608, 2252.46})}},
 		}},
 		// The client's table ends with "Completion with error": kept, failed.
 		{"perftest-2014-read-lat-completion-error.txt", []run{
 			{"ib_read_lat", results.StatusFailed, map[string]string{"latency_value": "t_typical", "role": ""},
-				[]imbCurve{lat(12, imbPoint{2, 2.34}, imbPoint{4096, 4.13}, imbPoint{4096, 4.13}),
-					{"latency_p999", "", 0, imbPoint{}, imbPoint{}, imbPoint{}}}},
+				[]curveWant{lat(12, point{2, 2.34}, point{4096, 4.13}, point{4096, 4.13}),
+					{"latency_p999", "", 0, point{}, point{}, point{}}}},
 		}},
 		{"perftest-write-bw-a-cpufreq-warnings-client-server.txt", []run{
 			{"ib_write_bw", results.StatusOK, map[string]string{"role": "", "pcie_relax_order": "ON", "ibv_wr_api": "ON", "tx_depth": "128"},
-				[]imbCurve{
-					{"bandwidth_avg", "MiB/s", 23, imbPoint{2, 3.88}, imbPoint{8388608, 10787.86}, imbPoint{8388608, 10787.86}},
-					{"bandwidth_peak", "MiB/s", 23, imbPoint{2, 4.26}, imbPoint{8388608, 10788.20}, imbPoint{8388608, 10788.20}},
+				[]curveWant{
+					{"bandwidth_avg", "MiB/s", 23, point{2, 3.88}, point{8388608, 10787.86}, point{8388608, 10787.86}},
+					{"bandwidth_peak", "MiB/s", 23, point{2, 4.26}, point{8388608, 10788.20}, point{8388608, 10788.20}},
 				}},
 			{"ib_write_bw", results.StatusOK, map[string]string{"role": "server", "tx_depth": ""},
-				[]imbCurve{bw(1, mibP(imbPoint{8388608, 10787.86}), mibP(imbPoint{8388608, 10787.86}), mibP(imbPoint{8388608, 10787.86}))}},
+				[]curveWant{bw(1, mibP(point{8388608, 10787.86}), mibP(point{8388608, 10787.86}), mibP(point{8388608, 10787.86}))}},
 		}},
 		{"perftest-roce-k8s-read-lat-write-bw-gbits-server-client.txt", []run{
 			{"ib_read_lat", results.StatusOK, map[string]string{"link_type": "Ethernet", "gid_index": "3", "role": "",
 				"local_gid": "00:00:00:00:00:00:00:00:00:00:255:255:172:31:01:02", "remote_gid": "00:00:00:00:00:00:00:00:00:00:255:255:172:31:01:01"},
-				[]imbCurve{lat(1, imbPoint{2, 4.82}, imbPoint{2, 4.82}, imbPoint{2, 4.82})}},
+				[]curveWant{lat(1, point{2, 4.82}, point{2, 4.82}, point{2, 4.82})}},
 			// The server prints the client's Gb/sec figures under an MB/sec header.
 			{"ib_write_bw", results.StatusOK, map[string]string{"role": "server",
 				"bandwidth_unit_note": "the table header says MB/sec but MsgRate × size matches Gb/sec; read as Gb/sec"},
-				[]imbCurve{
-					bw(1, imbPoint{8388608, ptGb(196.07)}, imbPoint{8388608, ptGb(196.07)}, imbPoint{8388608, ptGb(196.07)}),
-					{"bandwidth_avg", "Gb/s", 1, imbPoint{8388608, 196.07}, imbPoint{8388608, 196.07}, imbPoint{8388608, 196.07}},
+				[]curveWant{
+					bw(1, point{8388608, ptGb(196.07)}, point{8388608, ptGb(196.07)}, point{8388608, ptGb(196.07)}),
+					{"bandwidth_avg", "Gb/s", 1, point{8388608, 196.07}, point{8388608, 196.07}, point{8388608, 196.07}},
 				}},
 			{"ib_write_bw", results.StatusOK, map[string]string{"role": "", "bandwidth_unit_note": ""},
-				[]imbCurve{
-					bw(23, imbPoint{2, ptGb(0.088598)}, imbPoint{8388608, ptGb(196.07)}, imbPoint{1048576, ptGb(196.07)}),
-					{"bandwidth_peak", "Gb/s", 23, imbPoint{2, 0.090062}, imbPoint{8388608, 196.07}, imbPoint{1048576, 196.07}},
-					{"message_rate", "messages/s", 23, imbPoint{2, 5537347}, imbPoint{8388608, 2922}, imbPoint{32, 5815027}},
+				[]curveWant{
+					bw(23, point{2, ptGb(0.088598)}, point{8388608, ptGb(196.07)}, point{1048576, ptGb(196.07)}),
+					{"bandwidth_peak", "Gb/s", 23, point{2, 0.090062}, point{8388608, 196.07}, point{1048576, 196.07}},
+					{"message_rate", "messages/s", 23, point{2, 5537347}, point{8388608, 2922}, point{32, 5815027}},
 				}},
 		}},
 		// perftest 1.x: no Dual-port line, "2048B", four columns, 66 dashes.
 		{"perftest-1.x-write-bw-four-columns.txt", []run{
 			{"ib_write_bw", results.StatusOK, map[string]string{"mtu": "2048", "max_inline_data": "0", "tx_depth": "300", "dual_port": ""},
-				[]imbCurve{
-					bw(1, mibP(imbPoint{65536, 939.37}), mibP(imbPoint{65536, 939.37}), mibP(imbPoint{65536, 939.37})),
-					{"message_rate", "", 0, imbPoint{}, imbPoint{}, imbPoint{}},
+				[]curveWant{
+					bw(1, mibP(point{65536, 939.37}), mibP(point{65536, 939.37}), mibP(point{65536, 939.37})),
+					{"message_rate", "", 0, point{}, point{}, point{}},
 				}},
 		}},
 		// A -D run: the peak is printed as 0.00, i.e. not measured.
 		{"perftest-post-list-gbits-duration-issue273.txt", []run{
 			{"ib_write_bw", results.StatusOK, map[string]string{"test": "RDMA_Write Post List BW Test", "post_list": "128", "device": "ib0"},
-				[]imbCurve{
-					bw(1, imbPoint{8, ptGb(0.48)}, imbPoint{8, ptGb(0.48)}, imbPoint{8, ptGb(0.48)}),
-					{"bandwidth_peak", "", 0, imbPoint{}, imbPoint{}, imbPoint{}},
-					{"message_rate", "messages/s", 1, imbPoint{8, 7498617}, imbPoint{8, 7498617}, imbPoint{8, 7498617}},
+				[]curveWant{
+					bw(1, point{8, ptGb(0.48)}, point{8, ptGb(0.48)}, point{8, ptGb(0.48)}),
+					{"bandwidth_peak", "", 0, point{}, point{}, point{}},
+					{"message_rate", "messages/s", 1, point{8, 7498617}, point{8, 7498617}, point{8, 7498617}},
 				}},
 		}},
 		{"perftest-server-send-lat-client-read-bw-tabs.txt", []run{
 			{"ib_send_lat", results.StatusOK, map[string]string{"role": "server", "rx_depth": "512", "local_address": "LID 0x0a QPN 0x0214 PSN 0xc7eeb1"},
-				[]imbCurve{
-					lat(1, imbPoint{2, 1.01}, imbPoint{2, 1.01}, imbPoint{2, 1.01}),
-					{"latency_p999", "us", 1, imbPoint{2, 3.45}, imbPoint{2, 3.45}, imbPoint{2, 3.45}},
+				[]curveWant{
+					lat(1, point{2, 1.01}, point{2, 1.01}, point{2, 1.01}),
+					{"latency_p999", "us", 1, point{2, 3.45}, point{2, 3.45}, point{2, 3.45}},
 				}},
 			{"ib_read_bw", results.StatusOK, map[string]string{"role": ""},
-				[]imbCurve{
-					bw(1, mibP(imbPoint{65536, 11708.31}), mibP(imbPoint{65536, 11708.31}), mibP(imbPoint{65536, 11708.31})),
-					{"message_rate", "messages/s", 1, imbPoint{65536, 187333}, imbPoint{65536, 187333}, imbPoint{65536, 187333}},
+				[]curveWant{
+					bw(1, mibP(point{65536, 11708.31}), mibP(point{65536, 11708.31}), mibP(point{65536, 11708.31})),
+					{"message_rate", "messages/s", 1, point{65536, 187333}, point{65536, 187333}, point{65536, 187333}},
 				}},
 		}},
 	}
 	for _, tt := range tests {
-		runs := imbReadFixture(t, tt.file, "perftest")
+		runs := readFixture(t, tt.file, "perftest")
 		if len(runs) != len(tt.runs) {
 			t.Errorf("%s: %d runs, want %d", tt.file, len(runs), len(tt.runs))
 			continue
@@ -153,28 +153,28 @@ func TestPerftestFixtures(t *testing.T) {
 					t.Errorf("%s: param %s = %q, want %q", where, k, b.Params[k], v)
 				}
 			}
-			imbCheckCurves(t, where, b, w.curves)
+			checkCurves(t, where, b, w.curves)
 		}
 	}
 }
 
 // Every statistic of a latency row lands where the report expects it.
 func TestPerftestLatencyStatistics(t *testing.T) {
-	runs := imbReadFixture(t, "perftest-mlx4-qdr-a-iter20000-nine-runs.txt", "perftest")
-	s := imbCurveOf(runs[1], "latency")[0] // " 2 20000 0.88 6.84 0.98 1.03 0.20 1.21 5.42"
+	runs := readFixture(t, "perftest-mlx4-qdr-a-iter20000-nine-runs.txt", "perftest")
+	s := curve(runs[1], "latency")[0] // " 2 20000 0.88 6.84 0.98 1.03 0.20 1.21 5.42"
 	if s.Value != 1.03 || *s.Min != 0.88 || *s.Max != 6.84 || *s.P50 != 0.98 || *s.P99 != 1.21 || s.Iterations != 20000 {
 		t.Errorf("2-byte write latency %+v", s)
 	}
-	old := imbReadFixture(t, "perftest-2014-read-lat-completion-error.txt", "perftest")[0]
-	s = imbCurveOf(old, "latency")[0] // " 2 1000 2.29 15.78 2.34": no t_avg, no percentiles
+	old := readFixture(t, "perftest-2014-read-lat-completion-error.txt", "perftest")[0]
+	s = curve(old, "latency")[0] // " 2 1000 2.29 15.78 2.34": no t_avg, no percentiles
 	if s.Value != 2.34 || *s.P50 != 2.34 || *s.Min != 2.29 || *s.Max != 15.78 || s.P99 != nil {
 		t.Errorf("old 2-byte read latency %+v", s)
 	}
 	if !strings.Contains(old.Error, "Completion with error at client") || !strings.Contains(old.Error, "Failed status 10") {
 		t.Errorf("error %q", old.Error)
 	}
-	bw := imbCurveOf(imbReadFixture(t, "perftest-mlx4-qdr-a-iter20000-nine-runs.txt", "perftest")[0], "bandwidth")[0]
-	if !imbNear(bw.Value, imbMiB(9.78)) || !imbNear(*bw.Max, imbMiB(9.88)) {
+	bw := curve(readFixture(t, "perftest-mlx4-qdr-a-iter20000-nine-runs.txt", "perftest")[0], "bandwidth")[0]
+	if !near(bw.Value, mibToMB(9.78)) || !near(*bw.Max, mibToMB(9.88)) {
 		t.Errorf("2-byte write bandwidth %+v", bw)
 	}
 }
@@ -186,12 +186,12 @@ func TestPerftestSyntaxErrors(t *testing.T) {
 		line        int
 		msg         string
 	}{
-		{"bad number", imbReplaceLine(t, f, 18, " 8          224958464        0.00               0.4.8   \t\t   7.498617"), 18, `"0.4.8", want a number`},
-		{"missing column", imbReplaceLine(t, f, 18, " 8          224958464        0.00               0.48"), 18, "row has 4 columns"},
-		{"not closed", imbCutLines(t, f, 18), 19, "not closed by a rule line"},
-		{"header without rows", imbReplaceLine(t, f, 18, "-----------"), 17, "result table has no rows"},
-		{"unknown column", imbReplaceLine(t, f, 17, " #bytes     #iterations    BW peak[Gb/sec]    Foo[bar]"), 17, `unknown column "Foo[bar]"`},
-		{"unknown unit", imbReplaceLine(t, f, 17, " #bytes     #iterations    BW peak[kB/sec]    BW average[Gb/sec]   MsgRate[Mpps]"), 17, `"kB/sec"`},
+		{"bad number", replaceLine(t, f, 18, " 8          224958464        0.00               0.4.8   \t\t   7.498617"), 18, `"0.4.8", want a number`},
+		{"missing column", replaceLine(t, f, 18, " 8          224958464        0.00               0.48"), 18, "row has 4 columns"},
+		{"not closed", cutLines(t, f, 18), 19, "not closed by a rule line"},
+		{"header without rows", replaceLine(t, f, 18, "-----------"), 17, "result table has no rows"},
+		{"unknown column", replaceLine(t, f, 17, " #bytes     #iterations    BW peak[Gb/sec]    Foo[bar]"), 17, `unknown column "Foo[bar]"`},
+		{"unknown unit", replaceLine(t, f, 17, " #bytes     #iterations    BW peak[kB/sec]    BW average[Gb/sec]   MsgRate[Mpps]"), 17, `"kB/sec"`},
 	}
 	for _, tt := range tests {
 		_, err := Parse("in.txt", "perftest", []byte(tt.input))
@@ -210,7 +210,7 @@ func TestPerftestSyntaxErrors(t *testing.T) {
 // issue #82). The row of issue #273 with its sign flipped stands for one:
 // the run is kept but invalid.
 func TestPerftestNegativeIsInvalid(t *testing.T) {
-	in := imbReplaceLine(t, "perftest-post-list-gbits-duration-issue273.txt", 18, " 8          224958464        0.00               -0.48   \t\t   7.498617")
+	in := replaceLine(t, "perftest-post-list-gbits-duration-issue273.txt", 18, " 8          224958464        0.00               -0.48   \t\t   7.498617")
 	runs, err := ParsePerftest("neg", strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
@@ -305,19 +305,8 @@ func TestPerftestSniff(t *testing.T) {
 // which holds no result and must be refused; with one, the client's run
 // must parse.
 func TestPerftestIntegration(t *testing.T) {
-	bin, err := exec.LookPath("ib_write_bw")
-	if err != nil {
-		if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-			t.Fatal("ib_write_bw (Debian package perftest) is not installed")
-		}
-		t.Skip("ib_write_bw (Debian package perftest) is not installed")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
+	bin := testenv.LookPath(t, "ib_write_bw", "perftest")
+	port := freePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	args := []string{"-s", "65536", "-n", "1000", "-p", port}
@@ -349,49 +338,23 @@ func TestPerftestIntegration(t *testing.T) {
 	if len(runs) != 1 || runs[0].Benchmark.Name != "ib_write_bw" {
 		t.Fatalf("runs %+v", runs)
 	}
-	bw := imbCurveOf(runs[0], "bandwidth")
+	bw := curve(runs[0], "bandwidth")
 	if len(bw) != 1 || *bw[0].X != 65536 || bw[0].Value <= 0 || bw[0].Iterations != 1000 {
 		t.Errorf("bandwidth %+v", bw)
 	}
 }
 
 func FuzzPerftest(f *testing.F) {
-	files, _ := filepath.Glob("testdata/perftest-*")
-	for _, file := range files {
-		if data, err := os.ReadFile(file); err == nil {
-			for _, seed := range imbFuzzSeeds(data) {
-				f.Add(seed)
-			}
+	for _, data := range golden.Files(f, "testdata/perftest-*") {
+		for _, seed := range seedPieces(data) {
+			f.Add(seed)
 		}
 	}
 	f.Add([]byte("* Waiting for client to connect... *\nSend BW Test\n #bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]\n 2 5 0.00 1.0 0.5\n----------\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		runs, err := ParsePerftest("fuzz", bytes.NewReader(data))
-		if err != nil {
-			var se SyntaxErrors
-			if !errors.As(err, &se) || len(se) == 0 || len(se) > MaxErrors+1 {
-				t.Fatalf("error %v (%T)", err, err)
-			}
-			return
-		}
-		lines := bytes.Count(data, []byte("\n")) + 1
-		n := 0
-		for _, b := range runs {
-			if err := b.Validate(); err != nil {
-				t.Fatalf("invalid bundle: %v", err)
-			}
-			for _, s := range b.Samples {
-				if s.X == nil || *s.X < 0 {
-					t.Fatalf("sample without a size: %+v", s)
-				}
-			}
-			n += len(b.Samples)
-			if _, err := results.Marshal(b); err != nil {
-				t.Fatal(err)
-			}
-		}
+	fuzzParse(f, ParsePerftest, func(t *testing.T, data []byte, runs []*results.Bundle, _ error) {
+		checkSizes(t, runs)
 		// A dual-port bandwidth row yields the most samples: 13.
-		if n > 13*lines {
+		if n, lines := samples(runs), bytes.Count(data, []byte("\n"))+1; n > 13*lines {
 			t.Fatalf("%d samples from %d lines", n, lines)
 		}
 	})

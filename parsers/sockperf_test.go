@@ -10,12 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/golden"
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
 
 func spRead(t *testing.T, file string) *results.Bundle {
 	t.Helper()
-	runs, err := Parse(file, "auto", []byte(pmFile(t, file)))
+	runs, err := Parse(file, "auto", []byte(fixture(t, file)))
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
@@ -184,13 +186,13 @@ sockperf: ---> percentile 99.999 = 11533.498
 }
 
 func TestSockperfRefusals(t *testing.T) {
-	pp := pmFile(t, "sockperf-pingpong-tcp.txt")
+	pp := fixture(t, "sockperf-pingpong-tcp.txt")
 	lines := strings.SplitAfter(pp, "\n")
-	tp := pmFile(t, "sockperf-3.7-throughput-tcp-issue140.txt")
+	tp := fixture(t, "sockperf-3.7-throughput-tcp-issue140.txt")
 	tests := []struct {
 		what, in, want string
 	}{
-		{"connection refused", pmFile(t, "sockperf-3.7-refused.txt"), "x:2: no sockperf results: sockperf failed: ERROR: Can`t connect socket (errno=111 Connection refused)"},
+		{"connection refused", fixture(t, "sockperf-3.7-refused.txt"), "x:2: no sockperf results: sockperf failed: ERROR: Can`t connect socket (errno=111 Connection refused)"},
 		{"cut before <MIN>", strings.Join(lines[:len(lines)-2], ""), "x:25: sockperf statistics of server 0 (line 10) are cut short: the average, <MAX> or <MIN> line is missing"},
 		{"percentile 1.2.3", strings.Replace(pp, "percentile 90.000 =    9.317", "percentile 90.000 =    9.3.17", 1), `x:21: sockperf: "9.3.17" in "---> percentile 90.000 =    9.3.17" is not a number`},
 		{"average without a number", strings.Replace(pp, "avg-latency=9.868", "avg-latency=", 1), `x:12: sockperf: "(std-dev=24.817)" in "====> avg-latency= (std-dev=24.817)" is not a number`},
@@ -211,8 +213,8 @@ func TestSockperfRefusals(t *testing.T) {
 // Two runs in one job output; a web page's copy that lost the escape byte
 // of the colour codes.
 func TestSockperfSeveralRunsAndBareColourCodes(t *testing.T) {
-	bare := strings.ReplaceAll(pmFile(t, "sockperf-pingpong-tcp.txt"), "\x1b", "")
-	in := "srun: job 123 queued and waiting for resources\n" + bare + pmFile(t, "sockperf-3.7-throughput-tcp.txt")
+	bare := strings.ReplaceAll(fixture(t, "sockperf-pingpong-tcp.txt"), "\x1b", "")
+	in := "srun: job 123 queued and waiting for resources\n" + bare + fixture(t, "sockperf-3.7-throughput-tcp.txt")
 	runs, err := Parse("x", "auto", []byte(in))
 	if err != nil {
 		t.Fatal(err)
@@ -224,24 +226,24 @@ func TestSockperfSeveralRunsAndBareColourCodes(t *testing.T) {
 
 func TestSockperfSniff(t *testing.T) {
 	for _, file := range []string{"sockperf-pingpong-tcp.txt", "sockperf-3.7-throughput-udp.txt", "sockperf-3.7-refused.txt", "sockperf-issue106-pingpong-tcp-one-observation.txt"} {
-		if f, err := Detect([]byte(pmFile(t, file))); err != nil || f.Name != "sockperf" {
+		if f, err := Detect([]byte(fixture(t, file))); err != nil || f.Name != "sockperf" {
 			t.Errorf("%s: %q %v", file, f.Name, err)
 		}
 	}
-	if s := sniffSockperf([]byte(pmFile(t, "000-perf_main-rc-bw.txt"))); s != 0 {
+	if s := sniffSockperf([]byte(fixture(t, "000-perf_main-rc-bw.txt"))); s != 0 {
 		t.Errorf("perf_main scored %d", s)
 	}
 }
 
 // Runs a sockperf server and a short TCP ping-pong against it.
 func TestSockperfIntegration(t *testing.T) {
-	sockperf := npRequireTool(t, "sockperf")
+	sockperf := testenv.LookPath(t, "sockperf", "sockperf")
 	if testing.Short() {
 		t.Skip("-short")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	port := npFreePort(t)
+	port := freePort(t)
 	srv := exec.CommandContext(ctx, sockperf, "server", "--tcp", "-i", "127.0.0.1", "-p", port)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
@@ -270,19 +272,6 @@ func TestSockperfIntegration(t *testing.T) {
 }
 
 func FuzzSockperf(f *testing.F) {
-	for _, file := range []string{"sockperf-pingpong-tcp.txt", "sockperf-3.7-throughput-tcp.txt", "sockperf-3.7-refused.txt"} {
-		f.Add([]byte(pmFile(f, file)))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		runs, err := ParseSockperf("fuzz", bytes.NewReader(data))
-		var se SyntaxErrors
-		if err != nil && !errors.As(err, &se) {
-			t.Fatalf("not a syntax error: %v", err)
-		}
-		for _, b := range runs {
-			if err := b.Validate(); err != nil || len(b.Samples) == 0 {
-				t.Fatalf("bundle %+v: %v", b, err)
-			}
-		}
-	})
+	golden.Seed(f, "testdata/sockperf-pingpong-tcp.txt", "testdata/sockperf-3.7-throughput-tcp.txt", "testdata/sockperf-3.7-refused.txt")
+	fuzzParse(f, ParseSockperf, checkSamples)
 }

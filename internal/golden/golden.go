@@ -75,7 +75,7 @@ func Check[T ~string | ~[]byte](t testing.TB, path string, got T) {
 		t.Fatalf("%v (go test -update creates it)", err)
 	}
 	if string(want) != string(got) {
-		t.Errorf("%s differs from the output (go test -update rewrites it; review the diff):\n%s", path, diff(string(want), string(got)))
+		t.Errorf("%s differs from the output (go test -update rewrites it; review the diff):\n%s", path, Diff(string(want), string(got)))
 	}
 }
 
@@ -99,9 +99,10 @@ func CheckJSON(t testing.TB, path string, v any) {
 // -update shows the rest better.
 const maxDiffLines = 10
 
-// diff lists the lines of got that differ from want, by line number, at
-// most ten of them; "" when they are equal.
-func diff(want, got string) string {
+// Diff lists the lines of got that differ from want, by line number, at
+// most ten of them; "" when they are equal. Check's failures use it; so can
+// a test that compares with a file no -update may rewrite.
+func Diff(want, got string) string {
 	if want == got {
 		return ""
 	}

@@ -17,8 +17,8 @@ func TestDiff(t *testing.T) {
 		{"a\n", "a", "want 2 bytes, got 1"},
 		{strings.Repeat("x\n", 20), strings.Repeat("y\n", 20), "… and more (want 21 lines, got 21)"},
 	} {
-		if d := diff(tt.want, tt.got); !strings.Contains(d, tt.has) || (tt.has == "") != (d == "") {
-			t.Errorf("diff(%q, %q) = %q, want it to hold %q", tt.want, tt.got, d, tt.has)
+		if d := Diff(tt.want, tt.got); !strings.Contains(d, tt.has) || (tt.has == "") != (d == "") {
+			t.Errorf("Diff(%q, %q) = %q, want it to hold %q", tt.want, tt.got, d, tt.has)
 		}
 	}
 }

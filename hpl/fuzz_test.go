@@ -1,12 +1,11 @@
 package hpl
 
 import (
-	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/sbench/sbench/internal/golden"
+	"github.com/sbench/sbench/internal/parsetest"
 	"github.com/sbench/sbench/parsers"
 	"github.com/sbench/sbench/results"
 )
@@ -14,15 +13,7 @@ import (
 // addSeeds feeds every fixture, and a few fragments that stop at awkward
 // places, to a fuzz target.
 func addSeeds(f *testing.F) {
-	names, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, n := range names {
-		data, err := os.ReadFile(n)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, data := range golden.Files(f, "testdata/*.txt") {
 		f.Add(data)
 		// The same output quoted without its T/V headers.
 		if cut := withoutHeaders(string(data)); cut != string(data) {
@@ -53,31 +44,18 @@ func addSeeds(f *testing.F) {
 	}
 }
 
-// checkParse is what every fuzz input must satisfy: no panic (the fuzzer
-// sees those), either bundles that validate and encode, or syntax errors
-// that name the input.
-func checkParse(t *testing.T, bs []*results.Bundle, err error) {
+// checkParse is what HPL's parsers add to parsetest's rules: syntax errors
+// that name the input, and a reason for every invalid run.
+func checkParse(t *testing.T, _ []byte, bs []*results.Bundle, err error) {
 	var se parsers.SyntaxErrors
-	switch {
-	case errors.As(err, &se):
-		if bs != nil {
-			t.Fatalf("bundles returned with syntax errors")
-		}
+	if errors.As(err, &se) {
 		for _, e := range se {
-			if e.FileName != "fuzz" || e.Line < 0 || e.Msg == "" {
+			if e.FileName != parsetest.Name || e.Line < 0 || e.Msg == "" {
 				t.Fatalf("bad syntax error %+v", e)
 			}
 		}
-	case err != nil:
-		t.Fatalf("not a syntax error: %v", err)
 	}
 	for _, b := range bs {
-		if err := b.Validate(); err != nil {
-			t.Fatalf("invalid bundle: %v", err)
-		}
-		if _, err := results.Marshal(b); err != nil {
-			t.Fatalf("bundle does not encode: %v", err)
-		}
 		if b.Status == results.StatusInvalid && b.Error == "" {
 			t.Fatalf("invalid bundle without a reason")
 		}
@@ -86,17 +64,13 @@ func checkParse(t *testing.T, bs []*results.Bundle, err error) {
 
 func FuzzHPL(f *testing.F) {
 	addSeeds(f)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		bs, err := ParseHPL("fuzz", bytes.NewReader(data))
-		checkParse(t, bs, err)
-	})
+	parsetest.Fuzz[parsers.SyntaxErrors](f, ParseHPL, checkParse)
 }
 
 func FuzzHPCC(f *testing.F) {
 	addSeeds(f)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		bs, err := ParseHPCC("fuzz", bytes.NewReader(data))
-		checkParse(t, bs, err)
+	parsetest.Fuzz[parsers.SyntaxErrors](f, ParseHPCC, func(t *testing.T, data []byte, bs []*results.Bundle, err error) {
+		checkParse(t, data, bs, err)
 		if len(bs) > 0 && bs[len(bs)-1].Benchmark.Name != "hpcc" {
 			t.Fatalf("no hpcc bundle last")
 		}

@@ -1,19 +1,14 @@
 package hpl
 
 import (
-	"bytes"
-	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/parsers"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/golden/*.json from the parsers' output")
 
 // goldenInputs are the real outputs of testdata (see testdata/README.md)
 // that parse; each has testdata/golden/NAME.json, the bundles as JSON
@@ -54,48 +49,7 @@ func TestGolden(t *testing.T) {
 				}
 				b.Raw = ""
 			}
-			var got bytes.Buffer
-			enc := json.NewEncoder(&got)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(bundles); err != nil {
-				t.Fatal(err)
-			}
-			golden := filepath.Join("testdata", "golden", strings.TrimSuffix(name, ".txt")+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("bundles differ from %s (go test -update rewrites it; review the diff):\n%s", golden, firstDiff(got.String(), string(want)))
-			}
+			golden.CheckJSON(t, filepath.Join("testdata", "golden", strings.TrimSuffix(name, ".txt")+".json"), bundles)
 		})
 	}
-}
-
-// firstDiff shows the first differing line of two texts, with context.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + strconv.Itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
-		}
-	}
-	return "(no line differs)"
 }

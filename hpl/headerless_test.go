@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/parsers"
 	"github.com/sbench/sbench/results"
 )
@@ -112,7 +113,7 @@ func TestHPLWithoutHeaderReadsAsWithIt(t *testing.T) {
 				t.Fatalf("without its header: %v", err)
 			}
 			if g, w := bundlesJSON(t, got), bundlesJSON(t, want); g != w {
-				t.Errorf("without its header:\n%s", firstDiff(g, w))
+				t.Errorf("without its header:\n%s", golden.Diff(w, g))
 			}
 			parseAuto(t, name, cut)
 		})

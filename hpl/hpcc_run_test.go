@@ -11,18 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
-
-// requireIntegration skips a test that needs a tool that is not installed,
-// or fails it under SBENCH_REQUIRE_INTEGRATION=1 (CI).
-func requireIntegration(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-		t.Fatalf("SBENCH_REQUIRE_INTEGRATION=1 but %s", why)
-	}
-	t.Skip(why)
-}
 
 // TestHPCCRunsGeneratedInput gives the real hpcc (Debian's) an
 // hpccinf.txt that sets every value away from its default and lists
@@ -32,11 +23,8 @@ func TestHPCCRunsGeneratedInput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs hpcc (about 3 s)")
 	}
-	for _, tool := range []string{"hpcc", "mpirun"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			requireIntegration(t, tool+" is not installed (apt-get install hpcc openmpi-bin)")
-		}
-	}
+	testenv.LookPath(t, "hpcc", "hpcc")
+	testenv.LookPath(t, "mpirun", "openmpi-bin")
 	in := Input{
 		Ns: []int{400, 480}, NBs: []int{32, 40}, PMAP: PMapColumn, Grids: []Grid{{1, 2}, {2, 1}},
 		Threshold: 20, PFACTs: []Fact{FactLeft}, NBMINs: []int{2}, NDIVs: []int{3},

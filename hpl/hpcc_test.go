@@ -3,7 +3,6 @@ package hpl
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
 
@@ -249,14 +249,8 @@ func TestHPCCName(t *testing.T) {
 // TestHPCCRealRun runs the hpcc installed here (2 ranks, N=1000, about a
 // second) and parses what it wrote.
 func TestHPCCRealRun(t *testing.T) {
-	hpcc, err1 := exec.LookPath("hpcc")
-	mpirun, err2 := exec.LookPath("mpirun")
-	if err := errors.Join(err1, err2); err != nil {
-		if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-			t.Fatalf("SBENCH_REQUIRE_INTEGRATION=1 but: %v", err)
-		}
-		t.Skipf("hpcc or mpirun not installed: %v", err)
-	}
+	hpcc := testenv.LookPath(t, "hpcc", "hpcc")
+	mpirun := testenv.LookPath(t, "mpirun", "openmpi-bin")
 	dir := t.TempDir()
 	in := strings.Replace(string(readFixture(t, "hpccinf.txt")), "3000         Ns", "1000         Ns", 1)
 	if err := os.WriteFile(filepath.Join(dir, "hpccinf.txt"), []byte(in), 0o644); err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sbench/sbench/internal/golden"
 )
 
 // labInput is the lab's hpccinf.txt (testdata/hpccinf.txt): HPCC's own
@@ -29,7 +31,7 @@ func TestHPCCInfIsHPCCsSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("hpccinf.txt differs from testdata/hpccinf.txt:\n%s", firstDiff(string(got), string(want)))
+		t.Errorf("hpccinf.txt differs from testdata/hpccinf.txt:\n%s", golden.Diff(string(want), string(got)))
 	}
 	// HPL.dat is the same 31 lines, results on standard output.
 	dat, err := labInput().HPLDat()
@@ -38,7 +40,7 @@ func TestHPCCInfIsHPCCsSample(t *testing.T) {
 	}
 	wantDat := strings.Replace(strings.Join(strings.SplitAfter(string(want), "\n")[:31], ""), "\n8            device out", "\n6            device out", 1)
 	if string(dat) != wantDat {
-		t.Errorf("HPL.dat:\n%s", firstDiff(string(dat), wantDat))
+		t.Errorf("HPL.dat:\n%s", golden.Diff(wantDat, string(dat)))
 	}
 }
 
@@ -102,20 +104,7 @@ func TestInputGolden(t *testing.T) {
 			if !equalInput(back, in) {
 				t.Errorf("read back as\n%+v\nwant\n%+v", back, in)
 			}
-			path := filepath.Join("testdata", "golden", tc.name)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test -update creates it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("differs from %s:\n%s", path, firstDiff(string(got), string(want)))
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", tc.name), got)
 		})
 	}
 }

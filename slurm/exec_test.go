@@ -3,24 +3,16 @@ package slurm
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
-)
 
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		requireIntegration(t, name+" is not installed")
-	}
-	return p
-}
+	"github.com/sbench/sbench/internal/testenv"
+)
 
 // argv reaches the program as is: no shell, no splitting on spaces.
 func TestExecPassesArgvAsIs(t *testing.T) {
-	printf := needTool(t, "printf")
+	printf := testenv.LookPath(t, "printf", "")
 	args := []string{"a b", "'quoted'", "$HOME", "x;y", "*"}
 	stdout, stderr, err := Exec{}.Run(context.Background(), append([]string{printf, "[%s]"}, args...), nil, "")
 	if err != nil {
@@ -32,7 +24,7 @@ func TestExecPassesArgvAsIs(t *testing.T) {
 }
 
 func TestExecEnvDirAndExitStatus(t *testing.T) {
-	sh := needTool(t, "sh")
+	sh := testenv.LookPath(t, "sh", "")
 	dir := t.TempDir()
 	stdout, _, err := Exec{}.Run(context.Background(), []string{sh, "-c", `echo "$SBENCH_X"; pwd -P; echo oops >&2; exit 3`},
 		[]string{"SBENCH_X=42"}, dir)
@@ -53,7 +45,7 @@ func TestExecEnvDirAndExitStatus(t *testing.T) {
 }
 
 func TestExecCancel(t *testing.T) {
-	sleep := needTool(t, "sleep")
+	sleep := testenv.LookPath(t, "sleep", "")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()

@@ -3,22 +3,12 @@ package slurm
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
-)
 
-// requireIntegration skips a test that needs something this machine lacks,
-// unless SBENCH_REQUIRE_INTEGRATION=1 (CI), where a skip would hide a
-// broken setup.
-func requireIntegration(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-		t.Fatalf("SBENCH_REQUIRE_INTEGRATION=1 but %s", why)
-	}
-	t.Skip(why)
-}
+	"github.com/sbench/sbench/internal/testenv"
+)
 
 // TestRealCluster runs the shared suite against the Slurm that SLURM_CONF
 // names, e.g. one started with slurm/testcluster/start.sh:
@@ -28,12 +18,10 @@ func requireIntegration(t *testing.T, why string) {
 //	slurm/testcluster/stop.sh /tmp/lab
 func TestRealCluster(t *testing.T) {
 	if os.Getenv("SLURM_CONF") == "" {
-		requireIntegration(t, "SLURM_CONF is not set (start a lab with slurm/testcluster/start.sh)")
+		testenv.Require(t, "SLURM_CONF is not set (start a lab with slurm/testcluster/start.sh)")
 	}
 	for _, tool := range []string{"sbatch", "squeue", "scontrol", "scancel", "sacct"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			requireIntegration(t, tool+" is not installed")
-		}
+		testenv.LookPath(t, tool, "slurm-client")
 	}
 	// Slurm's daemons run the job scripts and write their output here: a
 	// directory of ours under /tmp, readable by them.

@@ -13,6 +13,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sbench/sbench/internal/golden"
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
 
@@ -49,7 +51,7 @@ func TestExportBenchfmtGolden(t *testing.T) {
 	if err := db.ExportBenchfmt(context.Background(), &buf, Filter{}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "export.benchfmt", buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "export.benchfmt"), buf.Bytes())
 }
 
 // TestExportBenchfmtFollowsTheFormat checks every line against the rules
@@ -112,11 +114,7 @@ func TestExportBenchfmtFollowsTheFormat(t *testing.T) {
 // TestBenchstatReadsExport runs benchstat itself, from the module proxy, on
 // an export: it must parse every line and compare the two fabrics.
 func TestBenchstatReadsExport(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		requireIntegrationStore(t, "no go command to run benchstat with")
-		return
-	}
+	goBin := testenv.LookPath(t, "go", "")
 	db := benchfmtArchive(t)
 	dir := t.TempDir()
 	var ib, eth bytes.Buffer
@@ -136,8 +134,7 @@ func TestBenchstatReadsExport(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if bytes.Contains(out, []byte("proxy")) || bytes.Contains(out, []byte("dial tcp")) || bytes.Contains(out, []byte("no such host")) {
-			requireIntegrationStore(t, "benchstat cannot be fetched: "+firstLine(out))
-			return
+			testenv.Require(t, "benchstat cannot be fetched: "+firstLine(out))
 		}
 		t.Fatalf("benchstat: %v\n%s", err, out)
 	}
@@ -158,14 +155,6 @@ func TestBenchstatReadsExport(t *testing.T) {
 // benchstatVersion is the golang.org/x/perf the benchfmt export is tested
 // with.
 const benchstatVersion = "v0.0.0-20260908200009-22c9c6c9d4da"
-
-func requireIntegrationStore(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-		t.Fatalf("SBENCH_REQUIRE_INTEGRATION=1 but %s", why)
-	}
-	t.Skip(why)
-}
 
 func firstLine(b []byte) string {
 	s, _, _ := strings.Cut(string(b), "\n")

@@ -5,40 +5,15 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}
 
 // exportArchive is a small archive whose exports are golden files: an OSU
 // run with statistics and a rank pair, an HPL run with scalars, and a run
@@ -83,8 +58,8 @@ func TestExportGolden(t *testing.T) {
 			if err := db.ExportJSON(ctx, &j, tt.filter); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name+".csv", c.Bytes())
-			golden(t, tt.name+".json", j.Bytes())
+			golden.Check(t, filepath.Join("testdata", tt.name+".csv"), c.Bytes())
+			golden.Check(t, filepath.Join("testdata", tt.name+".json"), j.Bytes())
 			if !json.Valid(j.Bytes()) {
 				t.Errorf("JSON export is not valid JSON:\n%s", j.Bytes())
 			}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
@@ -149,12 +150,7 @@ func TestPDFAndSVG(t *testing.T) {
 	if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
 		t.Fatalf("pdf starts %q", pdf[:8])
 	}
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-			t.Fatal("SBENCH_REQUIRE_INTEGRATION=1 but pdftotext is not installed")
-		}
-		t.Skip("pdftotext (poppler-utils) is not installed")
-	}
+	testenv.LookPath(t, "pdftotext", "poppler-utils")
 	path := filepath.Join(t.TempDir(), "t.pdf")
 	os.WriteFile(path, pdf, 0o644)
 	text, err := exec.Command("pdftotext", path, "-").Output()

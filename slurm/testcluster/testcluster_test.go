@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/slurm"
 )
 
@@ -25,10 +26,7 @@ func needLab(t *testing.T) {
 	if err == nil {
 		return
 	}
-	if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-		t.Fatalf("SBENCH_REQUIRE_INTEGRATION=1 but %v", err)
-	}
-	t.Skip(err)
+	testenv.Require(t, err.Error())
 }
 
 // pids reads the lab's pid files: daemon -> pid.

@@ -8,10 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -413,12 +414,6 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
-// SortedKeys returns the keys of m in order, for deterministic output.
-func SortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+// SortedKeys returns the keys of m in order, for deterministic output. It
+// is slices.Sorted(maps.Keys(m)), which new code may as well write out.
+func SortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

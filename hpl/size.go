@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/sbench/sbench/sizes"
 )
 
 // Sizing defaults: HPL's matrix takes 80% of the memory (the rest is the
@@ -85,21 +86,21 @@ func Size(req SizeRequest) (Sizing, error) {
 	}
 	total := float64(req.MemPerNode) * float64(req.Nodes)
 	if total > math.MaxUint64/2 {
-		return Sizing{}, fmt.Errorf("size HPL: %d nodes × %s is more memory than sbench can count", req.Nodes, FormatBytes(req.MemPerNode))
+		return Sizing{}, fmt.Errorf("size HPL: %d nodes × %s is more memory than sbench can count", req.Nodes, sizes.Approx(req.MemPerNode))
 	}
 	s := Sizing{NB: req.NB, Ranks: req.Nodes * req.RanksPerNode, MemBytes: req.MemPerNode * uint64(req.Nodes)}
 	s.N = ProblemSize(s.MemBytes, req.Fraction, req.NB)
 	if s.N == 0 {
-		return Sizing{}, fmt.Errorf("size HPL: %s × %v holds no %d×%d block of doubles", FormatBytes(s.MemBytes), req.Fraction, req.NB, req.NB)
+		return Sizing{}, fmt.Errorf("size HPL: %s × %v holds no %d×%d block of doubles", sizes.Approx(s.MemBytes), req.Fraction, req.NB, req.NB)
 	}
 	s.Grid = GridFor(s.Ranks)
 	s.MatrixBytes = 8 * uint64(s.N) * uint64(s.N)
 	s.Fill = float64(s.MatrixBytes) / float64(s.MemBytes)
 	say := func(format string, args ...any) { s.Reasons = append(s.Reasons, fmt.Sprintf(format, args...)) }
 	say("memory: %d node(s) × %s = %s; the matrix may take %s of it (%s), the rest is for the OS, MPI and HPL's workspace",
-		req.Nodes, FormatBytes(req.MemPerNode), FormatBytes(s.MemBytes), percent(req.Fraction), FormatBytes(uint64(float64(s.MemBytes)*req.Fraction)))
+		req.Nodes, sizes.Approx(req.MemPerNode), sizes.Approx(s.MemBytes), percent(req.Fraction), sizes.Approx(uint64(float64(s.MemBytes)*req.Fraction)))
 	say("N: the largest multiple of NB=%d with 8·N² ≤ that: N=%d (%d blocks), %s, %s of memory, %s per rank",
-		s.NB, s.N, s.N/s.NB, FormatBytes(s.MatrixBytes), percent(s.Fill), FormatBytes(s.MatrixBytes/uint64(s.Ranks)))
+		s.NB, s.N, s.N/s.NB, sizes.Approx(s.MatrixBytes), percent(s.Fill), sizes.Approx(s.MatrixBytes/uint64(s.Ranks)))
 	say("grid: %d node(s) × %d rank(s) = %d ranks; P×Q=%d×%d, the factorization nearest a square with P ≤ Q",
 		req.Nodes, req.RanksPerNode, s.Ranks, s.P, s.Q)
 	if s.P == 1 && s.Ranks > 3 {
@@ -198,79 +199,13 @@ func formatSeconds(s float64) string {
 	return strconv.FormatFloat(math.Round(s/360)/10, 'f', -1, 64) + " h"
 }
 
-// byteUnits are the units ParseBytes knows, lower-cased. One letter is
-// binary, as in Slurm (--mem=64G is 64 GiB); "GB" is decimal.
-var byteUnits = map[string]float64{
-	"": 1, "b": 1,
-	"k": 1 << 10, "ki": 1 << 10, "kib": 1 << 10, "kb": 1e3,
-	"m": 1 << 20, "mi": 1 << 20, "mib": 1 << 20, "mb": 1e6,
-	"g": 1 << 30, "gi": 1 << 30, "gib": 1 << 30, "gb": 1e9,
-	"t": 1 << 40, "ti": 1 << 40, "tib": 1 << 40, "tb": 1e12,
-	"p": 1 << 50, "pi": 1 << 50, "pib": 1 << 50, "pb": 1e15,
-	"e": 1 << 60, "ei": 1 << 60, "eib": 1 << 60, "eb": 1e18,
-}
-
-// ParseBytes reads a memory size with its unit: "64GiB", "64 GiB", "64G"
-// (binary, as Slurm means it), "64GB" (decimal), "1.5TiB". A bare number
-// is refused: whether 64000 means MB or bytes is a guess sbench won't make.
-func ParseBytes(s string) (uint64, error) {
-	return parseSize(s, 0)
-}
-
-// ParseSlurmMem reads a Slurm memory value (--mem, --mem-per-cpu): a bare
-// number is in MiB, the suffixes K, M, G, T are binary. 0 (all of the
-// node's memory) says nothing about the size and is refused.
-func ParseSlurmMem(s string) (uint64, error) {
-	n, err := parseSize(s, 1<<20)
-	if err == nil && n == 0 {
-		return 0, fmt.Errorf("memory %q: 0 means all of a node's memory to Slurm, which does not say how much that is", s)
-	}
-	return n, err
-}
-
-func parseSize(s string, bare float64) (uint64, error) {
-	t := strings.TrimSpace(s)
-	i := 0
-	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
-		i++
-	}
-	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || num == "" {
-		return 0, fmt.Errorf("memory %q: want a size such as 64GiB", s)
-	}
-	mult, ok := byteUnits[unit]
-	if unit == "" {
-		if bare == 0 {
-			return 0, fmt.Errorf("memory %q: give a unit (B, KiB, MiB, GiB, TiB; KB, MB, GB, TB are powers of 1000)", s)
-		}
-		mult, ok = bare, true
-	}
-	if !ok {
-		return 0, fmt.Errorf("memory %q: unknown unit %q (B, KiB, MiB, GiB, TiB, or K, M, G, T as Slurm writes them; KB, MB, GB, TB are powers of 1000)", s, strings.TrimSpace(t[i:]))
-	}
-	b := v * mult
-	if b >= 1<<63 {
-		return 0, fmt.Errorf("memory %q is too large", s)
-	}
-	return uint64(math.Round(b)), nil
-}
+// ParseBytes reads a memory size with its unit, as package sizes reads
+// every size: "64GiB", "64 GiB", "64G" (binary, as Slurm means it), "64GB"
+// (decimal), "1.5TiB". A bare number is refused: whether 64000 means MB or
+// bytes is a guess sbench won't make. It is sizes.ParseIn(s, 0), kept for
+// the command line's hpl size.
+func ParseBytes(s string) (uint64, error) { return sizes.ParseIn(s, 0) }
 
 // FormatBytes writes a size in the largest binary unit it fills, with at
-// most two decimals: "64 GiB", "1.5 TiB", "512 B".
-func FormatBytes(b uint64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	v := float64(b)
-	i := 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	r := math.Round(v*100) / 100
-	if r*math.Pow(1024, float64(i)) >= 1<<63 {
-		// Rounding up would name a size ParseBytes refuses (7.997 EiB
-		// is not 8 EiB): round down instead.
-		r = math.Floor(v*100) / 100
-	}
-	return strconv.FormatFloat(r, 'f', -1, 64) + " " + units[i]
-}
+// most two decimals: "64 GiB", "1.5 TiB", "512 B". It is sizes.Approx.
+func FormatBytes(b uint64) string { return sizes.Approx(b) }

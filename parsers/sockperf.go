@@ -241,7 +241,7 @@ func (r *SockperfReader) line(text string) {
 		v, ok := num(m[2])
 		st.avg = v
 		if ok && m[3] != "" {
-			r.moreStats(n, st, m[3])
+			r.spread(n, st, m[3])
 		}
 	case spDropRE.MatchString(t):
 		r.stats(n).drops = spDropRE.FindStringSubmatch(t)[1:]
@@ -305,8 +305,10 @@ func (r *SockperfReader) line(text string) {
 	}
 }
 
-// moreStats reads the statistics in parentheses after the average.
-func (r *SockperfReader) moreStats(n int, st *spStats, s string) {
+// spread reads the statistics of spread in parentheses after the average:
+// std-dev, mean-ad, median-ad, siqr, cv, std-error and the confidence
+// interval.
+func (r *SockperfReader) spread(n int, st *spStats, s string) {
 	for _, kv := range spStatRE.FindAllStringSubmatch(s, -1) {
 		k, v := kv[1], kv[2]
 		if strings.HasSuffix(k, "% ci") {

@@ -216,3 +216,19 @@ func samples(runs []*results.Bundle) int {
 	}
 	return n
 }
+
+// checkSameRuns fails unless noisy, the runs read from an output with
+// launcher noise added, are the runs read without it, byte for byte.
+func checkSameRuns(t *testing.T, noisy, clean []*results.Bundle) {
+	t.Helper()
+	if len(noisy) != len(clean) {
+		t.Fatalf("%d runs with noise, %d without", len(noisy), len(clean))
+	}
+	for i := range noisy {
+		a, _ := results.Marshal(noisy[i])
+		b, _ := results.Marshal(clean[i])
+		if !bytes.Equal(a, b) {
+			t.Errorf("run %d differs with noise", i)
+		}
+	}
+}

@@ -343,16 +343,7 @@ func TestIMBNoiseIsSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != len(clean) {
-		t.Fatalf("%d runs with noise, %d without", len(got), len(clean))
-	}
-	for i := range got {
-		a, _ := results.Marshal(got[i])
-		b, _ := results.Marshal(clean[i])
-		if !bytes.Equal(a, b) {
-			t.Errorf("run %d differs with noise", i)
-		}
-	}
+	checkSameRuns(t, got, clean)
 }
 
 // -multi 1 prints one row per group and message size, with a Group column

@@ -236,16 +236,7 @@ func TestPerftestNoiseIsSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != len(clean) {
-		t.Fatalf("%d runs with noise, %d without", len(got), len(clean))
-	}
-	for i := range got {
-		a, _ := results.Marshal(got[i])
-		b, _ := results.Marshal(clean[i])
-		if !bytes.Equal(a, b) {
-			t.Errorf("run %d differs with noise", i)
-		}
-	}
+	checkSameRuns(t, got, clean)
 }
 
 // Table headers of layouts no fixture shows, as the installed perftest 6.06

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,7 +126,7 @@ func parseNodes(v any) (Nodes, error) {
 		}
 		return Nodes{a, b}, nil
 	}
-	return Nodes{}, fmt.Errorf("nodes must be a number or a range such as \"2-4\", not %T", v)
+	return Nodes{}, fmt.Errorf("has type %s; want a node count or a range such as \"2-4\"", tomlType(v))
 }
 
 // String is the count as sbatch takes it.
@@ -226,9 +226,22 @@ type FileSpec struct {
 
 // VariantSpec is one [[variant]] table: a named configuration, with its
 // own modules, environment, launcher or resources (e.g. "intel-mpi" and
-// "mpich", or "verbs" and "tcp").
+// "mpich", or "verbs" and "tcp"), or its own tool: the same measurement
+// by sbench's native kernel and by OSU's osu_latency is two variants of
+// one benchmark.
 type VariantSpec struct {
-	Name     string            `toml:"name"`
+	Name string `toml:"name"`
+	// Kernel runs this native kernel instead of the benchmark's tool: the
+	// benchmark's command, per_rank, parser, output, start_delay, files
+	// and kind do not apply.
+	Kernel string `toml:"kernel"`
+	// Command runs this argv on every rank instead of the benchmark's
+	// kernel, command or per_rank; the benchmark's parser, output,
+	// start_delay, files and kind still apply.
+	Command []string `toml:"command"`
+	// Parser reads the output of the command (the variant's or the
+	// benchmark's) instead of the benchmark's parser.
+	Parser   string            `toml:"parser"`
 	Labels   map[string]string `toml:"labels"`
 	Env      map[string]string `toml:"env"`
 	Modules  []string          `toml:"modules"`
@@ -283,35 +296,23 @@ func Load(path string) (*Campaign, error) {
 	return Parse(path, data)
 }
 
-var typeErrRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
-
 // Parse decodes and validates campaign text; name is used in error messages.
-// Unknown keys, wrong types and every semantic problem are reported together.
+// Unknown keys, wrong types and every semantic problem are reported
+// together, each at its own key's line and column.
 func Parse(name string, data []byte) (*Campaign, error) {
 	c := &Campaign{File: name}
-	md, err := toml.Decode(string(data), c)
+	var doc map[string]toml.Primitive
+	md, err := toml.Decode(string(data), &doc)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			return nil, Problems{{File: name, Line: pe.Position.Line, Col: pe.Position.Col, Key: pe.LastKey, Msg: pe.Message}}
 		}
-		// Type errors come as "toml: line N (last key "K"): msg".
-		if m := typeErrRE.FindStringSubmatch(err.Error()); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			col := 0
-			if l, c := newKeyIndex(string(data)).lookup(m[2]); l == line {
-				col = c
-			}
-			return nil, Problems{{File: name, Line: line, Col: col, Key: m[2], Msg: m[3]}}
-		}
 		return nil, Problems{{File: name, Msg: strings.TrimPrefix(err.Error(), "toml: ")}}
 	}
 	c.index = newKeyIndex(string(data))
-	var ps Problems
-	for _, k := range md.Undecoded() {
-		line, col := c.index.lookup(k.String())
-		ps = append(ps, &Problem{File: name, Line: line, Col: col, Key: k.String(), Msg: "unknown key"})
-	}
+	d := &decoder{md: &md, c: c, bad: map[string]bool{}}
+	d.table("", doc, reflect.ValueOf(c).Elem())
 	// Sweep keys in written order: the campaign's, then each benchmark's
 	// (toml.Key has no array index, so count the [[benchmark]] tables).
 	c.benchSweepOrder = make([][]string, len(c.Benchmarks))
@@ -331,9 +332,22 @@ func Parse(name string, data []byte) (*Campaign, error) {
 			c.Benchmarks[i].applyKind()
 		}
 	}
-	ps = append(ps, c.validate()...)
+	ps := d.ps
+	// What validation says of a value that could not be decoded is about
+	// the zero value left in its place: drop it. And the runs are made of
+	// every value: check them only when all decoded.
+	for _, p := range c.validate(len(d.bad) == 0) {
+		if !d.covers(p.Key) {
+			ps = append(ps, p)
+		}
+	}
 	if len(ps) > 0 {
-		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Line < ps[j].Line })
+		sort.SliceStable(ps, func(i, j int) bool {
+			if ps[i].Line != ps[j].Line {
+				return ps[i].Line < ps[j].Line
+			}
+			return ps[i].Col < ps[j].Col
+		})
 		return nil, ps
 	}
 	return c, nil

@@ -198,7 +198,7 @@ func TestKindProblems(t *testing.T) {
 		{"no n", `n = "auto"`, ``, []string{"benchmark[0].hpl.n: is required"}},
 		{"n a word", `n = "auto"`, `n = "big"`, []string{"c.toml:13:1: benchmark[0].hpl.n: \"big\" is not an integer or a list of integers, or \"auto\""}},
 		{"n negative", `n = "auto"`, `n = [1000, -1]`, []string{"benchmark[0].hpl.n: item 2: -1 is out of range"}},
-		{"n float", `n = "auto"`, `n = 1e5`, []string{"benchmark[0].hpl.n: has type float64"}},
+		{"n float", `n = "auto"`, `n = 1e5`, []string{"benchmark[0].hpl.n: has type float"}},
 		{"nb zero", `nb = 192`, `nb = 0`, []string{"c.toml:14:1: benchmark[0].hpl.nb: 0 is out of range (at least 1)"}},
 		{"p without q", `nb = 192`, "nb = 192\np = 2", []string{"benchmark[0].hpl.p: set p and q together"}},
 		{"p and q lengths", `nb = 192`, "nb = 192\np = [1, 2]\nq = 4", []string{"benchmark[0].hpl.q: p has 2 value(s) and q 1"}},
@@ -211,7 +211,7 @@ func TestKindProblems(t *testing.T) {
 		{"threshold", `nb = 192`, "nb = 192\nthreshold = \"16\"", []string{"benchmark[0].hpl.threshold: has type string; want a number"}},
 		{"fraction", `nb = 192`, "nb = 192\nfraction = 2", []string{"benchmark[0].hpl.fraction: 2 is not a fraction"}},
 		{"mem_per_node unit", `nb = 192`, "nb = 192\nmem_per_node = \"64000\"", []string{"benchmark[0].hpl.mem_per_node: size \"64000\": give a unit (B; K, M, G, T, P, E and KiB … EiB are powers of 1024; KB … EB powers of 1000)"}},
-		{"unknown hpl key", `nb = 192`, "nb = 192\nnbs = 3", []string{"c.toml:15:1: benchmark.hpl.nbs: unknown key"}},
+		{"unknown hpl key", `nb = 192`, "nb = 192\nnbs = 3", []string{"c.toml:15:1: benchmark[0].hpl.nbs: unknown key (did you mean \"nb\"?)"}},
 		{"too many Ns", `n = "auto"`, "n = [" + strings.Repeat("1000, ", 20) + "1000]", []string{"benchmark[0].hpl.n: 21 values; HPL takes at most 20"}},
 		// What depends on the run names the variant.
 		{"auto without memory", `mem = "64G"`, ``, []string{"benchmark[0].hpl.n: variant default: HPL.dat: \"auto\" needs the nodes' memory"}},

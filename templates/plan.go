@@ -21,7 +21,9 @@ const DefaultResultsDir = "sbench-runs"
 
 // Run is one benchmark run of one variant: what a step executes.
 type Run struct {
-	Variant   Variant
+	Variant Variant
+	// Benchmark is the benchmark as this run executes it: with the
+	// kernel, command or parser its variant or sweep chose, if any.
 	Benchmark *Benchmark
 	// BenchSettings are the benchmark's own sweep point, if it has a sweep.
 	BenchSettings []Setting
@@ -30,6 +32,8 @@ type Run struct {
 	Name   string
 	Repeat int
 	Config Config
+	// bench is the benchmark's index in the campaign.
+	bench int
 }
 
 // Step is one launch of sbench-runner within a job (a pairs placement
@@ -161,20 +165,20 @@ func (c *Campaign) Runs() ([]Run, error) {
 			b := &c.Benchmarks[bi]
 			order := c.benchSweepOrder[bi]
 			for _, bp := range points(sweepDims(b.Sweep, order)) {
-				cfg, err := c.config(v, b, bp)
+				cfg, err := c.config(v, bi, bp)
 				if err != nil {
 					return nil, fmt.Errorf("benchmark %s, variant %s: %w", b.Name, v.Name, err)
 				}
 				name := v.Name
-				if len(bp) > 0 {
+				if sn := settingsName(bp); sn != "" {
 					if name == DefaultVariant {
-						name = settingsName(bp)
+						name = sn
 					} else {
-						name += "," + settingsName(bp)
+						name += "," + sn
 					}
 				}
 				for r := 0; r < c.repeats(b); r++ {
-					runs = append(runs, Run{Variant: v, Benchmark: b, BenchSettings: bp, Name: name, Repeat: r, Config: cfg})
+					runs = append(runs, Run{Variant: v, Benchmark: b.running(cfg.tool), BenchSettings: bp, Name: name, Repeat: r, Config: cfg, bench: bi})
 				}
 			}
 		}

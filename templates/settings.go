@@ -35,7 +35,7 @@ var (
 func setKey(dst any, fields map[string]int, key string, v any) error {
 	i, ok := fields[key]
 	if !ok {
-		return fmt.Errorf("unknown key (known: %s)", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+		return fmt.Errorf("unknown key%s", didYouMean(key, slices.Sorted(maps.Keys(fields)), true))
 	}
 	f := reflect.ValueOf(dst).Elem().Field(i)
 	switch f.Interface().(type) {
@@ -147,16 +147,25 @@ func paramString(v any) (string, error) {
 	return scalarString(v)
 }
 
+// tomlType names a decoded value's type as TOML does.
 func tomlType(v any) string {
 	switch v.(type) {
-	case []any:
+	case string:
+		return "string"
+	case int64:
+		return "integer"
+	case float64:
+		return "float"
+	case bool:
+		return "boolean"
+	case []any, []map[string]any:
 		return "list"
 	case map[string]any:
 		return "table"
 	case nil:
 		return "nothing"
 	}
-	return fmt.Sprintf("%T", v)
+	return "datetime"
 }
 
 // valueText is how a swept value is written in a variant's name.

@@ -37,6 +37,78 @@ var (
 	pairKinds = map[string]bool{"both-directions": true, "all": true, "intra-inter": true}
 )
 
+func unknownKernel(name string) string {
+	return fmt.Sprintf("unknown kernel %q%s", name, didYouMean(name, kernels.Names(), true))
+}
+
+// knownParser reports whether name is a parser, auto, or unset.
+func knownParser(name string) bool {
+	if name == "" || name == "auto" {
+		return true
+	}
+	_, ok := parsers.Lookup(name)
+	return ok
+}
+
+// argvProblems says what is wrong with a tool's argv.
+func argvProblems(argv []string) []string {
+	var out []string
+	if len(argv) == 0 || argv[0] == "" {
+		out = append(out, "is empty")
+	}
+	for _, a := range argv {
+		if strings.ContainsRune(a, 0) {
+			out = append(out, "holds a NUL byte")
+		}
+		for _, ph := range placeholderRE.FindAllString(a, -1) {
+			if ph != "{{" && !runnerHoldRE.MatchString(ph) {
+				out = append(out, fmt.Sprintf("unknown placeholder %s (known: {rank}, {size}, {host:N}, {node:N}, {hostname:N}, {workdir}, {param:NAME}, {{ for a brace)", ph))
+			}
+		}
+	}
+	return out
+}
+
+// validateTool checks the tool a [[variant]] chooses (prefix
+// "variant[i]").
+func (c *Campaign) validateTool(prefix string, v *VariantSpec) Problems {
+	var ps Problems
+	add := func(k, format string, args ...any) { ps = append(ps, c.problem(prefix+k, format, args...)) }
+	if v.Kernel != "" {
+		if _, ok := kernels.Lookup(v.Kernel); !ok {
+			add(".kernel", "%s", unknownKernel(v.Kernel))
+		}
+		if len(v.Command) > 0 {
+			add(".command", "a variant runs a native kernel or a command, not both")
+		}
+		if v.Parser != "" {
+			add(".parser", "is for external tools (command), not for kernel %s", v.Kernel)
+		}
+	}
+	if !knownParser(v.Parser) {
+		add(".parser", "%s", unknownParser(v.Parser))
+	}
+	if len(v.Command) > 0 {
+		for _, msg := range argvProblems(v.Command) {
+			add(".command", "%s", msg)
+		}
+	}
+	return ps
+}
+
+func unknownParser(name string) string {
+	return fmt.Sprintf("unknown parser %q%s", name, didYouMean(name, append([]string{"auto"}, parsers.Names()...), true))
+}
+
+// benchmarkNames are the names of the campaign's benchmarks, in order.
+func (c *Campaign) benchmarkNames() []string {
+	names := make([]string, len(c.Benchmarks))
+	for i := range c.Benchmarks {
+		names[i] = c.Benchmarks[i].Name
+	}
+	return names
+}
+
 func checkParamKey(k string) error {
 	if !paramKeyRE.MatchString(k) {
 		return fmt.Errorf("%q is not a valid name (letters, digits, '_', starting with a letter)", k)
@@ -44,7 +116,9 @@ func checkParamKey(k string) error {
 	return nil
 }
 
-func (c *Campaign) validate() Problems {
+// validate checks what the types cannot; with runs set, also each run's
+// combination of settings.
+func (c *Campaign) validate(runs bool) Problems {
 	var ps Problems
 	add := func(key, format string, args ...any) { ps = append(ps, c.problem(key, format, args...)) }
 	m := &c.Campaign
@@ -118,7 +192,7 @@ func (c *Campaign) validate() Problems {
 		case b.After == b.Name:
 			add(key, "a benchmark cannot wait for itself")
 		case !names[b.After]:
-			add(key, "no benchmark is called %q", b.After)
+			add(key, "no benchmark is called %q%s", b.After, didYouMean(b.After, c.benchmarkNames(), true))
 		case c.dependsOn(b.After, b.Name):
 			add(key, "%q and %q wait for each other", b.Name, b.After)
 		}
@@ -140,6 +214,7 @@ func (c *Campaign) validate() Problems {
 		if err := scratch.applyTable("launcher", v.Launcher); err != nil {
 			add(key+".launcher."+keyOf(err), "%v", unwrapKey(err))
 		}
+		ps = append(ps, c.validateTool(key, v)...)
 		ps = append(ps, c.validateEnv(key+".env", v.Env)...)
 		ps = append(ps, c.validateParams(key+".params", v.Params)...)
 		for _, k := range slices.Sorted(maps.Keys(v.Labels)) {
@@ -152,7 +227,7 @@ func (c *Campaign) validate() Problems {
 	for i := range c.Benchmarks {
 		ps = append(ps, c.validateSweep(fmt.Sprintf("benchmark[%d].sweep", i), c.Benchmarks[i].Sweep, c.benchSweepOrder[i])...)
 	}
-	if len(ps) == 0 {
+	if runs && len(ps) == 0 {
 		// What needs the combination of all settings: each run's resources.
 		ps = append(ps, c.validateRuns()...)
 	}
@@ -272,14 +347,14 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 	var ps Problems
 	add := func(k, format string, args ...any) { ps = append(ps, c.problem(key+k, format, args...)) }
 	external := len(b.Command) > 0 || len(b.PerRank) > 0
+	// A benchmark with neither kernel nor command takes them from its
+	// variants or sweeps: validateRuns checks every run has one.
 	switch {
 	case b.Kernel != "" && external:
 		add(".kernel", "a benchmark is a native kernel or a command, not both")
-	case b.Kernel == "" && !external:
-		add(".kernel", "set kernel (%s) or command for an external tool", strings.Join(kernels.Names(), ", "))
 	case b.Kernel != "":
 		if _, ok := kernels.Lookup(b.Kernel); !ok {
-			add(".kernel", "unknown kernel %q (known: %s)", b.Kernel, strings.Join(kernels.Names(), ", "))
+			add(".kernel", "%s", unknownKernel(b.Kernel))
 		}
 		for _, f := range []struct {
 			set  bool
@@ -290,28 +365,13 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 			}
 		}
 	}
-	if external {
-		if b.Parser != "" && b.Parser != "auto" {
-			if _, ok := parsers.Lookup(b.Parser); !ok {
-				add(".parser", "unknown parser %q (known: auto, %s)", b.Parser, strings.Join(parsers.Names(), ", "))
-			}
+	if b.Kernel == "" {
+		if !knownParser(b.Parser) {
+			add(".parser", "%s", unknownParser(b.Parser))
 		}
 		check := func(k string, argv []string) {
-			if len(argv) == 0 || argv[0] == "" {
-				add(k, "is empty")
-			}
-			for _, a := range argv {
-				if strings.ContainsRune(a, 0) {
-					add(k, "holds a NUL byte")
-				}
-				for _, ph := range placeholderRE.FindAllString(a, -1) {
-					if ph == "{{" {
-						continue
-					}
-					if !runnerHoldRE.MatchString(ph) {
-						add(k, "unknown placeholder %s (known: {rank}, {size}, {host:N}, {node:N}, {hostname:N}, {workdir}, {param:NAME}, {{ for a brace)", ph)
-					}
-				}
+			for _, msg := range argvProblems(argv) {
+				add(k, "%s", msg)
 			}
 		}
 		if len(b.Command) > 0 {
@@ -418,6 +478,10 @@ func (c *Campaign) validateSweep(prefix string, sweep map[string]any, order []st
 			ps = append(ps, c.problem(key, "is an empty list"))
 			continue
 		}
+		if toolKeys[k] {
+			ps = append(ps, c.validateSweptTool(prefix, k, vals)...)
+			continue
+		}
 		for i, v := range vals {
 			scratch := c.base()
 			if err := scratch.apply(k, v); err != nil {
@@ -445,6 +509,40 @@ func (c *Campaign) validateSweep(prefix string, sweep map[string]any, order []st
 	return ps
 }
 
+// validateSweptTool checks the values of a swept kernel, command or
+// parser (key k of the sweep at prefix); validateRuns checks that no
+// point sets a kernel with a command or a parser.
+func (c *Campaign) validateSweptTool(prefix, k string, vals []any) Problems {
+	var ps Problems
+	key := prefix + "." + k
+	for i, v := range vals {
+		var t toolChoice
+		if err := t.choose(k, key, v); err != nil {
+			ps = append(ps, c.problem(key, "value %d: %v", i+1, err))
+			continue
+		}
+		var msgs []string
+		switch k {
+		case "kernel":
+			if _, ok := kernels.Lookup(t.kernel); !ok && t.kernelAt != "" {
+				msgs = append(msgs, unknownKernel(t.kernel))
+			}
+		case "command":
+			if t.commandAt != "" {
+				msgs = argvProblems(t.command)
+			}
+		case "parser":
+			if !knownParser(t.parser) {
+				msgs = append(msgs, unknownParser(t.parser))
+			}
+		}
+		for _, msg := range msgs {
+			ps = append(ps, c.problem(key, "value %d: %s", i+1, msg))
+		}
+	}
+	return ps
+}
+
 // validateRuns checks what only the combination of settings shows: each
 // run's ranks, nodes, launcher and kernel parameters.
 func (c *Campaign) validateRuns() Problems {
@@ -455,14 +553,16 @@ func (c *Campaign) validateRuns() Problems {
 	}
 	seen := map[string]bool{}
 	for _, r := range runs {
-		b := r.Benchmark
-		bi := 0
-		for i := range c.Benchmarks {
-			if &c.Benchmarks[i] == b {
-				bi = i
+		// b is the benchmark as the run executes it: its variant's or
+		// sweep's kernel, command or parser (written at t's keys).
+		b, t := r.Benchmark, r.Config.tool
+		where := func(k string) string { return fmt.Sprintf("benchmark[%d]%s", r.bench, k) }
+		at := func(chosen, own string) string {
+			if chosen != "" {
+				return chosen
 			}
+			return where(own)
 		}
-		where := func(k string) string { return fmt.Sprintf("benchmark[%d]%s", bi, k) }
 		report := func(key, format string, args ...any) {
 			p := c.problem(key, "variant %s: "+format, append([]any{r.Name}, args...)...)
 			if !seen[p.Error()] {
@@ -508,24 +608,45 @@ func (c *Campaign) validateRuns() Problems {
 				}
 			}
 		}
-		if b.Kernel != "" {
-			if k, _ := kernels.Lookup(b.Kernel); b.Pairs == "" && r.Config.Ranks() < k.MinRanks {
-				report(where(".kernel"), "%d rank(s); kernel %s needs at least %d", r.Config.Ranks(), b.Kernel, k.MinRanks)
+		for _, layer := range []struct {
+			prefix   string
+			settings []Setting
+		}{{"sweep", r.Variant.Settings}, {where(".sweep"), r.BenchSettings}} {
+			if k := toolConflict(layer.settings); k != "" {
+				report(layer.prefix+"."+k, "%s: a run executes a native kernel, or a command read by a parser; leave one of them empty (\"\" or []) in each point", settingsName(layer.settings))
 			}
-			if _, err := kernels.Parse(b.Kernel, r.Config.Params); err != nil {
+		}
+		switch k, known := kernels.Lookup(b.Kernel); {
+		case b.Kernel == "" && len(b.Command) == 0 && len(b.PerRank) == 0:
+			report(where(".kernel"), "runs nothing: set kernel (%s) or command, in the benchmark or in every variant", strings.Join(kernels.Names(), ", "))
+		case b.Kernel != "" && t.parserAt != "":
+			report(t.parserAt, "is for external tools (command); the run's kernel is %s", b.Kernel)
+		case known:
+			// (An unknown kernel is reported where it is written.)
+			if b.Pairs == "" && r.Config.Ranks() < k.MinRanks {
+				report(at(t.kernelAt, ".kernel"), "%d rank(s); kernel %s needs at least %d", r.Config.Ranks(), b.Kernel, k.MinRanks)
+			}
+			unknown := false
+			for _, name := range slices.Sorted(maps.Keys(r.Config.Params)) {
+				if _, ok := k.Param(name); !ok {
+					unknown = true
+					report(c.paramKey(r, name), "param %q: not a parameter of the %s kernel%s", name, b.Kernel, didYouMean(name, k.ParamNames(), true))
+				}
+			}
+			if _, err := kernels.Parse(b.Kernel, r.Config.Params); err != nil && !unknown {
 				report(where(".params"), "%v", err)
 			}
-		} else {
+		case b.Kernel == "":
 			for _, argv := range append([][]string{b.Command}, perRankLists(b.PerRank)...) {
 				for _, a := range argv {
 					for _, m := range paramRefRE.FindAllStringSubmatch(a, -1) {
 						if _, ok := r.Config.Params[m[1]]; !ok {
-							report(where(".command"), "{param:%s}: no such param (set it in params or sweep param.%s)", m[1], m[1])
+							report(at(t.commandAt, ".command"), "{param:%s}: no such param (set it in params or sweep param.%s)", m[1], m[1])
 						}
 					}
 				}
 			}
-			for rank := range b.PerRank {
+			for _, rank := range slices.Sorted(maps.Keys(b.PerRank)) {
 				if n, _ := strconv.Atoi(rank); b.Pairs == "" && n >= r.Config.Ranks() {
 					report(where(".per_rank."+rank), "rank %d does not exist: the step has %d rank(s)", n, r.Config.Ranks())
 				}
@@ -552,6 +673,31 @@ func checkX(x string) bool {
 	return err == nil
 }
 
+// paramKey is where the run's param name is written: the benchmark's
+// params, its variant's, a sweep's param.NAME, or the benchmark's params
+// table.
+func (c *Campaign) paramKey(r Run, name string) string {
+	if _, ok := c.Benchmarks[r.bench].Params[name]; ok {
+		return fmt.Sprintf("benchmark[%d].params.%s", r.bench, name)
+	}
+	if s := r.Variant.Spec; s != nil {
+		if _, ok := s.Params[name]; ok {
+			return fmt.Sprintf("variant[%d].params.%s", c.specIndex(s), name)
+		}
+	}
+	for _, st := range r.Variant.Settings {
+		if st.Key == "param."+name {
+			return "sweep." + st.Key
+		}
+	}
+	for _, st := range r.BenchSettings {
+		if st.Key == "param."+name {
+			return fmt.Sprintf("benchmark[%d].sweep.%s", r.bench, st.Key)
+		}
+	}
+	return fmt.Sprintf("benchmark[%d].params", r.bench)
+}
+
 func perRankLists(m map[string][]string) [][]string {
 	var out [][]string
 	for _, k := range sortedRanks(m) {
@@ -573,7 +719,7 @@ func (c *Campaign) validateKind(key string, b *Benchmark) Problems {
 	}
 	k, ok := kinds[b.Kind]
 	if !ok {
-		add(".kind", "unknown kind %q (known: %s)", b.Kind, strings.Join(slices.Sorted(maps.Keys(kinds)), ", "))
+		add(".kind", "unknown kind %q%s", b.Kind, didYouMean(b.Kind, slices.Sorted(maps.Keys(kinds)), true))
 		return ps
 	}
 	switch {

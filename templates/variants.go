@@ -47,6 +47,103 @@ type Config struct {
 	Setup    []string
 	Params   map[string]string
 	Labels   map[string]string
+	// tool is what a variant or a sweep chose the run to execute instead
+	// of its benchmark's own tool; Run.Benchmark has it applied.
+	tool toolChoice
+}
+
+// toolKeys are the keys with which a variant or a sweep chooses what a
+// run executes.
+var toolKeys = map[string]bool{"kernel": true, "command": true, "parser": true}
+
+// toolChoice is a run's choice of tool, made by its variant or its sweep
+// points, each later one overriding: a kernel replaces a command and its
+// parser, a command replaces a kernel. The *At fields are the key paths
+// where each choice was written ("" when not chosen), for problems.
+type toolChoice struct {
+	kernel, parser                string
+	command                       []string
+	kernelAt, commandAt, parserAt string
+}
+
+// choose applies one choice, key = v, written at the key path at. An
+// empty value ("" or []) chooses nothing: in a zip, a point that runs a
+// kernel leaves the command empty, and the other way round.
+func (t *toolChoice) choose(key, at string, v any) error {
+	switch key {
+	case "kernel":
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("has type %s; want a kernel name", tomlType(v))
+		}
+		if s != "" {
+			t.kernel, t.kernelAt = s, at
+			t.command, t.commandAt = nil, ""
+			t.parser, t.parserAt = "", ""
+		}
+	case "command":
+		argv, err := stringList(v)
+		if err != nil {
+			return err
+		}
+		if len(argv) > 0 {
+			t.command, t.commandAt = argv, at
+			t.kernel, t.kernelAt = "", ""
+		}
+	case "parser":
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("has type %s; want a parser name", tomlType(v))
+		}
+		if s != "" {
+			t.parser, t.parserAt = s, at
+		}
+	}
+	return nil
+}
+
+// toolConflict names the key of settings (one sweep point) that chooses
+// what another key of it contradicts: a kernel and a command, or a kernel
+// and a parser; "" when they agree.
+func toolConflict(settings []Setting) string {
+	chosen := map[string]bool{}
+	for _, st := range settings {
+		switch v := st.Value.(type) {
+		case string:
+			chosen[st.Key] = toolKeys[st.Key] && v != ""
+		case []any:
+			chosen[st.Key] = st.Key == "command" && len(v) > 0
+		}
+	}
+	switch {
+	case chosen["kernel"] && chosen["command"]:
+		return "command"
+	case chosen["kernel"] && chosen["parser"]:
+		return "parser"
+	}
+	return ""
+}
+
+// running is benchmark b as a run with choice t executes it: b itself
+// when nothing was chosen.
+func (b *Benchmark) running(t toolChoice) *Benchmark {
+	if t.kernelAt == "" && t.commandAt == "" && t.parserAt == "" {
+		return b
+	}
+	e := *b
+	switch {
+	case t.kernelAt != "":
+		// A native kernel: nothing of the benchmark's tool applies.
+		e.Kernel = t.kernel
+		e.Command, e.PerRank, e.Parser, e.Output, e.StartDelay, e.Files, e.Kind, e.HPL = nil, nil, "", "", "", nil, "", nil
+	case t.commandAt != "":
+		e.Kernel = ""
+		e.Command, e.PerRank = t.command, nil
+	}
+	if t.parserAt != "" {
+		e.Parser = t.parser
+	}
+	return &e
 }
 
 // Ranks is the number of tasks of one step.
@@ -239,10 +336,16 @@ func points(dims [][][]Setting) [][]Setting {
 	return out
 }
 
+// settingsName names a sweep point by its settings. A tool key left empty
+// chose nothing (the other one of a zipped kernel and command did), and
+// is no part of the name.
 func settingsName(ss []Setting) string {
-	parts := make([]string, len(ss))
-	for i, s := range ss {
-		parts[i] = s.Key + "=" + s.Text()
+	parts := make([]string, 0, len(ss))
+	for _, s := range ss {
+		if toolKeys[s.Key] && s.Text() == "" {
+			continue
+		}
+		parts = append(parts, s.Key+"="+s.Text())
 	}
 	return strings.Join(parts, ",")
 }
@@ -264,8 +367,8 @@ func (c *Campaign) AllVariants() []Variant {
 			if spec != nil {
 				parts = append(parts, spec.Name)
 			}
-			if len(p) > 0 {
-				parts = append(parts, settingsName(p))
+			if sn := settingsName(p); sn != "" {
+				parts = append(parts, sn)
 			}
 			name := strings.Join(parts, ",")
 			if name == "" {
@@ -278,8 +381,10 @@ func (c *Campaign) AllVariants() []Variant {
 }
 
 // config computes a run's effective setup: defaults, then the benchmark's
-// overrides, the variant's, the campaign's sweep and the benchmark's sweep.
-func (c *Campaign) config(v Variant, b *Benchmark, bench []Setting) (Config, error) {
+// overrides, the variant's, the campaign's sweep and the benchmark's sweep
+// (benchmark bi's).
+func (c *Campaign) config(v Variant, bi int, bench []Setting) (Config, error) {
+	b := &c.Benchmarks[bi]
 	cfg := c.base()
 	if err := cfg.applyTable("", b.Slurm); err != nil {
 		return cfg, err
@@ -321,11 +426,59 @@ func (c *Campaign) config(v Variant, b *Benchmark, bench []Setting) (Config, err
 			cfg.Params[k] = p
 		}
 		cfg.Labels = mergeMaps(cfg.Labels, s.Labels)
+		// The variant's tool; validate has checked the types.
+		at := fmt.Sprintf("variant[%d].", c.specIndex(s))
+		if s.Kernel != "" {
+			cfg.tool.choose("kernel", at+"kernel", s.Kernel)
+		}
+		if len(s.Command) > 0 {
+			cfg.tool.choose("command", at+"command", anyList(s.Command))
+		}
+		if s.Parser != "" {
+			cfg.tool.choose("parser", at+"parser", s.Parser)
+		}
 	}
-	for _, st := range append(append([]Setting(nil), v.Settings...), bench...) {
-		if err := cfg.apply(st.Key, st.Value); err != nil {
-			return cfg, &keyError{key: st.Key, err: err}
+	for _, st := range v.Settings {
+		if err := cfg.applySetting("sweep", st); err != nil {
+			return cfg, err
+		}
+	}
+	for _, st := range bench {
+		if err := cfg.applySetting(fmt.Sprintf("benchmark[%d].sweep", bi), st); err != nil {
+			return cfg, err
 		}
 	}
 	return cfg, nil
+}
+
+// applySetting applies one swept key of the sweep at prefix.
+func (cfg *Config) applySetting(prefix string, st Setting) error {
+	var err error
+	if toolKeys[st.Key] {
+		err = cfg.tool.choose(st.Key, prefix+"."+st.Key, st.Value)
+	} else {
+		err = cfg.apply(st.Key, st.Value)
+	}
+	if err != nil {
+		return &keyError{key: st.Key, err: err}
+	}
+	return nil
+}
+
+// specIndex is the index of a [[variant]] table.
+func (c *Campaign) specIndex(s *VariantSpec) int {
+	for i := range c.Variants {
+		if &c.Variants[i] == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func anyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }

@@ -1,0 +1,251 @@
+package templates
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// decoder fills a Campaign from a parsed document one field at a time, so
+// that every wrong type and every unknown key is a problem of its own,
+// placed at its own key: toml.Decode stops at the first wrong type, and
+// names keys of [[benchmark]] tables without their index.
+type decoder struct {
+	md *toml.MetaData
+	c  *Campaign
+	ps Problems
+	// bad are the keys whose value could not be decoded: what validation
+	// would say about the zero value left there is noise.
+	bad map[string]bool
+}
+
+var unmarshalerType = reflect.TypeFor[toml.Unmarshaler]()
+
+// table decodes the keys of one TOML table into the struct rv; path is
+// the table's key path ("" for the document, "benchmark[0]").
+func (d *decoder) table(path string, m map[string]toml.Primitive, rv reflect.Value) {
+	fields := tomlFields(rv.Type())
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		key := join(path, k)
+		i, ok := fields[k]
+		if !ok {
+			d.problem(key, "unknown key%s", didYouMean(k, slices.Sorted(maps.Keys(fields)), false))
+			continue
+		}
+		d.value(key, m[k], rv.Field(i))
+	}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// value decodes one value into the field f: tables and lists of tables
+// field by field, everything else at once.
+func (d *decoder) value(key string, p toml.Primitive, f reflect.Value) {
+	t := f.Type()
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		d.leaf(key, p, f)
+		return
+	}
+	switch {
+	case t.Kind() == reflect.Struct:
+		if m, ok := d.subtable(key, p, t); ok {
+			d.table(key, m, f)
+		}
+	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
+		if m, ok := d.subtable(key, p, t); ok {
+			f.Set(reflect.New(t.Elem()))
+			d.table(key, m, f.Elem())
+		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
+		var list []map[string]toml.Primitive
+		if err := d.md.PrimitiveDecode(p, &list); err != nil {
+			d.mismatch(key, p, t, err)
+			return
+		}
+		f.Set(reflect.MakeSlice(t, len(list), len(list)))
+		for i, m := range list {
+			d.table(fmt.Sprintf("%s[%d]", key, i), m, f.Index(i))
+		}
+	case t.Kind() == reflect.Map && t.Elem().Kind() == reflect.Struct:
+		var m map[string]toml.Primitive
+		if err := d.md.PrimitiveDecode(p, &m); err != nil {
+			d.mismatch(key, p, t, err)
+			return
+		}
+		f.Set(reflect.MakeMap(t))
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if sub, ok := d.subtable(join(key, k), m[k], t.Elem()); ok {
+				e := reflect.New(t.Elem()).Elem()
+				d.table(join(key, k), sub, e)
+				f.SetMapIndex(reflect.ValueOf(k), e)
+			}
+		}
+	default:
+		d.leaf(key, p, f)
+	}
+}
+
+// subtable decodes a table's keys, for a struct of type t.
+func (d *decoder) subtable(key string, p toml.Primitive, t reflect.Type) (map[string]toml.Primitive, bool) {
+	var m map[string]toml.Primitive
+	if err := d.md.PrimitiveDecode(p, &m); err != nil {
+		d.mismatch(key, p, t, err)
+		return nil, false
+	}
+	return m, true
+}
+
+func (d *decoder) leaf(key string, p toml.Primitive, f reflect.Value) {
+	if err := d.md.PrimitiveDecode(p, f.Addr().Interface()); err != nil {
+		d.mismatch(key, p, f.Type(), err)
+	}
+}
+
+// mismatch reports a value that does not fit its field: what it is and
+// what the field wants, down to the item or key that does not fit.
+func (d *decoder) mismatch(key string, p toml.Primitive, t reflect.Type, err error) {
+	d.bad[key] = true
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		// An UnmarshalTOML's own message (Nodes).
+		d.problem(key, "%s", pe.Message)
+		return
+	}
+	var raw any
+	if d.md.PrimitiveDecode(p, &raw) == nil {
+		if msg := misfit(raw, t); msg != "" {
+			d.problem(key, "%s", msg)
+			return
+		}
+	}
+	// Fits by type, yet failed (an integer out of range): toml's words,
+	// without its "toml: line N (last key …):" that the problem says.
+	msg := err.Error()
+	if i := strings.Index(msg, "): "); strings.HasPrefix(msg, "toml: ") && i >= 0 {
+		msg = msg[i+3:]
+	}
+	d.problem(key, "%s", strings.TrimPrefix(msg, "toml: "))
+}
+
+// misfit says why the TOML value v does not fit the Go type t, or "".
+func misfit(v any, t reflect.Type) string {
+	want := wanted(t)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Interface:
+		return ""
+	case reflect.String:
+		if _, ok := v.(string); ok {
+			return ""
+		}
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		if _, ok := v.(int64); ok {
+			return ""
+		}
+	case reflect.Float64:
+		switch v.(type) {
+		case int64, float64:
+			return ""
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); ok {
+			return ""
+		}
+	case reflect.Slice:
+		list, ok := v.([]any)
+		if !ok {
+			break
+		}
+		for i, e := range list {
+			if msg := misfit(e, t.Elem()); msg != "" {
+				return fmt.Sprintf("item %d %s", i+1, msg)
+			}
+		}
+		return ""
+	case reflect.Map, reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			break
+		}
+		if t.Kind() == reflect.Struct {
+			return ""
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if msg := misfit(m[k], t.Elem()); msg != "" {
+				return fmt.Sprintf("%s %s", k, msg)
+			}
+		}
+		return ""
+	}
+	return fmt.Sprintf("has type %s; want %s", tomlType(v), want)
+}
+
+// wanted describes the values of a Go type as a campaign writes them.
+func wanted(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Struct {
+			return "tables"
+		}
+		return "a list of " + plural(wanted(t.Elem()))
+	case reflect.Map:
+		if t.Elem().Kind() == reflect.Interface {
+			return "a table"
+		}
+		return "a table of " + plural(wanted(t.Elem()))
+	case reflect.Struct:
+		return "a table"
+	}
+	return "a value"
+}
+
+// plural turns "a string" into "strings", "a list of strings" into
+// "lists of strings".
+func plural(s string) string {
+	if s == "true or false" {
+		return "booleans"
+	}
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "an "), "a ")
+	if first, rest, ok := strings.Cut(s, " "); ok {
+		return first + "s " + rest
+	}
+	return s + "s"
+}
+
+func (d *decoder) problem(key, format string, args ...any) {
+	d.ps = append(d.ps, d.c.problem(key, format, args...))
+}
+
+// covers reports whether a problem about key is about a value that could
+// not be decoded (or inside one).
+func (d *decoder) covers(key string) bool {
+	for k := range d.bad {
+		if key == k || strings.HasPrefix(key, k+".") || strings.HasPrefix(key, k+"[") {
+			return true
+		}
+	}
+	return false
+}

@@ -234,7 +234,7 @@ func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, 
 					}
 				}
 				if first.IsZero() {
-					return []string{"no start times"}
+					return []string{"do not say when they started, so no --since or --until selects them"}
 				}
 				return []string{"started from " + first.UTC().Format(time.RFC3339) + " to " + last.UTC().Format(time.RFC3339)}
 			}})

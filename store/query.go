@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sbench/sbench/results"
 )
@@ -485,6 +486,10 @@ type Inventory struct {
 	Labels map[string][]string
 	// FirstRun and LastRun are the smallest and largest run ids.
 	FirstRun, LastRun int64
+	// FirstStart and LastStart bound the runs' start times; NoStart runs
+	// do not say when they ran (files ingested by hand).
+	FirstStart, LastStart time.Time
+	NoStart               int
 }
 
 // maxInventoryValues caps the values listed per label.
@@ -500,6 +505,17 @@ func (db *DB) Inventory(ctx context.Context) (Inventory, error) {
 			return err
 		}
 		inv.FirstRun, inv.LastRun = first.Int64, last.Int64
+		var lo, hi sql.NullString
+		if err := tx.QueryRowContext(ctx, "SELECT min(start_time), max(start_time), count(*) - count(start_time) FROM runs").Scan(&lo, &hi, &inv.NoStart); err != nil {
+			return err
+		}
+		var err error
+		if inv.FirstStart, err = parseTime(lo); err != nil {
+			return err
+		}
+		if inv.LastStart, err = parseTime(hi); err != nil {
+			return err
+		}
 		list := func(query string, dst *[]string) error {
 			rows, err := tx.QueryContext(ctx, query)
 			if err != nil {
@@ -542,4 +558,14 @@ func (db *DB) Inventory(ctx context.Context) (Inventory, error) {
 		return Inventory{}, fmt.Errorf("read what %s holds: %w", db.path, err)
 	}
 	return inv, nil
+}
+
+// CountRuns returns how many runs f selects.
+func (db *DB) CountRuns(ctx context.Context, f Filter) (int, error) {
+	where, args := f.where()
+	var n int
+	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM runs r"+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count runs of %s: %w", db.path, err)
+	}
+	return n, nil
 }

@@ -49,7 +49,7 @@ func TestArchiveImportBadFile(t *testing.T) {
 	bad := filepath.Join(dir, "bad.sbench")
 	os.WriteFile(bad, []byte("{\"schema\":\"sbench.archive/v1\",\"runs\":2}\n{}\n"), 0o644)
 	db := filepath.Join(dir, "a.db")
-	_, stderr := mustSbench(t, 1, "archive", "import", "--db", db, bad)
+	_, stderr := mustSbench(t, 2, "archive", "import", "--db", db, bad)
 	if !strings.Contains(stderr, "bad.sbench: line 2: no bundle") || !strings.Contains(stderr, "1 of 1 file(s) failed") {
 		t.Errorf("stderr %q", stderr)
 	}

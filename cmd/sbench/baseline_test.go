@@ -66,7 +66,7 @@ func TestBaselineUsage(t *testing.T) {
 		{[]string{"set", "two words", "run=a"}, "no spaces"},
 		{[]string{"set", "x", "nope"}, "is not KEY=VALUE"},
 		{[]string{"set", "x", "run=zzz"}, "finds no ok run"},
-		{[]string{"set", "x", "baseline:none"}, "not found"},
+		{[]string{"set", "x", "baseline:none"}, "no baseline none in the archive"},
 		{[]string{"frobnicate"}, "unknown command"},
 		{[]string{}, "want a subcommand: list, rm, set"},
 	} {
@@ -95,9 +95,9 @@ func TestPruneListsFirstAndNeedsYes(t *testing.T) {
 	if strings.Count(out, "\n") != 3 || strings.Contains(out, "run=b") {
 		t.Errorf("after prune --yes:\n%s", out)
 	}
-	out, _ = mustSbench(t, 0, "prune", "--db", db, "--status", "failed,invalid", "--yes")
-	if !strings.Contains(out, "nothing to delete") {
-		t.Errorf("prune --status failed:\n%s", out)
+	_, stderr := mustSbench(t, 2, "prune", "--db", db, "--status", "failed,invalid", "--yes")
+	if !strings.Contains(stderr, "selects no runs") {
+		t.Errorf("prune --status failed:\n%s", stderr)
 	}
 	for _, c := range []struct {
 		args []string

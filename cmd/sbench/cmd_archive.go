@@ -55,6 +55,9 @@ file is written atomically; the output is the same bytes for the same runs.`,
 				return err
 			}
 			defer db.Close()
+			if err := requireRuns(cmd.Context(), db, "archive export", flt); err != nil {
+				return err
+			}
 			var buf bytes.Buffer
 			w := io.Writer(&buf)
 			if out == "" || out == "-" {
@@ -126,7 +129,7 @@ not at all; runs already in the archive are skipped.`,
 				fmt.Fprintf(e.stdout, "%s: %d run(s) added, %d already archived\n", name, len(res.Added), len(res.Skipped))
 			}
 			if failed > 0 {
-				return exitError{code: exitFailure, msg: fmt.Sprintf("archive import: %d of %d file(s) failed, nothing from them was stored", failed, len(args))}
+				return exitError{code: exitUsage, msg: fmt.Sprintf("archive import: %d of %d file(s) failed, nothing from them was stored", failed, len(args))}
 			}
 			return nil
 		},

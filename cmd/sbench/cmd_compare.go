@@ -97,7 +97,7 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 				return err
 			}
 			if n := res.Regressions(); n > 0 {
-				return exitError{code: exitFailure, msg: fmt.Sprintf("compare: %d regression(s) beyond %s", n, strings.TrimSpace(threshold))}
+				return exitError{code: exitGate, msg: fmt.Sprintf("compare: %d regression(s) beyond %s", n, strings.TrimSpace(threshold))}
 			}
 			return nil
 		},

@@ -40,6 +40,9 @@ runs: sbench export --format benchfmt --label stage=before > old.txt.`,
 				return err
 			}
 			defer db.Close()
+			if err := requireRuns(cmd.Context(), db, "export", flt); err != nil {
+				return err
+			}
 			switch format {
 			case "csv":
 				return db.ExportCSV(cmd.Context(), e.stdout, flt)
@@ -75,6 +78,9 @@ func newRunsCmd(e *env) *cobra.Command {
 			runs, err := db.Runs(cmd.Context(), flt)
 			if err != nil {
 				return err
+			}
+			if len(runs) == 0 {
+				return noRuns(cmd.Context(), db, "runs", flt)
 			}
 			if asJSON {
 				type row struct {

@@ -301,7 +301,7 @@ func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o
 		return sum, err
 	}
 	if failed > 0 {
-		return sum, exitError{code: exitFailure, msg: fmt.Sprintf("ingest: %d of %d file(s) failed, nothing from them was stored", failed, len(ins)-sum.ignored-sum.own)}
+		return sum, exitError{code: exitUsage, msg: fmt.Sprintf("ingest: %d of %d file(s) failed, nothing from them was stored", failed, len(ins)-sum.ignored-sum.own)}
 	}
 	return sum, nil
 }

@@ -332,7 +332,7 @@ Modules and setup lines are not run locally; the environment is.
 				fmt.Fprintf(e.stdout, "%d of them failed before sbench-runner wrote a bundle: archived as failed runs with their launcher's output\n", lost)
 			}
 			if len(failedSteps) > 0 {
-				return fmt.Errorf("local: %d step(s) failed: %s (archived as failed runs: sbench runs --status failed)", len(failedSteps), strings.Join(failedSteps, ", "))
+				return exitError{code: exitGate, msg: fmt.Sprintf("local: %d step(s) failed: %s (archived as failed runs: sbench runs --status failed)", len(failedSteps), strings.Join(failedSteps, ", "))}
 			}
 			fmt.Fprintf(e.stdout, "next: sbench report --db %s -o report.pdf\n", e.db)
 			return nil

@@ -64,6 +64,9 @@ they ran) are not selected by --since or --until.`,
 			if err != nil {
 				return err
 			}
+			if len(plan.Delete)+len(plan.Kept) == 0 {
+				return noRuns(ctx, db, "prune", flt)
+			}
 			printPrunePlan(e, plan)
 			if len(plan.Delete) == 0 {
 				fmt.Fprintln(e.stdout, "nothing to delete")

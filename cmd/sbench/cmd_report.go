@@ -209,7 +209,7 @@ func reportData(ctx context.Context, db *store.DB, flt store.Filter, path string
 		return d, err
 	}
 	if len(d.Runs) == 0 {
-		return d, fmt.Errorf("report: no runs in %s match the selection", path)
+		return d, noRuns(ctx, db, "report", flt)
 	}
 	ids := make([]int64, len(d.Runs))
 	for i, r := range d.Runs {

@@ -173,7 +173,7 @@ the step printed: every planned step ends as a run.`,
 					}
 				}
 				if bad > 0 {
-					return exitError{code: exitFailure, msg: fmt.Sprintf("%d of %d job(s) did not complete", bad, len(jobs))}
+					return exitError{code: exitGate, msg: fmt.Sprintf("%d of %d job(s) did not complete", bad, len(jobs))}
 				}
 			}
 			return nil

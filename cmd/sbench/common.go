@@ -5,6 +5,7 @@ package main
 // cobra constructor and its runX.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -216,4 +217,20 @@ func parseWhen(flag, s string, now time.Time) (time.Time, error) {
 		}
 	}
 	return time.Time{}, usagef("%s %q: want a date (2006-01-02), a time (2006-01-02T15:04:05Z) or an age (30d, 12h)", flag, s)
+}
+
+// noRuns is the error of a selection that found no runs, on every command
+// alike (exit status 2): compare.ExplainEmpty names what the archive does
+// hold, so that a typo in --benchmark or --label is seen at once.
+func noRuns(ctx context.Context, db *store.DB, what string, flt store.Filter) error {
+	return dataError(compare.ExplainEmpty(ctx, db, what+": the selection", flt))
+}
+
+// requireRuns fails with noRuns when flt selects no run.
+func requireRuns(ctx context.Context, db *store.DB, what string, flt store.Filter) error {
+	n, err := db.CountRuns(ctx, flt)
+	if err != nil || n > 0 {
+		return err
+	}
+	return noRuns(ctx, db, what, flt)
 }

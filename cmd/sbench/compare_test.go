@@ -140,8 +140,8 @@ func TestCompareUsageAndDataErrors(t *testing.T) {
 	}{
 		{[]string{"run=a"}, "accepts 2 arg(s)"},
 		{[]string{"run=a", "nope"}, `"nope" is not KEY=VALUE`},
-		{[]string{"run=a", "run=zzz"}, "run=zzz: no runs"},
-		{[]string{"run=a", "baseline:missing"}, "not found"},
+		{[]string{"run=a", "run=zzz"}, "selector run=zzz selects no runs; labels in the archive: run=a"},
+		{[]string{"run=a", "baseline:missing"}, "no baseline missing in the archive"},
 		{[]string{"--threshold", "five", "run=a", "run=b"}, "--threshold"},
 		{[]string{"--alpha", "1.5", "run=a", "run=b"}, "--alpha"},
 		{[]string{"run=a", "campaign:x@yesterday"}, "YYYY-MM-DD"},

@@ -104,7 +104,7 @@ func TestHistoryUsage(t *testing.T) {
 		{[]string{}, "--benchmark is required"},
 		{[]string{"--benchmark", "osu_bw"}, "2 x values (8, 1048576): choose one with --x"},
 		{[]string{"--benchmark", "osu_bw", "--x", "lots"}, `--x "lots"`},
-		{[]string{"--benchmark", "nope"}, "no runs of benchmark"},
+		{[]string{"--benchmark", "nope"}, "history of benchmark nope selects no runs; benchmarks: osu_bw"},
 		{[]string{"--benchmark", "osu_bw", "--x", "3"}, "at x = 3"},
 		{[]string{"--benchmark", "osu_bw", "--x", "8", "-o", "t.gif"}, "want a .png, .pdf or .svg"},
 		{[]string{"--benchmark", "osu_bw", "--x", "8", "--window", "1"}, "--window 1"},

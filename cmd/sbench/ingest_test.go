@@ -106,8 +106,8 @@ func TestIngestRefusesBadInputAndKeepsArchive(t *testing.T) {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(b.content), 0o644)
 		_, stderr, code := sbench(t, "ingest", "--db", db, p)
-		if code != exitFailure || !strings.Contains(stderr, b.want) {
-			t.Errorf("%s: exit %d, stderr %q; want exit 1 and %q", name, code, stderr, b.want)
+		if code != exitUsage || !strings.Contains(stderr, b.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 (unreadable input) and %q", name, code, stderr, b.want)
 		}
 	}
 	if after := len(exportRows(t, db)); after != before {

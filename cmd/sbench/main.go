@@ -60,12 +60,22 @@ var critical sync.WaitGroup
 // command to stop by itself.
 const unwindGrace = time.Second
 
-// Exit statuses, listed in every command's help.
+// Exit statuses, one table for every command (listed in each one's help
+// and in README.md), as restic keeps one.
 const (
-	exitOK          = 0
-	exitFailure     = 1   // the command could not do its job (or found what it looks for, e.g. a regression)
-	exitUsage       = 2   // bad arguments or unreadable input
-	exitInterrupted = 130 // SIGINT or SIGTERM: 128+SIGINT, what shells report for a command ^C stopped
+	exitOK = 0
+	// exitGate: the command did its job and found what a gate looks for —
+	// a regression, jobs or steps that did not complete, flagged nodes.
+	exitGate = 1
+	// exitUsage: bad arguments, unreadable input (a malformed file, a
+	// campaign that does not validate), or a selection with no runs.
+	exitUsage = 2
+	// exitFailed: the command could not do its job — the archive (read-only,
+	// locked, damaged), Slurm, a file it had to write.
+	exitFailed = 3
+	// exitInterrupted: SIGINT or SIGTERM: 128+SIGINT, what shells report
+	// for a command ^C stopped.
+	exitInterrupted = 130
 )
 
 // interruptedError is what a command returns when SIGINT or SIGTERM ended
@@ -138,7 +148,7 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &ue) {
 		return exitUsage
 	}
-	return exitFailure
+	return exitFailed
 }
 
 // oneLine prefixes each line of a multi-problem message with "sbench: ".

@@ -52,7 +52,7 @@ func TestReadOnlyArchiveCLI(t *testing.T) {
 		{[]string{"export", "--format", "csv"}, 0},
 		{[]string{"export", "--format", "benchfmt"}, 0},
 		{[]string{"report", "-o", filepath.Join(out, "r.pdf")}, 0},
-		{[]string{"compare", "run:1", "run:2"}, exitFailure},
+		{[]string{"compare", "run:1", "run:2"}, exitGate},
 		{[]string{"history", "--benchmark", "osu_bw", "--x", "1024"}, 0},
 		{[]string{"baseline", "list"}, 0},
 		{[]string{"archive", "export"}, 0},
@@ -77,15 +77,15 @@ func TestReadOnlyArchiveCLI(t *testing.T) {
 		{"status"},
 	} {
 		_, stderr, code := sbench(t, append(args, "--db", db)...)
-		if code != exitFailure || !strings.HasPrefix(stderr, readOnly) || strings.Count(stderr, "archive") > 2 {
-			t.Errorf("sbench %s on a read-only archive: exit %d, stderr %q\nwant exit 1 and %q", strings.Join(args, " "), code, stderr, readOnly)
+		if code != exitFailed || !strings.HasPrefix(stderr, readOnly) || strings.Count(stderr, "archive") > 2 {
+			t.Errorf("sbench %s on a read-only archive: exit %d, stderr %q\nwant exit 3 and %q", strings.Join(args, " "), code, stderr, readOnly)
 		}
 	}
 
 	_, stderr, code := sbench(t, "runs", "--db", old)
 	for _, want := range []string{"archive " + old + " is read-only (" + reason + ")", fmt.Sprintf("schema version %d, older than this sbench's %d", store.LatestSchemaVersion()-1, store.LatestSchemaVersion()), "cannot be migrated"} {
-		if code != exitFailure || !strings.Contains(stderr, want) {
-			t.Errorf("runs on a read-only archive of an older sbench: exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+		if code != exitFailed || !strings.Contains(stderr, want) {
+			t.Errorf("runs on a read-only archive of an older sbench: exit %d, stderr %q; want exit 3 and %q", code, stderr, want)
 		}
 	}
 }

@@ -79,7 +79,7 @@ func TestReportArticles(t *testing.T) {
 	}
 	// Runs ingested from files have no start time: a date range selects none.
 	_, stderr, code = sbench(t, "report", "--db", db, "-o", pdf, "--since", "2020-01-01")
-	if code != 1 || !strings.Contains(stderr, "no runs") {
+	if code != exitUsage || !strings.Contains(stderr, "do not say when they started") {
 		t.Errorf("report --since: exit %d: %s", code, stderr)
 	}
 }

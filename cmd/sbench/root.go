@@ -23,9 +23,10 @@ type env struct {
 }
 
 const exitStatuses = `
-Exit status: 0 on success, 1 when the command failed, 2 on bad usage or
-unreadable input, 130 when interrupted (SIGINT/SIGTERM); the reason is
-printed as one line on stderr.`
+Exit status: 0 success; 1 the gate tripped (a regression, jobs or steps that
+did not complete); 2 bad usage, unreadable input or a selection with no runs;
+3 the command could not do its job (the archive, Slurm, a file to write); 130
+interrupted (SIGINT/SIGTERM). The reason is printed on stderr.`
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}

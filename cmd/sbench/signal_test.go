@@ -249,7 +249,7 @@ func TestInterruptedExitStatus(t *testing.T) {
 	if code := exitCode(err, &bytes.Buffer{}); code != exitInterrupted {
 		t.Errorf("a command ended by a signal: exit %d (%v), want %d", code, err, exitInterrupted)
 	}
-	if !strings.Contains(newRootCmd(&env{}).Commands()[0].Long, "130 when interrupted (SIGINT/SIGTERM)") {
+	if long := strings.Join(strings.Fields(newRootCmd(&env{}).Commands()[0].Long), " "); !strings.Contains(long, "130 interrupted (SIGINT/SIGTERM)") {
 		t.Error("help does not list exit status 130")
 	}
 }

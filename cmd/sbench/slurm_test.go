@@ -206,7 +206,7 @@ func TestSlurmPackingModes(t *testing.T) {
 			}
 			// The failing variant makes its job (or task) FAILED: exit 1.
 			_, _, code = sbench(t, "status", "--db", db, "--wait", "--interval", "300ms", "--ingest")
-			if code != exitFailure {
+			if code != exitGate {
 				t.Errorf("status --wait: exit %d, want 1 (one variant fails)", code)
 			}
 			s, err := store.Open(db)

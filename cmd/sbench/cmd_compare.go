@@ -28,8 +28,9 @@ func newCompareCmd(e *env) *cobra.Command {
 	var threshold string
 	var alpha float64
 	var asJSON bool
+	var groupBy string
 	c := &cobra.Command{
-		Use:   "compare [--metric M]... [--threshold 5%] [--alpha 0.05] [--json] OLD NEW",
+		Use:   "compare [--metric M]... [--group-by family] [--threshold 5%] [--alpha 0.05] [--json] OLD NEW",
 		Short: "Compare two sets of runs and say what got worse",
 		Long: `Compare puts two selections of runs side by side, benchstat-style: for each
 benchmark, metric and message size, the median of each side, the change, and
@@ -37,8 +38,14 @@ whether it is significant. OLD and NEW are selectors:
 
   KEY=VALUE[,KEY=VALUE…]       runs with all these labels (fabric=ib, run=before)
   run:ID[,ID…]                 runs by id; ranges allowed (run:3,7-9)
-  campaign:NAME[@YYYY-MM-DD]   a campaign's runs, optionally of one day (UTC)
+  job:ID[,ID…]                 the runs of Slurm or local jobs (job:4242, job:local-…-1)
+  campaign:NAME                every run of a campaign
+  campaign:NAME@YYYY-MM-DD     … that started that day (UTC)
+  campaign:NAME@latest         … of its newest submission (sbench submit or local)
+  campaign:NAME@N              … of its Nth newest (@1 is @latest, @2 the one before)
   baseline:NAME                the runs of a baseline (see sbench baseline)
+  since:SELECTOR               runs that started after the newest run of SELECTOR,
+                               SELECTOR's own left out (since:baseline:pre-upgrade)
 
 Every sample of every ok run of a side with the same benchmark, metric,
 size, tags and configuration is a repeat. Settings whose values differ
@@ -46,6 +53,15 @@ entirely between the sides (the labels you select by, a section named after
 the transport) are what is being compared; settings both sides share
 (variant, ntasks_per_node) keep rows apart. Failed and invalid runs are left
 out, with a warning.
+
+Rows are matched by benchmark. --group-by family matches them by metric
+family instead: the latency (or bandwidth) against message size of
+osu_latency on one side and of sbench-runner's latency kernel on the other
+(or IMB's PingPong, NetPIPE) fall in one table of the point-to-point family,
+collectives in their operation's, and each side's column says which tool
+and version measured it. That is how two tools measuring the same thing
+compare (examples/tools-vs-native.toml); report's --group-by family draws
+the same.
 
 With enough repeats for a Mann-Whitney U test to reach --alpha (4+4 values at
 0.05), a change counts only when significant; the table shows "~" otherwise,
@@ -60,7 +76,11 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 		Example: `  sbench compare run=before run=after
   sbench compare --threshold 3% baseline:pre-upgrade campaign:acceptance@2024-06-01
   sbench compare --metric latency fabric=ib fabric=roce
-  sbench compare --json run:12 run:14 | jq '.tables[].rows[] | select(.change=="worse")'`,
+  sbench compare --json run:12 run:14 | jq '.tables[].rows[] | select(.change=="worse")'
+  sbench compare campaign:acceptance@2 campaign:acceptance@latest
+  sbench compare job:4242 job:4250
+  sbench compare baseline:pre-upgrade since:baseline:pre-upgrade
+  sbench compare --group-by family impl=native impl=openmpi`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			th, err := parsePercent("--threshold", threshold)
@@ -69,6 +89,14 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 			}
 			if err := checkAlpha(alpha); err != nil {
 				return err
+			}
+			families := false
+			switch groupBy {
+			case "":
+			case "family":
+				families = true
+			default:
+				return usagef("compare: --group-by %q: want family (rows are already kept apart by every configuration the sides share)", groupBy)
 			}
 			sels, err := parseSelectors("compare", args)
 			if err != nil {
@@ -83,7 +111,7 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 				return err
 			}
 			defer db.Close()
-			o := compare.Options{Threshold: th, Alpha: alpha, Metrics: splitList(metrics), Filter: flt}
+			o := compare.Options{Threshold: th, Alpha: alpha, Metrics: splitList(metrics), Filter: flt, Families: families}
 			res, err := compare.Compare(cmd.Context(), db, sels[0], sels[1], o)
 			if err != nil {
 				return dataError(fmt.Errorf("compare: %w", err))
@@ -107,5 +135,6 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 	c.Flags().StringVar(&threshold, "threshold", "5%", "smallest change that counts as a regression")
 	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney test")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
+	c.Flags().StringVar(&groupBy, "group-by", "", "family: match rows by metric family (osu_latency with the latency kernel), not by benchmark")
 	return c
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +34,119 @@ type localRun struct {
 	ranks      int // -n
 	verbose    bool
 	notes      map[string]bool
+	// labels are --label's, added to every run (over the campaign's).
+	labels map[string]string
+	// host is this machine's name, for the label of runs whose nodes are
+	// all this host.
+	host string
+	// mpirun starts the steps whose launcher is srun --mpi=PLUGIN
+	// (mpirunArgs its options), as srun's MPI plugins need a slurmstepd.
+	mpirun     string
+	mpirunArgs []string
+}
+
+// localHostLabel labels the runs sbench local placed on several nodes,
+// which were all this host: their "inter-node" results never crossed a
+// network.
+const localHostLabel = "local_host"
+
+// mpiUnderSrun reports whether a step runs an MPI program that srun would
+// start through one of its MPI plugins (launcher.mpi = "pmix", "pmi2" …):
+// locally there is no slurmstepd to serve PMIx or PMI-2, so each rank's
+// MPI_Init would abort; sbench local starts such a step with mpirun.
+func mpiUnderSrun(st templates.Step) bool {
+	l := st.Config.Launcher
+	return (l.Type == "" || l.Type == "srun") && l.MPI != "" && l.MPI != "none" && st.Benchmark.Kernel == ""
+}
+
+// findLocalMPIRun finds the mpirun that starts the plan's steps whose
+// launcher is srun with an MPI plugin, and the options that let it start
+// them here: "" when no step needs one, an error saying what to do when
+// one does and there is none.
+func findLocalMPIRun(plan *templates.Plan) (string, []string, error) {
+	var need []string
+	for _, j := range plan.Jobs {
+		for _, st := range j.AllSteps() {
+			if mpiUnderSrun(st) {
+				need = append(need, fmt.Sprintf("%s (srun --mpi=%s)", st.Benchmark.Name, st.Config.Launcher.MPI))
+			}
+		}
+	}
+	if len(need) == 0 {
+		return "", nil, nil
+	}
+	slices.Sort(need)
+	need = slices.Compact(need)
+	path, err := exec.LookPath("mpirun")
+	if err != nil {
+		return "", nil, fmt.Errorf("local: %s launch MPI programs through srun's MPI plugin, which needs Slurm; sbench local starts them with mpirun, and there is no mpirun in PATH: install the MPI they were built with (Debian: openmpi-bin), or run the campaign under Slurm (sbench submit)", strings.Join(need, ", "))
+	}
+	out, _ := exec.Command(path, "--version").CombinedOutput()
+	var args []string
+	if v := string(out); strings.Contains(v, "Open MPI") || strings.Contains(v, "OpenRTE") || strings.Contains(v, "Open RTE") {
+		// Every rank on this host, however many cores it has, unbound so
+		// that ranks can share a core.
+		args = []string{"--oversubscribe", "--bind-to", "none"}
+		if os.Geteuid() == 0 {
+			args = append(args, "--allow-run-as-root")
+		}
+	}
+	return path, args, nil
+}
+
+// localMPIRunArgv is the mpirun command line that starts a step meant for
+// srun --mpi=PLUGIN with ranks ranks on this host.
+func (l *localRun) localMPIRunArgv(ranks int) []string {
+	argv := []string{l.mpirun, "-np", strconv.Itoa(ranks)}
+	if len(l.mpirunArgs) > 0 { // Open MPI
+		argv = append(argv, "--host", "localhost:"+strconv.Itoa(ranks))
+	}
+	return append(argv, l.mpirunArgs...)
+}
+
+// withLabels returns runner arguments with labels set: a --label of the
+// same key already there is replaced (the runner refuses a key twice).
+func withLabels(args []string, labels map[string]string) []string {
+	if len(labels) == 0 {
+		return args
+	}
+	out := make([]string, 0, len(args)+2*len(labels))
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--label" && i+1 < len(args) {
+			k, _, _ := strings.Cut(args[i+1], "=")
+			if _, ok := labels[k]; ok {
+				i++
+				continue
+			}
+		}
+		out = append(out, args[i])
+	}
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		out = append(out, "--label", k+"="+labels[k])
+	}
+	return out
+}
+
+// mergedLabels is a copy of a with b's labels over it.
+func mergedLabels(a, b map[string]string) map[string]string {
+	if len(b) == 0 {
+		return a
+	}
+	m := maps.Clone(a)
+	if m == nil {
+		m = map[string]string{}
+	}
+	maps.Copy(m, b)
+	return m
+}
+
+// launchLabels are the labels sbench local adds to a launch's run: --label's,
+// and local_host for a launch over several (local, fake) nodes.
+func (l *localRun) launchLabels(nodes int) map[string]string {
+	if nodes <= 1 {
+		return l.labels
+	}
+	return mergedLabels(l.labels, map[string]string{localHostLabel: l.host})
 }
 
 func (l *localRun) note(format string, args ...any) {
@@ -64,8 +178,18 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 	if limit == 0 {
 		limit = templates.DefaultStepLimit
 	}
+	viaMPIRun := mpiUnderSrun(st)
+	if viaMPIRun {
+		l.note("%s: srun --mpi=%s runs here as mpirun -np N on this host (srun's MPI plugins need Slurm)", st.Benchmark.Name, st.Config.Launcher.MPI)
+	}
 	for _, ln := range st.Launches(nodes) {
 		args := append(append(append([]string(nil), st.RunnerArgs...), ln.Args...), "--step", ln.ID, "--session", jobID+"."+ln.ID)
+		args = withLabels(args, l.launchLabels(len(ln.Nodes)))
+		if len(ln.Nodes) > 1 && !l.notes["one-host "+st.Variant.Name] {
+			l.notes["one-host "+st.Variant.Name] = true
+			fmt.Fprintf(l.e.stderr, "warning: variant %s places ranks on %d nodes, but sbench local runs them all on this host (%s): its \"inter-node\" results never cross a network (labelled %s=%s)\n",
+				st.Variant.Name, len(ln.Nodes), l.host, localHostLabel, l.host)
+		}
 		fmt.Fprintf(l.e.stderr, "job %s step %s %s (%s): %d rank(s) on %s\n", jobID, ln.ID, st.Benchmark.Name, st.Name, ln.Ranks, strings.Join(ln.Nodes, ","))
 		log := &tailBuffer{max: 64 << 10}
 		var out io.Writer = log
@@ -83,16 +207,21 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		outs[ln.ID] = o
 		lctx, cancel := context.WithTimeout(ctx, limit+templates.GraceFor(limit))
 		var err error
-		switch typ := st.Config.Launcher.Type; typ {
-		case "", "srun":
+		var argv []string
+		switch typ := st.Config.Launcher.Type; {
+		case viaMPIRun:
+			argv = l.localMPIRunArgv(ln.Ranks)
+		case typ == "" || typ == "srun":
 			err = runner.LocalStep{
 				Runner: l.runnerPath, Args: args, Nodes: ln.Nodes, TasksPerNode: ln.TasksPerNode, Ranks: ln.Ranks,
 				JobID: jobID, StepID: ln.ID, JobName: jobName, Env: env, Stdout: out, Stderr: out,
 			}.Run(lctx)
 		default:
 			// An MPI launcher starts the ranks itself, here on this machine.
-			argv := append(st.LauncherArgv(ln.Ranks, len(ln.Nodes), ln.TasksPerNode), l.runnerPath)
-			argv = append(argv, args...)
+			argv = st.LauncherArgv(ln.Ranks, len(ln.Nodes), ln.TasksPerNode)
+		}
+		if argv != nil {
+			argv = append(append(argv, l.runnerPath), args...)
 			cmd := exec.CommandContext(lctx, argv[0], argv[1:]...)
 			cmd.Env = append(append(os.Environ(), env...), "SLURM_JOB_ID="+jobID)
 			cmd.Stdout, cmd.Stderr = out, out
@@ -184,8 +313,9 @@ func sortedEnvKeys(m map[string]string) []string {
 func newLocalCmd(e *env) *cobra.Command {
 	var ranks int
 	var verbose bool
+	var labelFlags []string
 	c := &cobra.Command{
-		Use:   "local CAMPAIGN.toml [-n RANKS]",
+		Use:   "local CAMPAIGN.toml [-n RANKS] [--label KEY=VALUE]...",
 		Short: "Run a campaign on this machine, without Slurm",
 		Long: `Local runs every job of a campaign on this machine, in the order sbench
 submit would (a job waiting for another runs after it, and not at all if
@@ -196,14 +326,33 @@ step whose launcher is mpirun or mpiexec runs that launcher here instead.
 The bundles are then ingested, so "sbench report" can run at once. Jobs are
 recorded in the archive like submitted ones, with ids local-TIMESTAMP-N.
 
+A step whose launcher is srun with an MPI plugin (launcher.mpi = "pmix",
+"pmi2") runs an MPI program that needs Slurm's PMI server; sbench local
+starts it with mpirun -np RANKS on this host instead (Open MPI's mpirun with
+--oversubscribe --bind-to none, and --allow-run-as-root as root), and
+refuses at once when there is no mpirun.
+
+All the fake nodes are this host: a step placed on several nodes (an
+"inter-node" variant) prints a warning, and its runs carry the label
+local_host=HOSTNAME, so that reports and compare never take them for
+runs that crossed a network.
+
 Modules and setup lines are not run locally; the environment is.
--n sets the number of ranks of every step, spread over its nodes.`,
+-n sets the number of ranks of every step, spread over its nodes.
+--label KEY=VALUE (repeatable) labels every run, over the campaign's
+labels of the same key, as sbench ingest --label does.`,
 		Example: `  sbench local examples/quickstart.toml
-  sbench local examples/quickstart.toml -n 4 --db /tmp/try.db && sbench report --db /tmp/try.db -o try.pdf`,
+  sbench local examples/quickstart.toml -n 4 --db /tmp/try.db && sbench report --db /tmp/try.db -o try.pdf
+  sbench local --label host=laptop --label kernel=6.8 examples/quickstart.toml
+  sbench local examples/tools-vs-native.toml && sbench report --group-by family -o tools.pdf`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if ranks < 0 {
 				return usagef("local: -n %d: want a positive rank count", ranks)
+			}
+			labels, err := parseLabels("local: --label", labelFlags)
+			if err != nil {
+				return err
 			}
 			camp, err := loadCampaign(args[0])
 			if err != nil {
@@ -216,6 +365,14 @@ Modules and setup lines are not run locally; the environment is.
 			plan, err := camp.Plan()
 			if err != nil {
 				return err
+			}
+			mpirun, mpirunArgs, err := findLocalMPIRun(plan)
+			if err != nil {
+				return err
+			}
+			host, _ := os.Hostname()
+			if host == "" {
+				host = "localhost"
 			}
 			db, err := openDB(e)
 			if err != nil {
@@ -230,7 +387,8 @@ Modules and setup lines are not run locally; the environment is.
 			if err := os.MkdirAll(resultsDir, 0o755); err != nil {
 				return err
 			}
-			l := &localRun{e: e, camp: camp, runnerPath: runnerPath, ranks: ranks, verbose: verbose, notes: map[string]bool{}}
+			l := &localRun{e: e, camp: camp, runnerPath: runnerPath, ranks: ranks, verbose: verbose, notes: map[string]bool{},
+				labels: labels, host: host, mpirun: mpirun, mpirunArgs: mpirunArgs}
 			var total ingestSummary
 			var failedSteps []string
 			lost := 0
@@ -256,6 +414,11 @@ Modules and setup lines are not run locally; the environment is.
 				}
 				jobOK[ji] = true
 				steps := plannedSteps(camp, j)
+				for i := range steps {
+					if ls := l.launchLabels(steps[i].Nodes); len(ls) > 0 {
+						steps[i].Labels = mergedLabels(steps[i].Labels, ls)
+					}
+				}
 				for ti, taskSteps := range tasks {
 					jobID := fmt.Sprintf("local-%s-%d", stamp, j.Index+1)
 					task := ""
@@ -340,6 +503,7 @@ Modules and setup lines are not run locally; the environment is.
 	}
 	c.Flags().IntVarP(&ranks, "ranks", "n", 0, "ranks per step (default: the variant's nodes × tasks per node)")
 	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the runner's output")
+	c.Flags().StringArrayVar(&labelFlags, "label", nil, "label every run KEY=VALUE (repeatable)")
 	return c
 }
 

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sbench/sbench/store"
+)
+
+// TestSlurmToolsVsNative submits examples/tools-vs-native.toml to the test
+// cluster as it is: osu_latency and osu_bw (the OSU stand-in of testdata,
+// on the machine's Open MPI) launched by srun --mpi=pmix, the native
+// latency and bw kernels by srun, on one fake node (2 ranks) and on n1 and
+// n2 (1 rank each), 3 repeats. The 24 runs must all be ok, the inter-node
+// ones on both nodes; report's family view must draw each tool's curve in
+// one figure per placement, and compare --group-by family pair their rows.
+func TestSlurmToolsVsNative(t *testing.T) {
+	requireSlurm(t)
+	root := repoRoot(t)
+	buildOSUStandin(t)
+	buildBinaries(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	db := filepath.Join(dir, "tools.db")
+	stdout, stderr, code := sbench(t, "submit", filepath.Join(root, "examples/tools-vs-native.toml"), "--db", db)
+	if code != 0 {
+		t.Fatalf("submit: exit %d: %s", code, stderr)
+	}
+	if ids := strings.Fields(stdout); len(ids) != 1 {
+		t.Fatalf("submit printed %q, want one job id (24 steps of one job)", stdout)
+	}
+	stdout, stderr, code = sbench(t, "status", "--db", db, "--campaign", "tools-vs-native", "--wait", "--interval", "500ms", "--ingest")
+	if code != 0 || !strings.Contains(stdout, "COMPLETED") || !strings.Contains(stdout, "24 run(s) added") {
+		logs, _ := filepath.Glob("sbench-runs/tools-vs-native/*.out")
+		for _, l := range logs {
+			data, _ := os.ReadFile(l)
+			t.Logf("%s:\n%s", l, tail(string(data), 60))
+		}
+		t.Fatalf("status --wait --ingest: exit %d, want COMPLETED and 24 runs\n%s\n%s", code, stdout, stderr)
+	}
+	// Under Slurm nothing says "one host": no local_host label.
+	checkToolsVsNativeRuns(t, db, nil, nil)
+
+	// The inter-node runs, the OSU stand-in's included, had rank 0 on n1
+	// and rank 1 on n2; the intra-node ones both on one node.
+	s, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Runs(context.Background(), store.Filter{Campaign: "tools-vs-native"})
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		node := map[int]string{}
+		for _, h := range r.Hosts {
+			for _, rank := range h.Ranks {
+				node[rank] = h.NodeName
+			}
+		}
+		inter := node[0] != "" && node[1] != "" && node[0] != node[1]
+		if inter != (r.Variant == "inter-node") || r.JobID == "" {
+			t.Errorf("run %d (%s %s): ranks on %v, job %q", r.ID, r.Benchmark, r.Variant, node, r.JobID)
+		}
+	}
+	checkToolsVsNativeReport(t, db, filepath.Join(dir, "tools.pdf"))
+	checkToolsVsNativeCompare(t, db)
+}

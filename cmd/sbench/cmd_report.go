@@ -63,7 +63,14 @@ func newReportCmd(e *env) *cobra.Command {
 
 Configurations are told apart by variant, or by the labels runs were
 ingested with; --group-by KEY makes one label (or parameter) the line of
-every figure. The link rate comes from the runs' InfiniBand or network
+every figure. --group-by family draws the same metric of different
+benchmarks in one figure instead: osu_latency, IMB's PingPong and
+sbench-runner's latency kernel are all latency against message size of the
+point-to-point family, so each figure of that family has a line per tool,
+named with its version ("osu_latency 7.4", "sbench-runner 0.9 latency"),
+and there is a figure per configuration the tools share (an intra-node and
+an inter-node variant); sbench compare --group-by family matches the same
+rows. The link rate comes from the runs' InfiniBand or network
 provenance or their link_rate label; --link-rate sets it for all.
 
 Text in Japanese, Korean or any script outside Windows-1252 needs a TrueType
@@ -78,6 +85,7 @@ an existing report is replaced only by a complete one.`,
   sbench report --label article=000 --group-by fabric --link-rate 10Gbps -o ib.pdf
   sbench report --since 2025-03-01 --figures figs --figure-format svg --csv data -o march.pdf
   sbench report --campaign acceptance --baseline pre-upgrade -o after-upgrade.pdf
+  sbench report --campaign tools-vs-native --group-by family -o tools.pdf
   sbench report --title "性能評価" --font /usr/share/fonts/opentype/ipafont-gothic/ipag.ttf -o ja.pdf`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,7 +96,7 @@ an existing report is replaced only by a complete one.`,
 	fl := c.Flags()
 	fl.StringVarP(&o.out, "output", "o", "", "PDF file to write")
 	fl.StringVar(&o.title, "title", "", "report title (default: from the campaigns)")
-	fl.StringVar(&o.groupBy, "group-by", "", "label or parameter whose values are the figures' lines (default: variant, else labels)")
+	fl.StringVar(&o.groupBy, "group-by", "", "label or parameter whose values are the figures' lines (default: variant, else labels); family: one figure per metric family, a line per tool")
 	fl.StringVar(&o.linkRate, "link-rate", "auto", "theoretical link rate for the bandwidth figures, e.g. 100Gbps, 25Gb/s, 12500MB/s; auto: from provenance")
 	fl.Float64Var(&o.rpeak, "rpeak", 0, "theoretical peak of the HPL runs' nodes in Gflops (default: from provenance)")
 	fl.StringVar(&o.font, "font", "", "TrueType font (.ttf) for text outside Windows-1252 (default: look in the system's fonts when needed)")

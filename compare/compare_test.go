@@ -3,10 +3,8 @@ package compare
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,30 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}
 
 // sideBuilder makes the runs and samples of one side.
 type sideBuilder struct {
@@ -488,7 +466,7 @@ func TestWriteTextGolden(t *testing.T) {
 	if err := goldenResult(t).WriteText(&buf); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "compare.txt", buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "compare.txt"), buf.Bytes())
 }
 
 func TestWriteJSONGolden(t *testing.T) {
@@ -496,7 +474,7 @@ func TestWriteJSONGolden(t *testing.T) {
 	if err := goldenResult(t).WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "compare.json", buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "compare.json"), buf.Bytes())
 }
 
 func TestFormatting(t *testing.T) {

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
@@ -114,7 +116,7 @@ func TestHistoryGolden(t *testing.T) {
 	if err := h.WriteText(&buf); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "history.txt", buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "history.txt"), buf.Bytes())
 }
 
 func TestHistoryChoices(t *testing.T) {

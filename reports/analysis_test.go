@@ -13,6 +13,7 @@ import (
 
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
 
+	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
@@ -110,7 +111,7 @@ func TestClusterSummariesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "cluster.txt", summaryText(r))
+	golden.Check(t, filepath.Join("testdata", "golden", "cluster.txt"), summaryText(r))
 }
 
 func familyOf(t *testing.T, r *Report, name string) *familyResult {

@@ -12,30 +12,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
-
-// requireTool finds an external tool, skipping the test when it is absent
-// unless SBENCH_REQUIRE_INTEGRATION=1 asks for it to be there.
-func requireTool(t testing.TB, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-			t.Fatalf("%s is required (SBENCH_REQUIRE_INTEGRATION=1): %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return path
-}
 
 // run runs a poppler tool; anything it says on stderr ("Syntax Error …")
 // means the PDF is damaged, even when the tool copes.
 func run(t testing.TB, name string, args ...string) string {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(requireTool(t, name), args...)
+	cmd := exec.Command(testenv.LookPath(t, name, "poppler-utils"), args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.Bytes())

@@ -2,16 +2,15 @@ package templates
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/sbench/sbench/internal/golden"
+)
 
 // TestRenderGolden renders every example campaign and compares the scripts
 // with testdata/golden/CAMPAIGN/; -update rewrites them.
@@ -42,33 +41,19 @@ func TestRenderGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "golden", name)
-			if *update {
-				os.RemoveAll(golden)
-				os.MkdirAll(golden, 0o755)
+			gdir := filepath.Join("testdata", "golden", name)
+			if golden.Update() {
+				os.RemoveAll(gdir) // scripts the campaign no longer renders go too
 			}
 			for _, p := range paths {
 				got, _ := os.ReadFile(p)
 				if out, err := exec.Command("bash", "-n", p).CombinedOutput(); err != nil {
 					t.Errorf("bash -n %s: %v\n%s", filepath.Base(p), err, out)
 				}
-				gp := filepath.Join(golden, filepath.Base(p))
-				if *update {
-					if err := os.WriteFile(gp, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(gp)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create it)", err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s differs from %s:\n%s", filepath.Base(p), gp, got)
-				}
+				golden.Check(t, filepath.Join(gdir, filepath.Base(p)), got)
 			}
-			if !*update {
-				entries, _ := os.ReadDir(golden)
+			if !golden.Update() {
+				entries, _ := os.ReadDir(gdir)
 				if len(entries) != len(paths) {
 					t.Errorf("rendered %d scripts, golden dir holds %d", len(paths), len(entries))
 				}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"debug/elf"
 	"errors"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,11 +13,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sbench/sbench/internal/golden"
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.stdout golden files")
 
 // clearEnv unsets the variables that change the command's defaults.
 func clearEnv(t *testing.T) {
@@ -39,24 +38,6 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
 func TestHelp(t *testing.T) {
 	clearEnv(t)
 	for _, tt := range []struct {
@@ -72,7 +53,7 @@ func TestHelp(t *testing.T) {
 		if code != exitOK || stderr != "" {
 			t.Errorf("%v: exit %d, stderr %q", tt.args, code, stderr)
 		}
-		golden(t, tt.golden, stdout)
+		golden.Check(t, filepath.Join("testdata", tt.golden), stdout)
 	}
 }
 
@@ -215,7 +196,6 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	flag.Parse()
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
@@ -229,10 +209,7 @@ func build(tb testing.TB) string {
 	tb.Helper()
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goTool); err != nil {
-		if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-			tb.Fatal("no go command to build sbench-runner")
-		}
-		tb.Skip("no go command to build sbench-runner")
+		testenv.Require(tb, "no go command to build sbench-runner")
 	}
 	buildOnce.Do(func() {
 		if buildDir, buildErr = os.MkdirTemp("", "sbench-runner-test"); buildErr != nil {

@@ -92,6 +92,7 @@ The archive is $SBENCH_DB, else ./sbench.db; every command takes --db FILE.`,
 		newPruneCmd(e),
 		newVersionCmd(e),
 	)
+	addCompletionAndDocs(root, e) // completion, gen-docs: cmd_completion.go
 	for _, c := range root.Commands() {
 		c.Long = strings.TrimSpace(c.Long) + "\n" + exitStatuses
 		c.Args = wrapArgs(c.Args)

@@ -18,18 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
-
-// requireIntegration: an integration test may skip when a tool is absent,
-// except in CI where SBENCH_REQUIRE_INTEGRATION=1 makes that a failure.
-func requireIntegration(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-		t.Fatalf(format, args...)
-	}
-	t.Skipf(format, args...)
-}
 
 var (
 	buildOnce   sync.Once
@@ -43,7 +34,7 @@ func runnerBinary(t *testing.T) string {
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goTool); err != nil {
 		if goTool, err = exec.LookPath("go"); err != nil {
-			requireIntegration(t, "no go command to build sbench-runner")
+			testenv.Require(t, "no go command to build sbench-runner")
 		}
 	}
 	buildOnce.Do(func() {
@@ -327,7 +318,7 @@ func TestEndToEndExec(t *testing.T) {
 	})
 
 	t.Run("iperf3 pair", func(t *testing.T) {
-		requireTool(t, "iperf3")
+		testenv.LookPath(t, "iperf3", "iperf3")
 		dir := t.TempDir()
 		port := freePort(t)
 		var stdout, stderr bytes.Buffer
@@ -353,12 +344,9 @@ func TestEndToEndExec(t *testing.T) {
 // or sbench variables.
 func mpirunCommand(t *testing.T, ctx context.Context, np int, args ...string) *exec.Cmd {
 	t.Helper()
-	mpirun, err := exec.LookPath("mpirun")
-	if err != nil {
-		requireIntegration(t, "mpirun is not installed")
-	}
+	mpirun := testenv.LookPath(t, "mpirun", "openmpi-bin")
 	if out, err := exec.Command(mpirun, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "Open MPI") {
-		requireIntegration(t, "mpirun is not Open MPI's: %s", out)
+		testenv.Require(t, "mpirun is not Open MPI's: "+string(out))
 	}
 	cmd := exec.CommandContext(ctx, mpirun, append([]string{"--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
 		"-np", strconv.Itoa(np)}, args...)...)
@@ -394,7 +382,7 @@ func TestUnderMpirun(t *testing.T) {
 	}
 
 	t.Run("NPopenmpi", func(t *testing.T) {
-		requireTool(t, "NPopenmpi")
+		testenv.LookPath(t, "NPopenmpi", "netpipe-openmpi")
 		dir := t.TempDir()
 		cmd := mpirunCommand(t, ctx, 2, bin, "run", "--campaign", "e2e", "--variant", "mpi", "--benchmark", "np",
 			"--kernel", "exec", "--exec", jsonArgv(t, "NPopenmpi", "-p", "0", "-n", "20", "-u", "4096"), "--parser", "netpipe",

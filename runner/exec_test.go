@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
 
@@ -36,15 +36,6 @@ func fastStops(t *testing.T) {
 }
 
 func (s *step) workdir() string { return filepath.Join(s.results, "work", s.jobID+".0") }
-
-func requireTool(t *testing.T, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			requireIntegration(t, "%s is not installed", n)
-		}
-	}
-}
 
 func freePort(t *testing.T) string {
 	t.Helper()
@@ -118,7 +109,7 @@ func TestExecPerRankCommands(t *testing.T) {
 }
 
 func TestExecNetPIPEPair(t *testing.T) {
-	requireTool(t, "NPtcp")
+	testenv.LookPath(t, "NPtcp", "netpipe-tcp")
 	fastStops(t)
 	port := freePort(t)
 	np := []string{"-P", port, "-p", "0", "-n", "50", "-u", "65536"}
@@ -151,7 +142,7 @@ func TestExecNetPIPEPair(t *testing.T) {
 }
 
 func TestExecIperf3Pair(t *testing.T) {
-	requireTool(t, "iperf3")
+	testenv.LookPath(t, "iperf3", "iperf3")
 	fastStops(t)
 	port := freePort(t)
 	e := &Exec{

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
 
@@ -112,7 +113,7 @@ func TestEndToEndRunnerRevision(t *testing.T) {
 	}
 	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
-		requireIntegration(t, "no git checkout: %v", err)
+		testenv.Require(t, "no git checkout: "+err.Error())
 	}
 	bin := filepath.Join(t.TempDir(), "sbench-runner")
 	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-tags", "netgo,osusergo", "-buildvcs=true", "-o", bin, "../cmd/sbench-runner")
@@ -144,7 +145,7 @@ func TestEndToEndRunnerRevision(t *testing.T) {
 func TestEndToEndExecRecordsMPI(t *testing.T) {
 	want := MPIVersion(context.Background())
 	if want == "" {
-		requireIntegration(t, "no MPI installed")
+		testenv.Require(t, "no MPI installed")
 	}
 	bin := runnerBinary(t)
 	dir := t.TempDir()

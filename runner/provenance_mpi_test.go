@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sbench/sbench/internal/testenv"
 )
 
 // Outputs as the tools print them: Open MPI 4.1.4 on this machine (Debian
@@ -92,9 +94,7 @@ func TestMPIVersionOrder(t *testing.T) {
 
 // TestMPIVersionHere asks the MPI installed on this machine, if any.
 func TestMPIVersionHere(t *testing.T) {
-	if _, err := exec.LookPath("mpirun"); err != nil {
-		requireIntegration(t, "mpirun is not installed")
-	}
+	testenv.LookPath(t, "mpirun", "openmpi-bin")
 	start := time.Now()
 	v := MPIVersion(context.Background())
 	if !regexp.MustCompile(`^(Open MPI|MPICH|MVAPICH2|Intel)`).MatchString(v) || time.Since(start) > mpiProbeTimeout+time.Second {

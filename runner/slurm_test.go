@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
 
@@ -18,9 +19,11 @@ import (
 func requireSlurm(t *testing.T, tools ...string) {
 	t.Helper()
 	if os.Getenv("SLURM_CONF") == "" {
-		requireIntegration(t, "SLURM_CONF is not set (run make test-slurm)")
+		testenv.Require(t, "SLURM_CONF is not set (run make test-slurm)")
 	}
-	requireTool(t, append([]string{"srun", "salloc"}, tools...)...)
+	for _, tool := range append([]string{"srun", "salloc"}, tools...) {
+		testenv.LookPath(t, tool, "")
+	}
 }
 
 // slurmCommand runs argv against the test cluster with the runner's

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sbench/sbench/internal/testenv"
 )
 
 const module = "github.com/sbench/sbench/"
@@ -74,10 +76,7 @@ func list(t *testing.T, env []string, args ...string) map[string]*listed {
 	t.Helper()
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goTool); err != nil {
-		if os.Getenv("SBENCH_REQUIRE_INTEGRATION") == "1" {
-			t.Fatal("no go command")
-		}
-		t.Skip("no go command")
+		testenv.Require(t, "no go command")
 	}
 	cmd := exec.Command(goTool, append([]string{"list", "-deps", "-json"}, args...)...)
 	cmd.Dir = "../.."

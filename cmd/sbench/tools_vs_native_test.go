@@ -393,3 +393,13 @@ func TestLocalMPIRunArgv(t *testing.T) {
 		t.Errorf("withLabels: %q", got)
 	}
 }
+
+// TestCompareGroupByWantsFamily: compare groups rows by metric family or
+// by benchmark; any other --group-by is bad usage, said before the archive
+// is opened.
+func TestCompareGroupByWantsFamily(t *testing.T) {
+	_, errs, code := sbench(t, "compare", "--db", filepath.Join(t.TempDir(), "none.db"), "--group-by", "fabric", "a=1", "a=2")
+	if code != exitUsage || !strings.Contains(errs, `--group-by "fabric": want family`) {
+		t.Errorf("exit %d, want 2 asking for family:\n%s", code, errs)
+	}
+}

@@ -15,6 +15,25 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/sbench ./cmd/sbench
 	CGO_ENABLED=0 $(GO) build -tags netgo,osusergo -trimpath -ldflags '-s -w $(LDFLAGS)' -o $(BIN)/sbench-runner ./cmd/sbench-runner
 
+# Binaries, man pages (sbench gen-docs) and bash, zsh and fish completion
+# under $(DESTDIR)$(PREFIX). The pages' date is the last commit's, or
+# $(SOURCE_DATE_EPOCH), never the build's.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+.PHONY: install
+install: build
+	rm -rf $(BIN)/man1 && SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)' $(BIN)/sbench gen-docs --man $(BIN)/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(BIN)/sbench $(BIN)/sbench-runner $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(BIN)/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(BIN)/sbench completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbench
+	$(BIN)/sbench completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_sbench
+	$(BIN)/sbench completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/sbench.fish
+
 # The main job on the embedded default: a local campaign -> SQLite -> PDF.
 demo: build
 	rm -f demo.db

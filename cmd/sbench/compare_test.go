@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,43 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
-
-// The golden files of this package's tests are rewritten by go test
-// -update. The flag is looked up rather than declared, so that another
-// test file of the package may declare it too.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files in testdata")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// goldenFile compares got with testdata/name, or rewrites it under -update.
-func goldenFile(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updating() {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}
 
 // mustSbench runs the CLI and fails the test unless it exits with code.
 func mustSbench(t *testing.T, code int, args ...string) (stdout, stderr string) {
@@ -97,7 +63,7 @@ func TestCompareExitStatus(t *testing.T) {
 		stderr != "sbench: compare: 23 regression(s) beyond 5%\n" {
 		t.Errorf("20%% drop:\n%s\nstderr %q", out, stderr)
 	}
-	goldenFile(t, "compare-acceptance.stdout", out)
+	golden.Check(t, filepath.Join("testdata", "compare-acceptance.stdout"), out)
 
 	out, _ = mustSbench(t, 0, "compare", "--db", db, "run=a", "run=a2")
 	if !strings.Contains(out, "no regression beyond 5% in 23 row(s)") {
@@ -195,7 +161,7 @@ func TestCompareArticlesBeforeAfter(t *testing.T) {
 	// eRDMA is slower than TCP for osu_bw from 64 KiB up in that job:
 	// the comparison must say so, and fail.
 	out, _ := mustSbench(t, 1, "compare", "--db", db, "stage=before", "stage=after")
-	goldenFile(t, "compare-articles.stdout", out)
+	golden.Check(t, filepath.Join("testdata", "compare-articles.stdout"), out)
 	for _, want := range []*regexp.Regexp{
 		// article 004: osu_latency at 1 B, 16.07 µs over TCP, 11.01 over eRDMA.
 		regexp.MustCompile(`(?m)^osu_latency · latency \(us, lower is better\)$`),

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
@@ -62,7 +63,7 @@ func TestHistoryNamesTheStepAndWhatChanged(t *testing.T) {
 	db := weeklyArchive(t)
 	fig := filepath.Join(t.TempDir(), "trend.png")
 	out, stderr := mustSbench(t, 0, "history", "--db", db, "--benchmark", "osu_bw", "--metric", "bandwidth", "--x", "1M", "-o", fig)
-	goldenFile(t, "history-weekly.stdout", out)
+	golden.Check(t, filepath.Join("testdata", "history-weekly.stdout"), out)
 	for _, want := range []string{
 		"osu_bw · bandwidth (MB/s, higher is better) at 1 MiB",
 		"step at run 13 (2024-05-27 02:00, job 1013.0): 23012 → 11506 (-50.00%, p=0.002) REGRESSION",

@@ -15,12 +15,6 @@ import (
 	"github.com/sbench/sbench/internal/testenv"
 )
 
-// requireIntegration turns a skip into a failure in CI.
-func requireIntegration(t *testing.T, why string) {
-	t.Helper()
-	testenv.Require(t, why)
-}
-
 // sbench runs the CLI in-process and returns its stdout, stderr and exit status.
 func sbench(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
@@ -225,10 +219,7 @@ func repoRoot(t *testing.T) string {
 // word; it needs poppler-utils.
 func checkPDF(t *testing.T, path string, words []string) {
 	t.Helper()
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		requireIntegration(t, "pdftotext (poppler-utils) is not installed")
-		return
-	}
+	testenv.LookPath(t, "pdftotext", "poppler-utils")
 	info, err := exec.Command("pdfinfo", path).Output()
 	if err != nil {
 		t.Fatalf("pdfinfo: %v", err)

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sbench/sbench/hpl"
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 	"github.com/sbench/sbench/templates"
@@ -22,11 +22,8 @@ import (
 // rate above zero, and HPCC's summary, both ok.
 func TestSlurmHPCCOneNode(t *testing.T) {
 	requireSlurm(t)
-	for _, tool := range []string{"hpcc", "mpirun"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			requireIntegration(t, tool+" is not installed (apt-get install hpcc openmpi-bin)")
-		}
-	}
+	testenv.LookPath(t, "hpcc", "hpcc")
+	testenv.LookPath(t, "mpirun", "openmpi-bin")
 	buildBinaries(t)
 	root := repoRoot(t)
 	dir := t.TempDir()

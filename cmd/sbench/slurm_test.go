@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/csv"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
@@ -19,11 +19,9 @@ import (
 func requireSlurm(t *testing.T) {
 	t.Helper()
 	if os.Getenv("SLURM_CONF") == "" {
-		requireIntegration(t, "SLURM_CONF is not set (run make test-slurm)")
+		testenv.Require(t, "SLURM_CONF is not set (run make test-slurm)")
 	}
-	if _, err := exec.LookPath("sbatch"); err != nil {
-		requireIntegration(t, "sbatch is not installed")
-	}
+	testenv.LookPath(t, "sbatch", "slurm-client")
 }
 
 // TestSlurmQuickstart is the walking skeleton on a real Slurm: submit the

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/store"
 )
 
@@ -194,7 +195,7 @@ params = { array_size = 100000, iterations = 2 }
 func TestSlurmRequeueKeepsBothAttempts(t *testing.T) {
 	lab := os.Getenv("SBENCH_LAB")
 	if lab == "" {
-		requireIntegration(t, "SBENCH_LAB is not set (make test-slurm sets it)")
+		testenv.Require(t, "SBENCH_LAB is not set (make test-slurm sets it)")
 	}
 	dir, camp, db := slurmDir(t, `
 [campaign]

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/sizes"
 	"github.com/sbench/sbench/store"
 )
 
@@ -133,22 +134,14 @@ func xHeader(unit string) string {
 }
 
 // formatX writes a position: sizes in bytes the way OSU users say them
-// (1 KiB, 4 MiB) when they are whole binary multiples.
+// (1 KiB, 4 MiB) when they are whole binary multiples (sizes.Label).
 func formatX(x *float64, unit string) string {
 	if x == nil {
 		return "-"
 	}
 	v := *x
 	if unit == results.UnitBytes {
-		for _, p := range []struct {
-			suffix string
-			div    float64
-		}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-			if v >= p.div && math.Mod(v, p.div) == 0 {
-				return strconv.FormatFloat(v/p.div, 'f', -1, 64) + " " + p.suffix
-			}
-		}
-		return strconv.FormatFloat(v, 'f', -1, 64) + " B"
+		return sizes.Label(v)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }

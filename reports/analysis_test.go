@@ -415,15 +415,9 @@ func FuzzParseLinkRate(f *testing.F) {
 	})
 }
 
-func TestFormatSize(t *testing.T) {
-	for in, want := range map[float64]string{
-		0: "0", 1: "1", 1000: "1000", 1024: "1K", 1536 * 1024: "1536K", 8388605: "8M-3", 1572867: "1536K+3", 4 << 20: "4M", 1.5: "1.5",
-	} {
-		if got := formatSize(in); got != want {
-			t.Errorf("formatSize(%v) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[float64]string{1: "1 B", 32768: "32 KiB", 4 << 20: "4 MiB", 8388605: "8388605 B ≈ 8 MiB", 1000: "1000 B"} {
+func TestProseSize(t *testing.T) {
+	for in, want := range map[float64]string{1: "1 B", 32768: "32 KiB", 4 << 20: "4 MiB", 8388605: "8388605 B ≈ 8 MiB", 1000: "1000 B",
+		1572867: "1572867 B", 1 << 40: "1 TiB", 1.5: "1.5 B"} {
 		if got := proseSize(in); got != want {
 			t.Errorf("proseSize(%v) = %q, want %q", in, got, want)
 		}

@@ -5,38 +5,9 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
-)
 
-// formatSize writes a message size the way OSU's tables and the articles'
-// axes do: 1, 512, 1K, 4M, with K = 1024. A size a few bytes off a round
-// one, as NetPIPE perturbs them, is written from it: 8M-3, 1536K+3.
-func formatSize(b float64) string {
-	if b != math.Trunc(b) || b < 0 || b > 1<<62 {
-		return strconv.FormatFloat(b, 'g', 6, 64)
-	}
-	n := int64(b)
-	if n >= 1024 {
-		for d := int64(-8); d <= 8; d++ {
-			if d == 0 || (n+d)%1024 != 0 {
-				continue
-			}
-			off := strconv.FormatInt(-d, 10)
-			if -d > 0 {
-				off = "+" + off
-			}
-			return formatSize(float64(n+d)) + off
-		}
-	}
-	for _, u := range []struct {
-		suffix string
-		size   int64
-	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return strconv.FormatInt(n/u.size, 10) + u.suffix
-		}
-	}
-	return strconv.FormatInt(n, 10)
-}
+	"github.com/sbench/sbench/sizes"
+)
 
 // maxTickLabels keeps tick labels apart at 9 pt on a figure as wide as an A4
 // page's text: "256K" is about 20 pt wide.
@@ -63,7 +34,7 @@ func log2Ticks(min, max float64) []plot.Tick {
 		}
 		t := plot.Tick{Value: v}
 		if k%step == 0 {
-			t.Label = formatSize(v)
+			t.Label = sizes.Format(v)
 		}
 		ticks = append(ticks, t)
 	}

@@ -89,7 +89,7 @@ func manyFigures() Data {
 			for rep := 0; rep < 3; rep++ {
 				r := run(fmt.Sprintf("bench-%02d", f), "pingpong", fmt.Sprintf("variant-%d", v), 2)
 				jitter := 1 + 0.02*float64(rep-1)
-				for _, s := range sizes {
+				for _, s := range testSizes {
 					sample(r, "latency", "us", s, m.latency(s)*jitter, rep)
 					sample(r, "bandwidth", "MB/s", s, m.bandwidth(s)/jitter, rep)
 				}
@@ -99,7 +99,7 @@ func manyFigures() Data {
 	for f := 0; f < 10; f++ {
 		for _, n := range []int{8, 16} {
 			r := run(fmt.Sprintf("allreduce-%02d", f), "allreduce", "ppn=auto", n)
-			for _, s := range sizes[3:17] {
+			for _, s := range testSizes[3:17] {
 				sample(r, "latency", "us", s, float64(n)*0.4+s/3000, 0)
 			}
 		}

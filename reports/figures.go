@@ -16,6 +16,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/sbench/sbench/sizes"
 )
 
 // Figure is one plot of the report, with what it was drawn from.
@@ -130,7 +132,7 @@ func (r *Report) buildFigures() {
 					Name:   g.family + "-" + g.metric + splitName(g.split) + "-small",
 					Family: g.family, Metric: g.metric, Split: g.split, Kind: KindLatencyZoom, Unit: figureUnit(g.kind),
 					Series: g.series, h: zoomHeight,
-					Title: fmt.Sprintf("%s: %s of small messages (up to %s)", g.family, g.metric, formatSize(zoomLimit)) + splitTitle(g.split),
+					Title: fmt.Sprintf("%s: %s of small messages (up to %s)", g.family, g.metric, sizes.Format(zoomLimit)) + splitTitle(g.split),
 				}
 				if r.sizePlot(&zoom, true) {
 					add(f, &g.figs, zoom)

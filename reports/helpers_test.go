@@ -82,7 +82,7 @@ const (
 	gbeVariant = "tcp-gbe"
 )
 
-var sizes = func() []float64 {
+var testSizes = func() []float64 {
 	s := make([]float64, 23)
 	for i := range s {
 		s[i] = math.Ldexp(1, i)
@@ -133,7 +133,7 @@ func testData() Data {
 	}
 	var samples []store.Sample
 	add := func(run int64, m model) {
-		for _, s := range sizes {
+		for _, s := range testSizes {
 			x := s
 			samples = append(samples,
 				store.Sample{RunID: run, Sample: results.Sample{Metric: "latency", Unit: "us", X: &x, XUnit: "bytes", Value: m.latency(s)}},

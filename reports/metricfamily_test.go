@@ -26,7 +26,7 @@ func toolsVsNative() Data {
 			r.ID, r.Campaign, r.Variant, r.Status, r.Tasks = id, "tools-vs-native", placement, results.StatusOK, 2
 			r.Start, r.JobID, r.Step = t0.Add(time.Duration(id)*time.Minute), "4242", "0"
 			d.Runs = append(d.Runs, r)
-			for _, size := range sizes {
+			for _, size := range testSizes {
 				x := size
 				jitter := 1 + 0.01*float64(rep)
 				smp := results.Sample{Metric: "latency", Unit: "us", X: &x, XUnit: "bytes", Value: m.latency(size) * jitter}

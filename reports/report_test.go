@@ -49,7 +49,7 @@ func TestReportPDF(t *testing.T) {
 
 	text := run(t, "pdftotext", "-enc", "UTF-8", path, "-")
 	peakIB := 0.0
-	for _, s := range sizes {
+	for _, s := range testSizes {
 		peakIB = max(peakIB, ibModel.bandwidth(s))
 	}
 	for _, want := range []string{
@@ -129,8 +129,8 @@ func TestReportModel(t *testing.T) {
 		var legend []string
 		for _, s := range f.Series {
 			legend = append(legend, s.Config)
-			if len(s.Points) != len(sizes) {
-				t.Errorf("%s/%s has %d points, want %d", f.Name, s.Config, len(s.Points), len(sizes))
+			if len(s.Points) != len(testSizes) {
+				t.Errorf("%s/%s has %d points, want %d", f.Name, s.Config, len(s.Points), len(testSizes))
 			}
 		}
 		if got := strings.Join(legend, ","); got != ibVariant+","+gbeVariant {

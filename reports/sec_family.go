@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sbench/sbench/sizes"
 	"github.com/sbench/sbench/store"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -233,11 +234,11 @@ func (r *Report) bandwidthTable(d *document, f *familyResult, g *sizeGroup) {
 			pct = formatPercent(b.PercentOfLink)
 		}
 		if b.HalfPeakAt > 0 {
-			half = formatSize(b.HalfPeakAt)
+			half = sizes.Format(b.HalfPeakAt)
 		}
 		st := r.configs.style(b.Config)
-		t.row([]string{label(b.Config, b.Ranks), formatValue(b.Peak), formatSize(b.PeakAt), pct, half,
-			formatValue(b.Largest) + " @ " + formatSize(b.LargestAt), formatRatio(b.Ratio, 1), strconv.Itoa(len(b.Runs))}, black, &st)
+		t.row([]string{label(b.Config, b.Ranks), formatValue(b.Peak), sizes.Format(b.PeakAt), pct, half,
+			formatValue(b.Largest) + " @ " + sizes.Format(b.LargestAt), formatRatio(b.Ratio, 1), strconv.Itoa(len(b.Runs))}, black, &st)
 	}
 	d.y += 2
 	d.para("N½: the smallest size reaching half the peak. vs best: the peak over the best configuration's.", "", smallSize, grey)
@@ -250,7 +251,7 @@ func (r *Report) latencyTable(d *document, f *familyResult, g *sizeGroup) {
 	common := "At common size"
 	for _, l := range g.latency {
 		if l.CommonAt > 0 {
-			common = "At " + formatSize(l.CommonAt) + " (µs)"
+			common = "At " + sizes.Format(l.CommonAt) + " (µs)"
 			break
 		}
 	}
@@ -272,8 +273,8 @@ func (r *Report) latencyTable(d *document, f *familyResult, g *sizeGroup) {
 			at, ratio = formatValue(l.AtCommon), formatRatio(l.Ratio, 1)
 		}
 		st := r.configs.style(l.Config)
-		t.row([]string{label(l.Config, l.Ranks), at, ratio, formatSize(l.SmallestAt), formatValue(l.Smallest),
-			formatSize(l.LargestAt), formatValue(l.Largest), strconv.Itoa(len(l.Runs))}, black, &st)
+		t.row([]string{label(l.Config, l.Ranks), at, ratio, sizes.Format(l.SmallestAt), formatValue(l.Smallest),
+			sizes.Format(l.LargestAt), formatValue(l.Largest), strconv.Itoa(len(l.Runs))}, black, &st)
 	}
 }
 

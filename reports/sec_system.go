@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/sizes"
 )
 
 // hostGroup is a set of nodes that look the same in every respect the
@@ -202,7 +203,7 @@ func hostFields(h results.Host) [][2]string {
 	add("Cores", strings.Join(topo, ", "))
 	var mem []string
 	if h.MemoryBytes > 0 {
-		mem = append(mem, fmt.Sprintf("%.0f GiB", float64(h.MemoryBytes)/(1<<30)))
+		mem = append(mem, sizes.Approx(h.MemoryBytes))
 	}
 	if h.NUMANodes > 0 {
 		mem = append(mem, fmt.Sprintf("%d NUMA node%s", h.NUMANodes, plural(h.NUMANodes)))

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sbench/sbench/sizes"
 )
 
 // computeVerdict writes the report's verdict: for each benchmark the
@@ -274,21 +276,14 @@ func formatRatio(a, b float64) string {
 	return strconv.FormatFloat(a/b, 'f', 2, 64) + "×"
 }
 
-// proseSize writes a message size for sentences: "1 B", "32 KiB", "4 MiB";
-// a size just off a power of two, as NetPIPE perturbs them, gets the power
-// it is near: "8388605 B (≈8 MiB)".
+// proseSize writes a message size for sentences: "1 B", "32 KiB", "4 MiB"
+// (sizes.Label); a size just off a power of two, as NetPIPE perturbs them,
+// gets the power it is near too: "8388605 B ≈ 8 MiB".
 func proseSize(b float64) string {
 	if p := math.Exp2(math.Round(math.Log2(b))); b >= 1024 && b != p && math.Abs(b-p) <= 8 {
-		return strconv.FormatFloat(b, 'f', 0, 64) + " B ≈ " + proseSize(p)
+		return strconv.FormatFloat(b, 'f', 0, 64) + " B ≈ " + sizes.Label(p)
 	}
-	s := formatSize(b)
-	switch {
-	case strings.ContainsAny(s, "+-e."):
-		return strconv.FormatFloat(b, 'f', -1, 64) + " B"
-	case strings.HasSuffix(s, "K"), strings.HasSuffix(s, "M"), strings.HasSuffix(s, "G"):
-		return s[:len(s)-1] + " " + s[len(s)-1:] + "iB"
-	}
-	return s + " B"
+	return sizes.Label(b)
 }
 
 func firstLine(s string) string {

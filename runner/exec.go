@@ -22,6 +22,7 @@ import (
 	// hpcc and auto. Both are cgo-free.
 	_ "github.com/sbench/sbench/hpl"
 	"github.com/sbench/sbench/parsers"
+	"github.com/sbench/sbench/sizes"
 )
 
 // ExecKernel is the kernel that wraps a real tool instead of measuring.
@@ -254,7 +255,7 @@ func runOwn(ctx context.Context, id Identity, argv []string, workdir string, std
 	}
 	if out.overflowed() {
 		return rankError(id, fmt.Errorf("%s wrote more than %s to its standard output; let it write a file and parse that with --output",
-			display(argv), sizeText(maxExecOutput)))
+			display(argv), sizes.Label(float64(maxExecOutput))))
 	}
 	if outcome, failed := ch.outcome(); failed {
 		return rankError(id, ch.failure(outcome))
@@ -397,16 +398,9 @@ func readOutput(path string) ([]byte, error) {
 		return nil, fmt.Errorf("output file: %w", err)
 	}
 	if len(data) > maxExecOutput {
-		return nil, fmt.Errorf("output file %s is over %s", path, sizeText(maxExecOutput))
+		return nil, fmt.Errorf("output file %s is over %s", path, sizes.Label(float64(maxExecOutput)))
 	}
 	return data, nil
-}
-
-func sizeText(n int) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // child is one rank's command, in its own process group so that stopping

@@ -514,7 +514,7 @@ func TestExecOutputLimit(t *testing.T) {
 	s := execStep(t, []string{"n1"}, 1, &Exec{Argv: []string{"yes"}})
 	res := s.run()
 	b := s.bundle(res)
-	if b.Status != results.StatusFailed || b.Error != "rank 0 (node n1): yes wrote more than 4096 bytes to its standard output; let it write a file and parse that with --output" {
+	if b.Status != results.StatusFailed || b.Error != "rank 0 (node n1): yes wrote more than 4 KiB to its standard output; let it write a file and parse that with --output" {
 		t.Errorf("status %s, error %q", b.Status, b.Error)
 	}
 	if len(b.Raw) != 4096 || res[0].took > 4*time.Second {

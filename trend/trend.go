@@ -19,6 +19,7 @@ import (
 
 	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/sizes"
 )
 
 // Colours: the series in blue, what needs a look in red, steps in orange,
@@ -240,7 +241,7 @@ func title(h *compare.History) string {
 	s := h.Benchmark + ": " + h.Metric
 	if h.X != nil {
 		if h.XUnit == results.UnitBytes {
-			s += " at " + sizeLabel(*h.X)
+			s += " at " + sizes.Label(*h.X)
 		} else {
 			s += fmt.Sprintf(" at %g %s", *h.X, h.XUnit)
 		}
@@ -257,18 +258,6 @@ func legendName(h *compare.History) string {
 		s += ", " + h.Better + " is better"
 	}
 	return s
-}
-
-func sizeLabel(v float64) string {
-	for _, p := range []struct {
-		s string
-		d float64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if v >= p.d && int64(v)%int64(p.d) == 0 {
-			return fmt.Sprintf("%g %s", v/p.d, p.s)
-		}
-	}
-	return fmt.Sprintf("%g B", v)
 }
 
 // dateTicks labels up to ten runs, evenly spread, with their date: month

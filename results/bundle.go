@@ -414,6 +414,8 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
-// SortedKeys returns the keys of m in order, for deterministic output. It
-// is slices.Sorted(maps.Keys(m)), which new code may as well write out.
+// SortedKeys returns the keys of m in order, for deterministic output.
+//
+// Deprecated: write slices.Sorted(maps.Keys(m)); SortedKeys goes once
+// cmd/sbench no longer calls it.
 func SortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -213,10 +215,10 @@ func plainRows(b *testing.B, bundles []*results.Bundle) []plainFile {
 			bu.Job.ID, bu.Job.Step, bu.Job.ArrayIndex, js(bu.Job.Nodes), bu.Job.Tasks, bu.Job.TasksPerNode,
 			formatTime(bu.Start), formatTime(bu.End), bu.RunnerVersion, "results.json", bu.Source, formatTime(clock)}}
 		f.bundle = [][]any{{nil, encodingJSON, js(bu)}}
-		for _, k := range results.SortedKeys(bu.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(bu.Labels)) {
 			f.labels = append(f.labels, []any{nil, k, bu.Labels[k]})
 		}
-		for _, k := range results.SortedKeys(bu.Params) {
+		for _, k := range slices.Sorted(maps.Keys(bu.Params)) {
 			f.params = append(f.params, []any{nil, k, bu.Params[k]})
 		}
 		// Hosts are stored once; their ids are known in advance here.

@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -77,7 +79,7 @@ func (db *DB) ExportBenchfmt(ctx context.Context, w io.Writer, f Filter) error {
 			line.Reset()
 			line.WriteString(benchfmtBase(r.Benchmark))
 			line.WriteString("/metric=" + benchfmtPart(s.Metric))
-			for _, k := range results.SortedKeys(s.Tags) {
+			for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
 				line.WriteString("/" + benchfmtPart(k) + "=" + benchfmtPart(s.Tags[k]))
 			}
 			if len(s.Pair) > 0 {
@@ -194,7 +196,7 @@ func (c *benchfmtConfig) set(r *Run) {
 			put("param."+benchfmtKey(a.Key), a.Value)
 		}
 	}
-	for _, k := range results.SortedKeys(r.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
 		put(benchfmtKey(k), r.Labels[k])
 	}
 	// Clear what the previous run had and this one has not, then write

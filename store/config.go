@@ -1,6 +1,8 @@
 package store
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -121,13 +123,13 @@ func ConfigOf(r *Run) Config {
 	if r.Variant != "" {
 		c = append(c, Attr{AttrVariant, AttrVariant, r.Variant})
 	}
-	for _, k := range results.SortedKeys(r.Params) {
+	for _, k := range slices.Sorted(maps.Keys(r.Params)) {
 		if DescriptiveParamOf(r, k) {
 			continue
 		}
 		c = append(c, Attr{AttrParam, k, r.Params[k]})
 	}
-	for _, k := range results.SortedKeys(r.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
 		if !MetaLabels[k] {
 			c = append(c, Attr{AttrLabel, k, r.Labels[k]})
 		}

@@ -8,8 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -91,11 +92,7 @@ func (db *DB) export(ctx context.Context, f Filter, header func(keys []string) e
 				keySet[k] = true
 			}
 		}
-		keys := make([]string, 0, len(keySet))
-		for k := range keySet {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(keySet))
 		if err := header(keys); err != nil {
 			return err
 		}

@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -381,12 +383,12 @@ func insertRun(ctx context.Context, st *ingestStmts, source string, now any, e *
 	if _, err := st.bundle.ExecContext(ctx, id, e.encoding, e.data); err != nil {
 		return 0, fmt.Errorf("insert bundle: %w", err)
 	}
-	for _, k := range results.SortedKeys(b.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(b.Labels)) {
 		if _, err := st.label.ExecContext(ctx, id, k, b.Labels[k]); err != nil {
 			return 0, fmt.Errorf("insert label %q: %w", k, err)
 		}
 	}
-	for _, k := range results.SortedKeys(b.Params) {
+	for _, k := range slices.Sorted(maps.Keys(b.Params)) {
 		if _, err := st.param.ExecContext(ctx, id, k, b.Params[k]); err != nil {
 			return 0, fmt.Errorf("insert param %q: %w", k, err)
 		}

@@ -63,7 +63,7 @@ func (f Filter) where() (string, []any) {
 		conds = append(conds, "r.id NOT IN (SELECT value FROM json_each(?))")
 		args = append(args, string(ids))
 	}
-	for _, k := range results.SortedKeys(f.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(f.Labels)) {
 		conds = append(conds, "EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = r.id AND l.key = ? AND l.value = ?)")
 		args = append(args, k, f.Labels[k])
 	}

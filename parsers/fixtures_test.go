@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"net"
 	"os"
@@ -64,6 +65,50 @@ func replaceLine(t *testing.T, file string, line int, text string) string {
 	lines := strings.SplitAfter(fixture(t, file), "\n")
 	lines[line-1] = text + "\n"
 	return strings.Join(lines, "")
+}
+
+// badInput is an output a parser must refuse, and the whole error it
+// gives, lines and all.
+type badInput struct {
+	what, in, want string
+}
+
+// checkRefused parses each input with format and checks that it fails
+// with SyntaxErrors that read exactly as want.
+func checkRefused(t *testing.T, format string, tests []badInput) {
+	t.Helper()
+	for _, tt := range tests {
+		_, err := Parse("x", format, []byte(tt.in))
+		var se SyntaxErrors
+		if !errors.As(err, &se) || err.Error() != tt.want {
+			t.Errorf("%s:\n got %v\nwant %s", tt.what, err, tt.want)
+		}
+	}
+}
+
+// badTable is a fixture damaged at one line, and the first syntax error
+// it must cause: its line and part of its message.
+type badTable struct {
+	name, input string
+	line        int
+	msg         string
+}
+
+// checkFirstError parses each input with format and checks the first of
+// its SyntaxErrors.
+func checkFirstError(t *testing.T, format string, tests []badTable) {
+	t.Helper()
+	for _, tt := range tests {
+		_, err := Parse("in.txt", format, []byte(tt.input))
+		var se SyntaxErrors
+		if !errors.As(err, &se) {
+			t.Errorf("%s: error %v, want syntax errors", tt.name, err)
+			continue
+		}
+		if se[0].Line != tt.line || !strings.Contains(se[0].Msg, tt.msg) {
+			t.Errorf("%s: %v, want line %d: …%s…", tt.name, se[0], tt.line, tt.msg)
+		}
+	}
 }
 
 // curve returns the samples of one metric, in order.

@@ -296,29 +296,14 @@ func TestIMBMinMax(t *testing.T) {
 // the file's line.
 func TestIMBSyntaxErrors(t *testing.T) {
 	const pp = "imb-2019u5-pingpong-excalibur.txt" // table header on line 34, rows 35-58
-	tests := []struct {
-		name, input string
-		line        int
-		msg         string
-	}{
+	checkFirstError(t, "imb", []badTable{
 		{"bad number", replaceLine(t, pp, 39, "            8         1000         1.1.3         7.11"), 39, `"1.1.3", want a number`},
 		{"missing column", replaceLine(t, pp, 40, "           16         1000         1.12"), 40, "row has 3 columns"},
 		{"negative size", replaceLine(t, pp, 40, "          -16         1000         1.12        14.27"), 40, `"-16", want a non-negative integer`},
 		{"cut mid-table", cutLines(t, pp, 52), 53, "table ends at 65536 bytes, the header promises 4194304"},
 		{"header without rows", cutLines(t, pp, 34), 34, "table header has no rows"},
 		{"block without table", cutLines(t, pp, 33), 31, "no result table"},
-	}
-	for _, tt := range tests {
-		_, err := Parse("in.txt", "imb", []byte(tt.input))
-		var se SyntaxErrors
-		if !errors.As(err, &se) {
-			t.Errorf("%s: error %v, want syntax errors", tt.name, err)
-			continue
-		}
-		if se[0].Line != tt.line || !strings.Contains(se[0].Msg, tt.msg) {
-			t.Errorf("%s: %v, want line %d: …%s…", tt.name, se[0], tt.line, tt.msg)
-		}
-	}
+	})
 }
 
 // Launcher chatter before, between and after the blocks, and inside a

@@ -2,7 +2,6 @@ package parsers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -192,9 +191,7 @@ func TestIperf3OmittedIntervalsAreTagged(t *testing.T) {
 func TestIperf3Refusals(t *testing.T) {
 	ok := fixture(t, "iperf3-loopback.json")
 	cut := ok[:len(ok)/2]
-	tests := []struct {
-		what, in, want string
-	}{
+	checkRefused(t, "iperf3", []badInput{
 		{"iperf3's error member", fixture(t, "iperf3-3.12-error-refused.json"), "x:1: iperf3 failed: unable to connect to server: Connection refused"},
 		{"cut in the middle", cut, "x:1: iperf3 JSON document does not decode: the document is cut short (did iperf3 finish?)"},
 		{"a second document cut", ok + "srun: job 12 step 1\n" + cut,
@@ -204,14 +201,7 @@ func TestIperf3Refusals(t *testing.T) {
 		// The failed run's document without its error member.
 		{"no totals", strings.Replace(fixture(t, "iperf3-3.12-error-refused.json"), "},\n\t\"error\":\t\"unable to connect to server: Connection refused\"", "}", 1),
 			`x:1: iperf3 JSON document has no totals in "end": the run did not finish`},
-	}
-	for _, tt := range tests {
-		_, err := Parse("x", "iperf3", []byte(tt.in))
-		var se SyntaxErrors
-		if !errors.As(err, &se) || err.Error() != tt.want {
-			t.Errorf("%s:\n got %v\nwant %s", tt.what, err, tt.want)
-		}
-	}
+	})
 }
 
 // A job that ran iperf3 twice into one file, with launcher chatter around.

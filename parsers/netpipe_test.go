@@ -3,7 +3,6 @@ package parsers
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -322,9 +321,7 @@ func TestNetPIPERefusals(t *testing.T) {
 	head := func(name string, n int) string {
 		return strings.Join(strings.SplitAfter(file(name), "\n")[:n], "")
 	}
-	tests := []struct {
-		what, in, want string
-	}{
+	checkRefused(t, "netpipe", []badInput{
 		{"Open MPI without PMI under srun", file("np-openmpi-srun-pmi2.txt"),
 			`x:4: no NetPIPE results: the MPI library could not start under srun ("but OMPI was not built with SLURM's PMI support and therefore cannot"): use srun --mpi=pmix, or mpirun`},
 		// Not NetPIPE at all: a hello program whose second MPI_Init in the
@@ -351,14 +348,7 @@ func TestNetPIPERefusals(t *testing.T) {
 			`x:6: NetPIPE -o line has 4 columns, want 3 (bytes, Mbps, seconds): "8 5.65 0.0000108 7"`},
 		{"-o file with 1.2.3", head("nptcp-loopback.out", 5) + "       8 5.6.5 0.0000108\n",
 			`x:6: NetPIPE -o line: "5.6.5" or "0.0000108" is not a number`},
-	}
-	for _, tt := range tests {
-		_, err := Parse("x", "netpipe", []byte(tt.in))
-		var se SyntaxErrors
-		if !errors.As(err, &se) || err.Error() != tt.want {
-			t.Errorf("%s:\n got %v\nwant %s", tt.what, err, tt.want)
-		}
-	}
+	})
 }
 
 // Chatter before, between and after runs is skipped: the Slurm and UCX

@@ -1,7 +1,6 @@
 package parsers
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -64,9 +63,7 @@ func TestPerfMainFixtures(t *testing.T) {
 func TestPerfMainRefusals(t *testing.T) {
 	lines := strings.SplitAfter(fixture(t, "000-perf_main-rc-bw.txt"), "\n")
 	start, bw, end := lines[0], lines[1], lines[2]
-	tests := []struct {
-		what, in, want string
-	}{
+	checkRefused(t, "perf_main", []badInput{
 		{"cut after the result", start + bw, "x:1: perf_main RC BW Unidirection test started here never finished: the output is cut"},
 		{"finish without start", bw + end, "x:1: perf_main result line outside a \"Test started … Test Finished\" block\n" +
 			"x:2: perf_main RC BW Unidirection test finished without a start line"},
@@ -75,14 +72,7 @@ func TestPerfMainRefusals(t *testing.T) {
 		{"missing field", start + strings.Replace(bw, ", total 128000000", "", 1) + end, `x:2: perf_main result line does not parse: "BW: 935.6 MBytes/sec [size: 128000 bytes, iter: 1000]"`},
 		{"another port finishes", start + bw + strings.Replace(end, "port 1", "port 2", 1),
 			"x:3: perf_main RC BW Unidirection test on port 2 finishes the RC BW Unidirection test on port 1 started at line 1"},
-	}
-	for _, tt := range tests {
-		_, err := Parse("x", "perf_main", []byte(tt.in))
-		var se SyntaxErrors
-		if !errors.As(err, &se) || err.Error() != tt.want {
-			t.Errorf("%s:\n got %v\nwant %s", tt.what, err, tt.want)
-		}
-	}
+	})
 }
 
 // Two blocks one after the other are two runs; the banner's version goes to

@@ -181,29 +181,14 @@ func TestPerftestLatencyStatistics(t *testing.T) {
 
 func TestPerftestSyntaxErrors(t *testing.T) {
 	const f = "perftest-post-list-gbits-duration-issue273.txt" // header on line 17, row 18, rule 19
-	tests := []struct {
-		name, input string
-		line        int
-		msg         string
-	}{
+	checkFirstError(t, "perftest", []badTable{
 		{"bad number", replaceLine(t, f, 18, " 8          224958464        0.00               0.4.8   \t\t   7.498617"), 18, `"0.4.8", want a number`},
 		{"missing column", replaceLine(t, f, 18, " 8          224958464        0.00               0.48"), 18, "row has 4 columns"},
 		{"not closed", cutLines(t, f, 18), 19, "not closed by a rule line"},
 		{"header without rows", replaceLine(t, f, 18, "-----------"), 17, "result table has no rows"},
 		{"unknown column", replaceLine(t, f, 17, " #bytes     #iterations    BW peak[Gb/sec]    Foo[bar]"), 17, `unknown column "Foo[bar]"`},
 		{"unknown unit", replaceLine(t, f, 17, " #bytes     #iterations    BW peak[kB/sec]    BW average[Gb/sec]   MsgRate[Mpps]"), 17, `"kB/sec"`},
-	}
-	for _, tt := range tests {
-		_, err := Parse("in.txt", "perftest", []byte(tt.input))
-		var se SyntaxErrors
-		if !errors.As(err, &se) {
-			t.Errorf("%s: error %v, want syntax errors", tt.name, err)
-			continue
-		}
-		if se[0].Line != tt.line || !strings.Contains(se[0].Msg, tt.msg) {
-			t.Errorf("%s: %v, want line %d: …%s…", tt.name, se[0], tt.line, tt.msg)
-		}
-	}
+	})
 }
 
 // perftest 5.60 printed negative averages under load (linux-rdma/perftest

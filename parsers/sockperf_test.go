@@ -3,7 +3,6 @@ package parsers
 import (
 	"bytes"
 	"context"
-	"errors"
 	"math"
 	"os/exec"
 	"strings"
@@ -189,9 +188,7 @@ func TestSockperfRefusals(t *testing.T) {
 	pp := fixture(t, "sockperf-pingpong-tcp.txt")
 	lines := strings.SplitAfter(pp, "\n")
 	tp := fixture(t, "sockperf-3.7-throughput-tcp-issue140.txt")
-	tests := []struct {
-		what, in, want string
-	}{
+	checkRefused(t, "sockperf", []badInput{
 		{"connection refused", fixture(t, "sockperf-3.7-refused.txt"), "x:2: no sockperf results: sockperf failed: ERROR: Can`t connect socket (errno=111 Connection refused)"},
 		{"cut before <MIN>", strings.Join(lines[:len(lines)-2], ""), "x:25: sockperf statistics of server 0 (line 10) are cut short: the average, <MAX> or <MIN> line is missing"},
 		{"percentile 1.2.3", strings.Replace(pp, "percentile 90.000 =    9.317", "percentile 90.000 =    9.3.17", 1), `x:21: sockperf: "9.3.17" in "---> percentile 90.000 =    9.3.17" is not a number`},
@@ -200,14 +197,7 @@ func TestSockperfRefusals(t *testing.T) {
 			"x:12: sockperf throughput run is cut short: message rate or bandwidth missing"},
 		{"no valid observations", lines[0] + "sockperf: No valid observations found.  Try increasing test duration and/or --mps/--reply-every parameters\n",
 			"x:2: no sockperf results: no valid observations (the test was too short, or no reply came back)"},
-	}
-	for _, tt := range tests {
-		_, err := Parse("x", "sockperf", []byte(tt.in))
-		var se SyntaxErrors
-		if !errors.As(err, &se) || err.Error() != tt.want {
-			t.Errorf("%s:\n got %v\nwant %s", tt.what, err, tt.want)
-		}
-	}
+	})
 }
 
 // Two runs in one job output; a web page's copy that lost the escape byte

@@ -5,19 +5,42 @@ import (
 	"testing"
 )
 
-// TestProblemsExactly: campaign snippets and the exact problems sbench
-// validate prints for them, every one at once, each at its own key.
-func TestProblemsExactly(t *testing.T) {
-	const head = `[campaign]
+// problemHead is the campaign the problem tests' snippets add to: lines
+// 1 to 5 of c.toml.
+const problemHead = `[campaign]
 name = "q"
 [slurm]
 nodes = 2
 ntasks_per_node = 1
 `
-	for _, tt := range []struct {
-		name, text string
-		want       []string
-	}{
+
+// problemCase is a campaign and every problem validate finds in it, in
+// order, as sbench validate prints them.
+type problemCase struct {
+	name, text string
+	want       []string
+}
+
+// checkProblems parses each case as c.toml and compares the problems.
+func checkProblems(t *testing.T, cases []problemCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("c.toml", []byte(tt.text))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
+				t.Errorf("problems:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestProblemsExactly: campaign snippets and the exact problems sbench
+// validate prints for them, every one at once, each at its own key.
+func TestProblemsExactly(t *testing.T) {
+	checkProblems(t, []problemCase{
 		{"every wrong type at once", `[campaign]
 name = "q"
 repeats = "3"
@@ -38,10 +61,10 @@ repeats = "2"
 			`c.toml:8:1: slurm.env: B has type integer; want a string`,
 			`c.toml:12:1: benchmark[0].repeats: has type string; want an integer`,
 		}},
-		{"a number where a list of tables goes", "benchmark = 3\n" + head, []string{
+		{"a number where a list of tables goes", "benchmark = 3\n" + problemHead, []string{
 			`c.toml:1:1: benchmark: has type integer; want tables`,
 		}},
-		{"unknown keys at their own lines", head + `[[benchmark]]
+		{"unknown keys at their own lines", problemHead + `[[benchmark]]
 name = "lat"
 kernel = "latency"
 [[benchmark]]
@@ -54,7 +77,7 @@ nmae = "a"
 			`c.toml:12:1: variant[0].name: is empty`,
 			`c.toml:13:1: variant[0].nmae: unknown key (did you mean "name"?)`,
 		}},
-		{"a wrong type in the first benchmark, not the second", head + `[[benchmark]]
+		{"a wrong type in the first benchmark, not the second", problemHead + `[[benchmark]]
 name = "lat"
 kernel = "latency"
 timeout = 10
@@ -65,7 +88,7 @@ timeout = "10m"
 `, []string{
 			`c.toml:9:1: benchmark[0].timeout: has type integer; want a string`,
 		}},
-		{"unknown names", head + `[[benchmark]]
+		{"unknown names", problemHead + `[[benchmark]]
 name = "osu_latency"
 command = ["osu_latency"]
 parser = "osux"
@@ -84,7 +107,7 @@ after = "nothing"
 			`c.toml:16:1: benchmark[2].kind: unknown kind "hppl" (did you mean "hpl"?)`,
 			`c.toml:17:1: benchmark[2].after: no benchmark is called "nothing" (known: osu_latency, native, x)`,
 		}},
-		{"unknown override and sweep keys", head + `[[benchmark]]
+		{"unknown override and sweep keys", problemHead + `[[benchmark]]
 name = "lat"
 kernel = "latency"
 slurm = { nodez = 2 }
@@ -94,22 +117,12 @@ ntask_per_node = [1, 2]
 			`c.toml:9:11: benchmark[0].slurm.nodez: unknown key (did you mean "nodes"?)`,
 			`c.toml:11:1: sweep.ntask_per_node: value 1: unknown key (did you mean "ntasks_per_node"?)`,
 		}},
-		{"an unknown kernel parameter where it is written", head + `[[benchmark]]
+		{"an unknown kernel parameter where it is written", problemHead + `[[benchmark]]
 name = "lat"
 kernel = "latency"
 params = { sise = "1-8" }
 `, []string{
 			`c.toml:9:12: benchmark[0].params.sise: variant default: param "sise": not a parameter of the latency kernel (did you mean "sizes"?)`,
 		}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("c.toml", []byte(tt.text))
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
-				t.Errorf("problems:\n%s\nwant:\n%s", got, want)
-			}
-		})
-	}
+	})
 }

@@ -82,17 +82,8 @@ zip = [["label.impl", "command"]]
 // TestToolProblems: the combinations a variant or a sweep may not make,
 // and the parameters checked against the kernel a run ends up with.
 func TestToolProblems(t *testing.T) {
-	const head = `[campaign]
-name = "q"
-[slurm]
-nodes = 2
-ntasks_per_node = 1
-`
-	for _, tt := range []struct {
-		name, text string
-		want       []string
-	}{
-		{"a variant with a kernel and a command, and a parser for its kernel", head + `[[benchmark]]
+	checkProblems(t, []problemCase{
+		{"a variant with a kernel and a command, and a parser for its kernel", problemHead + `[[benchmark]]
 name = "lat"
 [[variant]]
 name = "a"
@@ -104,7 +95,7 @@ parser = "osu"
 			`c.toml:11:1: variant[0].command: a variant runs a native kernel or a command, not both`,
 			`c.toml:12:1: variant[0].parser: is for external tools (command), not for kernel latncy`,
 		}},
-		{"unknown names in a variant and a sweep", head + `[[benchmark]]
+		{"unknown names in a variant and a sweep", problemHead + `[[benchmark]]
 name = "lat"
 kernel = "latency"
 [[variant]]
@@ -120,7 +111,7 @@ parser = ["imbb"]
 			`c.toml:14:1: sweep.kernel: value 2: unknown kernel "bww" (did you mean "bw"?)`,
 			`c.toml:15:1: sweep.parser: value 1: unknown parser "imbb" (did you mean "imb"?)`,
 		}},
-		{"a parser for the native kernel of a benchmark", head + `[[benchmark]]
+		{"a parser for the native kernel of a benchmark", problemHead + `[[benchmark]]
 name = "lat"
 kernel = "latency"
 [[variant]]
@@ -129,7 +120,7 @@ parser = "osu"
 `, []string{
 			`c.toml:11:1: variant[0].parser: variant a: is for external tools (command); the run's kernel is latency`,
 		}},
-		{"params checked against the variant's kernel", head + `[[benchmark]]
+		{"params checked against the variant's kernel", problemHead + `[[benchmark]]
 name = "lat"
 kernel = "latency"
 params = { sizes = "1-4MiB" }
@@ -141,7 +132,7 @@ kernel = "stream"
 `, []string{
 			`c.toml:9:12: benchmark[0].params.sizes: variant stream: param "sizes": not a parameter of the stream kernel (known: array_size, iterations)`,
 		}},
-		{"a run with no tool", head + `[[benchmark]]
+		{"a run with no tool", problemHead + `[[benchmark]]
 name = "lat"
 [[variant]]
 name = "native"
@@ -151,7 +142,7 @@ name = "none"
 `, []string{
 			`c.toml:6:1: benchmark[0].kernel: variant none: runs nothing: set kernel (allreduce, alltoall, barrier, bcast, bibw, bw, hpl, latency, matrix, pairs, stream) or command, in the benchmark or in every variant`,
 		}},
-		{"a sweep point with a kernel and a command", head + `[[benchmark]]
+		{"a sweep point with a kernel and a command", problemHead + `[[benchmark]]
 name = "lat"
 [benchmark.sweep]
 kernel = ["latency", ""]
@@ -175,15 +166,5 @@ kernel = "bw"
 `, []string{
 			`c.toml:12:1: variant[1].kernel: variant bw: 1 rank(s); kernel bw needs at least 2`,
 		}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("c.toml", []byte(tt.text))
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
-				t.Errorf("problems:\n%s\nwant:\n%s", got, want)
-			}
-		})
-	}
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -289,35 +288,6 @@ func TestArticleReportPDF(t *testing.T) {
 		}
 	}
 	renderPages(t, path, pages)
-}
-
-var pagesRE = regexp.MustCompile(`(?m)^Pages:\s+(\d+)`)
-
-func pageCount(t testing.TB, path string) int {
-	t.Helper()
-	m := pagesRE.FindStringSubmatch(run(t, "pdfinfo", path))
-	if m == nil {
-		t.Fatalf("pdfinfo gives no page count for %s", path)
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n
-}
-
-// renderPages renders every page at 60 dpi and checks each has ink: a
-// blank or unrenderable page is a broken report.
-func renderPages(t *testing.T, path string, pages int) {
-	t.Helper()
-	dir := t.TempDir()
-	run(t, "pdftoppm", "-png", "-r", "60", path, filepath.Join(dir, "page"))
-	pngs, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
-	if len(pngs) != pages {
-		t.Fatalf("pdftoppm rendered %d pages, pdfinfo says %d", len(pngs), pages)
-	}
-	for _, p := range pngs {
-		if f := inkFraction(t, p); f < 0.005 {
-			t.Errorf("%s is blank (%.4f of its pixels have ink)", filepath.Base(p), f)
-		}
-	}
 }
 
 // Every article's report renders, page by page, with its title and

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,8 +45,43 @@ func pdfText(t testing.TB, pdf []byte) string {
 	return run(t, "pdftotext", "-enc", "UTF-8", path, "-")
 }
 
+var pagesRE = regexp.MustCompile(`(?m)^Pages:\s+(\d+)`)
+
+func pageCount(t testing.TB, path string) int {
+	t.Helper()
+	m := pagesRE.FindStringSubmatch(run(t, "pdfinfo", path))
+	if m == nil {
+		t.Fatalf("pdfinfo gives no page count for %s", path)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// renderPages renders every page at 60 dpi, next to the PDF, and checks
+// each has ink: a blank or unrenderable page is a broken report.
+func renderPages(t *testing.T, path string, pages int) {
+	t.Helper()
+	dir := filepath.Dir(path)
+	run(t, "pdftoppm", "-png", "-r", "60", path, filepath.Join(dir, "page"))
+	pngs, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
+	if len(pngs) != pages {
+		t.Fatalf("pdftoppm rendered %d pages, pdfinfo says %d", len(pngs), pages)
+	}
+	for _, p := range pngs {
+		if f := inkFraction(t, p); f < 0.005 {
+			t.Errorf("%s is blank (%.4f of its pixels have ink)", filepath.Base(p), f)
+		}
+	}
+}
+
 // inkFraction is the share of a PNG's pixels that are not near-white.
 func inkFraction(t testing.TB, path string) float64 {
+	t.Helper()
+	return ink(decodePNG(t, path))
+}
+
+// decodePNG reads a PNG file.
+func decodePNG(t testing.TB, path string) image.Image {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -55,7 +92,7 @@ func inkFraction(t testing.TB, path string) float64 {
 	if err != nil {
 		t.Fatalf("decode %s: %v", path, err)
 	}
-	return ink(img)
+	return img
 }
 
 func ink(img image.Image) float64 { return inkBelow(img, 0xE000) }

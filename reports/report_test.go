@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -37,12 +36,7 @@ func TestReportPDF(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	info := run(t, "pdfinfo", path)
-	m := regexp.MustCompile(`(?m)^Pages:\s+(\d+)`).FindStringSubmatch(info)
-	if m == nil {
-		t.Fatalf("pdfinfo gives no page count:\n%s", info)
-	}
-	pages, _ := strconv.Atoi(m[1])
+	pages := pageCount(t, path)
 	if pages < 2 {
 		t.Errorf("report has %d pages, want at least 2 (title page and results)", pages)
 	}
@@ -90,18 +84,7 @@ func TestReportPDF(t *testing.T) {
 		t.Errorf("the failed run's bandwidth 99999 appears in the report; it must never be plotted or summarised")
 	}
 
-	run(t, "pdftoppm", "-png", "-r", "60", path, filepath.Join(dir, "page"))
-	pngs, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
-	if len(pngs) != pages {
-		t.Fatalf("pdftoppm rendered %d pages, pdfinfo says %d", len(pngs), pages)
-	}
-	for _, p := range pngs {
-		// A page with a heading and a table has well over 0.5% ink; a blank
-		// or failed page has none.
-		if f := inkFraction(t, p); f < 0.005 {
-			t.Errorf("%s is blank (%.4f of its pixels have ink)", filepath.Base(p), f)
-		}
-	}
+	renderPages(t, path, pages)
 }
 
 func TestReportModel(t *testing.T) {
@@ -358,15 +341,7 @@ func TestSaveFigures(t *testing.T) {
 			t.Fatalf("SaveFigures %s: %v", format, err)
 		}
 	}
-	f, err := os.Open(filepath.Join(dir, "pingpong-bandwidth.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := decodePNG(t, filepath.Join(dir, "pingpong-bandwidth.png"))
 	if b := img.Bounds(); b.Dx() < 500 || ink(img) < 0.01 {
 		t.Errorf("pingpong-bandwidth.png is %dx%d with %.3f ink; want a drawn figure", b.Dx(), b.Dy(), ink(img))
 	}

@@ -22,6 +22,23 @@ import (
 	"github.com/sbench/sbench/results"
 )
 
+// rank0Bundle checks that rank 0 printed the path of its bundle, and
+// only that, and returns the bundle, which must be ok.
+func rank0Bundle(t *testing.T, stdout, path string) *results.Bundle {
+	t.Helper()
+	if stdout != "0: "+path+"\n" {
+		t.Errorf("stdout %q, want rank 0's bundle path", stdout)
+	}
+	b, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Status != results.StatusOK {
+		t.Fatalf("status %s: %s", b.Status, b.Error)
+	}
+	return b
+}
+
 var (
 	buildOnce   sync.Once
 	builtRunner string
@@ -91,16 +108,7 @@ func TestEndToEnd(t *testing.T) {
 				}
 				t.Logf("%s took %s", t.Name(), time.Since(start).Round(time.Millisecond))
 				path := filepath.Join(dir, "4711.0.pp-"+kernel.name+".json")
-				if got := stdout.String(); got != "0: "+path+"\n" {
-					t.Errorf("stdout %q, want rank 0's bundle path", got)
-				}
-				b, err := results.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if b.Status != results.StatusOK {
-					t.Fatalf("status %s: %s", b.Status, b.Error)
-				}
+				b := rank0Bundle(t, stdout.String(), path)
 				sizes := make([]int, 23)
 				for i := range sizes {
 					sizes[i] = 1 << i

@@ -71,16 +71,7 @@ func TestEndToEndMeshKernels(t *testing.T) {
 				t.Fatalf("%v\nstderr:\n%s", err, stderr.String())
 			}
 			path := filepath.Join(dir, "4712.0."+tt.kernel+".json")
-			if got := stdout.String(); got != "0: "+path+"\n" {
-				t.Errorf("stdout %q, want rank 0's bundle path", got)
-			}
-			b, err := results.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b.Status != results.StatusOK {
-				t.Fatalf("status %s: %s", b.Status, b.Error)
-			}
+			b := rank0Bundle(t, stdout.String(), path)
 			checkStats(t, b.Samples)
 			tt.check(t, b)
 			if b.Job.Tasks != 4 || b.Job.TasksPerNode != "2(x2)" || b.Benchmark.Kernel != tt.kernel || b.Benchmark.Launcher != "local" ||

@@ -230,16 +230,7 @@ func build(tb testing.TB) string {
 
 func TestBinaryIsStatic(t *testing.T) {
 	bin := build(t)
-	f, err := elf.Open(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			t.Error("the binary has a dynamic loader (PT_INTERP)")
-		}
-	}
+	f := openELF(t, bin, "the binary")
 	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
 		t.Errorf("the binary needs shared libraries %v", libs)
 	}
@@ -287,16 +278,24 @@ func TestBuildIsQuietAndStatic(t *testing.T) {
 	if err != nil || len(out) > 0 {
 		t.Fatalf("go build with cgo: %v\n%s", err, out)
 	}
+	openELF(t, bin, "the cgo build")
+}
+
+// openELF opens a binary, closed when the test ends, and checks that it
+// has no dynamic loader: what names it in the failure.
+func openELF(t *testing.T, bin, what string) *elf.File {
+	t.Helper()
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			t.Error("the cgo build has a dynamic loader (PT_INTERP)")
+			t.Errorf("%s has a dynamic loader (PT_INTERP)", what)
 		}
 	}
+	return f
 }
 
 // BenchmarkStartup measures what srun pays per rank before any work:

@@ -40,16 +40,23 @@ per line; gzipped when its name ends in .gz. Baselines are not exported.`,
 func newArchiveExportCmd(e *env) *cobra.Command {
 	var f filterFlags
 	var out string
+	var asJSON bool
 	c := &cobra.Command{
-		Use:   "export [filters] [-o FILE|-]",
+		Use:   "export [filters] [-o FILE|-] [--json]",
 		Short: "Write the selected runs as an archive file",
 		Long: `Export writes the runs the filters select (all runs with none) to FILE, or
 to standard output with "-" or no -o. A FILE ending in .gz is gzipped. The
-file is written atomically; the output is the same bytes for the same runs.`,
+file is written atomically; the output is the same bytes for the same runs.
+With --json (and -o FILE) the summary is JSON on standard output:
+{"file": FILE, "runs": N}.`,
 		Example: `  sbench archive export --campaign acceptance -o acceptance.sbench.gz
-  sbench archive export --run 12,14 > two-runs.sbench`,
+  sbench archive export --run 12,14 > two-runs.sbench
+  sbench archive export --label fabric=ib -o ib.sbench.gz --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON && (out == "" || out == "-") {
+				return usagef("archive export: --json prints the summary on standard output: give -o FILE for the archive")
+			}
 			db, flt, err := openFiltered(e, f)
 			if err != nil {
 				return err
@@ -82,24 +89,35 @@ file is written atomically; the output is the same bytes for the same runs.`,
 					return err
 				}
 			}
+			if asJSON {
+				return writeJSON(e, struct {
+					File string `json:"file"`
+					Runs int    `json:"runs"`
+				}{out, n})
+			}
 			fmt.Fprintf(e.stderr, "exported %d run(s)\n", n)
 			return nil
 		},
 	}
 	f.add(c)
 	c.Flags().StringVarP(&out, "output", "o", "", "file to write (.gz to compress); - or none for standard output")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON (needs -o FILE)")
 	return c
 }
 
 func newArchiveImportCmd(e *env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "import FILE...|-",
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "import [--json] FILE...|-",
 		Short: "Store the runs of archive files in this archive",
 		Long: `Import stores the runs of archive files written by "sbench archive export"
 (plain or gzipped; "-" reads standard input). Each file is imported whole or
-not at all; runs already in the archive are skipped.`,
+not at all; runs already in the archive are skipped. With --json the summary
+is one JSON object: {"archive", "files": [{"source", "added",
+"already_archived", "error"}], "run_ids"}.`,
 		Example: `  sbench archive import --db site-b.db acceptance.sbench.gz
-  sbench archive export --db a.db | sbench archive import --db b.db -`,
+  sbench archive export --db a.db | sbench archive import --db b.db -
+  sbench archive import --json a.sbench.gz | jq -r .run_ids`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			db, err := openDB(e)
@@ -108,6 +126,8 @@ not at all; runs already in the archive are skipped.`,
 			}
 			defer db.Close()
 			failed := 0
+			var files []ingestedFile
+			var ids []int64
 			for _, name := range args {
 				var r io.Reader
 				if name == "-" {
@@ -124,9 +144,23 @@ not at all; runs already in the archive are skipped.`,
 				if err != nil {
 					fmt.Fprintf(e.stderr, "sbench: %v\n", err)
 					failed++
+					files = append(files, ingestedFile{Source: name, Added: []int64{}, Already: []int64{}, Error: err.Error()})
 					continue
 				}
-				fmt.Fprintf(e.stdout, "%s: %d run(s) added, %d already archived\n", name, len(res.Added), len(res.Skipped))
+				files = append(files, ingestedFile{Source: name, Added: nonNil(res.Added), Already: nonNil(res.Skipped)})
+				ids = append(ids, res.Added...)
+				if !asJSON {
+					fmt.Fprintf(e.stdout, "%s: %d run(s) added, %d already archived\n", name, len(res.Added), len(res.Skipped))
+				}
+			}
+			if asJSON {
+				if err := writeJSON(e, struct {
+					Archive string         `json:"archive"`
+					Files   []ingestedFile `json:"files"`
+					RunIDs  string         `json:"run_ids"`
+				}{e.db, files, store.FormatRunIDs(ids)}); err != nil {
+					return err
+				}
 			}
 			if failed > 0 {
 				return exitError{code: exitUsage, msg: fmt.Sprintf("archive import: %d of %d file(s) failed, nothing from them was stored", failed, len(args))}
@@ -134,4 +168,14 @@ not at all; runs already in the archive are skipped.`,
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	return c
+}
+
+// nonNil is ids, or an empty list for JSON's [] rather than null.
+func nonNil(ids []int64) []int64 {
+	if ids == nil {
+		return []int64{}
+	}
+	return ids
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
@@ -112,7 +110,7 @@ out.`,
 			if replaced {
 				verb = "replaced"
 			}
-			fmt.Fprintf(e.stdout, "baseline %s %s: %d run(s) (run:%s) from %s\n", name, verb, len(ids), compactIDs(ids), sels[0])
+			fmt.Fprintf(e.stdout, "baseline %s %s: %d run(s) (run:%s) from %s\n", name, verb, len(ids), store.FormatRunIDs(ids), sels[0])
 			if left > 0 {
 				fmt.Fprintf(e.stderr, "baseline %s: %d run(s) left out: not ok\n", name, left)
 			}
@@ -153,15 +151,13 @@ func newBaselineListCmd(e *env) *cobra.Command {
 				for i, b := range bls {
 					out[i] = row{b.Name, b.Created.UTC().Format(time.RFC3339), b.Selection, b.Note, b.RunIDs}
 				}
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeJSON(e, out)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tSET\tRUNS\tSELECTION\tNOTE")
 			for _, b := range bls {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.Name, b.Created.Local().Format("2006-01-02 15:04"),
-					"run:"+compactIDs(b.RunIDs), dash(b.Selection), b.Note)
+					"run:"+store.FormatRunIDs(b.RunIDs), dash(b.Selection), b.Note)
 			}
 			return tw.Flush()
 		},
@@ -190,10 +186,4 @@ func newBaselineRmCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// compactIDs writes ids as a run: selector's list, ranges folded.
-func compactIDs(ids []int64) string {
-	s, _ := strings.CutPrefix(compare.Selector{Kind: compare.SelectRuns, RunIDs: ids}.String(), "run:")
-	return s
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -83,32 +81,11 @@ func newRunsCmd(e *env) *cobra.Command {
 				return noRuns(cmd.Context(), db, "runs", flt)
 			}
 			if asJSON {
-				type row struct {
-					ID        int64             `json:"id"`
-					Start     string            `json:"start,omitempty"`
-					Ingested  string            `json:"ingested"`
-					Campaign  string            `json:"campaign,omitempty"`
-					Variant   string            `json:"variant,omitempty"`
-					Benchmark string            `json:"benchmark"`
-					Job       string            `json:"job,omitempty"`
-					Step      string            `json:"step,omitempty"`
-					Source    string            `json:"source,omitempty"`
-					Nodes     []string          `json:"nodes,omitempty"`
-					Status    results.Status    `json:"status"`
-					Error     string            `json:"error,omitempty"`
-					Labels    map[string]string `json:"labels,omitempty"`
-				}
-				out := make([]row, len(runs))
+				out := make([]runJSON, len(runs))
 				for i, r := range runs {
-					start := ""
-					if !r.Start.IsZero() {
-						start = r.Start.UTC().Format(time.RFC3339)
-					}
-					out[i] = row{r.ID, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.JobID, r.Step, r.Source, r.Nodes, r.Status, r.Error, r.Labels}
+					out[i] = newRunJSON(r)
 				}
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeJSON(e, out)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tWHEN\tCAMPAIGN\tVARIANT\tBENCHMARK\tJOB/SOURCE\tNODES\tSTATUS\tLABELS")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -149,10 +148,7 @@ func writeSizing(e *env, s hpl.Sizing, req hpl.SizeRequest, notes []string, asJS
 			Seconds     float64  `json:"seconds,omitempty"`
 			Reasons     []string `json:"reasons"`
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out{s.N, s.NB, s.P, s.Q, req.Nodes, s.Ranks, s.MemBytes, s.MatrixBytes, s.Fill, req.Gflops, s.Seconds, append(notes, s.Reasons...)})
+		return writeJSON(e, out{s.N, s.NB, s.P, s.Q, req.Nodes, s.Ranks, s.MemBytes, s.MatrixBytes, s.Fill, req.Gflops, s.Seconds, append(notes, s.Reasons...)})
 	}
 	fmt.Fprintf(e.stdout, "N=%d NB=%d P=%d Q=%d\n", s.N, s.NB, s.P, s.Q)
 	for _, r := range append(notes, s.Reasons...) {
@@ -193,10 +189,7 @@ model name ("@ 2.60GHz"), else the CPU's base (or maximum) frequency from
 				return fmt.Errorf("hpl rpeak: %s", how)
 			}
 			if asJSON {
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(map[string]any{"rpeak_gflops": g, "nodes": nodes, "how": how, "cpu_model": h.CPUModel})
+				return writeJSON(e, map[string]any{"rpeak_gflops": g, "nodes": nodes, "how": how, "cpu_model": h.CPUModel})
 			}
 			fmt.Fprintf(e.stdout, "Rpeak=%s Gflops\n  %s\n", strconv.FormatFloat(g, 'f', -1, 64), how)
 			if h.CPUModel != "" {

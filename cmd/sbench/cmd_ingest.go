@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -128,7 +128,7 @@ func expandInputs(ctx context.Context, e *env, args []string) ([]ingestInput, er
 		if err != nil {
 			return nil, err
 		}
-		sort.Strings(found)
+		slices.SortFunc(found, naturalCompare)
 		for _, p := range found {
 			ins = append(ins, fileInput(p, true))
 		}
@@ -179,6 +179,18 @@ type ingestOptions struct {
 type ingestSummary struct {
 	files, added, skipped, ignored int
 	own                            int // files sbench wrote, skipped silently
+	failed                         int
+	// perFile is what became of each input that was benchmark output, in
+	// input order: for ingest --json.
+	perFile []ingestedFile
+}
+
+// ingestedFile is what became of one input.
+type ingestedFile struct {
+	Source  string  `json:"source"`
+	Added   []int64 `json:"added"`
+	Already []int64 `json:"already_archived"`
+	Error   string  `json:"error,omitempty"`
 }
 
 // batchFiles is how many files share one SQLite transaction, each file in a
@@ -240,8 +252,10 @@ func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o
 				bar.Clear()
 				fmt.Fprintf(e.stderr, "sbench: %v\n", r.Err)
 				failed++
+				sum.perFile = append(sum.perFile, ingestedFile{Source: r.Source, Error: r.Err.Error()})
 				continue
 			}
+			sum.perFile = append(sum.perFile, ingestedFile{Source: r.Source, Added: r.Added, Already: r.Skipped})
 			sum.files++
 			sum.added += len(r.Added)
 			sum.skipped += len(r.Skipped)
@@ -285,6 +299,7 @@ func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o
 			bar.Clear()
 			fmt.Fprintf(e.stderr, "sbench: %v\n", p.err)
 			failed++
+			sum.perFile = append(sum.perFile, ingestedFile{Source: p.in.name, Error: p.err.Error()})
 			continue
 		}
 		batch = append(batch, store.File{Source: p.in.name, Bundles: p.bundles})
@@ -300,6 +315,7 @@ func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o
 	if err := flush(); err != nil {
 		return sum, err
 	}
+	sum.failed = failed
 	if failed > 0 {
 		return sum, exitError{code: exitUsage, msg: fmt.Sprintf("ingest: %d of %d file(s) failed, nothing from them was stored", failed, len(ins)-sum.ignored-sum.own)}
 	}
@@ -392,12 +408,17 @@ func newProgress(e *env, n int) *progressbar.ProgressBar {
 	)
 }
 
-// parseLabels reads KEY=VALUE flags.
+// ingestCmdOptions are ingest's flags.
+type ingestCmdOptions struct {
+	format, system string
+	labels         []string
+	json           bool
+}
+
 func newIngestCmd(e *env) *cobra.Command {
-	var format, system string
-	var labelFlags []string
+	var o ingestCmdOptions
 	c := &cobra.Command{
-		Use:   "ingest [--format auto|FORMAT] [--label KEY=VALUE]... [--system NAME] PATH...|-",
+		Use:   "ingest [--format auto|FORMAT] [--label KEY=VALUE]... [--system NAME] [--json] PATH...|-",
 		Short: "Load result bundles and tools' outputs into the archive",
 		Long: `Ingest loads runs into the archive: sbench-runner's result bundles, and the
 text output of OSU Micro-Benchmarks, NetPIPE, HPL, HPCC, IMB, perftest,
@@ -419,50 +440,89 @@ on the command line must be a regular file: to read a pipe, use - .
 Each file is stored whole or not at all: a file with a malformed table is
 refused with its line number and nothing from it is stored. Content already
 in the archive is not added again (and ingest says so). A progress bar
-shows on a terminal when more than three files are given.`,
+shows on a terminal when more than three files are given.
+
+With --json the summary is one JSON object on standard output: the archive,
+counts, the ids of the runs added ("run_ids", compressed as in run:1-4,9),
+and each file's added and already-archived run ids or its error.`,
 		Example: `  sbench ingest sbench-runs/quickstart
   sbench ingest --label fabric=ib --label mpi=mvapich2 osu_bw.txt osu_latency.txt
   sbench ingest --system cluster-a --format hpl HPL.out
-  srun ./osu_latency | sbench ingest --label fabric=roce -`,
+  srun ./osu_latency | sbench ingest --label fabric=roce -
+  sbench ingest --json results/ | jq -r .run_ids`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "auto" {
-				if _, ok := parsers.Lookup(format); !ok {
-					return usagef("ingest: --format %q: want auto or one of %s", format, strings.Join(parsers.Names(), ", "))
-				}
-			}
-			labels, err := parseLabels("--label", labelFlags)
-			if err != nil {
-				return err
-			}
-			if system != "" {
-				if labels == nil {
-					labels = map[string]string{}
-				}
-				labels["system"] = system
-			}
-			ins, err := expandInputs(cmd.Context(), e, args)
-			if err != nil {
-				return err
-			}
-			if len(ins) == 0 {
-				return usagef("ingest: no files found in %s", strings.Join(args, " "))
-			}
-			db, err := openDB(e)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			sum, err := ingestFiles(cmd.Context(), e, db, ins, ingestOptions{format: format, labels: labels})
-			fmt.Fprintf(e.stdout, "%d run(s) added, %d already archived, from %d file(s) into %s\n", sum.added, sum.skipped, sum.files, e.db)
-			if sum.ignored > 0 {
-				fmt.Fprintf(e.stderr, "%d file(s) skipped: not benchmark output\n", sum.ignored)
-			}
-			return err
+			return runIngest(cmd.Context(), o, e, args)
 		},
 	}
-	c.Flags().StringVar(&format, "format", "auto", "input format: auto, or one of "+strings.Join(parsers.Names(), ", "))
-	c.Flags().StringArrayVar(&labelFlags, "label", nil, "label every run KEY=VALUE (repeatable)")
-	c.Flags().StringVar(&system, "system", "", "name of the system the runs come from (label system=NAME)")
+	c.Flags().StringVar(&o.format, "format", "auto", "input format: auto, or one of "+strings.Join(parsers.Names(), ", "))
+	c.Flags().StringArrayVar(&o.labels, "label", nil, "label every run KEY=VALUE (repeatable)")
+	c.Flags().StringVar(&o.system, "system", "", "name of the system the runs come from (label system=NAME)")
+	c.Flags().BoolVar(&o.json, "json", false, "print the summary as JSON")
 	return c
+}
+
+func runIngest(ctx context.Context, o ingestCmdOptions, e *env, args []string) error {
+	if o.format != "auto" {
+		if _, ok := parsers.Lookup(o.format); !ok {
+			return usagef("ingest: --format %q: want auto or one of %s", o.format, strings.Join(parsers.Names(), ", "))
+		}
+	}
+	labels, err := parseLabels("--label", o.labels)
+	if err != nil {
+		return err
+	}
+	if o.system != "" {
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels["system"] = o.system
+	}
+	ins, err := expandInputs(ctx, e, args)
+	if err != nil {
+		return err
+	}
+	if len(ins) == 0 {
+		return usagef("ingest: no files found in %s", strings.Join(args, " "))
+	}
+	db, err := openDB(e)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sum, err := ingestFiles(ctx, e, db, ins, ingestOptions{format: o.format, labels: labels})
+	if o.json {
+		if jerr := writeIngestJSON(e, sum); jerr != nil && err == nil {
+			err = jerr
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "%d run(s) added, %d already archived, from %d file(s) into %s\n", sum.added, sum.skipped, sum.files, e.db)
+	}
+	if sum.ignored > 0 {
+		fmt.Fprintf(e.stderr, "%d file(s) skipped: not benchmark output\n", sum.ignored)
+	}
+	return err
+}
+
+// writeIngestJSON prints ingest's summary as JSON.
+func writeIngestJSON(e *env, sum ingestSummary) error {
+	var ids []int64
+	files := sum.perFile
+	if files == nil {
+		files = []ingestedFile{}
+	}
+	for i := range files {
+		ids = append(ids, files[i].Added...)
+		files[i].Added, files[i].Already = nonNil(files[i].Added), nonNil(files[i].Already)
+	}
+	return writeJSON(e, struct {
+		Archive         string         `json:"archive"`
+		Files           int            `json:"files"`
+		Added           int            `json:"added"`
+		AlreadyArchived int            `json:"already_archived"`
+		NotOutput       int            `json:"skipped_not_output"`
+		Failed          int            `json:"failed"`
+		RunIDs          string         `json:"run_ids"`
+		PerFile         []ingestedFile `json:"per_file"`
+	}{e.db, sum.files, sum.added, sum.skipped, sum.ignored, sum.failed, store.FormatRunIDs(ids), files})
 }

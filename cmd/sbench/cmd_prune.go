@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -11,12 +12,18 @@ import (
 	"github.com/sbench/sbench/store"
 )
 
+// pruneOptions are prune's flags.
+type pruneOptions struct {
+	filter filterFlags
+	before string
+	yes    bool
+	json   bool
+}
+
 func newPruneCmd(e *env) *cobra.Command {
-	var f filterFlags
-	var before string
-	var yes bool
+	var o pruneOptions
 	c := &cobra.Command{
-		Use:   "prune [filters] [--before DATE] [--status failed,invalid] [--yes]",
+		Use:   "prune [filters] [--status failed,invalid] [--yes] [--json]",
 		Short: "Delete runs from the archive (lists them; deletes only with --yes)",
 		Long: `Prune deletes the runs the filters select, with their bundles, samples,
 scalars and checks, and the host descriptions no other run shares.
@@ -26,69 +33,113 @@ once to see, then again with --yes. At least one filter is required. Runs a
 baseline holds are never deleted (they are listed as kept): remove the
 baseline first. --until DATE selects runs that started before that day
 (UTC); runs with no start time (files ingested by hand that do not say when
-they ran) are not selected by --since or --until.`,
+they ran) are not selected by --since or --until.
+
+With --json the plan (and, with --yes, what was deleted) is one JSON object:
+{"delete": [runs], "kept": [{"run": run, "baselines": [names]}],
+"deleted": {"runs": N, "hosts": N}}; "deleted" is absent without --yes.`,
 		Example: `  sbench prune --status failed,invalid
-  sbench prune --campaign scratch --until 2024-01-01 --yes`,
+  sbench prune --campaign scratch --until 2024-01-01 --yes
+  sbench prune --run 12-40 --json | jq '.delete[].id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if before != "" {
-				// --before is --until's old name.
-				if f.until != "" {
-					return usagef("prune: --before is --until: give one")
-				}
-				if _, err := parseWhen("--before", before, time.Now()); err != nil {
-					return err
-				}
-				f.until = before
-			}
-			flt, err := f.filter()
-			if err != nil {
-				return err
-			}
-			if f.empty() {
-				return usagef("prune: give at least one filter (--campaign, --benchmark, --run, --job, --label, --status, --since, --until); prune never deletes everything")
-			}
-			// Without --yes prune only shows its plan: it reads, and must
-			// work on a read-only archive and never create one.
-			open := openDBRead
-			if yes {
-				open = openDB
-			}
-			db, err := open(e)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			ctx := cmd.Context()
-			plan, err := db.PlanPrune(ctx, flt)
-			if err != nil {
-				return err
-			}
-			if len(plan.Delete)+len(plan.Kept) == 0 {
-				return noRuns(ctx, db, "prune", flt)
-			}
-			printPrunePlan(e, plan)
-			if len(plan.Delete) == 0 {
-				fmt.Fprintln(e.stdout, "nothing to delete")
-				return nil
-			}
-			if !yes {
-				fmt.Fprintf(e.stdout, "%d run(s) would be deleted; nothing deleted: run again with --yes to delete them\n", len(plan.Delete))
-				return nil
-			}
-			res, err := db.Prune(ctx, plan.IDs())
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "deleted %d run(s) and %d host description(s) from %s\n", res.Runs, res.Hosts, e.db)
-			return nil
+			return runPrune(cmd.Context(), o, e)
 		},
 	}
-	f.add(c)
-	c.Flags().StringVar(&before, "before", "", "only runs that started before this time (--until's old name)")
+	o.filter.add(c)
+	c.Flags().StringVar(&o.before, "before", "", "only runs that started before this time (--until's old name)")
 	c.Flags().MarkHidden("before")
-	c.Flags().BoolVar(&yes, "yes", false, "really delete the listed runs")
+	c.Flags().BoolVar(&o.yes, "yes", false, "really delete the listed runs")
+	c.Flags().BoolVar(&o.json, "json", false, "print the plan and what was deleted as JSON")
 	return c
+}
+
+func runPrune(ctx context.Context, o pruneOptions, e *env) error {
+	f := o.filter
+	if o.before != "" {
+		// --before is --until's old name.
+		if f.until != "" {
+			return usagef("prune: --before is --until: give one")
+		}
+		if _, err := parseWhen("--before", o.before, time.Now()); err != nil {
+			return err
+		}
+		f.until = o.before
+	}
+	flt, err := f.filter()
+	if err != nil {
+		return err
+	}
+	if f.empty() {
+		return usagef("prune: give at least one filter (--campaign, --benchmark, --run, --job, --label, --status, --since, --until); prune never deletes everything")
+	}
+	// Without --yes prune only shows its plan: it reads, and must work on
+	// a read-only archive and never create one.
+	open := openDBRead
+	if o.yes {
+		open = openDB
+	}
+	db, err := open(e)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	plan, err := db.PlanPrune(ctx, flt)
+	if err != nil {
+		return err
+	}
+	if len(plan.Delete)+len(plan.Kept) == 0 {
+		return noRuns(ctx, db, "prune", flt)
+	}
+	if !o.json {
+		printPrunePlan(e, plan)
+	}
+	var res *store.PruneResult
+	if o.yes && len(plan.Delete) > 0 {
+		r, err := db.Prune(ctx, plan.IDs())
+		if err != nil {
+			return err
+		}
+		res = &r
+	}
+	if o.json {
+		return writePruneJSON(e, plan, res)
+	}
+	switch {
+	case len(plan.Delete) == 0:
+		fmt.Fprintln(e.stdout, "nothing to delete")
+	case res == nil:
+		fmt.Fprintf(e.stdout, "%d run(s) would be deleted; nothing deleted: run again with --yes to delete them\n", len(plan.Delete))
+	default:
+		fmt.Fprintf(e.stdout, "deleted %d run(s) and %d host description(s) from %s\n", res.Runs, res.Hosts, e.db)
+	}
+	return nil
+}
+
+func writePruneJSON(e *env, plan store.PrunePlan, res *store.PruneResult) error {
+	type kept struct {
+		Run       runJSON  `json:"run"`
+		Baselines []string `json:"baselines"`
+	}
+	type deleted struct {
+		Runs  int `json:"runs"`
+		Hosts int `json:"hosts"`
+	}
+	out := struct {
+		Delete  []runJSON `json:"delete"`
+		Kept    []kept    `json:"kept"`
+		Deleted *deleted  `json:"deleted,omitempty"`
+	}{Delete: []runJSON{}, Kept: []kept{}}
+	for _, r := range plan.Delete {
+		out.Delete = append(out.Delete, newRunJSON(r))
+	}
+	for _, k := range plan.Kept {
+		out.Kept = append(out.Kept, kept{newRunJSON(k.Run), k.Baselines})
+	}
+	if res != nil {
+		out.Deleted = &deleted{res.Runs, res.Hosts}
+	}
+	return writeJSON(e, out)
 }
 
 func printPrunePlan(e *env, plan store.PrunePlan) {

@@ -14,12 +14,17 @@ import (
 	"github.com/sbench/sbench/store"
 )
 
+// statusOptions are status's flags.
+type statusOptions struct {
+	campaign                string
+	wait, ingest, all, json bool
+	every                   time.Duration
+}
+
 func newStatusCmd(e *env) *cobra.Command {
-	var campaign string
-	var wait, ingest, all bool
-	var every time.Duration
+	var o statusOptions
 	c := &cobra.Command{
-		Use:   "status [--campaign NAME] [--wait] [--ingest]",
+		Use:   "status [--campaign NAME] [--wait] [--ingest] [--json]",
 		Short: "Follow submitted jobs until they finish",
 		Long: `Status asks Slurm for the state of the archive's unfinished jobs (all
 campaigns, or --campaign NAME), records it and prints a table. It works
@@ -36,155 +41,179 @@ node failure included — and, for a running job, which step runs and for how
 long. With --wait, the exit status is 1 when any job did not complete.
 --ingest then loads the bundles the settled jobs wrote, and archives every
 planned step that left none as a failed run, with the job's state and what
-the step printed: every planned step ends as a run.`,
+the step printed: every planned step ends as a run.
+
+With --json the final table is one JSON object on standard output,
+{"jobs": [...], "ingest": {...}}; the changes --wait follows still go to
+standard error as they happen.`,
 		Example: `  sbench status
   sbench status --campaign quickstart --wait --ingest
-  sbench status --all`,
+  sbench status --all --json | jq -r '.jobs[] | select(.state != "COMPLETED") | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if every <= 0 {
-				return usagef("status: --interval must be positive")
-			}
-			db, err := openDB(e)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			ctx := cmd.Context()
-			client := slurmClient()
-			if err := resolveIntents(ctx, e, db, client, campaign); err != nil {
-				return err
-			}
-			jobs, err := db.Jobs(ctx, campaign)
-			if err != nil {
-				return err
-			}
-			if len(jobs) == 0 {
-				fmt.Fprintln(e.stderr, "no jobs recorded; submit a campaign with sbench submit")
-				return nil
-			}
-			byID := map[string]*store.Job{}
-			var open []string
-			for i := range jobs {
-				j := &jobs[i]
-				byID[j.SlurmID] = j
-				if !jobSettled(*j) && !isLocalJob(j.SlurmID) && j.Intent == "" {
-					open = append(open, j.SlurmID)
-				}
-			}
-			apply := func(info slurm.JobInfo) error {
-				j := byID[info.ID]
-				if j == nil {
-					return nil
-				}
-				j.State, j.Reason, j.ExitCode, j.NodeList = info.State, info.Reason, info.ExitCode, info.NodeList
-				if !info.Start.IsZero() {
-					j.Start = info.Start
-				}
-				if !info.End.IsZero() {
-					j.End = info.End
-				}
-				j.Restarts = max(j.Restarts, info.Restarts)
-				j.Updated = time.Now()
-				return db.UpdateJob(ctx, *j)
-			}
-			if len(open) > 0 && !wait {
-				infos, err := client.Jobs(ctx, open)
-				if err != nil {
-					return err
-				}
-				for _, id := range open {
-					if err := apply(infos[id]); err != nil {
-						return err
-					}
-				}
-			}
-			if wait && len(open) > 0 {
-				var applyErr error
-				progress := map[string]string{}
-				_, err := client.WaitEach(ctx, open, every, func(info slurm.JobInfo, changed bool) {
-					prevRestarts := 0
-					if j := byID[info.ID]; j != nil {
-						prevRestarts = j.Restarts
-					}
-					if err := apply(info); err != nil && applyErr == nil {
-						applyErr = err
-					}
-					now := time.Now().Format("15:04:05")
-					if changed {
-						fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, describeState(info, prevRestarts))
-					}
-					if info.State == "RUNNING" {
-						if line := runningStep(*byID[info.ID], time.Now()); line != "" && line != progress[info.ID] {
-							progress[info.ID] = line
-							fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, line)
-						}
-					}
-				})
-				if err != nil {
-					return err
-				}
-				if applyErr != nil {
-					return applyErr
-				}
-			}
-			if !all {
-				// Show what this call was about: the jobs that were open, or
-				// everything when nothing was.
-				if len(open) > 0 {
-					var shown []store.Job
-					for _, id := range open {
-						shown = append(shown, *byID[id])
-					}
-					jobs = shown
-				}
-			}
-			printJobs(e.stdout, jobs)
-			if ingest {
-				var total ingestSummary
-				planned := 0
-				for _, j := range jobs {
-					if !jobSettled(j) && j.State != slurm.StateUnknown {
-						continue
-					}
-					sum, err := ingestJobBundles(ctx, e, db, j)
-					total.added += sum.added
-					total.skipped += sum.skipped
-					total.files += sum.files
-					if err != nil {
-						return err
-					}
-					n, err := recordMissingRuns(ctx, db, j, nil)
-					if err != nil {
-						return err
-					}
-					planned += n
-				}
-				fmt.Fprintf(e.stdout, "%d run(s) added, %d already archived, from %d bundle(s)\n", total.added+planned, total.skipped, total.files)
-				if planned > 0 {
-					fmt.Fprintf(e.stdout, "%d planned step(s) left no bundle: archived as failed runs, with why (sbench runs --status failed)\n", planned)
-				}
-			}
-			if wait {
-				bad := 0
-				for _, j := range jobs {
-					if j.State != "COMPLETED" {
-						bad++
-					}
-				}
-				if bad > 0 {
-					return exitError{code: exitGate, msg: fmt.Sprintf("%d of %d job(s) did not complete", bad, len(jobs))}
-				}
-			}
-			return nil
+			return runStatus(cmd.Context(), o, e)
 		},
 	}
-	c.Flags().StringVar(&campaign, "campaign", "", "only jobs of this campaign")
-	c.Flags().BoolVar(&wait, "wait", false, "poll until every job has finished")
-	c.Flags().BoolVar(&ingest, "ingest", false, "ingest the bundles of finished jobs")
-	c.Flags().BoolVar(&all, "all", false, "list every recorded job, not only the unfinished ones")
-	c.Flags().DurationVar(&every, "interval", 2*time.Second, "how often to poll Slurm with --wait")
+	c.Flags().StringVar(&o.campaign, "campaign", "", "only jobs of this campaign")
+	c.Flags().BoolVar(&o.wait, "wait", false, "poll until every job has finished")
+	c.Flags().BoolVar(&o.ingest, "ingest", false, "ingest the bundles of finished jobs")
+	c.Flags().BoolVar(&o.all, "all", false, "list every recorded job, not only the unfinished ones")
+	c.Flags().DurationVar(&o.every, "interval", 2*time.Second, "how often to poll Slurm with --wait")
+	c.Flags().BoolVar(&o.json, "json", false, "print the jobs (and what --ingest added) as JSON")
 	return c
+}
+
+func runStatus(ctx context.Context, o statusOptions, e *env) error {
+	campaign, wait, ingest, all, every := o.campaign, o.wait, o.ingest, o.all, o.every
+	if every <= 0 {
+		return usagef("status: --interval must be positive")
+	}
+	db, err := openDB(e)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	client := slurmClient()
+	if err := resolveIntents(ctx, e, db, client, campaign); err != nil {
+		return err
+	}
+	jobs, err := db.Jobs(ctx, campaign)
+	if err != nil {
+		return err
+	}
+	if len(jobs) == 0 {
+		fmt.Fprintln(e.stderr, "no jobs recorded; submit a campaign with sbench submit")
+		if o.json {
+			return writeStatusJSON(e, nil, nil)
+		}
+		return nil
+	}
+	byID := map[string]*store.Job{}
+	var open []string
+	for i := range jobs {
+		j := &jobs[i]
+		byID[j.SlurmID] = j
+		if !jobSettled(*j) && !isLocalJob(j.SlurmID) && j.Intent == "" {
+			open = append(open, j.SlurmID)
+		}
+	}
+	apply := func(info slurm.JobInfo) error {
+		j := byID[info.ID]
+		if j == nil {
+			return nil
+		}
+		j.State, j.Reason, j.ExitCode, j.NodeList = info.State, info.Reason, info.ExitCode, info.NodeList
+		if !info.Start.IsZero() {
+			j.Start = info.Start
+		}
+		if !info.End.IsZero() {
+			j.End = info.End
+		}
+		j.Restarts = max(j.Restarts, info.Restarts)
+		j.Updated = time.Now()
+		return db.UpdateJob(ctx, *j)
+	}
+	if len(open) > 0 && !wait {
+		infos, err := client.Jobs(ctx, open)
+		if err != nil {
+			return err
+		}
+		for _, id := range open {
+			if err := apply(infos[id]); err != nil {
+				return err
+			}
+		}
+	}
+	if wait && len(open) > 0 {
+		var applyErr error
+		progress := map[string]string{}
+		_, err := client.WaitEach(ctx, open, every, func(info slurm.JobInfo, changed bool) {
+			prevRestarts := 0
+			if j := byID[info.ID]; j != nil {
+				prevRestarts = j.Restarts
+			}
+			if err := apply(info); err != nil && applyErr == nil {
+				applyErr = err
+			}
+			now := time.Now().Format("15:04:05")
+			if changed {
+				fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, describeState(info, prevRestarts))
+			}
+			if info.State == "RUNNING" {
+				if line := runningStep(*byID[info.ID], time.Now()); line != "" && line != progress[info.ID] {
+					progress[info.ID] = line
+					fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, line)
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if applyErr != nil {
+			return applyErr
+		}
+	}
+	if !all {
+		// Show what this call was about: the jobs that were open, or
+		// everything when nothing was.
+		if len(open) > 0 {
+			var shown []store.Job
+			for _, id := range open {
+				shown = append(shown, *byID[id])
+			}
+			jobs = shown
+		}
+	}
+	if !o.json {
+		printJobs(e.stdout, jobs)
+	}
+	var ingested *statusIngestJSON
+	if ingest {
+		var total ingestSummary
+		planned := 0
+		for _, j := range jobs {
+			if !jobSettled(j) && j.State != slurm.StateUnknown {
+				continue
+			}
+			sum, err := ingestJobBundles(ctx, e, db, j)
+			total.added += sum.added
+			total.skipped += sum.skipped
+			total.files += sum.files
+			if err != nil {
+				return err
+			}
+			n, err := recordMissingRuns(ctx, db, j, nil)
+			if err != nil {
+				return err
+			}
+			planned += n
+		}
+		if o.json {
+			ingested = &statusIngestJSON{Added: total.added + planned, AlreadyArchived: total.skipped, Bundles: total.files, Missing: planned}
+		} else {
+			fmt.Fprintf(e.stdout, "%d run(s) added, %d already archived, from %d bundle(s)\n", total.added+planned, total.skipped, total.files)
+			if planned > 0 {
+				fmt.Fprintf(e.stdout, "%d planned step(s) left no bundle: archived as failed runs, with why (sbench runs --status failed)\n", planned)
+			}
+		}
+	}
+	if o.json {
+		if err := writeStatusJSON(e, jobs, ingested); err != nil {
+			return err
+		}
+	}
+	if wait {
+		bad := 0
+		for _, j := range jobs {
+			if j.State != "COMPLETED" {
+				bad++
+			}
+		}
+		if bad > 0 {
+			return exitError{code: exitGate, msg: fmt.Sprintf("%d of %d job(s) did not complete", bad, len(jobs))}
+		}
+	}
+	return nil
 }
 
 // jobSettled reports whether a recorded job's state will not change by
@@ -276,6 +305,49 @@ func resolveIntents(ctx context.Context, e *env, db *store.DB, client *slurm.Cli
 }
 
 func isLocalJob(id string) bool { return len(id) > 6 && id[:6] == "local-" }
+
+// statusIngestJSON is what status --ingest --json says it archived.
+type statusIngestJSON struct {
+	Added           int `json:"added"`
+	AlreadyArchived int `json:"already_archived"`
+	Bundles         int `json:"bundles"`
+	// Missing is how many planned steps left no bundle and were archived
+	// as failed runs (counted in Added too).
+	Missing int `json:"missing_archived_failed"`
+}
+
+// writeStatusJSON prints the jobs status shows, and what --ingest did.
+func writeStatusJSON(e *env, jobs []store.Job, ingested *statusIngestJSON) error {
+	type jobJSON struct {
+		ID        string   `json:"id"`
+		Campaign  string   `json:"campaign"`
+		Variants  []string `json:"variants,omitempty"`
+		State     string   `json:"state"`
+		Reason    string   `json:"reason,omitempty"`
+		ExitCode  string   `json:"exit_code,omitempty"`
+		Nodes     string   `json:"nodes,omitempty"`
+		Restarts  int      `json:"restarts"`
+		Submitted string   `json:"submitted,omitempty"`
+		Start     string   `json:"start,omitempty"`
+		End       string   `json:"end,omitempty"`
+		Steps     int      `json:"planned_steps"`
+	}
+	stamp := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	out := struct {
+		Jobs   []jobJSON         `json:"jobs"`
+		Ingest *statusIngestJSON `json:"ingest,omitempty"`
+	}{Jobs: []jobJSON{}, Ingest: ingested}
+	for _, j := range jobs {
+		out.Jobs = append(out.Jobs, jobJSON{j.SlurmID, j.Campaign, j.Variants, j.State, j.Reason, j.ExitCode, j.NodeList,
+			j.Restarts, stamp(j.Submitted), stamp(j.Start), stamp(j.End), len(j.Plan)})
+	}
+	return writeJSON(e, out)
+}
 
 func printJobs(w io.Writer, jobs []store.Job) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

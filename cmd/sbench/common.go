@@ -5,7 +5,9 @@ package main
 // cobra constructor and its runX.
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -233,4 +235,74 @@ func requireRuns(ctx context.Context, db *store.DB, what string, flt store.Filte
 		return err
 	}
 	return noRuns(ctx, db, what, flt)
+}
+
+// naturalCompare orders strings with their runs of digits compared as
+// numbers: "77.2.x.json" before "77.10.x.json", so that a job's bundles,
+// and the run ids ingest gives them, follow step order. Equal numbers with
+// different zero padding ("2", "02") fall back to the plain order.
+func naturalCompare(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			si, sj := i, j
+			for i < len(a) && isDigit(a[i]) {
+				i++
+			}
+			for j < len(b) && isDigit(b[j]) {
+				j++
+			}
+			na, nb := strings.TrimLeft(a[si:i], "0"), strings.TrimLeft(b[sj:j], "0")
+			if c := cmp.Compare(len(na), len(nb)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			continue
+		}
+		if c := cmp.Compare(a[i], b[j]); c != 0 {
+			return c
+		}
+		i, j = i+1, j+1
+	}
+	if c := cmp.Compare(len(a)-i, len(b)-j); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// writeJSON prints v as indented JSON: the one shape every --json takes.
+func writeJSON(e *env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// runJSON is a run as runs --json and prune --json print it.
+type runJSON struct {
+	ID        int64             `json:"id"`
+	Start     string            `json:"start,omitempty"`
+	Ingested  string            `json:"ingested"`
+	Campaign  string            `json:"campaign,omitempty"`
+	Variant   string            `json:"variant,omitempty"`
+	Benchmark string            `json:"benchmark"`
+	Job       string            `json:"job,omitempty"`
+	Step      string            `json:"step,omitempty"`
+	Source    string            `json:"source,omitempty"`
+	Nodes     []string          `json:"nodes,omitempty"`
+	Status    results.Status    `json:"status"`
+	Error     string            `json:"error,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
+}
+
+func newRunJSON(r store.Run) runJSON {
+	start := ""
+	if !r.Start.IsZero() {
+		start = r.Start.UTC().Format(time.RFC3339)
+	}
+	return runJSON{r.ID, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.JobID, r.Step, r.Source, r.Nodes, r.Status, r.Error, r.Labels}
 }

@@ -8,7 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/sbench/sbench/store"
@@ -76,7 +76,7 @@ func jobBundles(dir, jobID string) ([]string, error) {
 		}
 		all = append(all, matches...)
 	}
-	sort.Strings(all)
+	slices.SortFunc(all, naturalCompare)
 	return all, nil
 }
 

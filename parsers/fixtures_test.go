@@ -51,6 +51,26 @@ func readFixture(t *testing.T, file, kernel string) []*results.Bundle {
 	return runs
 }
 
+// sniffHeads calls f with the head of every testdata file (what Detect
+// reads of it: SniffLen bytes at most), README.md and folders left out.
+func sniffHeads(t *testing.T, f func(file string, head []byte)) {
+	t.Helper()
+	files, err := filepath.Glob("testdata/*")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("testdata: %v %v", files, err)
+	}
+	for _, file := range files {
+		if st, err := os.Stat(file); err != nil || st.IsDir() || strings.HasSuffix(file, "README.md") {
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(file, data[:min(len(data), SniffLen)])
+	}
+}
+
 // cutLines returns a fixture's lines [0, n) joined again.
 func cutLines(t *testing.T, file string, n int) string {
 	t.Helper()

@@ -393,15 +393,7 @@ func TestIMBSampleFailures(t *testing.T) {
 }
 
 func TestIMBSniff(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*")
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil || strings.HasSuffix(f, "README.md") {
-			continue
-		}
-		if len(data) > SniffLen {
-			data = data[:SniffLen]
-		}
+	sniffHeads(t, func(f string, data []byte) {
 		s := sniffIMB(data)
 		isIMB := strings.HasPrefix(filepath.Base(f), "imb-")
 		switch {
@@ -416,7 +408,7 @@ func TestIMBSniff(t *testing.T) {
 		case s >= MinSniffScore:
 			t.Errorf("%s: imb sniff %d on another tool's output", f, s)
 		}
-	}
+	})
 }
 
 func TestIMBNoResults(t *testing.T) {

@@ -75,6 +75,11 @@ type testHooks struct {
 	// die, when it returns true, makes the rank drop every connection and
 	// return, as a killed process would.
 	die func(rank, size, iter int) bool
+	// slow delays every measured message rank reads from peer on a
+	// mesh (pingPong, streamWindows) by what it returns: a slow link.
+	// pass is the matrix kernel's (0 first, then the re-test's number; 0
+	// for the other kernels).
+	slow func(rank, peer, pass int) time.Duration
 }
 
 var errDied = errors.New("killed by a test hook")

@@ -38,6 +38,9 @@ type mesh struct {
 	// second (a deadline per message would cost more than a small
 	// message's transfer) and well before the last one expires.
 	refreshEvery time.Duration
+	// pass is the matrix kernel's pass (0 first, then the re-test's
+	// number), for the test hooks.
+	pass int
 }
 
 // openMesh connects this rank to peers, all at once (the higher rank of a
@@ -120,6 +123,17 @@ func (m *mesh) link(peer int) (*plink, error) {
 // got applies the test hooks to a message just read.
 func (m *mesh) got(size, iter int, buf []byte) error {
 	return m.hooks.apply(m.c, m.rank, size, iter, buf)
+}
+
+// arrived applies the test hooks to a measured message just read from
+// peer: a slow link's delay first.
+func (m *mesh) arrived(peer, size, iter int, buf []byte) error {
+	if m.hooks.slow != nil {
+		if d := m.hooks.slow(m.rank, peer, m.pass); d > 0 {
+			time.Sleep(d)
+		}
+	}
+	return m.got(size, iter, buf)
 }
 
 // at places an error in the sweep, unless it is the run's cause (a signal,
@@ -349,7 +363,7 @@ func (m *mesh) pingPong(peer, size, iters, warm int, initiator bool) ([]time.Dur
 			return times, m.at(size, i, err)
 		}
 		d := time.Since(t0)
-		if err := m.got(size, i, buf); err != nil {
+		if err := m.arrived(peer, size, i, buf); err != nil {
 			return times, err
 		}
 		if err := pat.verify(buf, i, fullCheck(pat.n, i, total)); err != nil {
@@ -412,7 +426,7 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 			if err := l.recv(buf); err != nil {
 				return nil, m.at(size, i, err)
 			}
-			if err := m.got(size, i, buf); err != nil {
+			if err := m.arrived(peer, size, i, buf); err != nil {
 				return nil, err
 			}
 			if err := pat.verify(buf, i, fullCheck(pat.n, i, total)); err != nil {

@@ -581,14 +581,17 @@ func (r *OSUReader) meta(n int, s string) {
 		}
 		key = strings.ToLower(side + "_" + what)
 	} else {
-		key = osuSnake(key)
+		key = SnakeName(key)
 	}
 	if key != "" {
 		run.params[key] = val
 	}
 }
 
-func osuSnake(s string) string {
+// SnakeName turns a label a tool prints ("up tr sv", "||y||_2", "Avg
+// Latency(us)") into a parameter or scalar name: its letters and digits,
+// lower-cased, each run of anything else one underscore between them.
+func SnakeName(s string) string {
 	var b strings.Builder
 	under := false
 	for _, c := range strings.ToLower(s) {

@@ -71,6 +71,20 @@ func sniffHeads(t *testing.T, f func(file string, head []byte)) {
 	}
 }
 
+// checkRunHead checks a run's benchmark name, tool version and a subset
+// of its parameters.
+func checkRunHead(t *testing.T, where string, b *results.Bundle, name, version string, params map[string]string) {
+	t.Helper()
+	if b.Benchmark.Name != name || b.Benchmark.ToolVersion != version {
+		t.Errorf("%s: benchmark %q version %q, want %q version %q", where, b.Benchmark.Name, b.Benchmark.ToolVersion, name, version)
+	}
+	for k, v := range params {
+		if b.Params[k] != v {
+			t.Errorf("%s: param %s = %q, want %q (params %v)", where, k, b.Params[k], v, b.Params)
+		}
+	}
+}
+
 // cutLines returns a fixture's lines [0, n) joined again.
 func cutLines(t *testing.T, file string, n int) string {
 	t.Helper()

@@ -25,14 +25,7 @@ type imbRunWant struct {
 
 func imbCheckRun(t *testing.T, where string, b *results.Bundle, w imbRunWant) {
 	t.Helper()
-	if b.Benchmark.Name != w.name || b.Benchmark.ToolVersion != w.version {
-		t.Errorf("%s: benchmark %q version %q, want %q version %q", where, b.Benchmark.Name, b.Benchmark.ToolVersion, w.name, w.version)
-	}
-	for k, v := range w.params {
-		if b.Params[k] != v {
-			t.Errorf("%s: param %s = %q, want %q", where, k, b.Params[k], v)
-		}
-	}
+	checkRunHead(t, where, b, w.name, w.version, w.params)
 	checkCurves(t, where, b, w.curves)
 }
 

@@ -83,6 +83,13 @@
 // acknowledges each window; bandwidth is bytes over time in MB/s (10^6 bytes
 // per second), and min/max/p50/p99 are over windows. Both set TCP_NODELAY.
 //
+// Every kernel connection between two ranks of one node caps its send
+// buffer at 256 KiB (SO_SNDBUF 128 KiB, which Linux doubles). Over
+// loopback, autotuning lets a streaming sender queue megabytes, more than
+// the cores' caches hold, and the copies into and out of the socket then
+// run from memory: bw fell to half of NPtcp's ping-pong from 64 KiB up.
+// Between nodes the buffers stay the kernel's, sized for the link.
+//
 // Default repetitions follow OSU's scaling by size, reduced so that a
 // 1 B to 4 MiB sweep over loopback takes a few seconds:
 //

@@ -78,6 +78,9 @@ func openMesh(ctx context.Context, c *comm, kernel string, hooks *testHooks, pee
 			}
 			continue
 		}
+		if err := tuneKernelConn(c, res[i].conn, p); err != nil && first == nil {
+			first = err
+		}
 		m.links[p] = newPlink(m, res[i].conn, p)
 	}
 	if first != nil {
@@ -486,6 +489,11 @@ func (c *comm) nodeOfRanks() []int {
 		out[r] = mb.NodeIndex
 	}
 	return out
+}
+
+// sameNode reports whether peer runs on this rank's node.
+func (c *comm) sameNode(peer int) bool {
+	return c.members[peer].NodeIndex == c.members[c.id.Rank].NodeIndex
 }
 
 // ranksByNode lists the ranks of each node in rank order, nodes in index

@@ -203,7 +203,7 @@ func (x *matrixRun) retestPass(prev matrixPass, links [][2]int) matrixPass {
 		}
 		dirs[pr] |= d
 	}
-	slices.SortFunc(pairs, func(p, q [2]int) int { return cmpPair(p, q) })
+	slices.SortFunc(pairs, cmpPair)
 	var rounds [][][2]int
 	if x.p.Schedule == kernels.ScheduleSequential {
 		for _, pr := range pairs {

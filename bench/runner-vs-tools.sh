@@ -67,7 +67,10 @@ ours() {
 # nptcp ARGS... -> NPtcp's output file (bytes, Mbit/s, one-way seconds)
 nptcp() {
 	local port=$((PORT + 1))
-	NPtcp -P "$port" >/dev/null 2>&1 &
+	# The receiver must walk the same sizes: it gets the same options.
+	# (Without them it stopped the curve at 512 KiB, and failed outright
+	# for a curve not starting at 1 B.)
+	NPtcp -P "$port" "$@" >/dev/null 2>&1 &
 	local rpid=$!
 	PIDS+=("$rpid")
 	sleep 0.3
@@ -123,7 +126,7 @@ printf '%-6s %12s %14s %16s %12s %14s\n' median "$np" "$lat" "(-, $blk)" "$ip" "
 echo
 echo "bandwidth curve (MB/s): NPtcp ping-pong, our bw kernel streaming (window 64); medians of $ROUNDS rounds, [min-max]"
 for r in $(seq 1 "$ROUNDS"); do
-	nptcp -u 4194304 >"$WORK/npcurve.$r" # about 40 s
+	nptcp -u 4194304 >"$WORK/npcurve.$r" # about 50 s
 	ours bw sizes=1-4M >"$WORK/bwcurve.$r"
 done
 # NPtcp also measures sizes 3 bytes either side; keep the common ones.

@@ -87,8 +87,9 @@
 // buffer at 256 KiB (SO_SNDBUF 128 KiB, which Linux doubles). Over
 // loopback, autotuning lets a streaming sender queue megabytes, more than
 // the cores' caches hold, and the copies into and out of the socket then
-// run from memory: bw fell to half of NPtcp's ping-pong from 64 KiB up.
-// Between nodes the buffers stay the kernel's, sized for the link.
+// run from memory: bw cost twice NPtcp's CPU time per byte. Between nodes
+// the buffers stay the kernel's, sized for the link. In spin mode, reads
+// of more than 32 KiB park at once rather than spin (fastio.go).
 //
 // Default repetitions follow OSU's scaling by size, reduced so that a
 // 1 B to 4 MiB sweep over loopback takes a few seconds:

@@ -133,6 +133,10 @@ func fieldOf(fields [][2]string, key string) string {
 // warningBox draws a red-framed box with a bold first line and the items
 // below it.
 func (d *document) warningBox(head string, items []string) {
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.warning(head, items)
+	}
 	const pad = 6
 	w := contentWidth - 2*pad
 	d.setFont(sansFamily, "B", bodySize)

@@ -1,0 +1,77 @@
+// Package webpage writes the pages of sbench's HTML views — the HTML
+// report and the static site — as single files that need nothing else: the
+// style sheet and the script are embedded in every page, figures are
+// inline SVG (package svgplot), and a Content-Security-Policy forbids the
+// page to load anything at all, so a page shows the same from a web server,
+// a file share or file:// on an air-gapped cluster.
+//
+// The script (assets/page.js, vanilla, no library) sorts a table
+// (class sb-sort) by the column whose header is clicked, shows the tooltip
+// of a figure's point on hover and follows its link on click, and hides or
+// shows a series when its legend entry is clicked (the classes svgplot
+// writes). The style sheet (assets/page.css) lays pages out for a laptop
+// screen and for print.
+package webpage
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+)
+
+//go:embed assets/page.css
+var css string
+
+//go:embed assets/page.js
+var script string
+
+// Page is one HTML page.
+type Page struct {
+	Title string
+	// Generator names what wrote the page ("sbench 1.2"), for its meta tag.
+	Generator string
+	// Body is the page's content, already HTML.
+	Body template.HTML
+	// Class is the class of the page's <main> element ("sb-report",
+	// "sb-site"), for the style sheet.
+	Class string
+}
+
+var shell = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+{{with .Generator}}<meta name="generator" content="{{.}}">
+{{end}}<title>{{.Title}}</title>
+<style>{{.CSS}}</style>
+</head>
+<body>
+<main class="{{.Class}}">
+{{.Body}}
+</main>
+<div id="sb-tip" role="tooltip" hidden></div>
+<script>{{.JS}}</script>
+</body>
+</html>
+`))
+
+// Write writes p to w as a complete HTML document.
+func Write(w io.Writer, p Page) error {
+	class := p.Class
+	if class == "" {
+		class = "sb-page"
+	}
+	err := shell.Execute(w, struct {
+		Title, Generator, Class string
+		Body                    template.HTML
+		CSS                     template.CSS
+		JS                      template.JS
+	}{p.Title, p.Generator, class, p.Body, template.CSS(css), template.JS(script)})
+	if err != nil {
+		return fmt.Errorf("write page %q: %w", p.Title, err)
+	}
+	return nil
+}

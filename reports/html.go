@@ -47,6 +47,11 @@ func (r *Report) WriteHTML(w io.Writer) (int64, error) {
 	return cw.n, err
 }
 
+// HTMLWarnings are the Warnings that concern the reader of the HTML page:
+// the nodes that differ, not the PDF's fonts (a browser has glyphs for any
+// text).
+func (r *Report) HTMLWarnings() []string { return hostMismatches(r.runs) }
+
 // saveExtras writes the figures and CSV files the options ask for beside
 // the report.
 func (r *Report) saveExtras() error {

@@ -83,7 +83,13 @@ func (r *Report) appendix(d *document) {
 }
 
 // runFacts are the key facts of a run, in the appendix's order.
-func (r *Report) runFacts(run *store.Run) [][2]string {
+func (r *Report) runFacts(run *store.Run) [][2]string { return RunFacts(run, r.jobOf(run)) }
+
+// RunFacts are the key facts of a run as the report's appendix lists them
+// — job (with its Slurm state when j is its record), campaign, variant,
+// command, launcher, tool, hosts, time, labels, parameters, source, runner
+// — as key and value, for other views of a run (the site's run pages).
+func RunFacts(run *store.Run, j *store.Job) [][2]string {
 	var out [][2]string
 	add := func(k, v string) {
 		if strings.TrimSpace(v) != "" {
@@ -92,7 +98,7 @@ func (r *Report) runFacts(run *store.Run) [][2]string {
 	}
 	if run.JobID != "" {
 		job := jobLabel(run)
-		if j := r.jobOf(run); j != nil {
+		if j != nil {
 			var st []string
 			if j.State != "" {
 				st = append(st, j.State)

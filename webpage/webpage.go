@@ -14,7 +14,9 @@
 package webpage
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io"
@@ -74,4 +76,11 @@ func Write(w io.Writer, p Page) error {
 		return fmt.Errorf("write page %q: %w", p.Title, err)
 	}
 	return nil
+}
+
+// AssetsHash identifies the pages' style sheet and script: a page written
+// with other assets looks or behaves otherwise, whatever its content.
+func AssetsHash() string {
+	sum := sha256.Sum256([]byte(css + "\x00" + script))
+	return hex.EncodeToString(sum[:8])
 }

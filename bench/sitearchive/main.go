@@ -1,0 +1,77 @@
+// Command sitearchive writes a synthetic site-like archive (package
+// internal/synth: clusters measured nightly for years, a kernel upgrade
+// that costs one a fifth of its bandwidth, some failed runs) into a SQLite
+// archive, for bench/site-scale.sh when bench/archive-scale.sh is not
+// there to make one, and to add a night's runs to one.
+//
+//	go run ./bench/sitearchive -db site.db -runs 20000
+//	go run ./bench/sitearchive -db site.db -runs 10 -from-day 2000
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/sbench/sbench/internal/synth"
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "sitearchive:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	db := flag.String("db", "site.db", "archive to write (made if missing)")
+	runs := flag.Int("runs", 20000, "runs to write (at least)")
+	fromDay := flag.Int("from-day", 0, "first day, counted from 2022-01-01: a later night's runs")
+	flag.Parse()
+	s := synth.Spec{Systems: []string{"alpha", "beta", "gamma"}, Start: time.Date(2022, 1, 1, 2, 0, 0, 0, time.UTC).AddDate(0, 0, *fromDay),
+		Configs: 2, Sizes: 23, Repeats: 2, StepDay: 900 - *fromDay, FailEvery: 97, Seed: uint64(1 + *fromDay)}
+	perDay := s.Runs()/max(1, s.Days) + len(s.Systems)*2*s.Configs
+	s.Days = (*runs + perDay - 1) / perDay
+	if s.StepDay <= 0 {
+		s.StepDay = 0
+	}
+	a, err := store.Open(*db)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	ctx := context.Background()
+	var batch []*results.Bundle
+	n := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		_, err := a.Ingest(ctx, "synth", batch)
+		batch = batch[:0]
+		return err
+	}
+	err = synth.Each(s, func(b *results.Bundle) error {
+		if n >= *runs {
+			return nil
+		}
+		n++
+		batch = append(batch, b)
+		if len(batch) == 500 {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s: %d runs added\n", *db, n)
+	return nil
+}

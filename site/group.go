@@ -1,0 +1,269 @@
+package site
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
+)
+
+// group is the runs of one benchmark and one configuration, as sbench
+// history follows them: campaigns are not configurations, a history
+// follows the same measurement across submissions.
+type group struct {
+	slug      string
+	benchmark string
+	cluster   string
+	config    store.Config
+	variant   string
+	runs      []store.Run // in the archive's order: start time, then id
+}
+
+// clusterOf is the cluster a run came from: its system label.
+func clusterOf(r *store.Run) string { return r.Labels["system"] }
+
+func groupRuns(runs []store.Run) []*group {
+	by := map[string]*group{}
+	for i := range runs {
+		r := &runs[i]
+		cfg := store.ConfigOf(r).Without(store.AttrCampaign)
+		key := r.Benchmark + "\x00" + cfg.Key()
+		g := by[key]
+		if g == nil {
+			sum := sha256.Sum256([]byte(key))
+			cluster := clusterOf(r)
+			g = &group{benchmark: r.Benchmark, cluster: cluster, config: cfg, variant: r.Variant,
+				slug: slug(strings.Trim(cluster+"-"+r.Benchmark, "-")) + "-" + hex.EncodeToString(sum[:5])}
+			by[key] = g
+		}
+		g.runs = append(g.runs, *r)
+	}
+	out := slices.Collect(maps.Values(by))
+	slices.SortFunc(out, func(a, b *group) int { return cmp.Compare(a.slug, b.slug) })
+	return out
+}
+
+// configName is what the site calls a group's configuration: its
+// attributes but the cluster, which has its own column.
+func (g *group) configName() string {
+	var parts []string
+	for _, a := range g.config {
+		if a.Kind == store.AttrLabel && a.Key == "system" {
+			continue
+		}
+		parts = append(parts, a.String())
+	}
+	if len(parts) == 0 {
+		return "all runs"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// key is what the group's pages are made from: its runs as they are
+// (content hash, status, time) and history's settings.
+func (b *builder) groupKey(g *group) string {
+	parts := []string{"group", g.slug, strconv.FormatFloat(b.o.Threshold, 'g', -1, 64), strconv.Itoa(b.o.Window),
+		strconv.FormatFloat(b.o.Alpha, 'g', -1, 64)}
+	for _, r := range g.runs {
+		parts = append(parts, strconv.FormatInt(r.ID, 10), r.Hash, string(r.Status), r.Error, r.Start.Format(time.RFC3339Nano),
+			r.IngestedAt.Format(time.RFC3339Nano), r.JobID, r.Step)
+	}
+	return b.keyOf(parts...)
+}
+
+// group makes the history pages of g — one per metric — unless they are
+// made from what they were made from last time.
+func (b *builder) group(g *group) (groupEntry, error) {
+	key := b.groupKey(g)
+	if old, ok := b.old.Groups[g.slug]; ok && old.Key == key && b.old.Format == format {
+		fresh := true
+		for _, s := range old.Pages {
+			fresh = fresh && b.fresh(s.Page, key)
+		}
+		if fresh {
+			for _, s := range old.Pages {
+				b.keep(s.Page)
+			}
+			b.mu.Lock()
+			b.new.Groups[g.slug] = old
+			b.mu.Unlock()
+			return old, nil
+		}
+	}
+	ids := make([]int64, len(g.runs))
+	for i, r := range g.runs {
+		ids[i] = r.ID
+	}
+	flt := store.Filter{RunIDs: ids}
+	samples, err := b.db.Samples(b.ctx, flt)
+	if err != nil {
+		return groupEntry{}, err
+	}
+	scalars, err := b.db.Scalars(b.ctx, flt)
+	if err != nil {
+		return groupEntry{}, err
+	}
+	// A scalar is a sample with no x, for a history (as compare.LoadHistory
+	// has it).
+	for _, s := range scalars {
+		samples = append(samples, store.Sample{RunID: s.RunID, Sample: results.Sample{Metric: s.Name, Unit: s.Unit, Value: s.Value}})
+	}
+	byMetric := map[string][]store.Sample{}
+	for _, s := range samples {
+		byMetric[s.Metric] = append(byMetric[s.Metric], s)
+	}
+	ge := groupEntry{Key: key}
+	for _, metric := range slices.Sorted(maps.Keys(byMetric)) {
+		if results.AltUnitMetric(metric) {
+			continue // the same measurement as another metric, in another unit
+		}
+		hs, err := b.histories(g, metric, byMetric[metric])
+		if err != nil {
+			return groupEntry{}, err
+		}
+		if len(hs.all) == 0 {
+			continue
+		}
+		page := "h/" + g.slug + "-" + slug(metric) + ".html"
+		sum := hs.summary(g, page)
+		if err := b.write(page, key, historyPage(g, metric, hs)); err != nil {
+			return groupEntry{}, err
+		}
+		ge.Pages = append(ge.Pages, sum)
+	}
+	b.mu.Lock()
+	b.new.Groups[g.slug] = ge
+	b.mu.Unlock()
+	return ge, nil
+}
+
+// metricHistories are the histories of one metric of a group: one per x,
+// and the key sizes whose charts the page draws.
+type metricHistories struct {
+	all  []*compare.History // by x, ascending; one with no x
+	keys []*compare.History
+}
+
+// histories builds the history of metric at every x its samples have, as
+// sbench history --benchmark B --metric M --x X would for the group's
+// configuration.
+func (b *builder) histories(g *group, metric string, samples []store.Sample) (metricHistories, error) {
+	byX := map[float64][]store.Sample{}
+	var noX []store.Sample
+	for _, s := range samples {
+		if s.X == nil {
+			noX = append(noX, s)
+		} else {
+			byX[*s.X] = append(byX[*s.X], s)
+		}
+	}
+	var out metricHistories
+	build := func(x *float64, ss []store.Sample) error {
+		q := compare.HistoryQuery{Benchmark: g.benchmark, Metric: metric, X: x, Variant: g.variant,
+			Window: b.o.Window, Alpha: b.o.Alpha, Threshold: b.o.Threshold}
+		h, err := compare.BuildHistory(g.runs, ss, q)
+		if errors.Is(err, compare.ErrNoData) {
+			return nil // no ok run measured it
+		}
+		if err != nil {
+			return err
+		}
+		out.all = append(out.all, h)
+		return nil
+	}
+	if len(byX) == 0 && len(noX) > 0 {
+		if err := build(nil, noX); err != nil {
+			return out, err
+		}
+	}
+	for _, x := range slices.Sorted(maps.Keys(byX)) {
+		if err := build(&x, byX[x]); err != nil {
+			return out, err
+		}
+	}
+	out.keys = keyHistories(metric, out.all)
+	return out, nil
+}
+
+// keyHistories are the sizes a reader looks at first: the largest for
+// bandwidth (where the link's rate is reached), the smallest and the
+// largest for latency (the start-up cost and the transfer), the largest
+// otherwise.
+func keyHistories(metric string, hs []*compare.History) []*compare.History {
+	if len(hs) <= 1 {
+		return hs
+	}
+	last := hs[len(hs)-1]
+	if compare.MetricKind(metric) != compare.KindLatency {
+		return []*compare.History{last}
+	}
+	first := hs[0]
+	if first.X != nil && *first.X == 0 && len(hs) > 2 {
+		first = hs[1] // osu_latency's size 0 is not a message
+	}
+	return []*compare.History{first, last}
+}
+
+// summary is the page's line on the index: the first key size's latest
+// value and sparkline, and the steps at every size.
+func (m metricHistories) summary(g *group, page string) summary {
+	h := m.keys[0]
+	last := h.Points[len(h.Points)-1]
+	s := summary{Page: page, Cluster: g.cluster, Benchmark: g.benchmark, Metric: h.Metric, Config: g.configName(),
+		Unit: h.Unit, Better: h.Better, X: h.X, XUnit: h.XUnit, Latest: last.Value, LatestRun: last.Run,
+		LatestWhen: last.When, Outside: last.Outside, Runs: len(h.Points)}
+	for _, p := range h.Points[max(0, len(h.Points)-sparkPoints):] {
+		s.Spark = append(s.Spark, p.Value)
+	}
+	for _, h := range m.all {
+		for _, c := range h.Changes {
+			s.Changes = append(s.Changes, change{X: h.X, XUnit: h.XUnit, Run: c.Run, When: c.When, Delta: c.Delta,
+				Change: string(c.Change), Provenance: provenanceText(c.Provenance)})
+		}
+	}
+	slices.SortStableFunc(s.Changes, func(a, b change) int { return a.When.Compare(b.When) })
+	return s
+}
+
+func provenanceText(ds []compare.Difference) string {
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, d.Field+": "+d.Before+" → "+d.After)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// slug makes s safe and readable as a file name.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(s) {
+		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.'
+		if !ok {
+			if !dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = true
+			continue
+		}
+		b.WriteRune(c)
+		dash = false
+	}
+	out := strings.Trim(b.String(), "-.")
+	if len(out) > 60 {
+		out = out[:60]
+	}
+	if out == "" {
+		out = "x"
+	}
+	return out
+}

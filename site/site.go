@@ -243,7 +243,7 @@ func (b *builder) openDir() error {
 	case err != nil:
 		return fmt.Errorf("site: %w", err)
 	case len(entries) > 0:
-		return fmt.Errorf("site: %s is not empty and holds no sbench site (%s): choose a new or empty directory", b.o.Dir, ManifestName)
+		return &NotSiteError{Dir: b.o.Dir}
 	}
 	// An empty manifest first: the directory is a site from now on, even
 	// if this build is interrupted before it lists its pages.
@@ -284,6 +284,14 @@ func parallel(ctx context.Context, n int, fn func(i int) error) error {
 	}
 	wg.Wait()
 	return first
+}
+
+// NotSiteError says a directory has files but no site's manifest: Build
+// will not write pages among someone's files.
+type NotSiteError struct{ Dir string }
+
+func (e *NotSiteError) Error() string {
+	return fmt.Sprintf("site: %s is not empty and holds no sbench site (%s): choose a new or empty directory", e.Dir, ManifestName)
 }
 
 // fresh reports whether page can stay as it is: made from key, and there.

@@ -102,8 +102,12 @@ func runSite(ctx context.Context, e *env, o siteOpts) error {
 		so.Log = e.stderr
 	}
 	st, err := site.Build(ctx, db, so)
-	if errors.Is(err, compare.ErrNoData) {
+	var notSite *site.NotSiteError
+	switch {
+	case errors.Is(err, compare.ErrNoData):
 		return noRuns(ctx, db, "site", flt)
+	case errors.As(err, &notSite):
+		return usageError{fmt.Errorf("-o %s: %w", o.out, err)}
 	}
 	if err != nil {
 		return err

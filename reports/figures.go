@@ -650,6 +650,9 @@ func (l *boxLegend) Plot(c draw.Canvas, _ *plot.Plot) {
 			Max: vg.Point{X: x + thumbW, Y: top},
 		}}
 		svgplot.Begin(c.Canvas, e.series, true)
+		if e.series >= 0 {
+			svgplot.HitArea(c.Canvas, vg.Rectangle{Min: vg.Point{X: x, Y: top - rowH}, Max: vg.Point{X: box.Max.X - pad, Y: top}})
+		}
 		for _, t := range e.thumbs {
 			t.Thumbnail(&icon)
 		}

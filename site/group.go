@@ -52,6 +52,97 @@ func groupRuns(runs []store.Run) []*group {
 	return out
 }
 
+// attrs are the configuration's attributes but the cluster.
+func (g *group) attrs() []store.Attr {
+	var out []store.Attr
+	for _, a := range g.config {
+		if a.Kind != store.AttrLabel || a.Key != "system" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// shortNames names each history of the index by what tells it apart from
+// the others of its benchmark: the attributes whose values differ, or only
+// the variant when it decides all of them ("ppn=2" for variant=ppn=2,
+// ppn=2, processes=4).
+func shortNames(sums []summary) map[string]string {
+	byBench := map[string][]summary{}
+	for _, s := range sums {
+		byBench[s.Benchmark] = append(byBench[s.Benchmark], s)
+	}
+	out := map[string]string{}
+	for _, ss := range byBench {
+		values := map[string]map[string]bool{}
+		for _, s := range ss {
+			for _, a := range s.Attrs {
+				if values[a.Key] == nil {
+					values[a.Key] = map[string]bool{}
+				}
+				values[a.Key][a.Value] = true
+			}
+		}
+		lookup := func(s summary, key string) string {
+			for _, a := range s.Attrs {
+				if a.Key == key {
+					return a.Value
+				}
+			}
+			return "\x00"
+		}
+		var varying []string
+		for k, vs := range values {
+			missing := false
+			for _, s := range ss {
+				missing = missing || lookup(s, k) == "\x00"
+			}
+			if len(vs) > 1 || missing {
+				varying = append(varying, k)
+			}
+		}
+		slices.Sort(varying)
+		if _, ok := values[store.AttrVariant]; ok && slices.Contains(varying, store.AttrVariant) {
+			decides := true
+			seen := map[string]string{}
+			for _, s := range ss {
+				v := lookup(s, store.AttrVariant)
+				var rest []string
+				for _, k := range varying {
+					rest = append(rest, lookup(s, k))
+				}
+				r := strings.Join(rest, "\x01")
+				if prev, ok := seen[v]; ok && prev != r {
+					decides = false
+				}
+				seen[v] = r
+			}
+			if decides {
+				varying = []string{store.AttrVariant}
+			}
+		}
+		for _, s := range ss {
+			var parts []string
+			for _, k := range varying {
+				v := lookup(s, k)
+				switch {
+				case v == "\x00":
+				case k == store.AttrVariant && len(varying) == 1:
+					parts = append(parts, v)
+				default:
+					parts = append(parts, k+"="+v)
+				}
+			}
+			name := strings.Join(parts, ", ")
+			if name == "" {
+				name = "all runs"
+			}
+			out[s.Page] = name
+		}
+	}
+	return out
+}
+
 // configName is what the site calls a group's configuration: its
 // attributes but the cluster, which has its own column.
 func (g *group) configName() string {
@@ -218,7 +309,7 @@ func keyHistories(metric string, hs []*compare.History) []*compare.History {
 func (m metricHistories) summary(g *group, page string) summary {
 	h := m.keys[0]
 	last := h.Points[len(h.Points)-1]
-	s := summary{Page: page, Cluster: g.cluster, Benchmark: g.benchmark, Metric: h.Metric, Config: g.configName(),
+	s := summary{Page: page, Cluster: g.cluster, Benchmark: g.benchmark, Metric: h.Metric, Config: g.configName(), Attrs: g.attrs(),
 		Unit: h.Unit, Better: h.Better, X: h.X, XUnit: h.XUnit, Latest: last.Value, LatestRun: last.Run,
 		LatestWhen: last.When, Outside: last.Outside, Runs: len(h.Points)}
 	for _, p := range h.Points[max(0, len(h.Points)-sparkPoints):] {

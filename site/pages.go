@@ -530,6 +530,7 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 		cells[k][s.Cluster] = append(cells[k][s.Cluster], s)
 	}
 	keys := slices.SortedFunc(maps.Keys(cells), func(x, y rowKey) int { return cmp.Or(cmp.Compare(x.bench, y.bench), cmp.Compare(x.metric, y.metric)) })
+	names := shortNames(sums)
 	p.WriteString("<h2 id=\"benchmarks\">Benchmarks</h2>\n<div class=\"tbl\"><table class=\"grid\">\n<thead><tr><th>Benchmark</th><th>Metric</th>")
 	for _, c := range cs {
 		name := c
@@ -544,7 +545,7 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 		for _, c := range cs {
 			p.WriteString("<td>")
 			for _, s := range cells[k][c] {
-				p.cellLine(s)
+				p.cellLine(s, names[s.Page])
 			}
 			p.WriteString("</td>")
 		}
@@ -606,13 +607,13 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 }
 
 // cellLine is one configuration's line in an index cell.
-func (p *page) cellLine(s summary) {
+func (p *page) cellLine(s summary, name string) {
 	at := xLabel(s.X, s.XUnit)
 	if at != "" {
 		at = " @ " + at
 	}
 	p.f("<div class=\"cell-line\">%s <span class=\"num\" title=\"run %d, %s\">%s %s%s</span>%s",
-		a(s.Page, s.Config), s.LatestRun, esc(when(s.LatestWhen)), esc(value(s.Latest)), esc(s.Unit), esc(at), spark(s))
+		a(s.Page, name), s.LatestRun, esc(when(s.LatestWhen)), esc(value(s.Latest)), esc(s.Unit), esc(at), spark(s))
 	if c := currentChange(s); c != nil && c.Change != string(compare.Same) {
 		arrow := "▲"
 		if c.Delta < 0 {

@@ -89,6 +89,9 @@ type summary struct {
 	Benchmark string   `json:"benchmark"`
 	Metric    string   `json:"metric"`
 	Config    string   `json:"config"`
+	// Attrs are the configuration's attributes but the cluster, for the
+	// index to name it by what tells it apart.
+	Attrs []store.Attr `json:"attrs,omitempty"`
 	Unit      string   `json:"unit"`
 	Better    string   `json:"better,omitempty"`
 	X         *float64 `json:"x,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"image/color"
 	"math"
 	"regexp"
 	"strconv"
@@ -61,6 +62,20 @@ func Begin(c vg.Canvas, series int, legend bool) {
 	}
 	sc.Push()
 	sc.Rotate(mark(kind, series))
+}
+
+// HitArea fills r with nothing visible on a canvas of Render, so that a
+// click anywhere on a legend entry's row — not only on its line or its
+// letters — reaches its group. Elsewhere it draws nothing.
+func HitArea(c vg.Canvas, r vg.Rectangle) {
+	sc := ours(c)
+	if sc == nil {
+		return
+	}
+	sc.Push()
+	sc.SetColor(color.NRGBA{})
+	sc.Fill(r.Path())
+	sc.Pop()
 }
 
 // End ends the group Begin started.

@@ -84,19 +84,19 @@ type groupEntry struct {
 
 // summary is what the index shows of a history page.
 type summary struct {
-	Page      string   `json:"page"`
-	Cluster   string   `json:"cluster"`
-	Benchmark string   `json:"benchmark"`
-	Metric    string   `json:"metric"`
-	Config    string   `json:"config"`
+	Page      string `json:"page"`
+	Cluster   string `json:"cluster"`
+	Benchmark string `json:"benchmark"`
+	Metric    string `json:"metric"`
+	Config    string `json:"config"`
 	// Attrs are the configuration's attributes but the cluster, for the
 	// index to name it by what tells it apart.
-	Attrs []store.Attr `json:"attrs,omitempty"`
-	Unit      string   `json:"unit"`
-	Better    string   `json:"better,omitempty"`
-	X         *float64 `json:"x,omitempty"`
-	XUnit     string   `json:"x_unit,omitempty"`
-	Latest    float64  `json:"latest"`
+	Attrs  []store.Attr `json:"attrs,omitempty"`
+	Unit   string       `json:"unit"`
+	Better string       `json:"better,omitempty"`
+	X      *float64     `json:"x,omitempty"`
+	XUnit  string       `json:"x_unit,omitempty"`
+	Latest float64      `json:"latest"`
 	// LatestRun ran at LatestWhen; Outside is whether it lies outside its
 	// control band.
 	LatestRun  int64     `json:"latest_run"`

@@ -162,7 +162,7 @@ func (g *group) configName() string {
 // key is what the group's pages are made from: its runs as they are
 // (content hash, status, time) and history's settings.
 func (b *builder) groupKey(g *group) string {
-	parts := []string{"group", g.slug, strconv.FormatFloat(b.o.Threshold, 'g', -1, 64), strconv.Itoa(b.o.Window),
+	parts := []string{"group", g.slug, strconv.FormatBool(b.o.AllSizes), strconv.FormatFloat(b.o.Threshold, 'g', -1, 64), strconv.Itoa(b.o.Window),
 		strconv.FormatFloat(b.o.Alpha, 'g', -1, 64)}
 	for _, r := range g.runs {
 		parts = append(parts, strconv.FormatInt(r.ID, 10), r.Hash, string(r.Status), r.Error, r.Start.Format(time.RFC3339Nano),
@@ -237,16 +237,18 @@ func (b *builder) group(g *group) (groupEntry, error) {
 	return ge, nil
 }
 
-// metricHistories are the histories of one metric of a group: one per x,
-// and the key sizes whose charts the page draws.
+// metricHistories are the histories of one metric of a group: one per x
+// built, and the key sizes whose charts the page draws.
 type metricHistories struct {
 	all  []*compare.History // by x, ascending; one with no x
 	keys []*compare.History
+	// sizes is the number of sizes measured, of which all has some or all.
+	sizes int
 }
 
-// histories builds the history of metric at every x its samples have, as
-// sbench history --benchmark B --metric M --x X would for the group's
-// configuration.
+// histories builds the history of metric at its key sizes (every size with
+// Options.AllSizes), as sbench history --benchmark B --metric M --x X
+// would for the group's configuration.
 func (b *builder) histories(g *group, metric string, samples []store.Sample) (metricHistories, error) {
 	byX := map[float64][]store.Sample{}
 	var noX []store.Sample
@@ -276,32 +278,46 @@ func (b *builder) histories(g *group, metric string, samples []store.Sample) (me
 			return out, err
 		}
 	}
-	for _, x := range slices.Sorted(maps.Keys(byX)) {
+	xs := slices.Sorted(maps.Keys(byX))
+	out.sizes = len(xs)
+	keys := keySizes(metric, xs)
+	for _, x := range xs {
+		if !b.o.AllSizes && !slices.Contains(keys, x) {
+			continue
+		}
 		if err := build(&x, byX[x]); err != nil {
 			return out, err
 		}
 	}
-	out.keys = keyHistories(metric, out.all)
+	for _, k := range keys {
+		for _, h := range out.all {
+			if h.X != nil && *h.X == k {
+				out.keys = append(out.keys, h)
+			}
+		}
+	}
+	if len(out.keys) == 0 {
+		out.keys = out.all
+	}
 	return out, nil
 }
 
-// keyHistories are the sizes a reader looks at first: the largest for
-// bandwidth (where the link's rate is reached), the smallest and the
-// largest for latency (the start-up cost and the transfer), the largest
-// otherwise.
-func keyHistories(metric string, hs []*compare.History) []*compare.History {
-	if len(hs) <= 1 {
-		return hs
+// keySizes are the sizes a reader looks at first, first first: for latency
+// the smallest (the start-up cost; osu_latency's size 0 is no message)
+// then the largest; for bandwidth and the rest the largest (where the
+// link's rate is reached) then the smallest.
+func keySizes(metric string, xs []float64) []float64 {
+	if len(xs) <= 1 {
+		return xs
 	}
-	last := hs[len(hs)-1]
-	if compare.MetricKind(metric) != compare.KindLatency {
-		return []*compare.History{last}
+	first, last := xs[0], xs[len(xs)-1]
+	if first == 0 && len(xs) > 2 {
+		first = xs[1]
 	}
-	first := hs[0]
-	if first.X != nil && *first.X == 0 && len(hs) > 2 {
-		first = hs[1] // osu_latency's size 0 is not a message
+	if compare.MetricKind(metric) == compare.KindLatency {
+		return []float64{first, last}
 	}
-	return []*compare.History{first, last}
+	return []float64{last, first}
 }
 
 // summary is the page's line on the index: the first key size's latest

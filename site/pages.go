@@ -174,7 +174,11 @@ func historyPage(g *group, metric string, hs metricHistories) webpage.Page {
 		p.f("<p>%s. %d runs; %d step%s.</p>\n</section>\n", line, len(h.Points), len(h.Changes), plural(len(h.Changes)))
 	}
 
-	p.WriteString("<section>\n<h2 id=\"steps\">Steps at every size</h2>\n")
+	if len(hs.all) < hs.sizes {
+		p.f("<section>\n<h2 id=\"steps\">Steps</h2>\n<p class=\"small muted\">At the key sizes, %d of the %d measured; sbench site --all-sizes follows every size.</p>\n", len(hs.all), hs.sizes)
+	} else {
+		p.WriteString("<section>\n<h2 id=\"steps\">Steps at every size</h2>\n")
+	}
 	var rows [][]string
 	var attrs []string
 	for _, h := range hs.all {
@@ -200,7 +204,7 @@ func historyPage(g *group, metric string, hs metricHistories) webpage.Page {
 	p.WriteString("</section>\n")
 
 	if len(hs.all) > 1 {
-		p.WriteString("<section>\n<h2 id=\"sizes\">Every size</h2>\n")
+		p.WriteString("<section>\n<h2 id=\"sizes\">By size</h2>\n")
 		rows = nil
 		for _, h := range hs.all {
 			last := h.Points[len(h.Points)-1]

@@ -42,6 +42,10 @@ type Options struct {
 	Threshold float64
 	Window    int
 	Alpha     float64
+	// AllSizes builds the history of every size, not only the key sizes
+	// (the smallest and the largest): steps in the middle of a curve (an
+	// MPI's eager limit moved) are found too, at about ten times the cost.
+	AllSizes bool
 	// Log, when set, gets a line per stage.
 	Log io.Writer
 }

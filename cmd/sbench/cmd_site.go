@@ -20,6 +20,7 @@ type siteOpts struct {
 	window    int
 	alpha     float64
 	verbose   bool
+	allSizes  bool
 }
 
 func newSiteCmd(e *env) *cobra.Command {
@@ -40,11 +41,11 @@ relative.
     run lies outside its control band; then the latest steps of the archive
     and the latest runs.
   - DIR/h/*.html, one page per benchmark, metric and configuration: the
-    history chart at the key sizes (largest for bandwidth, smallest and
-    largest for latency) with its control band and steps, the steps at every
-    size with the provenance change that explains each, and every run. The
-    numbers are sbench history's, computed by the same code: the page of
-    osu_bw bandwidth says what "sbench history --benchmark osu_bw --metric
+    history chart at the key sizes (the smallest and the largest; every size
+    with --all-sizes) with its control band and steps, each step with the
+    provenance change that explains it, and every run. The numbers are
+    sbench history's, computed by the same code: the page of osu_bw
+    bandwidth says what "sbench history --benchmark osu_bw --metric
     bandwidth --x SIZE" says for that configuration.
   - DIR/runs/ID.html, one page per run: facts, hosts and provenance,
     samples, scalars, checks, the sbatch script and the tool's whole output,
@@ -58,7 +59,7 @@ replaced atomically; a DIR that is not empty and holds no site is refused.`,
 		Example: `  sbench site -o /srv/www/bench
   sbench site --db /shared/site.db --since 365d -o ~/public_html/sbench
   sbench site --label system=alpha --benchmark osu_bw,osu_latency -o alpha
-  sbench site -o site --threshold 10% --window 30 -v`,
+  sbench site -o site --threshold 10% --window 30 --all-sizes -v`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSite(cmd.Context(), e, o)
@@ -70,6 +71,7 @@ replaced atomically; a DIR that is not empty and holds no site is refused.`,
 	fl.StringVar(&o.threshold, "threshold", "5%", "smallest step that counts as a regression, as in sbench history")
 	fl.IntVar(&o.window, "window", compare.DefaultWindow, "earlier runs a control band is computed from, as in sbench history")
 	fl.Float64Var(&o.alpha, "alpha", 0.05, "significance level of a step, as in sbench history")
+	fl.BoolVar(&o.allSizes, "all-sizes", false, "follow every message size, not only the smallest and largest (about ten times slower)")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "say on stderr how long each stage took")
 	return c
 }
@@ -97,7 +99,7 @@ func runSite(ctx context.Context, e *env, o siteOpts) error {
 		return err
 	}
 	defer db.Close()
-	so := site.Options{Dir: o.out, Filter: flt, Generator: "sbench " + version, Threshold: th, Window: o.window, Alpha: o.alpha}
+	so := site.Options{Dir: o.out, Filter: flt, Generator: "sbench " + version, Threshold: th, Window: o.window, Alpha: o.alpha, AllSizes: o.allSizes}
 	if o.verbose {
 		so.Log = e.stderr
 	}

@@ -48,7 +48,7 @@ var stepRowRE = regexp.MustCompile(`<tr class="step" data-x="([^"]*)" data-index
 func TestSiteStepsAreHistorys(t *testing.T) {
 	db := synthArchive(t, siteSpec)
 	dir := filepath.Join(t.TempDir(), "site")
-	stdout, stderr, code := sbench(t, "site", "--db", db, "-o", dir)
+	stdout, stderr, code := sbench(t, "site", "--db", db, "-o", dir, "--all-sizes")
 	if code != 0 {
 		t.Fatalf("site: exit %d: %s", code, stderr)
 	}
@@ -110,7 +110,7 @@ func TestSiteStepsAreHistorys(t *testing.T) {
 		t.Error("no step at any size: the comparison compared nothing")
 	}
 	// A second run writes nothing.
-	stdout, _, code = sbench(t, "site", "--db", db, "-o", dir)
+	stdout, _, code = sbench(t, "site", "--db", db, "-o", dir, "--all-sizes")
 	if code != 0 || !strings.Contains(stdout, "0 pages written, 249 unchanged, 0 removed") {
 		t.Errorf("second site: exit %d: %s", code, stdout)
 	}

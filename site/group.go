@@ -194,30 +194,52 @@ func (b *builder) group(g *group) (groupEntry, error) {
 	for i, r := range g.runs {
 		ids[i] = r.ID
 	}
-	flt := store.Filter{RunIDs: ids}
-	samples, err := b.db.Samples(b.ctx, flt)
+	// Only the samples of the sizes followed are read, a tenth of a
+	// group's at the key sizes; which sizes there are is known from last
+	// time for the runs that were there (a new run rarely brings a size).
+	axes, err := b.axes(g, ids)
 	if err != nil {
 		return groupEntry{}, err
 	}
-	scalars, err := b.db.Scalars(b.ctx, flt)
+	scalars, err := b.db.Scalars(b.ctx, store.Filter{RunIDs: ids})
 	if err != nil {
 		return groupEntry{}, err
+	}
+	byMetric := map[string][]store.SampleAxis{}
+	for _, a := range axes {
+		byMetric[a.Metric] = append(byMetric[a.Metric], a)
 	}
 	// A scalar is a sample with no x, for a history (as compare.LoadHistory
 	// has it).
+	loaded := map[string][]store.Sample{}
 	for _, s := range scalars {
-		samples = append(samples, store.Sample{RunID: s.RunID, Sample: results.Sample{Metric: s.Name, Unit: s.Unit, Value: s.Value}})
+		loaded[s.Name] = append(loaded[s.Name], store.Sample{RunID: s.RunID, Sample: results.Sample{Metric: s.Name, Unit: s.Unit, Value: s.Value}})
+		if _, ok := byMetric[s.Name]; !ok {
+			byMetric[s.Name] = []store.SampleAxis{{Metric: s.Name}}
+		}
 	}
-	byMetric := map[string][]store.Sample{}
-	for _, s := range samples {
-		byMetric[s.Metric] = append(byMetric[s.Metric], s)
-	}
-	ge := groupEntry{Key: key}
-	for _, metric := range slices.Sorted(maps.Keys(byMetric)) {
+	follow := map[string][]*float64{}
+	var wanted []store.SampleAxis
+	for metric, as := range byMetric {
 		if results.AltUnitMetric(metric) {
 			continue // the same measurement as another metric, in another unit
 		}
-		hs, err := b.histories(g, metric, byMetric[metric])
+		follow[metric] = b.sizesFollowed(metric, as)
+		for _, x := range follow[metric] {
+			wanted = append(wanted, store.SampleAxis{Metric: metric, X: x})
+		}
+	}
+	samples, err := b.db.SamplesAt(b.ctx, ids, wanted)
+	if err != nil {
+		return groupEntry{}, err
+	}
+	for _, s := range samples {
+		k := axisKey(s.Metric, s.X)
+		loaded[k] = append(loaded[k], s)
+	}
+	ge := groupEntry{Key: key, Runs: ids, Axes: axes}
+	for _, metric := range slices.Sorted(maps.Keys(follow)) {
+		hs, err := b.histories(g, metric, follow[metric], loaded, len(byMetric[metric]))
 		if err != nil {
 			return groupEntry{}, err
 		}
@@ -249,47 +271,31 @@ type metricHistories struct {
 // histories builds the history of metric at its key sizes (every size with
 // Options.AllSizes), as sbench history --benchmark B --metric M --x X
 // would for the group's configuration.
-func (b *builder) histories(g *group, metric string, samples []store.Sample) (metricHistories, error) {
-	byX := map[float64][]store.Sample{}
-	var noX []store.Sample
-	for _, s := range samples {
-		if s.X == nil {
-			noX = append(noX, s)
-		} else {
-			byX[*s.X] = append(byX[*s.X], s)
+func (b *builder) histories(g *group, metric string, xs []*float64, loaded map[string][]store.Sample, sizes int) (metricHistories, error) {
+	out := metricHistories{sizes: sizes}
+	for _, x := range xs {
+		ss := loaded[axisKey(metric, x)]
+		if x == nil {
+			ss = append(ss, loaded[metric]...) // scalars of that name
 		}
-	}
-	var out metricHistories
-	build := func(x *float64, ss []store.Sample) error {
 		q := compare.HistoryQuery{Benchmark: g.benchmark, Metric: metric, X: x, Variant: g.variant,
 			Window: b.o.Window, Alpha: b.o.Alpha, Threshold: b.o.Threshold}
 		h, err := compare.BuildHistory(g.runs, ss, q)
 		if errors.Is(err, compare.ErrNoData) {
-			return nil // no ok run measured it
+			continue // no ok run measured it
 		}
 		if err != nil {
-			return err
+			return out, err
 		}
 		out.all = append(out.all, h)
-		return nil
 	}
-	if len(byX) == 0 && len(noX) > 0 {
-		if err := build(nil, noX); err != nil {
-			return out, err
-		}
-	}
-	xs := slices.Sorted(maps.Keys(byX))
-	out.sizes = len(xs)
-	keys := keySizes(metric, xs)
+	var all []float64
 	for _, x := range xs {
-		if !b.o.AllSizes && !slices.Contains(keys, x) {
-			continue
-		}
-		if err := build(&x, byX[x]); err != nil {
-			return out, err
+		if x != nil {
+			all = append(all, *x)
 		}
 	}
-	for _, k := range keys {
+	for _, k := range keySizes(metric, all) {
 		for _, h := range out.all {
 			if h.X != nil && *h.X == k {
 				out.keys = append(out.keys, h)
@@ -300,6 +306,98 @@ func (b *builder) histories(g *group, metric string, samples []store.Sample) (me
 		out.keys = out.all
 	}
 	return out, nil
+}
+
+// sizesFollowed are the x of metric whose history is built, ascending:
+// none for samples with no x; the key sizes, or all with AllSizes.
+func (b *builder) sizesFollowed(metric string, axes []store.SampleAxis) []*float64 {
+	var xs []float64
+	for _, a := range axes {
+		if a.X != nil && !slices.Contains(xs, *a.X) {
+			xs = append(xs, *a.X)
+		}
+	}
+	if len(xs) == 0 {
+		return []*float64{nil}
+	}
+	slices.Sort(xs)
+	keys := keySizes(metric, xs)
+	var out []*float64
+	for _, x := range xs {
+		if b.o.AllSizes || slices.Contains(keys, x) {
+			out = append(out, &x)
+		}
+	}
+	return out
+}
+
+func axisKey(metric string, x *float64) string {
+	if x == nil {
+		return metric + "\x00"
+	}
+	return metric + "\x00" + strconv.FormatFloat(*x, 'g', -1, 64)
+}
+
+// axes are the metrics and sizes of the group's runs: last time's, and
+// the new runs', unless a run left the group.
+func (b *builder) axes(g *group, ids []int64) ([]store.SampleAxis, error) {
+	old, ok := b.old.Groups[g.slug]
+	if !ok || b.old.Format != format || len(old.Runs) == 0 {
+		return b.db.SampleAxes(b.ctx, ids)
+	}
+	var added []int64
+	now := map[int64]bool{}
+	for _, id := range ids {
+		now[id] = true
+	}
+	for _, id := range old.Runs {
+		if !now[id] {
+			return b.db.SampleAxes(b.ctx, ids) // a run left: a size may have gone with it
+		}
+	}
+	had := map[int64]bool{}
+	for _, id := range old.Runs {
+		had[id] = true
+	}
+	for _, id := range ids {
+		if !had[id] {
+			added = append(added, id)
+		}
+	}
+	axes := slices.Clone(old.Axes)
+	if len(added) == 0 {
+		return axes, nil
+	}
+	more, err := b.db.SampleAxes(b.ctx, added)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range more {
+		if !slices.ContainsFunc(axes, func(o store.SampleAxis) bool { return sameAxis(o, a) }) {
+			axes = append(axes, a)
+		}
+	}
+	slices.SortFunc(axes, func(x, y store.SampleAxis) int {
+		return cmp.Or(cmp.Compare(x.Metric, y.Metric), cmpX(x.X, y.X), cmp.Compare(x.XUnit, y.XUnit))
+	})
+	return axes, nil
+}
+
+func sameAxis(a, b store.SampleAxis) bool {
+	return a.Metric == b.Metric && a.XUnit == b.XUnit && cmpX(a.X, b.X) == 0
+}
+
+// cmpX orders x values as SQLite does: none first.
+func cmpX(a, b *float64) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return cmp.Compare(*a, *b)
 }
 
 // keySizes are the sizes a reader looks at first, first first: for latency

@@ -160,6 +160,9 @@ func historyPage(g *group, metric string, hs metricHistories) webpage.Page {
 				p.f("<button type=\"button\" class=\"sb-toggle\" data-fig=\"fig-%s\" data-s=\"%d\" aria-pressed=\"true\">%s</button>", id, t.s, t.name)
 			}
 			p.WriteString("</div>\n")
+			if n := len(h.Points); n > chartRuns {
+				p.f("<p class=\"small muted\">The chart shows the last %d of the %d runs; the tables below have them all.</p>\n", chartRuns, n)
+			}
 		} else {
 			p.f("<p class=\"bad\">%s</p>\n", esc(err.Error()))
 		}
@@ -263,8 +266,31 @@ func historyPage(g *group, metric string, hs metricHistories) webpage.Page {
 	return webpage.Page{Title: title + " — " + g.configName(), Class: "sb-site", Body: template.HTML(p.String())}
 }
 
+// chartRuns is the most runs a history chart draws: a year of nightly
+// runs. Years of them would make a chart of megabytes whose points are
+// finer than a pixel; the tables have every run and step.
+const chartRuns = 366
+
+// recent is h's last n points, with the steps among them, to draw.
+func recent(h *compare.History, n int) *compare.History {
+	cut := len(h.Points) - n
+	if cut <= 0 {
+		return h
+	}
+	v := *h
+	v.Points = h.Points[cut:]
+	v.Changes = nil
+	for _, c := range h.Changes {
+		if c.Index >= cut {
+			c.Index -= cut
+			v.Changes = append(v.Changes, c)
+		}
+	}
+	return &v
+}
+
 func historySVG(h *compare.History) (string, error) {
-	pl, err := trend.Plot(h, trend.WithRunLink(func(id int64) string { return "../" + runPath(id) }))
+	pl, err := trend.Plot(recent(h, chartRuns), trend.WithRunLink(func(id int64) string { return "../" + runPath(id) }))
 	if err != nil {
 		return "", err
 	}

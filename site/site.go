@@ -84,6 +84,11 @@ type pageEntry struct {
 type groupEntry struct {
 	Key   string    `json:"key"`
 	Pages []summary `json:"pages"`
+	// Runs and Axes are the group's runs and the metrics and sizes of
+	// their samples, so that the next build asks the archive only about
+	// the runs it has not seen.
+	Runs []int64            `json:"runs,omitempty"`
+	Axes []store.SampleAxis `json:"axes,omitempty"`
 }
 
 // summary is what the index shows of a history page.

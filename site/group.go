@@ -377,27 +377,11 @@ func (b *builder) axes(g *group, ids []int64) ([]store.SampleAxis, error) {
 			axes = append(axes, a)
 		}
 	}
-	slices.SortFunc(axes, func(x, y store.SampleAxis) int {
-		return cmp.Or(cmp.Compare(x.Metric, y.Metric), cmpX(x.X, y.X), cmp.Compare(x.XUnit, y.XUnit))
-	})
 	return axes, nil
 }
 
 func sameAxis(a, b store.SampleAxis) bool {
-	return a.Metric == b.Metric && a.XUnit == b.XUnit && cmpX(a.X, b.X) == 0
-}
-
-// cmpX orders x values as SQLite does: none first.
-func cmpX(a, b *float64) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return -1
-	case b == nil:
-		return 1
-	}
-	return cmp.Compare(*a, *b)
+	return a.Metric == b.Metric && a.XUnit == b.XUnit && (a.X == nil) == (b.X == nil) && (a.X == nil || *a.X == *b.X)
 }
 
 // keySizes are the sizes a reader looks at first, first first: for latency

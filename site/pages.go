@@ -253,7 +253,7 @@ func historyPage(g *group, metric string, hs metricHistories) webpage.Page {
 		if t.IsZero() {
 			t = r.IngestedAt
 		}
-		rows = append(rows, []string{a("../"+runPath(r.ID), strconv.FormatInt(r.ID, 10)), esc(orDash(jobOf(r))), esc(when(t)), esc(orDash(r.Campaign)),
+		rows = append(rows, []string{a("../"+runPath(r.ID), strconv.FormatInt(r.ID, 10)), esc(orDash(compare.JobName(r))), esc(when(t)), esc(orDash(r.Campaign)),
 			esc(string(r.Status)), esc(v)})
 		if r.Status != results.StatusOK {
 			attrs = append(attrs, ` class="bad"`)
@@ -308,16 +308,6 @@ func changeWord(c compare.Change) string {
 		return "changed"
 	}
 	return "within threshold"
-}
-
-func jobOf(r *store.Run) string {
-	if r.JobID == "" {
-		return ""
-	}
-	if r.Step != "" {
-		return r.JobID + "." + r.Step
-	}
-	return r.JobID
 }
 
 func orDash(s string) string {
@@ -625,7 +615,7 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 			t = r.IngestedAt
 		}
 		rows = append(rows, []string{a(runPath(r.ID), strconv.FormatInt(r.ID, 10)), esc(when(t)), esc(orDash(clusterOf(r))), esc(orDash(r.Benchmark)),
-			esc(orDash(r.Campaign)), esc(orDash(jobOf(r))), esc(string(r.Status))})
+			esc(orDash(r.Campaign)), esc(orDash(compare.JobName(r))), esc(string(r.Status))})
 		if r.Status != results.StatusOK {
 			attrs = append(attrs, ` class="bad"`)
 		} else {

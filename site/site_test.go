@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/internal/synth"
-	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -28,15 +27,9 @@ var spec = synth.Spec{Systems: []string{"alpha", "beta"}, Start: time.Date(2025,
 // archive ingests s's bundles (at most limit, 0 for all) into db.
 func ingest(t *testing.T, db *store.DB, s synth.Spec, limit int) {
 	t.Helper()
-	var bs []*results.Bundle
-	err := synth.Each(s, func(b *results.Bundle) error {
-		if limit == 0 || len(bs) < limit {
-			bs = append(bs, b)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	bs := synth.All(s)
+	if limit > 0 {
+		bs = bs[:limit]
 	}
 	if _, err := db.Ingest(context.Background(), "synth", bs); err != nil {
 		t.Fatal(err)

@@ -167,15 +167,7 @@ func TestBrowserReport(t *testing.T) {
 	b := newBrowser(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
-	for _, args := range [][]string{
-		{articleFixture(t, "004-erdma-vs-tcp-job11.out")},
-		{"--label", "fabric=infiniband", articleFixture(t, "000-hpl-infiniband.txt")},
-		{"--label", "fabric=100mbit", articleFixture(t, "000-hpl-100mbit.txt")},
-	} {
-		if _, stderr, code := sbench(t, append([]string{"ingest", "--db", db}, args...)...); code != 0 {
-			t.Fatalf("ingest %v: %s", args, stderr)
-		}
-	}
+	ingestAcceptance(t, db)
 	page := filepath.Join(dir, "report.html")
 	stdout, stderr, code := sbench(t, "report", "--db", db, "-o", page, "--title", "eRDMA vs TCP, and HPL")
 	if code != 0 {

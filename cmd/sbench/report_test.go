@@ -8,6 +8,21 @@ import (
 	"testing"
 )
 
+// ingestAcceptance ingests the acceptance scenario into db: article 004's
+// job output and article 000's two HPL runs, labelled by fabric.
+func ingestAcceptance(t *testing.T, db string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{articleFixture(t, "004-erdma-vs-tcp-job11.out")},
+		{"--label", "fabric=infiniband", articleFixture(t, "000-hpl-infiniband.txt")},
+		{"--label", "fabric=100mbit", articleFixture(t, "000-hpl-100mbit.txt")},
+	} {
+		if _, stderr, code := sbench(t, append([]string{"ingest", "--db", db}, args...)...); code != 0 {
+			t.Fatalf("ingest %v: %s", args, stderr)
+		}
+	}
+}
+
 // articleFixture is one of the articles' published outputs.
 func articleFixture(t *testing.T, name string) string {
 	t.Helper()
@@ -24,15 +39,7 @@ func articleFixture(t *testing.T, name string) string {
 func TestReportArticles(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
-	for _, args := range [][]string{
-		{articleFixture(t, "004-erdma-vs-tcp-job11.out")},
-		{"--label", "fabric=infiniband", articleFixture(t, "000-hpl-infiniband.txt")},
-		{"--label", "fabric=100mbit", articleFixture(t, "000-hpl-100mbit.txt")},
-	} {
-		if _, stderr, code := sbench(t, append([]string{"ingest", "--db", db}, args...)...); code != 0 {
-			t.Fatalf("ingest %v: %s", args, stderr)
-		}
-	}
+	ingestAcceptance(t, db)
 	pdf := filepath.Join(dir, "r.pdf")
 	figs := filepath.Join(dir, "figs")
 	csvDir := filepath.Join(dir, "csv")

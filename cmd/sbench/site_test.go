@@ -13,7 +13,6 @@ import (
 
 	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/internal/synth"
-	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -31,11 +30,7 @@ func synthArchive(t *testing.T, s synth.Spec) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var bs []*results.Bundle
-	if err := synth.Each(s, func(b *results.Bundle) error { bs = append(bs, b); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Ingest(context.Background(), "synth", bs); err != nil {
+	if _, err := db.Ingest(context.Background(), "synth", synth.All(s)); err != nil {
 		t.Fatal(err)
 	}
 	return path

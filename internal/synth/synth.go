@@ -42,6 +42,13 @@ type Spec struct {
 // Runs is the number of runs the spec makes.
 func (s Spec) Runs() int { return len(s.Systems) * s.Days * 2 * s.Configs }
 
+// All returns every bundle of s, in time order.
+func All(s Spec) []*results.Bundle {
+	var out []*results.Bundle
+	Each(s, func(b *results.Bundle) error { out = append(out, b); return nil })
+	return out
+}
+
 // Each calls fn with every bundle, in time order.
 func Each(s Spec, fn func(*results.Bundle) error) error {
 	rng := rand.New(rand.NewPCG(s.Seed, 7))

@@ -5,12 +5,13 @@
 # printed. Fails when a median misses the targets: whole build < 60 s and
 # < 300 MB peak RSS, update after 10 runs < 5 s.
 #
-# The archive: $ARCHIVE if set; else the one bench/archive-scale.sh builds
-# (its 20k-run, site-like archive), when that script is there; else a
-# synthetic one of $RUNS runs (bench/sitearchive: three clusters measured
-# nightly, a kernel upgrade that costs one a fifth of its bandwidth).
+# The archive: $ARCHIVE if set; else bench/archive-scale.sh's site-like
+# archive of $RUNS runs (bench/sitearchive, imported with sbench archive
+# import), when that script is there; else a synthetic one of $RUNS runs
+# (bench/synthruns: three clusters measured nightly, a kernel upgrade that
+# costs one a fifth of its bandwidth).
 # The 10 new runs are the archive's latest 10, a day later
-# (bench/sitearchive -clone).
+# (bench/synthruns -clone).
 #
 # Usage: bench/site-scale.sh [SBENCH]   (default: bin/sbench, built if absent)
 # Environment: ARCHIVE, RUNS (default 20000), REPEAT (default 3), KEEP=1
@@ -26,20 +27,23 @@ if [ ! -x "$SBENCH" ]; then
 fi
 W=$(mktemp -d)
 [ "${KEEP:-}" = 1 ] || trap 'rm -rf "$W"' EXIT
-go build -o "$W/sitearchive" ./bench/sitearchive
+go build -o "$W/synthruns" ./bench/synthruns
 
 if [ -n "${ARCHIVE:-}" ]; then
 	cp "$ARCHIVE" "$W/a.db"
 	from="$ARCHIVE"
-elif [ -x bench/archive-scale.sh ] && [ -n "${ARCHIVE_SCALE_DB:-}" ]; then
-	cp "$ARCHIVE_SCALE_DB" "$W/a.db"
-	from="bench/archive-scale.sh ($ARCHIVE_SCALE_DB)"
+elif [ -x bench/archive-scale.sh ] && [ -d bench/sitearchive ]; then
+	# archive-scale.sh's site-like archive, made as it makes it.
+	go build -o "$W/sitearchive" ./bench/sitearchive
+	"$W/sitearchive" -runs "$RUNS" -o "$W/a.sbench.gz"
+	"$SBENCH" archive import --db "$W/a.db" "$W/a.sbench.gz" >/dev/null
+	from="bench/sitearchive (bench/archive-scale.sh's), $RUNS runs"
 else
-	"$W/sitearchive" -db "$W/a.db" -runs "$RUNS" >/dev/null
-	from="bench/sitearchive, $RUNS runs"
+	"$W/synthruns" -db "$W/a.db" -runs "$RUNS" >/dev/null
+	from="bench/synthruns, $RUNS runs"
 fi
 cp "$W/a.db" "$W/b.db"
-"$W/sitearchive" -db "$W/b.db" -clone 10 >/dev/null
+"$W/synthruns" -db "$W/b.db" -clone 10 >/dev/null
 runs=$("$SBENCH" runs --db "$W/a.db" --json | grep -c '"id":' || true)
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

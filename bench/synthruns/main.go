@@ -1,12 +1,12 @@
-// Command sitearchive writes a synthetic site-like archive (package
+// Command synthruns writes a synthetic site-like archive (package
 // internal/synth: clusters measured nightly for years, a kernel upgrade
 // that costs one a fifth of its bandwidth, some failed runs) into a SQLite
 // archive, for bench/site-scale.sh when bench/archive-scale.sh is not
 // there to make one; or adds to any archive a night's runs made from its
 // latest ones (-clone), for an incremental update to follow.
 //
-//	go run ./bench/sitearchive -db site.db -runs 20000
-//	go run ./bench/sitearchive -db site.db -clone 10
+//	go run ./bench/synthruns -db site.db -runs 20000
+//	go run ./bench/synthruns -db site.db -clone 10
 package main
 
 import (
@@ -23,7 +23,7 @@ import (
 
 func main() {
 	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "sitearchive:", err)
+		fmt.Fprintln(os.Stderr, "synthruns:", err)
 		os.Exit(1)
 	}
 }

@@ -35,7 +35,8 @@
 // not empty and holds no manifest.
 //
 // Pages are written to a temporary file and renamed into place, so an
-// interrupted build leaves each page either as it was or complete; the
-// file system is synced once before the manifest is replaced, so a
-// manifest never names a page that is not on disk.
+// interrupted build leaves each page either as it was or complete; what
+// was written is synced before the manifest is replaced (page by page, or
+// the whole file system once for a build of thousands), so a manifest
+// never names a page that is not on disk.
 package site

@@ -451,7 +451,7 @@ func (b *builder) runPage(r *store.Run, pages []link) error {
 			for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
 				tags = append(tags, k+"="+s.Tags[k])
 			}
-			rows = append(rows, []string{esc(s.Metric), esc(orDash(x)), `<span data-v="` + full(s.Value) + `">` + esc(value(s.Value)) + `</span>`,
+			rows = append(rows, []string{esc(s.Metric), esc(orDash(x)), esc(full(s.Value)),
 				esc(s.Unit), strconv.Itoa(s.Repeat), esc(strings.Join(tags, ", "))})
 		}
 		p.table([]string{"Metric", "x", "Value", "Unit", "Repeat", "Tags"}, []bool{false, true, true, false, true}, rows, nil)

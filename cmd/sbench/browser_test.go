@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -247,6 +248,25 @@ func TestBrowserReport(t *testing.T) {
 	tip := eval[string](b, `(function(){var t=document.getElementById('sb-tip'); return t.hidden ? '' : t.innerText})()`)
 	if !strings.Contains(tip, "erdma") || !strings.Contains(tip, "32 KiB: 6264.41 MB/s") || !strings.Contains(tip, "run 3") {
 		t.Errorf("tooltip on erdma's peak: %q", tip)
+	}
+
+	// Printed (A4, as the browser's print does it), the page keeps its
+	// verdict and figures and drops the tooltip and the contents.
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	defer cancel()
+	pdf, err := chromedp.Run(ctx, chromedp.PrintToPDF(chromedp.PDFPaper(chromedp.PaperA4)))
+	if err != nil {
+		t.Fatalf("print: %v", err)
+	}
+	printed := filepath.Join(dir, "printed.pdf")
+	if err := os.WriteFile(printed, pdf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkPDF(t, printed, []string{"Verdict", "6264.41 MB/s at 32 KiB", "bandwidth vs message size", "INVALID", "Appendix: runs"})
+	// The contents (which name every section) are not printed: the first
+	// "Benchmark: osu_bw" is the section's own heading, after the verdict.
+	if out, _ := exec.Command("pdftotext", printed, "-").Output(); strings.Index(string(out), "Benchmark: osu_bw") < strings.Index(string(out), "\nVerdict\n") {
+		t.Error("the printed page has the table of contents")
 	}
 	b.check(dir)
 }

@@ -263,7 +263,7 @@ func historyPage(g *group, metric string, hs metricHistories) webpage.Page {
 	}
 	p.table([]string{"Run", "Job", "Date", "Campaign", "Status", col}, []bool{true, false, false, false, false, true}, rows, attrs)
 	p.WriteString("</section>\n")
-	return webpage.Page{Title: title + " — " + g.configName(), Class: "sb-site", Body: template.HTML(p.String())}
+	return webpage.Page{Title: title + " — " + g.configName(), Class: "sb-site", Assets: "../", Body: template.HTML(p.String())}
 }
 
 // chartRuns is the most runs a history chart draws: a year of nightly
@@ -491,7 +491,7 @@ func (b *builder) runPage(r *store.Run, pages []link) error {
 		}
 		p.f("<h2 id=\"output\">Output</h2>\n<p class=\"small muted\">What the tool printed, as the run recorded it%s.</p>\n<pre>%s</pre>\n", note, esc(raw))
 	}
-	return b.write(path, key, webpage.Page{Title: title, Class: "sb-site", Body: template.HTML(p.String())})
+	return b.write(path, key, webpage.Page{Title: title, Class: "sb-site", Assets: "../", Body: template.HTML(p.String())})
 }
 
 func readQuote(path string) (string, error) {
@@ -623,7 +623,7 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 		}
 	}
 	p.table([]string{"Run", "Date", "Cluster", "Benchmark", "Campaign", "Job", "Status"}, []bool{true}, rows, attrs)
-	return b.write("index.html", "", webpage.Page{Title: "sbench site", Class: "sb-site", Body: template.HTML(p.String())})
+	return b.write("index.html", "", webpage.Page{Title: "sbench site", Class: "sb-site", Assets: "./", Body: template.HTML(p.String())})
 }
 
 // cellLine is one configuration's line in an index cell.

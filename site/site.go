@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,7 +16,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -183,6 +183,14 @@ func Build(ctx context.Context, db *store.DB, o Options) (*Stats, error) {
 	}
 	b.logf("%d runs read in %s", len(runs), time.Since(start).Round(time.Millisecond))
 
+	// The pages' style and script first: no page may name a file that is
+	// not there yet.
+	if err := b.writeRaw(webpage.StyleFile, "", webpage.Style()); err != nil {
+		return nil, err
+	}
+	if err := b.writeRaw(webpage.ScriptFile, "", webpage.Script()); err != nil {
+		return nil, err
+	}
 	groups := groupRuns(runs)
 	entries := make([]groupEntry, len(groups))
 	err = parallel(ctx, len(groups), func(i int) error {
@@ -328,12 +336,18 @@ func (b *builder) keep(page string) {
 // changed. The write goes through a temporary file and a rename, so the
 // page is whole or as it was; durability comes from finish's one sync.
 func (b *builder) write(page, key string, p webpage.Page) error {
-	var buf strings.Builder
+	var buf bytes.Buffer
 	p.Generator = b.o.Generator
 	if err := webpage.Write(&buf, p); err != nil {
 		return err
 	}
-	sum := sha256.Sum256([]byte(buf.String()))
+	return b.writeRaw(page, key, buf.Bytes())
+}
+
+// writeRaw is write for a file of any kind: the pages' shared style and
+// script.
+func (b *builder) writeRaw(page, key string, data []byte) error {
+	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
 	path := filepath.Join(b.o.Dir, filepath.FromSlash(page))
 	unchanged := false
@@ -342,7 +356,7 @@ func (b *builder) write(page, key string, p webpage.Page) error {
 		unchanged = err == nil
 	}
 	if !unchanged {
-		if err := writeFile(path, []byte(buf.String())); err != nil {
+		if err := writeFile(path, data); err != nil {
 			return err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sbench/sbench/internal/synth"
 	"github.com/sbench/sbench/store"
+	"github.com/sbench/sbench/webpage"
 )
 
 // spec is a month of two clusters, two benchmarks and two configurations
@@ -65,12 +66,12 @@ func read(t *testing.T, path string) string {
 	return string(data)
 }
 
-// pages lists the site's files, relative, manifest left out.
+// pages lists the site's pages (its HTML files), relative.
 func pages(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() == ManifestName {
+		if err != nil || d.IsDir() || !strings.HasSuffix(d.Name(), ".html") {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
@@ -100,7 +101,16 @@ func TestBuildSite(t *testing.T) {
 			t.Errorf("unexpected file %s", p)
 		}
 	}
-	if runs != spec.Runs() || hist != 8 || st.Histories != 8 || len(st.Written) != len(all) {
+	// The pages share one style sheet and one script, beside the index.
+	for _, f := range []struct {
+		name string
+		want []byte
+	}{{webpage.StyleFile, webpage.Style()}, {webpage.ScriptFile, webpage.Script()}} {
+		if got := read(t, filepath.Join(dir, f.name)); got != string(f.want) {
+			t.Errorf("%s: %d bytes, want the pages' %d", f.name, len(got), len(f.want))
+		}
+	}
+	if runs != spec.Runs() || hist != 8 || st.Histories != 8 || len(st.Written) != len(all)+2 {
 		t.Errorf("%d run pages, %d history pages (stats %+v); want %d and 8 (2 clusters × 2 benchmarks × 2 configurations), all written",
 			runs, hist, st, spec.Runs())
 	}
@@ -111,7 +121,7 @@ func TestBuildSite(t *testing.T) {
 			t.Errorf("%s: not a whole page, or links out", p)
 		}
 		// Every link is relative and leads to a page of the site.
-		for _, m := range regexp.MustCompile(`(?:href|data-href)="([^"#]+)`).FindAllStringSubmatch(s, -1) {
+		for _, m := range regexp.MustCompile(`(?:href|data-href|src)="([^"#]+)`).FindAllStringSubmatch(s, -1) {
 			target := filepath.Join(dir, filepath.Dir(p), m[1])
 			if _, err := os.Stat(target); err != nil {
 				t.Errorf("%s links to %s, which is not there", p, m[1])
@@ -186,7 +196,7 @@ func TestIncremental(t *testing.T) {
 	}
 	before := mtimes()
 	again := build(t, db, dir)
-	if len(again.Written) != 0 || len(again.Removed) != 0 || again.Kept != len(first.Written) {
+	if len(again.Written) != 0 || len(again.Removed) != 0 || again.Kept != len(first.Written) || len(first.Written) != len(before)+2 {
 		t.Errorf("unchanged archive: wrote %v, removed %v, kept %d of %d", again.Written, again.Removed, again.Kept, len(first.Written))
 	}
 

@@ -38,24 +38,44 @@ type Page struct {
 	// Class is the class of the page's <main> element ("sb-report",
 	// "sb-site"), for the style sheet.
 	Class string
+	// Assets, when set, is the relative path of the directory holding
+	// StyleFile and ScriptFile ("../" from a page one level down): the
+	// pages of a site share them instead of carrying them, and may load
+	// them, and nothing else. Empty embeds them: a page that stands alone.
+	Assets string
 }
+
+// The files a site's pages share (Page.Assets).
+const (
+	StyleFile  = "sbench.css"
+	ScriptFile = "sbench.js"
+)
+
+// Style and Script are the pages' style sheet and script, for a site to
+// write as StyleFile and ScriptFile.
+func Style() []byte  { return []byte(css) }
+func Script() []byte { return []byte(script) }
 
 var shell = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
-{{with .Generator}}<meta name="generator" content="{{.}}">
+{{if .Assets}}<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'self' 'unsafe-inline'; script-src 'self'">
+{{else}}<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+{{end}}{{with .Generator}}<meta name="generator" content="{{.}}">
 {{end}}<title>{{.Title}}</title>
-<style>{{.CSS}}</style>
-</head>
+{{if .Assets}}<link rel="stylesheet" href="{{.Assets}}sbench.css">
+{{else}}<style>{{.CSS}}</style>
+{{end}}</head>
 <body>
 <main class="{{.Class}}">
 {{.Body}}
 </main>
 <div id="sb-tip" role="tooltip" hidden></div>
-<script>{{.JS}}</script>
+{{if .Assets}}<script src="{{.Assets}}sbench.js"></script>
+{{else}}<script>{{.JS}}</script>
+{{end}}
 </body>
 </html>
 `))
@@ -67,11 +87,11 @@ func Write(w io.Writer, p Page) error {
 		class = "sb-page"
 	}
 	err := shell.Execute(w, struct {
-		Title, Generator, Class string
-		Body                    template.HTML
-		CSS                     template.CSS
-		JS                      template.JS
-	}{p.Title, p.Generator, class, p.Body, template.CSS(css), template.JS(script)})
+		Title, Generator, Class, Assets string
+		Body                            template.HTML
+		CSS                             template.CSS
+		JS                              template.JS
+	}{p.Title, p.Generator, class, p.Assets, p.Body, template.CSS(css), template.JS(script)})
 	if err != nil {
 		return fmt.Errorf("write page %q: %w", p.Title, err)
 	}

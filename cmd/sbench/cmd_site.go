@@ -30,9 +30,9 @@ func newSiteCmd(e *env) *cobra.Command {
 		Short: "Write a static web site of the archive: index, histories, runs",
 		Long: `Site writes the archive as a static web site in DIR, for a team to look at
 its history in a browser — from any web server, or straight from file:// on a
-cluster with nowhere to run a service. Nothing is loaded from outside: every
-page has its style and script inside, figures are inline SVG, links are
-relative.
+cluster with nowhere to run a service. Nothing is loaded from outside: the
+pages share DIR/sbench.css and DIR/sbench.js and may load nothing else,
+figures are inline SVG, links are relative.
 
   - DIR/index.html: clusters (the runs' system label) across, benchmarks and
     metrics down; each cell lists the configurations measured there with

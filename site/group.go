@@ -229,15 +229,15 @@ func (b *builder) group(g *group) (groupEntry, error) {
 			wanted = append(wanted, store.SampleAxis{Metric: metric, X: x})
 		}
 	}
-	samples, err := b.db.SamplesAt(b.ctx, ids, wanted)
+	values, err := b.values(g, ids, wanted)
 	if err != nil {
 		return groupEntry{}, err
 	}
-	for _, s := range samples {
-		k := axisKey(s.Metric, s.X)
-		loaded[k] = append(loaded[k], s)
+	for _, v := range values {
+		k := axisKey(v.Metric, v.X)
+		loaded[k] = append(loaded[k], v.samples()...)
 	}
-	ge := groupEntry{Key: key, Runs: ids, Axes: axes}
+	ge := groupEntry{Key: key, Runs: ids, Axes: axes, Values: values}
 	for _, metric := range slices.Sorted(maps.Keys(follow)) {
 		hs, err := b.histories(g, metric, follow[metric], loaded, len(byMetric[metric]))
 		if err != nil {
@@ -336,6 +336,134 @@ func axisKey(metric string, x *float64) string {
 		return metric + "\x00"
 	}
 	return metric + "\x00" + strconv.FormatFloat(*x, 'g', -1, 64)
+}
+
+// axisValues are the values of the samples on one axis, run by run: what
+// a history is built from, kept in the manifest so that an update reads
+// the samples of the new runs only.
+type axisValues struct {
+	Metric string      `json:"metric"`
+	X      *float64    `json:"x,omitempty"`
+	XUnit  string      `json:"x_unit,omitempty"`
+	Unit   string      `json:"unit"`
+	Runs   []int64     `json:"runs"`   // ascending
+	Values [][]float64 `json:"values"` // per run, in the archive's order
+}
+
+// samples are the values as the archive's samples, in its order (run id,
+// then repeat), which is what compare.BuildHistory reads of them.
+func (a axisValues) samples() []store.Sample {
+	var out []store.Sample
+	for i, id := range a.Runs {
+		for _, v := range a.Values[i] {
+			out = append(out, store.Sample{RunID: id, Sample: results.Sample{Metric: a.Metric, Unit: a.Unit, X: a.X, XUnit: a.XUnit, Value: v}})
+		}
+	}
+	return out
+}
+
+// values are the group's samples on the wanted axes: last time's for the
+// runs that were there, read from the archive for the others, unless a
+// run left the group (then all are read again).
+func (b *builder) values(g *group, ids []int64, wanted []store.SampleAxis) ([]axisValues, error) {
+	cached := map[string]axisValues{}
+	known := map[int64]bool{}
+	if old, ok := b.old.Groups[g.slug]; ok && b.old.Format == format && subset(old.Runs, ids) {
+		for _, v := range old.Values {
+			cached[axisKey(v.Metric, v.X)] = v
+		}
+		for _, id := range old.Runs {
+			known[id] = true
+		}
+	}
+	// One read for the axes every cached run has, of the new runs; one
+	// for the axes that were not followed before, of every run.
+	var fresh, all []store.SampleAxis
+	for _, a := range wanted {
+		if _, ok := cached[axisKey(a.Metric, a.X)]; ok {
+			fresh = append(fresh, a)
+		} else {
+			all = append(all, a)
+		}
+	}
+	var added []int64
+	for _, id := range ids {
+		if !known[id] {
+			added = append(added, id)
+		}
+	}
+	var samples []store.Sample
+	if len(fresh) > 0 && len(added) > 0 {
+		ss, err := b.db.SamplesAt(b.ctx, added, fresh)
+		if err != nil {
+			return nil, err
+		}
+		samples = ss
+	}
+	if len(all) > 0 {
+		ss, err := b.db.SamplesAt(b.ctx, ids, all)
+		if err != nil {
+			return nil, err
+		}
+		samples = append(samples, ss...)
+	}
+	byAxis := map[string]map[int64][]float64{}
+	units := map[string][2]string{}
+	for _, s := range samples {
+		k := axisKey(s.Metric, s.X)
+		if byAxis[k] == nil {
+			byAxis[k] = map[int64][]float64{}
+			units[k] = [2]string{s.Unit, s.XUnit}
+		}
+		byAxis[k][s.RunID] = append(byAxis[k][s.RunID], s.Value)
+	}
+	in := map[int64]bool{}
+	for _, id := range ids {
+		in[id] = true
+	}
+	var out []axisValues
+	for _, a := range wanted {
+		k := axisKey(a.Metric, a.X)
+		v := axisValues{Metric: a.Metric, X: a.X}
+		per := map[int64][]float64{}
+		if c, ok := cached[k]; ok {
+			v.Unit, v.XUnit = c.Unit, c.XUnit
+			for i, id := range c.Runs {
+				if in[id] {
+					per[id] = c.Values[i]
+				}
+			}
+		}
+		if u, ok := units[k]; ok && v.Unit == "" {
+			v.Unit, v.XUnit = u[0], u[1]
+		}
+		for id, vs := range byAxis[k] {
+			per[id] = vs
+		}
+		if len(per) == 0 {
+			continue
+		}
+		v.Runs = slices.Sorted(maps.Keys(per))
+		for _, id := range v.Runs {
+			v.Values = append(v.Values, per[id])
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// subset reports whether every id of a is in b.
+func subset(a, b []int64) bool {
+	in := make(map[int64]bool, len(b))
+	for _, id := range b {
+		in[id] = true
+	}
+	for _, id := range a {
+		if !in[id] {
+			return false
+		}
+	}
+	return true
 }
 
 // axes are the metrics and sizes of the group's runs: last time's, and

@@ -89,6 +89,8 @@ type groupEntry struct {
 	// the runs it has not seen.
 	Runs []int64            `json:"runs,omitempty"`
 	Axes []store.SampleAxis `json:"axes,omitempty"`
+	// Values are the samples' values on the axes followed.
+	Values []axisValues `json:"values,omitempty"`
 }
 
 // summary is what the index shows of a history page.

@@ -50,6 +50,37 @@ func TestSiteStepsAreHistorys(t *testing.T) {
 	if !strings.Contains(stdout, "240 runs, 8 histories; 251 pages written, 0 unchanged, 0 removed") {
 		t.Errorf("stdout: %s", stdout)
 	}
+	if n := compareSteps(t, db, dir); n == 0 {
+		t.Error("no step at any size: the comparison compared nothing")
+	}
+	// A second run writes nothing.
+	stdout, _, code = sbench(t, "site", "--db", db, "-o", dir, "--all-sizes")
+	if code != 0 || !strings.Contains(stdout, "0 pages written, 251 unchanged, 0 removed") {
+		t.Errorf("second site: exit %d: %s", code, stdout)
+	}
+	// Two more nights: the update reads only the new runs' samples and
+	// keeps the others' from its manifest; its steps are still history's.
+	more := siteSpec
+	more.Start, more.Days, more.StepDay, more.OutlierDay, more.Seed = siteSpec.Start.AddDate(0, 0, 30), 2, 0, 0, 5
+	a, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Ingest(context.Background(), "synth", synth.All(more)); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if _, stderr, code := sbench(t, "site", "--db", db, "-o", dir, "--all-sizes"); code != 0 {
+		t.Fatalf("site after two nights: %s", stderr)
+	}
+	compareSteps(t, db, dir)
+}
+
+// compareSteps compares the steps of alpha's osu_bw at ppn=1 on its site
+// page with sbench history --json's, size by size, and returns how many
+// there are.
+func compareSteps(t *testing.T, db, dir string) int {
+	t.Helper()
 	pages, _ := filepath.Glob(filepath.Join(dir, "h", "alpha-osu_bw-*.html"))
 	var page string
 	for _, p := range pages {
@@ -101,14 +132,7 @@ func TestSiteStepsAreHistorys(t *testing.T) {
 		}
 		steps += len(h.Changes)
 	}
-	if steps == 0 {
-		t.Error("no step at any size: the comparison compared nothing")
-	}
-	// A second run writes nothing.
-	stdout, _, code = sbench(t, "site", "--db", db, "-o", dir, "--all-sizes")
-	if code != 0 || !strings.Contains(stdout, "0 pages written, 251 unchanged, 0 removed") {
-		t.Errorf("second site: exit %d: %s", code, stdout)
-	}
+	return steps
 }
 
 func TestSiteUsageErrors(t *testing.T) {

@@ -564,7 +564,9 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 		p.f("<tr><td>%s</td><td>%s</td>", esc(k.bench), esc(k.metric))
 		for _, c := range cs {
 			p.WriteString("<td>")
-			for _, s := range cells[k][c] {
+			line := cells[k][c]
+			slices.SortStableFunc(line, func(x, y summary) int { return cmp.Compare(names[x.Page], names[y.Page]) })
+			for _, s := range line {
 				p.cellLine(s, names[s.Page])
 			}
 			p.WriteString("</td>")

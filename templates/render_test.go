@@ -200,7 +200,7 @@ kernel = "latency"
 // (--step) do.
 func TestLaunchIDsMatchLaunches(t *testing.T) {
 	nodes := []string{"n1", "n2", "n3"}
-	for _, pairs := range []string{"", "both-directions", "all", "intra-inter"} {
+	for _, pairs := range []string{"", "both-directions", "all", "reference", "intra-inter"} {
 		st := Step{Index: 4, Run: Run{Benchmark: &Benchmark{Pairs: pairs}}, Ranks: 2, Nodes: 2, PerNode: 1}
 		var want []string
 		for _, l := range st.Launches(nodes) {

@@ -1,0 +1,683 @@
+package screen
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sbench/sbench/kernels"
+	"github.com/sbench/sbench/slurm/hostlist"
+	"github.com/sbench/sbench/store"
+)
+
+// The matrix kernel's metrics (the runner's contract): the first pass,
+// and the re-test passes of the pairs it found suspect.
+const (
+	MetricLatency          = "matrix_latency"
+	MetricBandwidth        = "matrix_bandwidth"
+	MetricRetestLatency    = "matrix_retest_latency"
+	MetricRetestBandwidth  = "matrix_retest_bandwidth"
+	paramLatencyTolerance  = "latency_tolerance"
+	paramBandwidthTolerane = "bandwidth_tolerance"
+)
+
+// minAttribution is the fewest nodes a matrix needs before a bad link can
+// be blamed on a node: with three nodes each has two links a direction,
+// and "most of them" is both — a bad link and a bad node look alike.
+const minAttribution = 4
+
+// Link is one ordered node pair of the matrix: what it measured in the
+// first pass and on re-test, and the verdict on each value.
+type Link struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Latency (µs, one way) and Bandwidth (MB/s) of the first pass: the
+	// median over the runs that measured the pair; 0 when not measured.
+	Latency   float64 `json:"latency,omitempty"`
+	Bandwidth float64 `json:"bandwidth,omitempty"`
+	// LatencyStatus and BandwidthStatus are the verdicts on each ("" when
+	// not measured).
+	LatencyStatus   Status `json:"latency_status,omitempty"`
+	BandwidthStatus Status `json:"bandwidth_status,omitempty"`
+	// Retests are the re-test passes of the pair, in run and pass order.
+	Retests []Retest `json:"retests,omitempty"`
+	// Runs is how many runs measured the pair; BadRuns in how many of
+	// them it was bad.
+	Runs    int `json:"runs"`
+	BadRuns int `json:"bad_runs,omitempty"`
+	// Round is the round of the schedule the pair was measured in (the
+	// first run's), "" for a sequential matrix.
+	Round string `json:"round,omitempty"`
+	// latShort and bwShort are how far below the best the values are (0
+	// for the best pair, 0.5 for half its bandwidth or twice its
+	// latency), the measure the worst pairs are ranked by.
+	latShort, bwShort float64
+}
+
+// Retest is one re-test of a link.
+type Retest struct {
+	Run       int64   `json:"run"`
+	Pass      string  `json:"pass"`
+	Latency   float64 `json:"latency,omitempty"`
+	Bandwidth float64 `json:"bandwidth,omitempty"`
+}
+
+// Name is "from→to".
+func (l *Link) Name() string { return l.From + "→" + l.To }
+
+// Status is the worse of the link's two verdicts.
+func (l *Link) Status() Status { return worse(l.LatencyStatus, l.BandwidthStatus) }
+
+// Shortfall is how far the link is below the matrix's best pair, in
+// whichever value is worse: 0 for the best pair, 0.5 for half its
+// bandwidth or twice its latency.
+func (l *Link) Shortfall() float64 { return max(l.latShort, l.bwShort) }
+
+func worse(a, b Status) Status {
+	rank := map[Status]int{"": 0, OK: 1, Transient: 2, Bad: 3}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// MatrixCheck is the all-pairs matrix of a screening.
+type MatrixCheck struct {
+	Runs []int64 `json:"runs"`
+	// Schedule is the runner's ("rounds" or "sequential"; "" in bundles
+	// older than the tag).
+	Schedule string `json:"schedule,omitempty"`
+	Nodes    int    `json:"nodes"`
+	// Pairs are the ordered pairs measured; Missing those of its nodes
+	// that were not.
+	Pairs   int `json:"pairs"`
+	Missing int `json:"missing,omitempty"`
+	// The references and limits (the median over the runs when there are
+	// several): latency ≤ LatencyLimit = MinLatency × the factor,
+	// bandwidth ≥ BandwidthLimit = MaxBandwidth × the fraction.
+	MinLatency     float64 `json:"min_latency,omitempty"`
+	LatencyLimit   float64 `json:"latency_limit,omitempty"`
+	MaxBandwidth   float64 `json:"max_bandwidth,omitempty"`
+	BandwidthLimit float64 `json:"bandwidth_limit,omitempty"`
+	LatencyUnit    string  `json:"latency_unit,omitempty"`
+	BandwidthUnit  string  `json:"bandwidth_unit,omitempty"`
+	// Suspects were outside tolerance in the first pass; Retested of them
+	// were re-tested (Passes passes at most); Bad stayed outside,
+	// Transient came back.
+	Suspects  int `json:"suspects"`
+	Retested  int `json:"retested,omitempty"`
+	Passes    int `json:"passes,omitempty"`
+	Bad       int `json:"bad"`
+	Transient int `json:"transient"`
+	// BadLinks are the bad links, the worst first.
+	BadLinks []Link `json:"bad_links,omitempty"`
+
+	links map[[2]string]*Link
+	order []string // nodes, sorted
+}
+
+// Link returns the pair from→to, if measured.
+func (m *MatrixCheck) Link(from, to string) (*Link, bool) {
+	l, ok := m.links[[2]string{from, to}]
+	return l, ok
+}
+
+// Links returns every measured pair, by from then to node.
+func (m *MatrixCheck) Links() []*Link {
+	out := slices.Collect(maps.Values(m.links))
+	slices.SortFunc(out, func(a, b *Link) int {
+		return cmp.Or(hostlist.Compare(a.From, b.From), hostlist.Compare(a.To, b.To))
+	})
+	return out
+}
+
+// Worst returns the n pairs furthest below the best (Shortfall), flagged
+// or not, the worst first.
+func (m *MatrixCheck) Worst(n int) []*Link {
+	all := m.Links()
+	slices.SortStableFunc(all, func(a, b *Link) int { return cmp.Compare(b.Shortfall(), a.Shortfall()) })
+	return all[:min(n, len(all))]
+}
+
+// runLinks is one matrix run's samples.
+type runLinks struct {
+	run      int64
+	schedule string
+	first    map[[2]string]*kernels.LinkMeasure
+	round    map[[2]string]string
+	retest   map[string]map[[2]string]*kernels.LinkMeasure // pass -> pair
+	latUnit  string
+	bwUnit   string
+	params   map[string]string
+}
+
+func newRunLinks(r store.Run) *runLinks {
+	return &runLinks{run: r.ID, first: map[[2]string]*kernels.LinkMeasure{}, round: map[[2]string]string{},
+		retest: map[string]map[[2]string]*kernels.LinkMeasure{}, params: r.Params}
+}
+
+func measureOf(m map[[2]string]*kernels.LinkMeasure, k [2]string) *kernels.LinkMeasure {
+	lm := m[k]
+	if lm == nil {
+		lm = &kernels.LinkMeasure{Latency: math.NaN(), Bandwidth: math.NaN()}
+		m[k] = lm
+	}
+	return lm
+}
+
+// matrix judges the matrix runs: each run against its own references (the
+// links measured together), re-tests against the first pass's, and the
+// runs together: a link is bad when it is bad in every run that measured
+// it, transient when it is bad or transient in some.
+func (b *builder) matrix(runs []store.Run, byRun map[int64][]store.Sample) {
+	var mrs []*runLinks
+	configs := map[string]bool{}
+	for _, r := range runs {
+		var rl *runLinks
+		for _, s := range byRun[r.ID] {
+			var m map[[2]string]*kernels.LinkMeasure
+			switch s.Metric {
+			case MetricLatency, MetricBandwidth:
+			case MetricRetestLatency, MetricRetestBandwidth:
+			default:
+				continue
+			}
+			from, to := s.Tags["from"], s.Tags["to"]
+			if from == "" || to == "" || from == to {
+				b.warnf("run %d: a %s sample without from/to nodes is left out", r.ID, s.Metric)
+				continue
+			}
+			if rl == nil {
+				rl = newRunLinks(r)
+				mrs = append(mrs, rl)
+				configs[store.ConfigOf(&r).Without(store.AttrProcesses).Key()] = true
+			}
+			k := [2]string{from, to}
+			if s.Metric == MetricLatency || s.Metric == MetricBandwidth {
+				m = rl.first
+				if rd := s.Tags["round"]; rd != "" {
+					rl.round[k] = rd
+				}
+				if sc := s.Tags["schedule"]; sc != "" {
+					rl.schedule = sc
+				}
+			} else {
+				pass := s.Tags["pass"]
+				if rl.retest[pass] == nil {
+					rl.retest[pass] = map[[2]string]*kernels.LinkMeasure{}
+				}
+				m = rl.retest[pass]
+			}
+			lm := measureOf(m, k)
+			if strings.HasSuffix(s.Metric, "latency") {
+				lm.Latency, rl.latUnit = s.Value, s.Unit
+			} else {
+				lm.Bandwidth, rl.bwUnit = s.Value, s.Unit
+			}
+		}
+	}
+	if len(mrs) == 0 {
+		return
+	}
+	if len(configs) > 1 {
+		b.warnf("the matrix runs are of %d configurations; they are judged together", len(configs))
+	}
+	mc := &MatrixCheck{links: map[[2]string]*Link{}}
+	b.v.Matrix = mc
+	type perRun struct {
+		lat, bw             float64
+		latStatus, bwStatus Status
+		round               string
+		retests             []Retest
+	}
+	per := map[[2]string][]perRun{}
+	var minLats, maxBws, latLimits, bwLimits []float64
+	nodes := map[string]bool{}
+	for _, rl := range mrs {
+		mc.Runs = append(mc.Runs, rl.run)
+		if mc.Schedule == "" || mc.Schedule == rl.schedule {
+			mc.Schedule = rl.schedule
+		} else {
+			mc.Schedule = "mixed"
+		}
+		mc.LatencyUnit = cmp.Or(mc.LatencyUnit, rl.latUnit)
+		mc.BandwidthUnit = cmp.Or(mc.BandwidthUnit, rl.bwUnit)
+		b.runnerTolerance(rl)
+		keys := slices.SortedFunc(maps.Keys(rl.first), pairCompare)
+		links := make([]kernels.LinkMeasure, len(keys))
+		for i, k := range keys {
+			links[i] = *rl.first[k]
+			nodes[k[0]], nodes[k[1]] = true, true
+		}
+		jv := b.o.Tolerance.Judge(links)
+		if !math.IsNaN(jv.MinLatency) {
+			minLats, latLimits = append(minLats, jv.MinLatency), append(latLimits, jv.LatencyLimit)
+		}
+		if !math.IsNaN(jv.MaxBandwidth) {
+			maxBws, bwLimits = append(maxBws, jv.MaxBandwidth), append(bwLimits, jv.BandwidthLimit)
+		}
+		// Every pass's re-tests against the first pass's references.
+		passes := slices.SortedFunc(maps.Keys(rl.retest), naturalCompare)
+		mc.Passes = max(mc.Passes, len(passes))
+		stillLat := map[[2]string][]bool{}
+		stillBw := map[[2]string][]bool{}
+		retests := map[[2]string][]Retest{}
+		for _, pass := range passes {
+			rk := slices.SortedFunc(maps.Keys(rl.retest[pass]), pairCompare)
+			rlinks := make([]kernels.LinkMeasure, len(rk))
+			for i, k := range rk {
+				rlinks[i] = *rl.retest[pass][k]
+			}
+			rv := b.o.Tolerance.JudgeAgainst(rlinks, jv.MinLatency, jv.MaxBandwidth)
+			for i, k := range rk {
+				lm := rlinks[i]
+				rt := Retest{Run: rl.run, Pass: pass}
+				if measured(lm.Latency) {
+					rt.Latency = lm.Latency
+					stillLat[k] = append(stillLat[k], slices.Contains(rv.SlowLatency, i))
+				}
+				if measured(lm.Bandwidth) {
+					rt.Bandwidth = lm.Bandwidth
+					stillBw[k] = append(stillBw[k], slices.Contains(rv.LowBandwidth, i))
+				}
+				retests[k] = append(retests[k], rt)
+			}
+		}
+		for i, k := range keys {
+			lm := links[i]
+			p := perRun{lat: lm.Latency, bw: lm.Bandwidth, round: rl.round[k], retests: retests[k]}
+			if measured(lm.Latency) {
+				p.latStatus = judged(slices.Contains(jv.SlowLatency, i), stillLat[k])
+			}
+			if measured(lm.Bandwidth) {
+				p.bwStatus = judged(slices.Contains(jv.LowBandwidth, i), stillBw[k])
+			}
+			if jv.Suspect(i) {
+				mc.Suspects++
+				if len(retests[k]) > 0 {
+					mc.Retested++
+				}
+			}
+			per[k] = append(per[k], p)
+		}
+	}
+	mc.MinLatency, mc.LatencyLimit = medianOr0(minLats), medianOr0(latLimits)
+	mc.MaxBandwidth, mc.BandwidthLimit = medianOr0(maxBws), medianOr0(bwLimits)
+	for k, ps := range per {
+		l := &Link{From: k[0], To: k[1], Runs: len(ps), Round: ps[0].round}
+		var lats, bws []float64
+		var latSt, bwSt []Status
+		for _, p := range ps {
+			if measured(p.lat) {
+				lats, latSt = append(lats, p.lat), append(latSt, p.latStatus)
+			}
+			if measured(p.bw) {
+				bws, bwSt = append(bws, p.bw), append(bwSt, p.bwStatus)
+			}
+			l.Retests = append(l.Retests, p.retests...)
+			if p.latStatus == Bad || p.bwStatus == Bad {
+				l.BadRuns++
+			}
+		}
+		l.Latency, l.LatencyStatus = medianOr0(lats), combine(latSt)
+		l.Bandwidth, l.BandwidthStatus = medianOr0(bws), combine(bwSt)
+		if l.Latency > 0 && mc.MinLatency > 0 {
+			l.latShort = 1 - mc.MinLatency/l.Latency
+		}
+		if l.Bandwidth > 0 && mc.MaxBandwidth > 0 {
+			l.bwShort = 1 - l.Bandwidth/mc.MaxBandwidth
+		}
+		mc.links[k] = l
+		switch l.Status() {
+		case Bad:
+			mc.Bad++
+		case Transient:
+			mc.Transient++
+			b.v.Transient = append(b.v.Transient, *l)
+		}
+	}
+	mc.order = slices.SortedFunc(maps.Keys(nodes), hostlist.Compare)
+	mc.Nodes = len(mc.order)
+	mc.Pairs = len(mc.links)
+	mc.Missing = mc.Nodes*(mc.Nodes-1) - mc.Pairs
+	if mc.Missing > 0 {
+		b.warnf("the matrix lacks %d of the %d ordered pairs of its %d nodes: they are not judged", mc.Missing, mc.Nodes*(mc.Nodes-1), mc.Nodes)
+	}
+	for _, n := range mc.order {
+		b.see(n)
+	}
+	for _, l := range mc.Links() {
+		if l.Status() == Bad {
+			mc.BadLinks = append(mc.BadLinks, *l)
+		}
+	}
+	slices.SortStableFunc(mc.BadLinks, func(a, b Link) int { return cmp.Compare(b.Shortfall(), a.Shortfall()) })
+	slices.SortFunc(b.v.Transient, func(a, b Link) int {
+		return cmp.Or(hostlist.Compare(a.From, b.From), hostlist.Compare(a.To, b.To))
+	})
+	b.attributeMatrix(mc)
+}
+
+// judged is a value's verdict in one run: bad when outside tolerance in
+// the first pass and in every re-test of it (none is every), transient
+// when a re-test came back.
+func judged(first bool, retests []bool) Status {
+	if !first {
+		return OK
+	}
+	for _, still := range retests {
+		if !still {
+			return Transient
+		}
+	}
+	return Bad
+}
+
+// combine is a value's verdict over runs: bad in every run is bad; bad
+// or transient in some is transient.
+func combine(sts []Status) Status {
+	if len(sts) == 0 {
+		return ""
+	}
+	bad, some := 0, false
+	for _, s := range sts {
+		switch s {
+		case Bad:
+			bad++
+			some = true
+		case Transient:
+			some = true
+		}
+	}
+	switch {
+	case bad == len(sts):
+		return Bad
+	case some:
+		return Transient
+	}
+	return OK
+}
+
+// runnerTolerance warns when the runner chose its re-tests by other
+// tolerances than the screening judges by: a pair it did not re-test has
+// only its first pass to go by.
+func (b *builder) runnerTolerance(rl *runLinks) {
+	lt, bt := rl.params[paramLatencyTolerance], rl.params[paramBandwidthTolerane]
+	if lt == "" && bt == "" {
+		return
+	}
+	l, _ := strconv.ParseFloat(lt, 64)
+	f, _ := strconv.ParseFloat(bt, 64)
+	t := b.o.Tolerance
+	if (lt != "" && l != t.LatencyFactor) || (bt != "" && f != t.BandwidthFraction) {
+		b.warnf("run %d re-tested the pairs outside latency %s× / bandwidth %s of the first pass; this screening judges by %s× / %s, so a pair the runner did not re-test is judged on its first pass alone",
+			rl.run, dashIfEmpty(lt), dashIfEmpty(bt), ftoa(t.LatencyFactor), ftoa(t.BandwidthFraction))
+	}
+}
+
+// attributeMatrix blames the bad links on nodes, one direction of a node,
+// or the links themselves. A node is bad when more than half of its links
+// in each direction are bad; the node with the largest share of bad links
+// is blamed first, and its links no longer count for the others (a bad
+// node makes one link of every other node bad, two bad nodes two). A node
+// with more than half of its links bad in one direction only is one-way:
+// its sending (or receiving) side. What is left are links.
+func (b *builder) attributeMatrix(mc *MatrixCheck) {
+	badNode := map[string]bool{}
+	type dirs struct{ out, in, badOut, badIn int }
+	count := func(n string) dirs {
+		var d dirs
+		for _, m := range mc.order {
+			if m == n || badNode[m] {
+				continue
+			}
+			if l, ok := mc.links[[2]string{n, m}]; ok {
+				d.out++
+				if l.Status() == Bad {
+					d.badOut++
+				}
+			}
+			if l, ok := mc.links[[2]string{m, n}]; ok {
+				d.in++
+				if l.Status() == Bad {
+					d.badIn++
+				}
+			}
+		}
+		return d
+	}
+	most := func(bad, all int) bool { return all > 0 && 2*bad > all }
+	attribute := mc.Nodes >= minAttribution
+	if !attribute && mc.Bad > 0 {
+		b.warnf("with %d nodes a bad link cannot be told from a bad node (that takes %d): the bad links are listed as links", mc.Nodes, minAttribution)
+	}
+	for attribute {
+		best, bestShare := "", 0.0
+		for _, n := range mc.order {
+			if badNode[n] {
+				continue
+			}
+			d := count(n)
+			if most(d.badOut, d.out) && most(d.badIn, d.in) {
+				if share := float64(d.badOut+d.badIn) / float64(d.out+d.in); share > bestShare {
+					best, bestShare = n, share
+				}
+			}
+		}
+		if best == "" {
+			break
+		}
+		badNode[best] = true
+	}
+	explained := map[[2]string]bool{}
+	for _, n := range mc.order {
+		if !badNode[n] {
+			continue
+		}
+		var ls []*Link
+		out, in, badOut, badIn := 0, 0, 0, 0
+		for _, m := range mc.order {
+			if m == n {
+				continue
+			}
+			if l, ok := mc.links[[2]string{n, m}]; ok {
+				out++
+				if l.Status() == Bad {
+					badOut++
+					ls = append(ls, l)
+					explained[[2]string{n, m}] = true
+				}
+			}
+			if l, ok := mc.links[[2]string{m, n}]; ok {
+				in++
+				if l.Status() == Bad {
+					badIn++
+					ls = append(ls, l)
+					explained[[2]string{m, n}] = true
+				}
+			}
+		}
+		head := fmt.Sprintf("%d of %d links from %s and %d of %d links to it are outside tolerance", badOut, out, n, badIn, in)
+		b.nodeFinding(n, b.linkEvidence("matrix", head, ls, mc))
+	}
+	if attribute {
+		for _, n := range mc.order {
+			if badNode[n] {
+				continue
+			}
+			d := count(n)
+			for _, dir := range []string{"out", "in"} {
+				bad, all, otherBad, otherAll := d.badOut, d.out, d.badIn, d.in
+				if dir == "in" {
+					bad, all, otherBad, otherAll = d.badIn, d.in, d.badOut, d.out
+				}
+				if !most(bad, all) || most(otherBad, otherAll) {
+					continue
+				}
+				var ls []*Link
+				for _, m := range mc.order {
+					k := [2]string{n, m}
+					if dir == "in" {
+						k = [2]string{m, n}
+					}
+					if l, ok := mc.links[k]; ok && l.Status() == Bad && !badNode[m] {
+						ls = append(ls, l)
+						explained[k] = true
+					}
+				}
+				head := fmt.Sprintf("%d of %d links from %s are outside tolerance and %d of %d links to it", bad, all, n, otherBad, otherAll)
+				if dir == "in" {
+					head = fmt.Sprintf("%d of %d links to %s are outside tolerance and %d of %d links from it", bad, all, n, otherBad, otherAll)
+				}
+				if len(badNode) > 0 {
+					head += " (links with bad nodes not counted)"
+				}
+				b.oneWayFinding(n, dir, ls, b.linkEvidence("matrix", head, ls, mc))
+			}
+		}
+	}
+	// The rest: one pair, in one direction or both.
+	for _, l := range mc.Links() {
+		k := [2]string{l.From, l.To}
+		if l.Status() != Bad || explained[k] {
+			continue
+		}
+		back, ok := mc.links[[2]string{l.To, l.From}]
+		if ok && back.Status() == Bad && !explained[[2]string{l.To, l.From}] {
+			if hostlist.Compare(l.From, l.To) > 0 {
+				continue // the pair comes once, from its first node
+			}
+			explained[[2]string{l.To, l.From}] = true
+			b.linkFinding(l.From+"↔"+l.To, []*Link{l, back}, b.linkEvidence("matrix", fmt.Sprintf("both directions of %s↔%s are outside tolerance", l.From, l.To), []*Link{l, back}, mc))
+			continue
+		}
+		b.linkFinding(l.Name(), []*Link{l}, b.linkEvidence("matrix", l.Name(), []*Link{l}, mc))
+	}
+	// Node statistics for the ranked tables and the heatmap's order.
+	for _, n := range mc.order {
+		st := b.stat(n)
+		var bw, lat []float64
+		for _, m := range mc.order {
+			for _, k := range [][2]string{{n, m}, {m, n}} {
+				l, ok := mc.links[k]
+				if !ok {
+					continue
+				}
+				if k[0] == n {
+					st.OutLinks++
+					if l.Status() == Bad {
+						st.BadOut++
+					}
+				} else {
+					st.InLinks++
+					if l.Status() == Bad {
+						st.BadIn++
+					}
+				}
+				if l.Bandwidth > 0 {
+					bw = append(bw, l.Bandwidth)
+				}
+				if l.Latency > 0 {
+					lat = append(lat, l.Latency)
+				}
+			}
+		}
+		st.MeanBandwidth, st.MeanLatency = mean(bw), mean(lat)
+	}
+}
+
+// linkEvidence says what is wrong with a set of bad links: per value, how
+// many are outside its limit, the worst of them, the limit and the
+// reference it comes from.
+func (b *builder) linkEvidence(check, head string, ls []*Link, refs refValues) []Evidence {
+	var out []Evidence
+	var slow, low []*Link
+	for _, l := range ls {
+		if l.LatencyStatus == Bad {
+			slow = append(slow, l)
+		}
+		if l.BandwidthStatus == Bad {
+			low = append(low, l)
+		}
+	}
+	min, latLimit, maxBw, bwLimit, latUnit, bwUnit := refs.refs()
+	if len(low) > 0 {
+		worst := slices.MinFunc(low, func(a, b *Link) int { return cmp.Compare(a.Bandwidth, b.Bandwidth) })
+		what := fmt.Sprintf("bandwidth %s %s (%s of the maximum %s %s) is below the limit %s %s (%s)",
+			ftoa(worst.Bandwidth), bwUnit, pct(worst.Bandwidth/maxBw), ftoa(maxBw), bwUnit, ftoa(bwLimit), bwUnit, pct(b.o.Tolerance.BandwidthFraction))
+		if len(low) > 1 {
+			what = fmt.Sprintf("the bandwidth of %d of them is below the limit %s %s (%s of the maximum %s %s), down to %s %s (%s, %s)",
+				len(low), ftoa(bwLimit), bwUnit, pct(b.o.Tolerance.BandwidthFraction), ftoa(maxBw), bwUnit,
+				ftoa(worst.Bandwidth), bwUnit, pct(worst.Bandwidth/maxBw), worst.Name())
+		}
+		out = append(out, Evidence{Check: check, Metric: "bandwidth", Text: head + ": " + what,
+			Value: worst.Bandwidth, Reference: maxBw, Limit: bwLimit, Unit: bwUnit})
+	}
+	if len(slow) > 0 {
+		worst := slices.MaxFunc(slow, func(a, b *Link) int { return cmp.Compare(a.Latency, b.Latency) })
+		what := fmt.Sprintf("latency %s %s (%s the minimum %s %s) is above the limit %s %s (%s)",
+			ftoa(worst.Latency), latUnit, times(worst.Latency/min), ftoa(min), latUnit, ftoa(latLimit), latUnit, times(b.o.Tolerance.LatencyFactor))
+		if len(slow) > 1 {
+			what = fmt.Sprintf("the latency of %d of them is above the limit %s %s (%s the minimum %s %s), up to %s %s (%s, %s)",
+				len(slow), ftoa(latLimit), latUnit, times(b.o.Tolerance.LatencyFactor), ftoa(min), latUnit,
+				ftoa(worst.Latency), latUnit, times(worst.Latency/min), worst.Name())
+		}
+		out = append(out, Evidence{Check: check, Metric: "latency", Text: head + ": " + what,
+			Value: worst.Latency, Reference: min, Limit: latLimit, Unit: latUnit})
+	}
+	return out
+}
+
+// refValues gives the references and limits links were judged by.
+type refValues interface {
+	refs() (minLat, latLimit, maxBw, bwLimit float64, latUnit, bwUnit string)
+}
+
+func (m *MatrixCheck) refs() (float64, float64, float64, float64, string, string) {
+	return m.MinLatency, m.LatencyLimit, m.MaxBandwidth, m.BandwidthLimit, m.LatencyUnit, m.BandwidthUnit
+}
+
+func pairCompare(a, b [2]string) int {
+	return cmp.Or(hostlist.Compare(a[0], b[0]), hostlist.Compare(a[1], b[1]))
+}
+
+// naturalCompare orders re-test passes "1", "2" … "10" as numbers.
+func naturalCompare(a, b string) int {
+	ia, ea := strconv.Atoi(a)
+	ib, eb := strconv.Atoi(b)
+	if ea == nil && eb == nil {
+		return cmp.Compare(ia, ib)
+	}
+	return strings.Compare(a, b)
+}
+
+func measured(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
+
+func medianOr0(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t / float64(len(xs))
+}

@@ -21,7 +21,9 @@
 //
 // A pairs = "reference" placement (the first node to every other and
 // back, latency at the smallest size measured, bandwidth at the largest)
-// is judged the same way, all links together. The per-node figures —
+// is judged the same way, all links together; a reference link outside
+// tolerance that the matrix measured within is transient (the matrix
+// measures it again and again: repeats, re-tests). The per-node figures —
 // STREAM triad (node_stream_triad) and HPL Gflops (node_hpl_gflops) —
 // are held to Options.NodeFraction (85%) of their median over the nodes.
 // The provenance the runner recorded of every node (CPU, cores, memory,

@@ -53,6 +53,9 @@ type Link struct {
 	// Round is the round of the schedule the pair was measured in (the
 	// first run's), "" for a sequential matrix.
 	Round string `json:"round,omitempty"`
+	// Note says why a transient link is transient when no re-test of its
+	// own does (a reference link the matrix measured within tolerance).
+	Note string `json:"note,omitempty"`
 	// latShort and bwShort are how far below the best the values are (0
 	// for the best pair, 0.5 for half its bandwidth or twice its
 	// latency), the measure the worst pairs are ranked by.

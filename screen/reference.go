@@ -157,7 +157,26 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 		b.see(k[1])
 	}
 	for i := range rc.Links {
-		byKey[[2]string{rc.Links[i].From, rc.Links[i].To}] = &rc.Links[i]
+		l := &rc.Links[i]
+		byKey[[2]string{l.From, l.To}] = l
+		// The matrix measured the same link, and more than once when
+		// repeated or re-tested: where it found the value within
+		// tolerance, the reference's one measurement was a hiccup.
+		m, ok := b.matrixLink(l.From, l.To)
+		if !ok {
+			continue
+		}
+		confirmed := false
+		if l.LatencyStatus == Bad && m.LatencyStatus != Bad && m.LatencyStatus != "" {
+			l.LatencyStatus, confirmed = Transient, true
+		}
+		if l.BandwidthStatus == Bad && m.BandwidthStatus != Bad && m.BandwidthStatus != "" {
+			l.BandwidthStatus, confirmed = Transient, true
+		}
+		if confirmed {
+			l.Note = "to the reference; the matrix measured it within tolerance"
+			b.v.Transient = append(b.v.Transient, *l)
+		}
 	}
 	b.v.Reference = rc
 	var others []string
@@ -193,3 +212,11 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 }
 
 func reverse(l *Link) string { return l.To + "→" + l.From }
+
+// matrixLink is the matrix's verdict on a link, if there is a matrix.
+func (b *builder) matrixLink(from, to string) (*Link, bool) {
+	if b.v.Matrix == nil {
+		return nil, false
+	}
+	return b.v.Matrix.Link(from, to)
+}

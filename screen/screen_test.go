@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sbench/sbench/internal/fleet"
 	"github.com/sbench/sbench/kernels"
@@ -193,6 +194,26 @@ func TestRetests(t *testing.T) {
 	}
 }
 
+// A reference link outside tolerance that the matrix measured within is a
+// hiccup of the reference's one measurement: transient. Without a matrix
+// it is the link.
+func TestReferenceAgainstMatrix(t *testing.T) {
+	spec := fleet.Spec{Nodes: 8, RefHiccups: [][2]string{{"n6", "n1"}}, NoHPL: true}
+	v := screenOf(t, DefaultOptions(), fleet.Bundles(spec))
+	if subjects(v) != "" || len(v.Transient) != 1 || v.Transient[0].Name() != "n6→n1" || v.Transient[0].Note == "" {
+		t.Errorf("with a matrix: findings %q, transient %+v", subjects(v), v.Transient)
+	}
+	spec.NoMatrix = true
+	v = screenOf(t, DefaultOptions(), fleet.Bundles(spec))
+	if subjects(v) != "link n6→n1" || v.Matrix != nil {
+		t.Errorf("without a matrix: findings %q\n%s", subjects(v), text(t, v))
+	}
+	spec.SlowNodes = []string{"n4"}
+	if v := screenOf(t, DefaultOptions(), fleet.Bundles(spec)); subjects(v) != "node n4, link n6→n1" {
+		t.Errorf("a slow node without a matrix: findings %q", subjects(v))
+	}
+}
+
 // judged and combine: the rules in one table.
 func TestJudgedCombine(t *testing.T) {
 	for _, tc := range []struct {
@@ -309,7 +330,7 @@ func TestLatest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.JobIDs) != 1 || f.JobIDs[0] != "5000" || !strings.Contains(what, "job 5000") {
+	if len(f.JobIDs) != 1 || f.JobIDs[0] != "5000" || !strings.Contains(what, "job:5000") {
 		t.Errorf("filter %+v, %q", f, what)
 	}
 	f, _, err = Latest(ctx, db, store.Filter{JobIDs: []string{"4242"}})
@@ -318,6 +339,27 @@ func TestLatest(t *testing.T) {
 	}
 	if _, _, err := Latest(ctx, db, store.Filter{Campaign: "nope"}); err == nil || !strings.Contains(err.Error(), "no ok matrix") {
 		t.Errorf("empty selection: %v", err)
+	}
+	// Jobs sbench submit recorded make submissions: the newest matrix
+	// run's is the screening, with its other jobs (a later job of the
+	// same submission, 30 s after).
+	day := old[0].Start
+	for _, j := range []store.Job{
+		{SlurmID: "4242", Campaign: "screen", Submitted: day},
+		{SlurmID: "5000", Campaign: "screen", Submitted: day.AddDate(0, 0, 1)},
+		{SlurmID: "5001", Campaign: "screen", Submitted: day.AddDate(0, 0, 1).Add(30 * time.Second)},
+	} {
+		if _, err := db.RecordJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, what, err = Latest(ctx, db, store.Filter{})
+	if err != nil || !slices.Equal(f.JobIDs, []string{"5000", "5001"}) || !strings.HasPrefix(what, "campaign:screen@latest (run ") {
+		t.Errorf("with submissions: %+v, %q, %v", f, what, err)
+	}
+	f, what, err = Latest(ctx, db, store.Filter{Until: day.Add(time.Hour)})
+	if err != nil || !slices.Equal(f.JobIDs, []string{"4242"}) || !strings.HasPrefix(what, "campaign:screen@2 (") {
+		t.Errorf("the older submission: %+v, %q, %v", f, what, err)
 	}
 }
 

@@ -56,18 +56,18 @@ func Latest(ctx context.Context, a Archive, f store.Filter) (store.Filter, strin
 				ids = append(ids, j.SlurmID)
 			}
 			if slices.Contains(ids, start.JobID) {
-				what := fmt.Sprintf("campaign %s@%d (the submission of run %d, its newest %s run)", start.Campaign, i+1, start.ID, start.Kernel)
+				what := fmt.Sprintf("campaign:%s@%d (the submission of run %d, the newest %s run)", start.Campaign, i+1, start.ID, start.Kernel)
 				if i == 0 {
-					what = fmt.Sprintf("campaign %s@latest (run %d, its newest %s run, and the runs submitted with it)", start.Campaign, start.ID, start.Kernel)
+					what = fmt.Sprintf("campaign:%s@latest (run %d, the newest %s run, and the runs submitted with it)", start.Campaign, start.ID, start.Kernel)
 				}
 				return f.And(store.Filter{Campaign: start.Campaign, JobIDs: ids}), what, nil
 			}
 		}
 	}
 	if start.JobID != "" {
-		return f.And(store.Filter{JobIDs: []string{start.JobID}}), fmt.Sprintf("job %s (run %d, the newest %s run)", start.JobID, start.ID, start.Kernel), nil
+		return f.And(store.Filter{JobIDs: []string{start.JobID}}), fmt.Sprintf("job:%s (run %d, the newest %s run)", start.JobID, start.ID, start.Kernel), nil
 	}
-	return f.And(store.Filter{RunIDs: []int64{start.ID}}), fmt.Sprintf("run %d (the newest %s run)", start.ID, start.Kernel), nil
+	return f.And(store.Filter{RunIDs: []int64{start.ID}}), fmt.Sprintf("run:%d (the newest %s run)", start.ID, start.Kernel), nil
 }
 
 var okOnly = []results.Status{results.StatusOK}

@@ -183,6 +183,9 @@ func transientText(l Link) string {
 	if len(re) > 0 {
 		s += "; re-test " + strings.Join(re, "; ")
 	}
+	if l.Note != "" {
+		s += " (" + l.Note + ")"
+	}
 	return s
 }
 

@@ -82,7 +82,7 @@ func (v *Verdict) WriteText(w io.Writer, what string) error {
 	}
 	if len(v.Transient) > 0 {
 		p("")
-		p("transient (outside tolerance in the first pass, within on a re-test; not flagged)")
+		p("transient (outside tolerance once, within when measured again — a re-test, another run, the matrix; not flagged)")
 		for _, l := range v.Transient {
 			p("  %s", transientText(l))
 		}

@@ -20,6 +20,7 @@ type builder struct {
 	seen         map[string]bool
 	nodeEvidence map[string][]Evidence
 	nodeSeverity map[string]float64
+	nodeLinks    map[string][]string
 	oneWay       map[[2]string]*Finding // node, "out" or "in"
 	links        []Finding
 	stats        map[string]*NodeStat
@@ -52,10 +53,19 @@ func (b *builder) stat(node string) *NodeStat {
 	return st
 }
 
-// nodeFinding blames node, for the evidence.
-func (b *builder) nodeFinding(node string, ev []Evidence) {
+// nodeFinding blames node, for the evidence (about the links ls, if
+// any).
+func (b *builder) nodeFinding(node string, ev []Evidence, ls ...*Link) {
 	if len(ev) == 0 {
 		return
+	}
+	if b.nodeLinks == nil {
+		b.nodeLinks = map[string][]string{}
+	}
+	for _, l := range ls {
+		if !slices.Contains(b.nodeLinks[node], l.Name()) {
+			b.nodeLinks[node] = append(b.nodeLinks[node], l.Name())
+		}
 	}
 	b.nodeEvidence[node] = append(b.nodeEvidence[node], ev...)
 	b.nodeSeverity[node] = max(b.nodeSeverity[node], severity(ev))
@@ -124,17 +134,23 @@ func (b *builder) finish() {
 	v := b.v
 	var nodes []Finding
 	for _, n := range slices.SortedFunc(maps.Keys(b.nodeEvidence), hostlist.Compare) {
-		f := Finding{Kind: KindNode, Subject: n, Nodes: []string{n}, Drain: true, Evidence: b.nodeEvidence[n], severity: b.nodeSeverity[n]}
+		f := Finding{Kind: KindNode, Subject: n, Nodes: []string{n}, Drain: true, Evidence: b.nodeEvidence[n], severity: b.nodeSeverity[n],
+			Links: b.nodeLinks[n]}
 		// What a check saw of one direction of a bad node is part of it.
 		for _, dir := range []string{"out", "in"} {
 			if ow := b.oneWay[[2]string{n, dir}]; ow != nil {
 				f.Evidence = append(f.Evidence, ow.Evidence...)
-				f.Links = append(f.Links, ow.Links...)
+				for _, l := range ow.Links {
+					if !slices.Contains(f.Links, l) {
+						f.Links = append(f.Links, l)
+					}
+				}
 				delete(b.oneWay, [2]string{n, dir})
 			}
 		}
 		nodes = append(nodes, f)
 		b.stat(n).Status = Bad
+		b.stat(n).Finding = KindNode
 		v.Drain = append(v.Drain, drainOf(f))
 	}
 	bySeverity := func(a, b Finding) int { return cmp.Compare(b.severity, a.severity) }
@@ -144,6 +160,7 @@ func (b *builder) finish() {
 		return cmp.Or(hostlist.Compare(a[0], b[0]), strings.Compare(b[1], a[1]))
 	}) {
 		oneWay = append(oneWay, *b.oneWay[k])
+		b.stat(k[0]).Finding = KindOneWay
 	}
 	slices.SortStableFunc(oneWay, bySeverity)
 	slices.SortStableFunc(b.links, bySeverity)
@@ -209,8 +226,9 @@ func (v *Verdict) NodeOrder(metric string) []string {
 	return out
 }
 
-// maxReason bounds a drain reason: it is what sinfo -R shows in a line.
-const maxReason = 120
+// maxReason bounds a drain reason: sinfo -R shows it in a line, and the
+// scontrol line should fit a terminal.
+const maxReason = 90
 
 // drainOf is the drain entry of a node finding: the reason in ASCII (it
 // ends up in slurmctld's state files and in sinfo's columns), one short

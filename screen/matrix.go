@@ -506,7 +506,7 @@ func (b *builder) attributeMatrix(mc *MatrixCheck) {
 			}
 		}
 		head := fmt.Sprintf("%d of %d links from %s and %d of %d links to it are outside tolerance", badOut, out, n, badIn, in)
-		b.nodeFinding(n, b.linkEvidence("matrix", head, ls, mc))
+		b.nodeFinding(n, b.linkEvidence("matrix", head, ls, mc), ls...)
 	}
 	if attribute {
 		for _, n := range mc.order {

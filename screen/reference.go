@@ -194,7 +194,7 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 		badIn := in != nil && in.Status() == Bad
 		switch {
 		case badOut && badIn:
-			b.nodeFinding(n, b.linkEvidence("reference", fmt.Sprintf("both links between %s and the reference %s are outside tolerance", n, rc.Node), []*Link{out, in}, rc))
+			b.nodeFinding(n, b.linkEvidence("reference", fmt.Sprintf("both links between %s and the reference %s are outside tolerance", n, rc.Node), []*Link{out, in}, rc), out, in)
 		case badOut || badIn:
 			l, dir := out, "out"
 			if badIn {

@@ -173,8 +173,10 @@ type Drain struct {
 // NodeStat is one node's part in the screening, for the ranked tables.
 type NodeStat struct {
 	Node string `json:"node"`
-	// Status is bad for a node finding, else ok.
-	Status Status `json:"status"`
+	// Status is bad for a node finding, else ok; Finding says which kind
+	// of finding names the node, if any (a one-way one leaves it ok).
+	Status  Status `json:"status"`
+	Finding Kind   `json:"finding,omitempty"`
 	// OutLinks and InLinks are the matrix links from and to the node that
 	// were measured; BadOut and BadIn those that are bad.
 	OutLinks int `json:"out_links,omitempty"`
@@ -236,9 +238,11 @@ func Analyze(in Input, o Options) *Verdict {
 }
 
 // screening reports whether a run is one of a screening's: a matrix, a
-// reference pair, a per-node figure.
+// reference pair, a per-node figure of the runner's own kernels (not
+// xhpl's output, which the hpl parser reads).
 func screening(r store.Run, samples []store.Sample) bool {
-	if r.Kernel == "matrix" || r.Labels["reference"] != "" || r.Kernel == "stream" || r.Kernel == "hpl" {
+	native := r.Kind == "native"
+	if native && (r.Kernel == "matrix" || r.Kernel == "stream" || r.Kernel == "hpl") || r.Labels[LabelReference] != "" {
 		return true
 	}
 	for _, s := range samples {

@@ -99,7 +99,7 @@ func (v *Verdict) WriteText(w io.Writer, what string) error {
 	return bw.Flush()
 }
 
-var kindHeads = map[Kind]string{KindNode: "NODE", KindOneWay: "ONE-WAY", KindLink: "LINK", KindRun: "FAILED"}
+var kindHeads = map[Kind]string{KindNode: "NODE", KindOneWay: "ONE-WAY", KindLink: "LINK", KindRun: "NOT OK"}
 
 // Summary is the verdict in one sentence.
 func (v *Verdict) Summary() string {
@@ -127,7 +127,7 @@ func (v *Verdict) Summary() string {
 	add(KindNode, "bad node", "bad nodes")
 	add(KindOneWay, "one-way node link", "one-way node links")
 	add(KindLink, "bad link", "bad links")
-	add(KindRun, "failed run", "failed runs")
+	add(KindRun, "failed or invalid run", "failed or invalid runs")
 	s := strings.Join(parts, ", ")
 	if len(v.Drain) > 0 {
 		var ns []string

@@ -51,7 +51,8 @@ is transient — listed, not flagged. Then:
                (or *→n3, the other way round): its port, cable or NIC on one
                side, not the node; the links are named, nothing is drained.
   LINK n3→n5   one direction of a pair; n3↔n5 both.
-  FAILED run   a screening run failed: what it was to measure is unknown.
+  NOT OK run 12  a screening run failed or is invalid: what it was to
+               measure is not judged.
 
 Blaming a node takes 4 nodes in the matrix; with fewer, bad links are links.
 
@@ -67,7 +68,7 @@ whole verdict: findings with their evidence, the drain list, every check's
 references and limits, the per-node table, the transient links, warnings.
 
 Exit status 1 when anything is flagged (a node, a one-way link, a link, a
-failed screening run), 0 when nothing is.`,
+screening run not ok), 0 when nothing is.`,
 		Example: `  sbench screen
   sbench screen campaign:screen@latest --drain > drain.sh   # review, then: sh drain.sh
   sbench screen job:4242 --bandwidth-tolerance 0.9

@@ -3,6 +3,7 @@ package screen
 import (
 	"bytes"
 	"context"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/internal/fleet"
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
@@ -249,8 +251,13 @@ func TestTolerances(t *testing.T) {
 	}
 	loose := DefaultOptions()
 	loose.Tolerance.BandwidthFraction = 0.5
-	if v := screenOf(t, loose, bs); subjects(v) != "" {
+	v := screenOf(t, loose, bs)
+	if subjects(v) != "" {
 		t.Errorf("at 50%%: %s", subjects(v))
+	}
+	// The runner re-tested by 2.1/0.93 (the bundle's params): say so.
+	if w := strings.Join(v.Warnings, "\n"); !strings.Contains(w, "re-tested the pairs outside latency 2.1× / bandwidth 0.93 of the first pass; this screening judges by 2.1× / 0.5") {
+		t.Errorf("warnings %q", w)
 	}
 	if err := (Options{Tolerance: kernels.Tolerance{LatencyFactor: 0.5, BandwidthFraction: 0.9}, NodeFraction: 0.8}).Check(); err == nil {
 		t.Error("a latency factor below 1 passed Check")
@@ -261,7 +268,7 @@ func TestTolerances(t *testing.T) {
 	slow := fleet.Bundles(fleet.Spec{Nodes: 8, SlowNodes: []string{"n4"}, NoReference: true, NoHPL: true})
 	strict := DefaultOptions()
 	strict.Tolerance.LatencyFactor = 1.5
-	v := screenOf(t, strict, slow)
+	v = screenOf(t, strict, slow)
 	if subjects(v) != "node n4" {
 		t.Fatalf("findings %s", subjects(v))
 	}
@@ -360,6 +367,17 @@ func TestLatest(t *testing.T) {
 	f, what, err = Latest(ctx, db, store.Filter{Until: day.Add(time.Hour)})
 	if err != nil || !slices.Equal(f.JobIDs, []string{"4242"}) || !strings.HasPrefix(what, "campaign:screen@2 (") {
 		t.Errorf("the older submission: %+v, %q, %v", f, what, err)
+	}
+}
+
+// What ShellQuote writes, a shell reads back as the string it was.
+func TestShellQuoteRoundTrip(t *testing.T) {
+	sh := testenv.LookPath(t, "bash", "bash")
+	for _, s := range []string{"n3", "sbench: 17% of max", `a "b" \c`, "$HOME `id` $(id)", "it's", "wow!", "tab\there", "two\nlines", "ü→ñ", "*?[a]", "~x", "#c", ""} {
+		out, err := exec.Command(sh, "-c", "printf %s "+ShellQuote(s)).Output()
+		if err != nil || string(out) != s {
+			t.Errorf("ShellQuote(%q) = %s reads back as %q, %v", s, ShellQuote(s), out, err)
+		}
 	}
 }
 

@@ -100,15 +100,7 @@ type MatrixCheck struct {
 	// that were not.
 	Pairs   int `json:"pairs"`
 	Missing int `json:"missing,omitempty"`
-	// The references and limits (the median over the runs when there are
-	// several): latency ≤ LatencyLimit = MinLatency × the factor,
-	// bandwidth ≥ BandwidthLimit = MaxBandwidth × the fraction.
-	MinLatency     float64 `json:"min_latency,omitempty"`
-	LatencyLimit   float64 `json:"latency_limit,omitempty"`
-	MaxBandwidth   float64 `json:"max_bandwidth,omitempty"`
-	BandwidthLimit float64 `json:"bandwidth_limit,omitempty"`
-	LatencyUnit    string  `json:"latency_unit,omitempty"`
-	BandwidthUnit  string  `json:"bandwidth_unit,omitempty"`
+	Limits
 	// Suspects were outside tolerance in the first pass; Retested of them
 	// were re-tested (Passes passes at most); Bad stayed outside,
 	// Transient came back.
@@ -506,7 +498,7 @@ func (b *builder) attributeMatrix(mc *MatrixCheck) {
 			}
 		}
 		head := fmt.Sprintf("%d of %d links from %s and %d of %d links to it are outside tolerance", badOut, out, n, badIn, in)
-		b.nodeFinding(n, b.linkEvidence("matrix", head, ls, mc), ls...)
+		b.nodeFinding(n, b.linkEvidence("matrix", head, ls, mc.Limits), ls...)
 	}
 	if attribute {
 		for _, n := range mc.order {
@@ -540,7 +532,7 @@ func (b *builder) attributeMatrix(mc *MatrixCheck) {
 				if len(badNode) > 0 {
 					head += " (links with bad nodes not counted)"
 				}
-				b.oneWayFinding(n, dir, ls, b.linkEvidence("matrix", head, ls, mc))
+				b.oneWayFinding(n, dir, ls, b.linkEvidence("matrix", head, ls, mc.Limits))
 			}
 		}
 	}
@@ -556,10 +548,10 @@ func (b *builder) attributeMatrix(mc *MatrixCheck) {
 				continue // the pair comes once, from its first node
 			}
 			explained[[2]string{l.To, l.From}] = true
-			b.linkFinding(l.From+"↔"+l.To, []*Link{l, back}, b.linkEvidence("matrix", fmt.Sprintf("both directions of %s↔%s are outside tolerance", l.From, l.To), []*Link{l, back}, mc))
+			b.linkFinding(l.From+"↔"+l.To, []*Link{l, back}, b.linkEvidence("matrix", fmt.Sprintf("both directions of %s↔%s are outside tolerance", l.From, l.To), []*Link{l, back}, mc.Limits))
 			continue
 		}
-		b.linkFinding(l.Name(), []*Link{l}, b.linkEvidence("matrix", l.Name(), []*Link{l}, mc))
+		b.linkFinding(l.Name(), []*Link{l}, b.linkEvidence("matrix", l.Name(), []*Link{l}, mc.Limits))
 	}
 	// Node statistics for the ranked tables and the heatmap's order.
 	for _, n := range mc.order {
@@ -597,52 +589,75 @@ func (b *builder) attributeMatrix(mc *MatrixCheck) {
 // linkEvidence says what is wrong with a set of bad links: per value, how
 // many are outside its limit, the worst of them, the limit and the
 // reference it comes from.
-func (b *builder) linkEvidence(check, head string, ls []*Link, refs refValues) []Evidence {
+func (b *builder) linkEvidence(check, head string, ls []*Link, lim Limits) []Evidence {
+	t := b.o.Tolerance
+	values := []struct {
+		metric, unit string
+		value        func(*Link) float64
+		status       func(*Link) Status
+		ref, bound   float64
+		// below: the bound is a floor (bandwidth), else a ceiling.
+		below bool
+		// against writes a value against ref ("17%", "3.12×"); word says
+		// what ref is; rule is the tolerance as against writes it.
+		against func(v float64) string
+		word    string
+		rule    string
+	}{
+		{metric: "bandwidth", unit: lim.BandwidthUnit, below: true,
+			value: func(l *Link) float64 { return l.Bandwidth }, status: func(l *Link) Status { return l.BandwidthStatus },
+			ref: lim.MaxBandwidth, bound: lim.BandwidthLimit,
+			against: func(v float64) string { return pct(v / lim.MaxBandwidth) }, word: "of the maximum", rule: pct(t.BandwidthFraction)},
+		{metric: "latency", unit: lim.LatencyUnit,
+			value: func(l *Link) float64 { return l.Latency }, status: func(l *Link) Status { return l.LatencyStatus },
+			ref: lim.MinLatency, bound: lim.LatencyLimit,
+			against: func(v float64) string { return times(v / lim.MinLatency) }, word: "the minimum", rule: times(t.LatencyFactor)},
+	}
 	var out []Evidence
-	var slow, low []*Link
-	for _, l := range ls {
-		if l.LatencyStatus == Bad {
-			slow = append(slow, l)
+	for _, m := range values {
+		var bad []*Link
+		worst := -1
+		for _, l := range ls {
+			if m.status(l) != Bad {
+				continue
+			}
+			bad = append(bad, l)
+			if v, w := m.value(l), len(bad)-1; worst < 0 || (m.below && v < m.value(bad[worst])) || (!m.below && v > m.value(bad[worst])) {
+				worst = w
+			}
 		}
-		if l.BandwidthStatus == Bad {
-			low = append(low, l)
+		if len(bad) == 0 {
+			continue
 		}
-	}
-	min, latLimit, maxBw, bwLimit, latUnit, bwUnit := refs.refs()
-	if len(low) > 0 {
-		worst := slices.MinFunc(low, func(a, b *Link) int { return cmp.Compare(a.Bandwidth, b.Bandwidth) })
-		what := fmt.Sprintf("bandwidth %s %s (%s of the maximum %s %s) is below the limit %s %s (%s)",
-			ftoa(worst.Bandwidth), bwUnit, pct(worst.Bandwidth/maxBw), ftoa(maxBw), bwUnit, ftoa(bwLimit), bwUnit, pct(b.o.Tolerance.BandwidthFraction))
-		if len(low) > 1 {
-			what = fmt.Sprintf("the bandwidth of %d of them is below the limit %s %s (%s of the maximum %s %s), down to %s %s (%s, %s)",
-				len(low), ftoa(bwLimit), bwUnit, pct(b.o.Tolerance.BandwidthFraction), ftoa(maxBw), bwUnit,
-				ftoa(worst.Bandwidth), bwUnit, pct(worst.Bandwidth/maxBw), worst.Name())
+		wl := bad[worst]
+		w := m.value(wl)
+		side, extreme := "above", "up to"
+		if m.below {
+			side, extreme = "below", "down to"
 		}
-		out = append(out, Evidence{Check: check, Metric: "bandwidth", Text: head + ": " + what,
-			Value: worst.Bandwidth, Reference: maxBw, Limit: bwLimit, Unit: bwUnit})
-	}
-	if len(slow) > 0 {
-		worst := slices.MaxFunc(slow, func(a, b *Link) int { return cmp.Compare(a.Latency, b.Latency) })
-		what := fmt.Sprintf("latency %s %s (%s the minimum %s %s) is above the limit %s %s (%s)",
-			ftoa(worst.Latency), latUnit, times(worst.Latency/min), ftoa(min), latUnit, ftoa(latLimit), latUnit, times(b.o.Tolerance.LatencyFactor))
-		if len(slow) > 1 {
-			what = fmt.Sprintf("the latency of %d of them is above the limit %s %s (%s the minimum %s %s), up to %s %s (%s, %s)",
-				len(slow), ftoa(latLimit), latUnit, times(b.o.Tolerance.LatencyFactor), ftoa(min), latUnit,
-				ftoa(worst.Latency), latUnit, times(worst.Latency/min), worst.Name())
+		what := fmt.Sprintf("%s %s %s (%s %s %s %s) is %s the limit %s %s (%s)",
+			m.metric, ftoa(w), m.unit, m.against(w), m.word, ftoa(m.ref), m.unit, side, ftoa(m.bound), m.unit, m.rule)
+		if len(bad) > 1 {
+			what = fmt.Sprintf("the %s of %d of them is %s the limit %s %s (%s %s %s %s), %s %s %s (%s, %s)",
+				m.metric, len(bad), side, ftoa(m.bound), m.unit, m.rule, m.word, ftoa(m.ref), m.unit, extreme, ftoa(w), m.unit, m.against(w), wl.Name())
 		}
-		out = append(out, Evidence{Check: check, Metric: "latency", Text: head + ": " + what,
-			Value: worst.Latency, Reference: min, Limit: latLimit, Unit: latUnit})
+		out = append(out, Evidence{Check: check, Metric: m.metric, Text: head + ": " + what,
+			Value: w, Reference: m.ref, Limit: m.bound, Unit: m.unit})
 	}
 	return out
 }
 
-// refValues gives the references and limits links were judged by.
-type refValues interface {
-	refs() (minLat, latLimit, maxBw, bwLimit float64, latUnit, bwUnit string)
-}
-
-func (m *MatrixCheck) refs() (float64, float64, float64, float64, string, string) {
-	return m.MinLatency, m.LatencyLimit, m.MaxBandwidth, m.BandwidthLimit, m.LatencyUnit, m.BandwidthUnit
+// Limits are the references and limits a set of links was judged by:
+// latency ≤ LatencyLimit = MinLatency × the factor, bandwidth ≥
+// BandwidthLimit = MaxBandwidth × the fraction (the median over the runs
+// when there are several).
+type Limits struct {
+	MinLatency     float64 `json:"min_latency,omitempty"`
+	LatencyLimit   float64 `json:"latency_limit,omitempty"`
+	MaxBandwidth   float64 `json:"max_bandwidth,omitempty"`
+	BandwidthLimit float64 `json:"bandwidth_limit,omitempty"`
+	LatencyUnit    string  `json:"latency_unit,omitempty"`
+	BandwidthUnit  string  `json:"bandwidth_unit,omitempty"`
 }
 
 func pairCompare(a, b [2]string) int {

@@ -28,18 +28,9 @@ type ReferenceCheck struct {
 	LatencySize   float64 `json:"latency_size,omitempty"`
 	BandwidthSize float64 `json:"bandwidth_size,omitempty"`
 
-	MinLatency     float64 `json:"min_latency,omitempty"`
-	LatencyLimit   float64 `json:"latency_limit,omitempty"`
-	MaxBandwidth   float64 `json:"max_bandwidth,omitempty"`
-	BandwidthLimit float64 `json:"bandwidth_limit,omitempty"`
-	LatencyUnit    string  `json:"latency_unit,omitempty"`
-	BandwidthUnit  string  `json:"bandwidth_unit,omitempty"`
+	Limits
 	// Links are the links to and from the reference, by node.
 	Links []Link `json:"links"`
-}
-
-func (r *ReferenceCheck) refs() (float64, float64, float64, float64, string, string) {
-	return r.MinLatency, r.LatencyLimit, r.MaxBandwidth, r.BandwidthLimit, r.LatencyUnit, r.BandwidthUnit
 }
 
 // reference judges the runs of a reference placement. A node whose links
@@ -194,13 +185,13 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 		badIn := in != nil && in.Status() == Bad
 		switch {
 		case badOut && badIn:
-			b.nodeFinding(n, b.linkEvidence("reference", fmt.Sprintf("both links between %s and the reference %s are outside tolerance", n, rc.Node), []*Link{out, in}, rc), out, in)
+			b.nodeFinding(n, b.linkEvidence("reference", fmt.Sprintf("both links between %s and the reference %s are outside tolerance", n, rc.Node), []*Link{out, in}, rc.Limits), out, in)
 		case badOut || badIn:
 			l, dir := out, "out"
 			if badIn {
 				l, dir = in, "in"
 			}
-			ev := b.linkEvidence("reference", fmt.Sprintf("%s (%s is within tolerance)", l.Name(), reverse(l)), []*Link{l}, rc)
+			ev := b.linkEvidence("reference", fmt.Sprintf("%s (%s is within tolerance)", l.Name(), reverse(l)), []*Link{l}, rc.Limits)
 			if b.oneWay[[2]string{n, dir}] != nil {
 				// The matrix says so of all of the node's links that way.
 				b.oneWayFinding(n, dir, []*Link{l}, ev)

@@ -96,11 +96,8 @@ func TestSlurmScreen(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	// munged wants every directory above its socket searchable by all.
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	if err := testcluster.Searchable(dir); err != nil {
+		t.Fatal(err)
 	}
 	start := time.Now()
 	lab, err := testcluster.Start(ctx, filepath.Join(dir, "lab"), 8, testcluster.WithNetns())

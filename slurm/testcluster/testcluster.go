@@ -144,6 +144,18 @@ func Start(ctx context.Context, dir string, nodes int, opts ...Option) (*Lab, er
 	return &Lab{Dir: abs, Conf: filepath.Join(abs, "etc", "slurm.conf"), Nodes: nodes, Netns: cfg.netns}, nil
 }
 
+// Searchable makes dir and the directory above it searchable by all
+// (mode 0755), as munged wants of every directory above its socket: a
+// test's t.TempDir() is 0700, its parent too.
+func Searchable(dir string) error {
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			return fmt.Errorf("make %s searchable for munged: %w", d, err)
+		}
+	}
+	return nil
+}
+
 // Shape slows node's link to rate (tc's units: "1gbit", "500mbit") in
 // the direction d, or takes the shaping off with rate "off". Only a netns
 // lab has links to shape.

@@ -73,14 +73,7 @@ func TestLab(t *testing.T) {
 	needLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	// munged wants every directory above its socket searchable by all;
-	// the testing package makes its temporary directories 0700.
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := searchableTempDir(t)
 	start := time.Now()
 	lab, err := Start(ctx, dir, 2)
 	if err != nil {
@@ -251,16 +244,12 @@ func netnsLab(t *testing.T, ctx context.Context, n int) *Lab {
 	return lab
 }
 
-// searchableTempDir is a t.TempDir that munged accepts: every directory
-// above its socket searchable by all (the testing package makes its
-// temporary directories 0700).
+// searchableTempDir is a t.TempDir that munged accepts.
 func searchableTempDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	if err := Searchable(dir); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }

@@ -223,13 +223,25 @@ func TestStartUsage(t *testing.T) {
 	}
 }
 
+// needNetnsLab skips unless a netns lab may start here: under make
+// test-slurm (which sets SLURM_CONF, and which developers run holding the
+// machine's Slurm lock), with root and iproute2.
+func needNetnsLab(t *testing.T) {
+	t.Helper()
+	needLab(t)
+	if os.Getenv("SLURM_CONF") == "" {
+		testenv.Require(t, "SLURM_CONF is not set: the netns lab tests run under make test-slurm")
+	}
+	if err := AvailableNetns(); err != nil {
+		testenv.Require(t, err.Error())
+	}
+}
+
 // netnsLab starts a netns lab of n nodes in a fresh directory and stops it
 // when the test ends, checking that nothing it made is left behind.
 func netnsLab(t *testing.T, ctx context.Context, n int) *Lab {
 	t.Helper()
-	if err := AvailableNetns(); err != nil {
-		testenv.Require(t, err.Error())
-	}
+	needNetnsLab(t)
 	dir := searchableTempDir(t)
 	lab, err := Start(ctx, dir, n, WithNetns())
 	if err != nil {
@@ -308,7 +320,6 @@ func batch(t *testing.T, ctx context.Context, lab *Lab, nodes string, script str
 // TestSlurmNetnsLab: in a netns lab every node has its own hostname and
 // address, and Shape slows exactly the direction it is asked to.
 func TestSlurmNetnsLab(t *testing.T) {
-	needLab(t)
 	testenv.LookPath(t, "iperf3", "iperf3")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -364,10 +375,7 @@ func TestSlurmNetnsLab(t *testing.T) {
 // A netns lab whose start fails half-way leaves nothing behind: here every
 // slurmd refuses to start, after the namespaces, veths and bridge exist.
 func TestSlurmNetnsLabFailedStart(t *testing.T) {
-	needLab(t)
-	if err := AvailableNetns(); err != nil {
-		testenv.Require(t, err.Error())
-	}
+	needNetnsLab(t)
 	fake := t.TempDir()
 	if err := os.WriteFile(filepath.Join(fake, "slurmd"), []byte("#!/bin/sh\necho 'slurmd: fatal: refusing to start (test)' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)

@@ -35,7 +35,10 @@ cd "$ROOT"
 # A skip here is a failure: the cluster is up, so every Slurm test must run.
 export SBENCH_REQUIRE_INTEGRATION=1
 set +e
-go test -count=1 -v -run "$PATTERN" ${PKGS:-./...} 2>&1 | tee "$LAB/go-test.log" |
+# go test's default -timeout (10 minutes a package) is not a budget: the
+# Slurm tests of cmd/sbench alone take 6-10 minutes on two busy cores
+# (HPCC, the OSU stand-ins, the netns screenings). Kill a hung run later.
+go test -count=1 -v -timeout "${TIMEOUT:-30m}" -run "$PATTERN" ${PKGS:-./...} 2>&1 | tee "$LAB/go-test.log" |
 	grep -E '^(--- |PASS|FAIL|ok|panic)|_test.go:'
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || echo "test-slurm: FAILED (full log: $LAB/go-test.log)" >&2

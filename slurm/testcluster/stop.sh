@@ -26,7 +26,7 @@ say() { echo "stop.sh: $*" >&2; }
 # ours PID PROG: PID is PROG started for this lab.
 ours() {
 	local cmd
-	cmd=$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null) || return 1
+	cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline") || return 1
 	case $cmd in *"$2"*"$LAB"* | *"$LAB"*"$2"*) return 0 ;; esac
 	return 1
 }

@@ -114,7 +114,7 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 		}
 		return medianOr0(vs)
 	}
-	keys := slices.SortedFunc(maps.Keys(pairs), pairCompare)
+	keys := sortPairs(slices.Collect(maps.Keys(pairs)))
 	links := make([]kernels.LinkMeasure, len(keys))
 	for i, k := range keys {
 		links[i] = kernels.LinkMeasure{Latency: math.NaN(), Bandwidth: math.NaN()}
@@ -138,10 +138,10 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 	for i, k := range keys {
 		l := Link{From: k[0], To: k[1], Runs: 1}
 		if measured(links[i].Latency) {
-			l.Latency, l.LatencyStatus = links[i].Latency, judged(slices.Contains(jv.SlowLatency, i), nil)
+			l.Latency, l.LatencyStatus = links[i].Latency, judged(in(jv.SlowLatency, i), nil)
 		}
 		if measured(links[i].Bandwidth) {
-			l.Bandwidth, l.BandwidthStatus = links[i].Bandwidth, judged(slices.Contains(jv.LowBandwidth, i), nil)
+			l.Bandwidth, l.BandwidthStatus = links[i].Bandwidth, judged(in(jv.LowBandwidth, i), nil)
 		}
 		rc.Links = append(rc.Links, l)
 		b.see(k[0])

@@ -118,10 +118,7 @@ var kindTitles = map[screen.Kind]string{screen.KindNode: "node", screen.KindOneW
 
 // screenFindings lists every finding with its evidence.
 func (r *Report) screenFindings(d *document, v *screen.Verdict) {
-	d.heading("Findings", h2Size, 40)
-	if len(v.Findings) == 0 {
-		d.para("Nothing flagged.", "", bodySize, black)
-		d.y += 6
+	if !subsection(d, "Findings", len(v.Findings), "Nothing flagged.") {
 		return
 	}
 	t := d.table([]column{{title: "Finding", width: 90}, {title: "Evidence", width: contentWidth - 140}, {title: "Drain", width: 50}})
@@ -268,10 +265,7 @@ func (r *Report) referenceLinks(d *document, v *screen.Verdict) {
 
 // drainList prints the scontrol lines that drain the bad nodes.
 func (r *Report) drainList(d *document, v *screen.Verdict) {
-	d.heading("Drain list", h2Size, 40)
-	if len(v.Drain) == 0 {
-		d.para("No node to drain.", "", bodySize, black)
-		d.y += 6
+	if !subsection(d, "Drain list", len(v.Drain), "No node to drain.") {
 		return
 	}
 	d.para("To drain the bad nodes (sbench never runs these; sbench screen --drain prints them):", "", smallSize, black)
@@ -285,6 +279,17 @@ func (r *Report) drainList(d *document, v *screen.Verdict) {
 		d.need(h)
 	}
 	d.mono(lines, len(lines), 0, black)
+}
+
+// subsection heads a list of n entries, or says none when n is 0; it
+// reports whether the list follows.
+func subsection(d *document, title string, n int, none string) bool {
+	d.heading(title, h2Size, 40)
+	if n == 0 {
+		d.para(none, "", bodySize, black)
+		d.y += 6
+	}
+	return n > 0
 }
 
 func runIDs(ids []int64) string { return store.FormatRunIDs(ids) }

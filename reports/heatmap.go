@@ -296,10 +296,14 @@ func heatmapTicks(g *matrixGroup, order []int, blamed map[int]bool, cell float64
 	return ticks
 }
 
+// byNameUpTo is the largest heatmap whose nodes stay in name order.
+const byNameUpTo = 8
+
 // heatmapOrder is the order of a matrix's rows and columns: the
 // screening's (NodeOrder of what the matrix measures) when the verdict is
-// of the matrix's own runs, else the nodes by name. It returns the
-// screening's matrix check when it applies.
+// of the matrix's own runs and it has more than byNameUpTo nodes, else
+// the nodes by name. It returns the screening's matrix check when it
+// applies.
 func (r *Report) heatmapOrder(g *matrixGroup, what string) ([]int, *screen.MatrixCheck) {
 	order := make([]int, len(g.nodes))
 	for i := range order {
@@ -307,8 +311,9 @@ func (r *Report) heatmapOrder(g *matrixGroup, what string) ([]int, *screen.Matri
 	}
 	slices.SortFunc(order, func(a, b int) int { return hostlist.Compare(g.nodes[a], g.nodes[b]) })
 	m := r.screenMatrix(g)
-	if m == nil {
-		return order, nil
+	if m == nil || len(g.nodes) <= byNameUpTo {
+		// A small matrix reads best by name; its bad cells show anyway.
+		return order, m
 	}
 	var out []int
 	placed := map[int]bool{}
@@ -401,20 +406,33 @@ func (h *heatmap) Plot(c draw.Canvas, p *plot.Plot) {
 				c.SetLineStyle(draw.LineStyle{Color: color.White, Width: gap})
 				c.Stroke(rect.Path())
 			}
+			fits := label != "" && sty.Width(label) < cellW-4 && sty.Height(label) < cellH-2
 			if h.status != nil && a != b {
-				switch h.status(a, b) {
-				case screen.Bad:
+				st := h.status(a, b)
+				switch {
+				case st != screen.Bad && st != screen.Transient:
+				case fits:
+					// Room for the value: keep it, and frame the cell
+					// (dashed when transient).
+					ls := draw.LineStyle{Color: markColor, Width: vg.Points(1.2)}
+					if st == screen.Transient {
+						ls.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
+					}
+					in := vg.Points(2.5)
+					c.SetLineStyle(ls)
+					c.Stroke(vg.Rectangle{Min: vg.Point{X: rect.Min.X + in, Y: rect.Min.Y + in}, Max: vg.Point{X: rect.Max.X - in, Y: rect.Max.Y - in}}.Path())
+				case st == screen.Bad:
 					// A dot: outside tolerance, and on every re-test.
 					c.SetColor(markColor)
 					c.Fill(circle(vg.Point{X: cx, Y: cy}, radius))
 					continue
-				case screen.Transient:
+				default:
 					c.SetLineStyle(draw.LineStyle{Color: markColor, Width: vg.Length(math.Max(0.3, float64(radius)/3))})
 					c.Stroke(circle(vg.Point{X: cx, Y: cy}, radius))
 					continue
 				}
 			}
-			if label != "" && sty.Width(label) < cellW-4 && sty.Height(label) < cellH-2 {
+			if fits {
 				if a == b || !ok {
 					sty.Color = color.Gray{Y: 0x60}
 				}

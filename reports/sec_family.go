@@ -144,11 +144,14 @@ func (r *Report) figureCaption(f *Figure) string {
 			"rows are senders and columns receivers, so the two directions of a pair are mirror cells",
 			"colour: shortfall from the best pair, white when on par, full vermillion at half of it or worse",
 			fmt.Sprintf("%d node%s, from %d run%s", len(g.nodes), plural(len(g.nodes)), runs, plural(runs)))
-		if r.screenMatrix(g) != nil {
-			parts = append(parts, "nodes in the order of the mean of their links, best first (a bad node's row and column come last)",
-				"a dot marks a pair outside tolerance in every run and re-test, a ring one that came back (transient)",
-				"framed: what the nodes the screening blames send (rows) and receive (columns); see the Screening section")
-		} else if len(g.nodes) > 1 {
+		switch {
+		case r.screenMatrix(g) != nil:
+			if len(g.nodes) > byNameUpTo {
+				parts = append(parts, "nodes in the order of the mean of their links, best first (a bad node's row and column come last)")
+			}
+			parts = append(parts, "a pair outside tolerance in every run and re-test is framed, or dotted where its value does not fit; one that came back (transient) dashed, or ringed",
+				"a long frame: what the nodes the screening blames send (rows) and receive (columns); see the Screening section")
+		case len(g.nodes) > 1:
 			parts = append(parts, "nodes by name")
 		}
 		if step := (len(g.nodes) + 31) / 32; step > 1 {

@@ -140,11 +140,18 @@ func (r *Report) analyse() {
 			badRuns[run.ID] = true
 			continue
 		}
+		if r.screen != nil && referenceRun(run) {
+			// The screening section shows every node's links to the
+			// reference in one table, not a configuration per pair.
+			continue
+		}
 		fam := family(run)
 		cfg := r.configs.ofRun[run.ID]
 		m := strings.ToLower(s.Metric)
 		kind := metricKind(s.Metric)
 		switch {
+		case strings.HasPrefix(m, "matrix_retest_"):
+			// Re-tests of suspect pairs: the screening section's.
 		case strings.HasPrefix(m, "matrix_"):
 			from, to := s.Tags["from"], s.Tags["to"]
 			if from == "" || to == "" {

@@ -2,11 +2,13 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
+	"github.com/sbench/sbench/slurm/hostlist"
 )
 
 // hostGroup is a set of nodes that look the same in every respect the
@@ -42,7 +44,7 @@ func (r *Report) hostGroups() []*hostGroup {
 	}
 	out := make([]*hostGroup, 0, len(order))
 	for _, k := range order {
-		sort.Strings(groups[k].nodes)
+		slices.SortFunc(groups[k].nodes, hostlist.Compare)
 		out = append(out, groups[k])
 	}
 	sort.SliceStable(out, func(i, j int) bool { return compressHosts(out[i].nodes) < compressHosts(out[j].nodes) })

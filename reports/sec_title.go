@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/slurm/hostlist"
 	"github.com/sbench/sbench/store"
 )
 
@@ -160,7 +161,7 @@ func (r *Report) systemLine() string {
 		}
 	}
 	if n := distinct(nodes); n > 0 {
-		s := fmt.Sprintf("%d node%s (%s)", n, plural(n), compressHosts(slices.Sorted(slices.Values(nodes))))
+		s := fmt.Sprintf("%d node%s (%s)", n, plural(n), compressHosts(slices.SortedFunc(slices.Values(nodes), hostlist.Compare)))
 		if len(cpus) == 1 {
 			s += ", " + slices.Sorted(maps.Keys(cpus))[0]
 		}

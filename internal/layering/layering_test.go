@@ -54,6 +54,9 @@ var rules = []rule{
 	{pkg: "cmd/sbench-runner", not: []string{"store", "reports", "templates", "compare", "trend"}, cgoFree: true, why: "one static file copied to compute nodes"},
 	{pkg: "store", not: []string{"reports", "compare", "trend", "runner", "templates"}, why: "the archive is below the analyses"},
 	{pkg: "compare", not: []string{"reports", "trend", "slurm", "runner", "templates"}, why: "the analysis of runs reads the archive, not Slurm or the runner"},
+	// screen is the screening's one analysis: sbench screen prints it, the
+	// report draws it.
+	{pkg: "screen", not: []string{"reports", "trend", "slurm", "runner", "templates"}, except: []string{"slurm/hostlist"}, why: "the screening's analysis reads the archive, not Slurm or the runner; the report draws it"},
 	{pkg: "trend", not: []string{"reports", "slurm", "runner", "templates"}, why: "history's analysis reads the archive, not Slurm or the runner"},
 	// slurm/hostlist only writes node names, without running anything of
 	// Slurm's: reports may compress node lists with it.

@@ -225,3 +225,29 @@ run 3" data-href="#run-3"`
 		t.Errorf("%d figures in the page, the report has %d", n, len(htmlReports(t)["article 004"].Figures()))
 	}
 }
+
+// The screening section and the fleet heatmaps, added to the PDF's
+// sections, are in the HTML page too, with the same verdict and drain
+// list, and the page stays small enough to open (a 64-node screening).
+func TestHTMLReportScreening(t *testing.T) {
+	r, err := New(fleetData(t, fleet64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := writeHTML(t, r)
+	secs := sections(page)
+	sc, ok := secs["Screening"]
+	if !ok {
+		t.Fatalf("no Screening section among %v", slices.Sorted(maps.Keys(secs)))
+	}
+	for _, want := range []string{"Screening: 4 bad nodes (n17, n50, n60, n61), 1 one-way node link (n33→*), 1 bad link (n5→n40); drain n[17,50,60-61].",
+		`scontrol update NodeName=n17 State=DRAIN \`} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("screening section lacks %q", want)
+		}
+	}
+	if n, figs := strings.Count(page, `<svg class="sb-fig"`), len(r.Figures()); n != figs {
+		t.Errorf("%d figures in the page, the report has %d", n, figs)
+	}
+	t.Logf("64-node screening: %d KB of HTML", len(page)/1024)
+}

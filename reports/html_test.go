@@ -240,11 +240,14 @@ func TestHTMLReportScreening(t *testing.T) {
 	if !ok {
 		t.Fatalf("no Screening section among %v", slices.Sorted(maps.Keys(secs)))
 	}
-	for _, want := range []string{"Screening: 4 bad nodes (n17, n50, n60, n61), 1 one-way node link (n33→*), 1 bad link (n5→n40); drain n[17,50,60-61].",
+	for _, want := range []string{"4 bad nodes (n17, n50, n60, n61), 1 one-way node link (n33→*), 1 bad link (n5→n40); drain n[17,50,60-61].",
 		`scontrol update NodeName=n17 State=DRAIN \`} {
 		if !strings.Contains(sc, want) {
 			t.Errorf("screening section lacks %q", want)
 		}
+	}
+	if !strings.Contains(secs["Verdict"], "<li>Screening: 4 bad nodes") {
+		t.Error("the verdict lacks the screening's")
 	}
 	if n, figs := strings.Count(page, `<svg class="sb-fig"`), len(r.Figures()); n != figs {
 		t.Errorf("%d figures in the page, the report has %d", n, figs)

@@ -489,17 +489,19 @@ func checkFigureFormat(format string) error {
 
 // WriteTo writes the report as a PDF.
 func (r *Report) WriteTo(w io.Writer) (int64, error) {
-	if r.opts.figureDir != "" {
-		if err := r.SaveFigures(r.opts.figureDir, r.opts.figureFormat); err != nil {
-			return 0, err
-		}
-	}
-	if r.opts.csvDir != "" {
-		if err := r.WriteCSV(r.opts.csvDir); err != nil {
-			return 0, err
-		}
+	if err := r.saveExtras(); err != nil {
+		return 0, err
 	}
 	doc := newDocument(r.data, r.opts, r.font)
+	r.drawSections(doc)
+	r.replacementNote(doc)
+	return doc.output(w)
+}
+
+// drawSections draws the report's content, section by section: into the
+// PDF, and into the HTML page when the document records one (WriteHTML),
+// so that both show the same.
+func (r *Report) drawSections(doc *document) {
 	r.titlePage(doc)
 	r.systemSection(doc)
 	r.screeningSection(doc)
@@ -508,8 +510,6 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 	r.comparisonSection(doc)
 	r.notesSection(doc)
 	r.appendix(doc)
-	r.replacementNote(doc)
-	return doc.output(w)
 }
 
 // latestRunTime is the latest end (or start) of the runs, or the Unix epoch

@@ -208,6 +208,10 @@ func (d *document) caption(text string) {
 	if r, n := utf8.DecodeRuneInString(text); n > 0 {
 		text = string(unicode.ToUpper(r)) + text[n:]
 	}
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.caption(text)
+	}
 	d.para(text, "I", smallSize, grey)
 	d.y += 2
 }
@@ -384,6 +388,10 @@ func formatNumber(v float64) string {
 // figure draws a plot at the cursor, the full text width wide. A drawing
 // error stays in the document and is returned when it is written.
 func (d *document) figure(f *Figure) {
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.figure(f)
+	}
 	h := f.height().Points()
 	d.need(h)
 	c := newCanvas(d.pdf, d.enc, margin, d.y, f.width().Points(), h)

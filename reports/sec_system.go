@@ -135,6 +135,10 @@ func fieldOf(fields [][2]string, key string) string {
 // warningBox draws a red-framed box with a bold first line and the items
 // below it.
 func (d *document) warningBox(head string, items []string) {
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.warning(head, items)
+	}
 	const pad = 6
 	w := contentWidth - 2*pad
 	d.setFont(sansFamily, "B", bodySize)
@@ -182,6 +186,15 @@ func nodeName(h results.Host) string {
 	}
 	return h.Hostname
 }
+
+// HostFields is what the report's system table says about a node (CPU,
+// cores, memory, OS, kernel, MPI, InfiniBand, network, governor), in the
+// table's order, empty fields left out.
+func HostFields(h results.Host) [][2]string { return hostFields(h) }
+
+// NodeName is the name a node is known by in the report: Slurm's, else
+// its hostname.
+func NodeName(h results.Host) string { return nodeName(h) }
 
 // hostFields is what the system table says about one node, in table order.
 func hostFields(h results.Host) [][2]string {

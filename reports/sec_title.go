@@ -21,6 +21,7 @@ func (r *Report) titlePage(d *document) {
 	d.newPage()
 	d.y = 96
 	d.font("B", 22, black)
+	d.html.title(r.title())
 	for _, l := range d.wrap(r.title(), contentWidth) {
 		d.pdf.Text(margin, d.y+22, l)
 		d.y += 28
@@ -76,6 +77,10 @@ func (r *Report) titlePage(d *document) {
 
 // bullet writes one bulleted paragraph.
 func (d *document) bullet(text string, c [3]int) {
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.bullet(text, c)
+	}
 	d.need(bodySize * 1.3)
 	d.font("", bodySize, c)
 	d.pdf.Text(margin+2, d.y+bodySize, d.enc.encode("•"))

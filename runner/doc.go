@@ -166,7 +166,7 @@
 // # The matrix kernel's rounds and re-tests
 //
 // schedule=rounds (the default) is a round-robin tournament by the
-// circle method (matrixRounds): n/2 disjoint node pairs per round, n-1
+// circle method (kernels.MatrixRounds): n/2 disjoint node pairs per round, n-1
 // rounds for even n, n for odd n (node r sits out round r), each round
 // after a dissemination barrier of its own participants only; a pair
 // measures a to b, then b to a. schedule=sequential is one pair per
@@ -180,7 +180,7 @@
 // (latency_tolerance, bandwidth_tolerance: ClusterKit's 2.1 and 0.93)
 // and sends the suspect directed links down a binomial tree of the
 // nodes; every node packs them into rounds of disjoint pairs the same way
-// (packRounds, a greedy edge colouring) and re-tests them with half the
+// (kernels.PackRounds, a greedy edge colouring) and re-tests them with half the
 // repetitions of the pass before, each pass judged against the first
 // pass's lowest latency and highest bandwidth (JudgeAgainst), up to
 // retests passes (default 3). Re-test samples are

@@ -1,11 +1,11 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 	"strconv"
 	"time"
@@ -19,7 +19,7 @@ import (
 // then re-tests the links found outside tolerance.
 //
 // The first pass follows the schedule parameter. rounds (the default) is
-// a round-robin tournament (matrixRounds): n/2 disjoint pairs at once, in
+// a round-robin tournament (kernels.MatrixRounds): n/2 disjoint pairs at once, in
 // n-1 rounds (n for odd n, one node sitting out each round); a round
 // starts with a barrier of its own participants only. sequential measures
 // one pair per round, after a barrier of every leader, as the kernel did
@@ -34,7 +34,7 @@ import (
 // (kernels.Tolerance.Judge) and, while some links are outside and fewer
 // than retests passes have run, broadcasts the suspect links to the
 // leaders (a binomial tree) and every leader re-tests them: rounds of
-// disjoint pairs again (packRounds; one pair per round when sequential),
+// disjoint pairs again (kernels.PackRounds; one pair per round when sequential),
 // only the suspect directions, with half the round trips and windows of
 // the pass before, each pass judged against the first pass's lowest
 // latency and highest bandwidth (JudgeAgainst) and re-testing only the
@@ -131,9 +131,9 @@ func (x *matrixRun) run() ([]results.Sample, error) {
 	n := len(x.leaders)
 	var rounds [][][2]int
 	if x.p.Schedule == kernels.ScheduleSequential {
-		rounds = sequentialRounds(n)
+		rounds = kernels.SequentialRounds(n)
 	} else {
-		rounds = matrixRounds(n)
+		rounds = kernels.MatrixRounds(n)
 	}
 	pass := matrixPass{rounds: make([][]matrixMatch, len(rounds))}
 	for r, round := range rounds {
@@ -203,14 +203,14 @@ func (x *matrixRun) retestPass(prev matrixPass, links [][2]int) matrixPass {
 		}
 		dirs[pr] |= d
 	}
-	slices.SortFunc(pairs, cmpPair)
+	slices.SortFunc(pairs, func(p, q [2]int) int { return cmp.Or(p[0]-q[0], p[1]-q[1]) })
 	var rounds [][][2]int
 	if x.p.Schedule == kernels.ScheduleSequential {
 		for _, pr := range pairs {
 			rounds = append(rounds, [][2]int{pr})
 		}
 	} else {
-		rounds = packRounds(len(x.leaders), pairs)
+		rounds = kernels.PackRounds(len(x.leaders), pairs)
 	}
 	next.rounds = make([][]matrixMatch, len(rounds))
 	for r, round := range rounds {
@@ -219,13 +219,6 @@ func (x *matrixRun) retestPass(prev matrixPass, links [][2]int) matrixPass {
 		}
 	}
 	return next
-}
-
-func cmpPair(p, q [2]int) int {
-	if p[0] != q[0] {
-		return p[0] - q[0]
-	}
-	return p[1] - q[1]
 }
 
 // runPass runs one pass on this leader. On rank 0 it returns the pass's
@@ -520,82 +513,6 @@ func (x *matrixRun) broadcastLinks(k int, links [][2]int) ([][2]int, error) {
 		}
 	}
 	return links, nil
-}
-
-// matrixRounds is the round-robin tournament of n nodes by the circle
-// method: rounds of disjoint pairs [a, b] (a < b), every pair of nodes in
-// exactly one round. For even n, n-1 rounds of n/2 pairs: node n-1 stays
-// in place and meets node r in round r, and the others pair up as x+y ≡ 2r
-// (mod n-1). For odd n, the same with a phantom node n: n rounds of
-// (n-1)/2 pairs, node r sitting out round r. Pairs are in order of a.
-func matrixRounds(n int) [][][2]int {
-	if n < 2 {
-		return nil
-	}
-	m := n + n%2 // nodes with the phantom
-	rounds := make([][][2]int, m-1)
-	for r := range rounds {
-		round := make([][2]int, 0, n/2)
-		if m == n {
-			round = append(round, [2]int{r, m - 1})
-		}
-		for i := 1; i < m/2; i++ {
-			a, b := (r+i)%(m-1), (r-i+m-1)%(m-1)
-			round = append(round, [2]int{min(a, b), max(a, b)})
-		}
-		slices.SortFunc(round, cmpPair)
-		rounds[r] = round
-	}
-	return rounds
-}
-
-// sequentialRounds is one pair per round, in node order: (0,1), (0,2) …
-// (n-2,n-1).
-func sequentialRounds(n int) [][][2]int {
-	var rounds [][][2]int
-	for a := 0; a < n; a++ {
-		for b := a + 1; b < n; b++ {
-			rounds = append(rounds, [][2]int{{a, b}})
-		}
-	}
-	return rounds
-}
-
-// packRounds puts pairs of n nodes into rounds of disjoint pairs, in the
-// given order, each into the first round where neither of its nodes is
-// busy yet (a greedy edge colouring: at most 2d-1 rounds for nodes in d
-// pairs at most). Pairs keep their order within a round.
-func packRounds(n int, pairs [][2]int) [][][2]int {
-	busy := make([][]uint64, n) // per node, a bit per round
-	var rounds [][][2]int
-	for _, pr := range pairs {
-		a, b := busy[pr[0]], busy[pr[1]]
-		r := 0
-		for w := 0; ; w++ {
-			var used uint64
-			if w < len(a) {
-				used |= a[w]
-			}
-			if w < len(b) {
-				used |= b[w]
-			}
-			if used != math.MaxUint64 {
-				r = 64*w + bits.TrailingZeros64(^used)
-				break
-			}
-		}
-		for _, nd := range pr {
-			for len(busy[nd]) <= r/64 {
-				busy[nd] = append(busy[nd], 0)
-			}
-			busy[nd][r/64] |= 1 << (r % 64)
-		}
-		for len(rounds) <= r {
-			rounds = append(rounds, nil)
-		}
-		rounds[r] = append(rounds[r], pr)
-	}
-	return rounds
 }
 
 // oneWayLatency summarizes round trips as one-way latencies in us: half

@@ -4,6 +4,11 @@
 // and the parsing of a kernel's parameters, so that a campaign is checked
 // (package templates) by the very rules the runner applies.
 //
+// It also holds what the matrix kernel shares with the screening of its
+// results: ClusterKit's tolerance rule for suspect links (Tolerance) and
+// the schedules of node pairs (MatrixRounds, SequentialRounds,
+// PackRounds).
+//
 // The runner keeps the run functions, keyed by these names; the campaign
 // reference (docs/campaign.md) and `sbench-runner run --help` are written
 // from this table, and tests hold all three to it.

@@ -19,9 +19,9 @@ import (
 // then re-tests the links found outside tolerance.
 //
 // The first pass follows the schedule parameter. rounds (the default) is
-// a round-robin tournament (kernels.MatrixRounds): n/2 disjoint pairs at once, in
-// n-1 rounds (n for odd n, one node sitting out each round); a round
-// starts with a barrier of its own participants only. sequential measures
+// a round-robin tournament (kernels.MatrixRounds): n/2 disjoint pairs at
+// once, in n-1 rounds (n for odd n, one node sitting out each round); a
+// round starts with a barrier of its own participants only. sequential measures
 // one pair per round, after a barrier of every leader, as the kernel did
 // before it had rounds: for fabrics where concurrent pairs share links.
 // In its round, a pair (a, b) measures a to b, then b to a: the latency at
@@ -34,8 +34,8 @@ import (
 // (kernels.Tolerance.Judge) and, while some links are outside and fewer
 // than retests passes have run, broadcasts the suspect links to the
 // leaders (a binomial tree) and every leader re-tests them: rounds of
-// disjoint pairs again (kernels.PackRounds; one pair per round when sequential),
-// only the suspect directions, with half the round trips and windows of
+// disjoint pairs again (kernels.PackRounds; one pair per round when
+// sequential), only the suspect directions, with half the round trips and windows of
 // the pass before, each pass judged against the first pass's lowest
 // latency and highest bandwidth (JudgeAgainst) and re-testing only the
 // links still outside. Whether a link that recovered was a transient and

@@ -67,9 +67,8 @@ ours() {
 # nptcp ARGS... -> NPtcp's output file (bytes, Mbit/s, one-way seconds)
 nptcp() {
 	local port=$((PORT + 1))
-	# The receiver must walk the same sizes: it gets the same options.
-	# (Without them it stopped the curve at 512 KiB, and failed outright
-	# for a curve not starting at 1 B.)
+	# The receiver must walk the same sizes: it gets the same options
+	# (without them a curve not starting at 1 B fails at once).
 	NPtcp -P "$port" "$@" >/dev/null 2>&1 &
 	local rpid=$!
 	PIDS+=("$rpid")
@@ -132,7 +131,8 @@ done
 # NPtcp also measures sizes 3 bytes either side; keep the common ones.
 # Lines: SIZE TOOL VALUE, one per round.
 for r in $(seq 1 "$ROUNDS"); do
-	awk 'NR == FNR { np[$1] = $2 / 8; next } ($1 in np) { printf "%d NPtcp %.1f\n%d bw %s\n", $1, np[$1], $1, $2 }' \
+	# Sizes as numbers: runnerpair writes 1 MiB as 1.048576e+06.
+	awk 'NR == FNR { np[$1 + 0] = $2 / 8; next } ($1 + 0 in np) { k = $1 + 0; printf "%d NPtcp %.1f\n%d bw %s\n", k, np[k], k, $2 }' \
 		"$WORK/npcurve.$r" "$WORK/bwcurve.$r"
 done >"$WORK/curves"
 printf '%10s %26s %26s %7s\n' bytes NPtcp bw ratio

@@ -21,15 +21,19 @@ import (
 // Limits on connections that have not proven the token. Variables so that
 // tests need not open thousands of connections or wait seconds.
 var (
-	// maxUnauthenticated caps the connections in their handshake at once.
-	// One more and the oldest is closed: a rank answers the challenge
-	// within a round trip, so it is never the oldest for long, while a
-	// stranger who connects and says nothing holds no more than this many
-	// goroutines and descriptors.
+	// maxUnauthenticated caps the connections in their handshake at once,
+	// or the step's size less one when that is more (unauthLimit). One more
+	// and the oldest is closed: a rank answers the challenge within a
+	// round trip, so it is never the oldest for long, while a stranger who
+	// connects and says nothing holds no more than this many goroutines
+	// and descriptors.
 	maxUnauthenticated = 128
 	// unauthTimeout is how long a connection has to complete its
 	// handshake: a round trip and two HMACs for a real rank.
 	unauthTimeout = 3 * time.Second
+	// proven, when set, runs once a dialer has proven the token, before
+	// its connection is admitted: a test evicts it there.
+	proven func(c *comm, conn net.Conn)
 )
 
 // Accept errors are retried after a pause that starts at minAcceptBackoff
@@ -93,7 +97,7 @@ func (c *comm) admit(conn net.Conn) bool {
 		return false
 	}
 	var evicted net.Conn
-	if c.unauth.len() >= maxUnauthenticated {
+	if c.unauth.len() >= c.unauthLimit() {
 		evicted = c.unauth.removeOldest()
 		c.strangers++
 	}
@@ -106,12 +110,28 @@ func (c *comm) admit(conn net.Conn) bool {
 	return true
 }
 
+// unauthLimit is how many connections may be in their handshake at once.
+// Every other rank of the step may dial rank 0 at the same moment: on a
+// few busy cores, hundreds of them take longer than a round trip to answer
+// the challenge, and a limit below the step's size would turn ranks away
+// in a burst of their own. Rank 0 holds a control connection per rank
+// anyway; strangers can at most double that.
+func (c *comm) unauthLimit() int { return max(maxUnauthenticated, c.id.Size-1) }
+
 // authenticate runs the handshake of an accepted connection, within
 // unauthTimeout. It reports false, having closed and logged the connection,
 // when the dialer failed it or close has run.
+//
+// A connection is admitted (taken off the unauthenticated ones, so that
+// nothing evicts it) before the dialer is welcomed: one evicted after its
+// proof is closed before the welcome, and the rank dials again, where a
+// rank welcomed and then evicted would fail the run.
 func (c *comm) authenticate(conn net.Conn) (helloMsg, bool) {
 	conn.SetDeadline(time.Now().Add(unauthTimeout))
-	h, err := acceptHandshake(conn, c.token, c.id.Session())
+	h, nonce, err := acceptHello(conn, c.token, c.id.Session())
+	if err == nil && proven != nil {
+		proven(c, conn)
+	}
 	c.mu.Lock()
 	mine := c.unauth.remove(conn) // false: evicted, or close took it
 	closed := c.closed
@@ -126,6 +146,11 @@ func (c *comm) authenticate(conn net.Conn) (helloMsg, bool) {
 	}
 	c.mu.Unlock()
 	if err == nil && mine && !closed {
+		if err := welcome(conn, c.token, c.id.Session(), h, nonce); err != nil {
+			c.log.Printf("refused connection from %s: welcome rank %d: %v", conn.RemoteAddr(), h.Rank, err)
+			c.drop(conn)
+			return helloMsg{}, false
+		}
 		return h, true
 	}
 	conn.Close()

@@ -61,10 +61,12 @@
 // runner warns and derives a token from the job and step ids, which keeps
 // ranks of different steps apart but is no secret.
 //
-// What a stranger can cost a rank is bounded: at most 128 connections may
-// be in their handshake at once (one more closes the oldest, which a real
-// rank, answering within a round trip, never is for long), each for 3s at
-// most; refusals are logged three at a time, then summed up in one line per
+// What a stranger can cost a rank is bounded: at most 128 connections (or
+// the step's size less one, when that is more: every rank may dial rank 0
+// at once) may be in their handshake at once (one more closes the oldest,
+// which a real rank, answering within a round trip, never is for long),
+// each for 3s at most; a connection is admitted before the rank is
+// welcomed, so a rank turned away dials again rather than failing; refusals are logged three at a time, then summed up in one line per
 // 10s. Accept errors, such as running out of file descriptors, are retried
 // after 5ms doubling to 1s, never the end of the listener, and a bootstrap
 // that fails meanwhile says so before naming the ranks that did not join.

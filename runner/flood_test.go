@@ -426,3 +426,53 @@ func TestBootstrapNamesRunningOutOfDescriptors(t *testing.T) {
 		t.Errorf("status %s, error %q", b.Status, b.Error)
 	}
 }
+
+// TestRankEvictedAfterItsProofJoins: rank 1 has proven the token when a
+// stranger's connection takes the only handshake slot and closes rank 1's
+// (the oldest). Before, rank 0 had already welcomed it: rank 1 sent its
+// join into a closed connection and failed the run ("connection reset by
+// peer"), which 512 ranks joining at once did by themselves. Now a
+// connection is admitted, or told nothing, before the welcome, and an
+// evicted rank dials again.
+func TestRankEvictedAfterItsProofJoins(t *testing.T) {
+	limit := maxUnauthenticated
+	maxUnauthenticated = 1
+	t.Cleanup(func() { maxUnauthenticated, proven = limit, nil })
+
+	s := newStep(t, []string{"n1", "n2"}, 1, "latency", map[string]string{"sizes": "1", "iterations": "5"})
+	var once sync.Once
+	var stranger net.Conn
+	proven = func(c *comm, conn net.Conn) {
+		if c.id.Rank != 0 {
+			return
+		}
+		once.Do(func() {
+			var err error
+			if stranger, err = net.DialTimeout("tcp", c.addrs[0], time.Second); err != nil {
+				t.Error(err)
+				return
+			}
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				c.mu.Lock()
+				_, waiting := c.unauth.at[conn]
+				c.mu.Unlock()
+				if !waiting {
+					return
+				}
+			}
+			t.Error("the stranger's connection did not evict rank 1's")
+		})
+	}
+	res := s.run()
+	if stranger != nil {
+		stranger.Close()
+	}
+	for r, rr := range res {
+		if rr.err != nil {
+			t.Fatalf("rank %d: %v\n%s", r, rr.err, rr.stderr)
+		}
+	}
+	if !strings.Contains(res[0].stderr, "refused connection from 127.0.0.1:") {
+		t.Errorf("rank 0 did not log the eviction:\n%s", res[0].stderr)
+	}
+}

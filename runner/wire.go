@@ -341,26 +341,40 @@ func dialHandshake(rw io.ReadWriter, token []byte, session, purpose string, rank
 // acceptHandshake authenticates a connection we accepted and returns the
 // dialer's hello. A dialer with a wrong token is told so and refused.
 func acceptHandshake(rw io.ReadWriter, token []byte, session string) (helloMsg, error) {
+	h, nonce, err := acceptHello(rw, token, session)
+	if err != nil {
+		return helloMsg{}, err
+	}
+	return h, welcome(rw, token, session, h, nonce)
+}
+
+// acceptHello is the first half of acceptHandshake: it challenges the
+// dialer and checks its proof, and returns the hello and the challenge's
+// nonce. The caller admits the connection, then sends the welcome: a
+// dialer that was welcomed must not find its connection closed under it.
+func acceptHello(rw io.ReadWriter, token []byte, session string) (helloMsg, []byte, error) {
 	nonce := newNonce()
 	if err := send(rw, msgChallenge, challengeMsg{Version: protoVersion, Nonce: nonce}); err != nil {
-		return helloMsg{}, err
+		return helloMsg{}, nil, err
 	}
 	var h helloMsg
 	if err := expect(rw, maxHandshakeFrame, msgHello, &h); err != nil {
-		return helloMsg{}, err
+		return helloMsg{}, nil, err
 	}
 	if len(h.Nonce) != nonceLen {
-		return helloMsg{}, fmt.Errorf("nonce of %d bytes, want %d", len(h.Nonce), nonceLen)
+		return helloMsg{}, nil, fmt.Errorf("nonce of %d bytes, want %d", len(h.Nonce), nonceLen)
 	}
 	if h.Purpose != "join" && h.Purpose != "peer" {
-		return helloMsg{}, fmt.Errorf("unknown purpose %.40q", h.Purpose)
+		return helloMsg{}, nil, fmt.Errorf("unknown purpose %.40q", h.Purpose)
 	}
 	if !hmac.Equal(h.MAC, handshakeMAC(token, session, "dial", h.Purpose, h.Rank, nonce, h.Nonce)) {
 		send(rw, msgRefuse, refuseMsg{Reason: "authentication failed"})
-		return helloMsg{}, errBadToken
+		return helloMsg{}, nil, errBadToken
 	}
-	if err := send(rw, msgWelcome, welcomeMsg{MAC: handshakeMAC(token, session, "accept", h.Purpose, h.Rank, nonce, h.Nonce)}); err != nil {
-		return helloMsg{}, err
-	}
-	return h, nil
+	return h, nonce, nil
+}
+
+// welcome proves the token back to a dialer whose hello was good.
+func welcome(w io.Writer, token []byte, session string, h helloMsg, nonce []byte) error {
+	return send(w, msgWelcome, welcomeMsg{MAC: handshakeMAC(token, session, "accept", h.Purpose, h.Rank, nonce, h.Nonce)})
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
+	"net/netip"
 	"os"
 	"slices"
 	"sort"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // Timeouts of the protocol's own steps. The bootstrap and run deadlines are
@@ -30,6 +31,15 @@ const (
 // finalBarrier names the barrier that ends a run; after it a closed control
 // connection is a rank exiting normally, not a rank dying.
 const finalBarrier = "end"
+
+// tcpConn is what a kernel's link needs of a TCP connection: a *tcp.Conn,
+// or in tests any net.Conn.
+type tcpConn interface {
+	io.ReadWriteCloser
+	SetDeadline(time.Time) error
+	SetReadDeadline(time.Time) error
+	SetWriteDeadline(time.Time) error
+}
 
 // comm connects this rank to the others of its step: the listener every
 // rank has, the control connections (rank 0 holds one per rank, every other
@@ -46,7 +56,7 @@ type comm struct {
 	// deadline; nil without a timeout.
 	timeout *runTimeout
 
-	ln    net.Listener
+	ln    *tcp.Listener
 	addrs []string
 
 	// The bootstrap must end by bootDeadline (bootTimeout after the start);
@@ -68,10 +78,10 @@ type comm struct {
 	aborted bool
 	refused int // connections that failed authentication
 	closed  bool
-	peers   map[int]chan net.Conn
+	peers   map[int]chan *tcp.Conn
 	// conns are the connections to close at the end: authenticated ones,
 	// and the ones this rank dialled.
-	conns map[net.Conn]struct{}
+	conns map[*tcp.Conn]struct{}
 	// Connections accepted that have not proven the token yet, and what
 	// became of those that never did (accept.go).
 	unauth     unauthConns
@@ -88,7 +98,7 @@ type comm struct {
 
 type joinReq struct {
 	join joinMsg
-	conn net.Conn
+	conn *tcp.Conn
 }
 
 // ctrlConn is a control connection. Once the bootstrap is over a watcher
@@ -96,7 +106,7 @@ type joinReq struct {
 // kernel runs, and passes the messages on.
 type ctrlConn struct {
 	rank int
-	conn net.Conn
+	conn *tcp.Conn
 	msgs chan frame
 	wmu  sync.Mutex
 }
@@ -121,8 +131,8 @@ func newComm(id Identity, token []byte, log *logger, ioTimeout time.Duration, fa
 		hosts:   map[string]*results.Host{},
 		reports: map[int]*execReport{},
 		ctrl:    map[int]*ctrlConn{},
-		peers:   map[int]chan net.Conn{},
-		conns:   map[net.Conn]struct{}{},
+		peers:   map[int]chan *tcp.Conn{},
+		conns:   map[*tcp.Conn]struct{}{},
 		quit:    make(chan struct{}),
 	}
 	c.unauth.init()
@@ -149,7 +159,7 @@ func (c *comm) who(rank int) string { return fmt.Sprintf("rank %d (node %s)", ra
 
 // start opens the listener and serves connections until close.
 func (c *comm) start(bind string) error {
-	ln, addrs, err := listen(bind)
+	ln, addrs, err := listen(bind, c.log)
 	if err != nil {
 		return err
 	}
@@ -165,7 +175,7 @@ func (c *comm) start(bind string) error {
 
 // track registers conn to be closed by close; it reports false, having
 // closed conn, when close has already run.
-func (c *comm) track(conn net.Conn) bool {
+func (c *comm) track(conn *tcp.Conn) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -177,7 +187,7 @@ func (c *comm) track(conn net.Conn) bool {
 }
 
 // drop closes a tracked connection and forgets it.
-func (c *comm) drop(conn net.Conn) {
+func (c *comm) drop(conn *tcp.Conn) {
 	c.mu.Lock()
 	delete(c.conns, conn)
 	c.mu.Unlock()
@@ -187,7 +197,7 @@ func (c *comm) drop(conn net.Conn) {
 // handle authenticates an incoming connection and routes it: joins to the
 // bootstrap, kernel connections to connect. Anything wrong is logged and the
 // connection dropped; the run goes on.
-func (c *comm) handle(conn net.Conn) {
+func (c *comm) handle(conn *tcp.Conn) {
 	h, ok := c.authenticate(conn)
 	if !ok {
 		return
@@ -240,7 +250,6 @@ func (c *comm) handle(conn net.Conn) {
 			return
 		}
 		conn.SetDeadline(time.Time{})
-		setNoDelay(conn)
 		c.mu.Lock()
 		ch := c.peerChan(h.Rank)
 		c.mu.Unlock()
@@ -254,10 +263,10 @@ func (c *comm) handle(conn net.Conn) {
 
 // peerChan returns the hand-over channel for rank's kernel connection.
 // c.mu must be held.
-func (c *comm) peerChan(rank int) chan net.Conn {
+func (c *comm) peerChan(rank int) chan *tcp.Conn {
 	ch, ok := c.peers[rank]
 	if !ok {
-		ch = make(chan net.Conn, 1)
+		ch = make(chan *tcp.Conn, 1)
 		c.peers[rank] = ch
 	}
 	return ch
@@ -432,7 +441,7 @@ func (c *comm) missing() string {
 func (c *comm) bootstrapRank(ctx context.Context, rundir string, self joinMsg) error {
 	path := addrPath(rundir, c.id)
 	deadline, timeout := c.bootDeadline, c.bootTimeout
-	var conn net.Conn
+	var conn *tcp.Conn
 	var lastErr error
 	var published []string
 	wait := 5 * time.Millisecond
@@ -506,15 +515,20 @@ func (c *comm) bootstrapRank(ctx context.Context, rundir string, self joinMsg) e
 }
 
 // dialAny connects to the first of addrs that answers and authenticates.
-func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, deadline time.Time) (net.Conn, error) {
+func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, deadline time.Time) (*tcp.Conn, error) {
 	var errs []error
 	refused := false
 	for _, a := range addrs {
-		d := net.Dialer{Timeout: min(dialTimeout, time.Until(deadline))}
-		if d.Timeout <= 0 {
+		timeout := min(dialTimeout, time.Until(deadline))
+		if timeout <= 0 {
 			break
 		}
-		conn, err := d.DialContext(ctx, "tcp", a)
+		ap, err := netip.ParseAddrPort(a)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("address %.80q: want an IP address and a port", a))
+			continue
+		}
+		conn, err := tcp.Dial(ctx, ap, time.Now().Add(timeout))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -523,13 +537,16 @@ func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, dead
 		if err := dialHandshake(conn, c.token, c.id.Session(), purpose, c.id.Rank); err != nil {
 			conn.Close()
 			refused = refused || errors.Is(err, errRefused)
-			errs = append(errs, fmt.Errorf("%s: %w", a, err))
+			err = fmt.Errorf("%s: %w", a, err)
+			if closedEarly(err) {
+				err = turnedAway{err}
+			}
+			errs = append(errs, err)
 			continue
 		}
 		conn.SetDeadline(time.Time{})
-		setNoDelay(conn)
 		if !c.track(conn) {
-			return nil, net.ErrClosed
+			return nil, os.ErrClosed
 		}
 		return conn, nil
 	}
@@ -540,6 +557,19 @@ func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, dead
 		return nil, errors.New("no time left to connect")
 	}
 	return nil, errs[len(errs)-1]
+}
+
+// turnedAway is a dial that the listener closed in the handshake: it had
+// too many connections authenticating (strangers' among them), and a
+// rank may dial again.
+type turnedAway struct{ error }
+
+func (t turnedAway) Unwrap() error { return t.error }
+
+// closedEarly reports whether err is the peer closing the connection.
+func closedEarly(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // ranks returns the ranks this rank has control connections to, in order.
@@ -861,20 +891,26 @@ func (c *comm) abortAll(reason string) {
 
 // connect returns the kernel connection to rank peer: the higher rank dials,
 // the lower one accepts. It waits at most the I/O timeout.
-func (c *comm) connect(ctx context.Context, peer int) (net.Conn, error) {
+func (c *comm) connect(ctx context.Context, peer int) (*tcp.Conn, error) {
 	if peer == c.id.Rank || peer < 0 || peer >= c.id.Size {
 		return nil, fmt.Errorf("no rank %d to connect to", peer)
 	}
 	deadline := time.Now().Add(c.ioTimeout)
 	if peer < c.id.Rank {
-		conn, err := c.dialAny(ctx, c.members[peer].Addrs, "peer", deadline)
-		if err != nil {
-			if ctx.Err() != nil {
+		for wait := 5 * time.Millisecond; ; wait = min(2*wait, maxPollInterval) {
+			conn, err := c.dialAny(ctx, c.members[peer].Addrs, "peer", deadline)
+			switch {
+			case err == nil:
+				return conn, nil
+			case ctx.Err() != nil:
 				return nil, context.Cause(ctx)
+			case errors.As(err, new(turnedAway)) && time.Now().Add(wait).Before(deadline):
+				// Evicted by a flood of strangers' connections: again.
+				sleep(ctx, wait)
+				continue
 			}
 			return nil, fmt.Errorf("connect to %s: %w", c.who(peer), err)
 		}
-		return conn, nil
 	}
 	c.mu.Lock()
 	ch := c.peerChan(peer)
@@ -962,12 +998,6 @@ func (c *comm) hostsByNode() []results.Host {
 	return out
 }
 
-func setNoDelay(conn net.Conn) {
-	if tc, ok := conn.(*net.TCPConn); ok {
-		tc.SetNoDelay(true)
-	}
-}
-
 func sleep(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -977,18 +1007,16 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
+// isTimeout reports whether err is a deadline's, of ours (package tcp) or
+// of a net.Conn in tests.
+func isTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
 
 // describeIOError says what a failed read or write means for the run.
 func describeIOError(err error) string {
 	switch {
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+	case closedEarly(err):
 		return "connection closed (the process exited or was killed)"
-	case errors.Is(err, net.ErrClosed):
+	case errors.Is(err, os.ErrClosed):
 		return "connection closed"
 	case isTimeout(err):
 		return "timed out"

@@ -7,8 +7,14 @@
 // processes (LocalStep) for `sbench local`, with the environment srun would
 // give them.
 //
-// The package must build with CGO_ENABLED=0 (the runner is one static file
-// copied to compute nodes) and never imports the archive or the reports.
+// The package must build without cgo (the runner is one static file copied
+// to compute nodes, whatever CGO_ENABLED says: internal/layering checks
+// that nothing it imports has C code) and never imports the archive or the
+// reports. It does not import package net either, whose resolver links the
+// C library when cgo is on: its TCP is package runner/internal/tcp, a few
+// system calls on descriptors in Go's poller, and ranks advertise and dial
+// IP literals only, so that no rank needs a name service (--bind takes an
+// IP address too).
 //
 // # Identity
 //
@@ -30,8 +36,10 @@
 //
 // # Bootstrap
 //
-// Every rank listens on an ephemeral TCP port. Rank 0 publishes its
-// addresses in <rundir>/<session>.addr (written atomically; the run
+// Every rank listens on an ephemeral TCP port, on every interface (or on
+// the --bind address), and advertises the addresses of the interfaces
+// that are up: IPv4 first, then global IPv6, then 127.0.0.1 for ranks on
+// the same host. Rank 0 publishes its addresses in <rundir>/<session>.addr (written atomically; the run
 // directory must be shared by the step's nodes). The other ranks poll for that
 // file, connect, authenticate and send a join: their rank, node, listening
 // addresses, a digest of their configuration and, from each node's local rank

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // Anyone who can reach a compute node can connect to rank 0's listener;
@@ -442,7 +443,7 @@ func TestRankEvictedAfterItsProofJoins(t *testing.T) {
 	s := newStep(t, []string{"n1", "n2"}, 1, "latency", map[string]string{"sizes": "1", "iterations": "5"})
 	var once sync.Once
 	var stranger net.Conn
-	proven = func(c *comm, conn net.Conn) {
+	proven = func(c *comm, conn *tcp.Conn) {
 		if c.id.Rank != 0 {
 			return
 		}

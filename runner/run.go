@@ -54,7 +54,7 @@ type Config struct {
 	// publishes its address (shared by the step's nodes).
 	ResultsDir string
 	RunDir     string
-	// Bind is the address to listen on and advertise; empty for all
+	// Bind is the IP address to listen on and advertise; empty for all
 	// interfaces.
 	Bind string
 
@@ -160,6 +160,11 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.Identity.Size < 1 || cfg.Identity.Rank < 0 || cfg.Identity.Rank >= cfg.Identity.Size {
 		return fmt.Errorf("rank %d of %d", cfg.Identity.Rank, cfg.Identity.Size)
+	}
+	if cfg.Bind != "" {
+		if _, err := parseBind(cfg.Bind); err != nil {
+			return err
+		}
 	}
 	if cfg.Repeat != nil && *cfg.Repeat < 0 {
 		return fmt.Errorf("repeat %d is negative", *cfg.Repeat)

@@ -8,11 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 )
@@ -413,9 +411,3 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	}
 	return nil
 }
-
-// SortedKeys returns the keys of m in order, for deterministic output.
-//
-// Deprecated: write slices.Sorted(maps.Keys(m)); SortedKeys goes once
-// cmd/sbench no longer calls it.
-func SortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

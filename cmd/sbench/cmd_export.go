@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-
-	"github.com/sbench/sbench/results"
 )
 
 // filterFlags are the run selectors shared by export, runs and report.
@@ -98,7 +98,7 @@ func newRunsCmd(e *env) *cobra.Command {
 					job = r.Source
 				}
 				var labels []string
-				for _, k := range results.SortedKeys(r.Labels) {
+				for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
 					labels = append(labels, k+"="+r.Labels[k])
 				}
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, when(r),

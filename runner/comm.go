@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -117,11 +118,47 @@ type frame struct {
 }
 
 func (cc *ctrlConn) send(t msgType, v any, timeout time.Duration) error {
+	payload, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", t, err)
+	}
+	return cc.sendFrame(t, payload, timeout)
+}
+
+// sendFrame writes a frame whose payload is encoded already.
+func (cc *ctrlConn) sendFrame(t msgType, payload []byte, timeout time.Duration) error {
 	cc.wmu.Lock()
 	defer cc.wmu.Unlock()
 	cc.conn.SetWriteDeadline(time.Now().Add(timeout))
 	defer cc.conn.SetWriteDeadline(time.Time{})
-	return send(cc.conn, t, v)
+	if err := writeFrame(cc.conn, t, payload); err != nil {
+		return fmt.Errorf("send %s: %w", t, err)
+	}
+	return nil
+}
+
+// sendAll sends one frame to every rank rank 0 holds a control
+// connection to, all at once: a rank slow to read (hundreds of processes
+// on a few cores) holds up only its own. The error names the first rank,
+// in rank order, that could not be told.
+func (c *comm) sendAll(t msgType, payload []byte) error {
+	ranks := c.ranks()
+	errs := make([]error, len(ranks))
+	var wg sync.WaitGroup
+	for i, r := range ranks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.ctrl[r].sendFrame(t, payload, dialTimeout)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.who(ranks[i]), err)
+		}
+	}
+	return nil
 }
 
 func newComm(id Identity, token []byte, log *logger, ioTimeout time.Duration, fail context.CancelCauseFunc) *comm {
@@ -398,11 +435,8 @@ func (c *comm) bootstrapRoot(ctx context.Context, rundir string, self joinMsg) e
 	if c.derivedNodes() {
 		c.deriveNodes()
 	}
-	table := tableMsg{Members: c.members}
-	for _, r := range c.ranks() {
-		if err := c.ctrl[r].send(msgTable, table, dialTimeout); err != nil {
-			return fmt.Errorf("bootstrap: send the table to %s: %w", c.who(r), err)
-		}
+	if err := c.sendAll(msgTable, encodeTable(tableMsg{Members: c.members})); err != nil {
+		return fmt.Errorf("bootstrap: send the table to %w", err)
 	}
 	c.watchAll()
 	return c.barrier(ctx, "bootstrap", nil, deadline.Add(c.bootGrace))
@@ -488,7 +522,10 @@ func (c *comm) bootstrapRank(ctx context.Context, rundir string, self joinMsg) e
 	stop := context.AfterFunc(ctx, func() { conn.SetReadDeadline(time.Unix(1, 0)) })
 	conn.SetReadDeadline(deadline.Add(c.bootGrace))
 	var table tableMsg
-	err := expect(conn, maxControlFrame, msgTable, &table)
+	payload, err := expectFrame(conn, maxControlFrame, msgTable)
+	if err == nil {
+		table, err = decodeTable(payload, c.id.Size)
+	}
 	stop()
 	conn.SetReadDeadline(time.Time{})
 	if err != nil {
@@ -719,10 +756,12 @@ func (c *comm) barrierWith(ctx context.Context, name string, myErr error, report
 			c.done = true
 			c.mu.Unlock()
 		}
-		for _, r := range c.ranks() {
-			if err := c.ctrl[r].send(msgRelease, releaseMsg{Name: name}, dialTimeout); err != nil {
-				return fmt.Errorf("barrier %s: release %s: %w", name, c.who(r), err)
-			}
+		payload, err := json.Marshal(releaseMsg{Name: name})
+		if err != nil {
+			return fmt.Errorf("barrier %s: %w", name, err)
+		}
+		if err := c.sendAll(msgRelease, payload); err != nil {
+			return fmt.Errorf("barrier %s: release %w", name, err)
 		}
 		return nil
 	}

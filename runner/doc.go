@@ -82,8 +82,11 @@
 // # Wire format
 //
 // Control messages are frames: a 4-byte big-endian length, a type byte and a
-// JSON payload. Frames before authentication are limited to 4 KiB. Kernel
-// data travels unframed on its own connection, after the same handshake.
+// JSON payload, but for the rank table, which every rank receives and
+// which grows with the step: it is binary (table.go), encoded once and
+// sent to every rank at once, as barrier releases are. Frames before
+// authentication are limited to 4 KiB. Kernel data travels unframed on its
+// own connection, after the same handshake.
 //
 // # Kernels
 //

@@ -24,7 +24,7 @@ const (
 	msgWelcome                      // acceptor → dialer: proof of the token
 	msgRefuse                       // acceptor → dialer: authentication failed
 	msgJoin                         // rank → rank 0
-	msgTable                        // rank 0 → rank: every rank's address
+	msgTable                        // rank 0 → rank: every rank's address (binary: table.go)
 	msgBarrier                      // rank → rank 0: reached a barrier, with its error if any
 	msgRelease                      // rank 0 → rank: every rank reached the barrier
 	msgAbort                        // rank 0 → rank: the run failed
@@ -106,21 +106,31 @@ func decode(t msgType, payload []byte, v any) error {
 // expect reads one frame, which must be of type want, into v. An abort
 // frame is returned as an *abortError whatever was wanted.
 func expect(r io.Reader, max int, want msgType, v any) error {
-	t, payload, err := readFrame(r, max)
+	payload, err := expectFrame(r, max, want)
 	if err != nil {
 		return err
+	}
+	return decode(want, payload, v)
+}
+
+// expectFrame is expect without the decoding: the payload of a frame of
+// type want.
+func expectFrame(r io.Reader, max int, want msgType) ([]byte, error) {
+	t, payload, err := readFrame(r, max)
+	if err != nil {
+		return nil, err
 	}
 	if t == msgAbort && want != msgAbort {
 		var a abortMsg
 		if err := decode(t, payload, &a); err != nil {
-			return err
+			return nil, err
 		}
-		return &abortError{Reason: a.Reason}
+		return nil, &abortError{Reason: a.Reason}
 	}
 	if t != want {
-		return fmt.Errorf("got a %s message, want %s", t, want)
+		return nil, fmt.Errorf("got a %s message, want %s", t, want)
 	}
-	return decode(t, payload, v)
+	return payload, nil
 }
 
 // Limits on what a peer's messages may hold.

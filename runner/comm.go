@@ -68,7 +68,14 @@ type comm struct {
 
 	members []member                 // by rank; zero Addrs while unknown
 	hosts   map[string]*results.Host // by node name, from each node's local rank 0
-	ctrl    map[int]*ctrlConn        // rank 0: ranks 1…n-1; others: rank 0
+	// machine is this rank's machine key (machineKey); machines, on rank
+	// 0, the key each node's ranks joined with, by node name.
+	machine  string
+	machines map[string]string
+	// describe, when set, describes this rank's node for its join, unless
+	// rank 0 is on the same machine (bootstrapRank).
+	describe func() *results.Host
+	ctrl     map[int]*ctrlConn // rank 0: ranks 1…n-1; others: rank 0
 	// reports are the exec kernel's reports of ranks 1…n-1, on rank 0.
 	reports map[int]*execReport
 
@@ -99,6 +106,7 @@ type comm struct {
 
 type joinReq struct {
 	join joinMsg
+	host *results.Host // decoded from join.Host
 	conn *tcp.Conn
 }
 
@@ -164,13 +172,14 @@ func (c *comm) sendAll(t msgType, payload []byte) error {
 func newComm(id Identity, token []byte, log *logger, ioTimeout time.Duration, fail context.CancelCauseFunc) *comm {
 	c := &comm{
 		id: id, token: token, log: log, ioTimeout: ioTimeout, fail: fail,
-		members: make([]member, id.Size),
-		hosts:   map[string]*results.Host{},
-		reports: map[int]*execReport{},
-		ctrl:    map[int]*ctrlConn{},
-		peers:   map[int]chan *tcp.Conn{},
-		conns:   map[*tcp.Conn]struct{}{},
-		quit:    make(chan struct{}),
+		members:  make([]member, id.Size),
+		hosts:    map[string]*results.Host{},
+		machines: map[string]string{},
+		reports:  map[int]*execReport{},
+		ctrl:     map[int]*ctrlConn{},
+		peers:    map[int]chan *tcp.Conn{},
+		conns:    map[*tcp.Conn]struct{}{},
+		quit:     make(chan struct{}),
 	}
 	c.unauth.init()
 	c.refusals = newLogLimiter(log, func(n, logged int, d string) string {
@@ -267,12 +276,17 @@ func (c *comm) handle(conn *tcp.Conn) {
 			refuse("join for rank %d on a connection of rank %d", j.Rank, h.Rank)
 			return
 		}
+		host, err := j.host()
+		if err != nil {
+			refuse("%v", err)
+			return
+		}
 		conn.SetDeadline(time.Time{})
 		c.mu.Lock()
 		ok := c.joining
 		if ok {
 			select {
-			case c.joinCh <- joinReq{join: j, conn: conn}:
+			case c.joinCh <- joinReq{join: j, host: host, conn: conn}:
 			default:
 				ok = false
 			}
@@ -309,6 +323,8 @@ func (c *comm) peerChan(rank int) chan *tcp.Conn {
 	return ch
 }
 
+// self is this rank's join. host is its node's description, nil for
+// none (yet: describe may add one).
 func (c *comm) self(host *results.Host, config string) joinMsg {
 	hostname := ""
 	if host != nil {
@@ -316,9 +332,20 @@ func (c *comm) self(host *results.Host, config string) joinMsg {
 	} else {
 		hostname, _ = os.Hostname()
 	}
-	return joinMsg{
+	j := joinMsg{
 		Rank: c.id.Rank, Size: c.id.Size, NodeIndex: c.id.NodeIndex, Node: c.id.NodeName,
-		Hostname: hostname, Addrs: c.addrs, Config: config, Host: host,
+		Hostname: hostname, Addrs: c.addrs, Config: config, Machine: c.machine,
+	}
+	j.setHost(host)
+	return j
+}
+
+// setHost puts a node's description into the join.
+func (j *joinMsg) setHost(host *results.Host) {
+	j.Host = nil
+	if host != nil {
+		// A results.Host always encodes.
+		j.Host, _ = json.Marshal(host)
 	}
 }
 
@@ -334,12 +361,15 @@ func (c *comm) bootstrap(ctx context.Context, rundir string, start time.Time, ti
 	return c.bootstrapRank(ctx, rundir, self)
 }
 
-func (c *comm) addMember(j joinMsg) {
+func (c *comm) addMember(j joinMsg, host *results.Host) {
 	c.members[j.Rank] = member{Rank: j.Rank, NodeIndex: j.NodeIndex, Node: j.Node, Hostname: j.Hostname, Addrs: j.Addrs}
 	// The first description of a node wins: ranks whose local rank the
 	// launcher does not tell all send one.
-	if _, ok := c.hosts[j.Node]; j.Host != nil && !ok {
-		c.hosts[j.Node] = j.Host
+	if _, ok := c.hosts[j.Node]; host != nil && !ok {
+		c.hosts[j.Node] = host
+	}
+	if _, ok := c.machines[j.Node]; !ok {
+		c.machines[j.Node] = j.Machine
 	}
 }
 
@@ -375,12 +405,16 @@ func (c *comm) deriveNodes() {
 
 func (c *comm) bootstrapRoot(ctx context.Context, rundir string, self joinMsg) error {
 	deadline := c.bootDeadline
-	c.addMember(self)
+	host, err := self.host()
+	if err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	c.addMember(self, host)
 	if err := os.MkdirAll(rundir, 0o755); err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}
 	path := addrPath(rundir, c.id)
-	if err := publishAddr(path, addrFile{Schema: rendezvousSchema, Session: c.id.Session(), Node: c.id.NodeName, Addrs: c.addrs}); err != nil {
+	if err := publishAddr(path, addrFile{Schema: rendezvousSchema, Session: c.id.Session(), Node: c.id.NodeName, Addrs: c.addrs, Machine: c.machine}); err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}
 	pending := c.id.Size - 1
@@ -424,7 +458,7 @@ func (c *comm) bootstrapRoot(ctx context.Context, rundir string, self joinMsg) e
 				return fmt.Errorf("bootstrap: %s", bad)
 			}
 			c.ctrl[j.Rank] = cc
-			c.addMember(j)
+			c.addMember(j, req.host)
 			pending--
 		case <-timer.C:
 			return fmt.Errorf("bootstrap: %s", c.missing())
@@ -485,6 +519,16 @@ func (c *comm) bootstrapRank(ctx context.Context, rundir string, self joinMsg) e
 			var f addrFile
 			if f, err = parseAddrFile(data); err == nil {
 				published = f.Addrs
+				if c.describe != nil {
+					// Once: on rank 0's machine, rank 0's description is
+					// this node's too.
+					if f.Machine == "" || f.Machine != c.machine {
+						h := c.describe()
+						self.setHost(h)
+						self.Hostname = h.Hostname
+					}
+					c.describe = nil
+				}
 				conn, err = c.dialAny(ctx, f.Addrs, "join", deadline)
 				if errors.Is(err, errRefused) {
 					return fmt.Errorf("bootstrap: rank 0 (node %s) at %s: %w", c.node(0), strings.Join(f.Addrs, " "), err)
@@ -1022,6 +1066,9 @@ func (c *comm) hostsByNode() []results.Host {
 		var h results.Host
 		if p := c.hosts[names[i].Node]; p != nil {
 			h = *p
+		} else if m := c.machines[names[i].Node]; m != "" && m == c.machine && c.hosts[c.id.NodeName] != nil {
+			// A fake node on rank 0's machine did not describe itself.
+			h = *c.hosts[c.id.NodeName]
 		} else {
 			// The node's local rank 0 never reported: say what we know.
 			h.Hostname = names[i].Hostname

@@ -39,13 +39,27 @@
 // Every rank listens on an ephemeral TCP port, on every interface (or on
 // the --bind address), and advertises the addresses of the interfaces
 // that are up: IPv4 first, then global IPv6, then 127.0.0.1 for ranks on
-// the same host. Rank 0 publishes its addresses in <rundir>/<session>.addr (written atomically; the run
-// directory must be shared by the step's nodes). The other ranks poll for that
-// file, connect, authenticate and send a join: their rank, node, listening
-// addresses, a digest of their configuration and, from each node's local rank
-// 0, the node's provenance. Rank 0 answers with the table of every rank
-// (an all-gather), then all ranks pass a barrier. Rank 0 holds one control
-// connection per rank, so the bootstrap costs O(n) connections.
+// the same host. Rank 0 publishes its addresses in <rundir>/<session>.addr
+// (written atomically; the run directory must be shared by the step's
+// nodes). The other ranks poll for that file, connect, authenticate and
+// send a join: their rank, node, listening addresses, a digest of their
+// configuration and, from each node's local rank 0, the node's
+// provenance. Rank 0 answers with the table of every rank (an all-gather),
+// then all ranks pass a barrier. Rank 0 holds one control connection per
+// rank, so the bootstrap costs O(n) connections; it handles each join in
+// the connection's own goroutine and sends the table and the barrier's
+// release to every rank at once.
+//
+// Each node is described once (GatherHost: /proc, /sys, /etc, and the MPI
+// probe for the exec kernel). Rank 0 describes its own before the
+// bootstrap; every other node's local rank 0 (every rank, where the
+// launcher does not say which that is) describes its node with its join,
+// the other ranks send only their own few facts. Rank 0 also publishes
+// its machine key (a digest of the kernel's boot id, the hostname and the
+// network, mount and UTS namespaces): a node whose ranks have rank 0's key
+// is a fake node on rank 0's machine (sbench local makes hundreds), says
+// nothing, and rank 0's description stands for it. Either way the bundle
+// has one host per node, with the ranks that ran there.
 //
 // Nothing waits forever. Rank 0 gives up at the bootstrap timeout and names
 // the ranks that did not join and the node Slurm should have started them on

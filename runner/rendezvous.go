@@ -12,7 +12,7 @@ import (
 )
 
 // rendezvousSchema versions the address file rank 0 publishes.
-const rendezvousSchema = "sbench.rendezvous/v1"
+const rendezvousSchema = "sbench.rendezvous/v2"
 
 // addrFile is the content of <rundir>/<session>.addr. It holds no
 // secret: connections are authenticated with the token.
@@ -21,6 +21,9 @@ type addrFile struct {
 	Session string   `json:"session"`
 	Node    string   `json:"node"`
 	Addrs   []string `json:"addrs"`
+	// Machine is rank 0's machine key: a node's local rank 0 with the same
+	// one does not describe its node, rank 0's description stands for it.
+	Machine string `json:"machine,omitempty"`
 }
 
 func addrPath(rundir string, id Identity) string {

@@ -171,8 +171,26 @@ type joinMsg struct {
 	// Config digests the run's configuration: ranks started with different
 	// arguments must not measure together.
 	Config string `json:"config"`
-	// Host is the node's provenance, sent by the node's local rank 0 only.
-	Host *results.Host `json:"host,omitempty"`
+	// Machine is the rank's machine key (machineKey), "" when unknown.
+	Machine string `json:"machine,omitempty"`
+	// Host is the node's provenance, a results.Host, sent by the node's
+	// local rank 0 only, and not by one on rank 0's machine. It stays raw
+	// JSON until rank 0 reads it: a rank that sends none never builds the
+	// encoder of results.Host's dozens of fields, which cost every process
+	// a quarter of a millisecond.
+	Host json.RawMessage `json:"host,omitempty"`
+}
+
+// host decodes the join's provenance, strictly; nil when it has none.
+func (m *joinMsg) host() (*results.Host, error) {
+	if len(m.Host) == 0 {
+		return nil, nil
+	}
+	var h results.Host
+	if err := decode(msgJoin, m.Host, &h); err != nil {
+		return nil, fmt.Errorf("rank %d's node description: %w", m.Rank, err)
+	}
+	return &h, nil
 }
 
 // member is one rank in rank 0's table.
@@ -257,7 +275,7 @@ func (m *joinMsg) check() error {
 	if m.Rank < 0 || m.Size < 1 || m.Rank >= m.Size || m.NodeIndex < -1 {
 		return fmt.Errorf("join: rank %d, size %d, node index %d out of range", m.Rank, m.Size, m.NodeIndex)
 	}
-	if len(m.Node) > maxTextLen || len(m.Hostname) > maxTextLen || len(m.Config) > maxTextLen {
+	if len(m.Node) > maxTextLen || len(m.Hostname) > maxTextLen || len(m.Config) > maxTextLen || len(m.Machine) > maxTextLen {
 		return errors.New("join: field too long")
 	}
 	if err := checkAddrs(m.Addrs); err != nil {

@@ -61,7 +61,7 @@ var errTable = errors.New("table")
 // step's size: anything else is refused by check anyway, and must not be
 // allocated first).
 func decodeTable(p []byte, size int) (tableMsg, error) {
-	d := tableDecoder{p: p}
+	d := tableDecoder{p: p, all: string(p)}
 	if v := d.byte(); d.err == nil && v != tableVersion {
 		return tableMsg{}, fmt.Errorf("%w: version %d, want %d", errTable, v, tableVersion)
 	}
@@ -96,9 +96,12 @@ func decodeTable(p []byte, size int) (tableMsg, error) {
 	return m, nil
 }
 
-// tableDecoder reads p from the front; the first error sticks.
+// tableDecoder reads p from the front; the first error sticks. Its
+// strings are slices of all, the payload as one string: one allocation
+// for the table's hundreds of names and addresses.
 type tableDecoder struct {
 	p   []byte
+	all string
 	err error
 }
 
@@ -160,7 +163,7 @@ func (d *tableDecoder) str(limit int, prev string, repeat bool) string {
 		d.err = fmt.Errorf("%w: %w", errTable, io.ErrUnexpectedEOF)
 		return ""
 	}
-	s := string(d.p[:n])
+	at := len(d.all) - len(d.p)
 	d.p = d.p[n:]
-	return s
+	return d.all[at : at+int(n)]
 }

@@ -138,22 +138,10 @@ func TestBootstrap256Processes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("256 processes: not in -short")
 	}
-	bin := runnerBinary(t)
-	nodes := make([]string, 128)
-	for i := range nodes {
-		nodes[i] = fmt.Sprintf("local%d", i+1)
-	}
 	dir := t.TempDir()
+	s := processStep(runnerBinary(t), dir, 256)
 	var stderr bytes.Buffer
-	s := LocalStep{
-		Runner: bin,
-		Args: []string{"run", "--campaign", "scale", "--variant", "v", "--benchmark", "boot",
-			"--kernel", "latency", "--param", "sizes=1", "--param", "iterations=1", "--param", "warmup=0",
-			"--results", dir},
-		Nodes: nodes, TasksPerNode: 2, JobID: fmt.Sprint(3000 + jobSeq.Add(1)), StepID: "0", JobName: "scale",
-		Env:    []string{"SBENCH_TOKEN=scale", "SBENCH_BIND=127.0.0.1", "SBENCH_BOOTSTRAP_TIMEOUT=2m"},
-		Stderr: &syncWriter{w: &stderr},
-	}
+	s.Stderr = &syncWriter{w: &stderr}
 	if err := s.Run(context.Background()); err != nil {
 		t.Fatalf("%v\n%s", err, firstLines(stderr.String(), 20))
 	}
@@ -166,7 +154,7 @@ func TestBootstrap256Processes(t *testing.T) {
 	}
 	first := b.Hosts[0]
 	for i, h := range b.Hosts {
-		if h.NodeName != nodes[i] || !slices.Equal(h.Ranks, []int{2 * i, 2*i + 1}) {
+		if h.NodeName != s.Nodes[i] || !slices.Equal(h.Ranks, []int{2 * i, 2*i + 1}) {
 			t.Errorf("host %d: node %s, ranks %v", i, h.NodeName, h.Ranks)
 		}
 		if h.Hostname != first.Hostname || h.CPUModel != first.CPUModel || h.MemoryBytes != first.MemoryBytes {

@@ -24,19 +24,12 @@ func InterfaceAddrs() ([]IfAddr, error) {
 	if err != nil {
 		return nil, err
 	}
-	tab, err := syscall.NetlinkRIB(syscall.RTM_GETADDR, syscall.AF_UNSPEC)
+	msgs, err := netlinkDump(syscall.RTM_GETADDR)
 	if err != nil {
-		return nil, os.NewSyscallError("netlinkrib", err)
-	}
-	msgs, err := syscall.ParseNetlinkMessage(tab)
-	if err != nil {
-		return nil, os.NewSyscallError("parsenetlinkmessage", err)
+		return nil, err
 	}
 	var out []IfAddr
 	for _, m := range msgs {
-		if m.Header.Type == syscall.NLMSG_DONE {
-			break
-		}
 		if m.Header.Type != syscall.RTM_NEWADDR || len(m.Data) < syscall.SizeofIfAddrmsg {
 			continue
 		}
@@ -92,19 +85,12 @@ func ifAddr(family uint8, attrs []syscall.NetlinkRouteAttr) (netip.Addr, bool) {
 
 // linkFlags returns every interface's flags (IFF_UP …) by number.
 func linkFlags() (map[int]uint32, error) {
-	tab, err := syscall.NetlinkRIB(syscall.RTM_GETLINK, syscall.AF_UNSPEC)
+	msgs, err := netlinkDump(syscall.RTM_GETLINK)
 	if err != nil {
-		return nil, os.NewSyscallError("netlinkrib", err)
-	}
-	msgs, err := syscall.ParseNetlinkMessage(tab)
-	if err != nil {
-		return nil, os.NewSyscallError("parsenetlinkmessage", err)
+		return nil, err
 	}
 	flags := map[int]uint32{}
 	for _, m := range msgs {
-		if m.Header.Type == syscall.NLMSG_DONE {
-			break
-		}
 		if m.Header.Type != syscall.RTM_NEWLINK || len(m.Data) < syscall.SizeofIfInfomsg {
 			continue
 		}
@@ -112,6 +98,24 @@ func linkFlags() (map[int]uint32, error) {
 		flags[int(ifim.Index)] = ifim.Flags
 	}
 	return flags, nil
+}
+
+// netlinkDump returns the messages of a routing table dump, up to its end.
+func netlinkDump(typ int) ([]syscall.NetlinkMessage, error) {
+	tab, err := syscall.NetlinkRIB(typ, syscall.AF_UNSPEC)
+	if err != nil {
+		return nil, os.NewSyscallError("netlinkrib", err)
+	}
+	msgs, err := syscall.ParseNetlinkMessage(tab)
+	if err != nil {
+		return nil, os.NewSyscallError("parsenetlinkmessage", err)
+	}
+	for i, m := range msgs {
+		if m.Header.Type == syscall.NLMSG_DONE {
+			return msgs[:i], nil
+		}
+	}
+	return msgs, nil
 }
 
 func boolInt(b bool) int {

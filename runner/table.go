@@ -70,6 +70,10 @@ func decodeTable(p []byte, size int) (tableMsg, error) {
 		return tableMsg{}, d.err
 	}
 	m := tableMsg{Members: make([]member, n)}
+	// Every rank's addresses in one array (most have one or two), each
+	// rank's a slice of it, capped: allocations, not the table's size,
+	// were its cost.
+	pool := make([]string, 0, 2*n)
 	var prev member
 	for i := range m.Members {
 		mb := &m.Members[i]
@@ -81,10 +85,11 @@ func decodeTable(p []byte, size int) (tableMsg, error) {
 		if d.err == nil && k == 0 {
 			d.fail("rank %d has no address", i)
 		}
-		mb.Addrs = make([]string, 0, min(k, maxAddrs))
+		start := len(pool)
 		for j := uint64(0); j < k && d.err == nil; j++ {
-			mb.Addrs = append(mb.Addrs, d.str(maxAddrLen, "", false))
+			pool = append(pool, d.str(maxAddrLen, "", false))
 		}
+		mb.Addrs = pool[start:len(pool):len(pool)]
 		if d.err != nil {
 			return tableMsg{}, d.err
 		}

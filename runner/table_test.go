@@ -94,3 +94,18 @@ func FuzzDecodeTable(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecodeTable: what each rank of a 512-rank step spends on the
+// table (its JSON took 5 ms on this machine's cores).
+//
+//	go test -run '^$' -bench DecodeTable -benchmem ./runner
+func BenchmarkDecodeTable(b *testing.B) {
+	p := encodeTable(tableOf(512, 2))
+	b.SetBytes(int64(len(p)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodeTable(p, 512); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

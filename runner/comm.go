@@ -368,7 +368,9 @@ func (c *comm) addMember(j joinMsg, host *results.Host) {
 	if _, ok := c.hosts[j.Node]; host != nil && !ok {
 		c.hosts[j.Node] = host
 	}
-	if _, ok := c.machines[j.Node]; !ok {
+	// The machine a node's describer is on (only ranks that describe, or
+	// would, know theirs).
+	if _, ok := c.machines[j.Node]; !ok && j.Machine != "" {
 		c.machines[j.Node] = j.Machine
 	}
 }

@@ -279,9 +279,13 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 
 	c := newComm(id, cfg.Token, log, cfg.IOTimeout, fail)
 	c.timeout = timeout
-	c.machine = machineKey(cfg.Root)
 	if id.Rank != 0 && id.LocalRank <= 0 {
 		c.describe = describe
+	}
+	if id.Rank == 0 || c.describe != nil {
+		// Only a rank that describes its node, or may, needs to know
+		// its machine.
+		c.machine = machineKey(cfg.Root)
 	}
 	var samples []results.Sample
 	var res *execResult

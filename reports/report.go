@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/screen"
 	"github.com/sbench/sbench/store"
 )
 
@@ -57,6 +58,7 @@ type options struct {
 	fontDirs     []string
 	searchFonts  bool
 	comparison   *Comparison
+	screen       screen.Options
 }
 
 // WithCompression turns compression of the PDF's page streams on (the
@@ -164,6 +166,24 @@ func WithFontSearch(dirs ...string) Option {
 	}
 }
 
+// WithScreenOptions sets the limits the screening section and heatmaps
+// judge by (default screen.DefaultOptions: ClusterKit's), as sbench
+// screen's --latency-tolerance, --bandwidth-tolerance and
+// --node-tolerance do.
+func WithScreenOptions(so screen.Options) Option {
+	return func(o *options) error {
+		if err := so.Check(); err != nil {
+			return err
+		}
+		o.screen = so
+		return nil
+	}
+}
+
+// Screen returns the screening's verdict on the report's runs, nil when
+// they hold no screening.
+func (r *Report) Screen() *screen.Verdict { return r.screen }
+
 // Report is a report laid out from Data: its figures are built and can be
 // saved on their own, and WriteTo writes the PDF.
 type Report struct {
@@ -184,11 +204,14 @@ type Report struct {
 	figures       []Figure
 	verdict       []string
 	notes         []string
+	// screen is the screening's verdict on the runs (package screen), nil
+	// when they hold no screening.
+	screen *screen.Verdict
 }
 
 // New lays out a report of d.
 func New(d Data, opts ...Option) (*Report, error) {
-	r := &Report{data: d, opts: options{compress: true}}
+	r := &Report{data: d, opts: options{compress: true, screen: screen.DefaultOptions()}}
 	for _, o := range opts {
 		if err := o(&r.opts); err != nil {
 			return nil, err
@@ -231,12 +254,16 @@ func New(d Data, opts ...Option) (*Report, error) {
 	}
 	r.text = newTextStyles(r.font)
 	r.configs = newConfigs(r.runs, r.opts.groupBy)
+	r.screen = r.screening()
 	r.buildFamilyView()
 	r.analyse()
 	r.buildFigures()
 	r.verdict = r.computeVerdict()
 	if c := r.opts.comparison; c != nil && len(c.Summary) > 0 {
 		r.verdict = append(r.verdict, c.Summary[0])
+	}
+	if r.screen != nil {
+		r.verdict = append(r.verdict, "Screening: "+r.screen.Summary()+".")
 	}
 	return r, nil
 }
@@ -462,26 +489,27 @@ func checkFigureFormat(format string) error {
 
 // WriteTo writes the report as a PDF.
 func (r *Report) WriteTo(w io.Writer) (int64, error) {
-	if r.opts.figureDir != "" {
-		if err := r.SaveFigures(r.opts.figureDir, r.opts.figureFormat); err != nil {
-			return 0, err
-		}
-	}
-	if r.opts.csvDir != "" {
-		if err := r.WriteCSV(r.opts.csvDir); err != nil {
-			return 0, err
-		}
+	if err := r.saveExtras(); err != nil {
+		return 0, err
 	}
 	doc := newDocument(r.data, r.opts, r.font)
+	r.drawSections(doc)
+	r.replacementNote(doc)
+	return doc.output(w)
+}
+
+// drawSections draws the report's content, section by section: into the
+// PDF, and into the HTML page when the document records one (WriteHTML),
+// so that both show the same.
+func (r *Report) drawSections(doc *document) {
 	r.titlePage(doc)
 	r.systemSection(doc)
+	r.screeningSection(doc)
 	r.runsSection(doc)
 	r.familySections(doc)
 	r.comparisonSection(doc)
 	r.notesSection(doc)
 	r.appendix(doc)
-	r.replacementNote(doc)
-	return doc.output(w)
 }
 
 // latestRunTime is the latest end (or start) of the runs, or the Unix epoch

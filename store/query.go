@@ -274,11 +274,18 @@ func (db *DB) Samples(ctx context.Context, f Filter) ([]Sample, error) {
 // archive does not hold them all in memory.
 func eachSample(ctx context.Context, q queryer, f Filter, fn func(Sample) error) error {
 	where, args := f.where()
-	rows, err := q.QueryContext(ctx, `SELECT s.run_id, s.metric, s.unit, s.x, s.x_unit, s.value, s.min, s.max, s.p50, s.p99, s.iterations, s.repeat, s.pair, s.tags
+	rows, err := q.QueryContext(ctx, `SELECT `+sampleColumns+`
 FROM samples s JOIN runs r ON r.id = s.run_id`+where+` ORDER BY s.run_id, s.metric, s.x, s.repeat, s.seq`, args...)
 	if err != nil {
 		return err
 	}
+	return scanSamples(rows, fn)
+}
+
+const sampleColumns = `s.run_id, s.metric, s.unit, s.x, s.x_unit, s.value, s.min, s.max, s.p50, s.p99, s.iterations, s.repeat, s.pair, s.tags`
+
+// scanSamples reads rows of sampleColumns into fn, and closes them.
+func scanSamples(rows *sql.Rows, fn func(Sample) error) error {
 	defer rows.Close()
 	for rows.Next() {
 		var s Sample

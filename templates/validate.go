@@ -35,7 +35,7 @@ var (
 var (
 	modes     = map[string]bool{ModeSteps: true, ModeJobs: true, ModeArray: true}
 	launchers = map[string]bool{"srun": true, "mpirun": true, "mpiexec": true}
-	pairKinds = map[string]bool{"both-directions": true, "all": true, "intra-inter": true}
+	pairKinds = map[string]bool{"both-directions": true, "all": true, "reference": true, "intra-inter": true}
 )
 
 func unknownKernel(name string) string {
@@ -417,7 +417,7 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 		}
 	}
 	if b.Pairs != "" && !pairKinds[b.Pairs] {
-		add(".pairs", "%q is not a placement: use both-directions, all or intra-inter", b.Pairs)
+		add(".pairs", "%q is not a placement: use both-directions, all, reference or intra-inter", b.Pairs)
 	}
 	ps = append(ps, c.validateParams(key+".params", b.Params)...)
 	ps = append(ps, c.validateEnv(key+".env", b.Env)...)

@@ -43,6 +43,8 @@ type rule struct {
 var rules = []rule{
 	{pkg: "results", leaf: true, why: "the bundle schema is the contract every package above may import; it imports none of ours"},
 	{pkg: "sizes", leaf: true, why: "one size parser for every package"},
+	{pkg: "svgplot", leaf: true, why: "drawing a plot as SVG for a page knows nothing of benchmarks"},
+	{pkg: "webpage", leaf: true, why: "the pages' shell, style and script are below every HTML view"},
 	{pkg: "kernels", leaf: true, only: []string{"sizes", "results"}, why: "the table of native kernels that templates and runner both read"},
 	{pkg: "parsers", leaf: true, only: []string{"results", "sizes"}, why: "the parsers sit below everything that uses them"},
 	{pkg: "hpl", not: []string{"store", "reports", "runner", "templates"}, why: "HPL input and output, used by the runner and templates"},
@@ -52,10 +54,14 @@ var rules = []rule{
 	{pkg: "cmd/sbench-runner", not: []string{"store", "reports", "templates", "compare", "trend"}, cgoFree: true, why: "one static file copied to compute nodes"},
 	{pkg: "store", not: []string{"reports", "compare", "trend", "runner", "templates"}, why: "the archive is below the analyses"},
 	{pkg: "compare", not: []string{"reports", "trend", "slurm", "runner", "templates"}, why: "the analysis of runs reads the archive, not Slurm or the runner"},
+	// screen is the screening's one analysis: sbench screen prints it, the
+	// report draws it.
+	{pkg: "screen", not: []string{"reports", "trend", "slurm", "runner", "templates"}, except: []string{"slurm/hostlist"}, why: "the screening's analysis reads the archive, not Slurm or the runner; the report draws it"},
 	{pkg: "trend", not: []string{"reports", "slurm", "runner", "templates"}, why: "history's analysis reads the archive, not Slurm or the runner"},
 	// slurm/hostlist only writes node names, without running anything of
 	// Slurm's: reports may compress node lists with it.
 	{pkg: "reports", not: []string{"slurm", "runner", "templates"}, except: []string{"slurm/hostlist"}, why: "reports draw the archive, never Slurm or the runner"},
+	{pkg: "site", not: []string{"slurm", "runner", "templates"}, except: []string{"slurm/hostlist"}, why: "the static site draws the archive, never Slurm or the runner"},
 	{pkg: "internal", not: []string{"store", "reports", "runner", "templates", "slurm", "compare", "trend"}, why: "test helpers must not pull packages into the tests that use them"},
 	{pkg: "cmd/sbench", why: "the CLI may use everything"},
 	{pkg: "bench", why: "benchmark programs may use everything"},

@@ -68,8 +68,9 @@ type comm struct {
 
 	members []member                 // by rank; zero Addrs while unknown
 	hosts   map[string]*results.Host // by node name, from each node's local rank 0
-	// machine is this rank's machine key (machineKey); machines, on rank
-	// 0, the key each node's ranks joined with, by node name.
+	// machine is this rank's machine key (machineKey), when it may
+	// describe its node; machines, on rank 0, the key each node's
+	// describer joined with, by node name.
 	machine  string
 	machines map[string]string
 	// describe, when set, describes this rank's node for its join, unless
@@ -145,15 +146,24 @@ func (cc *ctrlConn) sendFrame(t msgType, payload []byte, timeout time.Duration) 
 	return nil
 }
 
+// sendAllSerial is the number of ranks up to which sendAll writes one
+// rank after the other: a few small writes cost less than goroutines, and
+// collectives pass a barrier per iteration.
+const sendAllSerial = 32
+
 // sendAll sends one frame to every rank rank 0 holds a control
-// connection to, all at once: a rank slow to read (hundreds of processes
-// on a few cores) holds up only its own. The error names the first rank,
-// in rank order, that could not be told.
+// connection to; to more than sendAllSerial, all at once: a rank slow to
+// read (hundreds of processes on a few cores) holds up only its own. The
+// error names the first rank, in rank order, that could not be told.
 func (c *comm) sendAll(t msgType, payload []byte) error {
 	ranks := c.ranks()
 	errs := make([]error, len(ranks))
 	var wg sync.WaitGroup
 	for i, r := range ranks {
+		if len(ranks) <= sendAllSerial {
+			errs[i] = c.ctrl[r].sendFrame(t, payload, dialTimeout)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"os"
 	"path"
 	"regexp"
@@ -164,8 +165,12 @@ func (c *Campaign) validate(runs bool) Problems {
 			}
 		}
 	}
-	if r.Bind != "" && !pathRE.MatchString(r.Bind) {
-		add("runner.bind", "%q is not an address", r.Bind)
+	if r.Bind != "" {
+		// sbench-runner looks up no names (it has no resolver, to stay
+		// static): an IP literal or nothing.
+		if ip, err := netip.ParseAddr(r.Bind); err != nil || ip.Zone() != "" {
+			add("runner.bind", "%q is not an IP address (sbench-runner looks up no host names)", r.Bind)
+		}
 	}
 	if len(c.Benchmarks) == 0 {
 		add("benchmark", "the campaign has no [[benchmark]]")

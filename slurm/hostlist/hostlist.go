@@ -133,7 +133,13 @@ func expandRanges(body string) ([]string, error) {
 		}
 		width := len(lo)
 		for i := a; i <= b; i++ {
-			out = append(out, fmt.Sprintf("%0*d", width, i))
+			// strconv, not fmt: every rank expands the step's node list
+			// at start-up, hundreds of names.
+			n := strconv.Itoa(i)
+			if len(n) < width {
+				n = strings.Repeat("0", width-len(n)) + n
+			}
+			out = append(out, n)
 		}
 	}
 	return out, nil

@@ -333,8 +333,8 @@ func TestKernelPollModes(t *testing.T) {
 // node gets the capped send buffer (Linux reports it doubled); one between
 // nodes keeps the kernel's autotuned buffer.
 func TestIntraNodeSendBuffer(t *testing.T) {
-	sndbuf := func(conn net.Conn) int {
-		rc, err := conn.(syscall.Conn).SyscallConn()
+	sndbuf := func(conn *tcp.Conn) int {
+		rc, err := conn.SyscallConn()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -245,7 +245,7 @@ const intraNodeSendBuffer = 128 << 10
 
 // tuneKernelConn prepares a kernel connection to peer: within a node, the
 // send buffer above.
-func tuneKernelConn(c *comm, conn net.Conn, peer int) error {
+func tuneKernelConn(c *comm, conn tcpConn, peer int) error {
 	if !c.sameNode(peer) {
 		return nil
 	}

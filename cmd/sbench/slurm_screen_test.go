@@ -93,7 +93,8 @@ func TestSlurmScreen(t *testing.T) {
 		testenv.Require(t, err.Error())
 	}
 	buildBinaries(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	// 12 minutes, and what waiting for another package's netns lab takes.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
 	if err := testcluster.Searchable(dir); err != nil {

@@ -28,9 +28,10 @@
 # state, spool and logs are wiped (job ids restart at 1, so an old jobcomp
 # file would give stale answers for new jobs). Everything made for a
 # --netns lab (namespaces, veths, the bridge) is listed in LABDIR/run/netns
-# before it is made, and stop.sh deletes exactly those; a stale netns lab
-# still holding 198.18.0.1 (a test killed before its clean-up) is stopped
-# through its own LABDIR first. When $SBENCH_LAB_REGISTRY names a
+# before it is made, and stop.sh deletes exactly those. Netns labs share
+# 198.18.0.0/15, so one runs at a time: a running one found holding it
+# makes this refuse; a stale one (a test killed before its clean-up) is
+# stopped through its own LABDIR first. When $SBENCH_LAB_REGISTRY names a
 # directory, LABDIR is recorded there so that whoever set it (run-tests.sh)
 # can stop every lab its tests started, whatever became of the tests.
 #
@@ -154,16 +155,27 @@ fail() {
 NET_PREFIX=198.18
 node_addr() { echo "$NET_PREFIX.0.$((10 + $1))"; }
 if [ "$NETNS" = 1 ]; then
-	# A stale lab's bridge (a test killed before its clean-up) holds the
-	# range: stop that lab through its own LABDIR, which lists what it
-	# made. Anything else in the range is not ours: refuse, touch nothing.
+	# Another lab's bridge holds the range. A running lab is left alone:
+	# refuse. A stale one is stopped through its own LABDIR, which lists
+	# what it made: one whose slurmctld is gone, or one started under the
+	# netns lock (testcluster.Start) when our caller holds that lock now,
+	# so that the process which held it for that lab is gone (a test killed
+	# by go test's -timeout). Anything else in the range is not ours:
+	# refuse, touch nothing.
 	for dev in $(ip -o addr show to "$NET_PREFIX.0.0/15" | awk '{ print $2 }' | sort -u); do
 		alias=$(cat "/sys/class/net/$dev/ifalias" 2>/dev/null || true)
 		owner=${alias#sbench-lab:}
-		if [ "$alias" != "$owner" ] && [ -f "$owner/run/netns" ]; then
-			say "stopping the stale netns lab in $owner (its bridge $dev holds $NET_PREFIX.0.1)"
-			"$HERE/stop.sh" "$owner" >&2 || true
+		[ "$alias" != "$owner" ] && [ -f "$owner/run/netns" ] || continue
+		[ "$owner" = "$LAB" ] && continue # stopped below, with the rest of this lab
+		pid=$(cat "$owner/run/slurmctld.pid" 2>/dev/null || true)
+		cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/${pid:-none}/cmdline" || true)
+		case $cmd in *slurmctld*"$owner"*) running=1 ;; *) running=0 ;; esac
+		if [ $running = 1 ] && ! { [ "${SBENCH_NETNS_LOCKED:-}" = 1 ] && [ -f "$owner/run/netns-locked" ]; }; then
+			say "$NET_PREFIX.0.0/15 is in use by the running lab in $owner (its bridge $dev); stop it first: $HERE/stop.sh $owner"
+			exit 1
 		fi
+		say "stopping the stale netns lab in $owner (its bridge $dev holds $NET_PREFIX.0.1)"
+		"$HERE/stop.sh" "$owner" >&2 || true
 	done
 	taken=$(ip -o addr show to "$NET_PREFIX.0.0/15" | awk '{ print $2 " " $4 }' | tr '\n' ' ')
 	if [ -n "$taken" ]; then
@@ -174,6 +186,9 @@ if [ "$NETNS" = 1 ]; then
 	BRIDGE=sb${TAG}br
 	record() { echo "$1 $2" >>"$LAB/run/netns"; }
 	: >"$LAB/run/netns"
+	# Started by a caller that holds the netns lock for as long as the lab
+	# runs: once that lock is free again, the lab is stale (see above).
+	[ "${SBENCH_NETNS_LOCKED:-}" = 1 ] && : >"$LAB/run/netns-locked"
 	: >"$LAB/etc/netns-nodes"
 	record link "$BRIDGE"
 	ip link add "$BRIDGE" type bridge || fail "cannot create bridge $BRIDGE"

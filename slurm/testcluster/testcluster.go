@@ -10,6 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
 )
 
 //go:embed start.sh stop.sh shape.sh
@@ -23,6 +26,56 @@ type Lab struct {
 	// Netns: every node has its own network namespace, address and link
 	// (WithNetns).
 	Netns bool
+
+	// The netns lock (NetnsLock), held from Start to Stop: every netns
+	// lab takes the same address range, so they run one at a time.
+	mu   sync.Mutex
+	lock *os.File
+}
+
+// NetnsLock is the file a netns lab's process holds locked (flock) while
+// the lab runs. Netns labs all use 198.18.0.0/15, so only one can run on
+// a machine; go test runs packages in parallel, and two of them start
+// netns labs: Start waits its turn on this lock. start.sh, told by
+// $SBENCH_NETNS_LOCKED that its caller holds it, knows that a lab it
+// finds still holding the range, started under the lock, has lost its
+// process (a test killed by go test's -timeout) and stops it; a lab
+// started by hand, or while nobody held the lock, it refuses to touch.
+func NetnsLock() string { return filepath.Join(os.TempDir(), "sbench-netns-lab.lock") }
+
+// lockNetns takes NetnsLock, waiting for the lab that holds it until ctx
+// ends.
+func lockNetns(ctx context.Context) (*os.File, error) {
+	f, err := os.OpenFile(NetnsLock(), os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("netns lab lock: %w", err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("netns lab lock %s: %w", f.Name(), err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("wait for the netns lab that holds %s: %w", f.Name(), ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// unlock lets the next netns lab start; only the first call does anything.
+func (l *Lab) unlock() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lock != nil {
+		l.lock.Close() // closing the last descriptor releases the flock
+		l.lock = nil
+	}
 }
 
 // Option chooses how a lab is started.
@@ -33,7 +86,8 @@ type config struct{ netns bool }
 // WithNetns puts every fake node in its own network namespace, with its
 // own address (nK is 198.18.0.(10+K)), hostname and veth link on one
 // bridge, so that node pairs measure different paths and Shape can slow
-// one node's link. It needs root and iproute2.
+// one node's link. It needs root and iproute2. Netns labs run one at a
+// time on a machine: Start waits for the one that runs (NetnsLock).
 func WithNetns() Option { return func(c *config) { c.netns = true } }
 
 // Direction says which way Shape slows a node's link.
@@ -134,14 +188,21 @@ func Start(ctx context.Context, dir string, nodes int, opts ...Option) (*Lab, er
 			return nil, fmt.Errorf("start test cluster: %w", err)
 		}
 	}
+	lab := &Lab{Dir: abs, Conf: filepath.Join(abs, "etc", "slurm.conf"), Nodes: nodes, Netns: cfg.netns}
 	args := []string{abs, fmt.Sprint(nodes)}
+	var env []string
 	if cfg.netns {
 		args = append(args, "--netns")
+		if lab.lock, err = lockNetns(ctx); err != nil {
+			return nil, fmt.Errorf("start test cluster in %s: %w", abs, err)
+		}
+		env = []string{"SBENCH_NETNS_LOCKED=1"}
 	}
-	if _, err := runScript(ctx, filepath.Join(bin, "start.sh"), args...); err != nil {
+	if _, err := runScriptEnv(ctx, env, filepath.Join(bin, "start.sh"), args...); err != nil {
+		lab.unlock()
 		return nil, fmt.Errorf("start test cluster in %s: %w", abs, err)
 	}
-	return &Lab{Dir: abs, Conf: filepath.Join(abs, "etc", "slurm.conf"), Nodes: nodes, Netns: cfg.netns}, nil
+	return lab, nil
 }
 
 // Searchable makes dir and the directory above it searchable by all
@@ -173,8 +234,11 @@ func (l *Lab) Shape(ctx context.Context, node, rate string, d Direction) error {
 	return nil
 }
 
-// Stop cancels the lab's jobs and stops its daemons by their pid files.
+// Stop cancels the lab's jobs and stops its daemons by their pid files;
+// a netns lab also deletes its network and lets the next netns lab start.
+// Stopping a stopped lab does nothing.
 func (l *Lab) Stop(ctx context.Context) error {
+	defer l.unlock()
 	if _, err := runScript(ctx, filepath.Join(l.Dir, "bin", "stop.sh"), l.Dir); err != nil {
 		return fmt.Errorf("stop test cluster in %s: %w", l.Dir, err)
 	}
@@ -182,8 +246,16 @@ func (l *Lab) Stop(ctx context.Context) error {
 }
 
 func runScript(ctx context.Context, script string, args ...string) (string, error) {
+	return runScriptEnv(ctx, nil, script, args...)
+}
+
+// runScriptEnv is runScript with env added to the environment.
+func runScriptEnv(ctx context.Context, env []string, script string, args ...string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, "bash", append([]string{script}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		return stdout.String(), fmt.Errorf("%s: %w\n%s", filepath.Base(script), err, strings.TrimSpace(stderr.String()))

@@ -285,9 +285,13 @@ func checkNoNetwork(t *testing.T, dir string) {
 	if strings.Contains(string(out), "sb"+tag) {
 		t.Errorf("links of the lab in %s left behind:\n%s", dir, out)
 	}
+	// Only this lab's: the next netns lab (another package's test) may
+	// hold the range by now.
 	out, _ = exec.Command("ip", "-o", "addr", "show", "to", "198.18.0.0/15").CombinedOutput()
-	if len(strings.TrimSpace(string(out))) > 0 {
-		t.Errorf("198.18.0.0/15 still in use after the lab in %s stopped:\n%s", dir, out)
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "sb"+tag) {
+			t.Errorf("198.18.0.0/15 still held by the lab in %s after it stopped:\n%s", dir, out)
+		}
 	}
 }
 
@@ -321,7 +325,8 @@ func batch(t *testing.T, ctx context.Context, lab *Lab, nodes string, script str
 // address, and Shape slows exactly the direction it is asked to.
 func TestSlurmNetnsLab(t *testing.T) {
 	testenv.LookPath(t, "iperf3", "iperf3")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// Time to wait for another package's netns lab too (TestSlurmScreen).
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	lab := netnsLab(t, ctx, 4)
 
@@ -372,6 +377,71 @@ func TestSlurmNetnsLab(t *testing.T) {
 	}
 }
 
+// Two netns labs share one address range: a second lab started while the
+// first runs (go test runs packages in parallel, and two of them start
+// netns labs) waits its turn, and never takes the range from under the
+// first — which once stopped the running lab as if it were stale, and
+// cancelled its jobs. start.sh run by hand refuses instead of waiting.
+func TestSlurmNetnsLabsTakeTurns(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	first := netnsLab(t, ctx, 2)
+
+	type started struct {
+		lab *Lab
+		err error
+	}
+	second := make(chan started, 1)
+	go func() {
+		lab, err := Start(ctx, searchableTempDir(t), 2, WithNetns())
+		second <- started{lab, err}
+	}()
+
+	// By hand, while the first lab runs: refused, and the first untouched.
+	byHand := searchableTempDir(t)
+	out, err := exec.CommandContext(ctx, "bash", filepath.Join(first.Dir, "bin", "start.sh"), byHand, "2", "--netns").CombinedOutput()
+	if err == nil {
+		_ = exec.Command("bash", filepath.Join(first.Dir, "bin", "stop.sh"), byHand).Run()
+		t.Fatalf("start.sh --netns started a second lab while %s runs:\n%s", first.Dir, out)
+	}
+	if !strings.Contains(string(out), "in use by the running lab in "+first.Dir) {
+		t.Errorf("start.sh does not say which lab holds the range:\n%s", out)
+	}
+	if strings.Contains(string(out), "stale") {
+		t.Errorf("start.sh took the running lab for a stale one:\n%s", out)
+	}
+	checkNoNetwork(t, byHand)
+
+	select {
+	case s := <-second:
+		if s.lab != nil {
+			_ = s.lab.Stop(context.Background())
+		}
+		t.Fatalf("a second netns lab started while the first runs: %v", s.err)
+	case <-time.After(2 * time.Second):
+	}
+	// The first lab still runs jobs, on both of its nodes.
+	if got := batch(t, ctx, first, "n[1-2]", "srun -N2 -n2 hostname | sort\n"); got != "n1\nn2\n" {
+		t.Errorf("the first lab's job printed %q, want n1 and n2", got)
+	}
+	if err := first.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := <-second
+	if s.err != nil {
+		t.Fatalf("the second lab, once the first stopped: %v", s.err)
+	}
+	t.Cleanup(func() {
+		if err := s.lab.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+		checkNoNetwork(t, s.lab.Dir)
+	})
+	if got := batch(t, ctx, s.lab, "n[1-2]", "srun -N2 -n2 hostname | sort\n"); got != "n1\nn2\n" {
+		t.Errorf("the second lab's job printed %q, want n1 and n2", got)
+	}
+}
+
 // A netns lab whose start fails half-way leaves nothing behind: here every
 // slurmd refuses to start, after the namespaces, veths and bridge exist.
 func TestSlurmNetnsLabFailedStart(t *testing.T) {
@@ -382,7 +452,8 @@ func TestSlurmNetnsLabFailedStart(t *testing.T) {
 	}
 	t.Setenv("PATH", fake+":"+os.Getenv("PATH"))
 	dir := searchableTempDir(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// A minute to fail in, after waiting for another netns lab.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	lab, err := Start(ctx, dir, 3, WithNetns())
 	if err == nil {

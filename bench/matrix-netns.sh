@@ -12,6 +12,16 @@
 #   REPEATS=3                    matrix runs per node count (the median is
 #                                reported)
 #   LAB=/tmp/sbench-bench-netns  where the throw-away clusters live
+#   SHAPE=200mbit                shape every node's link, both ways, to this
+#                                rate (tc's units), so that the links, not
+#                                this machine's cores, bound each pair: on
+#                                two cores, unshaped veths are as fast as
+#                                the CPU copies, so n/2 pairs at once share
+#                                the same two cores and any schedule's time
+#                                follows the pairs' total work, n(n−1)
+#   BW_SIZE=1MiB                 the matrix's bandwidth_size
+#   PARAMS='iterations = "20"'   more matrix params (TOML inline-table
+#                                entries), e.g. fewer round trips for SHAPE
 #
 # Takes the shared Slurm lock (/tmp/sbench-slurm.lock) for the whole run,
 # starts one netns lab per node count and stops it (namespaces, veths and
@@ -49,12 +59,18 @@ seconds() { echo "$(date -d "$2" +%s.%N) $(date -d "$1" +%s.%N)" | awk '{ printf
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+[ -z "${SHAPE:-}" ] || echo "every node's link shaped to $SHAPE both ways; bandwidth_size ${BW_SIZE:-1MiB}, params: ${PARAMS:-defaults}"
 printf '%-6s %-7s %-11s %10s %12s %s\n' nodes pairs schedule "median s" "ms per pair" "runs (s)"
 first_n="" first_t=""
 for n in "${NODES[@]}"; do
 	"$ROOT/slurm/testcluster/start.sh" "$LAB" "$n" --netns >"$WORK/env.sh" 2>"$WORK/start.err" || { cat "$WORK/start.err" >&2; exit 1; }
 	# shellcheck disable=SC1091
 	. "$WORK/env.sh"
+	if [ -n "${SHAPE:-}" ]; then
+		for k in $(seq 1 "$n"); do
+			"$ROOT/slurm/testcluster/shape.sh" "$LAB" "n$k" "$SHAPE" both 2>"$WORK/shape.err" || { cat "$WORK/shape.err" >&2; exit 1; }
+		done
+	fi
 	dir="$WORK/n$n"
 	mkdir -p "$dir" && cd "$dir"
 	cat >c.toml <<TOML
@@ -70,7 +86,7 @@ bootstrap_timeout = "120s"
 name = "matrix"
 kernel = "matrix"
 repeats = $REPEATS
-params = { latency_size = "8", bandwidth_size = "1MiB"$param }
+params = { latency_size = "8", bandwidth_size = "${BW_SIZE:-1MiB}"$param${PARAMS:+, $PARAMS} }
 TOML
 	sbench submit c.toml --db m.db >/dev/null 2>&1
 	sbench status --db m.db --wait --interval 500ms --ingest >status.out 2>&1 || { cat status.out >&2; exit 1; }

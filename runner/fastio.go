@@ -140,30 +140,30 @@ func (f *fastConn) close() { f.restore() }
 // when the link's deadline passed or its context ended, or the system
 // call's error.
 func (f *fastConn) read(p []byte) error {
-	f.buf, f.done, f.err, f.spinUntil = p, 0, nil, time.Time{}
-	defer f.reset()
-	for {
-		// Read calls onRead again each time the netpoller finds the
-		// socket readable, after onRead returned false.
-		if err := f.rc.Read(f.onRead); err != nil {
-			return err
-		}
-		if f.err != errWouldBlock {
-			return f.err
-		}
-		if f.expired() {
-			return os.ErrDeadlineExceeded
-		}
-	}
+	f.spinUntil = time.Time{}
+	return f.move(p, true)
 }
 
 // write sends all of p; in spin mode the netpoller waits (within the
 // deadline) while the socket's buffer is full.
-func (f *fastConn) write(p []byte) error {
+func (f *fastConn) write(p []byte) error { return f.move(p, false) }
+
+// move runs onRead or onWrite on p until it is done, failed or timed out.
+// A bool picks the direction, not a method value: that would cost an
+// allocation per message.
+func (f *fastConn) move(p []byte, reading bool) error {
 	f.buf, f.done, f.err = p, 0, nil
 	defer f.reset()
 	for {
-		if err := f.rc.Write(f.onWrite); err != nil {
+		// Read (Write) calls the callback again each time the netpoller
+		// finds the socket ready, after the callback returned false.
+		var err error
+		if reading {
+			err = f.rc.Read(f.onRead)
+		} else {
+			err = f.rc.Write(f.onWrite)
+		}
+		if err != nil {
 			return err
 		}
 		if f.err != errWouldBlock {

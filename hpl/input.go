@@ -359,18 +359,20 @@ var (
 	swapWords  = [][]string{{"binary-exchange", "bin-exch", "binary"}, {"long", "spread-roll"}, {"mix", "mixed"}}
 )
 
-func parseWord(kind, s string, words [][]string) (int, error) {
+// parseWord reads a code of an HPL setting, as its number or one of its
+// words.
+func parseWord[T ~int](kind, s string, words [][]string) (T, error) {
 	t := strings.TrimSpace(s)
 	if n, err := strconv.Atoi(t); err == nil {
 		if n >= 0 && n < len(words) {
-			return n, nil
+			return T(n), nil
 		}
 		return 0, fmt.Errorf("%s %d is not 0-%d", kind, n, len(words)-1)
 	}
 	for code, ws := range words {
 		for _, w := range ws {
 			if strings.EqualFold(t, w) {
-				return code, nil
+				return T(code), nil
 			}
 		}
 	}
@@ -390,27 +392,23 @@ func word(n int, words [][]string) string {
 
 // ParsePMap reads "row" or "column" (or 0, 1).
 func ParsePMap(s string) (PMap, error) {
-	n, err := parseWord("PMAP", s, pmapWords)
-	return PMap(n), err
+	return parseWord[PMap]("PMAP", s, pmapWords)
 }
 
 // ParseFact reads "left", "crout" or "right" (or 0, 1, 2).
 func ParseFact(s string) (Fact, error) {
-	n, err := parseWord("factorization", s, factWords)
-	return Fact(n), err
+	return parseWord[Fact]("factorization", s, factWords)
 }
 
 // ParseBcast reads "1ring", "1ringM", "2ring", "2ringM", "long", "longM"
 // (HPL's "Blong" and HPL.dat's "1rg", "Lng" … too, or 0-5).
 func ParseBcast(s string) (Bcast, error) {
-	n, err := parseWord("BCAST", s, bcastWords)
-	return Bcast(n), err
+	return parseWord[Bcast]("BCAST", s, bcastWords)
 }
 
 // ParseSwap reads "binary-exchange", "long" or "mix" (or 0, 1, 2).
 func ParseSwap(s string) (Swap, error) {
-	n, err := parseWord("SWAP", s, swapWords)
-	return Swap(n), err
+	return parseWord[Swap]("SWAP", s, swapWords)
 }
 
 func (p PMap) String() string  { return word(int(p), pmapWords) }

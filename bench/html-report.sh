@@ -8,17 +8,12 @@
 # Environment: REPEAT (default 5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SBENCH=${1:-bin/sbench}
+. bench/lib.sh
+bench_sbench "$@"
 REPEAT=${REPEAT:-5}
-if [ ! -x "$SBENCH" ]; then
-	go build -o bin/sbench ./cmd/sbench
-	SBENCH=bin/sbench
-fi
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 SBENCH=$SBENCH OUT=$W examples/articles/make-reports.sh >/dev/null
-
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 printf '%-30s %-5s %10s %8s %9s\n' report format bytes "s (med)" "RSS KiB"
 while IFS=$'\t' read -r article name group title; do

@@ -46,17 +46,8 @@ ROUNDS=${ROUNDS:-3}
 NP=${NP:-2}
 HPCC_NB=128
 TARGET=${TARGET:-0.5}
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-die() { echo "lu-vs-hpcc: $*" >&2; exit 2; }
-for tool in hpcc mpirun go; do
-	command -v "$tool" >/dev/null || die "$tool is not installed"
-done
+. "$ROOT/bench/lib.sh"
+bench_work lu-vs-hpcc hpcc mpirun go
 
 cd "$ROOT"
 # The runner must stay cgo-free with the kernel in it.
@@ -174,7 +165,6 @@ lu_ep() {
 	cat "$WORK"/ep.* | awk '{ s += $6 } END { printf "%.3f\n", s }'
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 best() { sort -g | tail -1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 

@@ -12,11 +12,8 @@
 # the report takes 2 s or more or is 5 MB or more.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SBENCH=${1:-bin/sbench}
-if [ ! -x "$SBENCH" ]; then
-	go build -o bin/sbench ./cmd/sbench
-	SBENCH=bin/sbench
-fi
+. bench/lib.sh
+bench_sbench "$@"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/bundles"

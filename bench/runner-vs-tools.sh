@@ -34,17 +34,8 @@ LAT_TARGET=1.10
 BW_TARGET=0.90
 # The bandwidth curve's target: ours >= NPtcp's at every size from here up.
 CURVE_FROM=65536
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-die() { echo "runner-vs-tools: $*" >&2; exit 2; }
-for tool in NPtcp iperf3 go; do
-	command -v "$tool" >/dev/null || die "$tool is not installed"
-done
+. "$ROOT/bench/lib.sh"
+bench_work runner-vs-tools NPtcp iperf3 go
 # Ports of our own, away from the tools' defaults (a server may run there).
 PORT=$((20000 + $$ % 20000))
 
@@ -93,8 +84,6 @@ iperf3_mbs() {
 }
 
 field() { awk -v f="$1" '{ print $f }' "$2"; }
-
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "machine: $(nproc) cores, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "rounds: $ROUNDS; latency: $LAT_ITERS iterations at 1 B; bandwidth: 4 MiB messages, window 64"

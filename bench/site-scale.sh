@@ -18,13 +18,10 @@
 # keeps the work directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SBENCH=${1:-bin/sbench}
+. bench/lib.sh
+bench_sbench "$@"
 RUNS=${RUNS:-20000}
 REPEAT=${REPEAT:-3}
-if [ ! -x "$SBENCH" ]; then
-	go build -o bin/sbench ./cmd/sbench
-	SBENCH=bin/sbench
-fi
 W=$(mktemp -d)
 [ "${KEEP:-}" = 1 ] || trap 'rm -rf "$W"' EXIT
 go build -o "$W/synthruns" ./bench/synthruns
@@ -46,7 +43,6 @@ cp "$W/a.db" "$W/b.db"
 "$W/synthruns" -db "$W/b.db" -clone 10 >/dev/null
 runs=$("$SBENCH" runs --db "$W/a.db" --json | grep -c '"id":' || true)
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # timed NAME ARGS…: runs sbench ARGS under /usr/bin/time, appends "secs kib".
 timed() {
 	local name=$1

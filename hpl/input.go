@@ -188,12 +188,9 @@ func (in Input) Tests() int {
 // HPLDat returns the input as xhpl's HPL.dat, results to standard output
 // (device 6), in the layout of the HPL.dat HPL ships.
 func (in Input) HPLDat() ([]byte, error) {
-	if err := in.Validate(); err != nil {
-		return nil, fmt.Errorf("HPL.dat: %w", err)
-	}
-	var b bytes.Buffer
-	if err := in.write(&b, "6"); err != nil {
-		return nil, fmt.Errorf("HPL.dat: %w", err)
+	b, err := in.dat("HPL.dat", "6")
+	if err != nil {
+		return nil, err
 	}
 	return b.Bytes(), nil
 }
@@ -203,31 +200,41 @@ func (in Input) HPLDat() ([]byte, error) {
 // separator line 32, then PTRANS's additional sizes — laid out like the
 // hpccinf.txt HPCC ships, byte for byte when there are none.
 func (in Input) HPCCInf() ([]byte, error) {
-	if err := in.Validate(); err != nil {
-		return nil, fmt.Errorf("hpccinf.txt: %w", err)
-	}
-	var b bytes.Buffer
-	if err := in.write(&b, "8"); err != nil {
-		return nil, fmt.Errorf("hpccinf.txt: %w", err)
+	b, err := in.dat("hpccinf.txt", "8")
+	if err != nil {
+		return nil, err
 	}
 	b.WriteString("##### This line (no. 32) is ignored (it serves as a separator). ######\n")
 	// With no additional sizes HPCC skips the values lines; they keep the
 	// sample's values, which is what HPCC users know.
-	if len(in.PTRANSNs) == 0 {
-		b.WriteString("0                      \t\tNumber of additional problem sizes for PTRANS\n")
-		b.WriteString("1200 10000 30000        \tvalues of N\n")
-	} else {
-		fmt.Fprintf(&b, "%-24s\tNumber of additional problem sizes for PTRANS\n", strconv.Itoa(len(in.PTRANSNs)))
-		fmt.Fprintf(&b, "%-24s\tvalues of N\n", joinInts(in.PTRANSNs))
+	ptrans := func(vs []int, countLabel, valuesLabel, sample string) {
+		if len(vs) == 0 {
+			b.WriteString(sample)
+			return
+		}
+		fmt.Fprintf(b, "%-24s\t%s\n", strconv.Itoa(len(vs)), countLabel)
+		fmt.Fprintf(b, "%-24s\t%s\n", joinInts(vs), valuesLabel)
 	}
-	if len(in.PTRANSNBs) == 0 {
-		b.WriteString("0                       \tnumber of additional blocking sizes for PTRANS\n")
-		b.WriteString("40 9 8 13 13 20 16 32 64       \tvalues of NB\n")
-	} else {
-		fmt.Fprintf(&b, "%-24s\tnumber of additional blocking sizes for PTRANS\n", strconv.Itoa(len(in.PTRANSNBs)))
-		fmt.Fprintf(&b, "%-24s\tvalues of NB\n", joinInts(in.PTRANSNBs))
-	}
+	ptrans(in.PTRANSNs, "Number of additional problem sizes for PTRANS", "values of N",
+		"0                      \t\tNumber of additional problem sizes for PTRANS\n"+
+			"1200 10000 30000        \tvalues of N\n")
+	ptrans(in.PTRANSNBs, "number of additional blocking sizes for PTRANS", "values of NB",
+		"0                       \tnumber of additional blocking sizes for PTRANS\n"+
+			"40 9 8 13 13 20 16 32 64       \tvalues of NB\n")
 	return b.Bytes(), nil
+}
+
+// dat validates the input and writes its 31 HPL.dat lines, for the file
+// name (in errors) with the device-out value device.
+func (in Input) dat(name, device string) (*bytes.Buffer, error) {
+	if err := in.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var b bytes.Buffer
+	if err := in.write(&b, device); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &b, nil
 }
 
 // write writes HPL.dat's 31 lines. Each value field starts in column 1 with
@@ -359,18 +366,20 @@ var (
 	swapWords  = [][]string{{"binary-exchange", "bin-exch", "binary"}, {"long", "spread-roll"}, {"mix", "mixed"}}
 )
 
-func parseWord(kind, s string, words [][]string) (int, error) {
+// parseWord reads a code of an HPL setting, as its number or one of its
+// words.
+func parseWord[T ~int](kind, s string, words [][]string) (T, error) {
 	t := strings.TrimSpace(s)
 	if n, err := strconv.Atoi(t); err == nil {
 		if n >= 0 && n < len(words) {
-			return n, nil
+			return T(n), nil
 		}
 		return 0, fmt.Errorf("%s %d is not 0-%d", kind, n, len(words)-1)
 	}
 	for code, ws := range words {
 		for _, w := range ws {
 			if strings.EqualFold(t, w) {
-				return code, nil
+				return T(code), nil
 			}
 		}
 	}
@@ -390,27 +399,23 @@ func word(n int, words [][]string) string {
 
 // ParsePMap reads "row" or "column" (or 0, 1).
 func ParsePMap(s string) (PMap, error) {
-	n, err := parseWord("PMAP", s, pmapWords)
-	return PMap(n), err
+	return parseWord[PMap]("PMAP", s, pmapWords)
 }
 
 // ParseFact reads "left", "crout" or "right" (or 0, 1, 2).
 func ParseFact(s string) (Fact, error) {
-	n, err := parseWord("factorization", s, factWords)
-	return Fact(n), err
+	return parseWord[Fact]("factorization", s, factWords)
 }
 
 // ParseBcast reads "1ring", "1ringM", "2ring", "2ringM", "long", "longM"
 // (HPL's "Blong" and HPL.dat's "1rg", "Lng" … too, or 0-5).
 func ParseBcast(s string) (Bcast, error) {
-	n, err := parseWord("BCAST", s, bcastWords)
-	return Bcast(n), err
+	return parseWord[Bcast]("BCAST", s, bcastWords)
 }
 
 // ParseSwap reads "binary-exchange", "long" or "mix" (or 0, 1, 2).
 func ParseSwap(s string) (Swap, error) {
-	n, err := parseWord("SWAP", s, swapWords)
-	return Swap(n), err
+	return parseWord[Swap]("SWAP", s, swapWords)
 }
 
 func (p PMap) String() string  { return word(int(p), pmapWords) }

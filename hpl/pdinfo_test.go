@@ -125,35 +125,42 @@ func pdinfo(data []byte) (in Input, device int, err error) {
 		}
 		return out
 	}
+	// value is a line's first field, as HPL_pdinfo's sscanf and atoi.
+	value := func() int {
+		sscanfS(next(), &num)
+		return atoi(num)
+	}
+	values := func(what string) ([]int, error) {
+		n, err := count(what)
+		if err != nil {
+			return nil, err
+		}
+		return list(n), nil
+	}
+	atLeast := func(what string, least int) ([]int, error) {
+		vs, err := values(what)
+		for _, v := range vs {
+			if v < least {
+				return nil, fmt.Errorf("value of %s less than %d", what, least)
+			}
+		}
+		return vs, err
+	}
 	next() // title
 	next() // author
 	next() // output file name
-	sscanfS(next(), &num)
-	device = atoi(num)
-	n, err := count("N")
-	if err != nil {
+	device = value()
+	if in.Ns, err = atLeast("N", 0); err != nil {
 		return in, 0, err
 	}
-	in.Ns = list(n)
-	for _, v := range in.Ns {
-		if v < 0 {
-			return in, 0, errors.New("value of N less than 0")
-		}
-	}
-	if n, err = count("NB"); err != nil {
+	if in.NBs, err = atLeast("NB", 1); err != nil {
 		return in, 0, err
 	}
-	in.NBs = list(n)
-	for _, v := range in.NBs {
-		if v < 1 {
-			return in, 0, errors.New("value of NB less than 1")
-		}
-	}
-	sscanfS(next(), &num)
-	if atoi(num) == 1 {
+	if value() == 1 {
 		in.PMAP = PMapColumn
 	}
-	if n, err = count("grids"); err != nil {
+	n, err := count("grids")
+	if err != nil {
 		return in, 0, err
 	}
 	ps, qs := list(n), list(n)
@@ -165,77 +172,53 @@ func pdinfo(data []byte) (in Input, device int, err error) {
 	}
 	sscanfS(next(), &num)
 	in.Threshold = atof(num)
-	fact := func(v int) Fact {
-		if v == 0 || v == 1 || v == 2 {
-			return Fact(v)
+	facts := func(what string) ([]Fact, error) {
+		vs, err := values(what)
+		var out []Fact
+		for _, v := range vs {
+			if v != 0 && v != 1 && v != 2 {
+				v = int(FactRight)
+			}
+			out = append(out, Fact(v))
 		}
-		return FactRight
+		return out, err
 	}
-	if n, err = count("PFACT"); err != nil {
+	if in.PFACTs, err = facts("PFACT"); err != nil {
 		return in, 0, err
 	}
-	for _, v := range list(n) {
-		in.PFACTs = append(in.PFACTs, fact(v))
-	}
-	if n, err = count("NBMIN"); err != nil {
+	if in.NBMINs, err = atLeast("NBMIN", 1); err != nil {
 		return in, 0, err
 	}
-	in.NBMINs = list(n)
-	for _, v := range in.NBMINs {
-		if v < 1 {
-			return in, 0, errors.New("value of NBMIN less than 1")
-		}
-	}
-	if n, err = count("NDIV"); err != nil {
+	if in.NDIVs, err = atLeast("NDIV", 2); err != nil {
 		return in, 0, err
 	}
-	in.NDIVs = list(n)
-	for _, v := range in.NDIVs {
-		if v < 2 {
-			return in, 0, errors.New("value of NDIV less than 2")
-		}
-	}
-	if n, err = count("RFACT"); err != nil {
+	if in.RFACTs, err = facts("RFACT"); err != nil {
 		return in, 0, err
 	}
-	for _, v := range list(n) {
-		in.RFACTs = append(in.RFACTs, fact(v))
-	}
-	if n, err = count("BCAST"); err != nil {
+	bcasts, err := values("BCAST")
+	if err != nil {
 		return in, 0, err
 	}
-	for _, v := range list(n) {
+	for _, v := range bcasts {
 		if v < 0 || v > 5 {
 			v = 1
 		}
 		in.BCASTs = append(in.BCASTs, Bcast(v))
 	}
-	if n, err = count("DEPTH"); err != nil {
+	if in.DEPTHs, err = atLeast("DEPTH", 0); err != nil {
 		return in, 0, err
 	}
-	in.DEPTHs = list(n)
-	for _, v := range in.DEPTHs {
-		if v < 0 {
-			return in, 0, errors.New("value of DEPTH less than 0")
-		}
-	}
-	sscanfS(next(), &num)
-	switch v := atoi(num); v {
+	switch v := value(); v {
 	case 0, 1, 2:
 		in.SWAP = Swap(v)
 	default:
 		in.SWAP = SwapLong
 	}
-	sscanfS(next(), &num)
-	in.SwapThreshold = max(atoi(num), 0)
-	sscanfS(next(), &num)
-	in.L1NoTransposed = atoi(num) == 1
-	sscanfS(next(), &num)
-	in.UNoTransposed = atoi(num) == 1
-	sscanfS(next(), &num)
-	in.Equilibration = atoi(num) != 0
-	sscanfS(next(), &num)
-	if in.Align = atoi(num); in.Align <= 0 {
+	in.SwapThreshold = max(value(), 0)
+	in.L1NoTransposed = value() == 1
+	in.UNoTransposed = value() == 1
+	in.Equilibration = value() != 0
+	if in.Align = value(); in.Align <= 0 {
 		in.Align = 4
 	}
 	if f.eof {

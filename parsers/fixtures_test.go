@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/internal/parsetest"
 	"github.com/sbench/sbench/results"
 )
@@ -242,6 +243,16 @@ func seedPieces(data []byte) [][]byte {
 		start = end - size
 	}
 	return out
+}
+
+// seedFixtures seeds f with the pieces (seedPieces) of every fixture that
+// matches pattern.
+func seedFixtures(f *testing.F, pattern string) {
+	for _, data := range golden.Files(f, pattern) {
+		for _, seed := range seedPieces(data) {
+			f.Add(seed)
+		}
+	}
 }
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.

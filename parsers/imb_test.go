@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
 )
 
@@ -420,11 +419,7 @@ func TestIMBNoResults(t *testing.T) {
 }
 
 func FuzzIMB(f *testing.F) {
-	for _, data := range golden.Files(f, "testdata/imb-*") {
-		for _, seed := range seedPieces(data) {
-			f.Add(seed)
-		}
-	}
+	seedFixtures(f, "testdata/imb-*")
 	f.Add([]byte("# Benchmarking Barrier\n #repetitions t_min[usec] t_max[usec] t_avg[usec]\n 1000 1.0 2.0 1.5\n"))
 	f.Add([]byte("# Benchmarking X\n Group #bytes #repetitions t[usec] Mbytes/sec defects\n0 0 1 0 0 0\n1: Error X,size = 4\n"))
 	fuzzParse(f, ParseIMB, func(t *testing.T, data []byte, runs []*results.Bundle, _ error) {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
@@ -313,11 +312,7 @@ func TestPerftestIntegration(t *testing.T) {
 }
 
 func FuzzPerftest(f *testing.F) {
-	for _, data := range golden.Files(f, "testdata/perftest-*") {
-		for _, seed := range seedPieces(data) {
-			f.Add(seed)
-		}
-	}
+	seedFixtures(f, "testdata/perftest-*")
 	f.Add([]byte("* Waiting for client to connect... *\nSend BW Test\n #bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]\n 2 5 0.00 1.0 0.5\n----------\n"))
 	fuzzParse(f, ParsePerftest, func(t *testing.T, data []byte, runs []*results.Bundle, _ error) {
 		checkSizes(t, runs)

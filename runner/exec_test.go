@@ -169,6 +169,19 @@ func TestExecIperf3Pair(t *testing.T) {
 	}
 }
 
+// runFailing runs e on nodes n1 and n2 and wants the bundle failed with
+// the error want.
+func runFailing(t *testing.T, e *Exec, want string) (*results.Bundle, []rankResult) {
+	t.Helper()
+	s := execStep(t, []string{"n1", "n2"}, 1, e)
+	res := s.run()
+	b := s.bundle(res)
+	if b.Status != results.StatusFailed || b.Error != want {
+		t.Fatalf("status %s, error %q; want %q", b.Status, b.Error, want)
+	}
+	return b, res
+}
+
 func TestExecFailingCommand(t *testing.T) {
 	fastStops(t)
 	t.Run("rank 1", func(t *testing.T) {
@@ -176,16 +189,10 @@ func TestExecFailingCommand(t *testing.T) {
 			0: {"sleep", "30"},
 			1: {"sh", "-c", "echo starting; echo boom >&2; exit 3"},
 		}}
-		s := execStep(t, []string{"n1", "n2"}, 1, e)
 		start := time.Now()
-		res := s.run()
+		b, res := runFailing(t, e, "rank 1 (node n2): sh -c 'echo starting; echo boom >&2; exit 3' exited with status 3: boom")
 		if took := time.Since(start); took > 5*time.Second {
 			t.Errorf("took %s: rank 0's command was not stopped", took)
-		}
-		b := s.bundle(res)
-		want := "rank 1 (node n2): sh -c 'echo starting; echo boom >&2; exit 3' exited with status 3: boom"
-		if b.Status != results.StatusFailed || b.Error != want {
-			t.Fatalf("status %s, error %q; want %q", b.Status, b.Error, want)
 		}
 		if !strings.Contains(b.Raw, "==> standard error of rank 1: sh -c 'echo starting; echo boom >&2; exit 3' exited with status 3 <==\nboom\n") {
 			t.Errorf("raw %q lacks rank 1's standard error", b.Raw)
@@ -202,13 +209,8 @@ func TestExecFailingCommand(t *testing.T) {
 			0: {"sh", "-c", "echo partial; echo oops >&2; exit 2"},
 			1: {"sleep", "30"},
 		}}
-		s := execStep(t, []string{"n1", "n2"}, 1, e)
-		res := s.run()
-		b := s.bundle(res)
 		want := "rank 0 (node n1): sh -c 'echo partial; echo oops >&2; exit 2' exited with status 2: oops"
-		if b.Status != results.StatusFailed || b.Error != want {
-			t.Fatalf("status %s, error %q; want %q", b.Status, b.Error, want)
-		}
+		b, res := runFailing(t, e, want)
 		if !strings.HasPrefix(b.Raw, "partial\n==> standard error of rank 0: ") {
 			t.Errorf("raw %q", b.Raw)
 		}

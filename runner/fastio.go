@@ -140,30 +140,30 @@ func (f *fastConn) close() { f.restore() }
 // when the link's deadline passed or its context ended, or the system
 // call's error.
 func (f *fastConn) read(p []byte) error {
-	f.buf, f.done, f.err, f.spinUntil = p, 0, nil, time.Time{}
-	defer f.reset()
-	for {
-		// Read calls onRead again each time the netpoller finds the
-		// socket readable, after onRead returned false.
-		if err := f.rc.Read(f.onRead); err != nil {
-			return err
-		}
-		if f.err != errWouldBlock {
-			return f.err
-		}
-		if f.expired() {
-			return os.ErrDeadlineExceeded
-		}
-	}
+	f.spinUntil = time.Time{}
+	return f.move(p, true)
 }
 
 // write sends all of p; in spin mode the netpoller waits (within the
 // deadline) while the socket's buffer is full.
-func (f *fastConn) write(p []byte) error {
+func (f *fastConn) write(p []byte) error { return f.move(p, false) }
+
+// move runs onRead or onWrite on p until it is done, failed or timed out.
+// A bool picks the direction, not a method value: that would cost an
+// allocation per message.
+func (f *fastConn) move(p []byte, reading bool) error {
 	f.buf, f.done, f.err = p, 0, nil
 	defer f.reset()
 	for {
-		if err := f.rc.Write(f.onWrite); err != nil {
+		// Read (Write) calls the callback again each time the netpoller
+		// finds the socket ready, after the callback returned false.
+		var err error
+		if reading {
+			err = f.rc.Read(f.onRead)
+		} else {
+			err = f.rc.Write(f.onWrite)
+		}
+		if err != nil {
 			return err
 		}
 		if f.err != errWouldBlock {
@@ -178,104 +178,82 @@ func (f *fastConn) write(p []byte) error {
 // reset drops the caller's buffer.
 func (f *fastConn) reset() { f.buf = nil }
 
+// onAgain is what a transfer does when the socket is not ready (EAGAIN).
+type onAgain int
+
+const (
+	againPark  onAgain = iota // return false: park until the socket is ready
+	againSpin                 // busy-poll a small read for up to spinFor, then park
+	againSlice                // end the blocking slice with errWouldBlock
+)
+
+// The four callbacks differ only in their system call and in what EAGAIN
+// means; transfer is their loop.
+
 // spinRead reads non-blocking until buf is full, busy-polling for up to
 // spinFor, then returns false to park until the socket is readable.
-func (f *fastConn) spinRead(fd uintptr) bool {
-	spins := 0
-	for f.done < len(f.buf) {
-		n, e := rawRead(fd, f.buf[f.done:])
-		switch {
-		case e == nil && n > 0:
-			f.done += n
-		case e == nil:
-			f.err = eof(f.done)
-			return true
-		case e == syscall.EAGAIN:
-			if len(f.buf) > spinMaxBytes {
-				return false
-			}
-			// Reading the clock costs a tenth of a read: look at it every
-			// few tries only.
-			if spins++; spins&7 != 1 {
-				continue
-			}
-			now := time.Now()
-			if f.spinUntil.IsZero() {
-				f.spinUntil = now.Add(spinFor)
-			}
-			if now.Before(f.spinUntil) {
-				continue
-			}
-			return false
-		case e == syscall.EINTR:
-		default:
-			f.err = e
-			return true
-		}
-	}
-	return true
-}
+func (f *fastConn) spinRead(fd uintptr) bool { return f.transfer(fd, rawRead, true, againSpin) }
 
 // tryWrite writes non-blocking until buf is sent, or returns false to park
 // until the socket is writable.
-func (f *fastConn) tryWrite(fd uintptr) bool {
-	for f.done < len(f.buf) {
-		n, e := rawWrite(fd, f.buf[f.done:])
-		switch {
-		case e == nil:
-			f.done += n
-		case e == syscall.EAGAIN:
-			return false
-		case e == syscall.EINTR:
-		default:
-			f.err = e
-			return true
-		}
-	}
-	return true
-}
+func (f *fastConn) tryWrite(fd uintptr) bool { return f.transfer(fd, rawWrite, false, againPark) }
 
 // blockingRead reads until buf is full, sleeping in read(2) for at most
 // blockSlice at a time; errWouldBlock says a slice ended empty-handed.
 func (f *fastConn) blockingRead(fd uintptr) bool {
-	for f.done < len(f.buf) {
-		n, e := syscall.Read(int(fd), f.buf[f.done:])
-		switch {
-		case e == nil && n > 0:
-			f.done += n
-		case e == nil:
-			f.err = eof(f.done)
-			return true
-		case e == syscall.EAGAIN:
-			f.err = errWouldBlock
-			return true
-		case e == syscall.EINTR:
-		default:
-			f.err = e
-			return true
-		}
-	}
-	f.err = nil
-	return true
+	return f.transfer(fd, blockRead, true, againSlice)
 }
 
 // blockingWrite is blockingRead's counterpart. A slice that ends with
 // part of buf sent returns the count, not EAGAIN: the loop goes on.
 func (f *fastConn) blockingWrite(fd uintptr) bool {
+	return f.transfer(fd, blockWrite, false, againSlice)
+}
+
+// transfer moves f.buf[f.done:] through fd with sys until buf is done
+// (true, f.err nil), the peer closed a read (true, f.err io.EOF or
+// io.ErrUnexpectedEOF), the call failed (true, f.err its error), or the
+// socket is not ready and again says to park (false).
+func (f *fastConn) transfer(fd uintptr, sys func(uintptr, []byte) (int, error), reading bool, again onAgain) bool {
+	spins := 0
 	for f.done < len(f.buf) {
-		n, e := syscall.Write(int(fd), f.buf[f.done:])
+		n, e := sys(fd, f.buf[f.done:])
 		switch {
-		case e == nil:
+		case e == nil && (n > 0 || !reading):
 			f.done += n
-		case e == syscall.EAGAIN:
-			f.err = errWouldBlock
+		case e == nil:
+			f.err = eof(f.done)
 			return true
+		case e == syscall.EAGAIN:
+			switch again {
+			case againSlice:
+				f.err = errWouldBlock
+				return true
+			case againSpin:
+				if len(f.buf) > spinMaxBytes {
+					return false
+				}
+				// Reading the clock costs a tenth of a read: look at it
+				// every few tries only.
+				if spins++; spins&7 != 1 {
+					continue
+				}
+				now := time.Now()
+				if f.spinUntil.IsZero() {
+					f.spinUntil = now.Add(spinFor)
+				}
+				if now.Before(f.spinUntil) {
+					continue
+				}
+			}
+			return false
 		case e == syscall.EINTR:
 		default:
 			f.err = e
 			return true
 		}
 	}
+	// A blocking slice may have left errWouldBlock behind.
 	f.err = nil
 	return true
 }
@@ -291,27 +269,24 @@ func eof(got int) error {
 // descriptor without the scheduler's bookkeeping of a system call that may
 // block (entersyscall, exitsyscall): they return at once, and the
 // ping-pong makes millions of them.
-func rawRead(fd uintptr, p []byte) (int, error) {
+func rawRead(fd uintptr, p []byte) (int, error)  { return rawIO(syscall.SYS_READ, fd, p) }
+func rawWrite(fd uintptr, p []byte) (int, error) { return rawIO(syscall.SYS_WRITE, fd, p) }
+
+func rawIO(trap, fd uintptr, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	n, _, e := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 	if e != 0 {
 		return 0, e
 	}
 	return int(n), nil
 }
 
-func rawWrite(fd uintptr, p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	if e != 0 {
-		return 0, e
-	}
-	return int(n), nil
-}
+// blockRead and blockWrite are read(2) and write(2) through the
+// scheduler's bookkeeping, for a descriptor in blocking mode.
+func blockRead(fd uintptr, p []byte) (int, error)  { return syscall.Read(int(fd), p) }
+func blockWrite(fd uintptr, p []byte) (int, error) { return syscall.Write(int(fd), p) }
 
 // ctxOver reports whether ctx has ended, without a lock.
 func ctxOver(ctx context.Context) bool {

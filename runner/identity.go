@@ -164,28 +164,23 @@ func mpiIdentity(getenv func(string) string, l mpiLauncher) (Identity, error) {
 	var errs []string
 	// num returns the first of names that is set, or -1 when none is.
 	num := func(names []string) int {
-		for _, name := range names {
-			v := strings.TrimSpace(getenv(name))
-			if v == "" {
-				continue
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				errs = append(errs, fmt.Sprintf("%s=%q is not a non-negative integer", name, v))
-				return -1
-			}
-			return n
+		n, set, err := slurm.EnvCount(getenv, names...)
+		if err != nil {
+			errs = append(errs, err.Error())
 		}
-		return -1
+		if err != nil || !set {
+			return -1
+		}
+		return n
 	}
 	id := Identity{
 		Launcher: LauncherMpirun, MPI: l.family,
 		Rank: num(l.rank), Size: num(l.size), LocalRank: num(l.localRank), NodeIndex: -1,
-		JobID:      firstEnv(getenv, "SLURM_JOB_ID", "SLURM_JOBID"),
-		ArrayIndex: firstEnv(getenv, "SLURM_ARRAY_TASK_ID"),
-		JobName:    firstEnv(getenv, "SLURM_JOB_NAME"),
-		Partition:  firstEnv(getenv, "SLURM_JOB_PARTITION"),
-		Namespace:  safeName(firstEnv(getenv, l.namespace...)),
+		JobID:      slurm.FirstEnv(getenv, "SLURM_JOB_ID", "SLURM_JOBID"),
+		ArrayIndex: slurm.FirstEnv(getenv, "SLURM_ARRAY_TASK_ID"),
+		JobName:    slurm.FirstEnv(getenv, "SLURM_JOB_NAME"),
+		Partition:  slurm.FirstEnv(getenv, "SLURM_JOB_PARTITION"),
+		Namespace:  safeName(slurm.FirstEnv(getenv, l.namespace...)),
 	}
 	if id.Rank < 0 && len(errs) == 0 {
 		errs = append(errs, l.rank[0]+" is not set")
@@ -250,15 +245,6 @@ func slurmIdentity(getenv func(string) string) (Identity, error) {
 		return Identity{}, err
 	}
 	return id, nil
-}
-
-func firstEnv(getenv func(string) string, names ...string) string {
-	for _, name := range names {
-		if v := strings.TrimSpace(getenv(name)); v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // safeName makes a launcher's namespace fit in a file name: PMIx writes

@@ -361,6 +361,18 @@ func (h *testHooks) apply(c *comm, rank, size, iter int, buf []byte) error {
 	return nil
 }
 
+// check applies the test hooks to message i of total just read into buf,
+// then checks it against pat.
+func (k *kernelRun) check(pat pattern, buf []byte, size, i, total int) error {
+	if err := k.received(size, i, buf); err != nil {
+		return err
+	}
+	if err := pat.verify(buf, i, fullCheck(pat.n, i, total)); err != nil {
+		return k.corrupted(size, i, err)
+	}
+	return nil
+}
+
 func (k *kernelRun) corrupted(size, iter int, err error) error {
 	return fmt.Errorf("%s kernel: data from %s corrupted: %d-byte message, iteration %d: %w",
 		k.p.Kernel, k.c.who(1-k.rank), size, iter, err)
@@ -387,11 +399,8 @@ func (k *kernelRun) latency() ([]results.Sample, error) {
 					return samples, k.at(size, i, err)
 				}
 				d := time.Since(t0)
-				if err := k.received(size, i, rbuf); err != nil {
+				if err := k.check(pat, rbuf, size, i, total); err != nil {
 					return samples, err
-				}
-				if err := pat.verify(rbuf, i, fullCheck(pat.n, i, total)); err != nil {
-					return samples, k.corrupted(size, i, err)
 				}
 				if i >= warm {
 					times = append(times, d)
@@ -402,11 +411,8 @@ func (k *kernelRun) latency() ([]results.Sample, error) {
 			if err := k.l.read(rbuf); err != nil {
 				return nil, k.at(size, i, err)
 			}
-			if err := k.received(size, i, rbuf); err != nil {
+			if err := k.check(pat, rbuf, size, i, total); err != nil {
 				return nil, err
-			}
-			if err := pat.verify(rbuf, i, fullCheck(pat.n, i, total)); err != nil {
-				return nil, k.corrupted(size, i, err)
 			}
 			if err := k.l.write(rbuf); err != nil {
 				return nil, k.at(size, i, err)
@@ -459,11 +465,8 @@ func (k *kernelRun) bandwidth() ([]results.Sample, error) {
 				if err := k.l.read(rbuf); err != nil {
 					return nil, k.at(size, i, err)
 				}
-				if err := k.received(size, i, rbuf); err != nil {
+				if err := k.check(pat, rbuf, size, i, total); err != nil {
 					return nil, err
-				}
-				if err := pat.verify(rbuf, i, fullCheck(pat.n, i, total)); err != nil {
-					return nil, k.corrupted(size, i, err)
 				}
 			}
 			ack[0] = byte(w)
@@ -500,19 +503,7 @@ func latencySample(size int, times []time.Duration) results.Sample {
 }
 
 func bandwidthSample(size, window int, times []time.Duration) results.Sample {
-	bytesPerWindow := float64(size) * float64(window)
-	rates := make([]float64, len(times))
-	var total time.Duration
-	for i, d := range times {
-		d = max(d, time.Nanosecond) // a coarse clock must not divide by zero
-		rates[i] = bytesPerWindow / d.Seconds() / 1e6
-		total += d
-	}
-	s := summarize(rates)
-	// Like osu_bw: all bytes over all time, not the mean of the windows' rates.
-	s.Value = round(bytesPerWindow * float64(len(times)) / total.Seconds() / 1e6)
-	s.Metric, s.Unit = "bandwidth", results.UnitMBps
-	s.X, s.XUnit = results.F(float64(size)), results.UnitBytes
+	s := rateSample("bandwidth", size, float64(size)*float64(window), times)
 	s.Pair = []int{0, 1}
 	return s
 }

@@ -96,6 +96,26 @@ func TestEndToEndMeshKernels(t *testing.T) {
 	}
 }
 
+// runLocal runs benchmark (args saying what it runs) on nodes, one rank
+// each, as sbench local does, and reads its bundle.
+func runLocal(t *testing.T, bin string, nodes []string, jobID, benchmark string, args ...string) *results.Bundle {
+	t.Helper()
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	s := LocalStep{Runner: bin, Nodes: nodes, TasksPerNode: 1, JobID: jobID, StepID: "0", Stderr: &stderr,
+		Args: append(append([]string{"run", "--campaign", "e2e", "--variant", "v", "--benchmark", benchmark}, args...),
+			"--results", dir),
+		Env: []string{"SBENCH_TOKEN=t", "SBENCH_BIND=127.0.0.1"}}
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	b, err := results.ReadFile(filepath.Join(dir, jobID+".0."+benchmark+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestEndToEndRunnerRevision builds the runner with the checkout's commit
 // stamped in (whatever GOFLAGS says) and finds it in the bundle's hosts.
 func TestEndToEndRunnerRevision(t *testing.T) {
@@ -112,19 +132,7 @@ func TestEndToEndRunnerRevision(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	dir := t.TempDir()
-	var stderr bytes.Buffer
-	s := LocalStep{Runner: bin, Nodes: []string{"n1"}, TasksPerNode: 1, JobID: "4713", StepID: "0", Stderr: &stderr,
-		Args: []string{"run", "--campaign", "e2e", "--variant", "v", "--benchmark", "rev", "--kernel", "stream",
-			"--param", "array_size=1000", "--param", "iterations=2", "--results", dir},
-		Env: []string{"SBENCH_TOKEN=t", "SBENCH_BIND=127.0.0.1"}}
-	if err := s.Run(context.Background()); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	b, err := results.ReadFile(filepath.Join(dir, "4713.0.rev.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := runLocal(t, bin, []string{"n1"}, "4713", "rev", "--kernel", "stream", "--param", "array_size=1000", "--param", "iterations=2")
 	rev := b.Hosts[0].Extra["runner_revision"]
 	if want := strings.TrimSpace(string(head)); rev != want && rev != want+"-dirty" {
 		t.Errorf("runner revision %q, want %s (or -dirty)", rev, want)
@@ -139,19 +147,8 @@ func TestEndToEndExecRecordsMPI(t *testing.T) {
 		testenv.Require(t, "no MPI installed")
 	}
 	bin := runnerBinary(t)
-	dir := t.TempDir()
-	var stderr bytes.Buffer
-	s := LocalStep{Runner: bin, Nodes: []string{"n1", "n2"}, TasksPerNode: 1, JobID: "4714", StepID: "0", Stderr: &stderr,
-		Args: []string{"run", "--campaign", "e2e", "--variant", "v", "--benchmark", "lat", "--kernel", "exec",
-			"--exec", jsonArgv(t, "sh", "-c", "if [ {rank} = 0 ]; then "+osuLatency+"; fi"), "--parser", "osu", "--results", dir},
-		Env: []string{"SBENCH_TOKEN=t", "SBENCH_BIND=127.0.0.1"}}
-	if err := s.Run(context.Background()); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	b, err := results.ReadFile(filepath.Join(dir, "4714.0.lat.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := runLocal(t, bin, []string{"n1", "n2"}, "4714", "lat", "--kernel", "exec",
+		"--exec", jsonArgv(t, "sh", "-c", "if [ {rank} = 0 ]; then "+osuLatency+"; fi"), "--parser", "osu")
 	if len(b.Hosts) != 2 || b.Hosts[0].MPI != want || b.Hosts[1].MPI != want {
 		t.Errorf("hosts %+v, want MPI %q on each", b.Hosts, want)
 	}

@@ -21,11 +21,7 @@ func hplStep(t *testing.T, nodes []string, tasksPerNode int, hp HPLParams) *step
 }
 
 func TestHPLKernel(t *testing.T) {
-	for _, l := range []struct {
-		name         string
-		nodes        []string
-		tasksPerNode int
-	}{
+	for _, l := range []layout{
 		{"1 rank", []string{"n1"}, 1},
 		{"2 local ranks", []string{"n1"}, 2},
 		{"2 ranks on 2 nodes", []string{"n1", "n2"}, 1},
@@ -34,7 +30,7 @@ func TestHPLKernel(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) {
 			b := runOK(t, hplStep(t, l.nodes, l.tasksPerNode, HPLParams{N: 300, NB: 48, Seed: 7, Threads: 1}))
 			m := byMetric(b)
-			n := len(l.nodes) * l.tasksPerNode
+			n := l.ranks()
 			gflops, times, resid, nodes := m["hpl_gflops"], m["hpl_time"], m["hpl_residual"], m["node_hpl_gflops"]
 			if len(gflops) != n || len(times) != n || len(resid) != n || len(nodes) != len(l.nodes) || len(b.Samples) != 3*n+len(l.nodes) {
 				t.Fatalf("%d gflops, %d times, %d residuals, %d node samples of %d", len(gflops), len(times), len(resid), len(nodes), len(b.Samples))

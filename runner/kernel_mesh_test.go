@@ -12,14 +12,31 @@ import (
 )
 
 // layouts are the steps every kernel runs on: 2, 4 and 8 ranks.
-var layouts = []struct {
-	name         string
-	nodes        []string
-	tasksPerNode int
-}{
+var layouts = []layout{
 	{"2 ranks on 2 nodes", []string{"n1", "n2"}, 1},
 	{"4 ranks on 2 nodes", []string{"n1", "n2"}, 2},
 	{"8 ranks on 4 nodes", []string{"n1", "n2", "n3", "n4"}, 2},
+}
+
+type layout struct {
+	name         string
+	nodes        []string
+	tasksPerNode int
+}
+
+func (l layout) ranks() int { return len(l.nodes) * l.tasksPerNode }
+
+// onLayouts runs kernel with params on every layout, each a subtest, and
+// hands rank 0's bundle (every rank succeeded) and its samples by metric
+// to check.
+func onLayouts(t *testing.T, kernel string, params map[string]string,
+	check func(t *testing.T, l layout, b *results.Bundle, m map[string][]results.Sample)) {
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			b := runOK(t, newStep(t, l.nodes, l.tasksPerNode, kernel, params))
+			check(t, l, b, byMetric(b))
+		})
+	}
 }
 
 // runOK runs a step and returns rank 0's bundle, failing the test unless
@@ -81,66 +98,56 @@ func checkStats(t *testing.T, ss []results.Sample) {
 }
 
 func TestBibw(t *testing.T) {
-	for _, l := range layouts {
-		t.Run(l.name, func(t *testing.T) {
-			s := newStep(t, l.nodes, l.tasksPerNode, "bibw", map[string]string{"sizes": "1-65536", "iterations": "5", "window": "8"})
-			b := runOK(t, s)
-			m := byMetric(b)
-			got := m["bidirectional_bandwidth"]
-			if len(b.Samples) != 17 || len(got) != 17 || xs(got[:3]) != "1 2 4" {
-				t.Fatalf("samples %+v", b.Samples)
+	onLayouts(t, "bibw", map[string]string{"sizes": "1-65536", "iterations": "5", "window": "8"}, func(t *testing.T, l layout, b *results.Bundle, m map[string][]results.Sample) {
+		got := m["bidirectional_bandwidth"]
+		if len(b.Samples) != 17 || len(got) != 17 || xs(got[:3]) != "1 2 4" {
+			t.Fatalf("samples %+v", b.Samples)
+		}
+		checkStats(t, got)
+		for _, s := range got {
+			if fmt.Sprint(s.Pair) != "[0 1]" || s.Iterations != 5 || s.Unit != "MB/s" || s.XUnit != "bytes" {
+				t.Errorf("sample %+v", s)
 			}
-			checkStats(t, got)
-			for _, s := range got {
-				if fmt.Sprint(s.Pair) != "[0 1]" || s.Iterations != 5 || s.Unit != "MB/s" || s.XUnit != "bytes" {
-					t.Errorf("sample %+v", s)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func TestPairs(t *testing.T) {
-	for _, l := range layouts {
-		t.Run(l.name, func(t *testing.T) {
-			s := newStep(t, l.nodes, l.tasksPerNode, "pairs", map[string]string{"sizes": "1,64,65536", "iterations": "5", "window": "4"})
-			b := runOK(t, s)
-			m := byMetric(b)
-			n := len(l.nodes) * l.tasksPerNode
-			bw, agg, rate := m["bandwidth"], m["aggregate_bandwidth"], m["message_rate"]
-			if len(bw) != 3*n/2 || len(agg) != 3 || len(rate) != 3 || len(b.Samples) != 3*(n/2+2) {
-				t.Fatalf("%d pair samples, %d aggregate, %d rate", len(bw), len(agg), len(rate))
+	onLayouts(t, "pairs", map[string]string{"sizes": "1,64,65536", "iterations": "5", "window": "4"}, func(t *testing.T, l layout, b *results.Bundle, m map[string][]results.Sample) {
+		n := l.ranks()
+		bw, agg, rate := m["bandwidth"], m["aggregate_bandwidth"], m["message_rate"]
+		if len(bw) != 3*n/2 || len(agg) != 3 || len(rate) != 3 || len(b.Samples) != 3*(n/2+2) {
+			t.Fatalf("%d pair samples, %d aggregate, %d rate", len(bw), len(agg), len(rate))
+		}
+		checkStats(t, b.Samples)
+		for i, s := range bw {
+			from := i % (n / 2)
+			to := from + n/2
+			// Block layout: rank i+n/2 is on another node.
+			if fmt.Sprint(s.Pair) != fmt.Sprint([]int{from, to}) || s.Tags["placement"] != "inter-node" ||
+				s.Tags["from"] != l.nodes[from/l.tasksPerNode] || s.Tags["to"] != l.nodes[to/l.tasksPerNode] {
+				t.Errorf("pair sample %d: pair %v tags %v", i, s.Pair, s.Tags)
 			}
-			checkStats(t, b.Samples)
-			for i, s := range bw {
-				from := i % (n / 2)
-				to := from + n/2
-				// Block layout: rank i+n/2 is on another node.
-				if fmt.Sprint(s.Pair) != fmt.Sprint([]int{from, to}) || s.Tags["placement"] != "inter-node" ||
-					s.Tags["from"] != l.nodes[from/l.tasksPerNode] || s.Tags["to"] != l.nodes[to/l.tasksPerNode] {
-					t.Errorf("pair sample %d: pair %v tags %v", i, s.Pair, s.Tags)
-				}
+		}
+		for i, a := range agg {
+			var sum float64
+			for _, s := range bw[i*n/2 : (i+1)*n/2] {
+				sum += s.Value
 			}
-			for i, a := range agg {
-				var sum float64
-				for _, s := range bw[i*n/2 : (i+1)*n/2] {
-					sum += s.Value
-				}
-				if d := a.Value - sum; d > sum*1e-5 || d < -sum*1e-5 {
-					t.Errorf("aggregate %v at %v is not the sum %v of its pairs", a.Value, *a.X, sum)
-				}
-				if a.Tags["pairs"] != fmt.Sprint(n/2) || a.Tags["placement"] != "inter-node" {
-					t.Errorf("aggregate tags %v", a.Tags)
-				}
-				// Messages per second × bytes per message ≈ aggregate MB/s.
-				if x := *rate[i].X; x >= 64 {
-					if mbps := rate[i].Value * x / 1e6; mbps < a.Value*0.5 || mbps > a.Value*2 {
-						t.Errorf("at %v bytes: %v messages/s make %v MB/s, aggregate says %v", x, rate[i].Value, mbps, a.Value)
-					}
+			if d := a.Value - sum; d > sum*1e-5 || d < -sum*1e-5 {
+				t.Errorf("aggregate %v at %v is not the sum %v of its pairs", a.Value, *a.X, sum)
+			}
+			if a.Tags["pairs"] != fmt.Sprint(n/2) || a.Tags["placement"] != "inter-node" {
+				t.Errorf("aggregate tags %v", a.Tags)
+			}
+			// Messages per second × bytes per message ≈ aggregate MB/s.
+			if x := *rate[i].X; x >= 64 {
+				if mbps := rate[i].Value * x / 1e6; mbps < a.Value*0.5 || mbps > a.Value*2 {
+					t.Errorf("at %v bytes: %v messages/s make %v MB/s, aggregate says %v", x, rate[i].Value, mbps, a.Value)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 func TestPairPlacements(t *testing.T) {
@@ -323,36 +330,31 @@ func containsInt(xs []int, x int) bool {
 }
 
 func TestStream(t *testing.T) {
-	for _, l := range layouts {
-		t.Run(l.name, func(t *testing.T) {
-			s := newStep(t, l.nodes, l.tasksPerNode, "stream", map[string]string{"array_size": "20000", "iterations": "4"})
-			b := runOK(t, s)
-			m := byMetric(b)
-			n := len(l.nodes) * l.tasksPerNode
-			checkStats(t, b.Samples)
-			for _, k := range []string{"copy", "scale", "add", "triad"} {
-				ranks, nodes := m["stream_"+k], m["node_stream_"+k]
-				if len(ranks) != n || len(nodes) != len(l.nodes) {
-					t.Fatalf("%s: %d rank samples, %d node samples", k, len(ranks), len(nodes))
-				}
-				for r, s := range ranks {
-					if s.Tags["rank"] != fmt.Sprint(r) || s.Tags["node"] != l.nodes[r/l.tasksPerNode] || s.X != nil ||
-						s.Iterations != 3 || *s.Max != s.Value {
-						t.Errorf("%s rank %d: %+v", k, r, s)
-					}
-				}
-				for i, s := range nodes {
-					var sum float64
-					for r := i * l.tasksPerNode; r < (i+1)*l.tasksPerNode; r++ {
-						sum += ranks[r].Value
-					}
-					if s.Tags["node"] != l.nodes[i] || s.Tags["ranks"] != fmt.Sprint(l.tasksPerNode) || round(sum) != s.Value {
-						t.Errorf("%s node %d: %+v, sum of ranks %v", k, i, s, sum)
-					}
+	onLayouts(t, "stream", map[string]string{"array_size": "20000", "iterations": "4"}, func(t *testing.T, l layout, b *results.Bundle, m map[string][]results.Sample) {
+		n := l.ranks()
+		checkStats(t, b.Samples)
+		for _, k := range []string{"copy", "scale", "add", "triad"} {
+			ranks, nodes := m["stream_"+k], m["node_stream_"+k]
+			if len(ranks) != n || len(nodes) != len(l.nodes) {
+				t.Fatalf("%s: %d rank samples, %d node samples", k, len(ranks), len(nodes))
+			}
+			for r, s := range ranks {
+				if s.Tags["rank"] != fmt.Sprint(r) || s.Tags["node"] != l.nodes[r/l.tasksPerNode] || s.X != nil ||
+					s.Iterations != 3 || *s.Max != s.Value {
+					t.Errorf("%s rank %d: %+v", k, r, s)
 				}
 			}
-		})
-	}
+			for i, s := range nodes {
+				var sum float64
+				for r := i * l.tasksPerNode; r < (i+1)*l.tasksPerNode; r++ {
+					sum += ranks[r].Value
+				}
+				if s.Tags["node"] != l.nodes[i] || s.Tags["ranks"] != fmt.Sprint(l.tasksPerNode) || round(sum) != s.Value {
+					t.Errorf("%s node %d: %+v, sum of ranks %v", k, i, s, sum)
+				}
+			}
+		}
+	})
 }
 
 func TestStreamOneRank(t *testing.T) {

@@ -102,14 +102,8 @@ func (s *streamArrays) check(iterations int) error {
 // each node up.
 func runStream(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error) {
 	n, r := c.id.Size, c.id.Rank
-	all := allRanks(n)
-	peers := disseminationPeers(all, r)
-	if r == 0 {
-		peers = append(peers, all...)
-	} else {
-		peers = append(peers, 0)
-	}
-	m, err := openMesh(ctx, c, p.Kernel, hooks, peers)
+	// The barriers and the reports to rank 0 are a collective's.
+	m, err := openColl(ctx, c, p, hooks, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -124,13 +118,11 @@ func runStream(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) (
 		}
 		return fmt.Errorf("stream kernel: "+format, args...)
 	}
-	seq := 0
 	for i := 0; i < iters; i++ {
 		for k := range streamKernels {
-			if err := m.barrier(all, r, seq); err != nil {
+			if err := m.sync(); err != nil {
 				return nil, fail("iteration %d: %w", i, err)
 			}
-			seq++
 			t0 := time.Now()
 			arrays.run(k)
 			times[k*iters+i] = max(time.Since(t0), time.Nanosecond).Seconds()

@@ -1,11 +1,9 @@
 package runner
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sbench/sbench/results"
 )
@@ -17,21 +15,12 @@ func slurmKernel(t *testing.T, kernel string, params ...string) *results.Bundle 
 	requireSlurm(t)
 	bin := runnerBinary(t)
 	dir := slurmDir(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	argv := []string{"srun", "-N2", "-n4", "--ntasks-per-node=2", bin, "run", "--campaign", "lab", "--variant", "tcp",
 		"--benchmark", kernel, "--kernel", kernel, "--results", dir}
 	for _, p := range params {
 		argv = append(argv, "--param", p)
 	}
-	out, err := slurmCommand(ctx, dir, argv...).Output()
-	if err != nil {
-		t.Fatalf("%v\n%s\n%s", err, out, stderrOf(err))
-	}
-	b, err := results.ReadFile(strings.TrimSpace(string(out)))
-	if err != nil {
-		t.Fatalf("%v (srun printed %q)", err, out)
-	}
+	b, _ := slurmRun(t, dir, argv...)
 	if b.Status != results.StatusOK || b.Benchmark.Launcher != "srun" || strings.Join(b.Job.Nodes, " ") != "n1 n2" ||
 		b.Job.Tasks != 4 || b.Job.TasksPerNode != "2(x2)" || len(b.Hosts) != 2 || fmt.Sprint(b.Hosts[1].Ranks) != "[2 3]" {
 		t.Fatalf("status %s %s, benchmark %+v, job %+v, hosts %+v", b.Status, b.Error, b.Benchmark, b.Job, b.Hosts)

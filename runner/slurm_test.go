@@ -54,6 +54,24 @@ func slurmDir(t *testing.T) string {
 	return dir
 }
 
+// slurmRun runs argv against the test cluster in dir, within two minutes,
+// and reads the bundle whose path the runner printed.
+func slurmRun(t *testing.T, dir string, argv ...string) (b *results.Bundle, path string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := slurmCommand(ctx, dir, argv...).Output()
+	if err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, stderrOf(err))
+	}
+	path = strings.TrimSpace(string(out))
+	b, err = results.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (%s printed %q)", err, argv[0], out)
+	}
+	return b, path
+}
+
 // TestSlurmExecUnderSrun: srun --mpi=pmix starts the runner on two nodes,
 // and the MPI program the exec kernel starts finds PMIx through the
 // environment.
@@ -61,22 +79,12 @@ func TestSlurmExecUnderSrun(t *testing.T) {
 	requireSlurm(t, "NPopenmpi")
 	bin := runnerBinary(t)
 	dir := slurmDir(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := slurmCommand(ctx, dir, "srun", "-N2", "-n2", "--mpi=pmix", bin, "run", "--campaign", "lab", "--variant", "pmix",
+	b, out := slurmRun(t, dir, "srun", "-N2", "-n2", "--mpi=pmix", bin, "run", "--campaign", "lab", "--variant", "pmix",
 		"--benchmark", "np", "--kernel", "exec", "--exec", jsonArgv(t, "NPopenmpi", "-p", "0", "-n", "20", "-u", "4096"),
 		"--parser", "netpipe", "--output", "np.out", "--step", "5", "--results", dir)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%v\n%s\n%s", err, out, stderrOf(err))
-	}
-	b, err := results.ReadFile(strings.TrimSpace(string(out)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	if b.Status != results.StatusOK || b.Benchmark.Launcher != "srun" || b.Job.Step != "5" ||
 		strings.Join(b.Job.Nodes, " ") != "n1 n2" || len(b.Hosts) != 2 || len(b.Samples) == 0 ||
-		filepath.Base(strings.TrimSpace(string(out))) != b.Job.ID+".5.np.json" {
+		filepath.Base(out) != b.Job.ID+".5.np.json" {
 		t.Errorf("%s: status %s %s, benchmark %+v, job %+v, %d samples", out, b.Status, b.Error, b.Benchmark, b.Job, len(b.Samples))
 	}
 }
@@ -89,19 +97,9 @@ func TestSlurmMpirunInAllocation(t *testing.T) {
 	requireSlurm(t, "mpirun")
 	bin := runnerBinary(t)
 	dir := slurmDir(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := slurmCommand(ctx, dir, "salloc", "-N2", "-n4", "mpirun", "--allow-run-as-root", "--bind-to", "none", "-np", "4",
+	b, _ := slurmRun(t, dir, "salloc", "-N2", "-n4", "mpirun", "--allow-run-as-root", "--bind-to", "none", "-np", "4",
 		bin, "run", "--campaign", "lab", "--variant", "mpirun", "--benchmark", "lat", "--kernel", "latency",
 		"--param", "sizes=1-64", "--param", "iterations=20", "--results", dir)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%v\n%s\n%s", err, out, stderrOf(err))
-	}
-	b, err := results.ReadFile(strings.TrimSpace(string(out)))
-	if err != nil {
-		t.Fatalf("%v (mpirun printed %q)", err, out)
-	}
 	var ranks []int
 	for _, h := range b.Hosts {
 		ranks = append(ranks, h.Ranks...)
@@ -119,21 +117,11 @@ func TestSlurmIperf3AcrossNodes(t *testing.T) {
 	bin := runnerBinary(t)
 	dir := slurmDir(t)
 	port := freePort(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := slurmCommand(ctx, dir, "srun", "-N2", "-n2", bin, "run", "--campaign", "lab", "--variant", "tcp",
+	b, _ := slurmRun(t, dir, "srun", "-N2", "-n2", bin, "run", "--campaign", "lab", "--variant", "tcp",
 		"--benchmark", "iperf3", "--kernel", "exec",
 		"--exec-rank", "1="+jsonArgv(t, "iperf3", "-s", "-1", "-p", port),
 		"--exec-rank", "0="+jsonArgv(t, "iperf3", "-c", "{host:1}", "-p", port, "-t", "1", "--json"),
 		"--start-delay", "500ms", "--check", "bandwidth>=1", "--results", dir)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%v\n%s\n%s", err, out, stderrOf(err))
-	}
-	b, err := results.ReadFile(strings.TrimSpace(string(out)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	if b.Status != results.StatusOK || b.Benchmark.Tool != "iperf3" || len(b.Checks) != 1 || !b.Checks[0].Passed ||
 		strings.Join(b.Job.Nodes, " ") != "n1 n2" {
 		t.Errorf("status %s %s, benchmark %+v, checks %+v, job %+v", b.Status, b.Error, b.Benchmark, b.Checks, b.Job)

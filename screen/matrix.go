@@ -530,26 +530,24 @@ func (b *builder) attributeMatrix(mc *MatrixCheck) {
 		}
 		var ls []*Link
 		out, in, badOut, badIn := 0, 0, 0, 0
+		// count counts the link from → to, if measured, in links, and in
+		// bads if it is bad.
+		count := func(from, to int, links, bads *int) {
+			if l, isBad := bad(from, to); l != nil {
+				*links++
+				if isBad {
+					*bads++
+					ls = append(ls, l)
+					explained[from*n+to] = true
+				}
+			}
+		}
 		for j := 0; j < n; j++ {
 			if j == i {
 				continue
 			}
-			if l, isBad := bad(i, j); l != nil {
-				out++
-				if isBad {
-					badOut++
-					ls = append(ls, l)
-					explained[i*n+j] = true
-				}
-			}
-			if l, isBad := bad(j, i); l != nil {
-				in++
-				if isBad {
-					badIn++
-					ls = append(ls, l)
-					explained[j*n+i] = true
-				}
-			}
+			count(i, j, &out, &badOut)
+			count(j, i, &in, &badIn)
 		}
 		head := fmt.Sprintf("%d of %d links from %s and %d of %d links to it are outside tolerance", badOut, out, mc.order[i], badIn, in)
 		b.nodeFinding(mc.order[i], b.linkEvidence("matrix", head, ls, mc.Limits), ls...)

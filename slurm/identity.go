@@ -32,29 +32,15 @@ func IdentityFromEnv(getenv func(string) string) (Identity, error) {
 	var id Identity
 	var errs []string
 	num := func(names ...string) int {
-		for _, name := range names {
-			v := strings.TrimSpace(getenv(name))
-			if v == "" {
-				continue
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				errs = append(errs, fmt.Sprintf("%s=%q is not a non-negative integer", name, v))
-				return 0
-			}
-			return n
+		n, set, err := EnvCount(getenv, names...)
+		if err != nil {
+			errs = append(errs, err.Error())
+		} else if !set {
+			errs = append(errs, names[0]+" is not set")
 		}
-		errs = append(errs, names[0]+" is not set")
-		return 0
+		return n
 	}
-	str := func(names ...string) string {
-		for _, name := range names {
-			if v := strings.TrimSpace(getenv(name)); v != "" {
-				return v
-			}
-		}
-		return ""
-	}
+	str := func(names ...string) string { return FirstEnv(getenv, names...) }
 	id.Rank = num("SLURM_PROCID")
 	id.Size = num("SLURM_STEP_NUM_TASKS", "SLURM_NTASKS")
 	id.LocalRank = num("SLURM_LOCALID")
@@ -111,4 +97,33 @@ func ExpandTasksPerNode(s string) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// FirstEnv returns the value of the first of names that is set (not
+// blank) in getenv, trimmed; "" when none is.
+func FirstEnv(getenv func(string) string, names ...string) string {
+	for _, name := range names {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// EnvCount reads the first of names that is set in getenv as a
+// non-negative integer; set is false when none is. A value that is not
+// one is an error naming its variable.
+func EnvCount(getenv func(string) string, names ...string) (n int, set bool, err error) {
+	for _, name := range names {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, true, fmt.Errorf("%s=%q is not a non-negative integer", name, v)
+		}
+		return n, true, nil
+	}
+	return 0, false, nil
 }

@@ -175,16 +175,21 @@ func (c *Campaign) validate(runs bool) Problems {
 	if len(c.Benchmarks) == 0 {
 		add("benchmark", "the campaign has no [[benchmark]]")
 	}
+	// uniqueName checks the name at key, and that no other of what (seen
+	// so far) has it.
+	uniqueName := func(seen map[string]bool, key, name, what string) {
+		if err := checkName(name); err != nil {
+			add(key+".name", "%v", err)
+		} else if seen[name] {
+			add(key+".name", "%q is used by two %s", name, what)
+		}
+		seen[name] = true
+	}
 	names := map[string]bool{}
 	for i := range c.Benchmarks {
 		b := &c.Benchmarks[i]
 		key := fmt.Sprintf("benchmark[%d]", i)
-		if err := checkName(b.Name); err != nil {
-			add(key+".name", "%v", err)
-		} else if names[b.Name] {
-			add(key+".name", "%q is used by two benchmarks", b.Name)
-		}
-		names[b.Name] = true
+		uniqueName(names, key, b.Name, "benchmarks")
 		ps = append(ps, c.validateBenchmark(key, b)...)
 	}
 	for i := range c.Benchmarks {
@@ -206,12 +211,7 @@ func (c *Campaign) validate(runs bool) Problems {
 	for i := range c.Variants {
 		v := &c.Variants[i]
 		key := fmt.Sprintf("variant[%d]", i)
-		if err := checkName(v.Name); err != nil {
-			add(key+".name", "%v", err)
-		} else if vnames[v.Name] {
-			add(key+".name", "%q is used by two variants", v.Name)
-		}
-		vnames[v.Name] = true
+		uniqueName(vnames, key, v.Name, "variants")
 		scratch := c.base()
 		if err := scratch.applyTable("", v.Slurm); err != nil {
 			add(key+".slurm."+keyOf(err), "%v", unwrapKey(err))

@@ -380,52 +380,47 @@ func (c *Campaign) AllVariants() []Variant {
 	return out
 }
 
+// overlay applies a benchmark's or a variant's own settings over c:
+// its slurm and launcher tables, env, modules, params and labels.
+func (c *Config) overlay(slurm, launcher map[string]any, env map[string]string, modules []string,
+	params map[string]any, labels map[string]string) error {
+	if err := c.applyTable("", slurm); err != nil {
+		return err
+	}
+	if err := c.applyTable("launcher", launcher); err != nil {
+		return err
+	}
+	c.Env = mergeMaps(c.Env, env)
+	if len(modules) > 0 {
+		c.Modules = modules
+	}
+	for k, val := range params {
+		s, err := paramString(val)
+		if err != nil {
+			return &keyError{key: "params." + k, err: err}
+		}
+		c.Params[k] = s
+	}
+	c.Labels = mergeMaps(c.Labels, labels)
+	return nil
+}
+
 // config computes a run's effective setup: defaults, then the benchmark's
 // overrides, the variant's, the campaign's sweep and the benchmark's sweep
 // (benchmark bi's).
 func (c *Campaign) config(v Variant, bi int, bench []Setting) (Config, error) {
 	b := &c.Benchmarks[bi]
 	cfg := c.base()
-	if err := cfg.applyTable("", b.Slurm); err != nil {
+	if err := cfg.overlay(b.Slurm, b.Launcher, b.Env, b.Modules, b.Params, b.Labels); err != nil {
 		return cfg, err
 	}
-	if err := cfg.applyTable("launcher", b.Launcher); err != nil {
-		return cfg, err
-	}
-	cfg.Env = mergeMaps(cfg.Env, b.Env)
-	if len(b.Modules) > 0 {
-		cfg.Modules = b.Modules
-	}
-	for k, val := range b.Params {
-		s, err := paramString(val)
-		if err != nil {
-			return cfg, &keyError{key: "params." + k, err: err}
-		}
-		cfg.Params[k] = s
-	}
-	cfg.Labels = mergeMaps(cfg.Labels, b.Labels)
 	if s := v.Spec; s != nil {
-		if err := cfg.applyTable("", s.Slurm); err != nil {
+		if err := cfg.overlay(s.Slurm, s.Launcher, s.Env, s.Modules, s.Params, s.Labels); err != nil {
 			return cfg, err
-		}
-		if err := cfg.applyTable("launcher", s.Launcher); err != nil {
-			return cfg, err
-		}
-		cfg.Env = mergeMaps(cfg.Env, s.Env)
-		if len(s.Modules) > 0 {
-			cfg.Modules = s.Modules
 		}
 		if len(s.Setup) > 0 {
 			cfg.Setup = s.Setup
 		}
-		for k, val := range s.Params {
-			p, err := paramString(val)
-			if err != nil {
-				return cfg, &keyError{key: "params." + k, err: err}
-			}
-			cfg.Params[k] = p
-		}
-		cfg.Labels = mergeMaps(cfg.Labels, s.Labels)
 		// The variant's tool; validate has checked the types.
 		at := fmt.Sprintf("variant[%d].", c.specIndex(s))
 		if s.Kernel != "" {

@@ -205,27 +205,14 @@ Exit statuses:
   2  bad command line, or not started by srun, mpirun or sbench local
 `
 
-// kvFlag collects repeated key=value flags.
-type kvFlag struct {
-	m map[string]string
-}
-
-func (f *kvFlag) String() string { return "" }
-
-func (f *kvFlag) Set(s string) error {
+// parseKV reads a key=value flag.
+func parseKV(s string) (string, string, error) {
 	k, v, ok := strings.Cut(s, "=")
 	k = strings.TrimSpace(k)
 	if !ok || k == "" {
-		return fmt.Errorf("%q is not key=value", s)
+		return "", "", fmt.Errorf("%q is not key=value", s)
 	}
-	if _, dup := f.m[k]; dup {
-		return fmt.Errorf("%s given twice", k)
-	}
-	if f.m == nil {
-		f.m = map[string]string{}
-	}
-	f.m[k] = v
-	return nil
+	return k, v, nil
 }
 
 // durationFromEnv returns the value of env, or def when it is unset.
@@ -278,8 +265,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		workdir    = fs.String("workdir", "", "exec: the commands' working `dir` (default RESULTS/work/SESSION)")
 		startDelay = fs.Duration("start-delay", 0, "exec: how long rank 0 waits after the other ranks' commands started, a `duration`")
 	)
-	params, vparams, labels := &kvFlag{}, &kvFlag{}, &kvFlag{}
-	rankArgv, files, checks := &rankArgvFlag{}, &fileFlag{}, &checkFlag{}
+	kv := func() *mapFlag[string, string] { return &mapFlag[string, string]{parse: parseKV} }
+	params, vparams, labels := kv(), kv(), kv()
+	rankArgv := &mapFlag[int, []string]{parse: runner.ParseRankArgv, name: func(r int) string { return fmt.Sprintf("rank %d", r) }}
+	files := &mapFlag[string, []byte]{parse: runner.ParseFileFlag}
+	checks := &checkFlag{}
 	fs.Var(params, "param", "native kernel parameter `key=value` (repeatable)")
 	fs.Var(vparams, "vparam", "the variant's sweep parameter `key=value`, copied to the bundle (repeatable)")
 	fs.Var(labels, "label", "label `key=value`, copied to the bundle (repeatable)")
@@ -392,43 +382,32 @@ func (f *optIntFlag) value() *int {
 	return &f.n
 }
 
-// rankArgvFlag collects --exec-rank N=JSON.
-type rankArgvFlag struct{ m map[int][]string }
-
-func (f *rankArgvFlag) String() string { return "" }
-
-func (f *rankArgvFlag) Set(s string) error {
-	r, argv, err := runner.ParseRankArgv(s)
-	if err != nil {
-		return err
-	}
-	if _, dup := f.m[r]; dup {
-		return fmt.Errorf("rank %d given twice", r)
-	}
-	if f.m == nil {
-		f.m = map[int][]string{}
-	}
-	f.m[r] = argv
-	return nil
+// mapFlag collects a repeatable KEY=VALUE flag (--param, --exec-rank
+// N=JSON, --file NAME=BASE64 …), each key once; name, if set, says a key
+// in the error.
+type mapFlag[K comparable, V any] struct {
+	m     map[K]V
+	parse func(string) (K, V, error)
+	name  func(K) string
 }
 
-// fileFlag collects --file NAME=BASE64.
-type fileFlag struct{ m map[string][]byte }
+func (f *mapFlag[K, V]) String() string { return "" }
 
-func (f *fileFlag) String() string { return "" }
-
-func (f *fileFlag) Set(s string) error {
-	name, data, err := runner.ParseFileFlag(s)
+func (f *mapFlag[K, V]) Set(s string) error {
+	k, v, err := f.parse(s)
 	if err != nil {
 		return err
 	}
-	if _, dup := f.m[name]; dup {
-		return fmt.Errorf("%s given twice", name)
+	if _, dup := f.m[k]; dup {
+		if f.name != nil {
+			return fmt.Errorf("%s given twice", f.name(k))
+		}
+		return fmt.Errorf("%v given twice", k)
 	}
 	if f.m == nil {
-		f.m = map[string][]byte{}
+		f.m = map[K]V{}
 	}
-	f.m[name] = data
+	f.m[k] = v
 	return nil
 }
 

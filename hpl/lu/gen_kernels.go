@@ -25,8 +25,8 @@ func main() {
 	p("//go:build amd64 && !purego")
 	p("")
 	p(`#include "textflag.h"`)
-	avx512()
-	avx2()
+	avx512.write()
+	avx2.write()
 	if err := os.WriteFile("kernel_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -35,17 +35,38 @@ func main() {
 // unroll is how many k steps one loop iteration does.
 const unroll = 4
 
-// avx512 writes kern24x8: C[24×8] += alpha·A·B, A packed as k columns of
+// kern24x8: C[24×8] += alpha·A·B with AVX-512, A packed as k columns of
 // 24 rows, B as k rows of 8 columns. Accumulator of rows 8r..8r+7 and
 // column j is Z(8+3j+r); Z0-Z2 hold A's column, Z3-Z7 take B's
 // broadcasts in turn.
-func avx512() {
-	const mr, nr, vec = 24, 8, 8
+var avx512 = microKernel{name: "kern24x8", mr: 24, nr: 8, vec: 8, reg: "Z", acc: 8, bcast: 3, bregs: 5, zero: "VPXORQ"}
+
+// kern8x6: the same with FMA on 256-bit registers. Accumulator of rows
+// 4r..4r+3 and column j is Y(4+2j+r); Y0-Y1 hold A's column, Y2-Y3 take
+// B's broadcasts in turn.
+var avx2 = microKernel{name: "kern8x6", mr: 8, nr: 6, vec: 4, reg: "Y", acc: 4, bcast: 2, bregs: 2, zero: "VXORPD"}
+
+// microKernel is one register-blocked kernel: C[mr×nr] += alpha·A·B on
+// registers of vec doubles named reg. Registers reg0 up hold A's column
+// (mr/vec of them), bregs from reg(bcast) take B's broadcasts in turn,
+// and the accumulator of rows vec·r.. and column j is reg(acc+(mr/vec)·j+r).
+type microKernel struct {
+	name              string
+	mr, nr, vec       int
+	reg               string
+	acc, bcast, bregs int
+	zero              string // the instruction that clears an accumulator
+}
+
+// write writes the kernel's TEXT block.
+func (k microKernel) write() {
+	mr, nr, vec := k.mr, k.nr, k.vec
 	rows := mr / vec
-	acc := func(r, j int) string { return fmt.Sprintf("Z%d", 8+rows*j+r) }
+	bytes := vec * 8 // of one register
+	acc := func(r, j int) string { return fmt.Sprintf("%s%d", k.reg, k.acc+rows*j+r) }
 	p("")
-	p("// func kern24x8(k int, a, b, c *float64, ldc int, alpha float64)")
-	p("TEXT ·kern24x8(SB), NOSPLIT, $0-48")
+	p("// func %s(k int, a, b, c *float64, ldc int, alpha float64)", k.name)
+	p("TEXT ·%s(SB), NOSPLIT, $0-48", k.name)
 	p("\tMOVQ k+0(FP), CX")
 	p("\tMOVQ a+8(FP), SI")
 	p("\tMOVQ b+16(FP), DI")
@@ -53,11 +74,11 @@ func avx512() {
 	p("\tMOVQ ldc+32(FP), R8")
 	p("\tSHLQ $3, R8")
 	// C is touched once, at the end; fetching it now hides its latency
-	// behind the k loop.
+	// behind the k loop: every cache line of each of its columns.
 	p("\tMOVQ DX, R9")
 	for j := 0; j < nr; j++ {
-		for r := 0; r < rows; r++ {
-			p("\tPREFETCHT0 %d(R9)", r*64)
+		for off := 0; off < mr*8-8; off += 64 {
+			p("\tPREFETCHT0 %d(R9)", off)
 		}
 		p("\tPREFETCHT0 %d(R9)", mr*8-8)
 		if j < nr-1 {
@@ -66,83 +87,27 @@ func avx512() {
 	}
 	for j := 0; j < nr; j++ {
 		for r := 0; r < rows; r++ {
-			p("\tVPXORQ %s, %s, %s", acc(r, j), acc(r, j), acc(r, j))
-		}
-	}
-	step512 := func(off int) {
-		for r := 0; r < rows; r++ {
-			p("\tVMOVUPD %d(SI), Z%d", off*mr*8+r*64, r)
-		}
-		for j := 0; j < nr; j++ {
-			b := 3 + j%5
-			p("\tVBROADCASTSD %d(DI), Z%d", off*nr*8+j*8, b)
-			for r := 0; r < rows; r++ {
-				p("\tVFMADD231PD Z%d, Z%d, %s", r, b, acc(r, j))
-			}
-		}
-	}
-	loops(mr, nr, step512)
-	p("\tVBROADCASTSD alpha+40(FP), Z0")
-	for j := 0; j < nr; j++ {
-		for r := 0; r < rows; r++ {
-			p("\tVFMADD213PD %d(DX), Z0, %s", r*64, acc(r, j))
-			p("\tVMOVUPD %s, %d(DX)", acc(r, j), r*64)
-		}
-		if j < nr-1 {
-			p("\tADDQ R8, DX")
-		}
-	}
-	p("\tVZEROUPPER")
-	p("\tRET")
-}
-
-// avx2 writes kern8x6: C[8×6] += alpha·A·B with FMA on 256-bit registers.
-// Accumulator of rows 4r..4r+3 and column j is Y(4+2j+r); Y0-Y1 hold A's
-// column, Y2-Y3 take B's broadcasts in turn.
-func avx2() {
-	const mr, nr, vec = 8, 6, 4
-	rows := mr / vec
-	acc := func(r, j int) string { return fmt.Sprintf("Y%d", 4+rows*j+r) }
-	p("")
-	p("// func kern8x6(k int, a, b, c *float64, ldc int, alpha float64)")
-	p("TEXT ·kern8x6(SB), NOSPLIT, $0-48")
-	p("\tMOVQ k+0(FP), CX")
-	p("\tMOVQ a+8(FP), SI")
-	p("\tMOVQ b+16(FP), DI")
-	p("\tMOVQ c+24(FP), DX")
-	p("\tMOVQ ldc+32(FP), R8")
-	p("\tSHLQ $3, R8")
-	p("\tMOVQ DX, R9")
-	for j := 0; j < nr; j++ {
-		p("\tPREFETCHT0 (R9)")
-		p("\tPREFETCHT0 %d(R9)", mr*8-8)
-		if j < nr-1 {
-			p("\tADDQ R8, R9")
-		}
-	}
-	for j := 0; j < nr; j++ {
-		for r := 0; r < rows; r++ {
-			p("\tVXORPD %s, %s, %s", acc(r, j), acc(r, j), acc(r, j))
+			p("\t%s %s, %s, %s", k.zero, acc(r, j), acc(r, j), acc(r, j))
 		}
 	}
 	step := func(off int) {
 		for r := 0; r < rows; r++ {
-			p("\tVMOVUPD %d(SI), Y%d", off*mr*8+r*32, r)
+			p("\tVMOVUPD %d(SI), %s%d", off*mr*8+r*bytes, k.reg, r)
 		}
 		for j := 0; j < nr; j++ {
-			b := 2 + j%2
-			p("\tVBROADCASTSD %d(DI), Y%d", off*nr*8+j*8, b)
+			b := k.bcast + j%k.bregs
+			p("\tVBROADCASTSD %d(DI), %s%d", off*nr*8+j*8, k.reg, b)
 			for r := 0; r < rows; r++ {
-				p("\tVFMADD231PD Y%d, Y%d, %s", r, b, acc(r, j))
+				p("\tVFMADD231PD %s%d, %s%d, %s", k.reg, r, k.reg, b, acc(r, j))
 			}
 		}
 	}
 	loops(mr, nr, step)
-	p("\tVBROADCASTSD alpha+40(FP), Y0")
+	p("\tVBROADCASTSD alpha+40(FP), %s0", k.reg)
 	for j := 0; j < nr; j++ {
 		for r := 0; r < rows; r++ {
-			p("\tVFMADD213PD %d(DX), Y0, %s", r*32, acc(r, j))
-			p("\tVMOVUPD %s, %d(DX)", acc(r, j), r*32)
+			p("\tVFMADD213PD %d(DX), %s0, %s", r*bytes, k.reg, acc(r, j))
+			p("\tVMOVUPD %s, %d(DX)", acc(r, j), r*bytes)
 		}
 		if j < nr-1 {
 			p("\tADDQ R8, DX")

@@ -77,13 +77,17 @@ type Bundle struct {
 
 // Job places a run in Slurm.
 type Job struct {
-	ID         string   `json:"id,omitempty"`
-	Step       string   `json:"step,omitempty"`
-	ArrayIndex string   `json:"array_index,omitempty"`
-	Name       string   `json:"name,omitempty"`
-	Partition  string   `json:"partition,omitempty"`
-	Nodes      []string `json:"nodes,omitempty"`
-	Tasks      int      `json:"tasks,omitempty"`
+	ID         string `json:"id,omitempty"`
+	Step       string `json:"step,omitempty"`
+	ArrayIndex string `json:"array_index,omitempty"`
+	Name       string `json:"name,omitempty"`
+	Partition  string `json:"partition,omitempty"`
+	// Cluster is the Slurm cluster the job ran on (SLURM_CLUSTER_NAME):
+	// the system the run belongs to, so that one archive holds a site's
+	// clusters. Omitted when unknown, so bundles without it are unchanged.
+	Cluster string   `json:"cluster,omitempty"`
+	Nodes   []string `json:"nodes,omitempty"`
+	Tasks   int      `json:"tasks,omitempty"`
 	// TasksPerNode is Slurm's compact form, e.g. "2(x2)" or "3,1".
 	TasksPerNode string `json:"tasks_per_node,omitempty"`
 	// Restart is Slurm's restart count (SLURM_RESTART_COUNT) of the attempt

@@ -179,7 +179,7 @@ func (g *generator) each(fn func(*results.Bundle, string) error) error {
 		t := start.Add(time.Duration(float64(span) * (float64(j) + g.rng.Float64()*0.5) / float64(jobs)))
 		sys := g.pickSystem()
 		g.jobID[sys.name]++
-		job := strconv.Itoa(100000*(1+indexOf(sys))+g.jobID[sys.name]) // alpha 100001…, beta 200001…
+		job := strconv.Itoa(100000*(1+indexOf(sys)) + g.jobID[sys.name]) // alpha 100001…, beta 200001…
 		for s := 0; s < steps && made < g.n; s++ {
 			b, err := g.step(sys, job, s, t)
 			if err != nil {
@@ -329,7 +329,7 @@ func hostOf(sys *system, i int, t time.Time) results.Host {
 			"rep_good nopl xtopology nonstop_tsc cpuid pni pclmulqdq monitor ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand avx2 bmi2 avx512f"),
 		Governor: "performance", MemoryBytes: sys.memGiB << 30, NUMANodes: 2,
 		Kernel: kernel, OS: os, MPI: mpiOf(sys, t),
-		IB: []results.IBPort{{Device: "mlx5_0", Port: 1, State: "ACTIVE", Rate: sys.rate, RateGbps: sys.linkGbps, LinkLayer: sys.linkLayer, Firmware: fw}},
+		IB:  []results.IBPort{{Device: "mlx5_0", Port: 1, State: "ACTIVE", Rate: sys.rate, RateGbps: sys.linkGbps, LinkLayer: sys.linkLayer, Firmware: fw}},
 		Net: []results.NetIf{{Name: "eno1", SpeedMbps: 25000, MTU: 1500, State: "up"}},
 	}
 }

@@ -43,7 +43,7 @@ var benchfmtFixed = []string{"campaign", "variant", "nodes", "tasks", "processes
 // lines benchstat computes its statistics from.
 func (db *DB) ExportBenchfmt(ctx context.Context, w io.Writer, f Filter) error {
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		runs, err := loadRuns(ctx, tx, f, withParams)
+		runs, err := loadRuns(ctx, tx, f, RunParams)
 		if err != nil {
 			return err
 		}

@@ -80,7 +80,7 @@ type exportRow struct {
 // keys of the selected runs before the first row.
 func (db *DB) export(ctx context.Context, f Filter, header func(keys []string) error, row func(*exportRow) error) error {
 	return db.readTx(ctx, func(tx *sql.Tx) error {
-		runs, err := loadRuns(ctx, tx, f, withParams)
+		runs, err := loadRuns(ctx, tx, f, RunParams)
 		if err != nil {
 			return err
 		}

@@ -39,7 +39,7 @@ type ingestStmts struct {
 
 const (
 	sqlFindHash   = `SELECT id FROM runs WHERE hash = ?`
-	sqlInsertRun  = `INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, command, launcher, tool, tool_version, status, error, job_id, step, array_index, nodes, tasks, tasks_per_node, start_time, end_time, runner_version, source, origin, ingested_at, restart) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertRun  = `INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, command, launcher, tool, tool_version, status, error, job_id, step, array_index, nodes, tasks, tasks_per_node, start_time, end_time, runner_version, source, origin, ingested_at, restart, system) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlInsertBndl = `INSERT INTO bundles (run_id, encoding, data) VALUES (?, ?, ?)`
 	sqlInsertLbl  = `INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)`
 	sqlInsertPrm  = `INSERT INTO run_params (run_id, key, value) VALUES (?, ?, ?)`
@@ -372,7 +372,7 @@ func insertRun(ctx context.Context, st *ingestStmts, source string, now any, e *
 		e.command, b.Benchmark.Launcher, b.Benchmark.Tool, b.Benchmark.ToolVersion,
 		string(b.Status), b.Error,
 		b.Job.ID, b.Job.Step, b.Job.ArrayIndex, e.nodes, b.Job.Tasks, b.Job.TasksPerNode,
-		formatTime(b.Start), formatTime(b.End), b.RunnerVersion, source, b.Source, now, b.Job.Restart)
+		formatTime(b.Start), formatTime(b.End), b.RunnerVersion, source, b.Source, now, b.Job.Restart, SystemOf(b))
 	if err != nil {
 		return 0, fmt.Errorf("insert run: %w", err)
 	}
@@ -436,6 +436,16 @@ func insertHost(ctx context.Context, st *ingestStmts, h *results.Host, e encoded
 		return 0, err
 	}
 	return r.LastInsertId()
+}
+
+// SystemOf is the system a bundle's run came from, as Run.System records
+// it: its "system" label, which the user gave (ingest --system, a campaign
+// label) and so wins, else the Slurm cluster the runner recorded.
+func SystemOf(b *results.Bundle) string {
+	if s := b.Labels["system"]; s != "" {
+		return s
+	}
+	return b.Job.Cluster
 }
 
 // optFloat turns an optional float into a value for a nullable column.

@@ -93,7 +93,7 @@ func TestMigrateV2ArchiveWithManyRuns(t *testing.T) {
 	if _, err := db.RecordJob(ctx, Job{SlurmID: "1", Campaign: "acc", Variants: []string{"ib"}, State: "COMPLETED"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.w.Exec(undoV4 + "DROP TABLE baseline_runs; DROP TABLE baselines; PRAGMA user_version = 2"); err != nil {
+	if _, err := db.w.Exec(undoV5 + undoV4 + "DROP TABLE baseline_runs; DROP TABLE baselines; PRAGMA user_version = 2"); err != nil {
 		t.Fatal(err)
 	}
 	v2Tables := append(append([]string{}, dataTables...), "jobs")

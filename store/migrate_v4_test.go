@@ -39,7 +39,7 @@ func TestMigrateV3ToV4(t *testing.T) {
 	if _, err := db.RecordJob(ctx, Job{SlurmID: "1", Campaign: "acc", Variants: []string{"ib"}, State: "COMPLETED"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.w.Exec(undoV4 + "PRAGMA user_version = 3"); err != nil {
+	if _, err := db.w.Exec(undoV5 + undoV4 + "PRAGMA user_version = 3"); err != nil {
 		t.Fatal(err)
 	}
 	tables := append(append([]string{}, dataTables...), "jobs", "baselines", "baseline_runs")
@@ -52,8 +52,8 @@ func TestMigrateV3ToV4(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if v, _ := db.SchemaVersion(ctx); v != 4 {
-		t.Fatalf("schema version %d, want 4", v)
+	if v, _ := db.SchemaVersion(ctx); v != LatestSchemaVersion() {
+		t.Fatalf("schema version %d, want %d", v, LatestSchemaVersion())
 	}
 	if after := dumpTables(t, db, tables, cols); !reflect.DeepEqual(before, after) {
 		t.Errorf("v3 rows changed in migration:\nbefore %q\nafter  %q", before, after)

@@ -10,8 +10,13 @@ import (
 
 // Run is one archived benchmark run (one ingested bundle).
 type Run struct {
-	ID       int64
-	Hash     string
+	ID   int64
+	Hash string
+	// System is the cluster the run came from: its "system" label when it
+	// has one (sbench ingest --system, a campaign label), else the Slurm
+	// cluster the runner recorded (results.Job.Cluster); "" when neither
+	// says. One archive holds a site's clusters, told apart by it.
+	System   string
 	Campaign string
 	Variant  string
 	Params   map[string]string
@@ -120,7 +125,10 @@ type PlannedStep struct {
 // their values; fields select together (all must hold).
 type Filter struct {
 	Campaign string
-	RunIDs   []int64
+	// Systems selects runs of any of these systems (Run.System). A label
+	// "system" in Labels selects the same way: the system is the label.
+	Systems []string
+	RunIDs  []int64
 	// Benchmark and Benchmarks select runs of any of these benchmarks.
 	Benchmark  string
 	Benchmarks []string
@@ -167,6 +175,7 @@ func (f Filter) And(g Filter) Filter {
 		return in
 	}
 	out.Benchmark, out.Benchmarks = "", both(f.benchmarks(), g.benchmarks())
+	out.Systems = both(f.Systems, g.Systems)
 	out.JobIDs = both(f.JobIDs, g.JobIDs)
 	var fs, gs []string
 	for _, s := range f.Statuses {

@@ -37,7 +37,7 @@ func (p PrunePlan) IDs() []int64 {
 func (db *DB) PlanPrune(ctx context.Context, f Filter) (PrunePlan, error) {
 	var plan PrunePlan
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		runs, err := loadRuns(ctx, tx, f, withLabels)
+		runs, err := loadRuns(ctx, tx, f, RunLabels)
 		if err != nil {
 			return err
 		}

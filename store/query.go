@@ -52,6 +52,7 @@ func (f Filter) where() (string, []any) {
 		args = append(args, string(list))
 	}
 	inList("r.benchmark", f.benchmarks())
+	inList("r.system", f.Systems)
 	statuses := make([]string, len(f.Statuses))
 	for i, st := range f.Statuses {
 		statuses[i] = string(st)
@@ -64,6 +65,12 @@ func (f Filter) where() (string, []any) {
 		args = append(args, string(ids))
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.Labels)) {
+		if k == "system" {
+			// The system label is the column (SystemOf), indexed.
+			conds = append(conds, "r.system = ?")
+			args = append(args, f.Labels[k])
+			continue
+		}
 		conds = append(conds, "EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = r.id AND l.key = ? AND l.value = ?)")
 		args = append(args, k, f.Labels[k])
 	}
@@ -88,7 +95,7 @@ func (db *DB) Runs(ctx context.Context, f Filter) ([]Run, error) {
 	var runs []Run
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		runs, err = loadRuns(ctx, tx, f, withHosts)
+		runs, err = loadRuns(ctx, tx, f, RunAll)
 		return err
 	})
 	if err != nil {
@@ -97,133 +104,199 @@ func (db *DB) Runs(ctx context.Context, f Filter) ([]Run, error) {
 	return runs, nil
 }
 
-const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at, r.restart`
-
-// runDetail is how much of each run loadRuns reads.
-type runDetail int
+// RunDetail is how much of each run EachRun reads: the less, the cheaper.
+type RunDetail int
 
 const (
-	withLabels runDetail = iota // the runs and their labels
-	withParams                  // and their parameters (what ConfigOf needs)
-	withHosts                   // and their hosts: everything
+	// RunAll reads everything: labels, parameters and hosts.
+	RunAll RunDetail = iota
+	// RunParams reads labels and parameters (what ConfigOf needs), no
+	// hosts.
+	RunParams
+	// RunLabels reads labels only.
+	RunLabels
 )
 
+// RunOptions say what EachRun reads.
+type RunOptions struct {
+	Detail RunDetail
+	// Limit, when positive, reads only the newest Limit runs (by start
+	// time, then id), still oldest first.
+	Limit int
+}
+
+// EachRun calls fn with each run f selects, in Runs order, reading one run
+// at a time: a command that lists, exports or summarises runs holds one
+// run, not the archive. Everything is read in one snapshot. The Run passed
+// to fn is fn's to keep, but its hosts share their slices and maps with the
+// other runs on the same nodes: treat them as read-only. An error from fn
+// stops the walk and is returned as it is.
+func (db *DB) EachRun(ctx context.Context, f Filter, o RunOptions, fn func(*Run) error) error {
+	var fnErr error
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		return eachRun(ctx, tx, f, o, func(r *Run) error {
+			if err := fn(r); err != nil {
+				fnErr = err
+				return err
+			}
+			return nil
+		})
+	})
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
+		return fmt.Errorf("query runs of %s: %w", db.path, err)
+	}
+	return nil
+}
+
+const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at, r.restart, r.system`
+
 // loadRuns reads the runs of f with what detail asks for: export needs no
-// hosts, prune not even parameters.
-func loadRuns(ctx context.Context, q queryer, f Filter, detail runDetail) ([]Run, error) {
+// hosts, prune not even parameters. Each run gets hosts of its own.
+func loadRuns(ctx context.Context, q queryer, f Filter, detail RunDetail) ([]Run, error) {
+	var runs []Run
+	err := eachRun(ctx, q, f, RunOptions{Detail: detail}, func(r *Run) error {
+		for i := range r.Hosts {
+			r.Hosts[i] = cloneHost(&r.Hosts[i])
+		}
+		runs = append(runs, *r)
+		return nil
+	})
+	return runs, err
+}
+
+// eachRun reads the runs of f one by one. A run's labels, parameters and
+// host ids come with it, as JSON its subqueries aggregate (each a range of
+// a primary key), so that the walk is one statement however many runs
+// there are; host descriptions, which the runs of a campaign share, are
+// read and decoded once each.
+func eachRun(ctx context.Context, q queryer, f Filter, o RunOptions, fn func(*Run) error) error {
 	where, args := f.where()
-	rows, err := q.QueryContext(ctx, "SELECT "+runColumns+" FROM runs r"+where+" ORDER BY r.start_time, r.id", args...)
+	cols := runColumns + ",\n(SELECT json_group_object(key, value) FROM run_labels WHERE run_id = r.id)"
+	if o.Detail != RunLabels {
+		cols += ",\n(SELECT json_group_object(key, value) FROM run_params WHERE run_id = r.id)"
+	}
+	if o.Detail == RunAll {
+		cols += ",\n(SELECT group_concat(host_id ORDER BY idx) FROM run_hosts WHERE run_id = r.id)"
+	}
+	query := "SELECT " + cols + " FROM runs r" + where
+	if o.Limit > 0 {
+		query = "SELECT " + cols + " FROM runs r WHERE r.id IN (SELECT r.id FROM runs r" + where +
+			" ORDER BY r.start_time DESC, r.id DESC LIMIT ?)"
+		args = append(args, o.Limit)
+	}
+	rows, err := q.QueryContext(ctx, query+" ORDER BY r.start_time, r.id", args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var runs []Run
-	index := map[int64]int{}
+	hosts := hostCache{q: q, decoded: map[int64]*results.Host{}}
 	for rows.Next() {
 		var r Run
 		var command, nodes, start, end sql.NullString
 		var status, ingested string
-		if err := rows.Scan(&r.ID, &r.Hash, &r.Campaign, &r.Variant, &r.Benchmark, &r.Kind, &r.Kernel,
+		var labels, params, hostIDs sql.NullString
+		dst := []any{&r.ID, &r.Hash, &r.Campaign, &r.Variant, &r.Benchmark, &r.Kind, &r.Kernel,
 			&command, &r.Launcher, &r.Tool, &r.ToolVer, &status, &r.Error,
 			&r.JobID, &r.Step, &r.ArrayIndex, &nodes, &r.Tasks, &r.TasksPerNode,
-			&start, &end, &r.RunnerVersion, &r.Source, &r.Origin, &ingested, &r.Restart); err != nil {
-			return nil, err
+			&start, &end, &r.RunnerVersion, &r.Source, &r.Origin, &ingested, &r.Restart, &r.System, &labels}
+		if o.Detail != RunLabels {
+			dst = append(dst, &params)
+		}
+		if o.Detail == RunAll {
+			dst = append(dst, &hostIDs)
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return err
 		}
 		r.Status = results.Status(status)
 		if err := unmarshalNull(command, &r.Command); err != nil {
-			return nil, fmt.Errorf("run %d: command: %w", r.ID, err)
+			return fmt.Errorf("run %d: command: %w", r.ID, err)
 		}
 		if err := unmarshalNull(nodes, &r.Nodes); err != nil {
-			return nil, fmt.Errorf("run %d: nodes: %w", r.ID, err)
+			return fmt.Errorf("run %d: nodes: %w", r.ID, err)
 		}
 		if r.Start, err = parseTime(start); err != nil {
-			return nil, fmt.Errorf("run %d: %w", r.ID, err)
+			return fmt.Errorf("run %d: %w", r.ID, err)
 		}
 		if r.End, err = parseTime(end); err != nil {
-			return nil, fmt.Errorf("run %d: %w", r.ID, err)
+			return fmt.Errorf("run %d: %w", r.ID, err)
 		}
 		if r.IngestedAt, err = parseTime(sql.NullString{String: ingested, Valid: true}); err != nil {
-			return nil, fmt.Errorf("run %d: %w", r.ID, err)
+			return fmt.Errorf("run %d: %w", r.ID, err)
 		}
-		index[r.ID] = len(runs)
-		runs = append(runs, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(runs) == 0 {
-		return nil, nil
-	}
-	keyValues := func(table string, set func(r *Run, k, v string)) error {
-		rows, err := q.QueryContext(ctx, "SELECT t.run_id, t.key, t.value FROM "+table+" t JOIN runs r ON r.id = t.run_id"+where, args...)
-		if err != nil {
+		if r.Labels, err = keyValueMap(labels); err != nil {
+			return fmt.Errorf("run %d: labels: %w", r.ID, err)
+		}
+		if r.Params, err = keyValueMap(params); err != nil {
+			return fmt.Errorf("run %d: params: %w", r.ID, err)
+		}
+		if hostIDs.Valid {
+			for _, id := range strings.Split(hostIDs.String, ",") {
+				hostID, err := strconv.ParseInt(id, 10, 64)
+				if err != nil {
+					return fmt.Errorf("run %d: host id %q: %w", r.ID, id, err)
+				}
+				h, err := hosts.get(ctx, hostID)
+				if err != nil {
+					return fmt.Errorf("run %d: %w", r.ID, err)
+				}
+				r.Hosts = append(r.Hosts, *h)
+			}
+		}
+		if err := fn(&r); err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			var k, v string
-			if err := rows.Scan(&id, &k, &v); err != nil {
-				return err
-			}
-			if i, ok := index[id]; ok {
-				set(&runs[i], k, v)
-			}
-		}
-		return rows.Err()
 	}
-	if err := keyValues("run_labels", func(r *Run, k, v string) {
-		if r.Labels == nil {
-			r.Labels = map[string]string{}
-		}
-		r.Labels[k] = v
-	}); err != nil {
+	return rows.Err()
+}
+
+// keyValueMap decodes a json_group_object of labels or parameters; none
+// is a nil map, as a bundle without them has.
+func keyValueMap(s sql.NullString) (map[string]string, error) {
+	if !s.Valid || s.String == "{}" {
+		return nil, nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(s.String), &m); err != nil {
 		return nil, err
 	}
-	if detail < withParams {
-		return runs, nil
+	return m, nil
+}
+
+// hostCache decodes each host description once per walk.
+type hostCache struct {
+	q       queryer
+	decoded map[int64]*results.Host
+}
+
+func (c *hostCache) get(ctx context.Context, id int64) (*results.Host, error) {
+	if h, ok := c.decoded[id]; ok {
+		return h, nil
 	}
-	if err := keyValues("run_params", func(r *Run, k, v string) {
-		if r.Params == nil {
-			r.Params = map[string]string{}
-		}
-		r.Params[k] = v
-	}); err != nil {
-		return nil, err
-	}
-	if detail < withHosts {
-		return runs, nil
-	}
-	hrows, err := q.QueryContext(ctx, `SELECT rh.run_id, h.id, h.host FROM run_hosts rh JOIN hosts h ON h.id = rh.host_id
-JOIN runs r ON r.id = rh.run_id`+where+" ORDER BY rh.run_id, rh.idx", args...)
+	rows, err := c.q.QueryContext(ctx, "SELECT host FROM hosts WHERE id = ?", id)
 	if err != nil {
 		return nil, err
 	}
-	defer hrows.Close()
-	// A campaign's runs share their hosts: decode each description once.
-	decoded := map[int64]*results.Host{}
-	for hrows.Next() {
-		var id, hostID int64
-		var data sql.RawBytes
-		if err := hrows.Scan(&id, &hostID, &data); err != nil {
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		h, ok := decoded[hostID]
-		if !ok {
-			h = new(results.Host)
-			if err := json.Unmarshal(data, h); err != nil {
-				return nil, fmt.Errorf("run %d: host %d: %w", id, hostID, err)
-			}
-			decoded[hostID] = h
-		}
-		if i, ok := index[id]; ok {
-			runs[i].Hosts = append(runs[i].Hosts, cloneHost(h))
-		}
+		return nil, fmt.Errorf("host %d: %w", id, ErrNotFound)
 	}
-	if err := hrows.Err(); err != nil {
+	var data sql.RawBytes
+	if err := rows.Scan(&data); err != nil {
 		return nil, err
 	}
-	return runs, nil
+	h := new(results.Host)
+	if err := json.Unmarshal(data, h); err != nil {
+		return nil, fmt.Errorf("host %d: %w", id, err)
+	}
+	c.decoded[id] = h
+	return h, rows.Close()
 }
 
 // cloneHost copies h deeply, so that runs sharing a host description do not
@@ -481,6 +554,8 @@ type Inventory struct {
 	Runs       int
 	Campaigns  []string
 	Benchmarks []string
+	// Systems are the systems runs came from (Run.System), sorted.
+	Systems []string
 	// Labels are the label keys, each with its values (at most a few, the
 	// most common first).
 	Labels map[string][]string
@@ -537,7 +612,14 @@ func (db *DB) Inventory(ctx context.Context) (Inventory, error) {
 		if err := list("SELECT DISTINCT benchmark FROM runs ORDER BY 1", &inv.Benchmarks); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, "SELECT key, value, count(*) AS n FROM run_labels GROUP BY key, value ORDER BY key, n DESC, value")
+		if err := list("SELECT DISTINCT system FROM runs WHERE system != '' ORDER BY 1", &inv.Systems); err != nil {
+			return err
+		}
+		// The system label is the runs' system column (a filter on the
+		// label reads the column), whether the label or Slurm named it.
+		rows, err := tx.QueryContext(ctx, `SELECT key, value, count(*) AS n FROM run_labels WHERE key != 'system' GROUP BY key, value
+UNION ALL SELECT 'system', system, count(*) AS n FROM runs WHERE system != '' GROUP BY system
+ORDER BY 1, 3 DESC, 2`)
 		if err != nil {
 			return err
 		}

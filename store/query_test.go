@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -255,5 +256,97 @@ func TestInventory(t *testing.T) {
 	if inv.Runs != 5 || !reflect.DeepEqual(inv.Campaigns, []string{"acc", "upgrade"}) ||
 		!reflect.DeepEqual(inv.Benchmarks, []string{"hpl", "osu_bw", "osu_lat"}) || len(inv.Labels["fabric"]) == 0 || inv.LastRun-inv.FirstRun != 4 {
 		t.Errorf("inventory %+v", inv)
+	}
+}
+
+// TestRunSystem: a run's system is its system label when it has one (the
+// user said so), else the Slurm cluster the runner recorded; filters on
+// the system and on the label select the same runs.
+func TestRunSystem(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	labelled, cluster, neither := osuBundle("site", "ib", "1", 3), osuBundle("site", "ib", "2", 3), osuBundle("site", "ib", "3", 3)
+	labelled.Labels["system"], labelled.Job.Cluster = "alpha", "lab"
+	cluster.Job.Cluster = "beta"
+	ingest(t, db, "a.json", labelled, cluster, neither)
+	runs, err := db.Runs(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.System)
+	}
+	if want := []string{"alpha", "beta", ""}; !reflect.DeepEqual(got, want) {
+		t.Errorf("systems %q, want %q", got, want)
+	}
+	for _, tt := range []struct {
+		name string
+		f    Filter
+		want []string // jobs
+	}{
+		{"by system", Filter{Systems: []string{"beta"}}, []string{"2"}},
+		{"by the label", Filter{Labels: map[string]string{"system": "beta"}}, []string{"2"}},
+		{"either", Filter{Systems: []string{"alpha", "beta"}}, []string{"1", "2"}},
+		{"both filters", Filter{Systems: []string{"alpha", "beta"}}.And(Filter{Systems: []string{"beta"}}), []string{"2"}},
+		{"disjoint", Filter{Systems: []string{"alpha"}}.And(Filter{Systems: []string{"beta"}}), nil},
+	} {
+		var jobs []string
+		if err := db.EachRun(ctx, tt.f, RunOptions{Detail: RunLabels}, func(r *Run) error {
+			jobs = append(jobs, r.JobID)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(jobs, tt.want) {
+			t.Errorf("%s: jobs %q, want %q", tt.name, jobs, tt.want)
+		}
+	}
+	inv, err := db.Inventory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(inv.Systems, []string{"alpha", "beta"}) || !reflect.DeepEqual(inv.Labels["system"], []string{"alpha", "beta"}) {
+		t.Errorf("inventory systems %q, system labels %q", inv.Systems, inv.Labels["system"])
+	}
+}
+
+// TestEachRun walks the runs one at a time, in Runs order, with the
+// detail asked for; Limit keeps the newest; fn's error ends the walk.
+func TestEachRun(t *testing.T) {
+	db, _ := filterArchive(t)
+	ctx := context.Background()
+	all, err := db.Runs(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walked []Run
+	if err := db.EachRun(ctx, Filter{}, RunOptions{}, func(r *Run) error {
+		walked = append(walked, *r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(walked, all) {
+		t.Errorf("EachRun gave\n%+v\nRuns gave\n%+v", walked, all)
+	}
+	var ids []int64
+	if err := db.EachRun(ctx, Filter{}, RunOptions{Detail: RunLabels, Limit: 2}, func(r *Run) error {
+		if r.Params != nil || r.Hosts != nil {
+			t.Errorf("run %d: RunLabels read params %v and hosts %v", r.ID, r.Params, r.Hosts)
+		}
+		ids = append(ids, r.ID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{all[len(all)-2].ID, all[len(all)-1].ID}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("Limit 2: runs %v, want the newest two %v", ids, want)
+	}
+	stop := errors.New("stop")
+	n := 0
+	err = db.EachRun(ctx, Filter{}, RunOptions{}, func(*Run) error { n++; return stop })
+	if err != stop || n != 1 {
+		t.Errorf("fn's error: EachRun returned %v after %d runs, want it as is after 1", err, n)
 	}
 }

@@ -71,7 +71,7 @@ func runPrune(ctx context.Context, o pruneOptions, e *env) error {
 		return err
 	}
 	if f.empty() {
-		return usagef("prune: give at least one filter (--campaign, --benchmark, --run, --job, --label, --status, --since, --until); prune never deletes everything")
+		return usagef("prune: give at least one filter (--system, --campaign, --benchmark, --run, --job, --label, --status, --since, --until); prune never deletes everything")
 	}
 	// Without --yes prune only shows its plan: it reads, and must work on
 	// a read-only archive and never create one.

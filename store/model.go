@@ -15,7 +15,8 @@ type Run struct {
 	// System is the cluster the run came from: its "system" label when it
 	// has one (sbench ingest --system, a campaign label), else the Slurm
 	// cluster the runner recorded (results.Job.Cluster); "" when neither
-	// says. One archive holds a site's clusters, told apart by it.
+	// says. One archive holds a site's clusters, told apart by it. Labels
+	// carries it too, as "system": it is a label, whoever gave it.
 	System   string
 	Campaign string
 	Variant  string

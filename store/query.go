@@ -132,23 +132,9 @@ type RunOptions struct {
 // other runs on the same nodes: treat them as read-only. An error from fn
 // stops the walk and is returned as it is.
 func (db *DB) EachRun(ctx context.Context, f Filter, o RunOptions, fn func(*Run) error) error {
-	var fnErr error
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		return eachRun(ctx, tx, f, o, func(r *Run) error {
-			if err := fn(r); err != nil {
-				fnErr = err
-				return err
-			}
-			return nil
-		})
+	return db.walk(ctx, "runs", func(tx *sql.Tx, fnErr *error) error {
+		return eachRun(ctx, tx, f, o, func(r *Run) error { return keep(fnErr, fn(r)) })
 	})
-	switch {
-	case fnErr != nil:
-		return fnErr
-	case err != nil:
-		return fmt.Errorf("query runs of %s: %w", db.path, err)
-	}
-	return nil
 }
 
 const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at, r.restart, r.system`
@@ -229,6 +215,15 @@ func eachRun(ctx context.Context, q queryer, f Filter, o RunOptions, fn func(*Ru
 		}
 		if r.Labels, err = keyValueMap(labels); err != nil {
 			return fmt.Errorf("run %d: labels: %w", r.ID, err)
+		}
+		if r.System != "" && r.Labels["system"] == "" {
+			// The system is the run's "system" label, whoever named it
+			// (SystemOf): every view that tells configurations apart by
+			// label, and every filter on it, sees the same.
+			if r.Labels == nil {
+				r.Labels = map[string]string{}
+			}
+			r.Labels["system"] = r.System
 		}
 		if r.Params, err = keyValueMap(params); err != nil {
 			return fmt.Errorf("run %d: params: %w", r.ID, err)
@@ -341,6 +336,46 @@ func (db *DB) Samples(ctx context.Context, f Filter) ([]Sample, error) {
 		return nil, fmt.Errorf("query samples of %s: %w", db.path, err)
 	}
 	return out, nil
+}
+
+// EachSample calls fn with each sample of the runs f selects, in Samples
+// order, reading one at a time: a comparison or report of a year's runs
+// holds what it computes, not the samples. An error from fn stops the walk
+// and is returned as it is.
+func (db *DB) EachSample(ctx context.Context, f Filter, fn func(Sample) error) error {
+	return db.walk(ctx, "samples", func(tx *sql.Tx, fnErr *error) error {
+		return eachSample(ctx, tx, f, func(s Sample) error { return keep(fnErr, fn(s)) })
+	})
+}
+
+// EachScalar calls fn with each scalar of the runs f selects, in Scalars
+// order, as EachSample does samples.
+func (db *DB) EachScalar(ctx context.Context, f Filter, fn func(Scalar) error) error {
+	return db.walk(ctx, "scalars", func(tx *sql.Tx, fnErr *error) error {
+		return eachScalar(ctx, tx, f, func(s Scalar) error { return keep(fnErr, fn(s)) })
+	})
+}
+
+// walk runs a streaming read in one snapshot: the error of the caller's
+// callback (kept in fnErr) is returned as it is, the archive's wrapped.
+func (db *DB) walk(ctx context.Context, what string, read func(tx *sql.Tx, fnErr *error) error) error {
+	var fnErr error
+	err := db.readTx(ctx, func(tx *sql.Tx) error { return read(tx, &fnErr) })
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
+		return fmt.Errorf("query %s of %s: %w", what, db.path, err)
+	}
+	return nil
+}
+
+// keep records err, the callback's, in *dst and returns it.
+func keep(dst *error, err error) error {
+	if err != nil {
+		*dst = err
+	}
+	return err
 }
 
 // eachSample streams the samples of f to fn, so that an export of a large

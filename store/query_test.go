@@ -280,6 +280,9 @@ func TestRunSystem(t *testing.T) {
 	if want := []string{"alpha", "beta", ""}; !reflect.DeepEqual(got, want) {
 		t.Errorf("systems %q, want %q", got, want)
 	}
+	if runs[1].Labels["system"] != "beta" || len(runs[1].Labels) != 3 {
+		t.Errorf("the run Slurm named: labels %v, want its system among them", runs[1].Labels)
+	}
 	for _, tt := range []struct {
 		name string
 		f    Filter

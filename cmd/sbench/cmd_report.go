@@ -345,10 +345,7 @@ func baselineComparison(ctx context.Context, db *store.DB, d reports.Data, name,
 // comparisonSection turns a comparison into the report's section.
 func comparisonSection(res *compare.Result, name string) *reports.Comparison {
 	c := &reports.Comparison{Title: "Compared with baseline " + name}
-	rows := 0
-	for _, t := range res.Tables {
-		rows += len(t.Rows)
-	}
+	rows := res.RowCount()
 	worse, better := res.Regressions(), res.Count(compare.Better)
 	head := fmt.Sprintf("against baseline %s (%s), the report's %s", name, nRuns(len(res.Old.Runs)), nRuns(len(res.New.Runs)))
 	if worse > 0 {
@@ -361,10 +358,10 @@ func comparisonSection(res *compare.Result, name string) *reports.Comparison {
 	c.Summary = append(c.Summary, res.Warnings...)
 	for _, t := range res.Tables {
 		header, cells := res.Cells(t)
-		ct := reports.ComparisonTable{Heading: t.Heading(), Header: header, Rows: cells}
-		for _, r := range t.Rows {
-			ct.Worse = append(ct.Worse, r.Change == compare.Worse)
-			ct.Better = append(ct.Better, r.Change == compare.Better)
+		ct := reports.ComparisonTable{Heading: t.Heading(), Header: header, Rows: cells, Note: res.PairLine(t)}
+		for _, c := range res.Changes(t) {
+			ct.Worse = append(ct.Worse, c == compare.Worse)
+			ct.Better = append(ct.Better, c == compare.Better)
 		}
 		c.Tables = append(c.Tables, ct)
 	}

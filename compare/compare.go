@@ -162,8 +162,8 @@ type Row struct {
 	// Pair is the node pair of a table whose rows are pairs (Table.Pairs).
 	Pair *PairID  `json:"pair,omitempty"`
 	X    *float64 `json:"x,omitempty"`
-	Old *Summary `json:"old,omitempty"`
-	New *Summary `json:"new,omitempty"`
+	Old  *Summary `json:"old,omitempty"`
+	New  *Summary `json:"new,omitempty"`
 	// Delta is (new − old) / old of the medians, a fraction.
 	Delta *float64 `json:"delta,omitempty"`
 	// P is the Mann-Whitney p-value; absent when there are too few

@@ -86,7 +86,7 @@ func TestMigrateV4ToV5(t *testing.T) {
 		}
 	}
 	for query, index := range map[string]string{
-		"SELECT id FROM runs WHERE system = 'alpha' ORDER BY start_time": "runs_system",
+		"SELECT id FROM runs WHERE system = 'alpha' ORDER BY start_time":  "runs_system",
 		"SELECT id FROM runs WHERE status = 'failed' ORDER BY start_time": "runs_status",
 		"SELECT run_id FROM run_hosts WHERE host_id = 1":                  "run_hosts_host",
 	} {

@@ -3,11 +3,13 @@ package compare
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
@@ -141,27 +143,33 @@ type runConfigs struct {
 // accumulator builds a comparison one run and one sample at a time: it
 // keeps a small record per run and, per measured point, the values that a
 // row's statistics need; never the samples. Build and Compare feed it.
+// Each side has an accumulator of its own (sideAcc), so that the two
+// sides can be read at once; tables merges them.
 type accumulator struct {
 	o     Options
 	res   *Result
 	names [2]string
-	sides [2]sideAcc
-	cfgs  map[string]*runConfigs
-	// strs interns the strings every run repeats (benchmark, tool …).
-	strs   map[string]string
-	groups map[groupKey]*group
-	// fams has, per family (benchmark, metric, unit), the configurations
-	// of the runs that measured it, per side: what configKeys reads.
-	fams map[string]*[2]map[*runConfigs]bool
+	sides [2]*sideAcc
 }
 
+// sideAcc is what one side gathers.
 type sideAcc struct {
+	o          *Options
 	ok         map[int64]*runInfo
+	okIDs      []int64
+	excluded   []int64
 	notOK      map[results.Status][]int64
 	benchmarks map[string]bool
 	// sampled has a run's metrics and units: a scalar that repeats a
 	// sample of its run (HPL's Gflops) is not a repeat of it.
 	sampled map[sampledKey]bool
+	cfgs    map[string]*runConfigs
+	// strs interns the strings every run and sample repeats.
+	strs   map[string]string
+	groups map[groupKey]*group
+	// fams has, per family (benchmark, metric, unit), the configurations
+	// of the runs that measured it: what configKeys reads.
+	fams map[familyKey]map[*runConfigs]bool
 }
 
 type sampledKey struct {
@@ -169,22 +177,52 @@ type sampledKey struct {
 	metric, unit string
 }
 
+type familyKey struct{ benchmark, metric, unit string }
+
+// pairKey is a PairID as a map key.
+type pairKey struct {
+	from, to, placement string
+	n, r0, r1           int
+	more                string // ranks beyond two, rarely
+}
+
+func (k pairKey) id() *PairID {
+	if k == (pairKey{}) {
+		return nil
+	}
+	p := &PairID{From: k.from, To: k.to, Placement: k.placement}
+	switch {
+	case k.more != "":
+		for _, f := range strings.Split(k.more, ":") {
+			v, _ := strconv.Atoi(f)
+			p.Ranks = append(p.Ranks, v)
+		}
+	case k.n == 1:
+		p.Ranks = []int{k.r0}
+	case k.n == 2:
+		p.Ranks = []int{k.r0, k.r1}
+	}
+	return p
+}
+
 // groupKey is the finest grouping of points: a family, a configuration,
 // the sample's other tags, its pair and its x. Tables and rows are
 // unions of groups.
 type groupKey struct {
-	family, extra, pair, x string
-	cfg                    *runConfigs
+	family familyKey
+	xunit  string
+	extra  string // the other tags, "k=v" joined by NUL
+	pair   pairKey
+	x      float64
+	hasX   bool
+	cfg    *runConfigs
 }
 
 type group struct {
-	benchmark, metric, unit, xunit string
-	x                              *float64
-	extraParts                     []string
-	cfg                            *runConfigs
-	pair                           *PairID
-	vals                           [2][]float64
-	tools                          [2]map[string]bool
+	key        groupKey
+	extraParts []string
+	vals       []float64
+	tools      map[string]bool
 }
 
 func newAccumulator(oldName, newName string, o Options) *accumulator {
@@ -194,66 +232,59 @@ func newAccumulator(oldName, newName string, o Options) *accumulator {
 	if o.Threshold < 0 {
 		o.Threshold = 0
 	}
-	a := &accumulator{o: o, names: [2]string{oldName, newName}, cfgs: map[string]*runConfigs{}, strs: map[string]string{},
-		groups: map[groupKey]*group{}, fams: map[string]*[2]map[*runConfigs]bool{}}
+	a := &accumulator{o: o, names: [2]string{oldName, newName}}
 	a.res = &Result{Old: SideInfo{Name: oldName}, New: SideInfo{Name: newName}, Threshold: o.Threshold, Alpha: o.Alpha}
 	for i := range a.sides {
-		a.sides[i] = sideAcc{ok: map[int64]*runInfo{}, notOK: map[results.Status][]int64{}, benchmarks: map[string]bool{}, sampled: map[sampledKey]bool{}}
+		a.sides[i] = &sideAcc{o: &a.o, ok: map[int64]*runInfo{}, notOK: map[results.Status][]int64{}, benchmarks: map[string]bool{},
+			sampled: map[sampledKey]bool{}, cfgs: map[string]*runConfigs{}, strs: map[string]string{}, groups: map[groupKey]*group{},
+			fams: map[familyKey]map[*runConfigs]bool{}}
 	}
 	return a
 }
 
-func (a *accumulator) intern(s string) string {
-	if v, ok := a.strs[s]; ok {
+func (sa *sideAcc) intern(s string) string {
+	if v, ok := sa.strs[s]; ok {
 		return v
 	}
-	a.strs[s] = s
+	sa.strs[s] = s
 	return s
 }
 
-func (a *accumulator) info(side int) *SideInfo {
-	if side == 0 {
-		return &a.res.Old
-	}
-	return &a.res.New
-}
-
-// addRun records a run of a side; only ok runs are compared.
-func (a *accumulator) addRun(side int, r *store.Run) {
-	info := a.info(side)
+// addRun records a run of the side; only ok runs are compared.
+func (sa *sideAcc) addRun(r *store.Run) {
 	if r.Status != results.StatusOK {
-		info.Excluded = append(info.Excluded, r.ID)
-		a.sides[side].notOK[r.Status] = append(a.sides[side].notOK[r.Status], r.ID)
+		sa.excluded = append(sa.excluded, r.ID)
+		sa.notOK[r.Status] = append(sa.notOK[r.Status], r.ID)
 		return
 	}
-	info.Runs = append(info.Runs, r.ID)
-	a.sides[side].benchmarks[a.intern(r.Benchmark)] = true
+	sa.okIDs = append(sa.okIDs, r.ID)
+	sa.benchmarks[sa.intern(r.Benchmark)] = true
 	key := store.ConfigOf(r).Key()
-	cfg := a.cfgs[key]
+	cfg := sa.cfgs[key]
 	if cfg == nil {
 		cfg = &runConfigs{m: runConfig(r)}
-		a.cfgs[key] = cfg
+		sa.cfgs[key] = cfg
 	}
-	a.sides[side].ok[r.ID] = &runInfo{id: r.ID, cfg: cfg, benchmark: a.intern(r.Benchmark), kind: a.intern(r.Kind), kernel: a.intern(r.Kernel),
-		tool: a.intern(r.Tool), toolVer: a.intern(r.ToolVer), runnerVersion: a.intern(r.RunnerVersion)}
+	sa.ok[r.ID] = &runInfo{id: r.ID, cfg: cfg, benchmark: sa.intern(r.Benchmark), kind: sa.intern(r.Kind), kernel: sa.intern(r.Kernel),
+		tool: sa.intern(r.Tool), toolVer: sa.intern(r.ToolVer), runnerVersion: sa.intern(r.RunnerVersion)}
 }
 
-// addSample adds a sample of a side's run; samples of other runs (not
-// ok, or the other side's) are left out.
-func (a *accumulator) addSample(side int, s *store.Sample) {
-	sa := &a.sides[side]
+// addSample adds a sample of one of the side's runs; samples of other
+// runs (not ok, or the other side's) are left out.
+func (sa *sideAcc) addSample(s *store.Sample) {
 	ri := sa.ok[s.RunID]
 	if ri == nil {
 		return
 	}
-	sa.sampled[sampledKey{s.RunID, a.intern(s.Metric), a.intern(s.Unit)}] = true
-	if !wanted(a.o, ri.benchmark, s.Metric) {
+	metric, unit := sa.intern(s.Metric), sa.intern(s.Unit)
+	sa.sampled[sampledKey{s.RunID, metric, unit}] = true
+	if !wanted(*sa.o, ri.benchmark, metric) {
 		return
 	}
 	benchmark, tool, ranks := ri.benchmark, "", s.Pair
-	if a.o.Families && s.X != nil {
-		if fam := MetricFamily(ri.run(), s.Metric, s.XUnit); fam != "" {
-			benchmark, tool = fam, ToolLabel(ri.run())
+	if sa.o.Families && s.X != nil {
+		if fam := MetricFamily(ri.run(), metric, s.XUnit); fam != "" {
+			benchmark, tool = sa.intern(fam), sa.intern(ToolLabel(ri.run()))
 			// Ranks 0 and 1 are the pair of every two-rank measurement,
 			// said by some tools and not by others: not a reason to keep
 			// them apart.
@@ -262,85 +293,83 @@ func (a *accumulator) addSample(side int, s *store.Sample) {
 			}
 		}
 	}
+	k := groupKey{family: familyKey{benchmark, metric, unit}, xunit: sa.intern(s.XUnit), cfg: ri.cfg}
 	var extra []string
-	var pair *PairID
-	for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
-		v := s.Tags[k]
+	for t, v := range s.Tags {
 		switch {
-		case results.DescriptiveTag(k):
-		case results.PairTag(k):
-			if pair == nil {
-				pair = &PairID{}
-			}
-			switch k {
-			case "from":
-				pair.From = v
-			case "to":
-				pair.To = v
-			case "placement":
-				pair.Placement = v
-			}
+		case results.DescriptiveTag(t):
+		case t == "from":
+			k.pair.from = v
+		case t == "to":
+			k.pair.to = v
+		case t == "placement":
+			k.pair.placement = v
+		case results.PairTag(t):
+			extra = append(extra, t+"="+v) // a pair tag this code does not know
 		default:
-			extra = append(extra, k+"="+v)
+			extra = append(extra, t+"="+v)
 		}
 	}
-	if len(ranks) > 0 {
-		if pair == nil {
-			pair = &PairID{}
-		}
-		pair.Ranks = ranks
+	if len(extra) > 1 {
+		slices.Sort(extra)
 	}
-	a.add(side, ri, benchmark, s.Metric, s.Unit, s.XUnit, s.X, s.Value, tool, extra, pair)
+	if len(extra) > 0 {
+		k.extra = strings.Join(extra, "\x00")
+	}
+	switch k.pair.n = len(ranks); {
+	case len(ranks) > 2:
+		k.pair.more = rankList(ranks)
+	case len(ranks) == 2:
+		k.pair.r0, k.pair.r1 = ranks[0], ranks[1]
+	case len(ranks) == 1:
+		k.pair.r0 = ranks[0]
+	}
+	if s.X != nil {
+		k.x, k.hasX = *s.X, true
+	}
+	sa.add(k, extra, s.Value, tool)
 }
 
-// addScalar adds a scalar of a side's run: those whose unit has a
-// direction (HPL's Gflops) and that do not repeat one of its samples.
-func (a *accumulator) addScalar(side int, sc *store.Scalar) {
-	sa := &a.sides[side]
+// addScalar adds a scalar of one of the side's runs: those whose unit has
+// a direction (HPL's Gflops) and that do not repeat one of its samples.
+func (sa *sideAcc) addScalar(sc *store.Scalar) {
 	ri := sa.ok[sc.RunID]
-	if ri == nil || results.BetterFor(sc.Unit) == results.BetterUnknown || !wanted(a.o, ri.benchmark, sc.Name) ||
+	if ri == nil || results.BetterFor(sc.Unit) == results.BetterUnknown || !wanted(*sa.o, ri.benchmark, sc.Name) ||
 		sa.sampled[sampledKey{sc.RunID, sc.Name, sc.Unit}] {
 		return
 	}
-	a.add(side, ri, ri.benchmark, sc.Name, sc.Unit, "", nil, sc.Value, "", nil, nil)
+	sa.add(groupKey{family: familyKey{ri.benchmark, sa.intern(sc.Name), sa.intern(sc.Unit)}, cfg: ri.cfg}, nil, sc.Value, "")
 }
 
-func (a *accumulator) add(side int, ri *runInfo, benchmark, metric, unit, xunit string, x *float64, value float64, tool string, extra []string, pair *PairID) {
-	family := benchmark + "\x00" + metric + "\x00" + unit
-	xkey := "none"
-	if x != nil {
-		xkey = strconv.FormatFloat(*x, 'g', -1, 64)
-	}
-	k := groupKey{family: family, extra: strings.Join(extra, "\x00") + "\x00" + xunit, pair: pair.key(), x: xkey, cfg: ri.cfg}
-	g := a.groups[k]
+func (sa *sideAcc) add(k groupKey, extra []string, value float64, tool string) {
+	g := sa.groups[k]
 	if g == nil {
-		g = &group{benchmark: a.intern(benchmark), metric: a.intern(metric), unit: a.intern(unit), xunit: a.intern(xunit),
-			extraParts: extra, cfg: ri.cfg, pair: pair}
-		if x != nil {
-			v := *x
-			g.x = &v
+		g = &group{key: k, extraParts: extra}
+		sa.groups[k] = g
+		f := sa.fams[k.family]
+		if f == nil {
+			f = map[*runConfigs]bool{}
+			sa.fams[k.family] = f
 		}
-		a.groups[k] = g
+		f[k.cfg] = true
 	}
-	g.vals[side] = append(g.vals[side], value)
+	g.vals = append(g.vals, value)
 	if tool != "" {
-		if g.tools[side] == nil {
-			g.tools[side] = map[string]bool{}
+		if g.tools == nil {
+			g.tools = map[string]bool{}
 		}
-		g.tools[side][tool] = true
+		g.tools[tool] = true
 	}
-	f := a.fams[family]
-	if f == nil {
-		f = &[2]map[*runConfigs]bool{{}, {}}
-		a.fams[family] = f
-	}
-	f[side][ri.cfg] = true
 }
 
 // result finishes the comparison: tables, warnings, and the errors of a
 // comparison with nothing to compare.
 func (a *accumulator) result() (*Result, error) {
 	res := a.res
+	for i, sa := range a.sides {
+		info := a.info(i)
+		info.Runs, info.Excluded = sa.okIDs, sa.excluded
+	}
 	for i := range a.sides {
 		if len(a.sides[i].notOK) > 0 {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s left out, only ok runs are compared", a.names[i], statusRuns(a.sides[i].notOK)))
@@ -400,8 +429,8 @@ func (a *accumulator) result() (*Result, error) {
 
 type tableAcc struct {
 	t     Table
-	rows  map[string]*rowAcc
-	pairs map[string]*PairID
+	rows  map[rowKey]*rowAcc
+	pairs map[pairKey]*PairID
 	tools [2]map[string]bool
 }
 
@@ -411,46 +440,56 @@ type rowAcc struct {
 	vals [2][]float64
 }
 
-// tables merges the groups into tables: one per benchmark (or family),
-// metric and configuration, one row per x and pair.
+// tables merges the groups of both sides into tables: one per benchmark
+// (or family), metric and configuration, one row per x and pair.
 func (a *accumulator) tables() []Table {
-	famKeys := map[string][]string{}
-	for f, sides := range a.fams {
-		var cfgs [2][]map[string]string
-		for i, set := range sides {
+	famCfgs := map[familyKey]*[2][]map[string]string{}
+	for i, sa := range a.sides {
+		for f, set := range sa.fams {
+			fc := famCfgs[f]
+			if fc == nil {
+				fc = &[2][]map[string]string{}
+				famCfgs[f] = fc
+			}
 			for c := range set {
-				cfgs[i] = append(cfgs[i], c.m)
+				fc[i] = append(fc[i], c.m)
 			}
 		}
-		famKeys[f] = configKeys(cfgs)
+	}
+	famKeys := map[familyKey][]string{}
+	for f, cfgs := range famCfgs {
+		famKeys[f] = configKeys(*cfgs)
 	}
 	tables := map[string]*tableAcc{}
-	for k, g := range a.groups {
-		var parts []string
-		for _, key := range famKeys[k.family] {
-			parts = append(parts, displayKey(key)+"="+g.cfg.m[key])
-		}
-		parts = append(parts, g.extraParts...)
-		slices.Sort(parts)
-		tkey := k.family + "\x00" + strings.Join(parts, "\x00") + "\x00" + k.extra
-		ta := tables[tkey]
-		if ta == nil {
-			ta = &tableAcc{t: Table{Benchmark: g.benchmark, Metric: g.metric, Unit: g.unit, XUnit: g.xunit,
-				Better: betterName(results.BetterFor(g.unit)), Config: parts}, rows: map[string]*rowAcc{}, pairs: map[string]*PairID{}}
-			tables[tkey] = ta
-		}
-		rkey := k.pair + "\x00" + k.x
-		ra := ta.rows[rkey]
-		if ra == nil {
-			ra = &rowAcc{x: g.x, pair: g.pair}
-			ta.rows[rkey] = ra
-		}
-		if g.pair != nil {
-			ta.pairs[k.pair] = g.pair
-		}
-		for side := range g.vals {
-			ra.vals[side] = append(ra.vals[side], g.vals[side]...)
-			for tool := range g.tools[side] {
+	for side, sa := range a.sides {
+		for _, g := range sa.groups {
+			k := g.key
+			var parts []string
+			for _, key := range famKeys[k.family] {
+				parts = append(parts, displayKey(key)+"="+k.cfg.m[key])
+			}
+			parts = append(parts, g.extraParts...)
+			slices.Sort(parts)
+			fam := k.family.benchmark + "\x00" + k.family.metric + "\x00" + k.family.unit
+			tkey := fam + "\x00" + strings.Join(parts, "\x00") + "\x00" + k.extra + "\x00" + k.xunit
+			ta := tables[tkey]
+			if ta == nil {
+				ta = &tableAcc{t: Table{Benchmark: k.family.benchmark, Metric: k.family.metric, Unit: k.family.unit, XUnit: k.xunit,
+					Better: betterName(results.BetterFor(k.family.unit)), Config: parts}, rows: map[rowKey]*rowAcc{}, pairs: map[pairKey]*PairID{}}
+				tables[tkey] = ta
+			}
+			rk := rowKey{pair: k.pair, x: k.x, hasX: k.hasX}
+			ra := ta.rows[rk]
+			if ra == nil {
+				ra = &rowAcc{pair: ta.pair(k.pair)}
+				if k.hasX {
+					x := k.x
+					ra.x = &x
+				}
+				ta.rows[rk] = ra
+			}
+			ra.vals[side] = append(ra.vals[side], g.vals...)
+			for tool := range g.tools {
 				if ta.tools[side] == nil {
 					ta.tools[side] = map[string]bool{}
 				}
@@ -467,6 +506,25 @@ func (a *accumulator) tables() []Table {
 			cmp.Compare(a.Unit, b.Unit), slices.Compare(a.Config, b.Config), cmp.Compare(a.XUnit, b.XUnit))
 	})
 	return out
+}
+
+type rowKey struct {
+	pair pairKey
+	x    float64
+	hasX bool
+}
+
+// pair is the table's PairID of k, one per pair.
+func (ta *tableAcc) pair(k pairKey) *PairID {
+	if k == (pairKey{}) {
+		return nil
+	}
+	p := ta.pairs[k]
+	if p == nil {
+		p = k.id()
+		ta.pairs[k] = p
+	}
+	return p
 }
 
 func (a *accumulator) finishTable(ta *tableAcc) Table {
@@ -634,7 +692,7 @@ func Build(old, new Side, o Options) (*Result, error) {
 	inOld := map[int64]bool{}
 	for i := range old.Runs {
 		inOld[old.Runs[i].ID] = true
-		a.addRun(0, &old.Runs[i])
+		a.sides[0].addRun(&old.Runs[i])
 	}
 	var shared []int64
 	for i := range new.Runs {
@@ -642,20 +700,27 @@ func Build(old, new Side, o Options) (*Result, error) {
 			shared = append(shared, new.Runs[i].ID)
 			continue
 		}
-		a.addRun(1, &new.Runs[i])
+		a.sides[1].addRun(&new.Runs[i])
 	}
 	if err := a.shared(shared); err != nil {
 		return nil, err
 	}
 	for i, s := range []Side{old, new} {
 		for j := range s.Samples {
-			a.addSample(i, &s.Samples[j])
+			a.sides[i].addSample(&s.Samples[j])
 		}
 		for j := range s.Scalars {
-			a.addScalar(i, &s.Scalars[j])
+			a.sides[i].addScalar(&s.Scalars[j])
 		}
 	}
 	return a.result()
+}
+
+func (a *accumulator) info(side int) *SideInfo {
+	if side == 0 {
+		return &a.res.Old
+	}
+	return &a.res.New
 }
 
 // shared notes the runs both sides selected, compared on the old side only.
@@ -663,7 +728,7 @@ func (a *accumulator) shared(ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	if len(a.res.New.Runs)+len(a.res.New.Excluded) == 0 {
+	if len(a.sides[1].okIDs)+len(a.sides[1].excluded) == 0 {
 		return fmt.Errorf("every run %s selects is selected by %s too (%s), and a run selected by both sides is compared on the old side only: %w",
 			a.names[1], a.names[0], runList(ids), ErrNoData)
 	}
@@ -689,8 +754,8 @@ func Compare(ctx context.Context, db *store.DB, old, new Selector, o Options) (*
 // CompareFilters compares the runs of two filters, named names[0] (old)
 // and names[1] (new), reading the archive one run and one sample at a
 // time: what it holds is a record per run and a value per sample, never
-// the samples themselves, so comparing two systems' years costs what
-// their results weigh, not their samples. A filter that selects nothing
+// the samples themselves. The two sides' samples are read at once, each
+// on a connection and a core of its own. A filter that selects nothing
 // is an *EmptySelectionError.
 func CompareFilters(ctx context.Context, db *store.DB, names [2]string, fs [2]store.Filter, o Options) (*Result, error) {
 	a := newAccumulator(names[0], names[1], o)
@@ -706,7 +771,7 @@ func CompareFilters(ctx context.Context, db *store.DB, names [2]string, fs [2]st
 				shared = append(shared, r.ID)
 				return nil
 			}
-			a.addRun(i, r)
+			a.sides[i].addRun(r)
 			return nil
 		})
 		if err != nil {
@@ -719,22 +784,31 @@ func CompareFilters(ctx context.Context, db *store.DB, names [2]string, fs [2]st
 	if err := a.shared(shared); err != nil {
 		return nil, err
 	}
+	var errs [2]error
+	var wg sync.WaitGroup
 	for i, f := range fs {
-		if len(a.sides[i].ok) == 0 {
+		sa := a.sides[i]
+		if len(sa.ok) == 0 {
 			continue
 		}
-		if err := db.EachSample(ctx, f, func(s store.Sample) error {
-			a.addSample(i, &s)
-			return nil
-		}); err != nil {
-			return nil, err
-		}
-		if err := db.EachScalar(ctx, f, func(s store.Scalar) error {
-			a.addScalar(i, &s)
-			return nil
-		}); err != nil {
-			return nil, err
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = db.EachSample(ctx, f, func(s store.Sample) error {
+				sa.addSample(&s)
+				return nil
+			})
+			if errs[i] == nil {
+				errs[i] = db.EachScalar(ctx, f, func(s store.Scalar) error {
+					sa.addScalar(&s)
+					return nil
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
 	}
 	return a.result()
 }

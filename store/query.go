@@ -338,13 +338,15 @@ func (db *DB) Samples(ctx context.Context, f Filter) ([]Sample, error) {
 	return out, nil
 }
 
-// EachSample calls fn with each sample of the runs f selects, in Samples
-// order, reading one at a time: a comparison or report of a year's runs
-// holds what it computes, not the samples. An error from fn stops the walk
-// and is returned as it is.
+// EachSample calls fn with each sample of the runs f selects, reading one
+// at a time: a comparison or report of a year's runs holds what it
+// computes, not the samples. Samples come run by run (in the order of
+// the runs' start), each run's in its bundle's order: the order they are
+// stored in, which costs no sort. An error from fn stops the walk and is
+// returned as it is.
 func (db *DB) EachSample(ctx context.Context, f Filter, fn func(Sample) error) error {
 	return db.walk(ctx, "samples", func(tx *sql.Tx, fnErr *error) error {
-		return eachSample(ctx, tx, f, func(s Sample) error { return keep(fnErr, fn(s)) })
+		return scanSamples(ctx, tx, f, "r.start_time, r.id, s.seq", func(s Sample) error { return keep(fnErr, fn(s)) })
 	})
 }
 
@@ -381,26 +383,33 @@ func keep(dst *error, err error) error {
 // eachSample streams the samples of f to fn, so that an export of a large
 // archive does not hold them all in memory.
 func eachSample(ctx context.Context, q queryer, f Filter, fn func(Sample) error) error {
+	return scanSamples(ctx, q, f, "s.run_id, s.metric, s.x, s.repeat, s.seq", fn)
+}
+
+func scanSamples(ctx context.Context, q queryer, f Filter, order string, fn func(Sample) error) error {
 	where, args := f.where()
 	rows, err := q.QueryContext(ctx, `SELECT s.run_id, s.metric, s.unit, s.x, s.x_unit, s.value, s.min, s.max, s.p50, s.p99, s.iterations, s.repeat, s.pair, s.tags
-FROM samples s JOIN runs r ON r.id = s.run_id`+where+` ORDER BY s.run_id, s.metric, s.x, s.repeat, s.seq`, args...)
+FROM samples s JOIN runs r ON r.id = s.run_id`+where+` ORDER BY `+order, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	in := interner{}
+	var metric, unit, xunit, pair, tags sql.RawBytes
 	for rows.Next() {
 		var s Sample
 		var x, lo, hi, p50, p99 sql.NullFloat64
-		var pair, tags sql.NullString
-		if err := rows.Scan(&s.RunID, &s.Metric, &s.Unit, &x, &s.XUnit, &s.Value, &lo, &hi, &p50, &p99,
+		if err := rows.Scan(&s.RunID, &metric, &unit, &x, &xunit, &s.Value, &lo, &hi, &p50, &p99,
 			&s.Iterations, &s.Repeat, &pair, &tags); err != nil {
 			return err
 		}
-		s.X, s.Min, s.Max, s.P50, s.P99 = nullFloat(x), nullFloat(lo), nullFloat(hi), nullFloat(p50), nullFloat(p99)
-		if err := unmarshalNull(pair, &s.Pair); err != nil {
+		s.Metric, s.Unit, s.XUnit = in.get(metric), in.get(unit), in.get(xunit)
+		setFloats(&s.Sample, x, lo, hi, p50, p99)
+		var err error
+		if s.Pair, err = decodeInts(pair); err != nil {
 			return fmt.Errorf("run %d: sample pair: %w", s.RunID, err)
 		}
-		if err := unmarshalNull(tags, &s.Tags); err != nil {
+		if s.Tags, err = in.decodeTags(tags); err != nil {
 			return fmt.Errorf("run %d: sample tags: %w", s.RunID, err)
 		}
 		if err := fn(s); err != nil {
@@ -408,6 +417,32 @@ FROM samples s JOIN runs r ON r.id = s.run_id`+where+` ORDER BY s.run_id, s.metr
 		}
 	}
 	return rows.Err()
+}
+
+// setFloats sets a sample's optional figures, the present ones sharing
+// one allocation.
+func setFloats(s *results.Sample, x, lo, hi, p50, p99 sql.NullFloat64) {
+	n := 0
+	for _, v := range []sql.NullFloat64{x, lo, hi, p50, p99} {
+		if v.Valid {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	buf := make([]float64, 0, n)
+	set := func(dst **float64, v sql.NullFloat64) {
+		if v.Valid {
+			buf = append(buf, v.Float64)
+			*dst = &buf[len(buf)-1]
+		}
+	}
+	set(&s.X, x)
+	set(&s.Min, lo)
+	set(&s.Max, hi)
+	set(&s.P50, p50)
+	set(&s.P99, p99)
 }
 
 // Scalars returns the scalars of the runs f selects, ordered by run id, then

@@ -26,6 +26,15 @@ func (in interner) get(b []byte) string {
 	return s
 }
 
+// str is get for a string.
+func (in interner) str(s string) string {
+	if v, ok := in[s]; ok {
+		return v
+	}
+	in[s] = s
+	return s
+}
+
 // decodeTags reads a JSON object of string values, as json.Marshal wrote
 // it; nil for NULL.
 func (in interner) decodeTags(b []byte) (map[string]string, error) {

@@ -128,9 +128,11 @@ type RunOptions struct {
 // EachRun calls fn with each run f selects, in Runs order, reading one run
 // at a time: a command that lists, exports or summarises runs holds one
 // run, not the archive. Everything is read in one snapshot. The Run passed
-// to fn is fn's to keep, but its hosts share their slices and maps with the
-// other runs on the same nodes: treat them as read-only. An error from fn
-// stops the walk and is returned as it is.
+// to fn is fn's to keep, but what runs have in common is decoded once and
+// shared between them — labels, parameters, command, nodes and hosts —
+// so that keeping a year of runs costs what they do not share: treat
+// those as read-only. An error from fn stops the walk and is returned as
+// it is.
 func (db *DB) EachRun(ctx context.Context, f Filter, o RunOptions, fn func(*Run) error) error {
 	return db.walk(ctx, "runs", func(tx *sql.Tx, fnErr *error) error {
 		return eachRun(ctx, tx, f, o, func(r *Run) error { return keep(fnErr, fn(r)) })
@@ -140,13 +142,20 @@ func (db *DB) EachRun(ctx context.Context, f Filter, o RunOptions, fn func(*Run)
 const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at, r.restart, r.system`
 
 // loadRuns reads the runs of f with what detail asks for: export needs no
-// hosts, prune not even parameters. Each run gets hosts of its own.
+// hosts, prune not even parameters. Each run gets labels, parameters and
+// hosts of its own, unlike EachRun's.
 func loadRuns(ctx context.Context, q queryer, f Filter, detail RunDetail) ([]Run, error) {
 	var runs []Run
 	err := eachRun(ctx, q, f, RunOptions{Detail: detail}, func(r *Run) error {
+		hosts := make([]results.Host, len(r.Hosts))
 		for i := range r.Hosts {
-			r.Hosts[i] = cloneHost(&r.Hosts[i])
+			hosts[i] = cloneHost(&r.Hosts[i])
 		}
+		if r.Hosts != nil {
+			r.Hosts = hosts
+		}
+		r.Labels, r.Params = maps.Clone(r.Labels), maps.Clone(r.Params)
+		r.Command, r.Nodes = slices.Clone(r.Command), slices.Clone(r.Nodes)
 		runs = append(runs, *r)
 		return nil
 	})
@@ -178,16 +187,17 @@ func eachRun(ctx context.Context, q queryer, f Filter, o RunOptions, fn func(*Ru
 		return err
 	}
 	defer rows.Close()
-	hosts := hostCache{q: q, decoded: map[int64]*results.Host{}}
+	d := newRunDecoder(q)
+	var campaign, variant, benchmark, kind, kernel, command, launcher, tool, toolVer, status, nodes, tasksPerNode, runnerVersion, system sql.RawBytes
+	var labels, params, hostIDs sql.RawBytes
 	for rows.Next() {
 		var r Run
-		var command, nodes, start, end sql.NullString
-		var status, ingested string
-		var labels, params, hostIDs sql.NullString
-		dst := []any{&r.ID, &r.Hash, &r.Campaign, &r.Variant, &r.Benchmark, &r.Kind, &r.Kernel,
-			&command, &r.Launcher, &r.Tool, &r.ToolVer, &status, &r.Error,
-			&r.JobID, &r.Step, &r.ArrayIndex, &nodes, &r.Tasks, &r.TasksPerNode,
-			&start, &end, &r.RunnerVersion, &r.Source, &r.Origin, &ingested, &r.Restart, &r.System, &labels}
+		var start, end sql.NullString
+		var ingested string
+		dst := []any{&r.ID, &r.Hash, &campaign, &variant, &benchmark, &kind, &kernel,
+			&command, &launcher, &tool, &toolVer, &status, &r.Error,
+			&r.JobID, &r.Step, &r.ArrayIndex, &nodes, &r.Tasks, &tasksPerNode,
+			&start, &end, &runnerVersion, &r.Source, &r.Origin, &ingested, &r.Restart, &system, &labels}
 		if o.Detail != RunLabels {
 			dst = append(dst, &params)
 		}
@@ -197,11 +207,14 @@ func eachRun(ctx context.Context, q queryer, f Filter, o RunOptions, fn func(*Ru
 		if err := rows.Scan(dst...); err != nil {
 			return err
 		}
-		r.Status = results.Status(status)
-		if err := unmarshalNull(command, &r.Command); err != nil {
+		in := d.strs
+		r.Campaign, r.Variant, r.Benchmark, r.Kind, r.Kernel = in.get(campaign), in.get(variant), in.get(benchmark), in.get(kind), in.get(kernel)
+		r.Launcher, r.Tool, r.ToolVer, r.Status = in.get(launcher), in.get(tool), in.get(toolVer), results.Status(in.get(status))
+		r.TasksPerNode, r.RunnerVersion, r.System = in.get(tasksPerNode), in.get(runnerVersion), in.get(system)
+		if r.Command, err = d.list(command); err != nil {
 			return fmt.Errorf("run %d: command: %w", r.ID, err)
 		}
-		if err := unmarshalNull(nodes, &r.Nodes); err != nil {
+		if r.Nodes, err = d.list(nodes); err != nil {
 			return fmt.Errorf("run %d: nodes: %w", r.ID, err)
 		}
 		if r.Start, err = parseTime(start); err != nil {
@@ -213,33 +226,17 @@ func eachRun(ctx context.Context, q queryer, f Filter, o RunOptions, fn func(*Ru
 		if r.IngestedAt, err = parseTime(sql.NullString{String: ingested, Valid: true}); err != nil {
 			return fmt.Errorf("run %d: %w", r.ID, err)
 		}
-		if r.Labels, err = keyValueMap(labels); err != nil {
+		// The system is the run's "system" label, whoever named it
+		// (SystemOf): every view that tells configurations apart by
+		// label, and every filter on it, sees the same.
+		if r.Labels, err = d.keyValues(labels, r.System); err != nil {
 			return fmt.Errorf("run %d: labels: %w", r.ID, err)
 		}
-		if r.System != "" && r.Labels["system"] == "" {
-			// The system is the run's "system" label, whoever named it
-			// (SystemOf): every view that tells configurations apart by
-			// label, and every filter on it, sees the same.
-			if r.Labels == nil {
-				r.Labels = map[string]string{}
-			}
-			r.Labels["system"] = r.System
-		}
-		if r.Params, err = keyValueMap(params); err != nil {
+		if r.Params, err = d.keyValues(params, ""); err != nil {
 			return fmt.Errorf("run %d: params: %w", r.ID, err)
 		}
-		if hostIDs.Valid {
-			for _, id := range strings.Split(hostIDs.String, ",") {
-				hostID, err := strconv.ParseInt(id, 10, 64)
-				if err != nil {
-					return fmt.Errorf("run %d: host id %q: %w", r.ID, id, err)
-				}
-				h, err := hosts.get(ctx, hostID)
-				if err != nil {
-					return fmt.Errorf("run %d: %w", r.ID, err)
-				}
-				r.Hosts = append(r.Hosts, *h)
-			}
+		if r.Hosts, err = d.hosts(ctx, hostIDs); err != nil {
+			return fmt.Errorf("run %d: %w", r.ID, err)
 		}
 		if err := fn(&r); err != nil {
 			return err
@@ -248,17 +245,104 @@ func eachRun(ctx context.Context, q queryer, f Filter, o RunOptions, fn func(*Ru
 	return rows.Err()
 }
 
-// keyValueMap decodes a json_group_object of labels or parameters; none
-// is a nil map, as a bundle without them has.
-func keyValueMap(s sql.NullString) (map[string]string, error) {
-	if !s.Valid || s.String == "{}" {
+// maxShared bounds each cache of runDecoder: beyond it, values are decoded
+// afresh, so that a walk over runs whose every value differs (HPL's
+// timestamps among its parameters) does not keep them all.
+const maxShared = 4096
+
+// runDecoder turns the columns of a walk over runs into Runs, decoding
+// each distinct value once: the runs of a campaign share their labels,
+// parameters, node lists and hosts, and a year of them should cost what
+// its distinct values weigh. What it returns is shared between runs.
+type runDecoder struct {
+	strs   interner
+	lists  map[string][]string
+	maps   map[string]map[string]string
+	hostsL map[string][]results.Host
+	hc     hostCache
+}
+
+func newRunDecoder(q queryer) *runDecoder {
+	return &runDecoder{strs: interner{}, lists: map[string][]string{}, maps: map[string]map[string]string{},
+		hostsL: map[string][]results.Host{}, hc: hostCache{q: q, decoded: map[int64]*results.Host{}}}
+}
+
+// list decodes a JSON list of strings (a command, a node list); NULL is
+// nil.
+func (d *runDecoder) list(b sql.RawBytes) ([]string, error) {
+	if b == nil {
 		return nil, nil
 	}
-	var m map[string]string
-	if err := json.Unmarshal([]byte(s.String), &m); err != nil {
+	if v, ok := d.lists[string(b)]; ok {
+		return v, nil
+	}
+	var v []string
+	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, err
 	}
+	for i := range v {
+		v[i] = d.strs.str(v[i])
+	}
+	if len(d.lists) < maxShared {
+		d.lists[string(b)] = v
+	}
+	return v, nil
+}
+
+// keyValues decodes a json_group_object of labels or parameters, with
+// system as the "system" label when it has none; none at all is a nil
+// map, as a bundle without them has.
+func (d *runDecoder) keyValues(b sql.RawBytes, system string) (map[string]string, error) {
+	if b == nil || string(b) == "{}" && system == "" {
+		return nil, nil
+	}
+	key := string(b) + "\x00" + system
+	if m, ok := d.maps[key]; ok {
+		return m, nil
+	}
+	m, err := d.strs.decodeTags(b)
+	if err != nil {
+		return nil, err
+	}
+	if system != "" && m["system"] == "" {
+		if m == nil {
+			m = map[string]string{}
+		}
+		m["system"] = system
+	}
+	if len(m) == 0 {
+		m = nil
+	}
+	if len(d.maps) < maxShared {
+		d.maps[key] = m
+	}
 	return m, nil
+}
+
+// hosts returns the hosts of a list of host ids ("5,7"), in order.
+func (d *runDecoder) hosts(ctx context.Context, ids sql.RawBytes) ([]results.Host, error) {
+	if ids == nil {
+		return nil, nil
+	}
+	if hs, ok := d.hostsL[string(ids)]; ok {
+		return hs, nil
+	}
+	var hs []results.Host
+	for _, id := range strings.Split(string(ids), ",") {
+		hostID, err := strconv.ParseInt(id, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("host id %q: %w", id, err)
+		}
+		h, err := d.hc.get(ctx, hostID)
+		if err != nil {
+			return nil, err
+		}
+		hs = append(hs, *h)
+	}
+	if len(d.hostsL) < maxShared {
+		d.hostsL[string(ids)] = hs
+	}
+	return hs, nil
 }
 
 // hostCache decodes each host description once per walk.

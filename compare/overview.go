@@ -45,7 +45,7 @@ type Overview struct {
 	// Runs, Failed and Invalid count the runs the overview was built from.
 	Runs, Failed, Invalid int `json:"-"`
 	// Systems are the systems of the runs, sorted ("" for runs of none).
-	Systems    []string  `json:"systems"`
+	Systems     []string  `json:"systems"`
 	First, Last time.Time `json:"-"`
 }
 

@@ -402,13 +402,15 @@ func (t *table) titles() []string {
 const maxCellLines = 3
 
 // row draws one row; swatch, if set, is drawn before the first cell's text.
-func (t *table) row(cells []string, c [3]int, swatch *style) {
-	t.rowStyled(cells, c, swatch, "", -1)
+// It returns where the row went on its page: its top and height, for a
+// caller that draws into a cell.
+func (t *table) row(cells []string, c [3]int, swatch *style) (top, h float64) {
+	return t.rowStyled(cells, c, swatch, "", -1)
 }
 
 // rowStyled draws one row in a font style ("S" strikes the text through)
 // except for column plain, which stays in the regular style.
-func (t *table) rowStyled(cells []string, c [3]int, swatch *style, fontStyle string, plain int) {
+func (t *table) rowStyled(cells []string, c [3]int, swatch *style, fontStyle string, plain int) (top, h float64) {
 	d := t.d
 	d.font("", t.size, c)
 	ml := t.maxLines
@@ -420,15 +422,17 @@ func (t *table) rowStyled(cells []string, c [3]int, swatch *style, fontStyle str
 	for _, l := range lines {
 		n = max(n, len(l))
 	}
-	h := t.rowH + float64(n-1)*t.lineH()
+	h = t.rowH + float64(n-1)*t.lineH()
 	if d.y+h > contentBottom {
 		d.newPage()
 		t.header()
 		d.font("", t.size, c)
 	}
+	top = d.y
 	t.drawStyled(lines, swatch, fontStyle, plain, c)
 	d.y += h
 	d.rule(d.y)
+	return top, h
 }
 
 func (t *table) lineH() float64 { return t.size * 1.2 }

@@ -373,7 +373,9 @@ func TestWithFigureDir(t *testing.T) {
 }
 
 // A long runs table repeats its header on every page and never writes
-// below the footer line.
+// below the footer line. Beyond maxListed runs, the runs are summed up
+// and only the newest failed and invalid ones listed, with the way to get
+// the others.
 func TestReportLongRunsTable(t *testing.T) {
 	d := testData()
 	base := d.Runs[0]
@@ -381,6 +383,7 @@ func TestReportLongRunsTable(t *testing.T) {
 		r := base
 		r.ID = int64(100 + i)
 		r.Variant = fmt.Sprintf("v%03d", i)
+		r.Status, r.Error = results.StatusFailed, fmt.Sprintf("srun: error: node %03d lost\nsecond line of why", i)
 		d.Runs = append(d.Runs, r)
 	}
 	text := pdfText(t, writeReport(t, d))
@@ -394,10 +397,15 @@ func TestReportLongRunsTable(t *testing.T) {
 	if headers < 3 {
 		t.Errorf("the runs table header appears on %d pages, want it on each of the table's 3+ pages", headers)
 	}
-	for _, v := range []string{"v000", "v119"} {
-		if !strings.Contains(text, v) {
-			t.Errorf("run with variant %s missing from the table", v)
+	runsSection := text[strings.Index(text, "Failed and invalid runs"):]
+	runsSection = runsSection[:strings.Index(runsSection, "Appendix")]
+	for _, v := range []string{"v060", "v119"} {
+		if !strings.Contains(runsSection, v) {
+			t.Errorf("failed run with variant %s missing from the runs section", v)
 		}
+	}
+	if strings.Contains(runsSection, "v059 ") || !strings.Contains(text, "121 of 123 runs failed or are invalid: the 60 newest are listed") {
+		t.Errorf("the runs section does not list the newest 60 failed runs only, saying so:\n%s", runsSection)
 	}
 }
 

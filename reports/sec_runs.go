@@ -1,21 +1,63 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
-// runsSection lists every run: where it ran, what it ran, how it ended. A
-// failed or invalid run is set in red with its error below it, so nobody
-// mistakes its numbers for a result.
+// runsSection lists the runs: where each ran, what it ran, how it ended.
+// A failed or invalid run is set in red with its error below it, so
+// nobody mistakes its numbers for a result. A report of more than
+// maxListed runs sums them up per system and benchmark instead, and lists
+// its newest failed and invalid runs.
 func (r *Report) runsSection(d *document) {
 	d.heading("Runs", h1Size, 60)
 	if len(r.runs) == 0 {
 		d.para("The report has no runs.", "", bodySize, black)
+		return
+	}
+	nbad := 0
+	for i := range r.runs {
+		if bad(&r.runs[i]) {
+			nbad++
+		}
+	}
+	summarised := len(r.listedRuns) < len(r.runs)
+	if summarised {
+		r.runsSummary(d)
+		d.y += 6
+		if len(r.listedRuns) > 0 {
+			d.heading("Failed and invalid runs", h2Size, 60)
+		}
+	}
+	r.runsTable(d, r.listedRuns)
+	d.y += 6
+	if note := r.requeueNote(); note != "" {
+		d.para(note, "", smallSize, black)
+		d.y += 2
+	}
+	switch {
+	case nbad == 0:
+		d.para("All runs completed and passed their checks.", "", smallSize, grey)
+	case summarised && len(r.listedRuns) < nbad:
+		d.para(fmt.Sprintf("%d of %d runs failed or are invalid: the %d newest are listed (red), with their errors; sbench runs --status failed,invalid lists them all. "+
+			"Their results are never plotted or summarised.", nbad, len(r.runs), len(r.listedRuns)), "", smallSize, grey)
+	default:
+		d.para(fmt.Sprintf("%d of %d runs failed or are invalid (red): their results are listed but never plotted or summarised; the appendix has their whole error text.", nbad, len(r.runs)), "", smallSize, grey)
+	}
+}
+
+// runsTable lists the runs of the given indexes.
+func (r *Report) runsTable(d *document, idx []int) {
+	if len(idx) == 0 {
 		return
 	}
 	// The job column is one line whatever the id: a local job's id
@@ -31,13 +73,12 @@ func (r *Report) runsSection(d *document) {
 		{title: "Status", width: contentWidth - 442},
 	})
 	t.header()
-	bad := 0
-	for i := range r.runs {
+	for _, i := range idx {
 		run := &r.runs[i]
 		failed := run.Status == results.StatusFailed || run.Status == results.StatusInvalid
 		c := black
 		if failed {
-			c, bad = failedRed, bad+1
+			c = failedRed
 		}
 		cfg := r.configs.ofRun[run.ID]
 		t.row([]string{
@@ -60,15 +101,65 @@ func (r *Report) runsSection(d *document) {
 			}
 		}
 	}
-	d.y += 6
-	if note := r.requeueNote(); note != "" {
-		d.para(note, "", smallSize, black)
-		d.y += 2
+}
+
+// runsSummary counts the runs per system and benchmark: how many, how
+// they ended, when the first and the last ran.
+func (r *Report) runsSummary(d *document) {
+	type count struct {
+		runs, ok, failed, invalid int
+		first, last               time.Time
 	}
-	if bad == 0 {
-		d.para("All runs completed and passed their checks.", "", smallSize, grey)
-	} else {
-		d.para(fmt.Sprintf("%d of %d runs failed or are invalid (red): their results are listed but never plotted or summarised; the appendix has their whole error text.", bad, len(r.runs)), "", smallSize, grey)
+	counts := map[[2]string]*count{}
+	for i := range r.runs {
+		run := &r.runs[i]
+		k := [2]string{run.System, family(run)}
+		c := counts[k]
+		if c == nil {
+			c = &count{}
+			counts[k] = c
+		}
+		c.runs++
+		switch run.Status {
+		case results.StatusFailed:
+			c.failed++
+		case results.StatusInvalid:
+			c.invalid++
+		default:
+			c.ok++
+		}
+		if t := run.Start; !t.IsZero() {
+			if c.first.IsZero() || t.Before(c.first) {
+				c.first = t
+			}
+			if t.After(c.last) {
+				c.last = t
+			}
+		}
+	}
+	d.para(fmt.Sprintf("The report's %d runs, per system and benchmark (sbench runs --group-by system or --group-by benchmark lists the same).", len(r.runs)), "", smallSize, grey)
+	d.y += 2
+	t := d.table([]column{
+		{title: "System", width: 80},
+		{title: "Benchmark", width: 110},
+		{title: "Runs", width: 44, right: true},
+		{title: "ok", width: 44, right: true},
+		{title: "Failed", width: 44, right: true},
+		{title: "Invalid", width: 44, right: true},
+		{title: "First", width: 72, right: true},
+		{title: "Last", width: contentWidth - 438, right: true},
+	})
+	t.header()
+	keys := slices.SortedFunc(maps.Keys(counts), func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	for _, k := range keys {
+		c := counts[k]
+		day := func(t time.Time) string {
+			if t.IsZero() {
+				return "—"
+			}
+			return t.UTC().Format("2006-01-02")
+		}
+		t.row([]string{orDash(k[0]), k[1], strconv.Itoa(c.runs), strconv.Itoa(c.ok), strconv.Itoa(c.failed), strconv.Itoa(c.invalid), day(c.first), day(c.last)}, black, nil)
 	}
 }
 
@@ -198,9 +289,9 @@ func (r *Report) failureText(run *store.Run) string {
 	if js := r.jobState(run); js != "" && run.Status == results.StatusFailed {
 		parts = append(parts, js)
 	}
-	for _, c := range r.data.Checks {
+	for _, c := range r.checks[run.ID] {
 		// A parser's error usually names the checks that failed already.
-		if c.RunID == run.ID && !c.Passed && !strings.Contains(run.Error, c.Name) {
+		if !c.Passed && !strings.Contains(run.Error, c.Name) {
 			parts = append(parts, checkText(c))
 		}
 	}

@@ -21,6 +21,7 @@ func (r *Report) computeVerdict() []string {
 	for _, f := range r.families {
 		out = append(out, r.familyVerdict(f)...)
 	}
+	out = append(out, r.overviewVerdict()...)
 	failed := 0
 	for i := range r.runs {
 		if bad(&r.runs[i]) {

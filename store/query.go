@@ -796,6 +796,16 @@ ORDER BY 1, 3 DESC, 2`)
 	return inv, nil
 }
 
+// CountSamples returns how many samples the runs f selects have.
+func (db *DB) CountSamples(ctx context.Context, f Filter) (int, error) {
+	where, args := f.where()
+	var n int
+	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM samples s JOIN runs r ON r.id = s.run_id"+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count samples of %s: %w", db.path, err)
+	}
+	return n, nil
+}
+
 // CountRuns returns how many runs f selects.
 func (db *DB) CountRuns(ctx context.Context, f Filter) (int, error) {
 	where, args := f.where()

@@ -13,9 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	_ "github.com/sbench/sbench/hpl" // registers the hpl and hpcc formats
 	"github.com/sbench/sbench/parsers"
@@ -233,7 +231,7 @@ func parseAhead(ctx context.Context, ins []ingestInput, o ingestOptions) <-chan 
 func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o ingestOptions) (ingestSummary, error) {
 	var sum ingestSummary
 	var failed int
-	bar := newProgress(e, len(ins))
+	bar := newProgressBar(e, "ingest", len(ins), len(ins) > 3)
 	defer bar.Finish()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops parseAhead when we return early
@@ -388,24 +386,6 @@ func readInput(ctx context.Context, in ingestInput, o ingestOptions) ([]*results
 		}
 	}
 	return bundles, nil
-}
-
-// newProgress shows a bar on stderr for more than a few files when stderr
-// is a terminal (or SBENCH_PROGRESS=1 asks for it anyway).
-func newProgress(e *env, n int) *progressbar.ProgressBar {
-	visible := n > 3
-	if f, ok := e.stderr.(*os.File); visible && (!ok || !term.IsTerminal(int(f.Fd()))) {
-		visible = e.getenv("SBENCH_PROGRESS") == "1"
-	}
-	return progressbar.NewOptions(n,
-		progressbar.OptionSetWriter(e.stderr),
-		progressbar.OptionSetVisibility(visible),
-		progressbar.OptionSetDescription("ingest"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
 }
 
 // ingestCmdOptions are ingest's flags.

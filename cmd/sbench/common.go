@@ -11,11 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/results"
@@ -276,6 +279,25 @@ func naturalCompare(a, b string) int {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// newProgressBar shows a bar of n steps on stderr, described as what,
+// when the work is worth one and stderr is a terminal (or SBENCH_PROGRESS=1
+// asks for it anyway); otherwise a bar that draws nothing.
+func newProgressBar(e *env, what string, n int, worth bool) *progressbar.ProgressBar {
+	visible := worth
+	if f, ok := e.stderr.(*os.File); visible && (!ok || !term.IsTerminal(int(f.Fd()))) {
+		visible = e.getenv("SBENCH_PROGRESS") == "1"
+	}
+	return progressbar.NewOptions(n,
+		progressbar.OptionSetWriter(e.stderr),
+		progressbar.OptionSetVisibility(visible),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
 
 // writeJSON prints v as indented JSON: the one shape every --json takes.
 func writeJSON(e *env, v any) error {

@@ -93,7 +93,9 @@ func (s dataSource) EachScalar(_ context.Context, fn func(store.Scalar) error) e
 
 func (s dataSource) Raw(_ context.Context, run int64) (string, error) { return s.d.Raw[run], nil }
 
-func (s dataSource) Script(_ context.Context, job string) (string, error) { return s.d.Scripts[job], nil }
+func (s dataSource) Script(_ context.Context, job string) (string, error) {
+	return s.d.Scripts[job], nil
+}
 
 // Option configures a report.
 type Option func(*options) error

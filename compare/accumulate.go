@@ -794,7 +794,7 @@ func CompareFilters(ctx context.Context, db *store.DB, names [2]string, fs [2]st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = db.EachSample(ctx, f, func(s store.Sample) error {
+			errs[i] = db.EachSample(ctx, f, store.SampleOptions{}, func(s store.Sample) error {
 				sa.addSample(&s)
 				return nil
 			})

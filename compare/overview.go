@@ -451,16 +451,46 @@ func (b *OverviewBuilder) Finish(runs func(ids []int64) (map[int64]*store.Run, e
 	return ov, nil
 }
 
-// differing is c's attributes whose values are not the same in all of
-// others (an attribute one of them lacks differs), as "key=value".
+// differing is c's attributes that tell it from others: in their order,
+// each attribute that splits others further than the ones before it (a
+// variant that decides the process count needs no "processes=2" after
+// it), as "key=value".
 func differing(c store.Config, others []store.Config) []string {
-	var out []string
-	for _, a := range c {
-		for _, o := range others {
-			if v, ok := o.Get(a.Kind, a.Key); !ok || v != a.Value {
-				out = append(out, a.String())
-				break
+	type id struct{ kind, key string }
+	var keys []id
+	seen := map[id]bool{}
+	for _, o := range others {
+		for _, a := range o {
+			if k := (id{a.Kind, a.Key}); !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
 			}
+		}
+	}
+	groups := func(ks []id) int {
+		set := map[string]bool{}
+		for _, o := range others {
+			var b strings.Builder
+			for _, k := range ks {
+				v, _ := o.Get(k.kind, k.key)
+				b.WriteString(v + "\x00")
+			}
+			set[b.String()] = true
+		}
+		return len(set)
+	}
+	var chosen []id
+	for _, k := range keys {
+		if groups(append(chosen[:len(chosen):len(chosen)], k)) > groups(chosen) {
+			chosen = append(chosen, k)
+		}
+	}
+	var out []string
+	for _, k := range chosen {
+		if v, ok := c.Get(k.kind, k.key); ok {
+			out = append(out, k.key+"="+v)
+		} else {
+			out = append(out, "no "+k.key)
 		}
 	}
 	return out

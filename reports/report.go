@@ -287,6 +287,10 @@ type Report struct {
 	// tags) that need more than ASCII, for the choice of font.
 	sampleTexts map[string]bool
 	overview    *compare.Overview
+	// groups and mismatch are hostGroups and hostMismatches, once worked
+	// out.
+	groups   []*hostGroup
+	mismatch *[]string
 	// appendixRuns and listedRuns are the runs the appendix quotes and the
 	// runs section lists (indexes in runs); raw and scripts their outputs
 	// and job scripts.
@@ -451,7 +455,7 @@ func (r *Report) Warnings() []string {
 	if r.fontNote != "" {
 		w = append(w, r.fontNote)
 	}
-	for _, m := range hostMismatches(r.runs) {
+	for _, m := range r.mismatches() {
 		w = append(w, m)
 	}
 	return w
@@ -505,6 +509,7 @@ func scriptNames(rs []rune) string {
 // before anything is drawn.
 func (r *Report) texts(yield func(string)) {
 	yield(r.data.Title)
+	hosts := map[*results.Host]bool{} // shared between runs: seen once
 	for i := range r.runs {
 		run := &r.runs[i]
 		for _, s := range []string{run.Campaign, run.Variant, run.Benchmark, run.Kernel, run.Tool, run.ToolVer,
@@ -522,11 +527,16 @@ func (r *Report) texts(yield func(string)) {
 			yield(k)
 			yield(v)
 		}
-		for _, h := range run.Hosts {
-			for _, f := range hostFields(h) {
+		for j := range run.Hosts {
+			h := &run.Hosts[j]
+			if hosts[h] {
+				continue
+			}
+			hosts[h] = true
+			for _, f := range hostFields(*h) {
 				yield(f[1])
 			}
-			yield(nodeName(h))
+			yield(nodeName(*h))
 		}
 	}
 	for _, q := range r.raw {
@@ -545,6 +555,15 @@ func (r *Report) texts(yield func(string)) {
 	for _, s := range r.scripts {
 		yield(excerpt(s, scriptHead, 0))
 	}
+}
+
+// mismatches is hostMismatches of the report's runs, worked out once.
+func (r *Report) mismatches() []string {
+	if r.mismatch == nil {
+		m := hostMismatches(r.runs)
+		r.mismatch = &m
+	}
+	return *r.mismatch
 }
 
 // Write lays out a report of d and writes it to w as a PDF.

@@ -130,13 +130,13 @@ func (r *Report) overviewSection(d *document) {
 			d.heading(title, h2Size, 80)
 		}
 		cols := []column{
-			{title: "Benchmark", width: 122},
-			{title: "Figure", width: 96},
-			{title: "Latest", width: 68, right: true},
-			{title: "Last run", width: 54, right: true},
+			{title: "Benchmark", width: 134},
+			{title: "Figure", width: 104},
+			{title: "Latest", width: 56, right: true},
+			{title: "Last run", width: 58, right: true},
 			{title: "Trend", width: 84},
-			{title: "Level", width: 46, right: true},
-			{title: "Failed", width: contentWidth - 470, right: true},
+			{title: "Level", width: 40, right: true},
+			{title: "Failed", width: contentWidth - 476, right: true},
 		}
 		t := d.table(cols)
 		t.header()
@@ -161,7 +161,7 @@ func (r *Report) overviewSection(d *document) {
 			}
 			latest, last := "—", "—"
 			if row.Runs > 0 {
-				latest = formatValue(row.Latest.Value) + " " + row.Unit
+				latest = formatValue(row.Latest.Value)
 				last = row.Latest.When.UTC().Format("2006-01-02")
 				if row.LatestOutside {
 					latest += " !"
@@ -187,7 +187,7 @@ func (r *Report) overviewSection(d *document) {
 		d.y += 6
 	}
 	if n := countOutside(ov); n > 0 {
-		d.para(fmt.Sprintf("!: the latest run of %d series lies outside its control band (mean ± 3σ of the runs before it at its level): sbench history shows it.", n), "I", smallSize, grey)
+		d.para(fmt.Sprintf("!: the latest run of %d series lies outside its control band (mean ± 3 standard deviations of the runs before it at its level): sbench history shows it.", n), "I", smallSize, grey)
 	}
 }
 
@@ -201,19 +201,15 @@ func countOutside(ov *compare.Overview) int {
 	return n
 }
 
-// figureName is what a row's figure is, with its direction.
+// figureName is what a row's figure is, in what unit.
 func figureName(row compare.OverviewRow) string {
 	if row.Runs == 0 {
 		return "no ok run"
 	}
-	s := row.What
-	switch row.Better {
-	case "higher":
-		s += " (higher is better)"
-	case "lower":
-		s += " (lower is better)"
+	if row.Unit == "" {
+		return row.What
 	}
-	return s
+	return row.What + " (" + unitLabel(row.Unit) + ")"
 }
 
 // stepText says what changed at a step and why it may have: "osu_bw

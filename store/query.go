@@ -422,16 +422,71 @@ func (db *DB) Samples(ctx context.Context, f Filter) ([]Sample, error) {
 	return out, nil
 }
 
+// SampleOptions say what EachSample reads of each sample.
+type SampleOptions struct {
+	// Stats reads the optional statistics (min, max, p50, p99),
+	// iterations and repeat index too; without, they are left unset: a
+	// comparison or report reads the values only, a third of the columns.
+	Stats bool
+}
+
 // EachSample calls fn with each sample of the runs f selects, reading one
 // at a time: a comparison or report of a year's runs holds what it
 // computes, not the samples. Samples come run by run (in the order of
 // the runs' start), each run's in its bundle's order: the order they are
-// stored in, which costs no sort. An error from fn stops the walk and is
-// returned as it is.
-func (db *DB) EachSample(ctx context.Context, f Filter, fn func(Sample) error) error {
-	return db.walk(ctx, "samples", func(tx *sql.Tx, fnErr *error) error {
-		return scanSamples(ctx, tx, f, "r.start_time, r.id, s.seq", func(s Sample) error { return keep(fnErr, fn(s)) })
-	})
+// stored in, which costs no sort. They are read and decoded on a
+// goroutine of their own, a batch ahead of fn, which runs on the caller's:
+// the archive's work and fn's overlap. An error from fn stops the walk
+// and is returned as it is.
+func (db *DB) EachSample(ctx context.Context, f Filter, o SampleOptions, fn func(Sample) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	const batch = 512
+	batches := make(chan []Sample, 4)
+	read := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		read <- db.walk(ctx, "samples", func(tx *sql.Tx, _ *error) error {
+			buf := make([]Sample, 0, batch)
+			err := scanSamples(ctx, tx, f, "r.start_time, r.id, s.seq", o.Stats, func(s Sample) error {
+				buf = append(buf, s)
+				if len(buf) == batch {
+					select {
+					case batches <- buf:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+					buf = make([]Sample, 0, batch)
+				}
+				return nil
+			})
+			if err == nil && len(buf) > 0 {
+				select {
+				case batches <- buf:
+				case <-ctx.Done():
+					err = ctx.Err()
+				}
+			}
+			return err
+		})
+	}()
+	var fnErr error
+	for b := range batches {
+		if fnErr != nil {
+			continue // drain until the reader sees the cancel
+		}
+		for _, s := range b {
+			if fnErr = fn(s); fnErr != nil {
+				cancel()
+				break
+			}
+		}
+	}
+	err := <-read
+	if fnErr != nil {
+		return fnErr
+	}
+	return err
 }
 
 // EachScalar calls fn with each scalar of the runs f selects, in Scalars
@@ -467,24 +522,31 @@ func keep(dst *error, err error) error {
 // eachSample streams the samples of f to fn, so that an export of a large
 // archive does not hold them all in memory.
 func eachSample(ctx context.Context, q queryer, f Filter, fn func(Sample) error) error {
-	return scanSamples(ctx, q, f, "s.run_id, s.metric, s.x, s.repeat, s.seq", fn)
+	return scanSamples(ctx, q, f, "s.run_id, s.metric, s.x, s.repeat, s.seq", true, fn)
 }
 
-func scanSamples(ctx context.Context, q queryer, f Filter, order string, fn func(Sample) error) error {
+func scanSamples(ctx context.Context, q queryer, f Filter, order string, stats bool, fn func(Sample) error) error {
 	where, args := f.where()
-	rows, err := q.QueryContext(ctx, `SELECT s.run_id, s.metric, s.unit, s.x, s.x_unit, s.value, s.min, s.max, s.p50, s.p99, s.iterations, s.repeat, s.pair, s.tags
-FROM samples s JOIN runs r ON r.id = s.run_id`+where+` ORDER BY `+order, args...)
+	cols := "s.run_id, s.metric, s.unit, s.x, s.x_unit, s.value, s.pair, s.tags"
+	if stats {
+		cols += ", s.min, s.max, s.p50, s.p99, s.iterations, s.repeat"
+	}
+	rows, err := q.QueryContext(ctx, "SELECT "+cols+" FROM samples s JOIN runs r ON r.id = s.run_id"+where+" ORDER BY "+order, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	in := interner{}
+	var s Sample
 	var metric, unit, xunit, pair, tags sql.RawBytes
+	var x, lo, hi, p50, p99 sql.NullFloat64
+	dst := []any{&s.RunID, &metric, &unit, &x, &xunit, &s.Value, &pair, &tags}
+	if stats {
+		dst = append(dst, &lo, &hi, &p50, &p99, &s.Iterations, &s.Repeat)
+	}
 	for rows.Next() {
-		var s Sample
-		var x, lo, hi, p50, p99 sql.NullFloat64
-		if err := rows.Scan(&s.RunID, &metric, &unit, &x, &xunit, &s.Value, &lo, &hi, &p50, &p99,
-			&s.Iterations, &s.Repeat, &pair, &tags); err != nil {
+		s = Sample{}
+		if err := rows.Scan(dst...); err != nil {
 			return err
 		}
 		s.Metric, s.Unit, s.XUnit = in.get(metric), in.get(unit), in.get(xunit)

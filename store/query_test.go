@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -351,5 +352,75 @@ func TestEachRun(t *testing.T) {
 	err = db.EachRun(ctx, Filter{}, RunOptions{}, func(*Run) error { n++; return stop })
 	if err != stop || n != 1 {
 		t.Errorf("fn's error: EachRun returned %v after %d runs, want it as is after 1", err, n)
+	}
+}
+
+// TestEachSample walks the samples run by run in storage order, read a
+// batch ahead of the callback; without Stats it reads the values only;
+// the callback's error ends the walk and is returned as it is.
+func TestEachSample(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	var bundles []*results.Bundle
+	for i := range 12 {
+		b := osuBundle("acc", "ib", fmt.Sprint(i), 60) // more than a batch in all
+		b.Start = b.Start.Add(time.Duration(12-i) * time.Hour)
+		b.End = b.Start.Add(time.Minute)
+		b.Samples[0].Min, b.Samples[0].Iterations = results.F(1), 7
+		bundles = append(bundles, b)
+	}
+	ingest(t, db, "a.json", bundles...)
+	want, err := db.Samples(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Sample
+	var runs []int64
+	if err := db.EachSample(ctx, Filter{}, SampleOptions{Stats: true}, func(s Sample) error {
+		got = append(got, s)
+		if len(runs) == 0 || runs[len(runs)-1] != s.RunID {
+			runs = append(runs, s.RunID)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Runs by start (the last ingested started first), each run's in order.
+	if !reflect.DeepEqual(runs, []int64{12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1}) || len(got) != len(want) {
+		t.Fatalf("runs in order %v, %d samples of %d", runs, len(got), len(want))
+	}
+	byRun := map[int64][]Sample{}
+	for _, s := range want {
+		byRun[s.RunID] = append(byRun[s.RunID], s)
+	}
+	for i, s := range got {
+		if w := byRun[runs[i/60]][i%60]; !reflect.DeepEqual(s, w) {
+			t.Fatalf("sample %d: %+v, want %+v", i, s, w)
+		}
+	}
+	n := 0
+	if err := db.EachSample(ctx, Filter{RunIDs: []int64{1}}, SampleOptions{}, func(s Sample) error {
+		if n == 0 && (s.Min != nil || s.Iterations != 0 || s.X == nil || s.Value == 0) {
+			t.Errorf("without Stats: %+v", s)
+		}
+		n++
+		return nil
+	}); err != nil || n != 60 {
+		t.Errorf("run 1: %d samples, %v", n, err)
+	}
+	stop := errors.New("stop")
+	n = 0
+	if err := db.EachSample(ctx, Filter{}, SampleOptions{}, func(Sample) error {
+		if n++; n == 700 {
+			return stop
+		}
+		return nil
+	}); err != stop || n != 700 {
+		t.Errorf("fn's error after %d samples: %v", n, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := db.EachSample(cctx, Filter{}, SampleOptions{}, func(Sample) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled walk: %v", err)
 	}
 }

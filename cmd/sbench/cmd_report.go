@@ -311,7 +311,7 @@ type reportSource struct {
 
 func (s *reportSource) EachSample(ctx context.Context, fn func(store.Sample) error) error {
 	n := 0
-	err := s.db.EachSample(ctx, s.flt, func(x store.Sample) error {
+	err := s.db.EachSample(ctx, s.flt, store.SampleOptions{}, func(x store.Sample) error {
 		if n++; n%4096 == 0 && s.progress != nil {
 			s.progress.Add(4096)
 		}

@@ -68,3 +68,36 @@ func TestExportBenchfmt(t *testing.T) {
 		t.Errorf("benchfmt export:\n%s", out)
 	}
 }
+
+// TestArchiveBaselinesTravel: a baseline goes with its runs to another
+// archive, where compare baseline:NAME works as it did at home; one that
+// would lose runs stays, and export says so.
+func TestArchiveBaselinesTravel(t *testing.T) {
+	src := acceptanceArchive(t)
+	dir := t.TempDir()
+	mustSbench(t, 0, "baseline", "set", "--db", src, "before", "run=a")
+	mustSbench(t, 0, "baseline", "set", "--db", src, "all", "run:1-3")
+	gz := filepath.Join(dir, "a.sbench.gz")
+	_, stderr := mustSbench(t, 0, "archive", "export", "--db", src, "--label", "run=a", "-o", gz)
+	if !strings.Contains(stderr, "exported 1 run(s) and 1 baseline(s) (before)") ||
+		!strings.Contains(stderr, "baseline all: 2 of its 3 runs are not exported: left out") {
+		t.Errorf("export: %q", stderr)
+	}
+	dst := filepath.Join(dir, "dst.db")
+	out, _ := mustSbench(t, 0, "archive", "import", "--db", dst, gz)
+	if !strings.Contains(out, "baselines set: before, already here: none") {
+		t.Errorf("import: %q", out)
+	}
+	out, _ = mustSbench(t, 0, "baseline", "list", "--db", dst)
+	if !strings.Contains(out, "before") || strings.Contains(out, "all") {
+		t.Errorf("baselines after import:\n%s", out)
+	}
+	mustSbench(t, 0, "archive", "import", "--db", dst, mustExport(t, src, filepath.Join(dir, "b.sbench")))
+	mustSbench(t, 1, "compare", "--db", dst, "baseline:before", "run=b")
+}
+
+func mustExport(t *testing.T, db, path string) string {
+	t.Helper()
+	mustSbench(t, 0, "archive", "export", "--db", db, "--label", "run=b", "-o", path)
+	return path
+}

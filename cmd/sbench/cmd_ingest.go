@@ -188,7 +188,11 @@ type ingestedFile struct {
 	Source  string  `json:"source"`
 	Added   []int64 `json:"added"`
 	Already []int64 `json:"already_archived"`
-	Error   string  `json:"error,omitempty"`
+	// Baselines and BaselinesKnown are archive import's: the baselines a
+	// file carried that were set, and those already here.
+	Baselines      []string `json:"baselines,omitempty"`
+	BaselinesKnown []string `json:"baselines_known,omitempty"`
+	Error          string   `json:"error,omitempty"`
 }
 
 // batchFiles is how many files share one SQLite transaction, each file in a

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -202,31 +203,72 @@ type ingestedFile struct {
 // uncommitted batch, never part of a file.
 var batchFiles = 500
 
-// parsed is one input, read and parsed.
+// parsed is one input, read, parsed and encoded for the store.
 type parsed struct {
-	in      ingestInput
-	bundles []*results.Bundle
-	err     error
+	in   ingestInput
+	file store.File
+	err  error
 }
 
-// parseAhead reads and parses the inputs in order on a goroutine of its own,
-// so that parsing the next files overlaps storing the last ones (SQLite's
-// work and the parsers' are about equal: on two cores, overlapping them
-// nearly halves an ingest of many files).
+// parseAhead reads, parses and encodes (store.File.Prepare: hashes, JSON)
+// the inputs ahead of the store, on one goroutine per core, and hands them
+// on in input order: the run ids ingest gives follow the files' order
+// whatever finishes first. On two cores the parsers' work and SQLite's
+// overlap, and the store's goroutine only inserts.
 func parseAhead(ctx context.Context, ins []ingestInput, o ingestOptions) <-chan parsed {
-	ch := make(chan parsed, 64)
+	type job struct {
+		in  ingestInput
+		res chan parsed
+	}
+	const ahead = 64
+	out := make(chan parsed, ahead)
+	futures := make(chan chan parsed, ahead)
+	work := make(chan job, ahead)
 	go func() {
-		defer close(ch)
+		defer close(futures)
+		defer close(work)
 		for _, in := range ins {
-			bundles, err := readInput(ctx, in, o)
+			res := make(chan parsed, 1)
 			select {
-			case ch <- parsed{in, bundles, err}:
+			case futures <- res:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case work <- job{in, res}:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	return ch
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		go func() {
+			for j := range work {
+				p := parsed{in: j.in}
+				p.file.Source = j.in.name
+				if p.file.Bundles, p.err = readInput(ctx, j.in, o); p.err == nil {
+					p.file.Prepare()
+				}
+				j.res <- p
+			}
+		}()
+	}
+	go func() {
+		defer close(out)
+		for res := range futures {
+			select {
+			case p := <-res:
+				select {
+				case out <- p:
+				case <-ctx.Done():
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }
 
 // ingestFiles reads, parses and stores each input. A bad file is reported
@@ -304,7 +346,7 @@ func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o
 			sum.perFile = append(sum.perFile, ingestedFile{Source: p.in.name, Error: p.err.Error()})
 			continue
 		}
-		batch = append(batch, store.File{Source: p.in.name, Bundles: p.bundles})
+		batch = append(batch, p.file)
 		if len(batch) >= batchFiles {
 			if err := flush(); err != nil {
 				return sum, err

@@ -498,25 +498,13 @@ func (r *Reader) summaryLine(t string) {
 	}
 }
 
-// snakeWord turns a label such as "up tr sv" or "||y||_2" into a name.
+// snakeWord is a label's name as parsers.SnakeName writes it, "x" for a
+// label with no letter or digit.
 func snakeWord(s string) string {
-	var b strings.Builder
-	under := false
-	for _, c := range strings.ToLower(s) {
-		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {
-			if under && b.Len() > 0 {
-				b.WriteByte('_')
-			}
-			b.WriteRune(c)
-			under = false
-			continue
-		}
-		under = true
+	if n := parsers.SnakeName(s); n != "" {
+		return n
 	}
-	if b.Len() == 0 {
-		return "x"
-	}
-	return b.String()
+	return "x"
 }
 
 // flush ends the current run: checks it against its summary and queues one

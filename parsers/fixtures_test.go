@@ -51,6 +51,40 @@ func readFixture(t *testing.T, file, kernel string) []*results.Bundle {
 	return runs
 }
 
+// sniffHeads calls f with the head of every testdata file (what Detect
+// reads of it: SniffLen bytes at most), README.md and folders left out.
+func sniffHeads(t *testing.T, f func(file string, head []byte)) {
+	t.Helper()
+	files, err := filepath.Glob("testdata/*")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("testdata: %v %v", files, err)
+	}
+	for _, file := range files {
+		if st, err := os.Stat(file); err != nil || st.IsDir() || strings.HasSuffix(file, "README.md") {
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(file, data[:min(len(data), SniffLen)])
+	}
+}
+
+// checkRunHead checks a run's benchmark name, tool version and a subset
+// of its parameters.
+func checkRunHead(t *testing.T, where string, b *results.Bundle, name, version string, params map[string]string) {
+	t.Helper()
+	if b.Benchmark.Name != name || b.Benchmark.ToolVersion != version {
+		t.Errorf("%s: benchmark %q version %q, want %q version %q", where, b.Benchmark.Name, b.Benchmark.ToolVersion, name, version)
+	}
+	for k, v := range params {
+		if b.Params[k] != v {
+			t.Errorf("%s: param %s = %q, want %q (params %v)", where, k, b.Params[k], v, b.Params)
+		}
+	}
+}
+
 // cutLines returns a fixture's lines [0, n) joined again.
 func cutLines(t *testing.T, file string, n int) string {
 	t.Helper()

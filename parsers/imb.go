@@ -344,37 +344,28 @@ func (r *IMBReader) hashLine(t string, n int) {
 		return
 	}
 	key, val := m[1], m[2]
-	switch key {
-	case "Date":
-		h.params["date"] = val
-	case "Machine":
-		h.params["machine"] = val
-	case "System":
-		h.params["system"] = val
-	case "Release":
-		h.params["release"] = val
-	case "Version":
-		h.params["kernel_version"] = clip(val, 200)
-	case "MPI Version":
-		h.params["mpi_version"] = val
-	case "MPI Thread Environment":
-		if val != "" {
-			h.params["mpi_thread_environment"] = val
-		}
-	case "Minimum message length in bytes", "Minimum io portion in bytes":
-		h.params["min_message_length"] = val
-	case "Maximum message length in bytes", "Maximum io portion in bytes":
-		h.params["max_message_length"] = val
+	name, ok := imbHeaderParams[key]
+	switch {
+	case !ok || val == "" && key == "MPI Thread Environment":
+		return
+	case key == "Version":
+		val = clip(val, 200)
+	case name == "max_message_length":
 		if v, ok := Integer(val); ok {
 			h.maxLen = v
 		}
-	case "MPI_Datatype":
-		h.params["datatype"] = val
-	case "MPI_Datatype for reductions":
-		h.params["reduction_datatype"] = val
-	case "MPI_Op":
-		h.params["reduction_op"] = val
 	}
+	h.params[name] = val
+}
+
+// imbHeaderParams are the parameters IMB's header lines ("# Date : …")
+// give, by the key IMB prints.
+var imbHeaderParams = map[string]string{
+	"Date": "date", "Machine": "machine", "System": "system", "Release": "release",
+	"Version": "kernel_version", "MPI Version": "mpi_version", "MPI Thread Environment": "mpi_thread_environment",
+	"Minimum message length in bytes": "min_message_length", "Minimum io portion in bytes": "min_message_length",
+	"Maximum message length in bytes": "max_message_length", "Maximum io portion in bytes": "max_message_length",
+	"MPI_Datatype": "datatype", "MPI_Datatype for reductions": "reduction_datatype", "MPI_Op": "reduction_op",
 }
 
 func (r *IMBReader) tableLine(t string, n int) {

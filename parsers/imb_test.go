@@ -25,14 +25,7 @@ type imbRunWant struct {
 
 func imbCheckRun(t *testing.T, where string, b *results.Bundle, w imbRunWant) {
 	t.Helper()
-	if b.Benchmark.Name != w.name || b.Benchmark.ToolVersion != w.version {
-		t.Errorf("%s: benchmark %q version %q, want %q version %q", where, b.Benchmark.Name, b.Benchmark.ToolVersion, w.name, w.version)
-	}
-	for k, v := range w.params {
-		if b.Params[k] != v {
-			t.Errorf("%s: param %s = %q, want %q", where, k, b.Params[k], v)
-		}
-	}
+	checkRunHead(t, where, b, w.name, w.version, w.params)
 	checkCurves(t, where, b, w.curves)
 }
 
@@ -393,15 +386,7 @@ func TestIMBSampleFailures(t *testing.T) {
 }
 
 func TestIMBSniff(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*")
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil || strings.HasSuffix(f, "README.md") {
-			continue
-		}
-		if len(data) > SniffLen {
-			data = data[:SniffLen]
-		}
+	sniffHeads(t, func(f string, data []byte) {
 		s := sniffIMB(data)
 		isIMB := strings.HasPrefix(filepath.Base(f), "imb-")
 		switch {
@@ -416,7 +401,7 @@ func TestIMBSniff(t *testing.T) {
 		case s >= MinSniffScore:
 			t.Errorf("%s: imb sniff %d on another tool's output", f, s)
 		}
-	}
+	})
 }
 
 func TestIMBNoResults(t *testing.T) {

@@ -3,9 +3,7 @@ package parsers
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,19 +16,9 @@ import (
 
 func ipfRead(t *testing.T, file string) *results.Bundle {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := Parse(file, "auto", data)
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
+	runs := readFixture(t, file, "iperf3")
 	if len(runs) != 1 {
 		t.Fatalf("%s: %d runs", file, len(runs))
-	}
-	if runs[0].Benchmark.Kernel != "iperf3" {
-		t.Fatalf("%s: read as %s", file, runs[0].Benchmark.Kernel)
 	}
 	return runs[0]
 }

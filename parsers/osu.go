@@ -581,14 +581,17 @@ func (r *OSUReader) meta(n int, s string) {
 		}
 		key = strings.ToLower(side + "_" + what)
 	} else {
-		key = osuSnake(key)
+		key = SnakeName(key)
 	}
 	if key != "" {
 		run.params[key] = val
 	}
 }
 
-func osuSnake(s string) string {
+// SnakeName turns a label a tool prints ("up tr sv", "||y||_2", "Avg
+// Latency(us)") into a parameter or scalar name: its letters and digits,
+// lower-cased, each run of anything else one underscore between them.
+func SnakeName(s string) string {
 	var b strings.Builder
 	under := false
 	for _, c := range strings.ToLower(s) {
@@ -756,32 +759,28 @@ func (run *osuRun) osuMetric(c osuCol) (metric, unit string) {
 		bw = "bidirectional_bandwidth"
 	}
 	switch c.kind {
-	case osuAvg, osuOverall:
-		return "latency", results.UnitMicroseconds
 	case osuBW, osuTailBW:
 		return bw, results.UnitMBps
-	case osuBiBW:
-		return "bidirectional_bandwidth", results.UnitMBps
-	case osuRate:
-		return "message_rate", "messages/s"
-	case osuTailLat:
-		return "latency", results.UnitMicroseconds
-	case osuTransmit:
-		return "transmit_size", results.UnitBytes
-	case osuCompute:
-		return "compute_time", results.UnitMicroseconds
-	case osuInit:
-		return "init_time", results.UnitMicroseconds
-	case osuTest:
-		return "test_time", results.UnitMicroseconds
-	case osuWait:
-		return "wait_time", results.UnitMicroseconds
-	case osuPure, osuMinComm, osuMaxComm:
-		return "pure_comm_latency", results.UnitMicroseconds
-	case osuOverlap:
-		return "overlap", "%"
 	}
-	return "", ""
+	m := osuColMetrics[c.kind]
+	return m[0], m[1]
+}
+
+// osuColMetrics are the metric and unit of the value columns whose metric
+// does not depend on the benchmark.
+var osuColMetrics = map[osuColKind][2]string{
+	osuAvg: {"latency", results.UnitMicroseconds}, osuOverall: {"latency", results.UnitMicroseconds},
+	osuTailLat:  {"latency", results.UnitMicroseconds},
+	osuBiBW:     {"bidirectional_bandwidth", results.UnitMBps},
+	osuRate:     {"message_rate", "messages/s"},
+	osuTransmit: {"transmit_size", results.UnitBytes},
+	osuCompute:  {"compute_time", results.UnitMicroseconds},
+	osuInit:     {"init_time", results.UnitMicroseconds},
+	osuTest:     {"test_time", results.UnitMicroseconds},
+	osuWait:     {"wait_time", results.UnitMicroseconds},
+	osuPure:     {"pure_comm_latency", results.UnitMicroseconds}, osuMinComm: {"pure_comm_latency", results.UnitMicroseconds},
+	osuMaxComm: {"pure_comm_latency", results.UnitMicroseconds},
+	osuOverlap: {"overlap", "%"},
 }
 
 // bundle turns one table into a run. Min/max/iterations and P50/P99 join

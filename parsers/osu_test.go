@@ -36,23 +36,10 @@ type osuRunWant struct {
 
 func readOSU(t *testing.T, file string) []*results.Bundle {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := Parse(file, "auto", data)
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
+	runs := readFixture(t, file, "osu")
 	for i, b := range runs {
-		if err := b.Validate(); err != nil {
-			t.Errorf("%s run %d: invalid bundle: %v", file, i, err)
-		}
-		if b.Benchmark.Kind != "tool" || b.Benchmark.Kernel != "osu" || b.Benchmark.Tool != OSUTool {
-			t.Errorf("%s run %d: benchmark %+v, want kind tool, kernel osu, tool %s", file, i, b.Benchmark, OSUTool)
-		}
-		if !strings.Contains(b.Raw, "# OSU ") {
-			t.Errorf("%s run %d: raw output does not hold the title", file, i)
+		if b.Benchmark.Tool != OSUTool || !strings.Contains(b.Raw, "# OSU ") {
+			t.Errorf("%s run %d: tool %q, want %s, and the raw output with its title", file, i, b.Benchmark.Tool, OSUTool)
 		}
 	}
 	return runs
@@ -60,14 +47,7 @@ func readOSU(t *testing.T, file string) []*results.Bundle {
 
 func checkOSURun(t *testing.T, where string, b *results.Bundle, w osuRunWant) {
 	t.Helper()
-	if b.Benchmark.Name != w.name || b.Benchmark.ToolVersion != w.version {
-		t.Errorf("%s: benchmark %q version %q, want %q version %q", where, b.Benchmark.Name, b.Benchmark.ToolVersion, w.name, w.version)
-	}
-	for k, v := range w.params {
-		if b.Params[k] != v {
-			t.Errorf("%s: param %s = %q, want %q (params %v)", where, k, b.Params[k], v, b.Params)
-		}
-	}
+	checkRunHead(t, where, b, w.name, w.version, w.params)
 	for _, c := range w.curves {
 		var pts []results.Sample
 		for _, s := range b.Samples {

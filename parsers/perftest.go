@@ -83,6 +83,15 @@ type perftestCol struct {
 	port string
 }
 
+// perftestPlainCols are the header's columns that carry no unit or port of
+// their own, by their heading.
+var perftestPlainCols = map[string]string{
+	"#bytes": "bytes", "#iterations": "iters", "#sl": "sl", "MsgRate[Mpps]": "mr",
+	"t_min[usec]": "t_min", "t_max[usec]": "t_max", "t_typical[usec]": "t_typical",
+	"t_avg[usec]": "t_avg", "t_stdev[usec]": "t_stdev",
+	"99% percentile[usec]": "p99", "99.9% percentile[usec]": "p999", "tps average": "tps",
+}
+
 // perftestTableHeader returns the columns of a result table header, or false
 // when the line is not one; ok with a non-nil error is a header with a column
 // this parser does not know.
@@ -100,40 +109,16 @@ func perftestTableHeader(t string) ([]perftestCol, bool, error) {
 			}
 			return t[m[2*i]:m[2*i+1]]
 		}
-		var c perftestCol
+		c := perftestCol{kind: perftestPlainCols[tok]}
 		switch {
-		case tok == "#bytes":
-			c.kind = "bytes"
-		case tok == "#iterations":
-			c.kind = "iters"
-		case tok == "#sl":
-			c.kind = "sl"
 		case strings.HasPrefix(tok, "BW peak"):
 			c = perftestCol{kind: "peak", unit: sub(1)}
 		case strings.HasPrefix(tok, "BW average"):
 			c = perftestCol{kind: "avg", unit: sub(2)}
-		case tok == "MsgRate[Mpps]":
-			c.kind = "mr"
 		case strings.HasPrefix(tok, "BW Port"):
 			c = perftestCol{kind: "port_bw", port: sub(3), unit: sub(4)}
 		case strings.HasPrefix(tok, "MsgRate Port"):
 			c = perftestCol{kind: "port_mr", port: sub(5)}
-		case tok == "t_min[usec]":
-			c.kind = "t_min"
-		case tok == "t_max[usec]":
-			c.kind = "t_max"
-		case tok == "t_typical[usec]":
-			c.kind = "t_typical"
-		case tok == "t_avg[usec]":
-			c.kind = "t_avg"
-		case tok == "t_stdev[usec]":
-			c.kind = "t_stdev"
-		case tok == "99% percentile[usec]":
-			c.kind = "p99"
-		case tok == "99.9% percentile[usec]":
-			c.kind = "p999"
-		case tok == "tps average":
-			c.kind = "tps"
 		}
 		if c.unit != "" && c.unit != "MB/sec" && c.unit != "Gb/sec" {
 			return nil, true, fmt.Errorf("bandwidth unit %q is not MB/sec or Gb/sec", c.unit)

@@ -256,15 +256,7 @@ func TestPerftestHeadersFromBinary(t *testing.T) {
 }
 
 func TestPerftestSniff(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*")
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil || strings.HasSuffix(f, "README.md") {
-			continue
-		}
-		if len(data) > SniffLen {
-			data = data[:SniffLen]
-		}
+	sniffHeads(t, func(f string, data []byte) {
 		s := sniffPerftest(data)
 		if strings.HasPrefix(filepath.Base(f), "perftest-") {
 			if fm, err := Detect(data); err != nil || fm.Name != "perftest" {
@@ -273,7 +265,7 @@ func TestPerftestSniff(t *testing.T) {
 		} else if s >= MinSniffScore {
 			t.Errorf("%s: perftest sniff %d on another tool's output", f, s)
 		}
-	}
+	})
 }
 
 // TestPerftestIntegration runs the installed ib_write_bw against itself on

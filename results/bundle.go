@@ -8,11 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 )
@@ -456,9 +454,3 @@ func (f *AtomicFile) Abort() {
 	f.tmp.Close()
 	os.Remove(f.tmp.Name())
 }
-
-// SortedKeys returns the keys of m in order, for deterministic output.
-//
-// Deprecated: write slices.Sorted(maps.Keys(m)); SortedKeys goes once
-// cmd/sbench no longer calls it.
-func SortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

@@ -243,3 +243,21 @@ func checkPDF(t *testing.T, path string, words []string) {
 		}
 	}
 }
+
+// TestDBFlagShowsOneDefault: --db's help says its default once, the rule
+// ($SBENCH_DB, else ./sbench.db), not also the value of whoever asks.
+func TestDBFlagShowsOneDefault(t *testing.T) {
+	for _, env := range []string{"", "/somewhere/else.db"} {
+		t.Setenv("SBENCH_DB", env)
+		out, _ := mustSbench(t, 0, "runs", "--help")
+		var line string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "--db ") {
+				line = l
+			}
+		}
+		if strings.Count(line, "default") != 1 || !strings.Contains(line, "$SBENCH_DB, else ./sbench.db") {
+			t.Errorf("SBENCH_DB=%q: --db help %q, want one default, the rule", env, line)
+		}
+	}
+}

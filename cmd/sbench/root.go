@@ -74,6 +74,9 @@ The archive is $SBENCH_DB, else ./sbench.db; every command takes --db FILE.`,
 		defaultDB = "sbench.db"
 	}
 	root.PersistentFlags().StringVar(&e.db, "db", defaultDB, "SQLite archive (default $SBENCH_DB, else ./sbench.db)")
+	// The usage says the default: pflag would add its own, the value of
+	// $SBENCH_DB of whoever asks, as a second one.
+	root.PersistentFlags().Lookup("db").DefValue = ""
 	root.AddCommand(
 		newValidateCmd(e),
 		newRenderCmd(e),

@@ -24,30 +24,10 @@ func TestSlurmHPCCOneNode(t *testing.T) {
 	requireSlurm(t)
 	testenv.LookPath(t, "hpcc", "hpcc")
 	testenv.LookPath(t, "mpirun", "openmpi-bin")
-	buildBinaries(t)
 	root := repoRoot(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("SBENCH_BIND", "127.0.0.1")
-	db := filepath.Join(dir, "h.db")
 	campaign := filepath.Join(root, "examples/hpcc.toml")
-
-	stdout, stderr, code := sbench(t, "submit", campaign, "--db", db)
-	if code != 0 {
-		t.Fatalf("submit: exit %d: %s", code, stderr)
-	}
-	if ids := strings.Fields(stdout); len(ids) != 1 {
-		t.Fatalf("submit printed %q, want one job id", stdout)
-	}
-	stdout, stderr, code = sbench(t, "status", "--db", db, "--campaign", "hpcc", "--wait", "--interval", "500ms", "--ingest")
-	if code != 0 || !strings.Contains(stdout, "COMPLETED") || !strings.Contains(stdout, "2 run(s) added") {
-		logs, _ := filepath.Glob("sbench-runs/hpcc/*.out")
-		for _, l := range logs {
-			data, _ := os.ReadFile(l)
-			t.Logf("%s:\n%s", l, data)
-		}
-		t.Fatalf("status --wait --ingest: exit %d, want COMPLETED and 2 runs (HPL's test and HPCC's summary)\n%s\n%s", code, stdout, stderr)
-	}
+	// Two runs: HPL's test and HPCC's summary.
+	_, db, _, _ := slurmRun(t, campaign, "hpcc", 1, 2)
 
 	// The input the job got is the one sbench generates for the plan.
 	c, err := templates.Load(campaign)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -31,37 +32,13 @@ func TestSlurmQuickstart(t *testing.T) {
 	requireSlurm(t)
 	buildBinaries(t)
 	root := repoRoot(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
-	// Ranks of the test cluster talk over loopback only.
-	t.Setenv("SBENCH_BIND", "127.0.0.1")
-	db := filepath.Join(dir, "s.db")
 	campaign := filepath.Join(root, "examples/quickstart.toml")
-
-	stdout, stderr, code := sbench(t, "submit", campaign, "--db", db)
-	if code != 0 {
-		t.Fatalf("submit: exit %d: %s", code, stderr)
-	}
-	ids := strings.Fields(stdout)
-	if len(ids) != 1 {
-		t.Fatalf("submit printed %q, want one job id (both variants are steps of one job)", stdout)
-	}
-	stdout, stderr, code = sbench(t, "status", "--db", db, "--campaign", "quickstart", "--wait", "--interval", "500ms", "--ingest")
-	if code != 0 {
-		logs, _ := filepath.Glob("sbench-runs/quickstart/*.out")
-		for _, l := range logs {
-			data, _ := os.ReadFile(l)
-			t.Logf("%s:\n%s", l, data)
-		}
-		t.Fatalf("status --wait: exit %d\n%s\n%s", code, stdout, stderr)
-	}
+	// Both variants are steps of one job.
+	dir, db, ids, stdout := slurmRun(t, campaign, "quickstart", 1, 4)
 	for _, id := range ids {
 		if !strings.Contains(stdout, id) || !strings.Contains(stdout, "COMPLETED") {
 			t.Errorf("status output lacks job %s COMPLETED:\n%s", id, stdout)
 		}
-	}
-	if !strings.Contains(stdout, "4 run(s) added") {
-		t.Errorf("status --ingest did not add 4 runs:\n%s", stdout)
 	}
 
 	// Every variant has samples; the inter-node one ran on n1 and n2.
@@ -144,6 +121,9 @@ func checkInterNodeHosts(t *testing.T, dbPath string) {
 // stand for a real tool in tests.
 const osuLike = `printf '# OSU MPI Latency Test v7.5\n# Size          Avg Latency(us)\n1                       2.50\n2                       2.60\n'`
 
+// osuLikeTOML is osuLike in a TOML basic string.
+var osuLikeTOML = strings.ReplaceAll(osuLike, `\`, `\\`)
+
 // slurmCampaign writes a campaign for the test cluster's two nodes.
 func slurmCampaign(t *testing.T, dir, mode string) string {
 	t.Helper()
@@ -157,13 +137,13 @@ ntasks_per_node = 1
 time = "5"
 [[variant]]
 name = "ok-a"
-params = { script = "` + strings.ReplaceAll(osuLike, `\`, `\\`) + `" }
+params = { script = "` + osuLikeTOML + `" }
 [[variant]]
 name = "ok-b"
-params = { script = "` + strings.ReplaceAll(osuLike, `\`, `\\`) + `" }
+params = { script = "` + osuLikeTOML + `" }
 [[variant]]
 name = "ok-c"
-params = { script = "` + strings.ReplaceAll(osuLike, `\`, `\\`) + `" }
+params = { script = "` + osuLikeTOML + `" }
 [[variant]]
 name = "fails"
 params = { script = "echo broken >&2; exit 1" }
@@ -372,21 +352,50 @@ kernel = "matrix"
 // returns the archive's path.
 func submitAndIngest(t *testing.T, campaign string) string {
 	t.Helper()
-	requireSlurm(t)
-	buildBinaries(t)
 	dir := t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("SBENCH_BIND", "127.0.0.1")
 	camp := filepath.Join(dir, "campaign.toml")
 	if err := os.WriteFile(camp, []byte(campaign), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	db := filepath.Join(dir, "archive.db")
-	if _, stderr, code := sbench(t, "submit", camp, "--db", db); code != 0 {
-		t.Fatalf("submit: %s", stderr)
-	}
-	if stdout, stderr, code := sbench(t, "status", "--db", db, "--wait", "--interval", "300ms", "--ingest"); code != 0 {
-		t.Fatalf("status: %s%s", stdout, stderr)
-	}
+	_, db, _, _ := slurmRun(t, camp, "", 0, 0)
 	return db
+}
+
+// slurmRun submits a campaign file to the test cluster from a new working
+// directory, waits for its jobs and ingests them: it returns that
+// directory, the archive, the job ids submit printed and what status
+// printed. jobs and runs, when not 0, are how many job ids submit must
+// print and how many runs status --ingest must add; a job that did not
+// complete fails the test with the tail of the jobs' output.
+func slurmRun(t *testing.T, campaign, name string, jobs, runs int) (dir, db string, ids []string, status string) {
+	t.Helper()
+	requireSlurm(t)
+	buildBinaries(t)
+	dir = t.TempDir()
+	t.Chdir(dir)
+	// Ranks of the test cluster talk over loopback only.
+	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	db = filepath.Join(dir, "archive.db")
+	stdout, stderr, code := sbench(t, "submit", campaign, "--db", db)
+	if code != 0 {
+		t.Fatalf("submit: exit %d: %s", code, stderr)
+	}
+	ids = strings.Fields(stdout)
+	if jobs > 0 && len(ids) != jobs {
+		t.Fatalf("submit printed %q, want %d job id(s)", stdout, jobs)
+	}
+	args := []string{"status", "--db", db, "--wait", "--interval", "300ms", "--ingest"}
+	if name != "" {
+		args = append(args, "--campaign", name)
+	}
+	status, stderr, code = sbench(t, args...)
+	if code != 0 || runs > 0 && !strings.Contains(status, fmt.Sprintf("%d run(s) added", runs)) {
+		logs, _ := filepath.Glob("sbench-runs/*/*.out")
+		for _, l := range logs {
+			data, _ := os.ReadFile(l)
+			t.Logf("%s:\n%s", l, tail(string(data), 60))
+		}
+		t.Fatalf("status --wait --ingest: exit %d, want every job COMPLETED and %d run(s) added\n%s\n%s", code, runs, status, stderr)
+	}
+	return dir, db, ids, status
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/sbench/sbench/store"
@@ -21,27 +19,8 @@ func TestSlurmToolsVsNative(t *testing.T) {
 	requireSlurm(t)
 	root := repoRoot(t)
 	buildOSUStandin(t)
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("SBENCH_BIND", "127.0.0.1")
-	db := filepath.Join(dir, "tools.db")
-	stdout, stderr, code := sbench(t, "submit", filepath.Join(root, "examples/tools-vs-native.toml"), "--db", db)
-	if code != 0 {
-		t.Fatalf("submit: exit %d: %s", code, stderr)
-	}
-	if ids := strings.Fields(stdout); len(ids) != 1 {
-		t.Fatalf("submit printed %q, want one job id (24 steps of one job)", stdout)
-	}
-	stdout, stderr, code = sbench(t, "status", "--db", db, "--campaign", "tools-vs-native", "--wait", "--interval", "500ms", "--ingest")
-	if code != 0 || !strings.Contains(stdout, "COMPLETED") || !strings.Contains(stdout, "24 run(s) added") {
-		logs, _ := filepath.Glob("sbench-runs/tools-vs-native/*.out")
-		for _, l := range logs {
-			data, _ := os.ReadFile(l)
-			t.Logf("%s:\n%s", l, tail(string(data), 60))
-		}
-		t.Fatalf("status --wait --ingest: exit %d, want COMPLETED and 24 runs\n%s\n%s", code, stdout, stderr)
-	}
+	// 24 steps of one job.
+	dir, db, _, _ := slurmRun(t, filepath.Join(root, "examples/tools-vs-native.toml"), "tools-vs-native", 1, 24)
 	// Under Slurm nothing says "one host": no local_host label.
 	checkToolsVsNativeRuns(t, db, nil, nil)
 

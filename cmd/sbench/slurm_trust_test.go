@@ -206,11 +206,11 @@ ntasks_per_node = 1
 time = "2"
 [[benchmark]]
 name = "short"
-per_rank = { "0" = ["sh", "-c", "`+strings.ReplaceAll(osuLike, `\`, `\\`)+`"] }
+per_rank = { "0" = ["sh", "-c", "`+osuLikeTOML+`"] }
 parser = "osu"
 [[benchmark]]
 name = "slow"
-per_rank = { "0" = ["sh", "-c", "sleep 30; `+strings.ReplaceAll(osuLike, `\`, `\\`)+`"] }
+per_rank = { "0" = ["sh", "-c", "sleep 30; `+osuLikeTOML+`"] }
 parser = "osu"
 `)
 	out, errs, code := sbench(t, "submit", camp, "--db", db)

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,4 +95,71 @@ func TestStatusWaitRecordsStates(t *testing.T) {
 	if code != 0 {
 		t.Errorf("plain status exit %d", code)
 	}
+}
+
+// TestStatusWaitSaysWhichStepRuns: while a job runs, status --wait names
+// the step its output's markers say is running — benchmark, variant and
+// limit — and for how long; a step that ended, or one of an earlier
+// attempt, is not it.
+func TestStatusWaitSaysWhichStepRuns(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	began := now.Add(-3*time.Minute - 10*time.Second)
+	out := filepath.Join(dir, "job-7.out")
+	log := fmt.Sprintf("sbench-step: 0 begin attempt=0 at=%d\nsbench-step: 0 end attempt=0 at=%d rc=0\n"+
+		"sbench-step: 1 begin attempt=0 at=%d\nsome output\nsbench-step: 2 begin attempt=1 at=%d\n",
+		began.Add(-time.Hour).Unix(), began.Add(-time.Minute).Unix(), began.Unix(), began.Add(-2*time.Hour).Unix())
+	if err := os.WriteFile(out, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := []store.PlannedStep{
+		{Step: "0", Benchmark: "latency", Kind: "native", Kernel: "latency", Variant: "v"},
+		{Step: "1", Benchmark: "osu_bw", Kind: "tool", Variant: "tcp", Limit: 10 * time.Minute},
+	}
+	j := store.Job{SlurmID: "7", Campaign: "c", Output: filepath.Join(dir, "job-%j.out"), Plan: plan}
+	if got, want := runningStep(j, now), "step 1 (osu_bw, variant tcp, limit 10m0s) running for 3m0s"; got != want {
+		t.Errorf("runningStep = %q, want %q", got, want)
+	}
+	j.Restarts = 1 // a requeued job's second attempt runs step 2
+	if got := runningStep(j, now); !strings.HasPrefix(got, "step 2 running for") {
+		t.Errorf("second attempt: runningStep = %q", got)
+	}
+
+	dbPath := filepath.Join(dir, "s.db")
+	db, err := store.Open(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Restarts = 0
+	j.ResultsDir, j.Submitted, j.State = dir, now, "PENDING"
+	if _, err := db.RecordJob(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	running := "JobId=7 JobName=c-v JobState=RUNNING Reason=None ExitCode=0:0 StartTime=2026-11-30T00:24:34 EndTime=Unknown NodeList=n1"
+	fake := &fakeSlurm{jobs: map[string]string{"7": running}}
+	polls := 0
+	old := slurmClient
+	slurmClient = func() *slurm.Client {
+		return &slurm.Client{R: runFunc(func(ctx context.Context, argv, env []string, dir string) ([]byte, []byte, error) {
+			if argv[0] == "scontrol" && len(argv) > 2 && argv[2] == "job" {
+				if polls++; polls > 2 {
+					fake.jobs["7"] = strings.NewReplacer("RUNNING", "COMPLETED", "EndTime=Unknown", "EndTime=2026-11-30T00:30:00").Replace(running)
+				}
+			}
+			return fake.Run(ctx, argv, env, dir)
+		})}
+	}
+	defer func() { slurmClient = old }()
+	_, stderr, code := sbench(t, "status", "--db", dbPath, "--wait", "--interval", "10ms")
+	if code != 0 || !strings.Contains(stderr, "job 7: step 1 (osu_bw, variant tcp, limit 10m0s) running for 3m0s") {
+		t.Errorf("status --wait: exit %d, want the running step named:\n%s", code, stderr)
+	}
+}
+
+// runFunc is a slurm.Runner from a function.
+type runFunc func(ctx context.Context, argv, env []string, dir string) ([]byte, []byte, error)
+
+func (f runFunc) Run(ctx context.Context, argv, env []string, dir string) ([]byte, []byte, error) {
+	return f(ctx, argv, env, dir)
 }

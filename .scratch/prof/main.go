@@ -1,0 +1,27 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"time"
+
+	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/store"
+)
+
+func main() {
+	db, err := store.OpenReadOnly(os.Args[1])
+	if err != nil {
+		panic(err)
+	}
+	f, _ := os.Create(os.Args[2])
+	pprof.StartCPUProfile(f)
+	t := time.Now()
+	a, _ := compare.ParseSelector("system=alpha")
+	b, _ := compare.ParseSelector("system=beta")
+	res, err := compare.Compare(context.Background(), db, a, b, compare.DefaultOptions())
+	pprof.StopCPUProfile()
+	fmt.Println(time.Since(t), err, len(res.Tables))
+}

@@ -407,7 +407,8 @@ func nullFloat(n sql.NullFloat64) *float64 {
 }
 
 // Samples returns the samples of the runs f selects, ordered by run id,
-// metric, x (none first), repeat, then their order in the bundle.
+// metric, x (none first), repeat, then their order in the bundle. Samples
+// with the same tags may share their Tags map: treat it as read-only.
 func (db *DB) Samples(ctx context.Context, f Filter) ([]Sample, error) {
 	var out []Sample
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
@@ -544,19 +545,36 @@ func scanSamples(ctx context.Context, q queryer, f Filter, order string, stats b
 	if stats {
 		dst = append(dst, &lo, &hi, &p50, &p99, &s.Iterations, &s.Repeat)
 	}
+	// Consecutive samples mostly share their metric, unit and x unit, and
+	// a matrix kernel's latency and bandwidth of one pair their tags: the
+	// last ones are kept decoded. (Tags maps may so be shared between
+	// samples: they are read-only.)
+	var last [3]string
+	var lastTags []byte
+	var lastTagMap map[string]string
+	str := func(i int, b []byte) string {
+		if string(b) != last[i] {
+			last[i] = in.get(b)
+		}
+		return last[i]
+	}
 	for rows.Next() {
 		s = Sample{}
 		if err := rows.Scan(dst...); err != nil {
 			return err
 		}
-		s.Metric, s.Unit, s.XUnit = in.get(metric), in.get(unit), in.get(xunit)
+		s.Metric, s.Unit, s.XUnit = str(0, metric), str(1, unit), str(2, xunit)
 		setFloats(&s.Sample, x, lo, hi, p50, p99)
 		var err error
 		if s.Pair, err = decodeInts(pair); err != nil {
 			return fmt.Errorf("run %d: sample pair: %w", s.RunID, err)
 		}
-		if s.Tags, err = in.decodeTags(tags); err != nil {
+		if tags != nil && lastTags != nil && bytes.Equal(tags, lastTags) {
+			s.Tags = lastTagMap
+		} else if s.Tags, err = in.decodeTags(tags); err != nil {
 			return fmt.Errorf("run %d: sample tags: %w", s.RunID, err)
+		} else {
+			lastTags, lastTagMap = append(lastTags[:0], tags...), s.Tags
 		}
 		if err := fn(s); err != nil {
 			return err

@@ -266,8 +266,16 @@ func printReportSummary(w io.Writer, path string, r *reports.Report, runs, size 
 // scripts from: one sample at a time, and only the outputs it quotes.
 func reportData(ctx context.Context, db *store.DB, flt store.Filter) (reports.Data, *reportSource, error) {
 	var d reports.Data
-	src := &reportSource{db: db, flt: flt, known: map[int64]bool{}}
-	err := db.EachRun(ctx, flt, store.RunOptions{}, func(r *store.Run) error {
+	n, err := db.CountRuns(ctx, flt)
+	if err != nil {
+		return d, nil, err
+	}
+	// Sized once: a year of runs held in a slice that doubled as it grew
+	// would cost half as much again while it grew.
+	d.Runs = make([]store.Run, 0, n)
+	src := &reportSource{db: db, flt: flt, known: make(map[int64]bool, n)}
+	err = db.EachRun(ctx, flt, store.RunOptions{}, func(r *store.Run) error {
+		r.Hash = "" // the report never shows it
 		d.Runs = append(d.Runs, *r)
 		src.known[r.ID] = true
 		return nil

@@ -130,13 +130,13 @@ func (r *Report) overviewSection(d *document) {
 			d.heading(title, h2Size, 80)
 		}
 		cols := []column{
-			{title: "Benchmark", width: 134},
-			{title: "Figure", width: 104},
+			{title: "Benchmark", width: 128},
+			{title: "Figure", width: 98},
 			{title: "Latest", width: 56, right: true},
-			{title: "Last run", width: 58, right: true},
-			{title: "Trend", width: 84},
-			{title: "Level", width: 40, right: true},
-			{title: "Failed", width: contentWidth - 476, right: true},
+			{title: "Last run", width: 64, right: true},
+			{title: "Trend", width: 80},
+			{title: "Level", width: 46, right: true},
+			{title: "Failed", width: contentWidth - 472, right: true},
 		}
 		t := d.table(cols)
 		t.header()
@@ -235,9 +235,19 @@ func stepText(row compare.OverviewRow, s compare.StepChange) string {
 			diffs = append(diffs, fmt.Sprintf("%d more", len(s.Provenance)-4))
 			break
 		}
-		diffs = append(diffs, fmt.Sprintf("%s %s → %s", p.Field, p.Before, p.After))
+		diffs = append(diffs, fmt.Sprintf("%s %s → %s", p.Field, clip(p.Before), clip(p.After)))
 	}
 	return b + "; across it: " + strings.Join(diffs, ", ") + "."
+}
+
+// clip shortens a provenance value for a sentence: a node list of a dozen
+// nodes is not what a reader of the overview needs whole.
+func clip(s string) string {
+	const most = 36
+	if r := []rune(s); len(r) > most {
+		return string(r[:most-1]) + "…"
+	}
+	return s
 }
 
 // trace draws a row's trace in the box (x, y, w, h): the values over time
@@ -248,8 +258,16 @@ func (d *document) trace(x, y, w, h float64, row compare.OverviewRow) {
 		return
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, p := range pts {
+	vals := make([]float64, len(pts))
+	for i, p := range pts {
 		lo, hi = min(lo, p.Value), max(hi, p.Value)
+		vals[i] = p.Value
+	}
+	// The box spans at least a quarter of the series' median, so that a
+	// run-to-run jitter of 1% looks like one and a step of 10% stands out.
+	if span := 0.25 * math.Abs(median(vals)); hi-lo < span {
+		mid := (hi + lo) / 2
+		lo, hi = mid-span/2, mid+span/2
 	}
 	t0, t1 := pts[0].When, pts[len(pts)-1].When
 	span := t1.Sub(t0).Seconds()

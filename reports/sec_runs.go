@@ -270,7 +270,7 @@ func (r *Report) requeueNote() string {
 		var attempts []string
 		for a := 0; a <= j.restarts; a++ {
 			if ids := j.runs[a]; len(ids) > 0 {
-				attempts = append(attempts, fmt.Sprintf("attempt %d: run%s %s", a+1, plural(len(ids)), store.FormatRunIDs(ids)))
+				attempts = append(attempts, fmt.Sprintf("attempt %d: run%s %s", a+1, plural(len(ids)), runIDs(ids)))
 			}
 		}
 		parts = append(parts, fmt.Sprintf("Job %s was requeued by Slurm %d time%s (a node failure or a preemption); the runs of every attempt are kept (%s).",

@@ -123,6 +123,9 @@ type RunOptions struct {
 	// Limit, when positive, reads only the newest Limit runs (by start
 	// time, then id), still oldest first.
 	Limit int
+	// ByID reads the runs in id order (the order they were ingested)
+	// rather than by start time.
+	ByID bool
 }
 
 // EachRun calls fn with each run f selects, in Runs order, reading one run
@@ -182,7 +185,11 @@ func eachRun(ctx context.Context, q queryer, f Filter, o RunOptions, fn func(*Ru
 			" ORDER BY r.start_time DESC, r.id DESC LIMIT ?)"
 		args = append(args, o.Limit)
 	}
-	rows, err := q.QueryContext(ctx, query+" ORDER BY r.start_time, r.id", args...)
+	order := " ORDER BY r.start_time, r.id"
+	if o.ByID {
+		order = " ORDER BY r.id"
+	}
+	rows, err := q.QueryContext(ctx, query+order, args...)
 	if err != nil {
 		return err
 	}
@@ -528,16 +535,25 @@ func eachSample(ctx context.Context, q queryer, f Filter, fn func(Sample) error)
 
 func scanSamples(ctx context.Context, q queryer, f Filter, order string, stats bool, fn func(Sample) error) error {
 	where, args := f.where()
+	rows, err := q.QueryContext(ctx, "SELECT "+sampleColumns(stats)+" FROM samples s JOIN runs r ON r.id = s.run_id"+where+" ORDER BY "+order, args...)
+	if err != nil {
+		return err
+	}
+	return decodeSamples(rows, stats, interner{}, fn)
+}
+
+// sampleColumns are the columns decodeSamples reads.
+func sampleColumns(stats bool) string {
 	cols := "s.run_id, s.metric, s.unit, s.x, s.x_unit, s.value, s.pair, s.tags"
 	if stats {
 		cols += ", s.min, s.max, s.p50, s.p99, s.iterations, s.repeat"
 	}
-	rows, err := q.QueryContext(ctx, "SELECT "+cols+" FROM samples s JOIN runs r ON r.id = s.run_id"+where+" ORDER BY "+order, args...)
-	if err != nil {
-		return err
-	}
+	return cols
+}
+
+// decodeSamples reads rows of sampleColumns, closing them.
+func decodeSamples(rows *sql.Rows, stats bool, in interner, fn func(Sample) error) error {
 	defer rows.Close()
-	in := interner{}
 	var s Sample
 	var metric, unit, xunit, pair, tags sql.RawBytes
 	var x, lo, hi, p50, p99 sql.NullFloat64

@@ -488,7 +488,14 @@ func (a *accumulator) tables() []Table {
 				}
 				ta.rows[rk] = ra
 			}
-			ra.vals[side] = append(ra.vals[side], g.vals...)
+			// Most rows are one group a side: its values, not a copy;
+			// either way the group lets go of them.
+			if ra.vals[side] == nil {
+				ra.vals[side] = g.vals
+			} else {
+				ra.vals[side] = append(ra.vals[side], g.vals...)
+			}
+			g.vals = nil
 			for tool := range g.tools {
 				if ta.tools[side] == nil {
 					ta.tools[side] = map[string]bool{}
@@ -804,6 +811,8 @@ func CompareFilters(ctx context.Context, db *store.DB, names [2]string, fs [2]st
 					return nil
 				})
 			}
+			// What only the walk needed: the runs, what each sampled.
+			sa.ok, sa.sampled = nil, nil
 		}()
 	}
 	wg.Wait()

@@ -440,9 +440,10 @@ type SampleOptions struct {
 
 // EachSample calls fn with each sample of the runs f selects, reading one
 // at a time: a comparison or report of a year's runs holds what it
-// computes, not the samples. Samples come run by run (in the order of
-// the runs' start), each run's in its bundle's order: the order they are
-// stored in, which costs no sort. They are read and decoded on a
+// computes, not the samples. Samples come run by run, each run's in its
+// bundle's order, the runs in no order to rely on: the order SQLite finds
+// them in, which costs no sort (sorting a year of samples by the runs'
+// start costs more than reading them). They are read and decoded on a
 // goroutine of their own, a batch ahead of fn, which runs on the caller's:
 // the archive's work and fn's overlap. An error from fn stops the walk
 // and is returned as it is.
@@ -456,7 +457,10 @@ func (db *DB) EachSample(ctx context.Context, f Filter, o SampleOptions, fn func
 		defer close(batches)
 		read <- db.walk(ctx, "samples", func(tx *sql.Tx, _ *error) error {
 			buf := make([]Sample, 0, batch)
-			err := scanSamples(ctx, tx, f, "r.start_time, r.id, s.seq", o.Stats, func(s Sample) error {
+			// No ORDER BY: whichever table SQLite reads first, a run's
+			// samples come together in their primary key's order (run,
+			// position in the bundle).
+			err := scanSamples(ctx, tx, f, "", o.Stats, func(s Sample) error {
 				buf = append(buf, s)
 				if len(buf) == batch {
 					select {
@@ -535,7 +539,10 @@ func eachSample(ctx context.Context, q queryer, f Filter, fn func(Sample) error)
 
 func scanSamples(ctx context.Context, q queryer, f Filter, order string, stats bool, fn func(Sample) error) error {
 	where, args := f.where()
-	rows, err := q.QueryContext(ctx, "SELECT "+sampleColumns(stats)+" FROM samples s JOIN runs r ON r.id = s.run_id"+where+" ORDER BY "+order, args...)
+	if order != "" {
+		order = " ORDER BY " + order
+	}
+	rows, err := q.QueryContext(ctx, "SELECT "+sampleColumns(stats)+" FROM samples s JOIN runs r ON r.id = s.run_id"+where+order, args...)
 	if err != nil {
 		return err
 	}

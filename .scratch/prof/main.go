@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"time"
 
@@ -24,4 +25,16 @@ func main() {
 	res, err := compare.Compare(context.Background(), db, a, b, compare.DefaultOptions())
 	pprof.StopCPUProfile()
 	fmt.Println(time.Since(t), err, len(res.Tables))
+	if len(os.Args) > 3 {
+		runtime.GC()
+		mf, _ := os.Create(os.Args[3])
+		pprof.WriteHeapProfile(mf)
+		mf.Close()
+		rows := 0
+		for _, t := range res.Tables {
+			rows += len(t.Rows)
+		}
+		fmt.Println("rows", rows)
+	}
+	runtime.KeepAlive(res)
 }

@@ -461,7 +461,10 @@ directories, rendezvous files) are never read as tool output. A file named
 on the command line must be a regular file: to read a pipe, use - .
 
 --label and --system tell configurations apart when the files do not
-(fabric=ib, mpi=mvapich2 …); they appear in reports and filters.
+(fabric=ib, mpi=mvapich2 …); they appear in reports and filters. --system
+names the cluster the runs came from (every command filters by it with
+--system, and "sbench runs --group-by system" counts per cluster); the
+runner's own bundles carry it already, from Slurm's cluster name.
 
 Each file is stored whole or not at all: a file with a malformed table is
 refused with its line number and nothing from it is stored. Content already
@@ -483,7 +486,7 @@ and each file's added and already-archived run ids or its error.`,
 	}
 	c.Flags().StringVar(&o.format, "format", "auto", "input format: auto, or one of "+strings.Join(parsers.Names(), ", "))
 	c.Flags().StringArrayVar(&o.labels, "label", nil, "label every run KEY=VALUE (repeatable)")
-	c.Flags().StringVar(&o.system, "system", "", "name of the system the runs come from (label system=NAME)")
+	c.Flags().StringVar(&o.system, "system", "", "name of the system (cluster) the runs come from: their system, and label system=NAME")
 	c.Flags().BoolVar(&o.json, "json", false, "print the summary as JSON")
 	return c
 }

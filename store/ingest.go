@@ -269,6 +269,21 @@ type File struct {
 	encErr   error
 }
 
+// Size is how many bytes the file's bundles take encoded (after Prepare;
+// 0 before), what a caller batching files can bound its memory by.
+func (f *File) Size() int {
+	n := 0
+	for _, e := range f.enc {
+		switch d := e.data.(type) {
+		case string:
+			n += len(d)
+		case []byte:
+			n += len(d)
+		}
+	}
+	return n
+}
+
 // Prepare checks and encodes the file's bundles now (hash, JSON, the
 // columns), so that IngestFiles, which holds the archive's write lock,
 // only inserts them: a caller that reads files on one goroutine and stores

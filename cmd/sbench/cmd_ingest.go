@@ -203,6 +203,11 @@ type ingestedFile struct {
 // uncommitted batch, never part of a file.
 var batchFiles = 500
 
+// batchBytes bounds a batch by what its bundles weigh too: 500 matrix runs
+// of a large fleet, each with its hosts and thousands of samples, must not
+// be held at once.
+const batchBytes = 8 << 20
+
 // parsed is one input, read, parsed and encoded for the store.
 type parsed struct {
 	in   ingestInput
@@ -275,6 +280,7 @@ func parseAhead(ctx context.Context, ins []ingestInput, o ingestOptions) <-chan 
 // and stored not at all; the others still load. The returned error says
 // how many failed.
 func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o ingestOptions) (ingestSummary, error) {
+	freeHeap()
 	var sum ingestSummary
 	var failed int
 	bar := newProgressBar(e, "ingest", len(ins), len(ins) > 3)
@@ -282,7 +288,9 @@ func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops parseAhead when we return early
 	var batch []store.File
+	size := 0
 	flush := func() error {
+		size = 0
 		if len(batch) == 0 {
 			return nil
 		}
@@ -347,7 +355,7 @@ func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o
 			continue
 		}
 		batch = append(batch, p.file)
-		if len(batch) >= batchFiles {
+		if size += p.file.Size(); len(batch) >= batchFiles || size >= batchBytes {
 			if err := flush(); err != nil {
 				return sum, err
 			}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -26,6 +27,16 @@ import (
 // peak memory stays about the same from a campaign to a site's years. A
 // command that needs more than the limit still gets it.
 const heapLimit = 64 << 20
+
+// freeHeap lifts heapLimit (unless GOMEMLIMIT set one) for work whose heap
+// is mostly short-lived and large by design — ingest's batches of parsed
+// files — where an early collector would cost a third of its time for
+// nothing.
+func freeHeap() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(math.MaxInt64)
+	}
+}
 
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {

@@ -165,7 +165,7 @@ type sideAcc struct {
 	sampled map[sampledKey]bool
 	cfgs    map[string]*runConfigs
 	// strs interns the strings every run and sample repeats.
-	strs   map[string]string
+	strs   interner
 	groups map[groupKey]*group
 	// fams has, per family (benchmark, metric, unit), the configurations
 	// of the runs that measured it: what configKeys reads.
@@ -236,17 +236,23 @@ func newAccumulator(oldName, newName string, o Options) *accumulator {
 	a.res = &Result{Old: SideInfo{Name: oldName}, New: SideInfo{Name: newName}, Threshold: o.Threshold, Alpha: o.Alpha}
 	for i := range a.sides {
 		a.sides[i] = &sideAcc{o: &a.o, ok: map[int64]*runInfo{}, notOK: map[results.Status][]int64{}, benchmarks: map[string]bool{},
-			sampled: map[sampledKey]bool{}, cfgs: map[string]*runConfigs{}, strs: map[string]string{}, groups: map[groupKey]*group{},
+			sampled: map[sampledKey]bool{}, cfgs: map[string]*runConfigs{}, strs: interner{}, groups: map[groupKey]*group{},
 			fams: map[familyKey]map[*runConfigs]bool{}}
 	}
 	return a
 }
 
-func (sa *sideAcc) intern(s string) string {
-	if v, ok := sa.strs[s]; ok {
+func (sa *sideAcc) intern(s string) string { return sa.strs.of(s) }
+
+// interner keeps one copy of each string it is given: what many runs and
+// samples repeat (benchmark, metric, tool names) is held once.
+type interner map[string]string
+
+func (in interner) of(s string) string {
+	if v, ok := in[s]; ok {
 		return v
 	}
-	sa.strs[s] = s
+	in[s] = s
 	return s
 }
 

@@ -100,7 +100,7 @@ type OverviewBuilder struct {
 	o      OverviewOptions
 	runs   map[int64]*ovRun
 	order  []*ovRun
-	strs   map[string]string
+	strs   interner
 	cfgs   map[string]*ovConfig
 	cur    *ovRun
 	curAcc map[ovMetric][]float64
@@ -151,16 +151,10 @@ func NewOverviewBuilder(o OverviewOptions) *OverviewBuilder {
 	if o.Points <= 0 {
 		o.Points = 120
 	}
-	return &OverviewBuilder{o: o, runs: map[int64]*ovRun{}, strs: map[string]string{}, cfgs: map[string]*ovConfig{}}
+	return &OverviewBuilder{o: o, runs: map[int64]*ovRun{}, strs: interner{}, cfgs: map[string]*ovConfig{}}
 }
 
-func (b *OverviewBuilder) intern(s string) string {
-	if v, ok := b.strs[s]; ok {
-		return v
-	}
-	b.strs[s] = s
-	return s
-}
+func (b *OverviewBuilder) intern(s string) string { return b.strs.of(s) }
 
 // AddRun records a run; its samples and scalars follow.
 func (b *OverviewBuilder) AddRun(r *store.Run) {

@@ -106,36 +106,16 @@ func (r *Report) runsTable(d *document, idx []int) {
 // runsSummary counts the runs per system and benchmark: how many, how
 // they ended, when the first and the last ran.
 func (r *Report) runsSummary(d *document) {
-	type count struct {
-		runs, ok, failed, invalid int
-		first, last               time.Time
-	}
-	counts := map[[2]string]*count{}
+	counts := map[[2]string]*store.Tally{}
 	for i := range r.runs {
 		run := &r.runs[i]
 		k := [2]string{run.System, family(run)}
 		c := counts[k]
 		if c == nil {
-			c = &count{}
+			c = &store.Tally{}
 			counts[k] = c
 		}
-		c.runs++
-		switch run.Status {
-		case results.StatusFailed:
-			c.failed++
-		case results.StatusInvalid:
-			c.invalid++
-		default:
-			c.ok++
-		}
-		if t := run.Start; !t.IsZero() {
-			if c.first.IsZero() || t.Before(c.first) {
-				c.first = t
-			}
-			if t.After(c.last) {
-				c.last = t
-			}
-		}
+		c.Add(run)
 	}
 	d.para(fmt.Sprintf("The report's %d runs, per system and benchmark (sbench runs --group-by system or --group-by benchmark lists the same).", len(r.runs)), "", smallSize, grey)
 	d.y += 2
@@ -159,7 +139,7 @@ func (r *Report) runsSummary(d *document) {
 			}
 			return t.UTC().Format("2006-01-02")
 		}
-		t.row([]string{orDash(k[0]), k[1], strconv.Itoa(c.runs), strconv.Itoa(c.ok), strconv.Itoa(c.failed), strconv.Itoa(c.invalid), day(c.first), day(c.last)}, black, nil)
+		t.row([]string{orDash(k[0]), k[1], strconv.Itoa(c.Runs), strconv.Itoa(c.OK), strconv.Itoa(c.Failed), strconv.Itoa(c.Invalid), day(c.First), day(c.Last)}, black, nil)
 	}
 }
 

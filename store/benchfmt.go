@@ -129,23 +129,9 @@ func (db *DB) ExportBenchfmt(ctx context.Context, w io.Writer, f Filter) error {
 // scalars, sorted.
 func benchfmtUnits(ctx context.Context, q queryer, f Filter) ([]string, error) {
 	where, args := f.where()
-	rows, err := q.QueryContext(ctx, `SELECT s.unit FROM samples s JOIN runs r ON r.id = s.run_id`+where+`
+	units, err := queryStrings(ctx, q, `SELECT s.unit FROM samples s JOIN runs r ON r.id = s.run_id`+where+`
 UNION SELECT s.unit FROM scalars s JOIN runs r ON r.id = s.run_id`+where+` ORDER BY 1`, append(args, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var units []string
-	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
-			return nil, err
-		}
-		if u != "" {
-			units = append(units, u)
-		}
-	}
-	return units, rows.Err()
+	return slices.DeleteFunc(units, func(u string) bool { return u == "" }), err
 }
 
 // benchfmtConfig writes the configuration lines that change between runs.

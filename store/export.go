@@ -130,21 +130,8 @@ func (db *DB) export(ctx context.Context, f Filter, header func(keys []string) e
 // among them when a run has a system (its label, see SystemOf).
 func labelKeys(ctx context.Context, q queryer, f Filter) ([]string, error) {
 	where, args := f.where()
-	rows, err := q.QueryContext(ctx, `SELECT DISTINCT l.key FROM run_labels l JOIN runs r ON r.id = l.run_id`+where+`
+	return queryStrings(ctx, q, `SELECT DISTINCT l.key FROM run_labels l JOIN runs r ON r.id = l.run_id`+where+`
 UNION SELECT 'system' FROM runs r`+and(where, "r.system != ''")+` ORDER BY 1`, append(args, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var keys []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, err
-		}
-		keys = append(keys, k)
-	}
-	return keys, rows.Err()
 }
 
 // and adds a condition to a WHERE clause (possibly empty).
@@ -188,17 +175,7 @@ func eachRunWithRows(ctx context.Context, tx *sql.Tx, f Filter, passes ...runWal
 				if err != nil {
 					return err
 				}
-				defer rows.Close()
-				for rows.Next() {
-					var s Scalar
-					if err := rows.Scan(&s.RunID, &s.Name, &s.Unit, &s.Value); err != nil {
-						return err
-					}
-					if err := fn(s); err != nil {
-						return err
-					}
-				}
-				return rows.Err()
+				return decodeScalars(rows, fn)
 			}
 			return pass(r, samples, scalars)
 		})

@@ -239,3 +239,34 @@ type IngestResult struct {
 	Added   []int64 // ids of runs added
 	Skipped []int64 // ids of runs already in the archive (same content hash)
 }
+
+// Tally counts runs by how they ended, and when the first and the last of
+// them started: what a summary of many runs says about them (sbench runs
+// --group-by, a report's runs section).
+type Tally struct {
+	Runs, OK, Failed, Invalid int
+	// First and Last are the earliest and latest start; zero when no run
+	// says when it started.
+	First, Last time.Time
+}
+
+// Add counts r.
+func (t *Tally) Add(r *Run) {
+	t.Runs++
+	switch r.Status {
+	case results.StatusFailed:
+		t.Failed++
+	case results.StatusInvalid:
+		t.Invalid++
+	default:
+		t.OK++
+	}
+	if s := r.Start; !s.IsZero() {
+		if t.First.IsZero() || s.Before(t.First) {
+			t.First = s
+		}
+		if s.After(t.Last) {
+			t.Last = s
+		}
+	}
+}

@@ -654,6 +654,11 @@ func eachScalar(ctx context.Context, q queryer, f Filter, fn func(Scalar) error)
 	if err != nil {
 		return err
 	}
+	return decodeScalars(rows, fn)
+}
+
+// decodeScalars reads rows of run_id, name, unit, value, closing them.
+func decodeScalars(rows *sql.Rows, fn func(Scalar) error) error {
 	defer rows.Close()
 	for rows.Next() {
 		var s Scalar
@@ -848,20 +853,9 @@ func (db *DB) Inventory(ctx context.Context) (Inventory, error) {
 		if inv.LastStart, err = parseTime(hi); err != nil {
 			return err
 		}
-		list := func(query string, dst *[]string) error {
-			rows, err := tx.QueryContext(ctx, query)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var v string
-				if err := rows.Scan(&v); err != nil {
-					return err
-				}
-				*dst = append(*dst, v)
-			}
-			return rows.Err()
+		list := func(query string, dst *[]string) (err error) {
+			*dst, err = queryStrings(ctx, tx, query)
+			return err
 		}
 		if err := list("SELECT DISTINCT campaign FROM runs WHERE campaign != '' ORDER BY 1", &inv.Campaigns); err != nil {
 			return err
@@ -897,6 +891,24 @@ ORDER BY 1, 3 DESC, 2`)
 		return Inventory{}, fmt.Errorf("read what %s holds: %w", db.path, err)
 	}
 	return inv, nil
+}
+
+// queryStrings returns the one column of text a query selects.
+func queryStrings(ctx context.Context, q queryer, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // CountSamples returns how many samples the runs f selects have.

@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -194,7 +193,7 @@ type runsGroup struct {
 	First   string `json:"first,omitempty"`
 	Last    string `json:"last,omitempty"`
 
-	first, last time.Time
+	tally store.Tally
 }
 
 // groupValue is what run r has for the --group-by key.
@@ -227,23 +226,7 @@ func runsGrouped(ctx context.Context, e *env, db *store.DB, flt store.Filter, o 
 			g = &runsGroup{Value: v}
 			groups[v] = g
 		}
-		g.Runs++
-		switch r.Status {
-		case results.StatusOK:
-			g.OK++
-		case results.StatusFailed:
-			g.Failed++
-		case results.StatusInvalid:
-			g.Invalid++
-		}
-		if t := r.Start; !t.IsZero() {
-			if g.first.IsZero() || t.Before(g.first) {
-				g.first = t
-			}
-			if t.After(g.last) {
-				g.last = t
-			}
-		}
+		g.tally.Add(r)
 		return nil
 	})
 	if err != nil {
@@ -252,8 +235,10 @@ func runsGrouped(ctx context.Context, e *env, db *store.DB, flt store.Filter, o 
 	out := make([]runsGroup, 0, len(groups))
 	for _, v := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[v]
-		if !g.first.IsZero() {
-			g.First, g.Last = g.first.UTC().Format(time.RFC3339), g.last.UTC().Format(time.RFC3339)
+		t := g.tally
+		g.Runs, g.OK, g.Failed, g.Invalid = t.Runs, t.OK, t.Failed, t.Invalid
+		if !t.First.IsZero() {
+			g.First, g.Last = t.First.UTC().Format(time.RFC3339), t.Last.UTC().Format(time.RFC3339)
 		}
 		out = append(out, *g)
 	}
@@ -264,8 +249,8 @@ func runsGrouped(ctx context.Context, e *env, db *store.DB, flt store.Filter, o 
 	rows := [][]string{head}
 	for _, g := range out {
 		first, last := "-", "-"
-		if !g.first.IsZero() {
-			first, last = g.first.Local().Format("2006-01-02"), g.last.Local().Format("2006-01-02")
+		if t := g.tally; !t.First.IsZero() {
+			first, last = t.First.Local().Format("2006-01-02"), t.Last.Local().Format("2006-01-02")
 		}
 		value := g.Value
 		if value == "" {

@@ -42,25 +42,8 @@ func TestMigrateV4ToV5(t *testing.T) {
 	alpha, beta, none := osuBundle("acc", "ib", "1", 23), osuBundle("acc", "ib", "2", 5), osuBundle("acc", "eth", "3", 7)
 	alpha.Labels["system"], beta.Labels["system"] = "alpha", "beta"
 	ingest(t, db, "a.json", alpha, beta, none)
-	if _, err := db.w.Exec(undoV5 + "PRAGMA user_version = 4"); err != nil {
-		t.Fatal(err)
-	}
 	tables := append(append([]string{}, dataTables...), "jobs", "baselines", "baseline_runs")
-	cols := map[string]string{}
-	before := dumpTables(t, db, tables, cols)
-	db.Close()
-
-	db, err = Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if v, _ := db.SchemaVersion(ctx); v != 5 {
-		t.Fatalf("schema version %d, want 5", v)
-	}
-	if after := dumpTables(t, db, tables, cols); !reflect.DeepEqual(before, after) {
-		t.Errorf("v4 rows changed in migration:\nbefore %q\nafter  %q", before, after)
-	}
+	db = downgradeAndMigrate(t, db, path, undoV5+"PRAGMA user_version = 4", tables)
 	runs, err := db.Runs(ctx, Filter{})
 	if err != nil {
 		t.Fatal(err)

@@ -35,6 +35,31 @@ const (
 // one small file does not pay for compiling its statements again.
 type ingestStmts struct {
 	findHash, run, bundle, label, param, findHost, host, runHost, sample, scalar, check *sql.Stmt
+
+	// tx and rows are those of a transaction (in): statements inserting
+	// several samples at once, by their number, prepared as needed.
+	tx   *sql.Tx
+	rows map[int]*sql.Stmt
+}
+
+// sampleChunk is how many samples one statement inserts at most: a
+// statement per file's samples rather than per sample, which is most of
+// what an ingest spends in database/sql and the driver.
+const sampleChunk = 32
+
+// samplesStmt is the statement inserting n samples, prepared in the
+// transaction the first time.
+func (s *ingestStmts) samplesStmt(ctx context.Context, n int) (*sql.Stmt, error) {
+	if st := s.rows[n]; st != nil {
+		return st, nil
+	}
+	row := "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	st, err := s.tx.PrepareContext(ctx, sqlInsertSmpls+strings.Repeat(row+", ", n-1)+row)
+	if err != nil {
+		return nil, err
+	}
+	s.rows[n] = st
+	return st, nil
 }
 
 const (
@@ -47,6 +72,7 @@ const (
 	sqlInsertHost = `INSERT INTO hosts (hash, hostname, node_name, cpu_model, cores, memory_bytes, kernel, os, mpi, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlInsertRH   = `INSERT INTO run_hosts (run_id, idx, host_id) VALUES (?, ?, ?)`
 	sqlInsertSmpl = `INSERT INTO samples (run_id, seq, metric, unit, x, x_unit, value, min, max, p50, p99, iterations, repeat, pair, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertSmpls = `INSERT INTO samples (run_id, seq, metric, unit, x, x_unit, value, min, max, p50, p99, iterations, repeat, pair, tags) VALUES `
 	sqlInsertSclr = `INSERT INTO scalars (run_id, seq, name, unit, value) VALUES (?, ?, ?, ?, ?)`
 	sqlInsertChk  = `INSERT INTO checks (run_id, seq, name, value, threshold, op, passed) VALUES (?, ?, ?, ?, ?, ?, ?)`
 )
@@ -107,6 +133,8 @@ func (s *ingestStmts) in(ctx context.Context, tx *sql.Tx) *ingestStmts {
 		sample:   tx.StmtContext(ctx, s.sample),
 		scalar:   tx.StmtContext(ctx, s.scalar),
 		check:    tx.StmtContext(ctx, s.check),
+		tx:       tx,
+		rows:     map[int]*sql.Stmt{},
 	}
 }
 
@@ -439,13 +467,34 @@ func insertRun(ctx context.Context, st *ingestStmts, source string, now any, e *
 			return 0, false, fmt.Errorf("insert hosts[%d]: %w", i, err)
 		}
 	}
-	for i := range b.Samples {
-		s := &b.Samples[i]
-		if _, err := st.sample.ExecContext(ctx, id, i, s.Metric, s.Unit, optFloat(s.X), s.XUnit, s.Value,
-			optFloat(s.Min), optFloat(s.Max), optFloat(s.P50), optFloat(s.P99),
-			s.Iterations, s.Repeat, e.pairs[i], e.tags[i]); err != nil {
-			return 0, false, fmt.Errorf("insert samples[%d]: %w", i, err)
+	args := make([]any, 0, 15*min(len(b.Samples), sampleChunk))
+	for lo := 0; lo < len(b.Samples); lo += sampleChunk {
+		hi := min(lo+sampleChunk, len(b.Samples))
+		args = args[:0]
+		for i := lo; i < hi; i++ {
+			s := &b.Samples[i]
+			args = append(args, id, i, s.Metric, s.Unit, optFloat(s.X), s.XUnit, s.Value,
+				optFloat(s.Min), optFloat(s.Max), optFloat(s.P50), optFloat(s.P99),
+				s.Iterations, s.Repeat, e.pairs[i], e.tags[i])
 		}
+		stmt, err := st.samplesStmt(ctx, hi-lo)
+		if err == nil {
+			_, err = stmt.ExecContext(ctx, args...)
+		}
+		if err == nil {
+			continue
+		}
+		if !isConstraint(err) {
+			return 0, false, fmt.Errorf("insert samples[%d:%d]: %w", lo, hi, err)
+		}
+		// The statement stored none of its rows: one at a time, to name the
+		// one refused (the file is rolled back whatever happens).
+		for i := lo; i < hi; i++ {
+			if _, err := st.sample.ExecContext(ctx, args[(i-lo)*15:(i-lo+1)*15]...); err != nil {
+				return 0, false, fmt.Errorf("insert samples[%d]: %w", i, err)
+			}
+		}
+		return 0, false, fmt.Errorf("insert samples[%d:%d]: %w", lo, hi, err)
 	}
 	for i, s := range b.Scalars {
 		if _, err := st.scalar.ExecContext(ctx, id, i, s.Name, s.Unit, s.Value); err != nil {

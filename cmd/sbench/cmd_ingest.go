@@ -225,7 +225,7 @@ func parseAhead(ctx context.Context, ins []ingestInput, o ingestOptions) <-chan 
 		in  ingestInput
 		res chan parsed
 	}
-	const ahead = 64
+	const ahead = 16
 	out := make(chan parsed, ahead)
 	futures := make(chan chan parsed, ahead)
 	work := make(chan job, ahead)

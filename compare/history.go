@@ -297,7 +297,7 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 		if when.IsZero() {
 			when = r.IngestedAt
 		}
-		h.Points = append(h.Points, Point{Run: r.ID, Job: jobName(r), When: when,
+		h.Points = append(h.Points, Point{Run: r.ID, Job: JobName(r), When: when,
 			Value: Median(v), Min: slices.Min(v), Max: slices.Max(v), N: len(v), run: r})
 	}
 	// Runs come from the archive in start order with unknown starts
@@ -418,7 +418,9 @@ func (h *History) Regressions() int {
 	return n
 }
 
-func jobName(r *store.Run) string {
+// JobName is a run's job step as history names it: 1234.0, or 1234 with no
+// step; "" for a run of no job.
+func JobName(r *store.Run) string {
 	if r.JobID == "" {
 		return ""
 	}

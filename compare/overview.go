@@ -170,7 +170,7 @@ func (b *OverviewBuilder) AddRun(r *store.Run) {
 	if when.IsZero() {
 		when = r.IngestedAt
 	}
-	or := &ovRun{id: r.ID, job: jobName(r), when: when, status: r.Status, cfg: c}
+	or := &ovRun{id: r.ID, job: JobName(r), when: when, status: r.Status, cfg: c}
 	b.runs[r.ID] = or
 	b.order = append(b.order, or)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -19,7 +18,7 @@ const NotToolOutputPrefix = "not output of any known tool"
 // sbenchScriptRE is the name sbench gives the sbatch scripts it renders:
 // the job's number, zero-padded, the campaign and the variant or mode
 // (templates.Plan: "01-quickstart-steps.sbatch").
-var sbenchScriptRE = regexp.MustCompile(`^[0-9]+-.+\.sbatch$`)
+var sbenchScriptRE = LazyRegexp(`^[0-9]+-.+\.sbatch$`)
 
 // SbenchWritten reports whether a file is one that sbench itself writes
 // beside a campaign's results and that holds no run, and why, in words

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/sbench/sbench/results"
@@ -72,10 +73,11 @@ var (
 // names users know. Keys are compared lowercased and without white space,
 // which also absorbs 7.x's "Personalized Exchange" "Latency Test" string
 // concatenated without a space. A title missing here keeps its own text as
-// the benchmark name.
-var osuPrograms = map[string]string{}
-
-func init() {
+// the benchmark name. Built on first use: at init it cost every
+// sbench-runner process, which parses nothing on most ranks, a tenth of a
+// millisecond.
+var osuPrograms = sync.OnceValue(func() map[string]string {
+	programs := map[string]string{}
 	for name, titles := range map[string][]string{
 		"osu_latency":            {"OSU MPI Latency Test"},
 		"osu_bw":                 {"OSU MPI Bandwidth Test"},
@@ -191,10 +193,11 @@ func init() {
 		"osu_nccl_alltoall": {"OSU NCCL All-to-All Personalized Exchange Latency Test"},
 	} {
 		for _, t := range titles {
-			osuPrograms[osuTitleKey(t)] = name
+			programs[osuTitleKey(t)] = name
 		}
 	}
-}
+	return programs
+})
 
 func osuTitleKey(title string) string {
 	return strings.ToLower(strings.Join(strings.Fields(title), ""))
@@ -521,7 +524,7 @@ func newOSURun(line int, title string) *osuRun {
 		title = strings.TrimSpace(osuAccelRE.ReplaceAllString(title, ""))
 	}
 	run.title = strings.Join(strings.Fields(title), " ")
-	run.name = osuPrograms[osuTitleKey(run.title)]
+	run.name = osuPrograms()[osuTitleKey(run.title)]
 	if run.name == "" {
 		run.name = run.title
 	}

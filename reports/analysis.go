@@ -43,6 +43,8 @@ type sizeGroup struct {
 
 	raw map[seriesKey]map[float64][]float64
 	ids map[seriesKey]map[int64]bool
+	// rawRuns are the runs of raw's samples, one per sample.
+	rawRuns map[seriesKey]map[float64][]int64
 }
 
 // title names the group in sentences: its benchmark (or family), and the
@@ -153,6 +155,9 @@ func (r *Report) analyse() error {
 		for _, v := range s.Tags {
 			text(v)
 		}
+		if r.screenRuns[run.ID] {
+			r.screenSamples = append(r.screenSamples, s)
+		}
 		if bad(run) {
 			// A failed or invalid run's numbers must never become a curve or
 			// a peak figure; the runs table and appendix list them instead.
@@ -160,11 +165,18 @@ func (r *Report) analyse() error {
 			return nil
 		}
 		ob.AddSample(&s)
+		if r.screenRuns[run.ID] && referenceRun(run) {
+			// The screening section shows every node's links to the
+			// reference in one table, not a configuration per pair.
+			return nil
+		}
 		fam := family(run)
 		cfg := r.configs.ofRun[run.ID]
 		m := strings.ToLower(s.Metric)
 		kind := metricKind(s.Metric)
 		switch {
+		case strings.HasPrefix(m, "matrix_retest_"):
+			// Re-tests of suspect pairs: the screening section's.
 		case strings.HasPrefix(m, "matrix_"):
 			from, to := s.Tags["from"], s.Tags["to"]
 			if from == "" || to == "" {
@@ -198,15 +210,18 @@ func (r *Report) analyse() error {
 			g := groups[k]
 			if g == nil {
 				g = &sizeGroup{family: fam, metric: s.Metric, kind: kind, split: split, collective: isCollective(fam),
-					raw: map[seriesKey]map[float64][]float64{}, ids: map[seriesKey]map[int64]bool{}}
+					raw: map[seriesKey]map[float64][]float64{}, ids: map[seriesKey]map[int64]bool{},
+					rawRuns: map[seriesKey]map[float64][]int64{}}
 				groups[k] = g
 			}
 			sk := seriesKey{cfg, store.ProcessCount(run)}
 			if g.raw[sk] == nil {
 				g.raw[sk] = map[float64][]float64{}
 				g.ids[sk] = map[int64]bool{}
+				g.rawRuns[sk] = map[float64][]int64{}
 			}
 			g.raw[sk][*s.X] = append(g.raw[sk][*s.X], s.Value*factor)
+			g.rawRuns[sk][*s.X] = append(g.rawRuns[sk][*s.X], run.ID)
 			g.ids[sk][run.ID] = true
 		case s.X != nil && isRanksAxis(s.XUnit):
 			k := [2]string{fam, s.Metric + "\x00" + s.Unit}
@@ -425,13 +440,15 @@ func (r *Report) finishSizeGroup(g *sizeGroup) {
 			s.Ranks = k.ranks
 		}
 		for _, x := range slices.Sorted(maps.Keys(byX)) {
-			s.Points = append(s.Points, point(x, byX[x]))
+			p := point(x, byX[x])
+			p.Runs = slices.Compact(slices.Sorted(slices.Values(g.rawRuns[k][x])))
+			s.Points = append(s.Points, p)
 		}
 		s.Runs = slices.Sorted(maps.Keys(g.ids[k]))
 		s.LinkRate = r.seriesLinkRate(s.Runs)
 		g.series = append(g.series, s)
 	}
-	g.raw, g.ids = nil, nil
+	g.raw, g.ids, g.rawRuns = nil, nil, nil
 	switch g.kind {
 	case KindBandwidth:
 		g.bandwidth = summariseBandwidth(g.series)

@@ -69,6 +69,16 @@
 // the title page and Warnings say which font to install, rather than
 // showing empty boxes.
 //
+// # HTML
+//
+// WriteHTML writes the same report as one self-contained HTML page: the
+// document that draws the PDF also records what it draws — headings,
+// paragraphs, table rows, figures, quotes — as HTML, so the page cannot
+// drift from the PDF. Figures are the same plots drawn as inline SVG by
+// gonum's vgsvg (package svgplot), with their points' value, size and runs
+// on hover and their series toggled from the legend; tables sort by a
+// click; nothing is loaded from anywhere (package webpage).
+//
 // Output is deterministic: the same Data gives the same bytes, because the
 // PDF's dates come from Data.Generated, its catalogues are sorted, and every
 // list the report shows is sorted before it is drawn.

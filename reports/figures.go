@@ -18,6 +18,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/sbench/sbench/sizes"
+	"github.com/sbench/sbench/store"
+	"github.com/sbench/sbench/svgplot"
 )
 
 // Figure is one plot of the report, with what it was drawn from.
@@ -252,8 +254,9 @@ func (r *Report) sizePlot(f *Figure, zoom bool) bool {
 
 	xmin, xmax, ymin, ymax := 0.0, 0.0, 0.0, 0.0
 	drawn, hidden, bands := 0, 0, 0
-	for _, s := range f.Series {
+	for si, s := range f.Series {
 		var xys, lo, hi plotter.XYs
+		var hover []svgplot.Point
 		banded := false
 		for _, pt := range s.Points {
 			if pt.X <= 0 || (logY && pt.Y <= 0) || (zoom && pt.X > zoomLimit) {
@@ -272,6 +275,7 @@ func (r *Report) sizePlot(f *Figure, zoom bool) bool {
 			xmin, xmax = min(xmin, pt.X), max(xmax, pt.X)
 			ymin, ymax = min(ymin, pmin, pt.Y), max(ymax, pmax, pt.Y)
 			xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
+			hover = append(hover, hoverPoint(s, pt, proseSize(pt.X), f.Unit))
 			lo = append(lo, plotter.XY{X: pt.X, Y: pmin})
 			hi = append(hi, plotter.XY{X: pt.X, Y: pmax})
 			if pt.N > 1 && pmax > pmin {
@@ -290,7 +294,7 @@ func (r *Report) sizePlot(f *Figure, zoom bool) bool {
 		if banded {
 			for _, seg := range segments(xys) {
 				if band := bandPolygon(lo[seg[0]:seg[1]], hi[seg[0]:seg[1]], st.Color); band != nil {
-					p.Add(band)
+					p.Add(svgplot.Group(si, band))
 				}
 			}
 			bands++
@@ -310,13 +314,13 @@ func (r *Report) sizePlot(f *Figure, zoom bool) bool {
 				continue
 			}
 			line.Color, line.Width, line.Dashes = st.Color, vg.Points(1.5), dash
-			p.Add(line)
+			p.Add(svgplot.Group(si, line))
 			if first == nil {
 				first = line
 			}
 		}
-		p.Add(points)
-		legend.add(s.Label(), first, points)
+		p.Add(svgplot.Group(si, points), svgplot.Points(si, hover))
+		legend.addSeries(si, s.Label(), first, points)
 	}
 	if drawn == 0 {
 		return false
@@ -349,6 +353,27 @@ func (r *Report) sizePlot(f *Figure, zoom bool) bool {
 	}
 	f.Plot, f.legend, f.Hidden, f.Bands = p, legend, hidden, bands
 	return true
+}
+
+// hoverPoint is what a point of s says on hover in the HTML report: the
+// line, where (a size, a process count), the value and how it was made,
+// and the runs behind it, the first of which a click opens.
+func hoverPoint(s Series, pt Point, at, unit string) svgplot.Point {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n%s: %s %s", s.Label(), at, formatValue(pt.Y), unitLabel(unit))
+	if pt.N > 1 {
+		fmt.Fprintf(&b, "\nmedian of %d samples, %s–%s", pt.N, formatValue(pt.Min), formatValue(pt.Max))
+	}
+	runs := pt.Runs
+	if len(runs) == 0 {
+		runs = s.Runs
+	}
+	href := ""
+	if len(runs) > 0 {
+		fmt.Fprintf(&b, "\nrun%s %s", plural(len(runs)), store.FormatRunIDs(runs))
+		href = fmt.Sprintf("#run-%d", runs[0])
+	}
+	return svgplot.Point{X: pt.X, Y: pt.Y, Tip: b.String(), Href: href}
 }
 
 // maxGap is the largest step between two sizes a line is drawn across: a
@@ -454,13 +479,15 @@ func (r *Report) scalingFigure(s *scalingGroup) (Figure, bool) {
 	}
 	xmin, xmax, ymax := math.Inf(1), math.Inf(-1), 0.0
 	drawn := 0
-	for _, sr := range s.series {
+	for si, sr := range s.series {
 		var xys plotter.XYs
+		var hover []svgplot.Point
 		for _, pt := range sr.Points {
 			if pt.X <= 0 {
 				continue
 			}
 			xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
+			hover = append(hover, hoverPoint(sr, pt, strconv.FormatFloat(pt.X, 'f', -1, 64)+" ranks", s.unit))
 			xmin, xmax, ymax = min(xmin, pt.X), max(xmax, pt.X), max(ymax, pt.Max, pt.Y)
 			drawn++
 		}
@@ -474,8 +501,8 @@ func (r *Report) scalingFigure(s *scalingGroup) (Figure, bool) {
 		}
 		line.Color, line.Width, line.Dashes = st.Color, vg.Points(1.5), st.Dash
 		points.Shape, points.Color, points.Radius = st.Glyph, st.Color, vg.Points(3)
-		p.Add(line, points)
-		legend.add(sr.Label(), line, points)
+		p.Add(svgplot.Group(si, line), svgplot.Group(si, points), svgplot.Points(si, hover))
+		legend.addSeries(si, sr.Label(), line, points)
 	}
 	if drawn == 0 {
 		return f, false
@@ -570,10 +597,17 @@ type boxLegend struct {
 type legendEntry struct {
 	name   string
 	thumbs []plot.Thumbnailer
+	// series is the index of the figure's series the entry stands for, -1
+	// for none: in the HTML report a click on it hides that series.
+	series int
 }
 
 func (l *boxLegend) add(name string, thumbs ...plot.Thumbnailer) {
-	l.entries = append(l.entries, legendEntry{name: name, thumbs: thumbs})
+	l.addSeries(-1, name, thumbs...)
+}
+
+func (l *boxLegend) addSeries(series int, name string, thumbs ...plot.Thumbnailer) {
+	l.entries = append(l.entries, legendEntry{name: name, thumbs: thumbs, series: series})
 }
 
 func (l *boxLegend) Plot(c draw.Canvas, _ *plot.Plot) {
@@ -615,10 +649,15 @@ func (l *boxLegend) Plot(c draw.Canvas, _ *plot.Plot) {
 			Min: vg.Point{X: x, Y: top - rowH},
 			Max: vg.Point{X: x + thumbW, Y: top},
 		}}
+		svgplot.Begin(c.Canvas, e.series, true)
+		if e.series >= 0 {
+			svgplot.HitArea(c.Canvas, vg.Rectangle{Min: vg.Point{X: x, Y: top - rowH}, Max: vg.Point{X: box.Max.X - pad, Y: top}})
+		}
 		for _, t := range e.thumbs {
 			t.Thumbnail(&icon)
 		}
 		c.FillText(sty, vg.Point{X: x + thumbW + em, Y: top - rowH/2}, e.name)
+		svgplot.End(c.Canvas, e.series)
 		top -= rowH + gap
 	}
 	if l.note != "" {

@@ -47,6 +47,8 @@ type document struct {
 	noteY float64
 	// utf8 is the embedded font all text is set in, nil for the core fonts.
 	utf8 *utf8Font
+	// html, when set, records what is drawn as an HTML page (WriteHTML).
+	html *htmlSink
 }
 
 // Font families of the document's text.
@@ -155,6 +157,10 @@ func (d *document) ellipsis() string {
 // heading writes a section heading and reserves room for keep points of
 // what follows, so a heading is never the last line of a page.
 func (d *document) heading(text string, size, keep float64) {
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.heading(text, size)
+	}
 	lead := size * 1.6
 	d.need(lead + keep)
 	if d.y > contentTop {
@@ -173,6 +179,10 @@ func (d *document) para(text, style string, size float64, c [3]int) {
 // paraAt writes wrapped text in a column; maxLines > 0 cuts it short with a
 // count of what was left out.
 func (d *document) paraAt(x, w float64, text, family, style string, size float64, c [3]int, maxLines int) {
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.para(x > margin, text, style, size, c)
+	}
 	d.setFont(family, style, size)
 	d.pdf.SetTextColor(c[0], c[1], c[2])
 	lines := d.wrap(text, w)
@@ -380,6 +390,10 @@ func (d *document) table(cols []column) *table {
 
 func (t *table) header() {
 	d := t.d
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.tableHead(t.cols)
+	}
 	d.need(2 * t.rowH)
 	d.pdf.SetFillColor(headFill[0], headFill[1], headFill[2])
 	d.pdf.Rect(margin, d.y, contentWidth, t.rowH, "F")
@@ -412,6 +426,10 @@ func (t *table) row(cells []string, c [3]int, swatch *style) (top, h float64) {
 // except for column plain, which stays in the regular style.
 func (t *table) rowStyled(cells []string, c [3]int, swatch *style, fontStyle string, plain int) (top, h float64) {
 	d := t.d
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.row(cells, c, swatch, fontStyle, plain)
+	}
 	d.font("", t.size, c)
 	ml := t.maxLines
 	if ml == 0 {

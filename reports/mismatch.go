@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/slurm/hostlist"
 	"github.com/sbench/sbench/store"
 )
 
@@ -76,7 +76,7 @@ func hostMismatches(runs []store.Run) []string {
 			var parts []string
 			for _, v := range slices.Sorted(maps.Keys(values[f])) {
 				nodes := values[f][v]
-				sort.Strings(nodes)
+				slices.SortFunc(nodes, hostlist.Compare)
 				parts = append(parts, fmt.Sprintf("%s on %s", v, compressHosts(nodes)))
 			}
 			msg := fmt.Sprintf("%s differs between the nodes of one run: %s.", f, strings.Join(parts, "; "))

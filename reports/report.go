@@ -16,6 +16,7 @@ import (
 
 	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/screen"
 	"github.com/sbench/sbench/store"
 )
 
@@ -115,6 +116,7 @@ type options struct {
 	comparison   *Comparison
 	appendix     string // AppendixAuto, AppendixAll …
 	overview     int    // 0 auto, 1 always, -1 never
+	screen       screen.Options
 }
 
 // WithCompression turns compression of the PDF's page streams on (the
@@ -259,6 +261,24 @@ func WithOverview(on bool) Option {
 	}
 }
 
+// WithScreenOptions sets the limits the screening section and heatmaps
+// judge by (default screen.DefaultOptions: ClusterKit's), as sbench
+// screen's --latency-tolerance, --bandwidth-tolerance and
+// --node-tolerance do.
+func WithScreenOptions(so screen.Options) Option {
+	return func(o *options) error {
+		if err := so.Check(); err != nil {
+			return err
+		}
+		o.screen = so
+		return nil
+	}
+}
+
+// Screen returns the screening's verdict on the report's runs, nil when
+// they hold no screening.
+func (r *Report) Screen() *screen.Verdict { return r.screen }
+
 // Report is a report laid out from Data: its figures are built and can be
 // saved on their own, and WriteTo writes the PDF.
 type Report struct {
@@ -297,6 +317,13 @@ type Report struct {
 	appendixRuns, listedRuns []int
 	raw                      map[int64]quote
 	scripts                  map[string]string
+	// screen is the screening's verdict on the runs (package screen), nil
+	// when they hold no screening; screenRuns are the runs it judges (the
+	// newest screening's) and screenSamples their samples, while they are
+	// read.
+	screen        *screen.Verdict
+	screenRuns    map[int64]bool
+	screenSamples []store.Sample
 }
 
 // New lays out a report of d, all of whose data it holds.
@@ -309,7 +336,7 @@ func New(d Data, opts ...Option) (*Report, error) {
 // report keeps d.Runs when they come sorted by id (store.Filter order
 // sorted, as cmd/sbench gives them): do not change them afterwards.
 func NewFrom(ctx context.Context, d Data, src Source, opts ...Option) (*Report, error) {
-	r := &Report{data: d, src: src, ctx: ctx, opts: options{compress: true, appendix: AppendixAuto}}
+	r := &Report{data: d, src: src, ctx: ctx, opts: options{compress: true, appendix: AppendixAuto, screen: screen.DefaultOptions()}}
 	if r.src == nil {
 		r.src = dataSource{&r.data}
 	}
@@ -359,12 +386,14 @@ func NewFrom(ctx context.Context, d Data, src Source, opts ...Option) (*Report, 
 		r.data.Generated = latestRunTime(r.runs)
 	}
 	r.configs = newConfigs(r.runs, r.opts.groupBy)
+	r.chooseScreening()
 	if err := r.buildFamilyView(); err != nil {
 		return nil, err
 	}
 	if err := r.analyse(); err != nil {
 		return nil, err
 	}
+	r.screen = r.screening()
 	if err := r.chooseQuoted(); err != nil {
 		return nil, err
 	}
@@ -376,6 +405,9 @@ func NewFrom(ctx context.Context, d Data, src Source, opts ...Option) (*Report, 
 	r.verdict = r.computeVerdict()
 	if c := r.opts.comparison; c != nil && len(c.Summary) > 0 {
 		r.verdict = append(r.verdict, c.Summary[0])
+	}
+	if r.screen != nil {
+		r.verdict = append(r.verdict, "Screening: "+r.screen.Summary()+".")
 	}
 	return r, nil
 }
@@ -627,27 +659,28 @@ func checkFigureFormat(format string) error {
 
 // WriteTo writes the report as a PDF.
 func (r *Report) WriteTo(w io.Writer) (int64, error) {
-	if r.opts.figureDir != "" {
-		if err := r.SaveFigures(r.opts.figureDir, r.opts.figureFormat); err != nil {
-			return 0, err
-		}
-	}
-	if r.opts.csvDir != "" {
-		if err := r.WriteCSV(r.opts.csvDir); err != nil {
-			return 0, err
-		}
+	if err := r.saveExtras(); err != nil {
+		return 0, err
 	}
 	doc := newDocument(r.data, r.opts, r.font)
+	r.drawSections(doc)
+	r.replacementNote(doc)
+	return doc.output(w)
+}
+
+// drawSections draws the report's content, section by section: into the
+// PDF, and into the HTML page when the document records one (WriteHTML),
+// so that both show the same.
+func (r *Report) drawSections(doc *document) {
 	r.titlePage(doc)
 	r.overviewSection(doc)
 	r.systemSection(doc)
+	r.screeningSection(doc)
 	r.runsSection(doc)
 	r.familySections(doc)
 	r.comparisonSection(doc)
 	r.notesSection(doc)
 	r.appendix(doc)
-	r.replacementNote(doc)
-	return doc.output(w)
 }
 
 // latestRunTime is the latest end (or start) of the runs, or the Unix epoch

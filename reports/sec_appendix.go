@@ -137,6 +137,7 @@ func (r *Report) appendix(d *document) {
 		// The heading stays with its facts: no run title alone at a page's foot.
 		d.need(2*bodySize*1.3 + 8 + float64(min(len(facts), 10))*smallSize*1.35)
 		d.y += 4
+		d.html.anchor(fmt.Sprintf("run-%d", run.ID))
 		d.paraAt(margin, contentWidth, head, sansFamily, "B", bodySize+0.5, c, 2)
 		d.rule(d.y + 1)
 		d.y += 4
@@ -195,7 +196,13 @@ func (r *Report) appendixNote() string {
 }
 
 // runFacts are the key facts of a run, in the appendix's order.
-func (r *Report) runFacts(run *store.Run) [][2]string {
+func (r *Report) runFacts(run *store.Run) [][2]string { return RunFacts(run, r.jobOf(run)) }
+
+// RunFacts are the key facts of a run as the report's appendix lists them
+// — job (with its Slurm state when j is its record), campaign, variant,
+// command, launcher, tool, hosts, time, labels, parameters, source, runner
+// — as key and value, for other views of a run (the site's run pages).
+func RunFacts(run *store.Run, j *store.Job) [][2]string {
 	var out [][2]string
 	add := func(k, v string) {
 		if strings.TrimSpace(v) != "" {
@@ -204,7 +211,7 @@ func (r *Report) runFacts(run *store.Run) [][2]string {
 	}
 	if run.JobID != "" {
 		job := jobLabel(run)
-		if j := r.jobOf(run); j != nil {
+		if j != nil {
 			var st []string
 			if j.State != "" {
 				st = append(st, j.State)
@@ -268,6 +275,10 @@ func (r *Report) runFacts(run *store.Run) [][2]string {
 
 // fact writes one "Key: value" line, the value wrapped under itself.
 func (d *document) fact(k, v string, c [3]int) {
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.fact(k, v, c)
+	}
 	const keyW = 64
 	d.need(smallSize * 1.35)
 	d.font("B", smallSize, grey)
@@ -284,6 +295,10 @@ func (d *document) fact(k, v string, c [3]int) {
 // out between them. Long lines are cut to the width with "…". A line the
 // core fonts cannot show is set in the embedded font, when there is one.
 func (d *document) mono(lines []string, head, tail int, c [3]int) {
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.mono(lines, head, tail, c)
+	}
 	lines = cutLines(lines, head, tail)
 	const indent = 8
 	lead := monoSize * 1.22

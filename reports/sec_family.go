@@ -143,6 +143,19 @@ func (r *Report) figureCaption(f *Figure) string {
 			"rows are senders and columns receivers, so the two directions of a pair are mirror cells",
 			"colour: shortfall from the best pair, white when on par, full vermillion at half of it or worse",
 			fmt.Sprintf("%d node%s, from %d run%s", len(g.nodes), plural(len(g.nodes)), runs, plural(runs)))
+		switch {
+		case r.screenMatrix(g) != nil:
+			if len(g.nodes) > byNameUpTo {
+				parts = append(parts, "nodes in the order of the mean of their links, best first (a bad node's row and column come last)")
+			}
+			parts = append(parts, "a pair outside tolerance in every run and re-test is framed, or dotted where its value does not fit; one that came back (transient) dashed, or ringed",
+				"a long frame: what the nodes the screening blames send (rows) and receive (columns); see the Screening section")
+		case len(g.nodes) > 1:
+			parts = append(parts, "nodes by name")
+		}
+		if step := (len(g.nodes) + 31) / 32; step > 1 {
+			parts = append(parts, fmt.Sprintf("every %s node labelled, and every blamed one", ordinal(step)))
+		}
 		if runs > 1 {
 			parts = append(parts, "each cell is the median of the runs' values")
 		}
@@ -193,6 +206,10 @@ func (r *Report) figureCaption(f *Figure) string {
 func (d *document) caption(text string) {
 	if r, n := utf8.DecodeRuneInString(text); n > 0 {
 		text = string(unicode.ToUpper(r)) + text[n:]
+	}
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.caption(text)
 	}
 	d.para(text, "I", smallSize, grey)
 	d.y += 2
@@ -312,6 +329,21 @@ func (r *Report) matrixTable(d *document, g *matrixGroup) {
 	}
 }
 
+// ordinal writes 2nd, 3rd, 8th.
+func ordinal(n int) string {
+	switch {
+	case n%100/10 == 1:
+		return strconv.Itoa(n) + "th"
+	case n%10 == 1:
+		return strconv.Itoa(n) + "st"
+	case n%10 == 2:
+		return strconv.Itoa(n) + "nd"
+	case n%10 == 3:
+		return strconv.Itoa(n) + "rd"
+	}
+	return strconv.Itoa(n) + "th"
+}
+
 func absDiff(a, b float64) float64 {
 	if a > b {
 		return a - b
@@ -355,6 +387,10 @@ func formatNumber(v float64) string {
 // figure draws a plot at the cursor, the full text width wide. A drawing
 // error stays in the document and is returned when it is written.
 func (d *document) figure(f *Figure) {
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.figure(f)
+	}
 	h := f.height().Points()
 	d.need(h)
 	c := newCanvas(d.pdf, d.enc, margin, d.y, f.width().Points(), h)

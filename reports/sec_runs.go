@@ -262,16 +262,24 @@ func (r *Report) requeueNote() string {
 // failureText says why a run failed: its error, and for an invalid run the
 // checks that did not pass.
 func (r *Report) failureText(run *store.Run) string {
+	return FailureText(run, r.jobOf(run), r.checks[run.ID])
+}
+
+// FailureText says why a run failed, as the report does under its row:
+// its error, how Slurm saw its job j end (nil: not recorded), and for an
+// invalid run the checks (of any run's, those of run are picked) that did
+// not pass. It is "" for a run that did not fail.
+func FailureText(run *store.Run, j *store.Job, checks []store.Check) string {
 	var parts []string
 	if e := strings.TrimSpace(run.Error); e != "" {
 		parts = append(parts, e)
 	}
-	if js := r.jobState(run); js != "" && run.Status == results.StatusFailed {
+	if js := jobState(j); js != "" && run.Status == results.StatusFailed {
 		parts = append(parts, js)
 	}
-	for _, c := range r.checks[run.ID] {
+	for _, c := range checks {
 		// A parser's error usually names the checks that failed already.
-		if !c.Passed && !strings.Contains(run.Error, c.Name) {
+		if c.RunID == run.ID && !c.Passed && !strings.Contains(run.Error, c.Name) {
 			parts = append(parts, checkText(c))
 		}
 	}
@@ -283,8 +291,7 @@ func (r *Report) failureText(run *store.Run) string {
 
 // jobState says how Slurm saw the run's job end, when not COMPLETED: the
 // TIMEOUT, OUT_OF_MEMORY or NODE_FAIL behind a failed step.
-func (r *Report) jobState(run *store.Run) string {
-	j := r.jobOf(run)
+func jobState(j *store.Job) string {
 	if j == nil || j.State == "" || j.State == "COMPLETED" {
 		return ""
 	}

@@ -2,11 +2,13 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
+	"github.com/sbench/sbench/slurm/hostlist"
 )
 
 // hostGroup is a set of nodes that look the same in every respect the
@@ -53,7 +55,7 @@ func (r *Report) hostGroups() []*hostGroup {
 	}
 	out := make([]*hostGroup, 0, len(order))
 	for _, k := range order {
-		sort.Strings(groups[k].nodes)
+		slices.SortFunc(groups[k].nodes, hostlist.Compare)
 		out = append(out, groups[k])
 	}
 	sort.SliceStable(out, func(i, j int) bool { return compressHosts(out[i].nodes) < compressHosts(out[j].nodes) })
@@ -145,6 +147,10 @@ func fieldOf(fields [][2]string, key string) string {
 // warningBox draws a red-framed box with a bold first line and the items
 // below it.
 func (d *document) warningBox(head string, items []string) {
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.warning(head, items)
+	}
 	const pad = 6
 	w := contentWidth - 2*pad
 	d.setFont(sansFamily, "B", bodySize)
@@ -192,6 +198,15 @@ func nodeName(h results.Host) string {
 	}
 	return h.Hostname
 }
+
+// HostFields is what the report's system table says about a node (CPU,
+// cores, memory, OS, kernel, MPI, InfiniBand, network, governor), in the
+// table's order, empty fields left out.
+func HostFields(h results.Host) [][2]string { return hostFields(h) }
+
+// NodeName is the name a node is known by in the report: Slurm's, else
+// its hostname.
+func NodeName(h results.Host) string { return nodeName(h) }
 
 // hostFields is what the system table says about one node, in table order.
 func hostFields(h results.Host) [][2]string {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/slurm/hostlist"
 	"github.com/sbench/sbench/store"
 )
 
@@ -20,6 +21,7 @@ func (r *Report) titlePage(d *document) {
 	d.newPage()
 	d.y = 96
 	d.font("B", 22, black)
+	d.html.title(r.title())
 	for _, l := range d.wrap(r.title(), contentWidth) {
 		d.pdf.Text(margin, d.y+22, l)
 		d.y += 28
@@ -75,6 +77,10 @@ func (r *Report) titlePage(d *document) {
 
 // bullet writes one bulleted paragraph.
 func (d *document) bullet(text string, c [3]int) {
+	if s := d.html.take(); s != nil {
+		defer s.done()
+		s.bullet(text, c)
+	}
 	d.need(bodySize * 1.3)
 	d.font("", bodySize, c)
 	d.pdf.Text(margin+2, d.y+bodySize, d.enc.encode("•"))
@@ -155,7 +161,7 @@ func (r *Report) systemLine() string {
 		}
 	}
 	if n := distinct(nodes); n > 0 {
-		s := fmt.Sprintf("%d node%s (%s)", n, plural(n), compressHosts(slices.Sorted(slices.Values(nodes))))
+		s := fmt.Sprintf("%d node%s (%s)", n, plural(n), compressHosts(slices.SortedFunc(slices.Values(nodes), hostlist.Compare)))
 		if len(cpus) == 1 {
 			s += ", " + slices.Sorted(maps.Keys(cpus))[0]
 		}

@@ -49,6 +49,9 @@ type Point struct {
 	// the band drawn around the median when repeats disagree.
 	Min, Max float64
 	N        int // number of samples combined
+	// Runs are the runs the samples come from, sorted: what a reader of
+	// the HTML report is pointed to from the point.
+	Runs []int64
 }
 
 // Kinds of figures.

@@ -4,10 +4,12 @@ import (
 	"container/list"
 	"errors"
 	"fmt"
-	"net"
+	"os"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // Anyone who can reach a node can connect to a rank's listener, as often
@@ -21,15 +23,19 @@ import (
 // Limits on connections that have not proven the token. Variables so that
 // tests need not open thousands of connections or wait seconds.
 var (
-	// maxUnauthenticated caps the connections in their handshake at once.
-	// One more and the oldest is closed: a rank answers the challenge
-	// within a round trip, so it is never the oldest for long, while a
-	// stranger who connects and says nothing holds no more than this many
-	// goroutines and descriptors.
+	// maxUnauthenticated caps the connections in their handshake at once,
+	// or the step's size less one when that is more (unauthLimit). One more
+	// and the oldest is closed: a rank answers the challenge within a
+	// round trip, so it is never the oldest for long, while a stranger who
+	// connects and says nothing holds no more than this many goroutines
+	// and descriptors.
 	maxUnauthenticated = 128
 	// unauthTimeout is how long a connection has to complete its
 	// handshake: a round trip and two HMACs for a real rank.
 	unauthTimeout = 3 * time.Second
+	// proven, when set, runs once a dialer has proven the token, before
+	// its connection is admitted: a test evicts it there.
+	proven func(c *comm, conn *tcp.Conn)
 )
 
 // Accept errors are retried after a pause that starts at minAcceptBackoff
@@ -56,7 +62,7 @@ func (c *comm) serve() {
 	for {
 		conn, err := c.ln.Accept()
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) || c.isClosed() {
+			if errors.Is(err, os.ErrClosed) || c.isClosed() {
 				return
 			}
 			backoff = min(max(2*backoff, minAcceptBackoff), maxAcceptBackoff)
@@ -85,15 +91,15 @@ func (c *comm) serve() {
 // admit registers a connection for its handshake, closing the oldest
 // unauthenticated one when there are maxUnauthenticated already. It
 // reports false, having closed conn, once close has run.
-func (c *comm) admit(conn net.Conn) bool {
+func (c *comm) admit(conn *tcp.Conn) bool {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		conn.Close()
 		return false
 	}
-	var evicted net.Conn
-	if c.unauth.len() >= maxUnauthenticated {
+	var evicted *tcp.Conn
+	if c.unauth.len() >= c.unauthLimit() {
 		evicted = c.unauth.removeOldest()
 		c.strangers++
 	}
@@ -106,12 +112,28 @@ func (c *comm) admit(conn net.Conn) bool {
 	return true
 }
 
+// unauthLimit is how many connections may be in their handshake at once.
+// Every other rank of the step may dial rank 0 at the same moment: on a
+// few busy cores, hundreds of them take longer than a round trip to answer
+// the challenge, and a limit below the step's size would turn ranks away
+// in a burst of their own. Rank 0 holds a control connection per rank
+// anyway; strangers can at most double that.
+func (c *comm) unauthLimit() int { return max(maxUnauthenticated, c.id.Size-1) }
+
 // authenticate runs the handshake of an accepted connection, within
 // unauthTimeout. It reports false, having closed and logged the connection,
 // when the dialer failed it or close has run.
-func (c *comm) authenticate(conn net.Conn) (helloMsg, bool) {
+//
+// A connection is admitted (taken off the unauthenticated ones, so that
+// nothing evicts it) before the dialer is welcomed: one evicted after its
+// proof is closed before the welcome, and the rank dials again, where a
+// rank welcomed and then evicted would fail the run.
+func (c *comm) authenticate(conn *tcp.Conn) (helloMsg, bool) {
 	conn.SetDeadline(time.Now().Add(unauthTimeout))
-	h, err := acceptHandshake(conn, c.token, c.id.Session())
+	h, nonce, err := acceptHello(conn, c.token, c.id.Session())
+	if err == nil && proven != nil {
+		proven(c, conn)
+	}
 	c.mu.Lock()
 	mine := c.unauth.remove(conn) // false: evicted, or close took it
 	closed := c.closed
@@ -126,6 +148,11 @@ func (c *comm) authenticate(conn net.Conn) (helloMsg, bool) {
 	}
 	c.mu.Unlock()
 	if err == nil && mine && !closed {
+		if err := welcome(conn, c.token, c.id.Session(), h, nonce); err != nil {
+			c.log.Printf("refused connection from %s: welcome rank %d: %v", conn.RemoteAddr(), h.Rank, err)
+			c.drop(conn)
+			return helloMsg{}, false
+		}
 		return h, true
 	}
 	conn.Close()
@@ -148,7 +175,7 @@ type acceptTrouble struct {
 // that the next accept has one: a flood of silent connections must not
 // keep the listener blind until their handshakes time out.
 func (c *comm) acceptFailed(err error, backoff time.Duration) {
-	var evicted net.Conn
+	var evicted *tcp.Conn
 	c.mu.Lock()
 	a := &c.acceptErrs
 	a.n++
@@ -214,20 +241,20 @@ func nofileLimit() uint64 {
 // unauthConns are the connections in their handshake, oldest first. Its
 // methods need comm.mu.
 type unauthConns struct {
-	order *list.List // of net.Conn
-	at    map[net.Conn]*list.Element
+	order *list.List // of *tcp.Conn
+	at    map[*tcp.Conn]*list.Element
 }
 
 func (u *unauthConns) init() {
-	u.order, u.at = list.New(), map[net.Conn]*list.Element{}
+	u.order, u.at = list.New(), map[*tcp.Conn]*list.Element{}
 }
 
 func (u *unauthConns) len() int { return u.order.Len() }
 
-func (u *unauthConns) add(conn net.Conn) { u.at[conn] = u.order.PushBack(conn) }
+func (u *unauthConns) add(conn *tcp.Conn) { u.at[conn] = u.order.PushBack(conn) }
 
 // remove forgets conn and reports whether it was there.
-func (u *unauthConns) remove(conn net.Conn) bool {
+func (u *unauthConns) remove(conn *tcp.Conn) bool {
 	e, ok := u.at[conn]
 	if ok {
 		u.order.Remove(e)
@@ -238,21 +265,21 @@ func (u *unauthConns) remove(conn net.Conn) bool {
 
 // removeOldest forgets the oldest connection and returns it; nil when
 // there is none.
-func (u *unauthConns) removeOldest() net.Conn {
+func (u *unauthConns) removeOldest() *tcp.Conn {
 	e := u.order.Front()
 	if e == nil {
 		return nil
 	}
-	conn := e.Value.(net.Conn)
+	conn := e.Value.(*tcp.Conn)
 	u.remove(conn)
 	return conn
 }
 
 // takeAll forgets every connection and returns them.
-func (u *unauthConns) takeAll() []net.Conn {
-	out := make([]net.Conn, 0, u.order.Len())
+func (u *unauthConns) takeAll() []*tcp.Conn {
+	out := make([]*tcp.Conn, 0, u.order.Len())
 	for e := u.order.Front(); e != nil; e = e.Next() {
-		out = append(out, e.Value.(net.Conn))
+		out = append(out, e.Value.(*tcp.Conn))
 	}
 	u.init()
 	return out

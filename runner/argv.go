@@ -3,7 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
-	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 )
@@ -212,14 +212,11 @@ func (v argValues) value(p argPart) (string, error) {
 func hostIP(addrs []string) string {
 	first := ""
 	for _, a := range addrs {
-		h, _, err := net.SplitHostPort(a)
-		if err != nil {
-			continue
+		if ap, err := netip.ParseAddrPort(a); err == nil {
+			return ap.Addr().String()
 		}
-		if net.ParseIP(h) != nil {
-			return h
-		}
-		if first == "" {
+		i := strings.LastIndexByte(a, ':')
+		if h := strings.Trim(a[:max(i, 0)], "[]"); first == "" && i > 0 && h != "" {
 			first = h
 		}
 	}

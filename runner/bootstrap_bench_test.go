@@ -54,20 +54,9 @@ func BenchmarkBootstrapProcesses(b *testing.B) {
 	bin := benchRunnerBinary(b)
 	for _, n := range bootstrapSizes {
 		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) {
-			nodes := make([]string, n/2)
-			for i := range nodes {
-				nodes[i] = fmt.Sprintf("local%d", i+1)
-			}
 			for i := 0; i < b.N; i++ {
 				dir := b.TempDir()
-				s := LocalStep{
-					Runner: bin,
-					Args: []string{"run", "--campaign", "bench", "--variant", "v", "--benchmark", "boot",
-						"--kernel", "latency", "--param", "sizes=1", "--param", "iterations=1", "--param", "warmup=0",
-						"--results", dir},
-					Nodes: nodes, TasksPerNode: 2, JobID: fmt.Sprint(2000 + jobSeq.Add(1)), StepID: "0", JobName: "bench",
-					Env: []string{"SBENCH_TOKEN=bench", "SBENCH_BIND=127.0.0.1", "SBENCH_BOOTSTRAP_TIMEOUT=5m"},
-				}
+				s := processStep(bin, dir, n)
 				if err := s.Run(context.Background()); err != nil {
 					b.Fatal(err)
 				}
@@ -81,6 +70,24 @@ func BenchmarkBootstrapProcesses(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/rank")
 		})
+	}
+}
+
+// processStep is a step of n ranks, processes of bin on n/2 fake nodes,
+// with a trivial kernel whose bundle goes to dir: what
+// BenchmarkBootstrapProcesses times and TestBootstrap256Processes checks.
+func processStep(bin, dir string, n int) LocalStep {
+	nodes := make([]string, (n+1)/2)
+	for i := range nodes {
+		nodes[i] = fmt.Sprintf("local%d", i+1)
+	}
+	return LocalStep{
+		Runner: bin,
+		Args: []string{"run", "--campaign", "bench", "--variant", "v", "--benchmark", "boot",
+			"--kernel", "latency", "--param", "sizes=1", "--param", "iterations=1", "--param", "warmup=0",
+			"--results", dir},
+		Nodes: nodes, TasksPerNode: 2, Ranks: n, JobID: fmt.Sprint(2000 + jobSeq.Add(1)), StepID: "0", JobName: "bench",
+		Env: []string{"SBENCH_TOKEN=bench", "SBENCH_BIND=127.0.0.1", "SBENCH_BOOTSTRAP_TIMEOUT=5m"},
 	}
 }
 

@@ -2,11 +2,12 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"net"
+	"net/netip"
 	"os"
 	"slices"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // Timeouts of the protocol's own steps. The bootstrap and run deadlines are
@@ -30,6 +32,15 @@ const (
 // finalBarrier names the barrier that ends a run; after it a closed control
 // connection is a rank exiting normally, not a rank dying.
 const finalBarrier = "end"
+
+// tcpConn is what a kernel's link needs of a TCP connection: a *tcp.Conn,
+// or in tests any net.Conn.
+type tcpConn interface {
+	io.ReadWriteCloser
+	SetDeadline(time.Time) error
+	SetReadDeadline(time.Time) error
+	SetWriteDeadline(time.Time) error
+}
 
 // comm connects this rank to the others of its step: the listener every
 // rank has, the control connections (rank 0 holds one per rank, every other
@@ -46,7 +57,7 @@ type comm struct {
 	// deadline; nil without a timeout.
 	timeout *runTimeout
 
-	ln    net.Listener
+	ln    *tcp.Listener
 	addrs []string
 
 	// The bootstrap must end by bootDeadline (bootTimeout after the start);
@@ -57,7 +68,15 @@ type comm struct {
 
 	members []member                 // by rank; zero Addrs while unknown
 	hosts   map[string]*results.Host // by node name, from each node's local rank 0
-	ctrl    map[int]*ctrlConn        // rank 0: ranks 1…n-1; others: rank 0
+	// machine is this rank's machine key (machineKey), when it may
+	// describe its node; machines, on rank 0, the key each node's
+	// describer joined with, by node name.
+	machine  string
+	machines map[string]string
+	// describe, when set, describes this rank's node for its join, unless
+	// rank 0 is on the same machine (bootstrapRank).
+	describe func() *results.Host
+	ctrl     map[int]*ctrlConn // rank 0: ranks 1…n-1; others: rank 0
 	// reports are the exec kernel's reports of ranks 1…n-1, on rank 0.
 	reports map[int]*execReport
 
@@ -68,10 +87,10 @@ type comm struct {
 	aborted bool
 	refused int // connections that failed authentication
 	closed  bool
-	peers   map[int]chan net.Conn
+	peers   map[int]chan *tcp.Conn
 	// conns are the connections to close at the end: authenticated ones,
 	// and the ones this rank dialled.
-	conns map[net.Conn]struct{}
+	conns map[*tcp.Conn]struct{}
 	// Connections accepted that have not proven the token yet, and what
 	// became of those that never did (accept.go).
 	unauth     unauthConns
@@ -88,7 +107,8 @@ type comm struct {
 
 type joinReq struct {
 	join joinMsg
-	conn net.Conn
+	host *results.Host // decoded from join.Host
+	conn *tcp.Conn
 }
 
 // ctrlConn is a control connection. Once the bootstrap is over a watcher
@@ -96,7 +116,7 @@ type joinReq struct {
 // kernel runs, and passes the messages on.
 type ctrlConn struct {
 	rank int
-	conn net.Conn
+	conn *tcp.Conn
 	msgs chan frame
 	wmu  sync.Mutex
 }
@@ -107,23 +127,69 @@ type frame struct {
 }
 
 func (cc *ctrlConn) send(t msgType, v any, timeout time.Duration) error {
+	payload, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", t, err)
+	}
+	return cc.sendFrame(t, payload, timeout)
+}
+
+// sendFrame writes a frame whose payload is encoded already.
+func (cc *ctrlConn) sendFrame(t msgType, payload []byte, timeout time.Duration) error {
 	cc.wmu.Lock()
 	defer cc.wmu.Unlock()
 	cc.conn.SetWriteDeadline(time.Now().Add(timeout))
 	defer cc.conn.SetWriteDeadline(time.Time{})
-	return send(cc.conn, t, v)
+	if err := writeFrame(cc.conn, t, payload); err != nil {
+		return fmt.Errorf("send %s: %w", t, err)
+	}
+	return nil
+}
+
+// sendAllSerial is the number of ranks up to which sendAll writes one
+// rank after the other: a few small writes cost less than goroutines, and
+// collectives pass a barrier per iteration.
+const sendAllSerial = 32
+
+// sendAll sends one frame to every rank rank 0 holds a control
+// connection to; to more than sendAllSerial, all at once: a rank slow to
+// read (hundreds of processes on a few cores) holds up only its own. The
+// error names the first rank, in rank order, that could not be told.
+func (c *comm) sendAll(t msgType, payload []byte) error {
+	ranks := c.ranks()
+	errs := make([]error, len(ranks))
+	var wg sync.WaitGroup
+	for i, r := range ranks {
+		if len(ranks) <= sendAllSerial {
+			errs[i] = c.ctrl[r].sendFrame(t, payload, dialTimeout)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.ctrl[r].sendFrame(t, payload, dialTimeout)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.who(ranks[i]), err)
+		}
+	}
+	return nil
 }
 
 func newComm(id Identity, token []byte, log *logger, ioTimeout time.Duration, fail context.CancelCauseFunc) *comm {
 	c := &comm{
 		id: id, token: token, log: log, ioTimeout: ioTimeout, fail: fail,
-		members: make([]member, id.Size),
-		hosts:   map[string]*results.Host{},
-		reports: map[int]*execReport{},
-		ctrl:    map[int]*ctrlConn{},
-		peers:   map[int]chan net.Conn{},
-		conns:   map[net.Conn]struct{}{},
-		quit:    make(chan struct{}),
+		members:  make([]member, id.Size),
+		hosts:    map[string]*results.Host{},
+		machines: map[string]string{},
+		reports:  map[int]*execReport{},
+		ctrl:     map[int]*ctrlConn{},
+		peers:    map[int]chan *tcp.Conn{},
+		conns:    map[*tcp.Conn]struct{}{},
+		quit:     make(chan struct{}),
 	}
 	c.unauth.init()
 	c.refusals = newLogLimiter(log, func(n, logged int, d string) string {
@@ -149,7 +215,7 @@ func (c *comm) who(rank int) string { return fmt.Sprintf("rank %d (node %s)", ra
 
 // start opens the listener and serves connections until close.
 func (c *comm) start(bind string) error {
-	ln, addrs, err := listen(bind)
+	ln, addrs, err := listen(bind, c.log)
 	if err != nil {
 		return err
 	}
@@ -165,7 +231,7 @@ func (c *comm) start(bind string) error {
 
 // track registers conn to be closed by close; it reports false, having
 // closed conn, when close has already run.
-func (c *comm) track(conn net.Conn) bool {
+func (c *comm) track(conn *tcp.Conn) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -177,7 +243,7 @@ func (c *comm) track(conn net.Conn) bool {
 }
 
 // drop closes a tracked connection and forgets it.
-func (c *comm) drop(conn net.Conn) {
+func (c *comm) drop(conn *tcp.Conn) {
 	c.mu.Lock()
 	delete(c.conns, conn)
 	c.mu.Unlock()
@@ -187,7 +253,7 @@ func (c *comm) drop(conn net.Conn) {
 // handle authenticates an incoming connection and routes it: joins to the
 // bootstrap, kernel connections to connect. Anything wrong is logged and the
 // connection dropped; the run goes on.
-func (c *comm) handle(conn net.Conn) {
+func (c *comm) handle(conn *tcp.Conn) {
 	h, ok := c.authenticate(conn)
 	if !ok {
 		return
@@ -220,12 +286,17 @@ func (c *comm) handle(conn net.Conn) {
 			refuse("join for rank %d on a connection of rank %d", j.Rank, h.Rank)
 			return
 		}
+		host, err := j.host()
+		if err != nil {
+			refuse("%v", err)
+			return
+		}
 		conn.SetDeadline(time.Time{})
 		c.mu.Lock()
 		ok := c.joining
 		if ok {
 			select {
-			case c.joinCh <- joinReq{join: j, conn: conn}:
+			case c.joinCh <- joinReq{join: j, host: host, conn: conn}:
 			default:
 				ok = false
 			}
@@ -240,7 +311,6 @@ func (c *comm) handle(conn net.Conn) {
 			return
 		}
 		conn.SetDeadline(time.Time{})
-		setNoDelay(conn)
 		c.mu.Lock()
 		ch := c.peerChan(h.Rank)
 		c.mu.Unlock()
@@ -254,15 +324,17 @@ func (c *comm) handle(conn net.Conn) {
 
 // peerChan returns the hand-over channel for rank's kernel connection.
 // c.mu must be held.
-func (c *comm) peerChan(rank int) chan net.Conn {
+func (c *comm) peerChan(rank int) chan *tcp.Conn {
 	ch, ok := c.peers[rank]
 	if !ok {
-		ch = make(chan net.Conn, 1)
+		ch = make(chan *tcp.Conn, 1)
 		c.peers[rank] = ch
 	}
 	return ch
 }
 
+// self is this rank's join. host is its node's description, nil for
+// none (yet: describe may add one).
 func (c *comm) self(host *results.Host, config string) joinMsg {
 	hostname := ""
 	if host != nil {
@@ -270,9 +342,20 @@ func (c *comm) self(host *results.Host, config string) joinMsg {
 	} else {
 		hostname, _ = os.Hostname()
 	}
-	return joinMsg{
+	j := joinMsg{
 		Rank: c.id.Rank, Size: c.id.Size, NodeIndex: c.id.NodeIndex, Node: c.id.NodeName,
-		Hostname: hostname, Addrs: c.addrs, Config: config, Host: host,
+		Hostname: hostname, Addrs: c.addrs, Config: config, Machine: c.machine,
+	}
+	j.setHost(host)
+	return j
+}
+
+// setHost puts a node's description into the join.
+func (j *joinMsg) setHost(host *results.Host) {
+	j.Host = nil
+	if host != nil {
+		// A results.Host always encodes.
+		j.Host, _ = json.Marshal(host)
 	}
 }
 
@@ -288,12 +371,17 @@ func (c *comm) bootstrap(ctx context.Context, rundir string, start time.Time, ti
 	return c.bootstrapRank(ctx, rundir, self)
 }
 
-func (c *comm) addMember(j joinMsg) {
+func (c *comm) addMember(j joinMsg, host *results.Host) {
 	c.members[j.Rank] = member{Rank: j.Rank, NodeIndex: j.NodeIndex, Node: j.Node, Hostname: j.Hostname, Addrs: j.Addrs}
 	// The first description of a node wins: ranks whose local rank the
 	// launcher does not tell all send one.
-	if _, ok := c.hosts[j.Node]; j.Host != nil && !ok {
-		c.hosts[j.Node] = j.Host
+	if _, ok := c.hosts[j.Node]; host != nil && !ok {
+		c.hosts[j.Node] = host
+	}
+	// The machine a node's describer is on (only ranks that describe, or
+	// would, know theirs).
+	if _, ok := c.machines[j.Node]; !ok && j.Machine != "" {
+		c.machines[j.Node] = j.Machine
 	}
 }
 
@@ -329,12 +417,16 @@ func (c *comm) deriveNodes() {
 
 func (c *comm) bootstrapRoot(ctx context.Context, rundir string, self joinMsg) error {
 	deadline := c.bootDeadline
-	c.addMember(self)
+	host, err := self.host()
+	if err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	c.addMember(self, host)
 	if err := os.MkdirAll(rundir, 0o755); err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}
 	path := addrPath(rundir, c.id)
-	if err := publishAddr(path, addrFile{Schema: rendezvousSchema, Session: c.id.Session(), Node: c.id.NodeName, Addrs: c.addrs}); err != nil {
+	if err := publishAddr(path, addrFile{Schema: rendezvousSchema, Session: c.id.Session(), Node: c.id.NodeName, Addrs: c.addrs, Machine: c.machine}); err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}
 	pending := c.id.Size - 1
@@ -378,7 +470,7 @@ func (c *comm) bootstrapRoot(ctx context.Context, rundir string, self joinMsg) e
 				return fmt.Errorf("bootstrap: %s", bad)
 			}
 			c.ctrl[j.Rank] = cc
-			c.addMember(j)
+			c.addMember(j, req.host)
 			pending--
 		case <-timer.C:
 			return fmt.Errorf("bootstrap: %s", c.missing())
@@ -389,11 +481,8 @@ func (c *comm) bootstrapRoot(ctx context.Context, rundir string, self joinMsg) e
 	if c.derivedNodes() {
 		c.deriveNodes()
 	}
-	table := tableMsg{Members: c.members}
-	for _, r := range c.ranks() {
-		if err := c.ctrl[r].send(msgTable, table, dialTimeout); err != nil {
-			return fmt.Errorf("bootstrap: send the table to %s: %w", c.who(r), err)
-		}
+	if err := c.sendAll(msgTable, encodeTable(tableMsg{Members: c.members})); err != nil {
+		return fmt.Errorf("bootstrap: send the table to %w", err)
 	}
 	c.watchAll()
 	return c.barrier(ctx, "bootstrap", nil, deadline.Add(c.bootGrace))
@@ -432,7 +521,7 @@ func (c *comm) missing() string {
 func (c *comm) bootstrapRank(ctx context.Context, rundir string, self joinMsg) error {
 	path := addrPath(rundir, c.id)
 	deadline, timeout := c.bootDeadline, c.bootTimeout
-	var conn net.Conn
+	var conn *tcp.Conn
 	var lastErr error
 	var published []string
 	wait := 5 * time.Millisecond
@@ -442,6 +531,16 @@ func (c *comm) bootstrapRank(ctx context.Context, rundir string, self joinMsg) e
 			var f addrFile
 			if f, err = parseAddrFile(data); err == nil {
 				published = f.Addrs
+				if c.describe != nil {
+					// Once: on rank 0's machine, rank 0's description is
+					// this node's too.
+					if f.Machine == "" || f.Machine != c.machine {
+						h := c.describe()
+						self.setHost(h)
+						self.Hostname = h.Hostname
+					}
+					c.describe = nil
+				}
 				conn, err = c.dialAny(ctx, f.Addrs, "join", deadline)
 				if errors.Is(err, errRefused) {
 					return fmt.Errorf("bootstrap: rank 0 (node %s) at %s: %w", c.node(0), strings.Join(f.Addrs, " "), err)
@@ -479,7 +578,10 @@ func (c *comm) bootstrapRank(ctx context.Context, rundir string, self joinMsg) e
 	stop := context.AfterFunc(ctx, func() { conn.SetReadDeadline(time.Unix(1, 0)) })
 	conn.SetReadDeadline(deadline.Add(c.bootGrace))
 	var table tableMsg
-	err := expect(conn, maxControlFrame, msgTable, &table)
+	payload, err := expectFrame(conn, maxControlFrame, msgTable)
+	if err == nil {
+		table, err = decodeTable(payload, c.id.Size)
+	}
 	stop()
 	conn.SetReadDeadline(time.Time{})
 	if err != nil {
@@ -506,15 +608,20 @@ func (c *comm) bootstrapRank(ctx context.Context, rundir string, self joinMsg) e
 }
 
 // dialAny connects to the first of addrs that answers and authenticates.
-func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, deadline time.Time) (net.Conn, error) {
+func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, deadline time.Time) (*tcp.Conn, error) {
 	var errs []error
 	refused := false
 	for _, a := range addrs {
-		d := net.Dialer{Timeout: min(dialTimeout, time.Until(deadline))}
-		if d.Timeout <= 0 {
+		timeout := min(dialTimeout, time.Until(deadline))
+		if timeout <= 0 {
 			break
 		}
-		conn, err := d.DialContext(ctx, "tcp", a)
+		ap, err := netip.ParseAddrPort(a)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("address %.80q: want an IP address and a port", a))
+			continue
+		}
+		conn, err := tcp.Dial(ctx, ap, time.Now().Add(timeout))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -523,13 +630,16 @@ func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, dead
 		if err := dialHandshake(conn, c.token, c.id.Session(), purpose, c.id.Rank); err != nil {
 			conn.Close()
 			refused = refused || errors.Is(err, errRefused)
-			errs = append(errs, fmt.Errorf("%s: %w", a, err))
+			err = fmt.Errorf("%s: %w", a, err)
+			if closedEarly(err) {
+				err = turnedAway{err}
+			}
+			errs = append(errs, err)
 			continue
 		}
 		conn.SetDeadline(time.Time{})
-		setNoDelay(conn)
 		if !c.track(conn) {
-			return nil, net.ErrClosed
+			return nil, os.ErrClosed
 		}
 		return conn, nil
 	}
@@ -540,6 +650,19 @@ func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, dead
 		return nil, errors.New("no time left to connect")
 	}
 	return nil, errs[len(errs)-1]
+}
+
+// turnedAway is a dial that the listener closed in the handshake: it had
+// too many connections authenticating (strangers' among them), and a
+// rank may dial again.
+type turnedAway struct{ error }
+
+func (t turnedAway) Unwrap() error { return t.error }
+
+// closedEarly reports whether err is the peer closing the connection.
+func closedEarly(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // ranks returns the ranks this rank has control connections to, in order.
@@ -689,10 +812,12 @@ func (c *comm) barrierWith(ctx context.Context, name string, myErr error, report
 			c.done = true
 			c.mu.Unlock()
 		}
-		for _, r := range c.ranks() {
-			if err := c.ctrl[r].send(msgRelease, releaseMsg{Name: name}, dialTimeout); err != nil {
-				return fmt.Errorf("barrier %s: release %s: %w", name, c.who(r), err)
-			}
+		payload, err := json.Marshal(releaseMsg{Name: name})
+		if err != nil {
+			return fmt.Errorf("barrier %s: %w", name, err)
+		}
+		if err := c.sendAll(msgRelease, payload); err != nil {
+			return fmt.Errorf("barrier %s: release %w", name, err)
 		}
 		return nil
 	}
@@ -861,20 +986,26 @@ func (c *comm) abortAll(reason string) {
 
 // connect returns the kernel connection to rank peer: the higher rank dials,
 // the lower one accepts. It waits at most the I/O timeout.
-func (c *comm) connect(ctx context.Context, peer int) (net.Conn, error) {
+func (c *comm) connect(ctx context.Context, peer int) (*tcp.Conn, error) {
 	if peer == c.id.Rank || peer < 0 || peer >= c.id.Size {
 		return nil, fmt.Errorf("no rank %d to connect to", peer)
 	}
 	deadline := time.Now().Add(c.ioTimeout)
 	if peer < c.id.Rank {
-		conn, err := c.dialAny(ctx, c.members[peer].Addrs, "peer", deadline)
-		if err != nil {
-			if ctx.Err() != nil {
+		for wait := 5 * time.Millisecond; ; wait = min(2*wait, maxPollInterval) {
+			conn, err := c.dialAny(ctx, c.members[peer].Addrs, "peer", deadline)
+			switch {
+			case err == nil:
+				return conn, nil
+			case ctx.Err() != nil:
 				return nil, context.Cause(ctx)
+			case errors.As(err, new(turnedAway)) && time.Now().Add(wait).Before(deadline):
+				// Evicted by a flood of strangers' connections: again.
+				sleep(ctx, wait)
+				continue
 			}
 			return nil, fmt.Errorf("connect to %s: %w", c.who(peer), err)
 		}
-		return conn, nil
 	}
 	c.mu.Lock()
 	ch := c.peerChan(peer)
@@ -947,6 +1078,9 @@ func (c *comm) hostsByNode() []results.Host {
 		var h results.Host
 		if p := c.hosts[names[i].Node]; p != nil {
 			h = *p
+		} else if m := c.machines[names[i].Node]; m != "" && m == c.machine && c.hosts[c.id.NodeName] != nil {
+			// A fake node on rank 0's machine did not describe itself.
+			h = *c.hosts[c.id.NodeName]
 		} else {
 			// The node's local rank 0 never reported: say what we know.
 			h.Hostname = names[i].Hostname
@@ -962,12 +1096,6 @@ func (c *comm) hostsByNode() []results.Host {
 	return out
 }
 
-func setNoDelay(conn net.Conn) {
-	if tc, ok := conn.(*net.TCPConn); ok {
-		tc.SetNoDelay(true)
-	}
-}
-
 func sleep(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -977,18 +1105,16 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
+// isTimeout reports whether err is a deadline's, of ours (package tcp) or
+// of a net.Conn in tests.
+func isTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
 
 // describeIOError says what a failed read or write means for the run.
 func describeIOError(err error) string {
 	switch {
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+	case closedEarly(err):
 		return "connection closed (the process exited or was killed)"
-	case errors.Is(err, net.ErrClosed):
+	case errors.Is(err, os.ErrClosed):
 		return "connection closed"
 	case isTimeout(err):
 		return "timed out"

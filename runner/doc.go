@@ -7,8 +7,14 @@
 // processes (LocalStep) for `sbench local`, with the environment srun would
 // give them.
 //
-// The package must build with CGO_ENABLED=0 (the runner is one static file
-// copied to compute nodes) and never imports the archive or the reports.
+// The package must build without cgo (the runner is one static file copied
+// to compute nodes, whatever CGO_ENABLED says: internal/layering checks
+// that nothing it imports has C code) and never imports the archive or the
+// reports. It does not import package net either, whose resolver links the
+// C library when cgo is on: its TCP is package runner/internal/tcp, a few
+// system calls on descriptors in Go's poller, and ranks advertise and dial
+// IP literals only, so that no rank needs a name service (--bind takes an
+// IP address too).
 //
 // # Identity
 //
@@ -30,14 +36,30 @@
 //
 // # Bootstrap
 //
-// Every rank listens on an ephemeral TCP port. Rank 0 publishes its
-// addresses in <rundir>/<session>.addr (written atomically; the run
-// directory must be shared by the step's nodes). The other ranks poll for that
-// file, connect, authenticate and send a join: their rank, node, listening
-// addresses, a digest of their configuration and, from each node's local rank
-// 0, the node's provenance. Rank 0 answers with the table of every rank
-// (an all-gather), then all ranks pass a barrier. Rank 0 holds one control
-// connection per rank, so the bootstrap costs O(n) connections.
+// Every rank listens on an ephemeral TCP port, on every interface (or on
+// the --bind address), and advertises the addresses of the interfaces
+// that are up: IPv4 first, then global IPv6, then 127.0.0.1 for ranks on
+// the same host. Rank 0 publishes its addresses in <rundir>/<session>.addr
+// (written atomically; the run directory must be shared by the step's
+// nodes). The other ranks poll for that file, connect, authenticate and
+// send a join: their rank, node, listening addresses, a digest of their
+// configuration and, from each node's local rank 0, the node's
+// provenance. Rank 0 answers with the table of every rank (an all-gather),
+// then all ranks pass a barrier. Rank 0 holds one control connection per
+// rank, so the bootstrap costs O(n) connections; it handles each join in
+// the connection's own goroutine and sends the table and the barrier's
+// release to every rank at once.
+//
+// Each node is described once (GatherHost: /proc, /sys, /etc, and the MPI
+// probe for the exec kernel). Rank 0 describes its own before the
+// bootstrap; every other node's local rank 0 (every rank, where the
+// launcher does not say which that is) describes its node with its join,
+// the other ranks send only their own few facts. Rank 0 also publishes
+// its machine key (a digest of the kernel's boot id, the hostname and the
+// network, mount and UTS namespaces): a node whose ranks have rank 0's key
+// is a fake node on rank 0's machine (sbench local makes hundreds), says
+// nothing, and rank 0's description stands for it. Either way the bundle
+// has one host per node, with the ranks that ran there.
 //
 // Nothing waits forever. Rank 0 gives up at the bootstrap timeout and names
 // the ranks that did not join and the node Slurm should have started them on
@@ -61,10 +83,12 @@
 // runner warns and derives a token from the job and step ids, which keeps
 // ranks of different steps apart but is no secret.
 //
-// What a stranger can cost a rank is bounded: at most 128 connections may
-// be in their handshake at once (one more closes the oldest, which a real
-// rank, answering within a round trip, never is for long), each for 3s at
-// most; refusals are logged three at a time, then summed up in one line per
+// What a stranger can cost a rank is bounded: at most 128 connections (or
+// the step's size less one, when that is more: every rank may dial rank 0
+// at once) may be in their handshake at once (one more closes the oldest,
+// which a real rank, answering within a round trip, never is for long),
+// each for 3s at most; a connection is admitted before the rank is
+// welcomed, so a rank turned away dials again rather than failing; refusals are logged three at a time, then summed up in one line per
 // 10s. Accept errors, such as running out of file descriptors, are retried
 // after 5ms doubling to 1s, never the end of the listener, and a bootstrap
 // that fails meanwhile says so before naming the ranks that did not join.
@@ -72,8 +96,11 @@
 // # Wire format
 //
 // Control messages are frames: a 4-byte big-endian length, a type byte and a
-// JSON payload. Frames before authentication are limited to 4 KiB. Kernel
-// data travels unframed on its own connection, after the same handshake.
+// JSON payload, but for the rank table, which every rank receives and
+// which grows with the step: it is binary (table.go), encoded once and
+// sent to every rank at once, as barrier releases are. Frames before
+// authentication are limited to 4 KiB. Kernel data travels unframed on its
+// own connection, after the same handshake.
 //
 // # Kernels
 //

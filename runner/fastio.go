@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"runtime"
 	"syscall"
@@ -74,7 +73,7 @@ type fastConn struct {
 
 // newFastConn prepares conn for the given poll mode. In block mode it
 // locks the calling goroutine to its thread until close.
-func newFastConn(conn net.Conn, mode string, expired func() bool) (*fastConn, error) {
+func newFastConn(conn tcpConn, mode string, expired func() bool) (*fastConn, error) {
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return nil, fmt.Errorf("fast I/O: %T has no file descriptor", conn)

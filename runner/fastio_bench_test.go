@@ -11,8 +11,8 @@ import (
 
 // BenchmarkPingPong is the latency kernel's inner loop over loopback TCP,
 // both ends in this process: one op is a round trip, us/one-way half of
-// it, as the kernel reports. "net" is Go's own net.Conn I/O, which the
-// link used before fastConn; on two cores the ends of "spin" busy-poll one
+// it, as the kernel reports. "net" is Go's own I/O (Read and Write
+// through the poller), which the link used before fastConn; on two cores the ends of "spin" busy-poll one
 // core each.
 //
 //	go test -run '^$' -bench PingPong -benchtime 20000x ./runner/

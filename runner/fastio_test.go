@@ -6,27 +6,29 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
+	"net/netip"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 var pollModes = []string{PollSpin, PollBlock}
 
-// tcpPair returns both ends of a loopback TCP connection, set up as the
-// kernels' connections are (TCP_NODELAY).
-func tcpPair(t testing.TB) (a, b net.Conn) {
+// tcpPair returns both ends of a loopback TCP connection, made as the
+// kernels' connections are (package tcp: TCP_NODELAY, descriptors in Go's
+// poller through os.File).
+func tcpPair(t testing.TB) (a, b *tcp.Conn) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := tcp.Listen(netip.MustParseAddr("127.0.0.1"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
+	accepted := make(chan *tcp.Conn, 1)
 	go func() {
 		c, err := ln.Accept()
 		if err != nil {
@@ -34,7 +36,7 @@ func tcpPair(t testing.TB) (a, b net.Conn) {
 		}
 		accepted <- c
 	}()
-	a, err = net.Dial("tcp", ln.Addr().String())
+	a, err = tcp.Dial(context.Background(), ln.Addr(), time.Now().Add(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,14 +44,12 @@ func tcpPair(t testing.TB) (a, b net.Conn) {
 	if b == nil {
 		t.FailNow()
 	}
-	setNoDelay(a)
-	setNoDelay(b)
 	t.Cleanup(func() { a.Close(); b.Close() })
 	return a, b
 }
 
 // testLink is rank 0's end of a kernel connection to rank 1 on node n2.
-func testLink(t testing.TB, ctx context.Context, conn net.Conn, mode string, ioTimeout time.Duration) *link {
+func testLink(t testing.TB, ctx context.Context, conn tcpConn, mode string, ioTimeout time.Duration) *link {
 	t.Helper()
 	c := &comm{
 		id:        Identity{Rank: 0, Size: 2, NodeName: "n1", Nodes: []string{"n1", "n2"}, NodeIndex: 0},
@@ -68,7 +68,7 @@ func testLink(t testing.TB, ctx context.Context, conn net.Conn, mode string, ioT
 
 // echo reads messages of n bytes from conn and sends them back, until
 // conn closes.
-func echo(conn net.Conn, n int) {
+func echo(conn tcpConn, n int) {
 	buf := make([]byte, n)
 	for {
 		if _, err := io.ReadFull(conn, buf); err != nil {
@@ -217,7 +217,7 @@ func TestFastIOContextEndsAWait(t *testing.T) {
 func TestFastIOBlockModeRestoresTheSocket(t *testing.T) {
 	a, _ := tcpPair(t)
 	nonblocking := func() bool {
-		rc, err := a.(*net.TCPConn).SyscallConn()
+		rc, err := a.SyscallConn()
 		if err != nil {
 			t.Fatal(err)
 		}

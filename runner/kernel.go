@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"sort"
 	"time"
 
@@ -92,7 +91,7 @@ const peerReasonWait = time.Second
 // default; setPoll chooses the mode.
 type link struct {
 	ctx       context.Context
-	conn      net.Conn
+	conn      tcpConn
 	c         *comm
 	peer      int
 	ioTimeout time.Duration
@@ -100,10 +99,10 @@ type link struct {
 	lastSet   time.Time
 	expires   time.Time // the socket's deadline, as refresh last set it
 	stop      func() bool
-	fast      *fastConn // nil: plain net.Conn I/O
+	fast      *fastConn // nil: plain tcpConn I/O
 }
 
-func newLink(ctx context.Context, c *comm, conn net.Conn, peer int) *link {
+func newLink(ctx context.Context, c *comm, conn tcpConn, peer int) *link {
 	l := &link{ctx: ctx, conn: conn, c: c, peer: peer, ioTimeout: c.ioTimeout}
 	l.deadline, _ = ctx.Deadline()
 	// A cancelled run (signal, abort, a rank gone) interrupts blocked I/O.

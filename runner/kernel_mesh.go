@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"net"
 	"slices"
 	"sort"
 	"time"
@@ -52,7 +51,7 @@ func openMesh(ctx context.Context, c *comm, kernel string, hooks *testHooks, pee
 	m.deadline, _ = ctx.Deadline()
 	peers = uniqueRanks(peers, c.id.Rank)
 	type result struct {
-		conn net.Conn
+		conn tcpConn
 		err  error
 	}
 	res := make([]result, len(peers))
@@ -158,7 +157,7 @@ func (m *mesh) expiry(now time.Time) time.Time {
 // plink is one kernel connection of a mesh.
 type plink struct {
 	m    *mesh
-	conn net.Conn
+	conn tcpConn
 	peer int
 	// When the read and the write deadline last moved; each is touched
 	// only by the goroutine reading, or writing.
@@ -166,7 +165,7 @@ type plink struct {
 	stop       func() bool
 }
 
-func newPlink(m *mesh, conn net.Conn, peer int) *plink {
+func newPlink(m *mesh, conn tcpConn, peer int) *plink {
 	l := &plink{m: m, conn: conn, peer: peer}
 	// A cancelled run (signal, abort, a rank gone) interrupts blocked I/O.
 	l.stop = context.AfterFunc(m.ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })

@@ -92,20 +92,43 @@ func describeExit(err error) string {
 
 // rankEnv returns the environment of rank: the caller's without its
 // launchers' variables, those srun would set (and LocalStepVar), then Env.
-func (s LocalStep) rankEnv(rank int) []string {
-	size := s.size()
-	node := rank / s.TasksPerNode
-	step := s.StepID
-	if step == "" {
-		step = "0"
+func (s LocalStep) rankEnv(rank int) []string { return s.newStepEnv().rank(rank) }
+
+// stepEnv is what every rank's environment shares, made once for the step:
+// the caller's environment and the node list are the same for all ranks,
+// and compressing hundreds of node names once per rank added up.
+type stepEnv struct {
+	s        LocalStep
+	inherit  []string
+	size     int
+	step     string
+	perNode  []int
+	tpn      string
+	nodelist string
+}
+
+func (s LocalStep) newStepEnv() *stepEnv {
+	e := &stepEnv{s: s, size: s.size(), step: s.StepID, perNode: s.tasksOn(), nodelist: hostlist.Compress(s.Nodes)}
+	if e.step == "" {
+		e.step = "0"
 	}
-	perNode := s.tasksOn()
-	tpn := compactCounts(perNode)
-	nodelist := hostlist.Compress(s.Nodes)
-	gtids := make([]string, perNode[node])
+	e.tpn = compactCounts(e.perNode)
+	for _, kv := range os.Environ() {
+		if !launcherVar(kv) {
+			e.inherit = append(e.inherit, kv)
+		}
+	}
+	return e
+}
+
+func (e *stepEnv) rank(rank int) []string {
+	s := e.s
+	node := rank / s.TasksPerNode
+	gtids := make([]string, e.perNode[node])
 	for i := range gtids {
 		gtids[i] = strconv.Itoa(node*s.TasksPerNode + i)
 	}
+	size, step, nodelist, tpn := e.size, e.step, e.nodelist, e.tpn
 	vars := [][2]string{
 		{"SLURM_PROCID", strconv.Itoa(rank)},
 		{"SLURM_NTASKS", strconv.Itoa(size)},
@@ -133,12 +156,8 @@ func (s LocalStep) rankEnv(rank int) []string {
 		{"SLURM_DISTRIBUTION", "block"},
 		{LocalStepVar, "1"},
 	}
-	var env []string
-	for _, kv := range os.Environ() {
-		if !launcherVar(kv) {
-			env = append(env, kv)
-		}
-	}
+	env := make([]string, 0, len(e.inherit)+len(vars)+len(s.Env))
+	env = append(env, e.inherit...)
 	for _, v := range vars {
 		env = append(env, v[0]+"="+v[1])
 	}
@@ -250,9 +269,10 @@ func (s LocalStep) Run(ctx context.Context) error {
 	killed := make([]bool, size)
 	started := 0
 	var startErr error
+	env := s.newStepEnv()
 	for r := 0; r < size; r++ {
 		cmd := exec.Command(s.Runner, s.Args...)
-		cmd.Env = s.rankEnv(r)
+		cmd.Env = env.rank(r)
 		cmd.Dir = s.Dir
 		o, e := stdout.writer(r), stderr.writer(r)
 		cmd.Stdout, cmd.Stderr = o, e

@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
-	"os"
+	"net/netip"
 	"path/filepath"
-	"strconv"
 
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // rendezvousSchema versions the address file rank 0 publishes.
-const rendezvousSchema = "sbench.rendezvous/v1"
+const rendezvousSchema = "sbench.rendezvous/v2"
 
 // addrFile is the content of <rundir>/<session>.addr. It holds no
 // secret: connections are authenticated with the token.
@@ -22,6 +21,9 @@ type addrFile struct {
 	Session string   `json:"session"`
 	Node    string   `json:"node"`
 	Addrs   []string `json:"addrs"`
+	// Machine is rank 0's machine key: a node's local rank 0 with the same
+	// one does not describe its node, rank 0's description stands for it.
+	Machine string `json:"machine,omitempty"`
 }
 
 func addrPath(rundir string, id Identity) string {
@@ -55,48 +57,69 @@ func parseAddrFile(data []byte) (addrFile, error) {
 }
 
 // listen opens this rank's TCP listener on an ephemeral port and returns
-// the addresses peers should try, in order. With bind set, that address
-// is the only one. Without, the listener takes every interface and
-// advertises the host's non-loopback IPv4 addresses first (the usual
-// compute network), then the hostname, then loopback for ranks on the
-// same host.
-func listen(bind string) (net.Listener, []string, error) {
-	host := ""
+// the addresses peers should try, in order. With bind set (an IP address:
+// the runner looks up no names), that address is the only one. Without,
+// the listener takes every interface and advertises the host's addresses
+// on the interfaces that are up, IPv4 first (the usual compute network),
+// then global IPv6 ones, then loopback for ranks on the same host. Ranks
+// are told only IP literals, so no rank depends on a name service.
+func listen(bind string, log *logger) (*tcp.Listener, []string, error) {
+	var ip netip.Addr
 	if bind != "" {
-		host = bind
+		var err error
+		if ip, err = parseBind(bind); err != nil {
+			return nil, nil, err
+		}
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	ln, err := tcp.Listen(ip)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listen on %q: %w", bind, err)
 	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	port := ln.Addr().Port()
 	if bind != "" {
-		return ln, []string{net.JoinHostPort(bind, port)}, nil
+		return ln, []string{netip.AddrPortFrom(ip, port).String()}, nil
 	}
+	ifs, err := tcp.InterfaceAddrs()
+	if err != nil {
+		log.Printf("warning: cannot list the network interfaces (%v): ranks on other nodes cannot reach this one; set --bind", err)
+	}
+	return ln, advertised(ifs, port, ln.DualStack()), nil
+}
+
+// advertised orders a listener's addresses as listen says.
+func advertised(ifs []tcp.IfAddr, port uint16, dualStack bool) []string {
 	var addrs []string
-	seen := map[string]bool{}
-	add := func(h string) {
-		a := net.JoinHostPort(h, port)
-		if !seen[a] && len(addrs) < maxAddrs {
-			seen[a] = true
-			addrs = append(addrs, a)
+	seen := map[netip.Addr]bool{}
+	add := func(ip netip.Addr) {
+		if !seen[ip] && len(addrs) < maxAddrs {
+			seen[ip] = true
+			addrs = append(addrs, netip.AddrPortFrom(ip, port).String())
 		}
 	}
-	ifaces, _ := net.Interfaces()
-	for _, ifc := range ifaces {
-		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
-			continue
+	usable := func(a tcp.IfAddr) bool {
+		return a.Up && !a.Loopback && !a.Addr.IsLoopback() && !a.Addr.IsLinkLocalUnicast() && !a.Addr.IsUnspecified()
+	}
+	for _, a := range ifs {
+		if usable(a) && a.Addr.Is4() {
+			add(a.Addr)
 		}
-		ips, _ := ifc.Addrs()
-		for _, a := range ips {
-			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && !ipn.IP.IsLoopback() && !ipn.IP.IsLinkLocalUnicast() {
-				add(ipn.IP.String())
+	}
+	if dualStack {
+		for _, a := range ifs {
+			if usable(a) && a.Addr.Is6() && a.Addr.IsGlobalUnicast() {
+				add(a.Addr)
 			}
 		}
 	}
-	if h, err := os.Hostname(); err == nil && h != "" {
-		add(h)
+	add(netip.AddrFrom4([4]byte{127, 0, 0, 1}))
+	return addrs
+}
+
+// parseBind reads the --bind address.
+func parseBind(bind string) (netip.Addr, error) {
+	ip, err := netip.ParseAddr(bind)
+	if err != nil || ip.Zone() != "" {
+		return netip.Addr{}, fmt.Errorf("bind address %.80q: want an IP address such as 10.1.0.5 (sbench-runner looks up no host names)", bind)
 	}
-	add("127.0.0.1")
-	return ln, addrs, nil
+	return ip.Unmap(), nil
 }

@@ -54,7 +54,7 @@ type Config struct {
 	// publishes its address (shared by the step's nodes).
 	ResultsDir string
 	RunDir     string
-	// Bind is the address to listen on and advertise; empty for all
+	// Bind is the IP address to listen on and advertise; empty for all
 	// interfaces.
 	Bind string
 
@@ -161,6 +161,11 @@ func (cfg *Config) Validate() error {
 	if cfg.Identity.Size < 1 || cfg.Identity.Rank < 0 || cfg.Identity.Rank >= cfg.Identity.Size {
 		return fmt.Errorf("rank %d of %d", cfg.Identity.Rank, cfg.Identity.Size)
 	}
+	if cfg.Bind != "" {
+		if _, err := parseBind(cfg.Bind); err != nil {
+			return err
+		}
+	}
 	if cfg.Repeat != nil && *cfg.Repeat < 0 {
 		return fmt.Errorf("repeat %d is negative", *cfg.Repeat)
 	}
@@ -251,11 +256,13 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		defer cancel()
 	}
 
-	// Each node's local rank 0 describes the node, before the bootstrap:
-	// it costs a few milliseconds and travels with the join. Where the
-	// launcher does not say which rank that is, every rank does.
-	var host *results.Host
-	if id.LocalRank <= 0 {
+	// Each node is described once: by rank 0, before the bootstrap, and by
+	// every other node's local rank 0 (every rank, where the launcher does
+	// not say which that is) with its join, unless it is on rank 0's
+	// machine (machineKey: the fake nodes of sbench local), whose
+	// description rank 0 has. It costs a millisecond or so, and an MPI
+	// probe for the exec kernel.
+	describe := func() *results.Host {
 		h := GatherHost(cfg.Root, cfg.Getenv)
 		h.NodeName = id.NodeName
 		if cfg.Exec != nil && cfg.Root == "/" {
@@ -263,11 +270,23 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 			// (a launcher's --version, 10-100 ms, at most 2 s).
 			h.MPI = MPIVersion(runCtx)
 		}
-		host = &h
+		return &h
+	}
+	var host *results.Host
+	if id.Rank == 0 {
+		host = describe()
 	}
 
 	c := newComm(id, cfg.Token, log, cfg.IOTimeout, fail)
 	c.timeout = timeout
+	if id.Rank != 0 && id.LocalRank <= 0 {
+		c.describe = describe
+	}
+	if id.Rank == 0 || c.describe != nil {
+		// Only a rank that describes its node, or may, needs to know
+		// its machine.
+		c.machine = machineKey(cfg.Root)
+	}
 	var samples []results.Sample
 	var res *execResult
 	err := c.start(cfg.Bind)

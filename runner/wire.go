@@ -24,7 +24,7 @@ const (
 	msgWelcome                      // acceptor → dialer: proof of the token
 	msgRefuse                       // acceptor → dialer: authentication failed
 	msgJoin                         // rank → rank 0
-	msgTable                        // rank 0 → rank: every rank's address
+	msgTable                        // rank 0 → rank: every rank's address (binary: table.go)
 	msgBarrier                      // rank → rank 0: reached a barrier, with its error if any
 	msgRelease                      // rank 0 → rank: every rank reached the barrier
 	msgAbort                        // rank 0 → rank: the run failed
@@ -106,21 +106,31 @@ func decode(t msgType, payload []byte, v any) error {
 // expect reads one frame, which must be of type want, into v. An abort
 // frame is returned as an *abortError whatever was wanted.
 func expect(r io.Reader, max int, want msgType, v any) error {
-	t, payload, err := readFrame(r, max)
+	payload, err := expectFrame(r, max, want)
 	if err != nil {
 		return err
+	}
+	return decode(want, payload, v)
+}
+
+// expectFrame is expect without the decoding: the payload of a frame of
+// type want.
+func expectFrame(r io.Reader, max int, want msgType) ([]byte, error) {
+	t, payload, err := readFrame(r, max)
+	if err != nil {
+		return nil, err
 	}
 	if t == msgAbort && want != msgAbort {
 		var a abortMsg
 		if err := decode(t, payload, &a); err != nil {
-			return err
+			return nil, err
 		}
-		return &abortError{Reason: a.Reason}
+		return nil, &abortError{Reason: a.Reason}
 	}
 	if t != want {
-		return fmt.Errorf("got a %s message, want %s", t, want)
+		return nil, fmt.Errorf("got a %s message, want %s", t, want)
 	}
-	return decode(t, payload, v)
+	return payload, nil
 }
 
 // Limits on what a peer's messages may hold.
@@ -161,8 +171,26 @@ type joinMsg struct {
 	// Config digests the run's configuration: ranks started with different
 	// arguments must not measure together.
 	Config string `json:"config"`
-	// Host is the node's provenance, sent by the node's local rank 0 only.
-	Host *results.Host `json:"host,omitempty"`
+	// Machine is the rank's machine key (machineKey), "" when unknown.
+	Machine string `json:"machine,omitempty"`
+	// Host is the node's provenance, a results.Host, sent by the node's
+	// local rank 0 only, and not by one on rank 0's machine. It stays raw
+	// JSON until rank 0 reads it: a rank that sends none never builds the
+	// encoder of results.Host's dozens of fields, which cost every process
+	// a quarter of a millisecond.
+	Host json.RawMessage `json:"host,omitempty"`
+}
+
+// host decodes the join's provenance, strictly; nil when it has none.
+func (m *joinMsg) host() (*results.Host, error) {
+	if len(m.Host) == 0 {
+		return nil, nil
+	}
+	var h results.Host
+	if err := decode(msgJoin, m.Host, &h); err != nil {
+		return nil, fmt.Errorf("rank %d's node description: %w", m.Rank, err)
+	}
+	return &h, nil
 }
 
 // member is one rank in rank 0's table.
@@ -247,7 +275,7 @@ func (m *joinMsg) check() error {
 	if m.Rank < 0 || m.Size < 1 || m.Rank >= m.Size || m.NodeIndex < -1 {
 		return fmt.Errorf("join: rank %d, size %d, node index %d out of range", m.Rank, m.Size, m.NodeIndex)
 	}
-	if len(m.Node) > maxTextLen || len(m.Hostname) > maxTextLen || len(m.Config) > maxTextLen {
+	if len(m.Node) > maxTextLen || len(m.Hostname) > maxTextLen || len(m.Config) > maxTextLen || len(m.Machine) > maxTextLen {
 		return errors.New("join: field too long")
 	}
 	if err := checkAddrs(m.Addrs); err != nil {
@@ -341,26 +369,40 @@ func dialHandshake(rw io.ReadWriter, token []byte, session, purpose string, rank
 // acceptHandshake authenticates a connection we accepted and returns the
 // dialer's hello. A dialer with a wrong token is told so and refused.
 func acceptHandshake(rw io.ReadWriter, token []byte, session string) (helloMsg, error) {
+	h, nonce, err := acceptHello(rw, token, session)
+	if err != nil {
+		return helloMsg{}, err
+	}
+	return h, welcome(rw, token, session, h, nonce)
+}
+
+// acceptHello is the first half of acceptHandshake: it challenges the
+// dialer and checks its proof, and returns the hello and the challenge's
+// nonce. The caller admits the connection, then sends the welcome: a
+// dialer that was welcomed must not find its connection closed under it.
+func acceptHello(rw io.ReadWriter, token []byte, session string) (helloMsg, []byte, error) {
 	nonce := newNonce()
 	if err := send(rw, msgChallenge, challengeMsg{Version: protoVersion, Nonce: nonce}); err != nil {
-		return helloMsg{}, err
+		return helloMsg{}, nil, err
 	}
 	var h helloMsg
 	if err := expect(rw, maxHandshakeFrame, msgHello, &h); err != nil {
-		return helloMsg{}, err
+		return helloMsg{}, nil, err
 	}
 	if len(h.Nonce) != nonceLen {
-		return helloMsg{}, fmt.Errorf("nonce of %d bytes, want %d", len(h.Nonce), nonceLen)
+		return helloMsg{}, nil, fmt.Errorf("nonce of %d bytes, want %d", len(h.Nonce), nonceLen)
 	}
 	if h.Purpose != "join" && h.Purpose != "peer" {
-		return helloMsg{}, fmt.Errorf("unknown purpose %.40q", h.Purpose)
+		return helloMsg{}, nil, fmt.Errorf("unknown purpose %.40q", h.Purpose)
 	}
 	if !hmac.Equal(h.MAC, handshakeMAC(token, session, "dial", h.Purpose, h.Rank, nonce, h.Nonce)) {
 		send(rw, msgRefuse, refuseMsg{Reason: "authentication failed"})
-		return helloMsg{}, errBadToken
+		return helloMsg{}, nil, errBadToken
 	}
-	if err := send(rw, msgWelcome, welcomeMsg{MAC: handshakeMAC(token, session, "accept", h.Purpose, h.Rank, nonce, h.Nonce)}); err != nil {
-		return helloMsg{}, err
-	}
-	return h, nil
+	return h, nonce, nil
+}
+
+// welcome proves the token back to a dialer whose hello was good.
+func welcome(w io.Writer, token []byte, session string, h helloMsg, nonce []byte) error {
+	return send(w, msgWelcome, welcomeMsg{MAC: handshakeMAC(token, session, "accept", h.Purpose, h.Rank, nonce, h.Nonce)})
 }

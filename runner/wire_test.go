@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -15,8 +16,8 @@ import (
 
 func TestFrameRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
-	join := joinMsg{Rank: 2, Size: 4, NodeIndex: 1, Node: "n2", Hostname: "h", Addrs: []string{"10.0.0.2:5000"}, Config: "abc",
-		Host: &results.Host{Hostname: "h", CPUModel: "cpu"}}
+	join := joinMsg{Rank: 2, Size: 4, NodeIndex: 1, Node: "n2", Hostname: "h", Addrs: []string{"10.0.0.2:5000"}, Config: "abc"}
+	join.setHost(&results.Host{Hostname: "h", CPUModel: "cpu"})
 	if err := send(&buf, msgJoin, join); err != nil {
 		t.Fatal(err)
 	}
@@ -27,11 +28,17 @@ func TestFrameRoundTrip(t *testing.T) {
 	if err := expect(&buf, maxControlFrame, msgJoin, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Rank != 2 || got.Host == nil || got.Host.CPUModel != "cpu" || got.check() != nil {
-		t.Errorf("join %+v", got)
+	host, err := got.host()
+	if got.Rank != 2 || err != nil || host == nil || host.CPUModel != "cpu" || got.check() != nil {
+		t.Errorf("join %+v, host %+v, %v", got, host, err)
+	}
+	// A description is read as strictly as any message.
+	got.Host = json.RawMessage(`{"hostname":"h","cpu_modle":"x"}`)
+	if _, err := got.host(); err == nil {
+		t.Error("a description with an unknown field was accepted")
 	}
 	// An abort arriving instead of the expected message is the run's reason.
-	err := expect(&buf, maxControlFrame, msgTable, &tableMsg{})
+	err = expect(&buf, maxControlFrame, msgTable, &tableMsg{})
 	var abort *abortError
 	if !errors.As(err, &abort) || abort.Reason != "why" {
 		t.Errorf("got %v, want the abort", err)
@@ -137,7 +144,7 @@ func FuzzReadFrame(f *testing.F) {
 	send(&buf, msgJoin, joinMsg{Rank: 1, Size: 2, Addrs: []string{"127.0.0.1:1"}})
 	f.Add(buf.Bytes())
 	buf.Reset()
-	send(&buf, msgTable, tableMsg{Members: []member{{Rank: 0, Addrs: []string{"a:1"}}}})
+	writeFrame(&buf, msgTable, encodeTable(tableMsg{Members: []member{{Rank: 0, Addrs: []string{"10.0.0.1:1"}}}}))
 	f.Add(buf.Bytes())
 	buf.Reset()
 	send(&buf, msgHello, helloMsg{Purpose: "join", Rank: 1, Nonce: newNonce(), MAC: newNonce()})
@@ -160,8 +167,7 @@ func FuzzReadFrame(f *testing.F) {
 				t.Fatalf("join passed its check: %+v", j)
 			}
 		}
-		var tb tableMsg
-		if decode(typ, payload, &tb) == nil && tb.check(len(tb.Members)) == nil {
+		if tb, err := decodeTable(payload, 1024); err == nil && tb.check(len(tb.Members)) == nil {
 			for i, m := range tb.Members {
 				if m.Rank != i || len(m.Addrs) == 0 {
 					t.Fatalf("table passed its check: %+v", tb)
@@ -194,8 +200,8 @@ func FuzzAcceptHandshake(f *testing.F) {
 }
 
 func FuzzParseAddrFile(f *testing.F) {
-	f.Add([]byte(`{"schema":"sbench.rendezvous/v1","session":"1.0","node":"n1","addrs":["10.0.0.1:5000","n1:5000"]}`))
-	f.Add([]byte(`{"schema":"sbench.rendezvous/v1","addrs":[]}`))
+	f.Add([]byte(`{"schema":"sbench.rendezvous/v2","session":"1.0","node":"n1","addrs":["10.0.0.1:5000","n1:5000"]}`))
+	f.Add([]byte(`{"schema":"sbench.rendezvous/v2","addrs":[]}`))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		af, err := parseAddrFile(data)

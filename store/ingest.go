@@ -63,18 +63,18 @@ func (s *ingestStmts) samplesStmt(ctx context.Context, n int) (*sql.Stmt, error)
 }
 
 const (
-	sqlFindHash   = `SELECT id FROM runs WHERE hash = ?`
-	sqlInsertRun  = `INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, command, launcher, tool, tool_version, status, error, job_id, step, array_index, nodes, tasks, tasks_per_node, start_time, end_time, runner_version, source, origin, ingested_at, restart, system) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`
-	sqlInsertBndl = `INSERT INTO bundles (run_id, encoding, data) VALUES (?, ?, ?)`
-	sqlInsertLbl  = `INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)`
-	sqlInsertPrm  = `INSERT INTO run_params (run_id, key, value) VALUES (?, ?, ?)`
-	sqlFindHost   = `SELECT id FROM hosts WHERE hash = ?`
-	sqlInsertHost = `INSERT INTO hosts (hash, hostname, node_name, cpu_model, cores, memory_bytes, kernel, os, mpi, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	sqlInsertRH   = `INSERT INTO run_hosts (run_id, idx, host_id) VALUES (?, ?, ?)`
-	sqlInsertSmpl = `INSERT INTO samples (run_id, seq, metric, unit, x, x_unit, value, min, max, p50, p99, iterations, repeat, pair, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlFindHash    = `SELECT id FROM runs WHERE hash = ?`
+	sqlInsertRun   = `INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, command, launcher, tool, tool_version, status, error, job_id, step, array_index, nodes, tasks, tasks_per_node, start_time, end_time, runner_version, source, origin, ingested_at, restart, system) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`
+	sqlInsertBndl  = `INSERT INTO bundles (run_id, encoding, data) VALUES (?, ?, ?)`
+	sqlInsertLbl   = `INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)`
+	sqlInsertPrm   = `INSERT INTO run_params (run_id, key, value) VALUES (?, ?, ?)`
+	sqlFindHost    = `SELECT id FROM hosts WHERE hash = ?`
+	sqlInsertHost  = `INSERT INTO hosts (hash, hostname, node_name, cpu_model, cores, memory_bytes, kernel, os, mpi, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertRH    = `INSERT INTO run_hosts (run_id, idx, host_id) VALUES (?, ?, ?)`
+	sqlInsertSmpl  = `INSERT INTO samples (run_id, seq, metric, unit, x, x_unit, value, min, max, p50, p99, iterations, repeat, pair, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlInsertSmpls = `INSERT INTO samples (run_id, seq, metric, unit, x, x_unit, value, min, max, p50, p99, iterations, repeat, pair, tags) VALUES `
-	sqlInsertSclr = `INSERT INTO scalars (run_id, seq, name, unit, value) VALUES (?, ?, ?, ?, ?)`
-	sqlInsertChk  = `INSERT INTO checks (run_id, seq, name, value, threshold, op, passed) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertSclr  = `INSERT INTO scalars (run_id, seq, name, unit, value) VALUES (?, ?, ?, ?, ?)`
+	sqlInsertChk   = `INSERT INTO checks (run_id, seq, name, value, threshold, op, passed) VALUES (?, ?, ?, ?, ?, ?, ?)`
 )
 
 func prepareIngest(ctx context.Context, w *sql.DB) (*ingestStmts, error) {

@@ -107,7 +107,7 @@ type PlannedStep struct {
 	Task string `json:"task,omitempty"`
 	Step string `json:"step"`
 	// Pairs is the node-pair placement ("all", "both-directions",
-	// "intra-inter"), which makes one launch per pair.
+	// "reference", "intra-inter"), which makes one launch per pair.
 	Pairs     string `json:"pairs,omitempty"`
 	Benchmark string `json:"benchmark"`
 	Kind      string `json:"kind"`             // "native" or "tool"

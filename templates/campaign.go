@@ -207,7 +207,8 @@ type Benchmark struct {
 	After string `toml:"after"`
 	// Pairs places a point-to-point test: "" (ranks as Slurm places them),
 	// "both-directions" (the first two nodes, A to B and B to A),
-	// "all" (every ordered pair of the allocation's nodes) or
+	// "all" (every ordered pair of the allocation's nodes), "reference"
+	// (the first node to every other node and back: 2(n-1) launches) or
 	// "intra-inter" (two ranks on one node, then on two nodes).
 	Pairs string `toml:"pairs"`
 	// Overrides for this benchmark.

@@ -397,11 +397,14 @@ func jobTime(allocNodes int, steps []Step, tasks [][]Step) time.Duration {
 }
 
 // placements is how many launches a step makes on an allocation of n
-// nodes: every ordered pair for "all", two for the other placements.
+// nodes: every ordered pair for "all", every other node and back for
+// "reference", two for the other placements.
 func (st Step) placements(n int) int {
 	switch st.Benchmark.Pairs {
 	case "both-directions", "intra-inter":
 		return 2
+	case "reference":
+		return 2 * max(n-1, 1)
 	case "all":
 		if n < 2 {
 			n = 2

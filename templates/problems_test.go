@@ -126,3 +126,19 @@ params = { sise = "1-8" }
 		}},
 	})
 }
+
+// TestProblemsBind: sbench-runner has no resolver (it is static and
+// cgo-free), so [runner] bind must be an IP literal.
+func TestProblemsBind(t *testing.T) {
+	bench := "[[benchmark]]\nname = \"lat\"\nkernel = \"latency\"\n"
+	checkProblems(t, []problemCase{
+		{"a host name", problemHead + "[runner]\nbind = \"node01-ib\"\n" + bench, []string{
+			`c.toml:7:1: runner.bind: "node01-ib" is not an IP address (sbench-runner looks up no host names)`,
+		}},
+	})
+	for _, ip := range []string{"10.1.0.5", "fd00::5"} {
+		if _, err := Parse("c.toml", []byte(problemHead+"[runner]\nbind = \""+ip+"\"\n"+bench)); err != nil {
+			t.Errorf("bind %s: %v", ip, err)
+		}
+	}
+}

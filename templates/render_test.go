@@ -200,7 +200,7 @@ kernel = "latency"
 // (--step) do.
 func TestLaunchIDsMatchLaunches(t *testing.T) {
 	nodes := []string{"n1", "n2", "n3"}
-	for _, pairs := range []string{"", "both-directions", "all", "intra-inter"} {
+	for _, pairs := range []string{"", "both-directions", "all", "reference", "intra-inter"} {
 		st := Step{Index: 4, Run: Run{Benchmark: &Benchmark{Pairs: pairs}}, Ranks: 2, Nodes: 2, PerNode: 1}
 		var want []string
 		for _, l := range st.Launches(nodes) {
@@ -210,4 +210,25 @@ func TestLaunchIDsMatchLaunches(t *testing.T) {
 			t.Errorf("pairs %q: LaunchIDs %q, Launches %q", pairs, got, want)
 		}
 	}
+}
+
+// The reference placement: the first node to every other node and back,
+// 2(n−1) launches of 2 ranks, each labelled with its pair and the
+// reference; the job's time limit counts every launch.
+func TestReferencePlacement(t *testing.T) {
+	st := Step{Index: 2, Run: Run{Benchmark: &Benchmark{Pairs: "reference"}}, Ranks: 2, Nodes: 2, PerNode: 1}
+	var got []string
+	for _, l := range st.Launches([]string{"n1", "n2", "n3", "n4"}) {
+		if l.Ranks != 2 || len(l.Nodes) != 2 || !strings.Contains(strings.Join(l.Args, " "), "--label reference=n1") {
+			t.Errorf("launch %+v", l)
+		}
+		got = append(got, l.ID)
+	}
+	if want := "2-n1-n2 2-n2-n1 2-n1-n3 2-n3-n1 2-n1-n4 2-n4-n1"; strings.Join(got, " ") != want {
+		t.Errorf("launches %s, want %s", strings.Join(got, " "), want)
+	}
+	if n := st.placements(4); n != 6 {
+		t.Errorf("placements(4) = %d, want 6", n)
+	}
+	// The script's loop: testdata/golden/screen (examples/screen.toml).
 }

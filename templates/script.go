@@ -53,6 +53,13 @@ func (st Step) Launches(nodes []string) []Launch {
 			}
 		}
 		return out
+	case "reference":
+		var out []Launch
+		ref := nodes[0]
+		for _, x := range nodes[1:] {
+			out = append(out, pair(ref+"-"+x, ref, x, "--label", "reference="+ref), pair(x+"-"+ref, x, ref, "--label", "reference="+ref))
+		}
+		return out
 	case "intra-inter":
 		a, b := nodes[0], nodes[1]
 		return []Launch{
@@ -91,6 +98,12 @@ func LaunchIDs(index, pairs string, nodes []string) []string {
 			}
 		}
 		return ids
+	case "reference":
+		var ids []string
+		for _, x := range nodes[min(1, len(nodes)):] {
+			ids = append(ids, index+"-"+nodes[0]+"-"+x, index+"-"+x+"-"+nodes[0])
+		}
+		return ids
 	case "intra-inter":
 		return []string{index + "-intra", index + "-inter"}
 	}
@@ -121,6 +134,8 @@ func stepComment(st Step, repeats int) string {
 		s += ": 2 ranks, every ordered pair of the job's nodes"
 	case "both-directions":
 		s += ": 2 ranks, first node to second and back"
+	case "reference":
+		s += ": 2 ranks, the first node (the reference) to every other node and back"
 	case "intra-inter":
 		s += ": 2 ranks on one node, then on two"
 	}
@@ -168,6 +183,16 @@ func (c *Campaign) block(st Step) Block {
 			`  for b in "${sbench_nodes[@]}"; do`,
 			`    [ "$a" = "$b" ] && continue`,
 			indent(sub(id+"-${a}-${b}", `printf '%s\n' "$a" "$b" >"$sbench_hostfile"`, pairLaunch(c, st, runner, id)), "    "),
+			"  done",
+			"done")
+	case "reference":
+		// The first node is every pair's reference: an O(n) check of each
+		// node's link, both ways, against the same end.
+		body = append(body, `for x in "${sbench_nodes[@]:1}"; do`,
+			`  for ab in "${sbench_nodes[0]} $x" "$x ${sbench_nodes[0]}"; do`,
+			`    read -r a b <<<"$ab"`,
+			indent(sub(id+"-${a}-${b}", `printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
+				pairLaunch(c, st, runner, id)+` --label "reference=${sbench_nodes[0]}"`), "    "),
 			"  done",
 			"done")
 	case "intra-inter":

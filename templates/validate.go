@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"os"
 	"path"
 	"regexp"
@@ -34,7 +35,7 @@ var (
 var (
 	modes     = map[string]bool{ModeSteps: true, ModeJobs: true, ModeArray: true}
 	launchers = map[string]bool{"srun": true, "mpirun": true, "mpiexec": true}
-	pairKinds = map[string]bool{"both-directions": true, "all": true, "intra-inter": true}
+	pairKinds = map[string]bool{"both-directions": true, "all": true, "reference": true, "intra-inter": true}
 )
 
 func unknownKernel(name string) string {
@@ -164,8 +165,12 @@ func (c *Campaign) validate(runs bool) Problems {
 			}
 		}
 	}
-	if r.Bind != "" && !pathRE.MatchString(r.Bind) {
-		add("runner.bind", "%q is not an address", r.Bind)
+	if r.Bind != "" {
+		// sbench-runner looks up no names (it has no resolver, to stay
+		// static): an IP literal or nothing.
+		if ip, err := netip.ParseAddr(r.Bind); err != nil || ip.Zone() != "" {
+			add("runner.bind", "%q is not an IP address (sbench-runner looks up no host names)", r.Bind)
+		}
 	}
 	if len(c.Benchmarks) == 0 {
 		add("benchmark", "the campaign has no [[benchmark]]")
@@ -412,7 +417,7 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 		}
 	}
 	if b.Pairs != "" && !pairKinds[b.Pairs] {
-		add(".pairs", "%q is not a placement: use both-directions, all or intra-inter", b.Pairs)
+		add(".pairs", "%q is not a placement: use both-directions, all, reference or intra-inter", b.Pairs)
 	}
 	ps = append(ps, c.validateParams(key+".params", b.Params)...)
 	ps = append(ps, c.validateEnv(key+".env", b.Env)...)

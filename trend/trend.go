@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
+	"github.com/sbench/sbench/svgplot"
 )
 
 // Colours: the series in blue, what needs a look in red, steps in orange,
@@ -40,7 +42,24 @@ type options struct {
 	width, height vg.Length
 	dpi           int
 	title         string
+	runLink       func(run int64) string
 }
+
+// WithRunLink makes each point of an SVG figure drawn for a page
+// (svgplot.Render) link to link(run): the site's run page.
+func WithRunLink(link func(run int64) string) Option {
+	return func(o *options) { o.runLink = link }
+}
+
+// Groups of the figure's parts in an SVG drawn for a page, which the
+// page's buttons show and hide (svgplot.Group).
+const (
+	GroupRuns    = 0 // the line and points of the runs
+	GroupBand    = 1 // the control bands and their means
+	GroupRepeats = 2 // the range of each run's repeats
+	GroupOutside = 3 // the rings of points outside their band
+	GroupSteps   = 4 // the steps, their levels and labels
+)
 
 // WithSize sets the figure's size (default 9 × 4.5 inches).
 func WithSize(w, h vg.Length) Option {
@@ -107,14 +126,14 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 			}
 			box.Color = bandColor
 			box.LineStyle.Width = 0
-			p.Add(box)
+			p.Add(svgplot.Group(GroupBand, box))
 			mean, err := plotter.NewLine(plotter.XYs{{X: x - 0.5, Y: b.Mean}, {X: x + 0.5, Y: b.Mean}})
 			if err != nil {
 				return nil, err
 			}
 			mean.Color = bandMean
 			mean.Width = vg.Points(0.75)
-			p.Add(mean)
+			p.Add(svgplot.Group(GroupBand, mean))
 		}
 		if pt.N > 1 && pt.Max > pt.Min {
 			bar, err := plotter.NewLine(plotter.XYs{{X: x, Y: pt.Min}, {X: x, Y: pt.Max}})
@@ -123,7 +142,7 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 			}
 			bar.Color = repeatColor
 			bar.Width = vg.Points(2)
-			p.Add(bar)
+			p.Add(svgplot.Group(GroupRepeats, bar))
 		}
 	}
 	xys := make(plotter.XYs, len(h.Points))
@@ -143,7 +162,14 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 	points.Color = seriesColor
 	points.Shape = draw.CircleGlyph{}
 	points.Radius = vg.Points(2.5)
-	p.Add(line, points)
+	hover := make([]svgplot.Point, len(h.Points))
+	for i, pt := range h.Points {
+		hover[i] = svgplot.Point{X: float64(i + 1), Y: pt.Value, Tip: pointTip(h, pt)}
+		if o.runLink != nil {
+			hover[i].Href = o.runLink(pt.Run)
+		}
+	}
+	p.Add(svgplot.Group(GroupRuns, line), svgplot.Group(GroupRuns, points), svgplot.Points(GroupRuns, hover))
 	p.Legend.Add(legendName(h), line, points)
 	if len(outside) > 0 {
 		ring, err := plotter.NewScatter(outside)
@@ -153,7 +179,7 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 		ring.Color = outsideColor
 		ring.Shape = thickRing{}
 		ring.Radius = vg.Points(6)
-		p.Add(ring)
+		p.Add(svgplot.Group(GroupOutside, ring))
 		p.Legend.Add("outside control band", ring)
 	}
 	lo, hi := yRange(h)
@@ -167,7 +193,7 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 		v.Color = stepColor
 		v.Width = vg.Points(1.5)
 		v.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		p.Add(v)
+		p.Add(svgplot.Group(GroupSteps, v))
 		start, end := 0.5, float64(len(h.Points))+0.5
 		for _, o := range h.Changes {
 			if o.Index < c.Index && float64(o.Index)+0.5 > start {
@@ -184,7 +210,7 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 			}
 			l.Color = stepColor
 			l.Width = vg.Points(1)
-			p.Add(l)
+			p.Add(svgplot.Group(GroupSteps, l))
 		}
 		text := fmt.Sprintf("run %d", c.Run)
 		if c.Job != "" {
@@ -205,7 +231,7 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 			l.TextStyle[i].XAlign = draw.XLeft
 			l.TextStyle[i].YAlign = draw.YTop
 		}
-		p.Add(l)
+		p.Add(svgplot.Group(GroupSteps, l))
 		var dummy plotter.Line
 		dummy.Color = stepColor
 		dummy.Width = vg.Points(1.5)
@@ -218,6 +244,29 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 	p.Legend.Left = true
 	return p, nil
 }
+
+// pointTip is what a run's point says on hover: when, which run and job,
+// its value and repeats, its control band.
+func pointTip(h *compare.History, pt compare.Point) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s · run %d", pt.When.UTC().Format("2006-01-02 15:04"), pt.Run)
+	if pt.Job != "" {
+		fmt.Fprintf(&b, " (job %s)", pt.Job)
+	}
+	fmt.Fprintf(&b, "\n%s %s", formatValue(pt.Value), h.Unit)
+	if pt.N > 1 {
+		fmt.Fprintf(&b, " (median of %d, %s–%s)", pt.N, formatValue(pt.Min), formatValue(pt.Max))
+	}
+	if pt.Band != nil {
+		fmt.Fprintf(&b, "\ncontrol band %s–%s", formatValue(pt.Band.Lo), formatValue(pt.Band.Hi))
+	}
+	if pt.Outside {
+		b.WriteString("\nOUTSIDE the control band")
+	}
+	return b.String()
+}
+
+func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
 // yRange spans every point, repeat range and band, with a margin on top
 // for the step labels.

@@ -18,6 +18,8 @@ import (
 	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
+	"github.com/sbench/sbench/svgplot"
+	"gonum.org/v1/plot/vg"
 )
 
 // upgrade is a history of 24 runs with a 20% drop at run 17 after a kernel
@@ -192,6 +194,32 @@ func TestTimeAxisYear(t *testing.T) {
 	for _, want := range []string{">2024-01-02<", ">2025-01-", "run, oldest first<"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("runs of 2024 and 2025: the svg lacks %q", want)
+		}
+	}
+}
+
+// Drawn for a page, the figure's points are hover targets that say when,
+// which run and its band, and link where WithRunLink says; the parts of
+// the figure are groups a page can hide.
+func TestPlotForPage(t *testing.T) {
+	h := upgrade(t)
+	p, err := Plot(h, WithRunLink(func(run int64) string { return "../runs/" + strconv.FormatInt(run, 10) + ".html" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := svgplot.Render(p, 9*vg.Inch, 4.5*vg.Inch, "history")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(svg)
+	if n := strings.Count(s, "<circle "); n != len(h.Points) {
+		t.Errorf("%d hover targets for %d runs", n, len(h.Points))
+	}
+	for _, want := range []string{`data-href="../runs/17.html"`, "2024-01-18 00:00 · run 17 (job 1017)",
+		"\nOUTSIDE the control band\" data-href=\"../runs/6.html\"",
+		`<g class="sb-s" data-s="1">`, `<g class="sb-s" data-s="3">`, `<g class="sb-s" data-s="4">`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("svg lacks %q", want)
 		}
 	}
 }

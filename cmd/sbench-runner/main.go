@@ -1,10 +1,10 @@
-//go:debug netdns=go
-
 // Command sbench-runner is started on every rank of a job step by srun,
 // mpirun or `sbench local`. It meets the step's other ranks over TCP, runs
 // a native kernel between ranks 0 and 1 or wraps a real tool, and rank 0
 // writes the result bundles.
-// It is built with CGO_ENABLED=0: one static file to copy to compute nodes.
+// It imports nothing with C code (no package net: its TCP is the runner's
+// own, over system calls), so that any go build of it, cgo on or off, is
+// one static file to copy to compute nodes.
 package main
 
 import (

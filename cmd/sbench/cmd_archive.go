@@ -169,6 +169,11 @@ with the same runs it is left as it is, with other runs the file is refused.`,
 					bar.Set(done)
 				}})
 				bar.Finish()
+				if err != nil && cmd.Context().Err() != nil {
+					// Interrupted: nothing of this file was stored,
+					// and the files after it are not read.
+					return cmd.Context().Err()
+				}
 				if err != nil {
 					fmt.Fprintf(e.stderr, "sbench: %v\n", err)
 					failed++

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -36,13 +38,14 @@ type reportOpts struct {
 	threshold    string
 	appendix     string
 	overview     string
+	format       string
 }
 
 func newReportCmd(e *env) *cobra.Command {
 	var o reportOpts
 	c := &cobra.Command{
-		Use:   "report -o report.pdf [filters] [options]",
-		Short: "Write a PDF report of the archived runs",
+		Use:   "report -o report.pdf|report.html [filters] [options]",
+		Short: "Write a PDF or HTML report of the archived runs",
 		Long: `Report writes the PDF an engineer hands over after testing a cluster:
 
   - a title page with the campaigns, dates, system and a verdict computed
@@ -94,9 +97,18 @@ font: --font FILE.ttf, else one is looked for in the system's font folders
 (Debian: fonts-ipafont-gothic, fonts-nanum). Without one, such characters
 print as '?' and the report says so on its title page and on stderr.
 
+-o report.html (or --format html) writes the same report as one HTML page
+that needs nothing else: figures as inline SVG (a point's value, size and
+runs on hover, a click on a legend entry hides its series), tables that
+sort by a click on a column, no font, script or image loaded from anywhere,
+so it opens from a file share or file:// on an air-gapped cluster and
+prints as it shows. Its text needs no --font: the browser has the glyphs.
+
 The verdict is printed on stdout as well. The file is written atomically:
 an existing report is replaced only by a complete one.`,
 		Example: `  sbench report -o report.pdf
+  sbench report -o report.html
+  sbench report --campaign acceptance --format html -o acceptance.htm
   sbench report --campaign erdma-vs-tcp --title "eRDMA vs TCP" -o erdma.pdf
   sbench report --label article=000 --group-by fabric --link-rate 10Gbps -o ib.pdf
   sbench report --since 2025-03-01 --figures figs --figure-format svg --csv data -o march.pdf
@@ -112,7 +124,8 @@ an existing report is replaced only by a complete one.`,
 	}
 	o.filter.add(c)
 	fl := c.Flags()
-	fl.StringVarP(&o.out, "output", "o", "", "PDF file to write")
+	fl.StringVarP(&o.out, "output", "o", "", "report to write: a .pdf or .html file")
+	fl.StringVar(&o.format, "format", "", "pdf or html (default: from -o's extension, else pdf)")
 	fl.StringVar(&o.title, "title", "", "report title (default: from the campaigns)")
 	fl.StringVar(&o.groupBy, "group-by", "", "label or parameter whose values are the figures' lines (default: variant, else labels); family: one figure per metric family, a line per tool")
 	fl.StringVar(&o.linkRate, "link-rate", "auto", "theoretical link rate for the bandwidth figures, e.g. 100Gbps, 25Gb/s, 12500MB/s; auto: from provenance")
@@ -133,6 +146,9 @@ an existing report is replaced only by a complete one.`,
 func (o reportOpts) reportOptions() (store.Filter, []reports.Option, error) {
 	if o.out == "" {
 		return store.Filter{}, nil, usagef("report: -o FILE is required")
+	}
+	if _, err := o.outputFormat(); err != nil {
+		return store.Filter{}, nil, err
 	}
 	flt, err := o.filter.filter()
 	if err != nil {
@@ -186,6 +202,23 @@ func (o reportOpts) reportOptions() (store.Filter, []reports.Option, error) {
 	return flt, opts, nil
 }
 
+// outputFormat is the report's format: --format, else -o's extension
+// (.html, .htm), else PDF.
+func (o reportOpts) outputFormat() (string, error) {
+	switch f := strings.ToLower(o.format); f {
+	case "pdf", "html":
+		return f, nil
+	case "":
+	default:
+		return "", usagef("report: --format %q: want pdf or html", o.format)
+	}
+	switch strings.ToLower(filepath.Ext(o.out)) {
+	case ".html", ".htm", ".xhtml":
+		return "html", nil
+	}
+	return "pdf", nil
+}
+
 func runReport(ctx context.Context, e *env, o reportOpts) error {
 	flt, opts, err := o.reportOptions()
 	if err != nil {
@@ -234,7 +267,14 @@ func runReport(ctx context.Context, e *env, o reportOpts) error {
 		return err
 	}
 	defer f.Abort()
-	size, err := r.WriteTo(f)
+	warnings := r.Warnings
+	var size int64
+	if format, _ := o.outputFormat(); format == "html" {
+		size, err = r.WriteHTML(f)
+		warnings = r.HTMLWarnings
+	} else {
+		size, err = r.WriteTo(f)
+	}
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -242,7 +282,7 @@ func runReport(ctx context.Context, e *env, o reportOpts) error {
 		return err
 	}
 	bar.Finish()
-	for _, w := range r.Warnings() {
+	for _, w := range warnings() {
 		fmt.Fprintln(e.stderr, "sbench: warning:", w)
 	}
 	printReportSummary(e.stdout, o.out, r, len(d.Runs), int(size))

@@ -8,6 +8,21 @@ import (
 	"testing"
 )
 
+// ingestAcceptance ingests the acceptance scenario into db: article 004's
+// job output and article 000's two HPL runs, labelled by fabric.
+func ingestAcceptance(t *testing.T, db string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{articleFixture(t, "004-erdma-vs-tcp-job11.out")},
+		{"--label", "fabric=infiniband", articleFixture(t, "000-hpl-infiniband.txt")},
+		{"--label", "fabric=100mbit", articleFixture(t, "000-hpl-100mbit.txt")},
+	} {
+		if _, stderr, code := sbench(t, append([]string{"ingest", "--db", db}, args...)...); code != 0 {
+			t.Fatalf("ingest %v: %s", args, stderr)
+		}
+	}
+}
+
 // articleFixture is one of the articles' published outputs.
 func articleFixture(t *testing.T, name string) string {
 	t.Helper()
@@ -24,15 +39,7 @@ func articleFixture(t *testing.T, name string) string {
 func TestReportArticles(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
-	for _, args := range [][]string{
-		{articleFixture(t, "004-erdma-vs-tcp-job11.out")},
-		{"--label", "fabric=infiniband", articleFixture(t, "000-hpl-infiniband.txt")},
-		{"--label", "fabric=100mbit", articleFixture(t, "000-hpl-100mbit.txt")},
-	} {
-		if _, stderr, code := sbench(t, append([]string{"ingest", "--db", db}, args...)...); code != 0 {
-			t.Fatalf("ingest %v: %s", args, stderr)
-		}
-	}
+	ingestAcceptance(t, db)
 	pdf := filepath.Join(dir, "r.pdf")
 	figs := filepath.Join(dir, "figs")
 	csvDir := filepath.Join(dir, "csv")
@@ -84,6 +91,50 @@ func TestReportArticles(t *testing.T) {
 	}
 }
 
+// -o report.html writes the same report as an HTML page, with the same
+// verdict on stdout; --format html does so whatever the file is called.
+func TestReportHTML(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+	if _, stderr, code := sbench(t, "ingest", "--db", db, articleFixture(t, "004-erdma-vs-tcp-job11.out")); code != 0 {
+		t.Fatalf("ingest: %s", stderr)
+	}
+	page := filepath.Join(dir, "r.html")
+	stdout, stderr, code := sbench(t, "report", "--db", db, "-o", page, "--title", "eRDMA vs TCP")
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "wrote "+page+" (4 runs, 3 figures,") || !strings.Contains(stdout, "osu_bw: erdma reached 6264.41 MB/s at 32 KiB") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<!DOCTYPE html>", "<title>eRDMA vs TCP</title>", "<h1>eRDMA vs TCP</h1>",
+		"osu_bw: erdma reached 6264.41 MB/s at 32 KiB", `<svg class="sb-fig"`, "Appendix: runs", "# OSU MPI Bandwidth Test v7.5"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(string(data), "%PDF") {
+		t.Error("the .html file is a PDF")
+	}
+	other := filepath.Join(dir, "report.out")
+	if _, stderr, code := sbench(t, "report", "--db", db, "-o", other, "--format", "html"); code != 0 {
+		t.Fatalf("report --format html: %s", stderr)
+	}
+	if b, _ := os.ReadFile(other); !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
+		t.Errorf("--format html wrote %.20q", b)
+	}
+	if _, stderr, code := sbench(t, "report", "--db", db, "-o", page, "--format", "pdf"); code != 0 {
+		t.Fatalf("report --format pdf: %s", stderr)
+	}
+	if b, _ := os.ReadFile(page); !strings.HasPrefix(string(b), "%PDF") {
+		t.Errorf("--format pdf wrote %.20q", b)
+	}
+}
+
 func TestReportUsageErrors(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "empty.db")
 	for _, c := range []struct {
@@ -97,6 +148,7 @@ func TestReportUsageErrors(t *testing.T) {
 		{[]string{"report", "-o", "x.pdf", "--since", "2025-02-01", "--until", "2025-01-01"}, "is not after"},
 		{[]string{"report", "-o", "x.pdf", "--rpeak", "-3"}, "--rpeak"},
 		{[]string{"report", "-o", "x.pdf", "--label", "novalue"}, "KEY=VALUE"},
+		{[]string{"report", "-o", "x.pdf", "--format", "docx"}, "--format"},
 	} {
 		_, stderr, code := sbench(t, append(c.args, "--db", db)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

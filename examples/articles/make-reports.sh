@@ -2,7 +2,8 @@
 # Reproduces the articles sbench was designed from, from their published
 # outputs (testdata/, copied verbatim from the pages): ingests each file with
 # the labels articles.tsv gives it — what the article says in words — and
-# writes one report per article as reports.tsv says.
+# writes one report per article as reports.tsv says, as a PDF and as a
+# self-contained HTML page.
 #
 #   000  InfiniBand vs Gigabit Ethernet: NetPIPE (NPib, NPmpi, NPtcp),
 #        perf_main, and the two HPL runs whose residual checks FAILED (Korean)
@@ -41,6 +42,7 @@ while IFS=$'\t' read -r article name group title; do
 	[ "$group" != "-" ] && args+=(--group-by "$group")
 	[ -n "${FONT:-}" ] && args+=(--font "$FONT")
 	"$SBENCH" report --db "$DB" "${args[@]}" -o "$OUT/$name.pdf"
+	"$SBENCH" report --db "$DB" "${args[@]}" -o "$OUT/$name.html" >/dev/null
 done <"$here/reports.tsv"
 
 echo "reports in $OUT"

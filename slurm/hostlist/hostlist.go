@@ -4,6 +4,7 @@
 package hostlist
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -132,7 +133,13 @@ func expandRanges(body string) ([]string, error) {
 		}
 		width := len(lo)
 		for i := a; i <= b; i++ {
-			out = append(out, fmt.Sprintf("%0*d", width, i))
+			// strconv, not fmt: every rank expands the step's node list
+			// at start-up, hundreds of names.
+			n := strconv.Itoa(i)
+			if len(n) < width {
+				n = strings.Repeat("0", width-len(n)) + n
+			}
+			out = append(out, n)
 		}
 	}
 	return out, nil
@@ -214,4 +221,22 @@ func splitTrailingDigits(s string) (prefix, digits string) {
 		i--
 	}
 	return s[:i], s[i:]
+}
+
+// Compare orders node names as people count them: names that differ only
+// in a trailing number by that number (n2 before n10, node09 before
+// node10), others as strings. It returns -1, 0 or +1.
+func Compare(a, b string) int {
+	pa, da := splitTrailingDigits(a)
+	pb, db := splitTrailingDigits(b)
+	if pa == pb && da != "" && db != "" {
+		ta, tb := strings.TrimLeft(da, "0"), strings.TrimLeft(db, "0")
+		if len(ta) != len(tb) {
+			return cmp.Compare(len(ta), len(tb))
+		}
+		if c := strings.Compare(ta, tb); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a, b)
 }

@@ -2,6 +2,7 @@ package hostlist
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -109,4 +110,12 @@ func FuzzCompress(f *testing.F) {
 			t.Fatalf("Compress(%q) = %q, which expands to %q, %v", names, list, got, err)
 		}
 	})
+}
+
+func TestCompare(t *testing.T) {
+	names := []string{"n10", "n2", "login", "n1", "node09", "node10", "n02", "a"}
+	slices.SortFunc(names, Compare)
+	if got := strings.Join(names, " "); got != "a login n1 n02 n2 n10 node09 node10" {
+		t.Errorf("sorted: %s", got)
+	}
 }

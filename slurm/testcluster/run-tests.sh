@@ -3,20 +3,42 @@
 # n1, n2 on 127.0.0.1), run every test that needs a real Slurm against it,
 # and stop what was started, whatever the tests did. PKGS (default ./...)
 # narrows the packages tested.
+#
+# Tests that need a cluster of their own (the network-namespace labs of
+# the screening tests) start it with testcluster.Start, which records its
+# LABDIR in $SBENCH_LAB_REGISTRY: whatever became of a test (a panic, go
+# test's -timeout), every lab it started is stopped here too, and its
+# namespaces, veths and bridge deleted.
 set -euo pipefail
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 LABDIR [TEST-PATTERN]" >&2; exit 2; }
 PATTERN=${2:-'^(TestSlurm.*|TestRealCluster)$'}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 LAB=$1
-trap '"$HERE/stop.sh" "$LAB" >&2 || true' EXIT
+mkdir -p "$LAB"
+export SBENCH_LAB_REGISTRY
+SBENCH_LAB_REGISTRY=$(cd "$LAB" && pwd -P)/registry
+rm -f "$SBENCH_LAB_REGISTRY/labs"
+stop_all() {
+	"$HERE/stop.sh" "$LAB" >&2 || true
+	if [ -f "$SBENCH_LAB_REGISTRY/labs" ]; then
+		while read -r lab; do
+			[ "$lab" = "$(cd "$LAB" && pwd -P)" ] && continue
+			"$HERE/stop.sh" "$lab" >&2 || true
+		done <"$SBENCH_LAB_REGISTRY/labs"
+	fi
+}
+trap stop_all EXIT
 eval "$("$HERE/start.sh" "$LAB" 2)"
 echo "test-slurm: cluster up (SLURM_CONF=$SLURM_CONF)" >&2
 cd "$ROOT"
 # A skip here is a failure: the cluster is up, so every Slurm test must run.
 export SBENCH_REQUIRE_INTEGRATION=1
 set +e
-go test -count=1 -v -run "$PATTERN" ${PKGS:-./...} 2>&1 | tee "$LAB/go-test.log" |
+# go test's default -timeout (10 minutes a package) is not a budget: the
+# Slurm tests of cmd/sbench alone take 6-10 minutes on two busy cores
+# (HPCC, the OSU stand-ins, the netns screenings). Kill a hung run later.
+go test -count=1 -v -timeout "${TIMEOUT:-30m}" -run "$PATTERN" ${PKGS:-./...} 2>&1 | tee "$LAB/go-test.log" |
 	grep -E '^(--- |PASS|FAIL|ok|panic)|_test.go:'
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || echo "test-slurm: FAILED (full log: $LAB/go-test.log)" >&2

@@ -1,9 +1,17 @@
 #!/bin/bash
-# start.sh LABDIR [NODES] — a throw-away Slurm on this one machine.
+# start.sh LABDIR [NODES] [--netns] — a throw-away Slurm on this one machine.
 #
 # Starts munged (own key and socket), slurmctld and one slurmd per fake node
-# (n1..nNODES, default 2, all on 127.0.0.1), everything under LABDIR, and waits
-# until sinfo shows every node idle. No systemd, no /etc changes.
+# (n1..nNODES, default 2), everything under LABDIR, and waits until sinfo
+# shows every node idle. No systemd, no /etc changes.
+#
+# Without --netns every fake node is 127.0.0.1: every node pair measures the
+# same path. With --netns (root, iproute2) each fake node nK lives in its
+# own network namespace with its own address 198.18.0.(10+K)/15, veth link
+# and hostname, all on one bridge that holds 198.18.0.1 on the host side
+# (RFC 2544's range for benchmarking; nothing leaves the machine). shape.sh
+# then slows one node's link. Why nsenter, and why each node needs its own
+# UTS and mount namespace (hostname, /etc/hosts): notes/netns-cluster.md.
 #
 # stdout carries only the lines to eval; progress and errors go to stderr:
 #
@@ -11,29 +19,45 @@
 #	srun -N2 -n4 hostname
 #	slurm/testcluster/stop.sh /tmp/lab
 #
-# Ports: slurmctld on BASE, slurmd nK on BASE+K. BASE is $SBENCH_LAB_PORT if
-# set, else the first of 6817, 6917, … whose ports are all free, so that two
+# Ports: slurmctld on BASE, slurmd nK on BASE+K (with --netns every slurmd
+# listens on BASE+1 of its own address). BASE is $SBENCH_LAB_PORT if set,
+# else the first of 6817, 6917, … whose ports are all free, so that two
 # labs (two test runs, two developers) can live side by side.
 #
 # Re-runnable: a lab already running in LABDIR is stopped first, and its
 # state, spool and logs are wiped (job ids restart at 1, so an old jobcomp
-# file would give stale answers for new jobs).
+# file would give stale answers for new jobs). Everything made for a
+# --netns lab (namespaces, veths, the bridge) is listed in LABDIR/run/netns
+# before it is made, and stop.sh deletes exactly those; a stale netns lab
+# still holding 198.18.0.1 (a test killed before its clean-up) is stopped
+# through its own LABDIR first. When $SBENCH_LAB_REGISTRY names a
+# directory, LABDIR is recorded there so that whoever set it (run-tests.sh)
+# can stop every lab its tests started, whatever became of the tests.
 #
-# Exit status: 0 ready, 1 failed (logs' tails printed, daemons stopped),
-# 2 usage.
+# Exit status: 0 ready, 1 failed (logs' tails printed, daemons stopped,
+# namespaces deleted), 2 usage.
 set -euo pipefail
 
-usage() { echo "usage: $0 LABDIR [NODES]" >&2; exit 2; }
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
-NODES=${2:-2}
+usage() { echo "usage: $0 LABDIR [NODES] [--netns]" >&2; exit 2; }
+NETNS=0
+args=()
+for a in "$@"; do
+	case $a in
+	--netns) NETNS=1 ;;
+	-*) usage ;;
+	*) args+=("$a") ;;
+	esac
+done
+[ ${#args[@]} -ge 1 ] && [ ${#args[@]} -le 2 ] || usage
+NODES=${args[1]:-2}
 case $NODES in '' | *[!0-9]*) usage ;; esac
 if [ "$NODES" -lt 1 ] || [ "$NODES" -gt 64 ]; then
 	echo "start.sh: NODES must be 1..64, not $NODES" >&2
 	exit 2
 fi
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-mkdir -p "$1"
-LAB=$(cd "$1" && pwd -P)
+mkdir -p "${args[0]}"
+LAB=$(cd "${args[0]}" && pwd -P)
 
 say() { echo "start.sh: $*" >&2; }
 
@@ -50,6 +74,15 @@ if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
 	apt-get install -y -qq slurm-wlm munge >&2
 fi
 export PATH=$PATH:/usr/sbin:/sbin
+if [ "$NETNS" = 1 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		say "--netns needs root (network namespaces, veths, a bridge)"
+		exit 1
+	fi
+	for prog in ip tc nsenter unshare md5sum; do
+		command -v "$prog" >/dev/null || { say "--netns needs $prog (apt-get install iproute2 util-linux)"; exit 1; }
+	done
+fi
 
 # A unix socket path is limited to 108 bytes; fail here with the reason
 # rather than with munged's "File name too long".
@@ -70,6 +103,10 @@ done
 
 if [ -d "$LAB/run" ]; then
 	"$HERE/stop.sh" "$LAB" >&2
+fi
+if [ -n "${SBENCH_LAB_REGISTRY:-}" ]; then
+	mkdir -p "$SBENCH_LAB_REGISTRY"
+	grep -qxF "$LAB" "$SBENCH_LAB_REGISTRY/labs" 2>/dev/null || echo "$LAB" >>"$SBENCH_LAB_REGISTRY/labs"
 fi
 
 # Wipe only what this script creates: LABDIR may hold other files.
@@ -110,6 +147,54 @@ fail() {
 	exit 1
 }
 
+# The netns lab's network: a bridge with 198.18.0.1 on the host side and a
+# namespace per node, joined to it by a veth (eth0 inside). Every object is
+# written to run/netns before it is made, so that stop.sh (also the one
+# fail calls) deletes all of them and nothing else.
+NET_PREFIX=198.18
+node_addr() { echo "$NET_PREFIX.0.$((10 + $1))"; }
+if [ "$NETNS" = 1 ]; then
+	# A stale lab's bridge (a test killed before its clean-up) holds the
+	# range: stop that lab through its own LABDIR, which lists what it
+	# made. Anything else in the range is not ours: refuse, touch nothing.
+	for dev in $(ip -o addr show to "$NET_PREFIX.0.0/15" | awk '{ print $2 }' | sort -u); do
+		alias=$(cat "/sys/class/net/$dev/ifalias" 2>/dev/null || true)
+		owner=${alias#sbench-lab:}
+		if [ "$alias" != "$owner" ] && [ -f "$owner/run/netns" ]; then
+			say "stopping the stale netns lab in $owner (its bridge $dev holds $NET_PREFIX.0.1)"
+			"$HERE/stop.sh" "$owner" >&2 || true
+		fi
+	done
+	taken=$(ip -o addr show to "$NET_PREFIX.0.0/15" | awk '{ print $2 " " $4 }' | tr '\n' ' ')
+	if [ -n "$taken" ]; then
+		say "$NET_PREFIX.0.0/15 is already in use here ($taken); delete what holds it, or stop the lab that made it"
+		exit 1
+	fi
+	TAG=$(printf '%s' "$LAB" | md5sum | cut -c1-6)
+	BRIDGE=sb${TAG}br
+	record() { echo "$1 $2" >>"$LAB/run/netns"; }
+	: >"$LAB/run/netns"
+	: >"$LAB/etc/netns-nodes"
+	record link "$BRIDGE"
+	ip link add "$BRIDGE" type bridge || fail "cannot create bridge $BRIDGE"
+	ip link set "$BRIDGE" alias "sbench-lab:$LAB"
+	ip addr add "$NET_PREFIX.0.1/15" dev "$BRIDGE"
+	ip link set "$BRIDGE" up
+	for i in $(seq 1 "$NODES"); do
+		ns=sbench-$TAG-n$i
+		veth=sb${TAG}v$i
+		record netns "$ns"
+		ip netns add "$ns" || fail "cannot create network namespace $ns"
+		record link "$veth"
+		ip link add "$veth" type veth peer name eth0 netns "$ns" || fail "cannot create veth $veth"
+		ip link set "$veth" master "$BRIDGE" up
+		ip -n "$ns" link set lo up
+		ip -n "$ns" addr add "$(node_addr "$i")/15" dev eth0
+		ip -n "$ns" link set eth0 up
+		echo "n$i $ns $veth $(node_addr "$i")" >>"$LAB/etc/netns-nodes"
+	done
+fi
+
 # munge: own key (1 KiB random, 0600) and socket, so the lab never needs nor
 # disturbs a system munged.
 SOCK=$LAB/munge/munge.socket
@@ -130,11 +215,13 @@ NODE_MB=$((MEM_MB / NODES))
 [ "$NODE_MB" -ge 1 ] || NODE_MB=1
 USER_NAME=$(id -un)
 CONF=$LAB/etc/slurm.conf
+CTLD_ADDR=127.0.0.1
+[ "$NETNS" = 1 ] && CTLD_ADDR=$NET_PREFIX.0.1
 {
 	cat <<EOF
 # Written by sbench slurm/testcluster/start.sh; facts: notes/slurm-lab.md.
 ClusterName=sbenchlab
-SlurmctldHost=$HOST(127.0.0.1)
+SlurmctldHost=$HOST($CTLD_ADDR)
 SlurmctldPort=$BASE
 SlurmUser=$USER_NAME
 SlurmdUser=$USER_NAME
@@ -172,7 +259,12 @@ InactiveLimit=0
 SlurmdTimeout=10
 EOF
 	for i in $(seq 1 "$NODES"); do
-		echo "NodeName=n$i NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((BASE + i)) CPUs=4 Sockets=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=$NODE_MB State=UNKNOWN"
+		if [ "$NETNS" = 1 ]; then
+			# Each slurmd has an address of its own: one port for all.
+			echo "NodeName=n$i NodeHostname=n$i NodeAddr=$(node_addr "$i") Port=$((BASE + 1)) CPUs=4 Sockets=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=$NODE_MB State=UNKNOWN"
+		else
+			echo "NodeName=n$i NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((BASE + i)) CPUs=4 Sockets=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=$NODE_MB State=UNKNOWN"
+		fi
 	done
 	echo "PartitionName=debug Nodes=n[1-$NODES] Default=YES MaxTime=INFINITE State=UP"
 } >"$CONF"
@@ -183,7 +275,23 @@ export SLURM_CONF=$CONF
 # that reads it (eval "$(start.sh …)", Go's exec) waiting forever.
 slurmctld -f "$CONF" -i </dev/null >>"$LAB/log/slurmctld.stderr" 2>&1 || fail "slurmctld did not start"
 for i in $(seq 1 "$NODES"); do
-	slurmd -f "$CONF" -N "n$i" </dev/null >>"$LAB/log/slurmd-n$i.stderr" 2>&1 || fail "slurmd n$i did not start"
+	if [ "$NETNS" = 1 ]; then
+		# nsenter, not "ip netns exec": that remounts /sys, and slurmd then
+		# finds no /sys/fs/cgroup. Its own hostname and /etc/hosts, or
+		# srun's callbacks (to the address of srun's hostname) all go to
+		# 127.0.0.1 and fail.
+		{
+			echo "127.0.0.1 localhost"
+			echo "$CTLD_ADDR $HOST"
+			for j in $(seq 1 "$NODES"); do echo "$(node_addr "$j") n$j"; done
+		} >"$LAB/etc/hosts-n$i"
+		nsenter --net="/var/run/netns/sbench-$TAG-n$i" unshare --uts --mount --propagation private \
+			bash -c 'hostname "$1" && mount --bind "$2" /etc/hosts && exec slurmd -f "$3" -N "$1"' \
+			slurmd-netns "n$i" "$LAB/etc/hosts-n$i" "$CONF" \
+			</dev/null >>"$LAB/log/slurmd-n$i.stderr" 2>&1 || fail "slurmd n$i did not start in its namespace"
+	else
+		slurmd -f "$CONF" -N "n$i" </dev/null >>"$LAB/log/slurmd-n$i.stderr" 2>&1 || fail "slurmd n$i did not start"
+	fi
 done
 
 # Ready when every node is idle (typically 0.3–0.6 s).
@@ -202,5 +310,11 @@ cat >"$LAB/env.sh" <<EOF
 export SLURM_CONF=$CONF
 export SBENCH_LAB=$LAB
 EOF
-say "ready: $NODES nodes, slurmctld port $BASE, logs in $LAB/log"
+if [ "$NETNS" = 1 ]; then
+	echo "export SBENCH_LAB_NETNS=$LAB/etc/netns-nodes" >>"$LAB/env.sh"
+	say "ready: $NODES nodes in network namespaces ($NET_PREFIX.0.11-$(node_addr "$NODES") on bridge $BRIDGE), slurmctld $CTLD_ADDR port $BASE, logs in $LAB/log"
+else
+	say "ready: $NODES nodes, slurmctld port $BASE, logs in $LAB/log"
+fi
+
 cat "$LAB/env.sh"

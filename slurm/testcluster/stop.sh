@@ -6,9 +6,12 @@
 # stopped by their pid files — never by name, so a system Slurm or another lab
 # is left alone. A pid is signalled only while /proc/PID/cmdline still names
 # the daemon and LABDIR (pid files outlive their processes; pids get reused).
+# A --netns lab's namespaces, veths and bridge are then deleted: exactly
+# those start.sh listed in LABDIR/run/netns, whether or not it got as far
+# as starting anything.
 #
 # Exit status: 0 all stopped (or nothing was running), 1 a process survived
-# SIGKILL, 2 usage.
+# SIGKILL or a namespace or link could not be deleted, 2 usage.
 set -uo pipefail
 
 [ $# -eq 1 ] || { echo "usage: $0 LABDIR" >&2; exit 2; }
@@ -23,7 +26,7 @@ say() { echo "stop.sh: $*" >&2; }
 # ours PID PROG: PID is PROG started for this lab.
 ours() {
 	local cmd
-	cmd=$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null) || return 1
+	cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline") || return 1
 	case $cmd in *"$2"*"$LAB"* | *"$LAB"*"$2"*) return 0 ;; esac
 	return 1
 }
@@ -88,4 +91,43 @@ stop() {
 stop slurmd "$RUN"/slurmd-*.pid
 stop slurmctld "$RUN/slurmctld.pid"
 stop munged "$RUN/munged.pid"
+
+# The netns lab's network: namespaces (deleting one deletes its end of the
+# veth, and so the veth), then what is left of the links, the bridge last.
+# A bridge is deleted only while its alias still names this lab.
+if [ -f "$RUN/netns" ]; then
+	left=0
+	namespaces=() links=() bridges=()
+	while read -r kind name; do
+		case $kind in
+		netns) namespaces+=("$name") ;;
+		link) links+=("$name") ;;
+		esac
+	done <"$RUN/netns"
+	for name in "${namespaces[@]}"; do
+		[ -e "/var/run/netns/$name" ] || continue
+		ip netns del "$name" 2>/dev/null || { say "cannot delete network namespace $name"; left=1; }
+	done
+	for name in "${links[@]}"; do
+		[ -e "/sys/class/net/$name" ] || continue
+		if [ -d "/sys/class/net/$name/bridge" ]; then
+			bridges+=("$name")
+			continue
+		fi
+		ip link del "$name" 2>/dev/null || [ ! -e "/sys/class/net/$name" ] || { say "cannot delete link $name"; left=1; }
+	done
+	for name in "${bridges[@]}"; do
+		alias=$(cat "/sys/class/net/$name/ifalias" 2>/dev/null || true)
+		if [ "$alias" != "sbench-lab:$LAB" ]; then
+			say "bridge $name is not this lab's (its alias is \"$alias\"); left alone"
+			continue
+		fi
+		ip link del "$name" 2>/dev/null || { say "cannot delete bridge $name"; left=1; }
+	done
+	if [ $left = 0 ]; then
+		rm -f "$RUN/netns"
+	else
+		status=1
+	fi
+fi
 exit $status

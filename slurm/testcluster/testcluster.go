@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-//go:embed start.sh stop.sh
+//go:embed start.sh stop.sh shape.sh
 var scripts embed.FS
 
 // Lab is a running test cluster.
@@ -20,7 +20,36 @@ type Lab struct {
 	Dir   string // LABDIR: everything the cluster owns lives here
 	Conf  string // its slurm.conf; every Slurm command needs SLURM_CONF=Conf
 	Nodes int
+	// Netns: every node has its own network namespace, address and link
+	// (WithNetns).
+	Netns bool
 }
+
+// Option chooses how a lab is started.
+type Option func(*config)
+
+type config struct{ netns bool }
+
+// WithNetns puts every fake node in its own network namespace, with its
+// own address (nK is 198.18.0.(10+K)), hostname and veth link on one
+// bridge, so that node pairs measure different paths and Shape can slow
+// one node's link. It needs root and iproute2.
+func WithNetns() Option { return func(c *config) { c.netns = true } }
+
+// Direction says which way Shape slows a node's link.
+type Direction string
+
+const (
+	// Both slows what the node sends and what it receives: a slow port.
+	Both Direction = "both"
+	// Out slows what the node sends (its own end of the veth).
+	Out Direction = "out"
+	// In slows what the node receives (the bridge's end of the veth).
+	In Direction = "in"
+)
+
+// NodeAddr is the address of node nK in a netns lab.
+func NodeAddr(k int) string { return fmt.Sprintf("198.18.0.%d", 10+k) }
 
 // Env is what a Slurm command needs to reach the lab.
 func (l *Lab) Env() []string { return []string{"SLURM_CONF=" + l.Conf} }
@@ -30,14 +59,25 @@ func (l *Lab) Env() []string { return []string{"SLURM_CONF=" + l.Conf} }
 // run by hand as root) and we must be root, as the daemons run jobs as
 // their submitter.
 func Available() error {
+	return available(nil)
+}
+
+// AvailableNetns says why a netns lab (WithNetns) cannot start here, or
+// nil: it needs what Available does, and iproute2's ip and tc, and
+// util-linux's nsenter and unshare.
+func AvailableNetns() error {
+	return available([]string{"ip", "tc", "nsenter", "unshare"})
+}
+
+func available(more []string) error {
 	var missing []string
-	for _, prog := range []string{"slurmctld", "slurmd", "munged", "munge", "sinfo", "sbatch", "srun"} {
+	for _, prog := range append([]string{"slurmctld", "slurmd", "munged", "munge", "sinfo", "sbatch", "srun"}, more...) {
 		if _, err := lookPath(prog); err != nil {
 			missing = append(missing, prog)
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("test cluster: not installed: %s (apt-get install slurm-wlm munge)", strings.Join(missing, ", "))
+		return fmt.Errorf("test cluster: not installed: %s (apt-get install slurm-wlm munge iproute2)", strings.Join(missing, ", "))
 	}
 	if os.Geteuid() != 0 {
 		return errors.New("test cluster: needs root")
@@ -63,9 +103,18 @@ func lookPath(prog string) (string, error) {
 // Start starts a lab of nodes fake nodes in dir (created if needed; a lab
 // already running there is stopped first) and returns when every node is
 // idle. The scripts are written to dir/bin. On failure the error carries
-// the scripts' output, including the tails of the daemons' logs.
-func Start(ctx context.Context, dir string, nodes int) (*Lab, error) {
-	if err := Available(); err != nil {
+// the scripts' output, including the tails of the daemons' logs, and
+// whatever was started or made is gone again.
+func Start(ctx context.Context, dir string, nodes int, opts ...Option) (*Lab, error) {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	check := Available
+	if cfg.netns {
+		check = AvailableNetns
+	}
+	if err := check(); err != nil {
 		return nil, err
 	}
 	abs, err := filepath.Abs(dir)
@@ -76,7 +125,7 @@ func Start(ctx context.Context, dir string, nodes int) (*Lab, error) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		return nil, fmt.Errorf("start test cluster: %w", err)
 	}
-	for _, name := range []string{"start.sh", "stop.sh"} {
+	for _, name := range []string{"start.sh", "stop.sh", "shape.sh"} {
 		b, err := scripts.ReadFile(name)
 		if err != nil {
 			return nil, fmt.Errorf("start test cluster: %w", err)
@@ -85,10 +134,43 @@ func Start(ctx context.Context, dir string, nodes int) (*Lab, error) {
 			return nil, fmt.Errorf("start test cluster: %w", err)
 		}
 	}
-	if _, err := runScript(ctx, filepath.Join(bin, "start.sh"), abs, fmt.Sprint(nodes)); err != nil {
+	args := []string{abs, fmt.Sprint(nodes)}
+	if cfg.netns {
+		args = append(args, "--netns")
+	}
+	if _, err := runScript(ctx, filepath.Join(bin, "start.sh"), args...); err != nil {
 		return nil, fmt.Errorf("start test cluster in %s: %w", abs, err)
 	}
-	return &Lab{Dir: abs, Conf: filepath.Join(abs, "etc", "slurm.conf"), Nodes: nodes}, nil
+	return &Lab{Dir: abs, Conf: filepath.Join(abs, "etc", "slurm.conf"), Nodes: nodes, Netns: cfg.netns}, nil
+}
+
+// Searchable makes dir and the directory above it searchable by all
+// (mode 0755), as munged wants of every directory above its socket: a
+// test's t.TempDir() is 0700, its parent too.
+func Searchable(dir string) error {
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			return fmt.Errorf("make %s searchable for munged: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// Shape slows node's link to rate (tc's units: "1gbit", "500mbit") in
+// the direction d, or takes the shaping off with rate "off". Only a netns
+// lab has links to shape.
+func (l *Lab) Shape(ctx context.Context, node, rate string, d Direction) error {
+	if !l.Netns {
+		return fmt.Errorf("shape %s: the lab in %s has no links of its own (start it WithNetns)", node, l.Dir)
+	}
+	args := []string{l.Dir, node, rate}
+	if rate != "off" {
+		args = append(args, string(d))
+	}
+	if _, err := runScript(ctx, filepath.Join(l.Dir, "bin", "shape.sh"), args...); err != nil {
+		return fmt.Errorf("shape %s in %s: %w", node, l.Dir, err)
+	}
+	return nil
 }
 
 // Stop cancels the lab's jobs and stops its daemons by their pid files.

@@ -2,6 +2,8 @@ package testcluster
 
 import (
 	"context"
+	"crypto/md5"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,14 +73,7 @@ func TestLab(t *testing.T) {
 	needLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	// munged wants every directory above its socket searchable by all;
-	// the testing package makes its temporary directories 0700.
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := searchableTempDir(t)
 	start := time.Now()
 	lab, err := Start(ctx, dir, 2)
 	if err != nil {
@@ -219,11 +214,186 @@ func TestStopSparesStrangers(t *testing.T) {
 }
 
 func TestStartUsage(t *testing.T) {
-	for _, args := range [][]string{{}, {"/tmp/x", "0"}, {"/tmp/x", "two"}, {"/tmp/x", "65"}, {"a", "1", "b"}} {
+	for _, args := range [][]string{{}, {"/tmp/x", "0"}, {"/tmp/x", "two"}, {"/tmp/x", "65"}, {"a", "1", "b"}, {"/tmp/x", "2", "--bogus"}} {
 		cmd := exec.Command("bash", append([]string{"start.sh"}, args...)...)
 		out, err := cmd.CombinedOutput()
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 			t.Errorf("start.sh %q: %v, want usage exit 2\n%s", args, err, out)
 		}
+	}
+}
+
+// needNetnsLab skips unless a netns lab may start here: under make
+// test-slurm (which sets SLURM_CONF, and which developers run holding the
+// machine's Slurm lock), with root and iproute2.
+func needNetnsLab(t *testing.T) {
+	t.Helper()
+	needLab(t)
+	if os.Getenv("SLURM_CONF") == "" {
+		testenv.Require(t, "SLURM_CONF is not set: the netns lab tests run under make test-slurm")
+	}
+	if err := AvailableNetns(); err != nil {
+		testenv.Require(t, err.Error())
+	}
+}
+
+// netnsLab starts a netns lab of n nodes in a fresh directory and stops it
+// when the test ends, checking that nothing it made is left behind.
+func netnsLab(t *testing.T, ctx context.Context, n int) *Lab {
+	t.Helper()
+	needNetnsLab(t)
+	dir := searchableTempDir(t)
+	lab, err := Start(ctx, dir, n, WithNetns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := lab.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+		checkNoNetwork(t, lab.Dir)
+	})
+	return lab
+}
+
+// searchableTempDir is a t.TempDir that munged accepts.
+func searchableTempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := Searchable(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// checkNoNetwork fails if a namespace, link or address of the netns lab
+// in dir is still there.
+func checkNoNetwork(t *testing.T, dir string) {
+	t.Helper()
+	tag := fmt.Sprintf("%x", md5.Sum([]byte(dir)))[:6]
+	out, err := exec.Command("ip", "netns", "list").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ip netns list: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "sbench-"+tag+"-") {
+		t.Errorf("namespaces of the lab in %s left behind:\n%s", dir, out)
+	}
+	out, err = exec.Command("ip", "-o", "link").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ip link: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "sb"+tag) {
+		t.Errorf("links of the lab in %s left behind:\n%s", dir, out)
+	}
+	out, _ = exec.Command("ip", "-o", "addr", "show", "to", "198.18.0.0/15").CombinedOutput()
+	if len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("198.18.0.0/15 still in use after the lab in %s stopped:\n%s", dir, out)
+	}
+}
+
+// batch runs script as a batch job on the nodes of lab and returns its
+// output.
+func batch(t *testing.T, ctx context.Context, lab *Lab, nodes string, script string) string {
+	t.Helper()
+	dir := filepath.Join(lab.Dir, "jobs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "job.sh"), []byte("#!/bin/bash\n"+script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := &slurm.Client{Env: lab.Env()}
+	out := filepath.Join(dir, "job.out")
+	_ = os.Remove(out)
+	id, err := c.Submit(ctx, "job.sh", slurm.SubmitOptions{Dir: dir, Args: []string{"-w", nodes, "-o", out}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Wait(ctx, []string{id}, 100*time.Millisecond, nil)
+	b, _ := os.ReadFile(out)
+	if err != nil || got[id].State != "COMPLETED" {
+		t.Fatalf("job %s: %+v, %v\n%s", id, got[id], err, b)
+	}
+	return string(b)
+}
+
+// TestSlurmNetnsLab: in a netns lab every node has its own hostname and
+// address, and Shape slows exactly the direction it is asked to.
+func TestSlurmNetnsLab(t *testing.T) {
+	testenv.LookPath(t, "iperf3", "iperf3")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	lab := netnsLab(t, ctx, 4)
+
+	out := batch(t, ctx, lab, "n[1-4]", `srun -N4 -n4 bash -c 'echo $SLURMD_NODENAME $(hostname) $(ip -o -4 addr show dev eth0 | cut -d" " -f7)'`+"\n")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	sort.Strings(lines)
+	var want []string
+	for k := 1; k <= 4; k++ {
+		want = append(want, fmt.Sprintf("n%d n%d %s/15", k, k, NodeAddr(k)))
+	}
+	if got := strings.Join(lines, "\n"); got != strings.Join(want, "\n") {
+		t.Fatalf("nodes, hostnames and addresses:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+
+	// n3 sends slowly, receives at full speed. iperf3 -c sends from the
+	// client; -R makes the server send.
+	if err := lab.Shape(ctx, "n3", "200mbit", Out); err != nil {
+		t.Fatal(err)
+	}
+	rate := func(reverse string) float64 {
+		t.Helper()
+		out := batch(t, ctx, lab, "n1,n3", `srun -N2 -n2 bash -c 'if [ $SLURM_PROCID = 0 ]; then exec iperf3 -s -1 >/dev/null; fi; sleep 0.5; exec iperf3 -c n1 -t 1 -f m `+reverse+`'`+"\n")
+		// [  5]   0.00-1.00   sec   228 MBytes   956 Mbits/sec   receiver
+		for _, line := range strings.Split(out, "\n") {
+			f := strings.Fields(line)
+			if len(f) > 2 && f[len(f)-1] == "receiver" && f[len(f)-2] == "Mbits/sec" {
+				if v, err := strconv.ParseFloat(f[len(f)-3], 64); err == nil {
+					return v / 1000
+				}
+			}
+		}
+		t.Fatalf("no receiver rate in iperf3's output:\n%s", out)
+		return 0
+	}
+	sends, receives := rate(""), rate("-R")
+	t.Logf("n3 → n1 %.2f Gbit/s, n1 → n3 %.2f Gbit/s", sends, receives)
+	if sends > 0.25 || sends < 0.1 {
+		t.Errorf("n3 → n1 at %.2f Gbit/s, want the shaped 0.2", sends)
+	}
+	if receives < 1 {
+		t.Errorf("n1 → n3 at %.2f Gbit/s, want it unshaped (> 1)", receives)
+	}
+	if err := lab.Shape(ctx, "n3", "off", ""); err != nil {
+		t.Fatal(err)
+	}
+	if sends := rate(""); sends < 1 {
+		t.Errorf("n3 → n1 at %.2f Gbit/s after shaping off, want > 1", sends)
+	}
+}
+
+// A netns lab whose start fails half-way leaves nothing behind: here every
+// slurmd refuses to start, after the namespaces, veths and bridge exist.
+func TestSlurmNetnsLabFailedStart(t *testing.T) {
+	needNetnsLab(t)
+	fake := t.TempDir()
+	if err := os.WriteFile(filepath.Join(fake, "slurmd"), []byte("#!/bin/sh\necho 'slurmd: fatal: refusing to start (test)' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", fake+":"+os.Getenv("PATH"))
+	dir := searchableTempDir(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lab, err := Start(ctx, dir, 3, WithNetns())
+	if err == nil {
+		_ = lab.Stop(context.Background())
+		t.Fatal("start succeeded with a slurmd that cannot start")
+	}
+	if !strings.Contains(err.Error(), "slurmd n1 did not start") {
+		t.Errorf("error does not say why: %v", err)
+	}
+	checkNoNetwork(t, dir)
+	if left, _ := filepath.Glob(filepath.Join(dir, "run", "*.pid")); len(left) != 0 {
+		t.Errorf("pid files left: %v", left)
 	}
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/internal/synth"
+	"github.com/sbench/sbench/store"
+)
+
+// siteSpec is a month of two clusters measured nightly, alpha's bandwidth
+// 20% lower from day 18 on (a kernel upgrade).
+var siteSpec = synth.Spec{Systems: []string{"alpha", "beta"}, Start: time.Date(2025, 3, 1, 2, 0, 0, 0, time.UTC), Days: 30,
+	Configs: 2, Sizes: 20, Repeats: 2, StepDay: 18, OutlierDay: 26, FailEvery: 23, Seed: 1}
+
+// synthArchive writes siteSpec's runs into a new archive.
+func synthArchive(t *testing.T, s synth.Spec) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "site.db")
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Ingest(context.Background(), "synth", synth.All(s)); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var stepRowRE = regexp.MustCompile(`<tr class="step" data-x="([^"]*)" data-index="(\d+)" data-run="(\d+)" data-before="([^"]+)" data-after="([^"]+)" data-delta="([^"]+)" data-p="([^"]+)" data-change="([a-z]+)">`)
+
+// The site's history page says what sbench history says: at every size,
+// the same steps — first run, levels, change, p-value, verdict.
+func TestSiteStepsAreHistorys(t *testing.T) {
+	db := synthArchive(t, siteSpec)
+	dir := filepath.Join(t.TempDir(), "site")
+	stdout, stderr, code := sbench(t, "site", "--db", db, "-o", dir, "--all-sizes")
+	if code != 0 {
+		t.Fatalf("site: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "240 runs, 8 histories; 251 pages written, 0 unchanged, 0 removed") {
+		t.Errorf("stdout: %s", stdout)
+	}
+	if n := compareSteps(t, db, dir); n == 0 {
+		t.Error("no step at any size: the comparison compared nothing")
+	}
+	// A second run writes nothing.
+	stdout, _, code = sbench(t, "site", "--db", db, "-o", dir, "--all-sizes")
+	if code != 0 || !strings.Contains(stdout, "0 pages written, 251 unchanged, 0 removed") {
+		t.Errorf("second site: exit %d: %s", code, stdout)
+	}
+	// Two more nights: the update reads only the new runs' samples and
+	// keeps the others' from its manifest; its steps are still history's.
+	more := siteSpec
+	more.Start, more.Days, more.StepDay, more.OutlierDay, more.Seed = siteSpec.Start.AddDate(0, 0, 30), 2, 0, 0, 5
+	a, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Ingest(context.Background(), "synth", synth.All(more)); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if _, stderr, code := sbench(t, "site", "--db", db, "-o", dir, "--all-sizes"); code != 0 {
+		t.Fatalf("site after two nights: %s", stderr)
+	}
+	compareSteps(t, db, dir)
+}
+
+// compareSteps compares the steps of alpha's osu_bw at ppn=1 on its site
+// page with sbench history --json's, size by size, and returns how many
+// there are.
+func compareSteps(t *testing.T, db, dir string) int {
+	t.Helper()
+	pages, _ := filepath.Glob(filepath.Join(dir, "h", "alpha-osu_bw-*.html"))
+	var page string
+	for _, p := range pages {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), "variant=ppn=1") {
+			page = string(data)
+		}
+	}
+	if page == "" {
+		t.Fatalf("no page of alpha's osu_bw at ppn=1 among %v", pages)
+	}
+	onPage := map[string][]compare.StepChange{}
+	for _, m := range stepRowRE.FindAllStringSubmatch(page, -1) {
+		var c compare.StepChange
+		c.Index, _ = strconv.Atoi(m[2])
+		c.Run, _ = strconv.ParseInt(m[3], 10, 64)
+		c.Before, _ = strconv.ParseFloat(m[4], 64)
+		c.After, _ = strconv.ParseFloat(m[5], 64)
+		c.Delta, _ = strconv.ParseFloat(m[6], 64)
+		c.P, _ = strconv.ParseFloat(m[7], 64)
+		c.Change = compare.Change(m[8])
+		onPage[m[1]] = append(onPage[m[1]], c)
+	}
+	steps := 0
+	for k := 0; k < siteSpec.Sizes; k++ {
+		x := strconv.Itoa(1 << k)
+		stdout, stderr, code := sbench(t, "history", "--db", db, "--benchmark", "osu_bw", "--metric", "bandwidth", "--x", x,
+			"--label", "system=alpha", "--variant", "ppn=1", "--json")
+		if code != 0 {
+			t.Fatalf("history --x %s: exit %d: %s", x, code, stderr)
+		}
+		var h compare.History
+		if err := json.Unmarshal([]byte(stdout), &h); err != nil {
+			t.Fatal(err)
+		}
+		got := onPage[x]
+		if len(got) != len(h.Changes) {
+			t.Errorf("x=%s: %d steps on the page, sbench history has %d", x, len(got), len(h.Changes))
+			continue
+		}
+		for i, c := range h.Changes {
+			g := got[i]
+			if g.Index != c.Index || g.Run != c.Run || g.Before != c.Before || g.After != c.After || g.Delta != c.Delta || g.P != c.P || g.Change != c.Change {
+				t.Errorf("x=%s step %d: page %+v\nhistory %+v", x, i, g, c)
+			}
+		}
+		steps += len(h.Changes)
+	}
+	return steps
+}
+
+func TestSiteUsageErrors(t *testing.T) {
+	db := synthArchive(t, synth.Spec{Systems: []string{"a"}, Start: time.Unix(0, 0).UTC(), Days: 1, Configs: 1, Sizes: 2})
+	foreign := t.TempDir()
+	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"site"}, 2, "-o DIR is required"},
+		{[]string{"site", "-o", t.TempDir() + "/s", "--threshold", "x"}, 2, "--threshold"},
+		{[]string{"site", "-o", t.TempDir() + "/s", "--window", "1"}, 2, "--window"},
+		{[]string{"site", "-o", t.TempDir() + "/s", "--alpha", "2"}, 2, "--alpha"},
+		{[]string{"site", "-o", t.TempDir() + "/s", "--benchmark", "nothing"}, 2, "no run"},
+		{[]string{"site", "-o", foreign}, 2, "is not empty and holds no sbench site"},
+	} {
+		_, stderr, code := sbench(t, append(c.args, "--db", db)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}

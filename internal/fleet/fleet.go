@@ -1,0 +1,303 @@
+// Package fleet makes the result bundles of a synthetic screening
+// (examples/screen.toml's matrix, STREAM, HPL and reference steps) of a
+// partition of any size, with the faults a test asks for — a slow node, a
+// node slow one way, a bad link, links that recover on re-test, a low
+// STREAM or HPL node, a different firmware, a port at half rate — and a
+// seeded noise, so that the screen analysis, sbench screen and the
+// report's fleet-size pages are tested on what the runner writes, at 64 to
+// 256 nodes, without a cluster of that size.
+package fleet
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/sbench/sbench/results"
+)
+
+// Spec describes the partition and its faults.
+type Spec struct {
+	Nodes int
+	// Prefix names the nodes: Prefix1 … PrefixN (default "n").
+	Prefix string
+	Seed   uint64
+	// Noise is the relative spread of every value (default 0.02).
+	Noise float64
+	// Campaign and Job name the screening (defaults "screen", "4242").
+	Campaign, Job string
+	// Start is when the screening ran (default 2026-12-01 08:00 UTC).
+	Start time.Time
+
+	// SlowNodes send and receive at a third of the rate, with three times
+	// the latency.
+	SlowNodes []string
+	// SlowSenders send at half the rate; what they receive is fine.
+	SlowSenders []string
+	// BadLinks are single directions at 60% of the rate.
+	BadLinks [][2]string
+	// Transient are directions at 60% in the first pass, fine on re-test.
+	Transient [][2]string
+	// LowStream and LowHPL are nodes at 70% of the others' figure.
+	LowStream, LowHPL []string
+	// OddFirmware nodes run another HCA firmware; HalfRate nodes' ports
+	// run at half rate (2X instead of 4X).
+	OddFirmware, HalfRate []string
+	// RefHiccups are directions the reference step measures at 30% (a
+	// hiccup during its one measurement); the matrix finds them fine.
+	RefHiccups [][2]string
+	// NoMatrix, NoReference and NoHPL leave those steps out.
+	NoMatrix, NoReference, NoHPL bool
+}
+
+// Typical figures of an EDR InfiniBand node.
+const (
+	latencyUS  = 1.6
+	bandwidth  = 12000.0 // MB/s
+	streamMBps = 180000.0
+	hplGflops  = 2400.0
+)
+
+// Node returns the name of node k (1-based).
+func (s Spec) Node(k int) string { return s.prefix() + strconv.Itoa(k) }
+
+func (s Spec) prefix() string {
+	if s.Prefix == "" {
+		return "n"
+	}
+	return s.Prefix
+}
+
+// Bundles returns the screening's bundles: the matrix (with re-tests of
+// its suspect pairs), STREAM, HPL, then the reference pairs, latency and
+// bandwidth, the first node to every other and back.
+func Bundles(s Spec) []*results.Bundle {
+	if s.Noise == 0 {
+		s.Noise = 0.02
+	}
+	if s.Campaign == "" {
+		s.Campaign = "screen"
+	}
+	if s.Job == "" {
+		s.Job = "4242"
+	}
+	if s.Start.IsZero() {
+		s.Start = time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	}
+	rng := rand.New(rand.NewPCG(s.Seed, 0x5c4ee7))
+	noisy := func(v float64) float64 { return v * (1 + s.Noise*(2*rng.Float64()-1)) }
+	nodes := make([]string, s.Nodes)
+	for i := range nodes {
+		nodes[i] = s.Node(i + 1)
+	}
+	in := func(list []string, n string) bool {
+		for _, x := range list {
+			if x == n {
+				return true
+			}
+		}
+		return false
+	}
+	pairIn := func(list [][2]string, a, b string) bool {
+		for _, p := range list {
+			if p[0] == a && p[1] == b {
+				return true
+			}
+		}
+		return false
+	}
+	// link is a direction's true rate and latency.
+	link := func(a, b string, retest bool) (lat, bw float64) {
+		lat, bw = latencyUS, bandwidth
+		if in(s.SlowNodes, a) || in(s.SlowNodes, b) {
+			lat, bw = 3*lat, bw/3
+		}
+		if in(s.SlowSenders, a) {
+			bw /= 2
+		}
+		if pairIn(s.BadLinks, a, b) || (!retest && pairIn(s.Transient, a, b)) {
+			bw *= 0.6
+		}
+		return noisy(lat), noisy(bw)
+	}
+	var out []*results.Bundle
+	t := s.Start
+	next := func(d time.Duration) [2]time.Time {
+		start := t
+		t = t.Add(d)
+		return [2]time.Time{start, t}
+	}
+
+	// The matrix, in the rounds of a round-robin schedule.
+	mb := s.bundle("matrix", "matrix", nodes, next(time.Duration(s.Nodes)*time.Second))
+	mb.Params = map[string]string{"latency_size": "8", "bandwidth_size": "1MiB",
+		"latency_tolerance": "2.1", "bandwidth_tolerance": "0.93"}
+	rank := map[string]int{}
+	for i, n := range nodes {
+		rank[n] = i
+	}
+	suspects := map[[2]string]bool{}
+	for r, round := range rounds(len(nodes)) {
+		for _, p := range round {
+			for _, dir := range [][2]int{{p[0], p[1]}, {p[1], p[0]}} {
+				a, b := nodes[dir[0]], nodes[dir[1]]
+				lat, bw := link(a, b, false)
+				tags := map[string]string{"from": a, "to": b, "round": strconv.Itoa(r + 1), "schedule": "rounds"}
+				mb.Samples = append(mb.Samples,
+					results.Sample{Metric: "matrix_latency", Unit: results.UnitMicroseconds, Value: round3(lat), Iterations: 100,
+						Pair: []int{dir[0], dir[1]}, Tags: tags},
+					results.Sample{Metric: "matrix_bandwidth", Unit: results.UnitMBps, Value: round3(bw), Iterations: 32,
+						Pair: []int{dir[0], dir[1]}, Tags: tags})
+				if bw < 0.9*bandwidth || lat > 1.8*latencyUS {
+					suspects[[2]string{a, b}] = true
+				}
+			}
+		}
+	}
+	// Re-tests of the suspects, two passes: what recovers leaves.
+	for pass := 1; pass <= 2; pass++ {
+		for _, a := range nodes {
+			for _, b := range nodes {
+				k := [2]string{a, b}
+				if !suspects[k] {
+					continue
+				}
+				lat, bw := link(a, b, true)
+				tags := map[string]string{"from": a, "to": b, "pass": strconv.Itoa(pass), "schedule": "rounds"}
+				mb.Samples = append(mb.Samples,
+					results.Sample{Metric: "matrix_retest_latency", Unit: results.UnitMicroseconds, Value: round3(lat), Iterations: 50,
+						Pair: []int{rank[a], rank[b]}, Tags: tags},
+					results.Sample{Metric: "matrix_retest_bandwidth", Unit: results.UnitMBps, Value: round3(bw), Iterations: 16,
+						Pair: []int{rank[a], rank[b]}, Tags: tags})
+				if bw >= 0.9*bandwidth && lat <= 1.8*latencyUS {
+					delete(suspects, k)
+				}
+			}
+		}
+	}
+	if !s.NoMatrix {
+		out = append(out, mb)
+	}
+
+	sb := s.bundle("stream", "stream", nodes, next(20*time.Second))
+	for i, n := range nodes {
+		v := streamMBps
+		if in(s.LowStream, n) {
+			v *= 0.7
+		}
+		sb.Samples = append(sb.Samples, results.Sample{Metric: "node_stream_triad", Unit: results.UnitMBps, Value: round3(noisy(v)),
+			Iterations: 10, Tags: map[string]string{"node": n, "ranks": "1"}},
+			results.Sample{Metric: "stream_triad", Unit: results.UnitMBps, Value: round3(noisy(v)),
+				Iterations: 10, Tags: map[string]string{"node": n, "rank": strconv.Itoa(i)}})
+	}
+	out = append(out, sb)
+
+	if !s.NoHPL {
+		hb := s.bundle("hpl", "hpl", nodes, next(60*time.Second))
+		for _, n := range nodes {
+			v := hplGflops
+			if in(s.LowHPL, n) {
+				v *= 0.7
+			}
+			hb.Samples = append(hb.Samples, results.Sample{Metric: "node_hpl_gflops", Unit: "Gflops", Value: round3(noisy(v)),
+				Iterations: 1, Tags: map[string]string{"node": n, "ranks": "1"}})
+		}
+		out = append(out, hb)
+	}
+
+	if !s.NoReference && len(nodes) > 1 {
+		ref := nodes[0]
+		for _, kernel := range []string{"latency", "bw"} {
+			for _, x := range nodes[1:] {
+				for _, ab := range [][2]string{{ref, x}, {x, ref}} {
+					b := s.bundle("ref-"+kernel, kernel, []string{ab[0], ab[1]}, next(2*time.Second))
+					b.Labels["pair"] = ab[0] + "->" + ab[1]
+					b.Labels["reference"] = ref
+					b.Job.Step += "-" + ab[0] + "-" + ab[1]
+					lat, bw := link(ab[0], ab[1], true)
+					if pairIn(s.RefHiccups, ab[0], ab[1]) {
+						bw *= 0.3
+					}
+					if kernel == "latency" {
+						x := 8.0
+						b.Samples = []results.Sample{{Metric: "latency", Unit: results.UnitMicroseconds, X: &x, XUnit: results.UnitBytes,
+							Value: round3(lat * 1.05), P50: results.F(round3(lat)), Iterations: 1000}}
+					} else {
+						x := float64(1 << 20)
+						b.Samples = []results.Sample{{Metric: "bandwidth", Unit: results.UnitMBps, X: &x, XUnit: results.UnitBytes,
+							Value: round3(bw), Iterations: 20}}
+					}
+					out = append(out, b)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// bundle is an ok bundle of one step on nodes (hosts from the partition).
+func (s Spec) bundle(benchmark, kernel string, nodes []string, span [2]time.Time) *results.Bundle {
+	b := results.New()
+	b.Campaign, b.Variant = s.Campaign, "default"
+	b.Labels = map[string]string{"fabric": "ib"}
+	step := map[string]string{"matrix": "0", "stream": "1", "hpl": "2", "ref-latency": "3", "ref-bw": "4"}[benchmark]
+	b.Job = results.Job{ID: s.Job, Step: step, Name: "screen", Partition: "batch", Nodes: nodes, Tasks: len(nodes), TasksPerNode: fmt.Sprintf("1(x%d)", len(nodes))}
+	b.Start, b.End = span[0], span[1]
+	b.RunnerVersion = "synthetic"
+	b.Benchmark = results.Benchmark{Name: benchmark, Kind: "native", Kernel: kernel}
+	for i, n := range nodes {
+		b.Hosts = append(b.Hosts, s.host(n, i))
+	}
+	return b
+}
+
+// host is the provenance of a node: alike but for the faults asked for.
+func (s Spec) host(n string, rank int) results.Host {
+	h := results.Host{Hostname: n + ".cluster", NodeName: n, Ranks: []int{rank}, CPUModel: "AMD EPYC 7763 64-Core Processor",
+		Sockets: 2, Cores: 128, Threads: 256, MemoryBytes: 512 << 30, NUMANodes: 8, Kernel: "5.14.0-427.el9.x86_64",
+		OS: "Rocky Linux 9.4", MPI: "Open MPI 4.1.6", Governor: "performance",
+		IB:  []results.IBPort{{Device: "mlx5_0", Port: 1, State: "4: ACTIVE", Rate: "100 Gb/sec (4X EDR)", RateGbps: 100, LinkLayer: "InfiniBand", Firmware: "16.35.2000"}},
+		Net: []results.NetIf{{Name: "eno1", SpeedMbps: 25000, MTU: 1500, State: "up"}}}
+	for _, x := range s.OddFirmware {
+		if x == n {
+			h.IB[0].Firmware = "16.28.1002"
+		}
+	}
+	for _, x := range s.HalfRate {
+		if x == n {
+			h.IB[0].Rate, h.IB[0].RateGbps = "50 Gb/sec (2X EDR)", 50
+		}
+	}
+	return h
+}
+
+// rounds is the round-robin schedule of n nodes (the circle method): n−1
+// rounds of n/2 disjoint pairs for even n, n rounds for odd n (one node
+// rests each round). Every unordered pair comes once.
+func rounds(n int) [][][2]int {
+	m := n
+	if m%2 == 1 {
+		m++ // a dummy node: its partner rests
+	}
+	var out [][][2]int
+	for r := 0; r < m-1; r++ {
+		var round [][2]int
+		for i := 0; i < m/2; i++ {
+			a, b := (r+i)%(m-1), (r+m-1-i)%(m-1)
+			if i == 0 {
+				b = m - 1
+			}
+			if a < n && b < n {
+				round = append(round, [2]int{a, b})
+			}
+		}
+		out = append(out, round)
+	}
+	return out
+}
+
+func round3(v float64) float64 {
+	p := 1000.0
+	return float64(int64(v*p+0.5)) / p
+}

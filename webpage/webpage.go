@@ -1,0 +1,106 @@
+// Package webpage writes the pages of sbench's HTML views — the HTML
+// report and the static site — as single files that need nothing else: the
+// style sheet and the script are embedded in every page, figures are
+// inline SVG (package svgplot), and a Content-Security-Policy forbids the
+// page to load anything at all, so a page shows the same from a web server,
+// a file share or file:// on an air-gapped cluster.
+//
+// The script (assets/page.js, vanilla, no library) sorts a table
+// (class sb-sort) by the column whose header is clicked, shows the tooltip
+// of a figure's point on hover and follows its link on click, and hides or
+// shows a series when its legend entry is clicked (the classes svgplot
+// writes). The style sheet (assets/page.css) lays pages out for a laptop
+// screen and for print.
+package webpage
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io"
+)
+
+//go:embed assets/page.css
+var css string
+
+//go:embed assets/page.js
+var script string
+
+// Page is one HTML page.
+type Page struct {
+	Title string
+	// Generator names what wrote the page ("sbench 1.2"), for its meta tag.
+	Generator string
+	// Body is the page's content, already HTML.
+	Body template.HTML
+	// Class is the class of the page's <main> element ("sb-report",
+	// "sb-site"), for the style sheet.
+	Class string
+	// Assets, when set, is the relative path of the directory holding
+	// StyleFile and ScriptFile ("../" from a page one level down): the
+	// pages of a site share them instead of carrying them, and may load
+	// them, and nothing else. Empty embeds them: a page that stands alone.
+	Assets string
+}
+
+// The files a site's pages share (Page.Assets).
+const (
+	StyleFile  = "sbench.css"
+	ScriptFile = "sbench.js"
+)
+
+// Style and Script are the pages' style sheet and script, for a site to
+// write as StyleFile and ScriptFile.
+func Style() []byte  { return []byte(css) }
+func Script() []byte { return []byte(script) }
+
+var shell = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+{{if .Assets}}<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'self' 'unsafe-inline'; script-src 'self'">
+{{else}}<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+{{end}}{{with .Generator}}<meta name="generator" content="{{.}}">
+{{end}}<title>{{.Title}}</title>
+{{if .Assets}}<link rel="stylesheet" href="{{.Assets}}sbench.css">
+{{else}}<style>{{.CSS}}</style>
+{{end}}</head>
+<body>
+<main class="{{.Class}}">
+{{.Body}}
+</main>
+<div id="sb-tip" role="tooltip" hidden></div>
+{{if .Assets}}<script src="{{.Assets}}sbench.js"></script>
+{{else}}<script>{{.JS}}</script>
+{{end}}
+</body>
+</html>
+`))
+
+// Write writes p to w as a complete HTML document.
+func Write(w io.Writer, p Page) error {
+	class := p.Class
+	if class == "" {
+		class = "sb-page"
+	}
+	err := shell.Execute(w, struct {
+		Title, Generator, Class, Assets string
+		Body                            template.HTML
+		CSS                             template.CSS
+		JS                              template.JS
+	}{p.Title, p.Generator, class, p.Assets, p.Body, template.CSS(css), template.JS(script)})
+	if err != nil {
+		return fmt.Errorf("write page %q: %w", p.Title, err)
+	}
+	return nil
+}
+
+// AssetsHash identifies the pages' style sheet and script: a page written
+// with other assets looks or behaves otherwise, whatever its content.
+func AssetsHash() string {
+	sum := sha256.Sum256([]byte(css + "\x00" + script))
+	return hex.EncodeToString(sum[:8])
+}

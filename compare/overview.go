@@ -318,17 +318,15 @@ func (b *OverviewBuilder) Finish(runs func(ids []int64) (map[int64]*store.Run, e
 		if r.when.After(ov.Last) {
 			ov.Last = r.when
 		}
-		switch r.status {
-		case results.StatusFailed:
-			ov.Failed++
+		if r.status == results.StatusFailed || r.status == results.StatusInvalid {
 			f := failed[r.cfg]
-			f[0]++
-			failed[r.cfg] = f
-			continue
-		case results.StatusInvalid:
-			ov.Invalid++
-			f := failed[r.cfg]
-			f[1]++
+			if r.status == results.StatusFailed {
+				ov.Failed++
+				f[0]++
+			} else {
+				ov.Invalid++
+				f[1]++
+			}
 			failed[r.cfg] = f
 			continue
 		}

@@ -329,10 +329,14 @@ func verdictCell(c Change) string {
 	return ""
 }
 
-func signedPct(f float64) string {
-	s := strconv.FormatFloat(f*100, 'f', 2, 64)
-	if s == "-0.00" {
-		s = "0.00"
+func signedPct(f float64) string { return SignedPercent(f, 2) }
+
+// SignedPercent writes a ratio less one as a signed percentage with prec
+// decimals ("+4.20%", "-0.31%"), a rounded zero without its sign.
+func SignedPercent(f float64, prec int) string {
+	s := strconv.FormatFloat(f*100, 'f', prec, 64)
+	if strings.Trim(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-")
 	}
 	if !strings.HasPrefix(s, "-") {
 		s = "+" + s

@@ -79,15 +79,10 @@ func rowTitle(row compare.OverviewRow) string {
 	return s + " " + row.What
 }
 
+// signedPercent is compare.SignedPercent with one decimal and a typeset
+// minus.
 func signedPercent(f float64) string {
-	s := strconv.FormatFloat(f*100, 'f', 1, 64)
-	if s == "-0.0" {
-		s = "0.0"
-	}
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
-	}
-	return strings.Replace(s, "-", "−", 1) + "%"
+	return strings.Replace(compare.SignedPercent(f, 1), "-", "−", 1)
 }
 
 // overviewSection draws the overview: a table per system — each series'

@@ -21,7 +21,7 @@
 // # At archive scale
 //
 // A report over several systems or campaigns, more than a week or 100 runs
-// opens with an overview (Report.Overview, computed by compare's
+// opens with an overview on its title page, the verdict after it (Report.Overview, computed by compare's
 // OverviewBuilder from the same walk over the samples): per system,
 // benchmark and configuration a key figure over time, its latest value,
 // trend, changes of level with what changed in provenance, and failures.

@@ -674,6 +674,10 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 func (r *Report) drawSections(doc *document) {
 	r.titlePage(doc)
 	r.overviewSection(doc)
+	if r.showOverview() {
+		doc.newPage()
+		r.verdictSection(doc)
+	}
 	r.systemSection(doc)
 	r.screeningSection(doc)
 	r.runsSection(doc)

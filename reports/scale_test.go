@@ -87,7 +87,12 @@ func TestReportOfAnArchive(t *testing.T) {
 	if ov == nil || len(ov.Rows) != 2 || len(ov.Rows[0].Steps) != 1 || len(ov.Rows[1].Steps) != 0 {
 		t.Fatalf("overview %+v", ov)
 	}
-	overview := section(t, text, "\fOverview\n", "\nSystem\n")
+	// The overview is on the title page; the verdict opens the next.
+	first, _, _ := strings.Cut(text, "\f")
+	if !strings.Contains(first, "\nOverview\n") || strings.Contains(first, "\nVerdict\n") {
+		t.Errorf("the title page does not have the overview without the verdict:\n%s", first)
+	}
+	overview := section(t, text, "\nOverview\n", "\fVerdict\n")
 	for _, want := range []string{"240 runs of 2 systems (alpha, beta) from 2025-01-01 to 2025-04-30; 24 failed", "System alpha", "System beta",
 		"peak bandwidth", "from 2025-03-02", "firmware"} {
 		if !strings.Contains(overview, want) {
@@ -162,7 +167,7 @@ func count2(t *testing.T, d Data) int {
 // unless asked; a large one can do without.
 func TestReportOverviewWhen(t *testing.T) {
 	has := func(d Data, opts ...Option) bool {
-		return strings.Contains(pdfText(t, writeReport(t, d, opts...)), "\fOverview\n")
+		return strings.Contains(pdfText(t, writeReport(t, d, opts...)), "\nOverview\n")
 	}
 	if has(testData()) || !has(testData(), WithOverview(true)) {
 		t.Error("the small report: overview by default, or none when asked")

@@ -94,7 +94,8 @@ func (r *Report) overviewSection(d *document) {
 		return
 	}
 	ov := r.overview
-	d.newPage()
+	// On the title page, right under the title: what a site's years come
+	// to is what its report opens with.
 	d.heading("Overview", h1Size, 60)
 	span := ""
 	if !ov.First.IsZero() {

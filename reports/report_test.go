@@ -387,15 +387,30 @@ func TestReportLongRunsTable(t *testing.T) {
 		d.Runs = append(d.Runs, r)
 	}
 	text := pdfText(t, writeReport(t, d))
-	pages := strings.Split(text, "\f")
-	headers := 0
-	for _, p := range pages {
-		if strings.Contains(p, "Benchmark") && strings.Contains(p, "Tasks") {
-			headers++
+	// The pages from the table's heading to the appendix, which quotes the
+	// same errors.
+	from, to := strings.Index(text, "Failed and invalid runs"), strings.Index(text, "Appendix: runs")
+	if from < 0 || to < from {
+		t.Fatalf("no runs table before the appendix:\n%s", text)
+	}
+	tablePages := 0
+	for _, p := range strings.Split(text[from:to], "\f") {
+		if !strings.Contains(p, "srun: error: node") {
+			continue
+		}
+		tablePages++
+		if !strings.Contains(p, "Benchmark") || !strings.Contains(p, "Tasks") {
+			t.Errorf("page %d of the runs table has no header", tablePages)
+		}
+		// A failed run's error stays on the page of its row.
+		for v := 60; v < 120; v++ {
+			if strings.Contains(p, fmt.Sprintf("node %03d lost", v)) != strings.Contains(p, fmt.Sprintf("v%03d", v)) {
+				t.Errorf("page %d of the runs table has the row of v%03d or its error, not both", tablePages, v)
+			}
 		}
 	}
-	if headers < 3 {
-		t.Errorf("the runs table header appears on %d pages, want it on each of the table's 3+ pages", headers)
+	if tablePages < 2 {
+		t.Errorf("the runs table spans %d pages, want a table long enough to span pages", tablePages)
 	}
 	runsSection := text[strings.Index(text, "Failed and invalid runs"):]
 	runsSection = runsSection[:strings.Index(runsSection, "Appendix")]

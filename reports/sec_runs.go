@@ -81,7 +81,18 @@ func (r *Report) runsTable(d *document, idx []int) {
 			c = failedRed
 		}
 		cfg := r.configs.ofRun[run.ID]
-		t.row([]string{
+		msg := ""
+		if failed {
+			msg = r.failureText(run)
+		}
+		// The error is indented to the Job column, under the row it
+		// explains, and on the same page.
+		indent := t.cols[0].width + cellPad
+		after := 0.0
+		if msg != "" {
+			after = 3 + d.paraHeight(contentWidth-indent, msg, sansFamily, "I", smallSize, failureLines)
+		}
+		t.rowKeeping([]string{
 			strconv.FormatInt(run.ID, 10),
 			jobLabel(run),
 			family(run),
@@ -89,19 +100,19 @@ func (r *Report) runsTable(d *document, idx []int) {
 			nodesLabel(run),
 			tasksLabel(run.Tasks),
 			r.stateLabel(run),
-		}, c, nil)
-		if failed {
-			if msg := r.failureText(run); msg != "" {
-				d.y += 1
-				// Indented to the Job column, under the row it explains.
-				indent := t.cols[0].width + cellPad
-				d.paraAt(margin+indent, contentWidth-indent, msg, sansFamily, "I", smallSize, failedRed, 3)
-				d.y += 2
-				d.rule(d.y)
-			}
+		}, c, nil, "", -1, after)
+		if msg != "" {
+			d.y += 1
+			d.paraAt(margin+indent, contentWidth-indent, msg, sansFamily, "I", smallSize, failedRed, failureLines)
+			d.y += 2
+			d.rule(d.y)
 		}
 	}
 }
+
+// failureLines is how many lines of a failed run's error the runs table
+// shows; the appendix has it whole.
+const failureLines = 3
 
 // runsSummary counts the runs per system and benchmark: how many, how
 // they ended, when the first and the last ran.

@@ -4,6 +4,11 @@
 // and the parsing of a kernel's parameters, so that a campaign is checked
 // (package templates) by the very rules the runner applies.
 //
+// It also holds what the matrix kernel shares with the screening of its
+// results: ClusterKit's tolerance rule for suspect links (Tolerance) and
+// the schedules of node pairs (MatrixRounds, SequentialRounds,
+// PackRounds).
+//
 // The runner keeps the run functions, keyed by these names; the campaign
 // reference (docs/campaign.md) and `sbench-runner run --help` are written
 // from this table, and tests hold all three to it.
@@ -16,6 +21,7 @@ package kernels
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,6 +76,11 @@ const (
 	Choice
 	// Seed is an unsigned 64-bit integer.
 	Seed
+	// Factor is a number above 1 (a tolerance's multiple of a minimum).
+	Factor
+	// Fraction is a number between 0 and 1, both excluded (a tolerance's
+	// share of a maximum).
+	Fraction
 )
 
 // String names the kind as the docs do.
@@ -85,6 +96,10 @@ func (k Kind) String() string {
 		return "choice"
 	case Seed:
 		return "unsigned integer"
+	case Factor:
+		return "factor"
+	case Fraction:
+		return "fraction"
 	}
 	return "kind " + strconv.Itoa(int(k))
 }
@@ -108,6 +123,12 @@ const (
 	PlacementHalf  = "half"  // rank i with rank i+n/2 (the default)
 	PlacementIntra = "intra" // pairs within each node
 	PlacementInter = "inter" // node j with node j+m/2, local rank by local rank
+
+	// ScheduleRounds measures the matrix kernel's node pairs n/2 at a time,
+	// in the rounds of a round-robin tournament (the default);
+	// ScheduleSequential one pair at a time.
+	ScheduleRounds     = "rounds"
+	ScheduleSequential = "sequential"
 )
 
 // Defaults that the runner's code needs as numbers too.
@@ -117,6 +138,13 @@ const (
 	// DefaultMatrixWindow is the matrix kernel's: short measurements,
 	// since there are n(n-1) of them.
 	DefaultMatrixWindow = 8
+	// DefaultMatrixRetests is how many times the matrix kernel re-tests
+	// the links its first pass finds outside tolerance, at most: 3
+	// passes of halving length, as ClusterKit re-tests.
+	DefaultMatrixRetests = 3
+	// MaxMatrixRetests: from 100 round trips, the 7th halving is down to
+	// one.
+	MaxMatrixRetests = 10
 	// DefaultStreamArraySize is the stream kernel's elements per array:
 	// 3 arrays of 10M doubles are 240 MB, over 4× the largest L3 caches of
 	// one socket today, as STREAM's rules ask.
@@ -157,7 +185,7 @@ var (
 	pWindow = Param{Name: "window", Kind: Count, Min: 1, Max: MaxWindow, Default: strconv.Itoa(DefaultWindow),
 		Doc: "messages written back to back before the receiver acknowledges"}
 	pPoll = Param{Name: "poll", Kind: Choice, Choices: []string{PollSpin, PollBlock}, Default: PollSpin,
-		Doc: "how ranks wait for data: spin busy-polls up to 50 µs, then sleeps (as MPI libraries poll); block sleeps in the system call (as NPtcp; when ranks outnumber cores)"}
+		Doc: "how ranks wait for data: spin busy-polls up to 50 µs for a message of up to 32 KiB, then sleeps (as MPI libraries poll); block sleeps in the system call (as NPtcp; when ranks outnumber cores)"}
 )
 
 func (p Param) with(def string) Param {
@@ -182,11 +210,19 @@ var table = []Kernel{
 			{Name: "placement", Kind: Choice, Choices: []string{PlacementHalf, PlacementIntra, PlacementInter}, Default: PlacementHalf,
 				Doc: "which ranks pair: half (rank i with i+N/2), intra (pairs within each node) or inter (node j with node j+M/2)"}}},
 	{Name: "matrix", MinRanks: 2, Sizes: noSizes,
-		Measures: "every ordered node pair, one rank per node: latency and bandwidth, for a heatmap",
+		Measures: "every ordered node pair, one rank per node, n/2 pairs at a time: latency and bandwidth, for a heatmap; then re-tests of the links outside tolerance",
 		Params: []Param{
 			{Name: "latency_size", Kind: Size, Default: "8", Doc: "the message size of every pair's latency"},
 			{Name: "bandwidth_size", Kind: Size, Default: "1MiB", Doc: "the message size of every pair's bandwidth"},
-			pIterations, pWarmup, pWindow.with(strconv.Itoa(DefaultMatrixWindow))},
+			pIterations, pWarmup, pWindow.with(strconv.Itoa(DefaultMatrixWindow)),
+			{Name: "schedule", Kind: Choice, Choices: []string{ScheduleRounds, ScheduleSequential}, Default: ScheduleRounds,
+				Doc: "rounds measures n/2 disjoint node pairs at once, n-1 rounds (n for odd n), for a fabric of full bisection; sequential one pair at a time, n(n-1)/2 steps, where concurrent pairs share links"},
+			{Name: "retests", Kind: Count, Min: 0, Max: MaxMatrixRetests, Default: strconv.Itoa(DefaultMatrixRetests),
+				Doc: "re-test passes of the links outside tolerance, each of half the previous pass's round trips and windows, of the links still outside (0: none)"},
+			{Name: "latency_tolerance", Kind: Factor, Default: strconv.FormatFloat(DefaultLatencyFactor, 'g', -1, 64),
+				Doc: "a link is suspect above this many times the first pass's lowest latency (ClusterKit's rule)"},
+			{Name: "bandwidth_tolerance", Kind: Fraction, Default: strconv.FormatFloat(DefaultBandwidthFraction, 'g', -1, 64),
+				Doc: "a link is suspect below this share of the first pass's highest bandwidth (ClusterKit's rule)"}},
 		check: func(p *Params) error {
 			if p.BandwidthSize == 0 {
 				return fmt.Errorf("param bandwidth_size: 0 bytes make no bandwidth")
@@ -293,6 +329,13 @@ type Params struct {
 	// LatencySize and BandwidthSize are the matrix kernel's message sizes.
 	LatencySize   int
 	BandwidthSize int
+	// Schedule is how the matrix kernel orders its node pairs
+	// (ScheduleRounds, ScheduleSequential).
+	Schedule string
+	// Retests is the matrix kernel's re-test passes at most, Tolerance
+	// the rule that picks the links they re-test.
+	Retests   int
+	Tolerance Tolerance
 	// ArraySize is the stream kernel's elements per array.
 	ArraySize int
 	// HPL are the hpl kernel's parameters.
@@ -356,6 +399,7 @@ func Parse(kernel string, params map[string]string) (Params, error) {
 func (par Param) set(p *Params, v string) error {
 	t := strings.TrimSpace(v)
 	var n int
+	var f float64
 	var list []int
 	switch par.Kind {
 	case Count:
@@ -395,6 +439,13 @@ func (par Param) set(p *Params, v string) error {
 		}
 		p.HPL.Seed = s
 		return nil
+	case Factor, Fraction:
+		var err error
+		f, err = strconv.ParseFloat(t, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) ||
+			par.Kind == Factor && !(f > 1) || par.Kind == Fraction && !(f > 0 && f < 1) {
+			return fmt.Errorf("%q is not %s", v, par.value())
+		}
 	}
 	switch par.Name {
 	case "sizes":
@@ -413,6 +464,14 @@ func (par Param) set(p *Params, v string) error {
 		p.LatencySize = n
 	case "bandwidth_size":
 		p.BandwidthSize = n
+	case "schedule":
+		p.Schedule = t
+	case "retests":
+		p.Retests = n
+	case "latency_tolerance":
+		p.Tolerance.LatencyFactor = f
+	case "bandwidth_tolerance":
+		p.Tolerance.BandwidthFraction = f
 	case "array_size":
 		p.ArraySize = n
 	case "n":
@@ -521,6 +580,10 @@ func (p Param) value() string {
 		return orList(p.Choices)
 	case Seed:
 		return "0 to 2^64-1"
+	case Factor:
+		return "a number above 1"
+	case Fraction:
+		return "a number between 0 and 1"
 	}
 	return p.Kind.String()
 }

@@ -72,7 +72,15 @@ func TestParseErrors(t *testing.T) {
 		{"hpl", map[string]string{"seed": "-1"}, `param seed: "-1" is not an unsigned 64-bit integer`},
 		{"hpl", map[string]string{"n": "0"}, `param n: "0" is not an integer from 1 to 1048576`},
 		{"barrier", map[string]string{"sizes": "8"}, `param "sizes": not a parameter of the barrier kernel (known: iterations, warmup)`},
-		{"matrix", map[string]string{"sizes": "8"}, `param "sizes": not a parameter of the matrix kernel (known: bandwidth_size, iterations, latency_size, warmup, window)`},
+		{"matrix", map[string]string{"sizes": "8"}, `param "sizes": not a parameter of the matrix kernel (known: bandwidth_size, bandwidth_tolerance, iterations, latency_size, latency_tolerance, retests, schedule, warmup, window)`},
+		{"matrix", map[string]string{"schedule": "all"}, `param schedule: "all" is not rounds or sequential`},
+		{"matrix", map[string]string{"retests": "11"}, `param retests: "11" is not an integer from 0 to 10`},
+		{"matrix", map[string]string{"latency_tolerance": "1"}, `param latency_tolerance: "1" is not a number above 1`},
+		{"matrix", map[string]string{"latency_tolerance": "Inf"}, `param latency_tolerance: "Inf" is not a number above 1`},
+		{"matrix", map[string]string{"latency_tolerance": "x"}, `param latency_tolerance: "x" is not a number above 1`},
+		{"matrix", map[string]string{"bandwidth_tolerance": "93%"}, `param bandwidth_tolerance: "93%" is not a number between 0 and 1`},
+		{"matrix", map[string]string{"bandwidth_tolerance": "1"}, `param bandwidth_tolerance: "1" is not a number between 0 and 1`},
+		{"matrix", map[string]string{"bandwidth_tolerance": "NaN"}, `param bandwidth_tolerance: "NaN" is not a number between 0 and 1`},
 		{"stream", map[string]string{"window": "2"}, `param "window": not a parameter of the stream kernel (known: array_size, iterations)`},
 	} {
 		_, err := Parse(tt.kernel, tt.params)
@@ -116,6 +124,23 @@ func TestTable(t *testing.T) {
 	}
 	if got := strings.Join(Names(), " "); got != "allreduce alltoall barrier bcast bibw bw hpl latency matrix pairs stream" {
 		t.Errorf("Names() = %s", got)
+	}
+}
+
+// TestParseMatrix: the schedule, the re-tests and ClusterKit's
+// tolerances, by default and set.
+func TestParseMatrix(t *testing.T) {
+	p, err := Parse("matrix", nil)
+	if err != nil || p.Schedule != ScheduleRounds || p.Retests != DefaultMatrixRetests || p.Tolerance != DefaultTolerance() {
+		t.Errorf("defaults: schedule %q, retests %d, tolerance %+v, %v", p.Schedule, p.Retests, p.Tolerance, err)
+	}
+	p, err = Parse("matrix", map[string]string{"schedule": "sequential", "retests": "0", "latency_tolerance": "3", "bandwidth_tolerance": " 0.5"})
+	if err != nil || p.Schedule != ScheduleSequential || p.Retests != 0 || p.Tolerance != (Tolerance{LatencyFactor: 3, BandwidthFraction: 0.5}) {
+		t.Errorf("set: schedule %q, retests %d, tolerance %+v, %v", p.Schedule, p.Retests, p.Tolerance, err)
+	}
+	// Other kernels have no tolerance: the zero value, which Check rejects.
+	if p, _ := Parse("pairs", nil); p.Schedule != "" || p.Tolerance.Check() == nil {
+		t.Errorf("pairs: schedule %q, tolerance %+v", p.Schedule, p.Tolerance)
 	}
 }
 
@@ -176,6 +201,8 @@ func FuzzParse(f *testing.F) {
 		f.Add(k, "sizes", "8-64", "placement", "intra")
 	}
 	f.Add("matrix", "latency_size", "1K", "bandwidth_size", "4M")
+	f.Add("matrix", "latency_tolerance", "1.5", "bandwidth_tolerance", "0.9")
+	f.Add("matrix", "schedule", "sequential", "retests", "0")
 	f.Add("stream", "array_size", "100", "iterations", "3")
 	f.Add("allreduce", "sizes", "12", "warmup", "0")
 	f.Add("hpl", "n", "100", "seed", "7")
@@ -209,6 +236,10 @@ func FuzzParse(f *testing.F) {
 		case "matrix":
 			if p.BandwidthSize < 1 || p.BandwidthSize > MaxMessageSize || p.LatencySize < 0 || p.LatencySize > MaxMessageSize {
 				t.Fatalf("matrix sizes %d %d", p.LatencySize, p.BandwidthSize)
+			}
+			if err := p.Tolerance.Check(); err != nil || p.Retests < 0 || p.Retests > MaxMatrixRetests ||
+				p.Schedule != ScheduleRounds && p.Schedule != ScheduleSequential {
+				t.Fatalf("matrix schedule %q, retests %d, tolerance %+v: %v", p.Schedule, p.Retests, p.Tolerance, err)
 			}
 		case "stream":
 			if p.ArraySize < 1 || p.ArraySize > MaxStreamArraySize || p.Iterations > MaxStreamIterations {

@@ -110,6 +110,14 @@
 // acknowledges each window; bandwidth is bytes over time in MB/s (10^6 bytes
 // per second), and min/max/p50/p99 are over windows. Both set TCP_NODELAY.
 //
+// Every kernel connection between two ranks of one node caps its send
+// buffer at 256 KiB (SO_SNDBUF 128 KiB, which Linux doubles). Over
+// loopback, autotuning lets a streaming sender queue megabytes, more than
+// the cores' caches hold, and the copies into and out of the socket then
+// run from memory: bw cost twice NPtcp's CPU time per byte. Between nodes
+// the buffers stay the kernel's, sized for the link. In spin mode, reads
+// of more than 32 KiB park at once rather than spin (fastio.go).
+//
 // Default repetitions follow OSU's scaling by size, reduced so that a
 // 1 B to 4 MiB sweep over loopback takes a few seconds:
 //
@@ -143,11 +151,12 @@
 //	           j+m/2; a bandwidth sample per pair (tagged intra-node or
 //	           inter-node, from and to), aggregate_bandwidth (the sum) and
 //	           message_rate (messages/s)
-//	matrix     every ordered pair of nodes, one at a time, between the
-//	           lowest ranks of the nodes: matrix_latency at latency_size
-//	           (default 8 B; the median of 100 round trips' halves) and
-//	           matrix_bandwidth at bandwidth_size (default 1 MiB, about
-//	           32 MiB streamed); no x, tags from and to, for a heatmap
+//	matrix     every ordered pair of nodes, between the lowest ranks of
+//	           the nodes: matrix_latency at latency_size (default 8 B; the
+//	           median of 100 round trips' halves) and matrix_bandwidth at
+//	           bandwidth_size (default 1 MiB, about 32 MiB streamed); no
+//	           x, tags from, to, round and schedule, for a heatmap. Then
+//	           re-tests of the links outside tolerance (see below)
 //	barrier    a dissemination barrier (⌈log2 n⌉ rounds)
 //	allreduce  sum of float64 vectors: recursive doubling (any n, as
 //	           MPICH) below 64 KiB, a ring (reduce-scatter, all-gather) above
@@ -180,6 +189,31 @@
 // stream's array_size (default 10M doubles: 3 arrays are 240 MB, over
 // 4× a large L3) and iterations (default 10) follow STREAM; its rate is
 // STREAM's best rate, the first iteration left out, in MB/s (10^6 B/s).
+//
+// # The matrix kernel's rounds and re-tests
+//
+// schedule=rounds (the default) is a round-robin tournament by the
+// circle method (kernels.MatrixRounds): n/2 disjoint node pairs per round, n-1
+// rounds for even n, n for odd n (node r sits out round r), each round
+// after a dissemination barrier of its own participants only; a pair
+// measures a to b, then b to a. schedule=sequential is one pair per
+// round after a barrier of every node, for fabrics where concurrent
+// pairs interfere. The measuring side of each direction keeps its
+// summaries (value, min, max, p50, p99, iterations) and sends them to
+// rank 0 every 64 rounds and at the end of a pass: a few KiB, which the
+// socket buffers hold, so no node waits for rank 0 to read.
+//
+// Rank 0 then judges the pass with package kernels' Tolerance
+// (latency_tolerance, bandwidth_tolerance: ClusterKit's 2.1 and 0.93)
+// and sends the suspect directed links down a binomial tree of the
+// nodes; every node packs them into rounds of disjoint pairs the same way
+// (kernels.PackRounds, a greedy edge colouring) and re-tests them with half the
+// repetitions of the pass before, each pass judged against the first
+// pass's lowest latency and highest bandwidth (JudgeAgainst), up to
+// retests passes (default 3). Re-test samples are
+// matrix_retest_latency and matrix_retest_bandwidth, tagged with their
+// pass. The bundle's params record the schedule, retests and both
+// tolerances.
 //
 // # The exec kernel
 //

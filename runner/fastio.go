@@ -23,9 +23,10 @@ import (
 // peer that stalls fails the run after the I/O timeout, a cancelled run
 // stops at once (spin) or within blockSlice (block).
 const (
-	// PollSpin busy-polls non-blocking reads for up to spinFor, as MPI
-	// libraries poll their progress engine, then parks the goroutine in the
-	// netpoller. Lowest latency; a core busy while waiting. The default.
+	// PollSpin busy-polls non-blocking reads of up to spinMaxBytes for up
+	// to spinFor, as MPI libraries poll their progress engine, then parks
+	// the goroutine in the netpoller; larger reads park at once. Lowest
+	// latency; a core busy while waiting. The default.
 	PollSpin = kernels.PollSpin
 	// PollBlock sleeps in blocking system calls on a locked thread, as
 	// NPtcp does: no core burnt, the scheduler's wake-up in every message.
@@ -39,6 +40,17 @@ const (
 // oversubscribed node (two ranks on one core) from spinning for long
 // against the peer it waits for.
 const spinFor = 50 * time.Microsecond
+
+// spinMaxBytes is the largest read that busy-polls. A larger message
+// arrives over tens of microseconds at least, in pieces, from a sender
+// that keeps the socket filling: a read that spins between the pieces
+// saves one wake-up, a few microseconds, and costs the delivery its CPU
+// and the socket's lock, which every read(2) takes (perf: the spinning
+// reads of bw's receiver were most of its CPU time at 64 KiB). With such
+// reads parking at once, bw's medians over loopback on the loaded 2-core
+// test machine rose 1.1-1.3× from 64 KiB to 2 MiB (5 interleaved rounds,
+// runs varying 2-5× in themselves: see bench/runner-vs-tools.sh).
+const spinMaxBytes = 32 << 10
 
 // blockSlice is how long one blocking system call may sleep before the
 // link looks at its deadline and its context again (SO_RCVTIMEO and
@@ -179,6 +191,9 @@ func (f *fastConn) spinRead(fd uintptr) bool {
 			f.err = eof(f.done)
 			return true
 		case e == syscall.EAGAIN:
+			if len(f.buf) > spinMaxBytes {
+				return false
+			}
 			// Reading the clock costs a tenth of a read: look at it every
 			// few tries only.
 			if spins++; spins&7 != 1 {

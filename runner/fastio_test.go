@@ -328,3 +328,43 @@ func TestKernelPollModes(t *testing.T) {
 		}
 	}
 }
+
+// TestIntraNodeSendBuffer: a kernel connection between two ranks of one
+// node gets the capped send buffer (Linux reports it doubled); one between
+// nodes keeps the kernel's autotuned buffer.
+func TestIntraNodeSendBuffer(t *testing.T) {
+	sndbuf := func(conn *tcp.Conn) int {
+		rc, err := conn.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v int
+		var gerr error
+		rc.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF) })
+		if gerr != nil {
+			t.Fatal(gerr)
+		}
+		return v
+	}
+	for _, tt := range []struct {
+		name    string
+		nodeOf1 int
+		capped  bool
+	}{{"same node", 0, true}, {"other node", 1, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, _ := tcpPair(t)
+			before := sndbuf(a)
+			c := &comm{
+				id:      Identity{Rank: 0, Size: 2, NodeName: "n1", Nodes: []string{"n1", "n2"}, NodeIndex: 0},
+				members: []member{{Rank: 0, Node: "n1", NodeIndex: 0}, {Rank: 1, Node: "n2", NodeIndex: tt.nodeOf1}},
+			}
+			if err := tuneKernelConn(c, a, 1); err != nil {
+				t.Fatal(err)
+			}
+			got := sndbuf(a)
+			if tt.capped && got != 2*intraNodeSendBuffer || !tt.capped && got != before {
+				t.Errorf("send buffer %d (was %d), capped %v", got, before, tt.capped)
+			}
+		})
+	}
+}

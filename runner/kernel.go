@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/sbench/sbench/kernels"
@@ -74,6 +75,11 @@ type testHooks struct {
 	// die, when it returns true, makes the rank drop every connection and
 	// return, as a killed process would.
 	die func(rank, size, iter int) bool
+	// slow delays every measured message rank reads from peer on a
+	// mesh (pingPong, streamWindows) by what it returns: a slow link.
+	// pass is the matrix kernel's (0 first, then the re-test's number; 0
+	// for the other kernels).
+	slow func(rank, peer, pass int) time.Duration
 }
 
 var errDied = errors.New("killed by a test hook")
@@ -220,6 +226,49 @@ func (l *link) read(p []byte) error {
 	return nil
 }
 
+// intraNodeSendBuffer is the send buffer (SO_SNDBUF, which Linux
+// doubles: 256 KiB) of a kernel connection between two ranks of one node.
+// Such a connection runs over loopback, where TCP's autotuning grows the
+// send buffer to tcp_wmem's maximum (4 MiB by default): the receiving
+// side ACKs from its backlog, late, so a streaming sender keeps megabytes
+// queued, more than a core's L2 cache, and every byte is copied into the
+// socket and out again from memory instead of cache. On the project's
+// test machine (2 MiB of L2 per core) bw at 512 KiB cost 360-540 ms of
+// CPU per GB moved, NPtcp's ping-pong, whose one message in flight stays
+// in cache, 180; with this cap 260-320 (perf stat, under load), and bw's
+// median bandwidth rose 2-3.5× from 256 KiB up (bench/runner-vs-tools.sh).
+// 256 KiB still covers loopback's bandwidth-delay product (tens of GB/s ×
+// a few µs); 64 KiB to 1 MiB were tried, 128 KiB did best.
+// Between nodes the buffer stays the kernel's: a real link's
+// bandwidth-delay product is what autotuning sizes it for.
+const intraNodeSendBuffer = 128 << 10
+
+// tuneKernelConn prepares a kernel connection to peer: within a node, the
+// send buffer above.
+func tuneKernelConn(c *comm, conn tcpConn, peer int) error {
+	if !c.sameNode(peer) {
+		return nil
+	}
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return nil // not a socket (a test's pipe): nothing to size
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("kernel connection to %s: %w", c.who(peer), err)
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, intraNodeSendBuffer)
+	}); err != nil {
+		return fmt.Errorf("kernel connection to %s: %w", c.who(peer), err)
+	}
+	if serr != nil {
+		return fmt.Errorf("kernel connection to %s: set its send buffer: %w", c.who(peer), serr)
+	}
+	return nil
+}
+
 // kernelFunc runs one rank's part of a kernel; only rank 0 returns
 // samples, those measured before a failure included.
 type kernelFunc func(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error)
@@ -266,6 +315,9 @@ func runPointToPoint(ctx context.Context, c *comm, p KernelParams, hooks *testHo
 	peer := 1 - c.id.Rank
 	conn, err := c.connect(ctx, peer)
 	if err != nil {
+		return nil, err
+	}
+	if err := tuneKernelConn(c, conn, peer); err != nil {
 		return nil, err
 	}
 	l := newLink(ctx, c, conn, peer)

@@ -37,6 +37,9 @@ type mesh struct {
 	// second (a deadline per message would cost more than a small
 	// message's transfer) and well before the last one expires.
 	refreshEvery time.Duration
+	// pass is the matrix kernel's pass (0 first, then the re-test's
+	// number), for the test hooks.
+	pass int
 }
 
 // openMesh connects this rank to peers, all at once (the higher rank of a
@@ -73,6 +76,9 @@ func openMesh(ctx context.Context, c *comm, kernel string, hooks *testHooks, pee
 				first = res[i].err
 			}
 			continue
+		}
+		if err := tuneKernelConn(c, res[i].conn, p); err != nil && first == nil {
+			first = err
 		}
 		m.links[p] = newPlink(m, res[i].conn, p)
 	}
@@ -119,6 +125,17 @@ func (m *mesh) link(peer int) (*plink, error) {
 // got applies the test hooks to a message just read.
 func (m *mesh) got(size, iter int, buf []byte) error {
 	return m.hooks.apply(m.c, m.rank, size, iter, buf)
+}
+
+// arrived applies the test hooks to a measured message just read from
+// peer: a slow link's delay first.
+func (m *mesh) arrived(peer, size, iter int, buf []byte) error {
+	if m.hooks.slow != nil {
+		if d := m.hooks.slow(m.rank, peer, m.pass); d > 0 {
+			time.Sleep(d)
+		}
+	}
+	return m.got(size, iter, buf)
 }
 
 // at places an error in the sweep, unless it is the run's cause (a signal,
@@ -348,7 +365,7 @@ func (m *mesh) pingPong(peer, size, iters, warm int, initiator bool) ([]time.Dur
 			return times, m.at(size, i, err)
 		}
 		d := time.Since(t0)
-		if err := m.got(size, i, buf); err != nil {
+		if err := m.arrived(peer, size, i, buf); err != nil {
 			return times, err
 		}
 		if err := pat.verify(buf, i, fullCheck(pat.n, i, total)); err != nil {
@@ -411,7 +428,7 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 			if err := l.recv(buf); err != nil {
 				return nil, m.at(size, i, err)
 			}
-			if err := m.got(size, i, buf); err != nil {
+			if err := m.arrived(peer, size, i, buf); err != nil {
 				return nil, err
 			}
 			if err := pat.verify(buf, i, fullCheck(pat.n, i, total)); err != nil {
@@ -471,6 +488,11 @@ func (c *comm) nodeOfRanks() []int {
 		out[r] = mb.NodeIndex
 	}
 	return out
+}
+
+// sameNode reports whether peer runs on this rank's node.
+func (c *comm) sameNode(peer int) bool {
+	return c.members[peer].NodeIndex == c.members[c.id.Rank].NodeIndex
 }
 
 // ranksByNode lists the ranks of each node in rank order, nodes in index

@@ -208,49 +208,6 @@ func TestPairsIntraInter(t *testing.T) {
 	}
 }
 
-func TestMatrix(t *testing.T) {
-	for _, tt := range []struct {
-		nodes        []string
-		tasksPerNode int
-	}{
-		{[]string{"a", "b"}, 1},
-		{[]string{"a", "b"}, 2},
-		{[]string{"n1", "n2", "n3"}, 2},
-		{[]string{"cn01", "cn02", "cn03", "cn04"}, 1},
-		{[]string{"n1", "n2", "n3", "n4"}, 2},
-	} {
-		t.Run(fmt.Sprintf("%d nodes × %d", len(tt.nodes), tt.tasksPerNode), func(t *testing.T) {
-			s := newStep(t, tt.nodes, tt.tasksPerNode, "matrix", map[string]string{"bandwidth_size": "64K", "iterations": "20", "window": "4"})
-			b := runOK(t, s)
-			m := byMetric(b)
-			nn := len(tt.nodes)
-			lat, bw := m["matrix_latency"], m["matrix_bandwidth"]
-			if len(lat) != nn*(nn-1) || len(bw) != nn*(nn-1) || len(b.Samples) != 2*nn*(nn-1) {
-				t.Fatalf("%d latency and %d bandwidth samples, want %d of each", len(lat), len(bw), nn*(nn-1))
-			}
-			checkStats(t, b.Samples)
-			seen := map[string]bool{}
-			for i, s := range lat {
-				if s.X != nil || s.Unit != "us" || s.Iterations != 20 || bw[i].X != nil || bw[i].Unit != "MB/s" {
-					t.Errorf("sample %d: %+v / %+v", i, s, bw[i])
-				}
-				from, to := s.Tags["from"], s.Tags["to"]
-				// The lowest rank of each node measures.
-				if from == to || s.Pair[0] != indexOf(tt.nodes, from)*tt.tasksPerNode || s.Pair[1] != indexOf(tt.nodes, to)*tt.tasksPerNode {
-					t.Errorf("sample %d: pair %v from %s to %s", i, s.Pair, from, to)
-				}
-				if fmt.Sprint(bw[i].Pair) != fmt.Sprint(s.Pair) || bw[i].Tags["from"] != from || bw[i].Tags["to"] != to {
-					t.Errorf("sample %d: bandwidth %v %v, latency %v %v", i, bw[i].Pair, bw[i].Tags, s.Pair, s.Tags)
-				}
-				seen[from+">"+to] = true
-			}
-			if len(seen) != nn*(nn-1) {
-				t.Errorf("%d distinct ordered pairs, want %d", len(seen), nn*(nn-1))
-			}
-		})
-	}
-}
-
 func indexOf(xs []string, x string) int {
 	for i, y := range xs {
 		if x == y {
@@ -265,14 +222,6 @@ func TestAlltoallMemoryLimit(t *testing.T) {
 	b := s.bundle(s.run())
 	want := "param sizes: the alltoall kernel's receive buffer for 2 ranks × 536870912 bytes would take 1024 MiB on every rank, above the limit of 512 MiB; lower the largest size"
 	if b.Status != results.StatusFailed || b.Error != want {
-		t.Errorf("status %s, error %q", b.Status, b.Error)
-	}
-}
-
-func TestMatrixNeedsTwoNodes(t *testing.T) {
-	s := newStep(t, []string{"n1"}, 2, "matrix", nil)
-	b := s.bundle(s.run())
-	if b.Status != results.StatusFailed || b.Error != "the matrix kernel needs ranks on 2 nodes; the step has 1 node" {
 		t.Errorf("status %s, error %q", b.Status, b.Error)
 	}
 }
@@ -573,19 +522,6 @@ func TestKernelRankDies(t *testing.T) {
 func fileExists(path string) bool {
 	_, err := results.ReadFile(path)
 	return err == nil
-}
-
-func TestMatrixCounts(t *testing.T) {
-	p, _ := ParseKernelParams("matrix", nil)
-	li, lw, bwn, bww := matrixCounts(p)
-	// 1 MiB × 8 per window: 4 windows make 32 MiB.
-	if li != 100 || lw != 10 || bwn != 4 || bww != 1 {
-		t.Errorf("counts %d %d %d %d", li, lw, bwn, bww)
-	}
-	p, _ = ParseKernelParams("matrix", map[string]string{"bandwidth_size": "8", "iterations": "7", "warmup": "0"})
-	if li, lw, bwn, _ = matrixCounts(p); li != 7 || lw != 0 || bwn != 100 {
-		t.Errorf("counts %d %d %d", li, lw, bwn)
-	}
 }
 
 func TestMismatchedPlacementFailsTheBootstrap(t *testing.T) {

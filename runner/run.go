@@ -329,6 +329,9 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		if err == nil && cfg.Kernel.Kernel == "hpl" {
 			finishHPL(b)
 		}
+		if cfg.Kernel.Kernel == "matrix" {
+			b.Params = merge(b.Params, matrixParams(cfg.Kernel))
+		}
 		if err != nil {
 			b.Status, b.Error = results.StatusFailed, err.Error()
 		}

@@ -66,7 +66,9 @@ func TestSlurmPairs(t *testing.T) {
 	}
 }
 
-// TestSlurmMatrix: the lowest rank of n1 and of n2 measure both ways.
+// TestSlurmMatrix: the lowest rank of n1 and of n2 measure both ways, in
+// the one round of 2 nodes; the bundle names the tolerance its re-tests
+// (if any) were judged by.
 func TestSlurmMatrix(t *testing.T) {
 	b := slurmKernel(t, "matrix", "bandwidth_size=256K", "iterations=50")
 	m := byMetric(b)
@@ -76,9 +78,13 @@ func TestSlurmMatrix(t *testing.T) {
 	}
 	for i, want := range []struct{ pair, from, to string }{{"[0 2]", "n1", "n2"}, {"[2 0]", "n2", "n1"}} {
 		for _, s := range []results.Sample{lat[i], bw[i]} {
-			if fmt.Sprint(s.Pair) != want.pair || s.Tags["from"] != want.from || s.Tags["to"] != want.to || !(s.Value > 0) {
+			if fmt.Sprint(s.Pair) != want.pair || s.Tags["from"] != want.from || s.Tags["to"] != want.to ||
+				s.Tags["round"] != "1" || s.Tags["schedule"] != "rounds" || !(s.Value > 0) {
 				t.Errorf("%s sample %d: %+v", s.Metric, i, s)
 			}
 		}
+	}
+	if b.Params["schedule"] != "rounds" || b.Params["retests"] != "3" || b.Params["latency_tolerance"] != "2.1" || b.Params["bandwidth_tolerance"] != "0.93" {
+		t.Errorf("params %v", b.Params)
 	}
 }

@@ -86,7 +86,7 @@ func TestAttribution(t *testing.T) {
 	}{
 		{"clean", fleet.Spec{Nodes: 16}, "", ""},
 		{"slow node", fleet.Spec{Nodes: 16, SlowNodes: []string{"n5"}}, "node n5", "n5"},
-		{"two slow nodes of four", fleet.Spec{Nodes: 4, SlowNodes: []string{"n1", "n2"}, NoReference: true}, "node n2, node n1", "n1,n2"},
+		{"two slow nodes of four", fleet.Spec{Nodes: 4, SlowNodes: []string{"n1", "n2"}, NoReference: true}, "node n1, node n2", "n1,n2"},
 		{"slow sender", fleet.Spec{Nodes: 16, SlowSenders: []string{"n7"}}, "one-way n7→*", ""},
 		{"one direction of a pair", fleet.Spec{Nodes: 16, BadLinks: [][2]string{{"n2", "n9"}}}, "link n2→n9", ""},
 		{"both directions of a pair", fleet.Spec{Nodes: 16, BadLinks: [][2]string{{"n9", "n2"}, {"n2", "n9"}}}, "link n2↔n9", ""},

@@ -494,8 +494,13 @@ func kernelsHelp() string {
 // table.
 func paramsHelp() string {
 	var b strings.Builder
-	for _, p := range kernels.ParamDocs() {
-		b.WriteString(hangingIndent(fmt.Sprintf("  %-15s ", p.Name), p.Value+"; "+strings.Join(p.Kernels, ", ")+": "+p.Doc, 80))
+	docs := kernels.ParamDocs()
+	width := 0
+	for _, p := range docs {
+		width = max(width, len(p.Name))
+	}
+	for _, p := range docs {
+		b.WriteString(hangingIndent(fmt.Sprintf("  %-*s ", width, p.Name), p.Value+"; "+strings.Join(p.Kernels, ", ")+": "+p.Doc, 80))
 	}
 	return b.String()
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
 )
 
@@ -129,7 +130,7 @@ func Bundles(s Spec) []*results.Bundle {
 		return [2]time.Time{start, t}
 	}
 
-	// The matrix, in the rounds of a round-robin schedule.
+	// The matrix, in the rounds of the runner's round-robin schedule.
 	mb := s.bundle("matrix", "matrix", nodes, next(time.Duration(s.Nodes)*time.Second))
 	mb.Params = map[string]string{"latency_size": "8", "bandwidth_size": "1MiB",
 		"latency_tolerance": "2.1", "bandwidth_tolerance": "0.93"}
@@ -138,7 +139,7 @@ func Bundles(s Spec) []*results.Bundle {
 		rank[n] = i
 	}
 	suspects := map[[2]string]bool{}
-	for r, round := range rounds(len(nodes)) {
+	for r, round := range kernels.MatrixRounds(len(nodes)) {
 		for _, p := range round {
 			for _, dir := range [][2]int{{p[0], p[1]}, {p[1], p[0]}} {
 				a, b := nodes[dir[0]], nodes[dir[1]]
@@ -270,31 +271,6 @@ func (s Spec) host(n string, rank int) results.Host {
 		}
 	}
 	return h
-}
-
-// rounds is the round-robin schedule of n nodes (the circle method): n−1
-// rounds of n/2 disjoint pairs for even n, n rounds for odd n (one node
-// rests each round). Every unordered pair comes once.
-func rounds(n int) [][][2]int {
-	m := n
-	if m%2 == 1 {
-		m++ // a dummy node: its partner rests
-	}
-	var out [][][2]int
-	for r := 0; r < m-1; r++ {
-		var round [][2]int
-		for i := 0; i < m/2; i++ {
-			a, b := (r+i)%(m-1), (r+m-1-i)%(m-1)
-			if i == 0 {
-				b = m - 1
-			}
-			if a < n && b < n {
-				round = append(round, [2]int{a, b})
-			}
-		}
-		out = append(out, round)
-	}
-	return out
 }
 
 func round3(v float64) float64 {

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sbench/sbench/results"
 )
 
 func TestArchiveExportImport(t *testing.T) {
@@ -100,4 +105,69 @@ func mustExport(t *testing.T, db, path string) string {
 	t.Helper()
 	mustSbench(t, 0, "archive", "export", "--db", db, "--label", "run=b", "-o", path)
 	return path
+}
+
+// TestArchiveImportRefusesCutFiles: an archive file cut short or
+// corrupted after more runs than an import stores at a time — gzipped or
+// plain, mid-line — is refused whole: the archive keeps the runs it had
+// and none of the file's, and the error names the file.
+func TestArchiveImportRefusesCutFiles(t *testing.T) {
+	dir := t.TempDir()
+	bundles := filepath.Join(dir, "bundles")
+	os.Mkdir(bundles, 0o755)
+	const n = 600 // more than two of the importer's batches
+	for i := range n {
+		b := results.New()
+		b.Campaign, b.Variant = "nightly", fmt.Sprintf("v%03d", i)
+		b.Job = results.Job{ID: fmt.Sprint(1000 + i), Step: "0", Nodes: []string{"n01", "n02"}, Tasks: 2}
+		b.Benchmark = results.Benchmark{Name: "osu_bw", Kind: "tool", Tool: "osu_bw"}
+		for x := 1; x <= 1<<20; x <<= 4 {
+			b.Samples = append(b.Samples, results.Sample{Metric: "bandwidth", Unit: results.UnitMBps, X: results.F(float64(x)), XUnit: results.UnitBytes, Value: float64(x%997 + i)})
+		}
+		if err := results.WriteFile(filepath.Join(bundles, fmt.Sprintf("%03d.json", i)), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := filepath.Join(dir, "src.db")
+	mustSbench(t, 0, "ingest", "--db", src, bundles)
+	plain, gz := filepath.Join(dir, "all.sbench"), filepath.Join(dir, "all.sbench.gz")
+	mustSbench(t, 0, "archive", "export", "--db", src, "-o", plain)
+	mustSbench(t, 0, "archive", "export", "--db", src, "-o", gz)
+	plainData, _ := os.ReadFile(plain)
+	gzData, _ := os.ReadFile(gz)
+	// Past the first two batches: those were stored before the cut shows.
+	cut := bytes.Index(plainData, []byte(`"v550"`))
+	if cut < 0 {
+		t.Fatal("run v550 is not in the export")
+	}
+	corrupt := slices.Clone(gzData)
+	corrupt[len(corrupt)*3/4] ^= 0xff
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"plain cut mid-line", plainData[:cut]},
+		{"plain cut at a line's end", plainData[:bytes.LastIndexByte(plainData[:cut], '\n')+1]},
+		{"gzip cut", gzData[:len(gzData)*3/4]},
+		{"gzip without its trailer", gzData[:len(gzData)-4]},
+		{"gzip corrupt", corrupt},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := twoSystems(t)
+			path := filepath.Join(t.TempDir(), "cut.sbench")
+			os.WriteFile(path, c.data, 0o644)
+			_, stderr := mustSbench(t, 2, "archive", "import", "--db", db, path)
+			if !strings.Contains(stderr, "cut.sbench") {
+				t.Errorf("the error does not name the file: %s", stderr)
+			}
+			if out, _ := mustSbench(t, 0, "runs", "--db", db, "--json"); strings.Count(out, `"id":`) != 4 {
+				t.Errorf("after a refused import the archive has %d runs, want its 4:\n%.300s", strings.Count(out, `"id":`), out)
+			}
+		})
+	}
+	// The whole file goes in.
+	db := twoSystems(t)
+	if out, _ := mustSbench(t, 0, "archive", "import", "--db", db, gz); !strings.Contains(out, fmt.Sprint(n)) {
+		t.Errorf("import of the whole file: %s", out)
+	}
 }

@@ -326,3 +326,30 @@ func TestRefusesForeignDirectory(t *testing.T) {
 		t.Errorf("broken manifest: %v", err)
 	}
 }
+
+// TestClustersFromSlurm: runs the runner recorded on Slurm clusters,
+// given no system label, are told apart by the cluster each came from
+// (SLURM_CLUSTER_NAME), as one archive of a site's clusters holds them.
+func TestClustersFromSlurm(t *testing.T) {
+	db, err := store.Open(filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	bs := synth.All(spec)
+	for _, b := range bs {
+		b.Job.Cluster = b.Labels["system"]
+		delete(b.Labels, "system")
+	}
+	if _, err := db.Ingest(context.Background(), "synth", bs); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "site")
+	if st := build(t, db, dir); st.Histories != 8 {
+		t.Errorf("%d histories, want 8 (2 clusters × 2 benchmarks × 2 configurations)", st.Histories)
+	}
+	index := read(t, filepath.Join(dir, "index.html"))
+	if !strings.Contains(index, "<th>alpha</th><th>beta</th>") || strings.Contains(index, "(no system)") {
+		t.Errorf("the index does not have a column per cluster:\n%.2000s", index)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sbench/sbench/results"
 )
@@ -113,32 +114,17 @@ func mustExport(t *testing.T, db, path string) string {
 // and none of the file's, and the error names the file.
 func TestArchiveImportRefusesCutFiles(t *testing.T) {
 	dir := t.TempDir()
-	bundles := filepath.Join(dir, "bundles")
-	os.Mkdir(bundles, 0o755)
 	const n = 600 // more than two of the importer's batches
-	for i := range n {
-		b := results.New()
-		b.Campaign, b.Variant = "nightly", fmt.Sprintf("v%03d", i)
-		b.Job = results.Job{ID: fmt.Sprint(1000 + i), Step: "0", Nodes: []string{"n01", "n02"}, Tasks: 2}
-		b.Benchmark = results.Benchmark{Name: "osu_bw", Kind: "tool", Tool: "osu_bw"}
-		for x := 1; x <= 1<<20; x <<= 4 {
-			b.Samples = append(b.Samples, results.Sample{Metric: "bandwidth", Unit: results.UnitMBps, X: results.F(float64(x)), XUnit: results.UnitBytes, Value: float64(x%997 + i)})
-		}
-		if err := results.WriteFile(filepath.Join(bundles, fmt.Sprintf("%03d.json", i)), b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	src := filepath.Join(dir, "src.db")
-	mustSbench(t, 0, "ingest", "--db", src, bundles)
+	src := manyRuns(t, n, 6)
 	plain, gz := filepath.Join(dir, "all.sbench"), filepath.Join(dir, "all.sbench.gz")
 	mustSbench(t, 0, "archive", "export", "--db", src, "-o", plain)
 	mustSbench(t, 0, "archive", "export", "--db", src, "-o", gz)
 	plainData, _ := os.ReadFile(plain)
 	gzData, _ := os.ReadFile(gz)
 	// Past the first two batches: those were stored before the cut shows.
-	cut := bytes.Index(plainData, []byte(`"v550"`))
+	cut := bytes.Index(plainData, []byte(`"id":"1550"`))
 	if cut < 0 {
-		t.Fatal("run v550 is not in the export")
+		t.Fatal("the run of job 1550 is not in the export")
 	}
 	corrupt := slices.Clone(gzData)
 	corrupt[len(corrupt)*3/4] ^= 0xff
@@ -170,4 +156,32 @@ func TestArchiveImportRefusesCutFiles(t *testing.T) {
 	if out, _ := mustSbench(t, 0, "archive", "import", "--db", db, gz); !strings.Contains(out, fmt.Sprint(n)) {
 		t.Errorf("import of the whole file: %s", out)
 	}
+}
+
+// manyRuns is a new archive of n osu_bw runs (one job each, of four
+// configurations) of points message sizes each.
+func manyRuns(t *testing.T, n, points int) string {
+	t.Helper()
+	dir := t.TempDir()
+	bundles := filepath.Join(dir, "bundles")
+	os.Mkdir(bundles, 0o755)
+	for i := range n {
+		b := results.New()
+		b.Campaign, b.Variant = "nightly", fmt.Sprintf("v%d", i%4)
+		b.Job = results.Job{ID: fmt.Sprint(1000 + i), Step: "0", Nodes: []string{"n01", "n02"}, Tasks: 2}
+		b.Start = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
+		b.End = b.Start.Add(time.Minute)
+		b.Benchmark = results.Benchmark{Name: "osu_bw", Kind: "tool", Tool: "osu_bw"}
+		for p := range points {
+			x := float64(int64(1) << (p % 23))
+			b.Samples = append(b.Samples, results.Sample{Metric: "bandwidth", Unit: results.UnitMBps, X: results.F(x), XUnit: results.UnitBytes,
+				Value: 12000*x/(x+8192) + float64(i%7)})
+		}
+		if err := results.WriteFile(filepath.Join(bundles, fmt.Sprintf("%04d.json", i)), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "src.db")
+	mustSbench(t, 0, "ingest", "--db", db, bundles)
+	return db
 }

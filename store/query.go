@@ -450,13 +450,24 @@ type SampleOptions struct {
 func (db *DB) EachSample(ctx context.Context, f Filter, o SampleOptions, fn func(Sample) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	const batch = 512
-	batches := make(chan []Sample, 4)
+	const batch, ahead = 512, 4
+	batches := make(chan []Sample, ahead)
+	// The batches fn is done with come back to be filled again: a year of
+	// samples is then read through a few batches, not as much garbage.
+	free := make(chan []Sample, ahead+2)
 	read := make(chan error, 1)
 	go func() {
 		defer close(batches)
 		read <- db.walk(ctx, "samples", func(tx *sql.Tx, _ *error) error {
-			buf := make([]Sample, 0, batch)
+			next := func() []Sample {
+				select {
+				case b := <-free:
+					return b[:0]
+				default:
+					return make([]Sample, 0, batch)
+				}
+			}
+			buf := next()
 			// No ORDER BY: whichever table SQLite reads first, a run's
 			// samples come together in their primary key's order (run,
 			// position in the bundle).
@@ -468,7 +479,7 @@ func (db *DB) EachSample(ctx context.Context, f Filter, o SampleOptions, fn func
 					case <-ctx.Done():
 						return ctx.Err()
 					}
-					buf = make([]Sample, 0, batch)
+					buf = next()
 				}
 				return nil
 			})
@@ -492,6 +503,12 @@ func (db *DB) EachSample(ctx context.Context, f Filter, o SampleOptions, fn func
 				cancel()
 				break
 			}
+		}
+		// fn had each sample by value: nothing of the batch is its.
+		clear(b)
+		select {
+		case free <- b:
+		default:
 		}
 	}
 	err := <-read
@@ -568,13 +585,14 @@ func decodeSamples(rows *sql.Rows, stats bool, in interner, fn func(Sample) erro
 	if stats {
 		dst = append(dst, &lo, &hi, &p50, &p99, &s.Iterations, &s.Repeat)
 	}
-	// Consecutive samples mostly share their metric, unit and x unit, and
-	// a matrix kernel's latency and bandwidth of one pair their tags: the
-	// last ones are kept decoded. (Tags maps may so be shared between
-	// samples: they are read-only.)
+	// Consecutive samples mostly share their metric, unit and x unit: the
+	// last ones are kept decoded. The tags of a node pair come back in
+	// every run that measured the pair (and a matrix kernel's latency and
+	// bandwidth of a pair share them): those seen lately are kept decoded,
+	// at most tagMapsKept. (Tags maps are so shared between samples: they
+	// are read-only.)
 	var last [3]string
-	var lastTags []byte
-	var lastTagMap map[string]string
+	tagMaps := map[string]map[string]string{}
 	str := func(i int, b []byte) string {
 		if string(b) != last[i] {
 			last[i] = in.get(b)
@@ -592,12 +610,19 @@ func decodeSamples(rows *sql.Rows, stats bool, in interner, fn func(Sample) erro
 		if s.Pair, err = decodeInts(pair); err != nil {
 			return fmt.Errorf("run %d: sample pair: %w", s.RunID, err)
 		}
-		if tags != nil && lastTags != nil && bytes.Equal(tags, lastTags) {
-			s.Tags = lastTagMap
-		} else if s.Tags, err = in.decodeTags(tags); err != nil {
-			return fmt.Errorf("run %d: sample tags: %w", s.RunID, err)
-		} else {
-			lastTags, lastTagMap = append(lastTags[:0], tags...), s.Tags
+		switch m, seen := tagMaps[string(tags)]; {
+		case tags == nil:
+			s.Tags = nil
+		case seen:
+			s.Tags = m
+		default:
+			if s.Tags, err = in.decodeTags(tags); err != nil {
+				return fmt.Errorf("run %d: sample tags: %w", s.RunID, err)
+			}
+			if len(tagMaps) == tagMapsKept {
+				clear(tagMaps)
+			}
+			tagMaps[string(tags)] = s.Tags
 		}
 		if err := fn(s); err != nil {
 			return err
@@ -605,6 +630,10 @@ func decodeSamples(rows *sql.Rows, stats bool, in interner, fn func(Sample) erro
 	}
 	return rows.Err()
 }
+
+// tagMapsKept is how many decoded tag sets decodeSamples keeps: the node
+// pairs of a large cluster's matrix, at a few hundred bytes each.
+const tagMapsKept = 4096
 
 // setFloats sets a sample's optional figures, the present ones sharing
 // one allocation.

@@ -426,3 +426,36 @@ func TestEachSample(t *testing.T) {
 		t.Errorf("cancelled walk: %v", err)
 	}
 }
+
+// TestEachSampleTags: each sample has its own tags, as ingested, though
+// the reader keeps recent tag sets decoded and shares them — the last
+// one, the ones seen lately, none once more than it keeps were seen.
+func TestEachSampleTags(t *testing.T) {
+	db := openTemp(t)
+	b := osuBundle("acc", "ib", "1", 0)
+	n := tagMapsKept + 300
+	for i := range 2 * n {
+		s := results.Sample{Metric: "bandwidth", Unit: results.UnitMBps, Value: float64(i + 1)}
+		switch {
+		case i%5 == 0: // none
+		case i%5 == 1 && i > 5: // as the one before the last
+			s.Tags = b.Samples[i-2].Tags
+		default: // a pair of many, each coming back n samples later
+			j := i % n
+			s.Tags = map[string]string{"from": fmt.Sprintf("n%d", j/64), "to": fmt.Sprintf("n%d", j%64), "placement": "inter-node"}
+		}
+		b.Samples = append(b.Samples, s)
+	}
+	ingest(t, db, "a.json", b)
+	i := 0
+	err := db.EachSample(context.Background(), Filter{}, SampleOptions{}, func(s Sample) error {
+		if want := b.Samples[i].Tags; s.Value != b.Samples[i].Value || !reflect.DeepEqual(s.Tags, want) {
+			t.Fatalf("sample %d: value %v tags %v, want %v %v", i, s.Value, s.Tags, b.Samples[i].Value, want)
+		}
+		i++
+		return nil
+	})
+	if err != nil || i != len(b.Samples) {
+		t.Fatalf("%d samples of %d, %v", i, len(b.Samples), err)
+	}
+}

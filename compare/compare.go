@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/sbench/sbench/results"
@@ -94,28 +93,6 @@ func load(ctx context.Context, db *store.DB, name, what string, f store.Filter, 
 	return s, nil
 }
 
-// Compare resolves two selectors against the archive and compares their
-// runs: the whole of "sbench compare" but the printing. A run both select
-// is compared on the old side only (see Build).
-func Compare(ctx context.Context, db *store.DB, old, new Selector, o Options) (*Result, error) {
-	var sides [2]Side
-	oldRuns := map[int64]bool{}
-	for i, sel := range []Selector{old, new} {
-		f, err := sel.Filter(ctx, db)
-		if err != nil {
-			return nil, err
-		}
-		f = f.And(o.Filter)
-		if sides[i], err = load(ctx, db, sel.String(), "selector "+sel.String(), f, oldRuns); err != nil {
-			return nil, err
-		}
-		for _, r := range sides[i].Runs {
-			oldRuns[r.ID] = true
-		}
-	}
-	return Build(sides[0], sides[1], o)
-}
-
 // Change is the verdict on one row.
 type Change string
 
@@ -134,7 +111,7 @@ const (
 )
 
 // Result is a comparison: one table per benchmark, metric and
-// configuration, one row per x (message size, rank count).
+// configuration, one row per x (message size, rank count) and node pair.
 type Result struct {
 	Old       SideInfo `json:"old"`
 	New       SideInfo `json:"new"`
@@ -174,13 +151,19 @@ type Table struct {
 	// (ToolLabel), when rows are matched by metric family.
 	OldTools []string `json:"old_tools,omitempty"`
 	NewTools []string `json:"new_tools,omitempty"`
+	// Pairs is set when the rows are node pairs (the matrix and pairs
+	// kernels, a tool run on each pair): one table per metric and
+	// configuration, a row per pair and size, and this summary line.
+	Pairs *PairSummary `json:"pairs,omitempty"`
 }
 
 // Row compares the values at one x.
 type Row struct {
-	X   *float64 `json:"x,omitempty"`
-	Old *Summary `json:"old,omitempty"`
-	New *Summary `json:"new,omitempty"`
+	// Pair is the node pair of a table whose rows are pairs (Table.Pairs).
+	Pair *PairID  `json:"pair,omitempty"`
+	X    *float64 `json:"x,omitempty"`
+	Old  *Summary `json:"old,omitempty"`
+	New  *Summary `json:"new,omitempty"`
 	// Delta is (new − old) / old of the medians, a fraction.
 	Delta *float64 `json:"delta,omitempty"`
 	// P is the Mann-Whitney p-value; absent when there are too few
@@ -212,7 +195,9 @@ type GeoMean struct {
 	Rows  int     `json:"rows"`
 }
 
-// Count returns how many rows of all tables have verdict c.
+// Count returns how many rows of all tables have verdict c: the rows of
+// node pairs, or when the sides share no pair, the rows comparing their
+// pairs taken together (PairSummary.Judges).
 func (r *Result) Count(c Change) int {
 	n := 0
 	for _, t := range r.Tables {
@@ -221,152 +206,19 @@ func (r *Result) Count(c Change) int {
 				n++
 			}
 		}
+		if t.Pairs.Judges() {
+			for _, row := range t.Pairs.All {
+				if row.Change == c {
+					n++
+				}
+			}
+		}
 	}
 	return n
 }
 
 // Regressions returns how many rows got worse beyond the threshold.
 func (r *Result) Regressions() int { return r.Count(Worse) }
-
-// point is one value to compare.
-type point struct {
-	side   int
-	run    *store.Run
-	family string // benchmark, metric, unit
-	extra  string // tags, pair, x unit
-	x      *float64
-	value  float64
-
-	benchmark, metric, unit, xunit string
-	extraParts                     []string
-	// tool is what measured the value (ToolLabel), when rows are matched
-	// by family.
-	tool string
-}
-
-// Build compares two sides. Every sample (and every scalar whose unit has a
-// direction, such as HPL's Gflops) of the ok runs is matched with those of
-// the other side that have the same benchmark, metric, unit, x, tags and
-// rank pair, and the same configuration — except the settings that tell
-// the two sides apart (see configKeys).
-func Build(old, new Side, o Options) (*Result, error) {
-	if o.Alpha <= 0 || o.Alpha >= 1 {
-		o.Alpha = 0.05
-	}
-	if o.Threshold < 0 {
-		o.Threshold = 0
-	}
-	res := &Result{Old: SideInfo{Name: old.Name}, New: SideInfo{Name: new.Name}, Threshold: o.Threshold, Alpha: o.Alpha}
-	// A run both sides select (baseline:X against the campaign the
-	// baseline's runs belong to) would be compared with itself: it is the
-	// old side's.
-	inOld := map[int64]bool{}
-	for _, r := range old.Runs {
-		inOld[r.ID] = true
-	}
-	var shared []int64
-	newRuns := make([]store.Run, 0, len(new.Runs))
-	for _, r := range new.Runs {
-		if inOld[r.ID] {
-			shared = append(shared, r.ID)
-			continue
-		}
-		newRuns = append(newRuns, r)
-	}
-	if len(shared) > 0 {
-		if len(newRuns) == 0 {
-			return nil, fmt.Errorf("every run %s selects is selected by %s too (%s), and a run selected by both sides is compared on the old side only: %w",
-				new.Name, old.Name, runList(shared), ErrNoData)
-		}
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s selected by both sides: compared on the old side (%s) only", capitalRuns(shared), old.Name))
-		new.Runs = newRuns
-	}
-	var pts []point
-	for i, s := range []Side{old, new} {
-		info := &res.Old
-		if i == 1 {
-			info = &res.New
-		}
-		ok := map[int64]*store.Run{}
-		notOK := map[results.Status][]int64{}
-		for j := range s.Runs {
-			r := &s.Runs[j]
-			if r.Status != results.StatusOK {
-				info.Excluded = append(info.Excluded, r.ID)
-				notOK[r.Status] = append(notOK[r.Status], r.ID)
-				continue
-			}
-			ok[r.ID] = r
-			info.Runs = append(info.Runs, r.ID)
-		}
-		if len(notOK) > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s left out, only ok runs are compared", s.Name, statusRuns(notOK)))
-		}
-		for _, smp := range s.Samples {
-			r := ok[smp.RunID]
-			if r == nil || !wanted(o, r.Benchmark, smp.Metric) {
-				continue
-			}
-			pts = append(pts, samplePoint(i, r, smp, o.Families))
-		}
-		sampled := map[string]bool{}
-		for _, smp := range s.Samples {
-			sampled[fmt.Sprint(smp.RunID, "\x00", smp.Metric, "\x00", smp.Unit)] = true
-		}
-		for _, sc := range s.Scalars {
-			r := ok[sc.RunID]
-			// A scalar that repeats a sample of its run (HPL's Gflops)
-			// is not a repeat of it.
-			if r == nil || results.BetterFor(sc.Unit) == results.BetterUnknown || !wanted(o, r.Benchmark, sc.Name) ||
-				sampled[fmt.Sprint(sc.RunID, "\x00", sc.Name, "\x00", sc.Unit)] {
-				continue
-			}
-			pts = append(pts, point{side: i, run: r, family: r.Benchmark + "\x00" + sc.Name + "\x00" + sc.Unit,
-				value: sc.Value, benchmark: r.Benchmark, metric: sc.Name, unit: sc.Unit})
-		}
-	}
-	for _, info := range []SideInfo{res.Old, res.New} {
-		if len(info.Runs) == 0 {
-			return nil, fmt.Errorf("%s: no ok runs: %w", info.Name, ErrNoData)
-		}
-	}
-	res.Tables = buildTables(pts, o)
-	both := 0
-	for _, t := range res.Tables {
-		for _, r := range t.Rows {
-			if r.Change != Missing {
-				both++
-			}
-		}
-	}
-	if both == 0 {
-		return nil, fmt.Errorf("%s: %w", nothingInCommon(old, new, o), ErrNoData)
-	}
-	for _, t := range res.Tables {
-		for i, tools := range [][]string{t.OldTools, t.NewTools} {
-			if len(tools) > 1 {
-				name := []string{old.Name, new.Name}[i]
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s pools the values of %d tools (%s): select one per side to compare them",
-					t.title(), name, len(tools), strings.Join(tools, "; ")))
-			}
-		}
-	}
-	for _, t := range res.Tables {
-		var onlyOld, onlyNew int
-		for _, r := range t.Rows {
-			switch {
-			case r.Change == Missing && r.Old != nil:
-				onlyOld++
-			case r.Change == Missing:
-				onlyNew++
-			}
-		}
-		if onlyOld+onlyNew > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d row(s) only in %s, %d only in %s", t.title(), onlyOld, old.Name, onlyNew, new.Name))
-		}
-	}
-	return res, nil
-}
 
 // wanted reports whether a metric of a benchmark is compared. A copy of a
 // figure in the tool's own unit (results.AltUnitMetric: IMB's
@@ -378,32 +230,6 @@ func wanted(o Options, benchmark, metric string) bool {
 	}
 	return (len(o.Benchmarks) == 0 || slices.Contains(o.Benchmarks, benchmark)) &&
 		(len(o.Metrics) == 0 || slices.Contains(o.Metrics, metric))
-}
-
-func samplePoint(side int, r *store.Run, s store.Sample, families bool) point {
-	p := point{side: side, run: r, x: s.X, value: s.Value,
-		benchmark: r.Benchmark, metric: s.Metric, unit: s.Unit, xunit: s.XUnit}
-	if fam := MetricFamily(r, s.Metric, s.XUnit); families && s.X != nil && fam != "" {
-		p.benchmark, p.tool = fam, ToolLabel(r)
-		// Ranks 0 and 1 are the pair of every two-rank measurement, said
-		// by some tools and not by others: not a reason to keep them apart.
-		if slices.Equal(s.Pair, []int{0, 1}) {
-			s.Pair = nil
-		}
-	}
-	p.family = p.benchmark + "\x00" + s.Metric + "\x00" + s.Unit
-	for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
-		p.extraParts = append(p.extraParts, k+"="+s.Tags[k])
-	}
-	if len(s.Pair) > 0 {
-		ranks := make([]string, len(s.Pair))
-		for i, v := range s.Pair {
-			ranks[i] = strconv.Itoa(v)
-		}
-		p.extraParts = append(p.extraParts, "pair="+strings.Join(ranks, ":"))
-	}
-	p.extra = strings.Join(p.extraParts, "\x00") + "\x00" + s.XUnit
-	return p
 }
 
 // runConfig is what identifies a run's configuration (store.ConfigOf),
@@ -420,14 +246,15 @@ func runConfig(r *store.Run) map[string]string {
 	return c
 }
 
-// configKeys returns the configuration keys that split a family's rows: a
+// configKeys returns the configuration keys that split a family's rows,
+// from the configurations of the runs each side measured it with: a
 // key whose values on the old side and on the new side have none in common
 // is what the comparison is about (fabric=ib against fabric=eth, run=a
 // against run=b, a section named after the transport) and is ignored; a key
 // that varies on both sides with shared values (ntasks_per_node=1 and 2 on
 // each) makes separate tables. Keys with one value across both sides split
 // nothing and are left out too.
-func configKeys(runs [2]map[int64]map[string]string) []string {
+func configKeys(runs [2][]map[string]string) []string {
 	keys := map[string]bool{}
 	for _, side := range runs {
 		for _, c := range side {
@@ -469,101 +296,6 @@ func configKeys(runs [2]map[int64]map[string]string) []string {
 func displayKey(k string) string {
 	_, name, _ := strings.Cut(k, "\x00")
 	return name
-}
-
-type tableAcc struct {
-	t     Table
-	rows  map[string]*rowAcc
-	tools [2]map[string]bool
-}
-
-type rowAcc struct {
-	x    *float64
-	vals [2][]float64
-}
-
-func buildTables(pts []point, o Options) []Table {
-	// Configuration of the runs involved in each family, by side.
-	famRuns := map[string]*[2]map[int64]map[string]string{}
-	for _, p := range pts {
-		fr := famRuns[p.family]
-		if fr == nil {
-			fr = &[2]map[int64]map[string]string{{}, {}}
-			famRuns[p.family] = fr
-		}
-		if _, ok := fr[p.side][p.run.ID]; !ok {
-			fr[p.side][p.run.ID] = runConfig(p.run)
-		}
-	}
-	famKeys := map[string][]string{}
-	for f, fr := range famRuns {
-		famKeys[f] = configKeys(*fr)
-	}
-	tables := map[string]*tableAcc{}
-	for _, p := range pts {
-		cfg := famRuns[p.family][p.side][p.run.ID]
-		var parts []string
-		for _, k := range famKeys[p.family] {
-			parts = append(parts, displayKey(k)+"="+cfg[k])
-		}
-		parts = append(parts, p.extraParts...)
-		slices.Sort(parts)
-		tkey := p.family + "\x00" + strings.Join(parts, "\x00") + "\x00" + p.extra
-		ta := tables[tkey]
-		if ta == nil {
-			ta = &tableAcc{t: Table{Benchmark: p.benchmark, Metric: p.metric, Unit: p.unit, XUnit: p.xunit,
-				Better: betterName(results.BetterFor(p.unit)), Config: parts}, rows: map[string]*rowAcc{}}
-			tables[tkey] = ta
-		}
-		rkey := "none"
-		if p.x != nil {
-			rkey = strconv.FormatFloat(*p.x, 'g', -1, 64)
-		}
-		ra := ta.rows[rkey]
-		if ra == nil {
-			ra = &rowAcc{x: p.x}
-			ta.rows[rkey] = ra
-		}
-		ra.vals[p.side] = append(ra.vals[p.side], p.value)
-		if p.tool != "" {
-			if ta.tools[p.side] == nil {
-				ta.tools[p.side] = map[string]bool{}
-			}
-			ta.tools[p.side][p.tool] = true
-		}
-	}
-	out := make([]Table, 0, len(tables))
-	for _, ta := range tables {
-		t := ta.t
-		t.OldTools = slices.Sorted(maps.Keys(ta.tools[0]))
-		t.NewTools = slices.Sorted(maps.Keys(ta.tools[1]))
-		accs := make([]*rowAcc, 0, len(ta.rows))
-		for _, ra := range ta.rows {
-			accs = append(accs, ra)
-		}
-		slices.SortFunc(accs, func(a, b *rowAcc) int { return cmpX(a.x, b.x) })
-		var gOld, gNew []float64
-		for _, ra := range accs {
-			row := compareRow(ra.vals[0], ra.vals[1], results.BetterFor(t.Unit), o)
-			row.X = ra.x
-			t.Rows = append(t.Rows, row)
-			if row.Old != nil && row.New != nil && row.Old.Median > 0 && row.New.Median > 0 {
-				gOld = append(gOld, row.Old.Median)
-				gNew = append(gNew, row.New.Median)
-			}
-		}
-		if len(gOld) > 0 {
-			g := &GeoMean{Old: GeometricMean(gOld), New: GeometricMean(gNew), Rows: len(gOld)}
-			g.Delta = g.New/g.Old - 1
-			t.GeoMean = g
-		}
-		out = append(out, t)
-	}
-	slices.SortFunc(out, func(a, b Table) int {
-		return cmp.Or(cmp.Compare(a.Benchmark, b.Benchmark), cmp.Compare(a.Metric, b.Metric),
-			cmp.Compare(a.Unit, b.Unit), slices.Compare(a.Config, b.Config), cmp.Compare(a.XUnit, b.XUnit))
-	})
-	return out
 }
 
 func cmpX(a, b *float64) int {
@@ -671,30 +403,4 @@ func statusRuns(byStatus map[results.Status][]int64) string {
 func capitalRuns(ids []int64) string {
 	s := runList(ids)
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// nothingInCommon says why no row has both sides, and when the sides ran
-// different benchmarks, how to compare them anyway.
-func nothingInCommon(old, new Side, o Options) string {
-	msg := fmt.Sprintf("no benchmark, metric and size was measured on both sides (%s and %s)", old.Name, new.Name)
-	if o.Families {
-		return strings.Replace(msg, "no benchmark,", "no metric family,", 1)
-	}
-	var names [2][]string
-	for i, s := range []Side{old, new} {
-		set := map[string]bool{}
-		for _, r := range s.Runs {
-			if r.Status == results.StatusOK {
-				set[r.Benchmark] = true
-			}
-		}
-		names[i] = slices.Sorted(maps.Keys(set))
-	}
-	for _, b := range names[0] {
-		if slices.Contains(names[1], b) {
-			return msg
-		}
-	}
-	return fmt.Sprintf("%s: %s ran %s, %s ran %s; to put the same metric of different benchmarks side by side (osu_latency against the latency kernel), match rows by metric family (--group-by family)",
-		msg, old.Name, listOf(names[0]), new.Name, listOf(names[1]))
 }

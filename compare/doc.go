@@ -32,6 +32,15 @@
 // the direction comes from the unit (results.BetterFor: bandwidth higher is
 // better, latency lower), never from a metric's name.
 //
+// Samples that differ only in their node pair (results.PairTag and the
+// rank pair) are rows of one table, one per pair and x, closed by a
+// PairSummary: counts, the worst pair, and rows comparing each side's pairs
+// taken together, which judge when no pair is on both sides (two
+// clusters). Tags that only number a sample (results.DescriptiveTag: a
+// matrix round, a re-test pass) keep nothing apart. CompareFilters reads
+// the archive one run and one sample at a time, both sides at once, each
+// side into an accumulator of its own.
+//
 // MannWhitney is exact for n+m ≤ 40, ties included (the null distribution
 // of the rank sum is counted over all splits of the pooled mid-ranks), and
 // uses the normal approximation with tie correction and continuity
@@ -62,4 +71,12 @@
 // Each step names the first run of the new level, its Slurm job, and what
 // differs in provenance between the runs either side of it (kernel, MPI,
 // InfiniBand firmware and port rate, …): usually the answer to "why".
+//
+// # The overview of an archive
+//
+// OverviewBuilder follows, per system, benchmark and configuration, one key
+// figure of each run (peak bandwidth, a matrix's median pair, HPL's Gflops,
+// latency at the smallest size) fed one run and one sample at a time, and
+// finds its steps as history does: the numbers behind a report's overview,
+// for every view of it.
 package compare

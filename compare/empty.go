@@ -93,6 +93,17 @@ func ExplainEmpty(ctx context.Context, a Archive, what string, f store.Filter) e
 			break // one list of benchmarks is enough, with the first typo's suggestion
 		}
 	}
+	for _, sys := range f.Systems {
+		if !slices.Contains(inv.Systems, sys) {
+			unknown = true
+			if len(inv.Systems) == 0 {
+				e.Exists = append(e.Exists, "no run says which system it came from (sbench ingest --system NAME, or Slurm's cluster name recorded by sbench-runner)")
+			} else {
+				e.Exists = append(e.Exists, listClause("systems", inv.Systems, sys))
+			}
+			break
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(f.Labels)) {
 		v := f.Labels[k]
 		values, ok := inv.Labels[k]
@@ -189,11 +200,18 @@ func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, 
 		tries = append(tries, relax{"benchmark", func(g *store.Filter) { g.Benchmark, g.Benchmarks = "", nil },
 			distinct(func(r *store.Run) []string { return []string{r.Benchmark} })})
 	}
+	if len(f.Systems) > 0 {
+		tries = append(tries, relax{"system", func(g *store.Filter) { g.Systems = nil },
+			distinct(func(r *store.Run) []string { return []string{"system " + orNone(r.System)} })})
+	}
 	for _, k := range slices.Sorted(maps.Keys(f.Labels)) {
 		tries = append(tries, relax{"label " + k, func(g *store.Filter) {
 			g.Labels = maps.Clone(g.Labels)
 			delete(g.Labels, k)
 		}, distinct(func(r *store.Run) []string {
+			if k == "system" && r.System != "" {
+				return []string{k + "=" + r.System}
+			}
 			if v, ok := r.Labels[k]; ok {
 				return []string{k + "=" + v}
 			}
@@ -401,4 +419,11 @@ func EditDistance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(y)]
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }

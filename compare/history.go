@@ -120,7 +120,9 @@ type Difference struct {
 	After  string `json:"after"`
 }
 
-// LoadHistory reads the runs q selects and builds their history.
+// LoadHistory reads the runs q selects and builds their history, reading
+// the runs and their samples one at a time and keeping, when q names its
+// metric, only that metric's samples (at q's x, when it names one).
 func LoadHistory(ctx context.Context, db *store.DB, q HistoryQuery) (*History, error) {
 	f := q.Filter
 	f.Benchmark, f.Benchmarks = q.Benchmark, nil
@@ -130,28 +132,53 @@ func LoadHistory(ctx context.Context, db *store.DB, q HistoryQuery) (*History, e
 	if len(q.Labels) > 0 {
 		f.Labels = q.Labels
 	}
-	runs, err := db.Runs(ctx, f)
-	if err != nil {
+	var runs []store.Run
+	if err := db.EachRun(ctx, f, store.RunOptions{}, func(r *store.Run) error {
+		runs = append(runs, *r)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	if len(runs) == 0 {
 		return nil, ExplainEmpty(ctx, db, "history of benchmark "+q.Benchmark, f)
 	}
-	ids := make([]int64, len(runs))
-	for i, r := range runs {
-		ids[i] = r.ID
+	// With the metric named, the samples of others only name them in an
+	// error: one of each (metric, x) is kept for that. Without, every
+	// sample counts: the choice of metric is the runs' of the
+	// configuration q picks, which BuildHistory works out.
+	seen := map[string]bool{}
+	keep := func(s *store.Sample) bool {
+		if q.Metric == "" || s.Metric == q.Metric && (q.X == nil || s.X != nil && *s.X == *q.X) {
+			return true
+		}
+		k := s.Metric
+		if s.X != nil {
+			k += "\x00" + strconv.FormatFloat(*s.X, 'g', -1, 64)
+		}
+		if !seen[k] {
+			seen[k] = true
+			return true
+		}
+		return false
 	}
-	samples, err := db.Samples(ctx, store.Filter{RunIDs: ids})
-	if err != nil {
-		return nil, err
-	}
-	scalars, err := db.Scalars(ctx, store.Filter{RunIDs: ids})
-	if err != nil {
+	var samples []store.Sample
+	if err := db.EachSample(ctx, f, store.SampleOptions{}, func(s store.Sample) error {
+		if keep(&s) {
+			samples = append(samples, s)
+		}
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	// A scalar is a sample with no x, for a history.
-	for _, s := range scalars {
-		samples = append(samples, store.Sample{RunID: s.RunID, Sample: results.Sample{Metric: s.Name, Unit: s.Unit, Value: s.Value}})
+	if err := db.EachScalar(ctx, f, func(s store.Scalar) error {
+		x := store.Sample{RunID: s.RunID, Sample: results.Sample{Metric: s.Name, Unit: s.Unit, Value: s.Value}}
+		if keep(&x) {
+			samples = append(samples, x)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	return BuildHistory(runs, samples, q)
 }

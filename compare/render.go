@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -29,6 +30,9 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(ew, "\n%s\n", t.Heading())
 		header, rows := r.Cells(t)
 		writeTable(ew, append([][]string{header}, rows...))
+		if line := r.PairLine(t); line != "" {
+			fmt.Fprintln(ew, line)
+		}
 	}
 	if r.Untested() {
 		fmt.Fprintf(ew, "\n* %s\n", strings.Replace(r.UntestedNote(), " (at 0.05 it takes", " (at 0.05 it\n  takes", 1))
@@ -39,10 +43,7 @@ func (r *Result) WriteText(w io.Writer) error {
 			fmt.Fprintf(ew, "warning: %s\n", wn)
 		}
 	}
-	rows := 0
-	for _, t := range r.Tables {
-		rows += len(t.Rows)
-	}
+	rows := r.RowCount()
 	fmt.Fprintln(ew)
 	if n := r.Regressions(); n > 0 {
 		fmt.Fprintf(ew, "REGRESSION: %d of %d row(s) worse by more than %s; %d better\n", n, rows, pct(r.Threshold), r.Count(Better))
@@ -63,24 +64,134 @@ func (r *Result) WriteJSON(w io.Writer) error {
 // Cells returns a table as the text output shows it, for a report to lay
 // out its own way: the header (x, old side, new side, change, verdict) and
 // one row of cells per row, then the geometric-mean row. A change cell
-// ending in "*" had no test (see Untested).
+// ending in "*" had no test (see Untested). A table of node pairs has a
+// pair column first, lists the pairs measured on both sides (PairLine
+// counts the others), then a row per size comparing all the pairs of each
+// side.
 func (r *Result) Cells(t Table) (header []string, rows [][]string) {
 	header = []string{xHeader(t.XUnit), r.Old.Name, r.New.Name, "vs " + r.Old.Name, ""}
-	for _, row := range t.Rows {
+	withX := true
+	if t.Pairs != nil {
+		withX = false
+		for _, row := range t.Rows {
+			withX = withX || row.X != nil
+		}
+		header = append([]string{"pair"}, header...)
+		if !withX {
+			header = append(header[:1], header[2:]...)
+		}
+	}
+	cells := func(first string, row Row) []string {
 		delta, _ := deltaCell(row, r.Alpha)
-		rows = append(rows, []string{formatX(row.X, t.XUnit), summaryCell(row.Old), summaryCell(row.New), delta, verdictCell(row.Change)})
+		c := []string{formatX(row.X, t.XUnit), summaryCell(row.Old), summaryCell(row.New), delta, verdictCell(row.Change)}
+		switch {
+		case t.Pairs == nil:
+			return c
+		case withX:
+			return append([]string{first}, c...)
+		}
+		return append([]string{first}, c[1:]...)
+	}
+	for _, row := range t.Rows {
+		if t.Pairs != nil && row.Change == Missing {
+			continue
+		}
+		rows = append(rows, cells(row.Pair.String(), row))
+	}
+	if t.Pairs != nil {
+		for _, row := range t.Pairs.All {
+			rows = append(rows, cells("all pairs", row))
+		}
 	}
 	if g := t.GeoMean; g != nil && len(t.Rows) > 1 {
-		rows = append(rows, []string{"geomean", formatValue(g.Old), formatValue(g.New), signedPct(g.Delta), ""})
+		c := []string{"geomean", formatValue(g.Old), formatValue(g.New), signedPct(g.Delta), ""}
+		if t.Pairs != nil {
+			c = append([]string{"geomean"}, c[1:]...)
+			if withX {
+				c = append(c[:1], append([]string{""}, c[1:]...)...)
+			}
+		}
+		rows = append(rows, c)
 	}
 	return header, rows
+}
+
+// Changes are the verdicts of the rows Cells returns, in its order ("" for
+// the geometric-mean row), for a report to colour them.
+func (r *Result) Changes(t Table) []Change {
+	var out []Change
+	for _, row := range t.Rows {
+		if t.Pairs == nil || row.Change != Missing {
+			out = append(out, row.Change)
+		}
+	}
+	if t.Pairs != nil {
+		for _, row := range t.Pairs.All {
+			out = append(out, row.Change)
+		}
+	}
+	if t.GeoMean != nil && len(t.Rows) > 1 {
+		out = append(out, "")
+	}
+	return out
+}
+
+// PairLine is the summary line of a table of node pairs ("" for other
+// tables): how many pairs were compared and how many got worse or better,
+// the worst, and the rows of one side only, which Cells leaves out.
+func (r *Result) PairLine(t Table) string {
+	p := t.Pairs
+	if p == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "pairs: %d", p.Pairs)
+	if p.Rows != p.Pairs {
+		fmt.Fprintf(&b, " (%d rows)", p.Rows)
+	}
+	switch {
+	case p.Both == 0:
+		fmt.Fprintf(&b, "; none measured on both sides, so the sides are compared by their pairs taken together (all pairs)")
+	default:
+		fmt.Fprintf(&b, "; %d on both sides: %d worse, %d better", p.Both, p.Worse, p.Better)
+		if w := p.Worst; w != nil && w.Delta != nil {
+			at := ""
+			if w.X != nil {
+				at = " at " + formatX(w.X, t.XUnit)
+			}
+			fmt.Fprintf(&b, "; worst %s%s (%s)", w.Pair, at, signedPct(*w.Delta))
+		}
+	}
+	if p.OnlyOld+p.OnlyNew > 0 {
+		fmt.Fprintf(&b, "; %d only in %s, %d only in %s (not listed; --json has them)", p.OnlyOld, r.Old.Name, p.OnlyNew, r.New.Name)
+	}
+	return b.String()
+}
+
+// RowCount is the number of rows the verdict counts: every row, but for
+// node pairs that no side shares, the rows of the pairs taken together
+// (PairSummary.Judges).
+func (r *Result) RowCount() int {
+	n := 0
+	for _, t := range r.Tables {
+		if t.Pairs.Judges() {
+			n += len(t.Pairs.All)
+		} else {
+			n += len(t.Rows)
+		}
+	}
+	return n
 }
 
 // Untested reports whether some row was judged without a significance
 // test (too few repeats), which the text output explains in a footnote.
 func (r *Result) Untested() bool {
 	for _, t := range r.Tables {
-		for _, row := range t.Rows {
+		rows := t.Rows
+		if t.Pairs != nil {
+			rows = append(slices.Clone(rows), t.Pairs.All...)
+		}
+		for _, row := range rows {
 			if _, mark := deltaCell(row, r.Alpha); mark {
 				return true
 			}
@@ -218,10 +329,14 @@ func verdictCell(c Change) string {
 	return ""
 }
 
-func signedPct(f float64) string {
-	s := strconv.FormatFloat(f*100, 'f', 2, 64)
-	if s == "-0.00" {
-		s = "0.00"
+func signedPct(f float64) string { return SignedPercent(f, 2) }
+
+// SignedPercent writes a ratio less one as a signed percentage with prec
+// decimals ("+4.20%", "-0.31%"), a rounded zero without its sign.
+func SignedPercent(f float64, prec int) string {
+	s := strconv.FormatFloat(f*100, 'f', prec, 64)
+	if strings.Trim(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-")
 	}
 	if !strings.HasPrefix(s, "-") {
 		s = "+" + s

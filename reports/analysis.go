@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
@@ -95,8 +96,10 @@ type ValueRow struct {
 }
 
 // analyse sorts the samples and scalars of good runs into the families'
-// groups and summarises them, noting everything it leaves out.
-func (r *Report) analyse() {
+// groups and summarises them, noting everything it leaves out. It reads
+// the samples once, one at a time, and builds the overview from the same
+// walk.
+func (r *Report) analyse() error {
 	fams := map[string]*familyResult{}
 	get := func(name string) *familyResult {
 		f := fams[name]
@@ -128,22 +131,44 @@ func (r *Report) analyse() {
 		valueRuns[k][run.ID] = true
 	}
 
-	for _, s := range r.data.Samples {
+	ob := compare.NewOverviewBuilder(compare.OverviewOptions{})
+	for i := range r.runs {
+		ob.AddRun(&r.runs[i])
+	}
+	r.sampleTexts = map[string]bool{}
+	text := func(s string) {
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 {
+				r.sampleTexts[s] = true
+				return
+			}
+		}
+	}
+	err := r.src.EachSample(r.ctx, func(s store.Sample) error {
 		run := r.byID[s.RunID]
 		if run == nil {
 			unknownRun[s.RunID]++
-			continue
+			return nil
+		}
+		text(s.Metric)
+		text(s.Unit)
+		for _, v := range s.Tags {
+			text(v)
+		}
+		if r.screenRuns[run.ID] {
+			r.screenSamples = append(r.screenSamples, s)
 		}
 		if bad(run) {
 			// A failed or invalid run's numbers must never become a curve or
 			// a peak figure; the runs table and appendix list them instead.
 			badRuns[run.ID] = true
-			continue
+			return nil
 		}
-		if r.screen != nil && referenceRun(run) {
+		ob.AddSample(&s)
+		if r.screenRuns[run.ID] && referenceRun(run) {
 			// The screening section shows every node's links to the
 			// reference in one table, not a configuration per pair.
-			continue
+			return nil
 		}
 		fam := family(run)
 		cfg := r.configs.ofRun[run.ID]
@@ -156,7 +181,7 @@ func (r *Report) analyse() {
 			from, to := s.Tags["from"], s.Tags["to"]
 			if from == "" || to == "" {
 				notShown[fmt.Sprintf("%s: %s without from/to node tags", fam, s.Metric)]++
-				continue
+				return nil
 			}
 			k := [3]string{fam, s.Metric, cfg}
 			g := matrices[k]
@@ -172,7 +197,7 @@ func (r *Report) analyse() {
 			factor, ok := unitFactor(kind, s.Unit)
 			if !ok {
 				notShown[fmt.Sprintf("%s: %s in unknown unit %q", fam, s.Metric, s.Unit)]++
-				continue
+				return nil
 			}
 			split := ""
 			if mf := r.sampleFamily(run, s.Metric, s.XUnit); mf != "" {
@@ -212,16 +237,27 @@ func (r *Report) analyse() {
 		default:
 			addValue(run, s.Metric, s.Unit, s.Value)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 
 	// Scalars: HPL's become its table, others are values like any.
+	// Scalars are few (HPL's dozen per run): grouped by run whatever
+	// their order.
 	byRun := map[int64][]store.Scalar{}
-	for _, s := range r.data.Scalars {
+	err = r.src.EachScalar(r.ctx, func(s store.Scalar) error {
 		if r.byID[s.RunID] == nil {
 			unknownRun[s.RunID]++
-			continue
+			return nil
 		}
+		ob.AddScalar(&s)
 		byRun[s.RunID] = append(byRun[s.RunID], s)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, id := range slices.Sorted(maps.Keys(byRun)) {
 		run := r.byID[id]
@@ -342,15 +378,23 @@ func (r *Report) analyse() {
 			n += c
 		}
 		r.notef("%d samples or scalars belong to run%s %s, which %s not in the report's runs",
-			n, plural(len(unknownRun)), store.FormatRunIDs(slices.Collect(maps.Keys(unknownRun))), isAre(len(unknownRun)))
+			n, plural(len(unknownRun)), runIDs(slices.Collect(maps.Keys(unknownRun))), isAre(len(unknownRun)))
 	}
 	if len(badRuns) > 0 {
 		r.notef("the samples of %d failed or invalid run%s (%s) are not plotted or summarised",
-			len(badRuns), plural(len(badRuns)), store.FormatRunIDs(slices.Collect(maps.Keys(badRuns))))
+			len(badRuns), plural(len(badRuns)), runIDs(slices.Collect(maps.Keys(badRuns))))
 	}
 	for _, what := range slices.Sorted(maps.Keys(notShown)) {
 		r.notef("not plotted: %s, %d samples", what, notShown[what])
 	}
+	r.overview, err = ob.Finish(func(ids []int64) (map[int64]*store.Run, error) {
+		out := make(map[int64]*store.Run, len(ids))
+		for _, id := range ids {
+			out[id] = r.byID[id]
+		}
+		return out, nil
+	})
+	return err
 }
 
 // configOrder sorts configuration names in colour order.

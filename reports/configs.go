@@ -182,7 +182,23 @@ func attrsOf(run *store.Run, groupBy string, multiCampaign bool, constant map[st
 	if len(as) == 0 && len(extra) == 0 {
 		return []attr{{key: "run", value: fmt.Sprintf("run %d", run.ID)}}
 	}
+	// The system a run came from names it before any other label: in a
+	// report of a site's clusters, "alpha" says more than the fabric that
+	// goes with it.
+	systemFirst(as)
+	systemFirst(extra)
 	return append(as, extra...)
+}
+
+// systemFirst moves the system label to the front of as.
+func systemFirst(as []attr) {
+	for i, a := range as {
+		if a.key == "system" {
+			copy(as[1:i+1], as[:i])
+			as[0] = a
+			return
+		}
+	}
 }
 
 // lookupField is the value of a label, parameter or field of a run.

@@ -13,6 +13,24 @@
 //	r, err := reports.New(reports.Data{Runs: runs, Samples: samples, Generated: now}, reports.WithFontSearch())
 //	_, err = r.WriteTo(w)
 //
+// A report of an archive's years gives the runs in Data and the rest
+// through a Source (NewFrom): the report reads the samples one at a time,
+// keeping a value per plotted point, and only the outputs of the runs its
+// appendix quotes.
+//
+// # At archive scale
+//
+// A report over several systems or campaigns, more than a week or 100 runs
+// opens with an overview on its title page, the verdict after it (Report.Overview, computed by compare's
+// OverviewBuilder from the same walk over the samples): per system,
+// benchmark and configuration a key figure over time, its latest value,
+// trend, changes of level with what changed in provenance, and failures.
+// Beyond 60 runs the runs section sums them up per system and benchmark and
+// lists the newest failed ones; beyond 50, the appendix quotes the newest
+// failed and invalid runs only (WithAppendix), and beyond 30 HPL rows the
+// HPL table sums them up per configuration. Each says what it left out and
+// how to see it. A configuration is named by its system first.
+//
 // # What is computed
 //
 // Runs are grouped into families (the benchmark: osu_bw, allreduce, hpl;

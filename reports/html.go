@@ -389,12 +389,7 @@ func (s *htmlSink) fact(k, v string, c [3]int) {
 // mono quotes lines as the PDF does: the first head and last tail, with
 // the count of what is left out between them.
 func (s *htmlSink) mono(lines []string, head, tail int, c [3]int) {
-	lines = trimBlank(lines)
-	if len(lines) > head+tail+1 {
-		omitted := len(lines) - head - tail
-		cut := append(append([]string(nil), lines[:head]...), fmt.Sprintf("… (%d line%s left out) …", omitted, plural(omitted)))
-		lines = append(cut, lines[len(lines)-tail:]...)
-	}
+	lines = cutLines(lines, head, tail)
 	pre := fmt.Sprintf("<pre%s>%s</pre>", classAttr(colorClass(c)), esc(strings.Join(lines, "\n")))
 	if s.open == "dl" {
 		fmt.Fprintf(&s.b, "<dd class=\"wide\">%s</dd>\n", pre)

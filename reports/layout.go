@@ -183,20 +183,31 @@ func (d *document) paraAt(x, w float64, text, family, style string, size float64
 		defer s.done()
 		s.para(x > margin, text, style, size, c)
 	}
-	d.setFont(family, style, size)
 	d.pdf.SetTextColor(c[0], c[1], c[2])
-	lines := d.wrap(text, w)
-	if maxLines > 0 && len(lines) > maxLines {
-		more := len(lines) - maxLines + 1
-		lines = append(lines[:maxLines-1], fmt.Sprintf("… (%d more lines)", more))
-		lines[len(lines)-1] = d.enc.encode(lines[len(lines)-1])
-	}
+	lines := d.paraLines(w, text, family, style, size, maxLines)
 	lead := size * 1.3
 	for _, l := range lines {
 		d.need(lead)
 		d.pdf.Text(x, d.y+size, l)
 		d.y += lead
 	}
+}
+
+// paraLines is the lines paraAt writes, in the font it selects.
+func (d *document) paraLines(w float64, text, family, style string, size float64, maxLines int) []string {
+	d.setFont(family, style, size)
+	lines := d.wrap(text, w)
+	if maxLines > 0 && len(lines) > maxLines {
+		more := len(lines) - maxLines + 1
+		lines = append(lines[:maxLines-1], fmt.Sprintf("… (%d more lines)", more))
+		lines[len(lines)-1] = d.enc.encode(lines[len(lines)-1])
+	}
+	return lines
+}
+
+// paraHeight is the height paraAt takes.
+func (d *document) paraHeight(w float64, text, family, style string, size float64, maxLines int) float64 {
+	return float64(len(d.paraLines(w, text, family, style, size, maxLines))) * size * 1.3
 }
 
 // wrap encodes text and splits it into lines no wider than w in the current
@@ -416,13 +427,22 @@ func (t *table) titles() []string {
 const maxCellLines = 3
 
 // row draws one row; swatch, if set, is drawn before the first cell's text.
-func (t *table) row(cells []string, c [3]int, swatch *style) {
-	t.rowStyled(cells, c, swatch, "", -1)
+// It returns where the row went on its page: its top and height, for a
+// caller that draws into a cell.
+func (t *table) row(cells []string, c [3]int, swatch *style) (top, h float64) {
+	return t.rowStyled(cells, c, swatch, "", -1)
 }
 
 // rowStyled draws one row in a font style ("S" strikes the text through)
 // except for column plain, which stays in the regular style.
-func (t *table) rowStyled(cells []string, c [3]int, swatch *style, fontStyle string, plain int) {
+func (t *table) rowStyled(cells []string, c [3]int, swatch *style, fontStyle string, plain int) (top, h float64) {
+	return t.rowKeeping(cells, c, swatch, fontStyle, plain, 0)
+}
+
+// rowKeeping is rowStyled keeping after points below the row on its page,
+// for what the caller writes under it (a failed run's error): a page
+// break between them would leave the text under another page's header.
+func (t *table) rowKeeping(cells []string, c [3]int, swatch *style, fontStyle string, plain int, after float64) (top, h float64) {
 	d := t.d
 	if s := d.html.take(); s != nil {
 		defer s.done()
@@ -438,15 +458,17 @@ func (t *table) rowStyled(cells []string, c [3]int, swatch *style, fontStyle str
 	for _, l := range lines {
 		n = max(n, len(l))
 	}
-	h := t.rowH + float64(n-1)*t.lineH()
-	if d.y+h > contentBottom {
+	h = t.rowH + float64(n-1)*t.lineH()
+	if d.y+h+after > contentBottom {
 		d.newPage()
 		t.header()
 		d.font("", t.size, c)
 	}
+	top = d.y
 	t.drawStyled(lines, swatch, fontStyle, plain, c)
 	d.y += h
 	d.rule(d.y)
+	return top, h
 }
 
 func (t *table) lineH() float64 { return t.size * 1.2 }

@@ -49,21 +49,21 @@ func (r *Report) sampleFamily(run *store.Run, metric, xunit string) string {
 // buildFamilyView decides the figures and lines of the family view, before
 // the samples are sorted into them: what splits a figure depends on every
 // run that measured its metric.
-func (r *Report) buildFamilyView() {
+func (r *Report) buildFamilyView() error {
 	fv := &familyView{lines: map[[2]string]map[int64]familyLine{}, members: map[string]map[string]bool{}}
 	r.fview = fv
 	if !r.opts.families {
-		return
+		return nil
 	}
 	runs := map[[2]string]map[int64]bool{}
-	for _, s := range r.data.Samples {
+	err := r.src.EachSample(r.ctx, func(s store.Sample) error {
 		run := r.byID[s.RunID]
 		if run == nil || bad(run) || s.X == nil || !isSizeAxis(s.XUnit) || metricKind(s.Metric) == "" {
-			continue
+			return nil
 		}
 		fam := r.sampleFamily(run, s.Metric, s.XUnit)
 		if fam == "" {
-			continue
+			return nil
 		}
 		k := [2]string{fam, s.Metric}
 		if runs[k] == nil {
@@ -74,6 +74,10 @@ func (r *Report) buildFamilyView() {
 			fv.members[fam] = map[string]bool{}
 		}
 		fv.members[fam][family(run)] = true
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	keys := slices.SortedFunc(maps.Keys(runs), func(a, b [2]string) int {
 		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
@@ -105,6 +109,7 @@ func (r *Report) buildFamilyView() {
 		}
 		r.configs.what[k[0]] = "tool"
 	}
+	return nil
 }
 
 // familyLines places the runs (sorted by id) that measured one metric of

@@ -2,6 +2,8 @@ package reports
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -12,12 +14,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/screen"
 	"github.com/sbench/sbench/store"
 )
 
-// Data is what a report shows; the caller fills it from the archive.
+// Data is what a report shows; the caller fills it from the archive. A
+// report of a few runs can hold everything here; one of an archive's years
+// gives its runs here and the rest through a Source (NewFrom), which the
+// report reads one sample at a time.
 type Data struct {
 	// Title heads the report; empty means "sbench report — CAMPAIGN(s)".
 	Title   string
@@ -42,6 +48,56 @@ type Data struct {
 	Version string
 }
 
+// Source is where a report reads what it does not hold: samples and
+// scalars, one at a time, run by run (store.DB.EachSample's order), and
+// the tool outputs and job scripts of the runs it quotes in full. A report
+// keeps per run what its tables need and per measured point a value,
+// never the samples; the appendix reads only the outputs it quotes.
+type Source interface {
+	EachSample(ctx context.Context, fn func(store.Sample) error) error
+	EachScalar(ctx context.Context, fn func(store.Scalar) error) error
+	// Raw is the tool's output a run recorded (results.Bundle.Raw), ""
+	// when it has none.
+	Raw(ctx context.Context, run int64) (string, error)
+	// Script is the sbatch script a Slurm job was submitted with, "" when
+	// it is not known.
+	Script(ctx context.Context, job string) (string, error)
+}
+
+// dataSource serves a Data's own samples, scalars, outputs and scripts.
+type dataSource struct{ d *Data }
+
+// EachSample gives the samples run by run, as a Source does, whatever
+// their order in Data (stably: a run's keep theirs).
+func (s dataSource) EachSample(_ context.Context, fn func(store.Sample) error) error {
+	order := make([]int, len(s.d.Samples))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(s.d.Samples[a].RunID, s.d.Samples[b].RunID) })
+	for _, i := range order {
+		if err := fn(s.d.Samples[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s dataSource) EachScalar(_ context.Context, fn func(store.Scalar) error) error {
+	for _, x := range s.d.Scalars {
+		if err := fn(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s dataSource) Raw(_ context.Context, run int64) (string, error) { return s.d.Raw[run], nil }
+
+func (s dataSource) Script(_ context.Context, job string) (string, error) {
+	return s.d.Scripts[job], nil
+}
+
 // Option configures a report.
 type Option func(*options) error
 
@@ -58,6 +114,8 @@ type options struct {
 	fontDirs     []string
 	searchFonts  bool
 	comparison   *Comparison
+	appendix     string // AppendixAuto, AppendixAll …
+	overview     int    // 0 auto, 1 always, -1 never
 	screen       screen.Options
 }
 
@@ -166,6 +224,43 @@ func WithFontSearch(dirs ...string) Option {
 	}
 }
 
+// Appendix modes (WithAppendix).
+const (
+	// AppendixAuto quotes every run of a report of at most maxAppendix
+	// runs; of a larger one, the newest maxAppendix failed or invalid
+	// runs, and says how many it left out.
+	AppendixAuto = "auto"
+	// AppendixAll quotes every run.
+	AppendixAll = "all"
+	// AppendixFailed quotes every failed or invalid run.
+	AppendixFailed = "failed"
+	// AppendixNone leaves the appendix out.
+	AppendixNone = "none"
+)
+
+// WithAppendix chooses the runs the appendix quotes: AppendixAuto (the
+// default), AppendixAll, AppendixFailed or AppendixNone.
+func WithAppendix(mode string) Option {
+	return func(o *options) error {
+		switch mode {
+		case AppendixAuto, AppendixAll, AppendixFailed, AppendixNone:
+			o.appendix = mode
+			return nil
+		}
+		return fmt.Errorf("appendix %q: want all, failed or none", mode)
+	}
+}
+
+// WithOverview puts the overview (Overview) after the title page, or
+// leaves it out. By default a report has one when its runs span several
+// systems or campaigns, more than a week, or at least overviewRuns runs.
+func WithOverview(on bool) Option {
+	return func(o *options) error {
+		o.overview = map[bool]int{true: 1, false: -1}[on]
+		return nil
+	}
+}
+
 // WithScreenOptions sets the limits the screening section and heatmaps
 // judge by (default screen.DefaultOptions: ClusterKit's), as sbench
 // screen's --latency-tolerance, --bandwidth-tolerance and
@@ -188,6 +283,8 @@ func (r *Report) Screen() *screen.Verdict { return r.screen }
 // saved on their own, and WriteTo writes the PDF.
 type Report struct {
 	data    Data
+	src     Source
+	ctx     context.Context
 	opts    options
 	runs    []store.Run // sorted by id
 	byID    map[int64]*store.Run
@@ -204,23 +301,58 @@ type Report struct {
 	figures       []Figure
 	verdict       []string
 	notes         []string
+	// checks are the runs' validity checks, by run.
+	checks map[int64][]store.Check
+	// sampleTexts are the distinct texts of the samples (metrics, units,
+	// tags) that need more than ASCII, for the choice of font.
+	sampleTexts map[string]bool
+	overview    *compare.Overview
+	// groups and mismatch are hostGroups and hostMismatches, once worked
+	// out.
+	groups   []*hostGroup
+	mismatch *[]string
+	// appendixRuns and listedRuns are the runs the appendix quotes and the
+	// runs section lists (indexes in runs); raw and scripts their outputs
+	// and job scripts.
+	appendixRuns, listedRuns []int
+	raw                      map[int64]quote
+	scripts                  map[string]string
 	// screen is the screening's verdict on the runs (package screen), nil
-	// when they hold no screening.
-	screen *screen.Verdict
+	// when they hold no screening; screenRuns are the runs it judges (the
+	// newest screening's) and screenSamples their samples, while they are
+	// read.
+	screen        *screen.Verdict
+	screenRuns    map[int64]bool
+	screenSamples []store.Sample
 }
 
-// New lays out a report of d.
+// New lays out a report of d, all of whose data it holds.
 func New(d Data, opts ...Option) (*Report, error) {
-	r := &Report{data: d, opts: options{compress: true, screen: screen.DefaultOptions()}}
+	return NewFrom(context.Background(), d, nil, opts...)
+}
+
+// NewFrom lays out a report of d's runs, reading their samples, scalars,
+// outputs and scripts from src (d's own when src is nil) with ctx. The
+// report keeps d.Runs when they come sorted by id (store.Filter order
+// sorted, as cmd/sbench gives them): do not change them afterwards.
+func NewFrom(ctx context.Context, d Data, src Source, opts ...Option) (*Report, error) {
+	r := &Report{data: d, src: src, ctx: ctx, opts: options{compress: true, appendix: AppendixAuto, screen: screen.DefaultOptions()}}
+	if r.src == nil {
+		r.src = dataSource{&r.data}
+	}
 	for _, o := range opts {
 		if err := o(&r.opts); err != nil {
 			return nil, err
 		}
 	}
-	r.runs = append([]store.Run(nil), d.Runs...)
-	sort.SliceStable(r.runs, func(i, j int) bool { return r.runs[i].ID < r.runs[j].ID })
+	if slices.IsSortedFunc(d.Runs, func(a, b store.Run) int { return cmp.Compare(a.ID, b.ID) }) && uniqueIDs(d.Runs) {
+		r.runs = d.Runs
+	} else {
+		r.runs = append([]store.Run(nil), d.Runs...)
+		sort.SliceStable(r.runs, func(i, j int) bool { return r.runs[i].ID < r.runs[j].ID })
+	}
 	seen := make(map[int64]bool, len(r.runs))
-	uniq := make([]store.Run, 0, len(r.runs))
+	uniq := r.runs[:0:0]
 	var dups []int64
 	for _, run := range r.runs {
 		if seen[run.ID] {
@@ -233,11 +365,15 @@ func New(d Data, opts ...Option) (*Report, error) {
 	if len(dups) > 0 {
 		r.notef("run%s %s appear%s more than once in the data; the first copy is used",
 			plural(len(slices.Compact(dups))), store.FormatRunIDs(dups), verbS(len(slices.Compact(dups))))
+		r.runs = uniq
 	}
-	r.runs = uniq
 	r.byID = make(map[int64]*store.Run, len(r.runs))
 	for i := range r.runs {
 		r.byID[r.runs[i].ID] = &r.runs[i]
+	}
+	r.checks = map[int64][]store.Check{}
+	for _, c := range d.Checks {
+		r.checks[c.RunID] = append(r.checks[c.RunID], c)
 	}
 	r.jobs = make(map[string]*store.Job, len(d.Jobs))
 	for i := range d.Jobs {
@@ -249,14 +385,22 @@ func New(d Data, opts ...Option) (*Report, error) {
 	if r.data.Generated.IsZero() {
 		r.data.Generated = latestRunTime(r.runs)
 	}
+	r.configs = newConfigs(r.runs, r.opts.groupBy)
+	r.chooseScreening()
+	if err := r.buildFamilyView(); err != nil {
+		return nil, err
+	}
+	if err := r.analyse(); err != nil {
+		return nil, err
+	}
+	r.screen = r.screening()
+	if err := r.chooseQuoted(); err != nil {
+		return nil, err
+	}
 	if err := r.chooseFont(); err != nil {
 		return nil, err
 	}
 	r.text = newTextStyles(r.font)
-	r.configs = newConfigs(r.runs, r.opts.groupBy)
-	r.screen = r.screening()
-	r.buildFamilyView()
-	r.analyse()
 	r.buildFigures()
 	r.verdict = r.computeVerdict()
 	if c := r.opts.comparison; c != nil && len(c.Summary) > 0 {
@@ -266,6 +410,15 @@ func New(d Data, opts ...Option) (*Report, error) {
 		r.verdict = append(r.verdict, "Screening: "+r.screen.Summary()+".")
 	}
 	return r, nil
+}
+
+func uniqueIDs(runs []store.Run) bool {
+	for i := 1; i < len(runs); i++ {
+		if runs[i].ID == runs[i-1].ID {
+			return false
+		}
+	}
+	return true
 }
 
 // chooseFont loads the font the report's text needs: the one given, else,
@@ -334,7 +487,7 @@ func (r *Report) Warnings() []string {
 	if r.fontNote != "" {
 		w = append(w, r.fontNote)
 	}
-	for _, m := range hostMismatches(r.runs) {
+	for _, m := range r.mismatches() {
 		w = append(w, m)
 	}
 	return w
@@ -388,6 +541,7 @@ func scriptNames(rs []rune) string {
 // before anything is drawn.
 func (r *Report) texts(yield func(string)) {
 	yield(r.data.Title)
+	hosts := map[*results.Host]bool{} // shared between runs: seen once
 	for i := range r.runs {
 		run := &r.runs[i]
 		for _, s := range []string{run.Campaign, run.Variant, run.Benchmark, run.Kernel, run.Tool, run.ToolVer,
@@ -405,27 +559,43 @@ func (r *Report) texts(yield func(string)) {
 			yield(k)
 			yield(v)
 		}
-		for _, h := range run.Hosts {
-			for _, f := range hostFields(h) {
+		for j := range run.Hosts {
+			h := &run.Hosts[j]
+			if hosts[h] {
+				continue
+			}
+			hosts[h] = true
+			for _, f := range hostFields(*h) {
 				yield(f[1])
 			}
-			yield(nodeName(h))
-		}
-		yield(excerpt(r.data.Raw[run.ID], rawHead, rawTail))
-	}
-	for _, c := range r.data.Checks {
-		yield(c.Name)
-	}
-	for _, s := range r.data.Samples {
-		yield(s.Metric)
-		yield(s.Unit)
-		for _, v := range s.Tags {
-			yield(v)
+			yield(nodeName(*h))
 		}
 	}
-	for _, s := range r.data.Scripts {
+	for _, q := range r.raw {
+		for _, l := range q.lines {
+			yield(l)
+		}
+	}
+	for _, cs := range r.checks {
+		for _, c := range cs {
+			yield(c.Name)
+		}
+	}
+	for s := range r.sampleTexts {
+		yield(s)
+	}
+	for _, s := range r.scripts {
 		yield(excerpt(s, scriptHead, 0))
 	}
+}
+
+// mismatches is hostMismatches of the report's runs, worked out once.
+func (r *Report) mismatches() []string {
+	if r.mismatch == nil {
+		m := hostMismatches(r.runs)
+		r.mismatch = &m
+	}
+	return *r.mismatch
 }
 
 // Write lays out a report of d and writes it to w as a PDF.
@@ -503,6 +673,11 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 // so that both show the same.
 func (r *Report) drawSections(doc *document) {
 	r.titlePage(doc)
+	r.overviewSection(doc)
+	if r.showOverview() {
+		doc.newPage()
+		r.verdictSection(doc)
+	}
 	r.systemSection(doc)
 	r.screeningSection(doc)
 	r.runsSection(doc)

@@ -373,7 +373,9 @@ func TestWithFigureDir(t *testing.T) {
 }
 
 // A long runs table repeats its header on every page and never writes
-// below the footer line.
+// below the footer line. Beyond maxListed runs, the runs are summed up
+// and only the newest failed and invalid ones listed, with the way to get
+// the others.
 func TestReportLongRunsTable(t *testing.T) {
 	d := testData()
 	base := d.Runs[0]
@@ -381,23 +383,44 @@ func TestReportLongRunsTable(t *testing.T) {
 		r := base
 		r.ID = int64(100 + i)
 		r.Variant = fmt.Sprintf("v%03d", i)
+		r.Status, r.Error = results.StatusFailed, fmt.Sprintf("srun: error: node %03d lost\nsecond line of why", i)
 		d.Runs = append(d.Runs, r)
 	}
 	text := pdfText(t, writeReport(t, d))
-	pages := strings.Split(text, "\f")
-	headers := 0
-	for _, p := range pages {
-		if strings.Contains(p, "Benchmark") && strings.Contains(p, "Tasks") {
-			headers++
+	// The pages from the table's heading to the appendix, which quotes the
+	// same errors.
+	from, to := strings.Index(text, "Failed and invalid runs"), strings.Index(text, "Appendix: runs")
+	if from < 0 || to < from {
+		t.Fatalf("no runs table before the appendix:\n%s", text)
+	}
+	tablePages := 0
+	for _, p := range strings.Split(text[from:to], "\f") {
+		if !strings.Contains(p, "srun: error: node") {
+			continue
+		}
+		tablePages++
+		if !strings.Contains(p, "Benchmark") || !strings.Contains(p, "Tasks") {
+			t.Errorf("page %d of the runs table has no header", tablePages)
+		}
+		// A failed run's error stays on the page of its row.
+		for v := 60; v < 120; v++ {
+			if strings.Contains(p, fmt.Sprintf("node %03d lost", v)) != strings.Contains(p, fmt.Sprintf("v%03d", v)) {
+				t.Errorf("page %d of the runs table has the row of v%03d or its error, not both", tablePages, v)
+			}
 		}
 	}
-	if headers < 3 {
-		t.Errorf("the runs table header appears on %d pages, want it on each of the table's 3+ pages", headers)
+	if tablePages < 2 {
+		t.Errorf("the runs table spans %d pages, want a table long enough to span pages", tablePages)
 	}
-	for _, v := range []string{"v000", "v119"} {
-		if !strings.Contains(text, v) {
-			t.Errorf("run with variant %s missing from the table", v)
+	runsSection := text[strings.Index(text, "Failed and invalid runs"):]
+	runsSection = runsSection[:strings.Index(runsSection, "Appendix")]
+	for _, v := range []string{"v060", "v119"} {
+		if !strings.Contains(runsSection, v) {
+			t.Errorf("failed run with variant %s missing from the runs section", v)
 		}
+	}
+	if strings.Contains(runsSection, "v059 ") || !strings.Contains(text, "121 of 123 runs failed or are invalid: the 60 newest are listed") {
+		t.Errorf("the runs section does not list the newest 60 failed runs only, saying so:\n%s", runsSection)
 	}
 }
 

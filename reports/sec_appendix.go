@@ -23,20 +23,110 @@ const (
 	monoSize      = 8
 )
 
-// appendix lists every run with what makes its numbers traceable: the
-// job, its state, the command and launcher, the script that was
-// submitted, the hosts, and an excerpt of the tool's own output.
+// How many runs a large report lists and quotes: the runs section lists
+// every run of a report of at most maxListed, the appendix quotes every
+// run of one of at most maxAppendix; beyond, both take the newest failed
+// and invalid runs, at most that many, and say how to get the others.
+const (
+	maxListed   = 60
+	maxAppendix = 50
+)
+
+// chooseQuoted picks the runs the runs section lists and the appendix
+// quotes, and reads the outputs and job scripts the appendix quotes: only
+// those, however many runs the report has.
+func (r *Report) chooseQuoted() error {
+	all := make([]int, len(r.runs))
+	var failed []int
+	for i := range r.runs {
+		all[i] = i
+		if bad(&r.runs[i]) {
+			failed = append(failed, i)
+		}
+	}
+	newest := func(idx []int, n int) []int { return idx[max(0, len(idx)-n):] }
+	r.listedRuns = all
+	if len(all) > maxListed {
+		r.listedRuns = newest(failed, maxListed)
+	}
+	switch r.opts.appendix {
+	case AppendixAll:
+		r.appendixRuns = all
+	case AppendixFailed:
+		r.appendixRuns = failed
+	case AppendixNone:
+	default:
+		r.appendixRuns = all
+		if len(all) > maxAppendix {
+			r.appendixRuns = newest(failed, maxAppendix)
+		}
+	}
+	r.raw, r.scripts = map[int64]quote{}, map[string]string{}
+	for _, i := range r.appendixRuns {
+		run := &r.runs[i]
+		raw, err := r.src.Raw(r.ctx, run.ID)
+		if err != nil {
+			return fmt.Errorf("output of run %d: %w", run.ID, err)
+		}
+		if strings.TrimSpace(raw) != "" {
+			// What the appendix quotes of it, not the whole output.
+			lines := trimBlank(splitLines(raw))
+			r.raw[run.ID] = quote{lines: cutLines(lines, rawHead, rawTail), total: len(lines)}
+		}
+		if run.JobID == "" {
+			continue
+		}
+		if _, ok := r.scripts[run.JobID]; ok {
+			continue
+		}
+		script, err := r.src.Script(r.ctx, run.JobID)
+		if err != nil {
+			return fmt.Errorf("script of job %s: %w", run.JobID, err)
+		}
+		r.scripts[run.JobID] = script
+	}
+	return nil
+}
+
+// quote is what the appendix quotes of a tool's output: mono's cut of its
+// lines, and how many it had.
+type quote struct {
+	lines []string
+	total int
+}
+
+// cutLines keeps the first head lines and, when tail > 0, the last tail
+// of lines (less blank ones at either end), with a line counting what is
+// left out between them.
+func cutLines(lines []string, head, tail int) []string {
+	lines = trimBlank(lines)
+	if len(lines) > head+tail+1 {
+		omitted := len(lines) - head - tail
+		cut := append(append([]string(nil), lines[:head]...), fmt.Sprintf("… (%d line%s left out) …", omitted, plural(omitted)))
+		lines = append(cut, lines[len(lines)-tail:]...)
+	}
+	return lines
+}
+
+// appendix lists the runs chooseQuoted picked with what makes their
+// numbers traceable: the job, its state, the command and launcher, the
+// script that was submitted, the hosts, and an excerpt of the tool's own
+// output; and how many it left out, and how to see them.
 func (r *Report) appendix(d *document) {
-	if len(r.runs) == 0 {
+	if len(r.runs) == 0 || r.opts.appendix == AppendixNone {
 		return
 	}
 	d.newPage()
 	d.heading("Appendix: runs", h1Size, 60)
-	d.para("Every run of the report with its job, command, hosts and the output the numbers were read from. "+
-		"Excerpts keep the first and last lines of long outputs.", "I", smallSize, grey)
+	if len(r.appendixRuns) == len(r.runs) {
+		d.para("Every run of the report with its job, command, hosts and the output the numbers were read from. "+
+			"Excerpts keep the first and last lines of long outputs.", "I", smallSize, grey)
+	} else {
+		d.para(r.appendixNote(), "I", smallSize, grey)
+	}
 	d.y += 4
 	shownScript := map[string]int64{}
-	for i := range r.runs {
+	for _, i := range r.appendixRuns {
 		run := &r.runs[i]
 		head := fmt.Sprintf("Run %d — %s — %s — %s", run.ID, family(run), r.configs.ofRun[run.ID], orDash(string(run.Status)))
 		c := black
@@ -63,7 +153,7 @@ func (r *Report) appendix(d *document) {
 			d.mono(strings.Split(msg, "\n"), maxErrorLines, 0, failedRed)
 		}
 		if run.JobID != "" {
-			if script, ok := r.data.Scripts[run.JobID]; ok && strings.TrimSpace(script) != "" {
+			if script, ok := r.scripts[run.JobID]; ok && strings.TrimSpace(script) != "" {
 				if first, done := shownScript[run.JobID]; done {
 					d.fact("Script", fmt.Sprintf("the job's sbatch script is quoted under run %d", first), grey)
 				} else {
@@ -73,13 +163,36 @@ func (r *Report) appendix(d *document) {
 				}
 			}
 		}
-		if raw := r.data.Raw[run.ID]; strings.TrimSpace(raw) != "" {
-			n := len(trimBlank(splitLines(raw)))
-			d.fact("Output", fmt.Sprintf("%d line%s of the tool's output", n, plural(n)), black)
-			d.mono(splitLines(raw), rawHead, rawTail, black)
+		if q, ok := r.raw[run.ID]; ok {
+			d.fact("Output", fmt.Sprintf("%d line%s of the tool's output", q.total, plural(q.total)), black)
+			d.mono(q.lines, len(q.lines), 0, black)
 		}
 		d.y += 6
 	}
+}
+
+// appendixNote says which runs the appendix quotes, how many it leaves
+// out, and how to get them.
+func (r *Report) appendixNote() string {
+	failed := 0
+	for i := range r.runs {
+		if bad(&r.runs[i]) {
+			failed++
+		}
+	}
+	n, total := len(r.appendixRuns), len(r.runs)
+	var what string
+	switch {
+	case r.opts.appendix == AppendixFailed:
+		what = fmt.Sprintf("The appendix quotes the %d failed or invalid runs of the report's %d", n, total)
+	case n == failed:
+		what = fmt.Sprintf("The appendix quotes the report's %d failed or invalid runs, not its %d others", n, total-n)
+	default:
+		what = fmt.Sprintf("The appendix quotes the newest %d of the report's %d failed or invalid runs; %d runs are not quoted", n, failed, total-n)
+	}
+	return what + " (with their job, command, hosts and output). " +
+		"sbench report --appendix all quotes every run, --appendix failed every failed or invalid one; " +
+		"sbench runs and sbench export list them all."
 }
 
 // runFacts are the key facts of a run, in the appendix's order.
@@ -186,12 +299,7 @@ func (d *document) mono(lines []string, head, tail int, c [3]int) {
 		defer s.done()
 		s.mono(lines, head, tail, c)
 	}
-	lines = trimBlank(lines)
-	if len(lines) > head+tail+1 {
-		omitted := len(lines) - head - tail
-		cut := append(append([]string(nil), lines[:head]...), fmt.Sprintf("… (%d line%s left out) …", omitted, plural(omitted)))
-		lines = append(cut, lines[len(lines)-tail:]...)
-	}
+	lines = cutLines(lines, head, tail)
 	const indent = 8
 	lead := monoSize * 1.22
 	for _, l := range lines {

@@ -29,6 +29,9 @@ type ComparisonTable struct {
 	// Worse marks rows that regressed (drawn in red), Better rows that
 	// improved; either may be shorter than Rows.
 	Worse, Better []bool
+	// Note goes under the table: the summary line of a table of node
+	// pairs.
+	Note string
 }
 
 // WithComparison adds a comparison section after the benchmark sections.
@@ -98,6 +101,10 @@ func (r *Report) comparisonSection(d *document) {
 				col = betterGreen
 			}
 			tb.row(row, col, nil)
+		}
+		if t.Note != "" {
+			d.y += 2
+			d.paraAt(margin, contentWidth, t.Note, sansFamily, "I", smallSize, grey, 4)
 		}
 		d.y += 6
 	}

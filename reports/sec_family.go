@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/sbench/sbench/sizes"
-	"github.com/sbench/sbench/store"
 	"gonum.org/v1/plot/vg/draw"
 )
 
@@ -179,7 +178,7 @@ func (r *Report) figureCaption(f *Figure) string {
 	// The tables below count the runs; the caption names them, for the
 	// appendix.
 	parts = append(parts, fmt.Sprintf("%d line%s from %d run%s (%s)", len(f.Series), plural(len(f.Series)), len(runs), plural(len(runs)),
-		store.FormatRunIDs(slices.Collect(maps.Keys(runs)))))
+		runIDs(slices.Collect(maps.Keys(runs)))))
 	if combined {
 		s := "each point is the median of the samples at that size"
 		if f.Bands > 0 {

@@ -101,10 +101,7 @@ func (r *Report) hplRow(run *store.Run, scalars []store.Scalar) (HPLRow, bool) {
 	if row.Rpeak > 0 {
 		row.Efficiency = 100 * row.Gflops / row.Rpeak
 	}
-	for _, c := range r.data.Checks {
-		if c.RunID != run.ID {
-			continue
-		}
+	for _, c := range r.checks[run.ID] {
 		row.Checks = append(row.Checks, c)
 		if !c.Passed {
 			row.Failed = append(row.Failed, c.Name)
@@ -131,6 +128,10 @@ func formatHPLGflops(v float64) string { return fmt.Sprintf("%.3e", v) }
 // checks it failed, so its Gflops cannot be mistaken for a result.
 func (r *Report) hplSection(d *document, f *familyResult) {
 	d.heading("HPL results", h2Size, 60)
+	rows := f.hpl
+	if len(rows) > maxHPLRows {
+		rows = r.hplSummary(d, f)
+	}
 	cols := []column{
 		{title: "Run", width: 30, right: true},
 		{title: "Configuration", width: 80},
@@ -149,10 +150,10 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 	}
 	cols = append(cols, column{title: "Result", width: contentWidth - used})
 	t := d.table(cols)
-	d.need(t.rowH * float64(2+len(f.hpl)))
+	d.need(t.rowH * float64(2+min(len(rows), 20)))
 	t.header()
 	rpeakKnown := false
-	for _, row := range f.hpl {
+	for _, row := range rows {
 		eff := "—"
 		if row.Rpeak > 0 {
 			eff = strconv.FormatFloat(row.Efficiency, 'f', 1, 64)
@@ -189,7 +190,7 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 	// One note per way Rpeak was worked out, naming its runs: a hundred
 	// rows of one machine need one line, not a hundred.
 	hows := map[string][]int64{}
-	for _, row := range f.hpl {
+	for _, row := range rows {
 		if row.Rpeak > 0 {
 			how := fmt.Sprintf("Rpeak %s Gflops, %s", formatValue(row.Rpeak), row.RpeakHow)
 			hows[how] = append(hows[how], row.Run)
@@ -199,12 +200,12 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 	slices.SortFunc(byRuns, func(a, b string) int { return cmp.Compare(slices.Min(hows[a]), slices.Min(hows[b])) })
 	for _, how := range byRuns {
 		ids := slices.Compact(slices.Sorted(slices.Values(hows[how])))
-		notes = append(notes, fmt.Sprintf("run%s %s: %s.", plural(len(ids)), store.FormatRunIDs(ids), how))
+		notes = append(notes, fmt.Sprintf("run%s %s: %s.", plural(len(ids)), runIDs(ids), how))
 	}
 	if !rpeakKnown {
 		why := ""
-		if len(f.hpl) > 0 && f.hpl[0].RpeakHow != "" {
-			why = " (" + f.hpl[0].RpeakHow + ")"
+		if len(rows) > 0 && rows[0].RpeakHow != "" {
+			why = " (" + rows[0].RpeakHow + ")"
 		}
 		notes = append(notes, "Rpeak is unknown for these runs"+why+"; give it with --rpeak GFLOPS, or an rpeak label, to see the efficiency.")
 	}
@@ -213,7 +214,7 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 
 	// The residual checks, as HPL lists them under each row.
 	anyChecks := false
-	for _, row := range f.hpl {
+	for _, row := range rows {
 		anyChecks = anyChecks || len(row.Checks) > 0
 	}
 	if !anyChecks {
@@ -229,7 +230,7 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 	})
 	d.need(ct.rowH * 3)
 	ct.header()
-	for _, row := range f.hpl {
+	for _, row := range rows {
 		for _, ck := range row.Checks {
 			must := "—"
 			if ck.Op != "" {
@@ -243,6 +244,74 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 		}
 	}
 	d.y += 6
+}
+
+// maxHPLRows is the most HPL rows a report lists: a year of nightly HPL
+// runs is summed up per configuration, with the best valid run of each and
+// the newest invalid ones listed.
+const maxHPLRows = 30
+
+// hplSummary sums up a family's HPL runs per configuration — valid runs,
+// best, median and latest Gflops, invalid runs — and returns the rows to
+// list: each configuration's best valid run, and the newest invalid ones.
+func (r *Report) hplSummary(d *document, f *familyResult) []HPLRow {
+	type conf struct {
+		valid, invalid []HPLRow
+	}
+	confs := map[string]*conf{}
+	for _, row := range f.hpl {
+		c := confs[row.Config]
+		if c == nil {
+			c = &conf{}
+			confs[row.Config] = c
+		}
+		if row.Valid {
+			c.valid = append(c.valid, row)
+		} else {
+			c.invalid = append(c.invalid, row)
+		}
+	}
+	t := d.table([]column{
+		{title: "Configuration", width: 130},
+		{title: "Valid runs", width: 56, right: true},
+		{title: "Best Gflops", width: 78, right: true},
+		{title: "Median", width: 70, right: true},
+		{title: "Latest", width: 70, right: true},
+		{title: "Invalid", width: contentWidth - 404, right: true},
+	})
+	t.header()
+	var list []HPLRow
+	var invalid []HPLRow
+	for _, name := range r.configOrder(slices.Sorted(maps.Keys(confs))) {
+		c := confs[name]
+		best, med, latest := "—", "—", "—"
+		if len(c.valid) > 0 {
+			top := slices.MaxFunc(c.valid, func(a, b HPLRow) int { return cmp.Compare(a.Gflops, b.Gflops) })
+			gf := make([]float64, len(c.valid))
+			for i, v := range c.valid {
+				gf[i] = v.Gflops
+			}
+			best = fmt.Sprintf("%s (run %d)", formatHPLGflops(top.Gflops), top.Run)
+			med = formatHPLGflops(median(gf))
+			latest = formatHPLGflops(c.valid[len(c.valid)-1].Gflops)
+			list = append(list, top)
+		}
+		invalid = append(invalid, c.invalid...)
+		col := black
+		if len(c.valid) == 0 {
+			col = failedRed
+		}
+		t.row([]string{orDash(name), strconv.Itoa(len(c.valid)), best, med, latest, strconv.Itoa(len(c.invalid))}, col, nil)
+	}
+	slices.SortFunc(invalid, func(a, b HPLRow) int { return cmp.Compare(a.Run, b.Run) })
+	shownInvalid := invalid[max(0, len(invalid)-maxHPLRows/2):]
+	list = append(list, shownInvalid...)
+	slices.SortFunc(list, func(a, b HPLRow) int { return cmp.Compare(a.Run, b.Run) })
+	d.y += 4
+	d.para(fmt.Sprintf("%d HPL runs, summed up per configuration; listed below: the best valid run of each configuration and the newest %d of the %d invalid runs. "+
+		"sbench export --benchmark %s lists every row.", len(f.hpl), len(shownInvalid), len(invalid), f.name), "", smallSize, grey)
+	d.y += 4
+	return list
 }
 
 // gridDim is P or Q for the table: "—" for the runner's hpl kernel, whose

@@ -1,21 +1,63 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
-// runsSection lists every run: where it ran, what it ran, how it ended. A
-// failed or invalid run is set in red with its error below it, so nobody
-// mistakes its numbers for a result.
+// runsSection lists the runs: where each ran, what it ran, how it ended.
+// A failed or invalid run is set in red with its error below it, so
+// nobody mistakes its numbers for a result. A report of more than
+// maxListed runs sums them up per system and benchmark instead, and lists
+// its newest failed and invalid runs.
 func (r *Report) runsSection(d *document) {
 	d.heading("Runs", h1Size, 60)
 	if len(r.runs) == 0 {
 		d.para("The report has no runs.", "", bodySize, black)
+		return
+	}
+	nbad := 0
+	for i := range r.runs {
+		if bad(&r.runs[i]) {
+			nbad++
+		}
+	}
+	summarised := len(r.listedRuns) < len(r.runs)
+	if summarised {
+		r.runsSummary(d)
+		d.y += 6
+		if len(r.listedRuns) > 0 {
+			d.heading("Failed and invalid runs", h2Size, 60)
+		}
+	}
+	r.runsTable(d, r.listedRuns)
+	d.y += 6
+	if note := r.requeueNote(); note != "" {
+		d.para(note, "", smallSize, black)
+		d.y += 2
+	}
+	switch {
+	case nbad == 0:
+		d.para("All runs completed and passed their checks.", "", smallSize, grey)
+	case summarised && len(r.listedRuns) < nbad:
+		d.para(fmt.Sprintf("%d of %d runs failed or are invalid: the %d newest are listed (red), with their errors; sbench runs --status failed,invalid lists them all. "+
+			"Their results are never plotted or summarised.", nbad, len(r.runs), len(r.listedRuns)), "", smallSize, grey)
+	default:
+		d.para(fmt.Sprintf("%d of %d runs failed or are invalid (red): their results are listed but never plotted or summarised; the appendix has their whole error text.", nbad, len(r.runs)), "", smallSize, grey)
+	}
+}
+
+// runsTable lists the runs of the given indexes.
+func (r *Report) runsTable(d *document, idx []int) {
+	if len(idx) == 0 {
 		return
 	}
 	// The job column is one line whatever the id: a local job's id
@@ -31,16 +73,26 @@ func (r *Report) runsSection(d *document) {
 		{title: "Status", width: contentWidth - 442},
 	})
 	t.header()
-	bad := 0
-	for i := range r.runs {
+	for _, i := range idx {
 		run := &r.runs[i]
 		failed := run.Status == results.StatusFailed || run.Status == results.StatusInvalid
 		c := black
 		if failed {
-			c, bad = failedRed, bad+1
+			c = failedRed
 		}
 		cfg := r.configs.ofRun[run.ID]
-		t.row([]string{
+		msg := ""
+		if failed {
+			msg = r.failureText(run)
+		}
+		// The error is indented to the Job column, under the row it
+		// explains, and on the same page.
+		indent := t.cols[0].width + cellPad
+		after := 0.0
+		if msg != "" {
+			after = 3 + d.paraHeight(contentWidth-indent, msg, sansFamily, "I", smallSize, failureLines)
+		}
+		t.rowKeeping([]string{
 			strconv.FormatInt(run.ID, 10),
 			jobLabel(run),
 			family(run),
@@ -48,27 +100,57 @@ func (r *Report) runsSection(d *document) {
 			nodesLabel(run),
 			tasksLabel(run.Tasks),
 			r.stateLabel(run),
-		}, c, nil)
-		if failed {
-			if msg := r.failureText(run); msg != "" {
-				d.y += 1
-				// Indented to the Job column, under the row it explains.
-				indent := t.cols[0].width + cellPad
-				d.paraAt(margin+indent, contentWidth-indent, msg, sansFamily, "I", smallSize, failedRed, 3)
-				d.y += 2
-				d.rule(d.y)
-			}
+		}, c, nil, "", -1, after)
+		if msg != "" {
+			d.y += 1
+			d.paraAt(margin+indent, contentWidth-indent, msg, sansFamily, "I", smallSize, failedRed, failureLines)
+			d.y += 2
+			d.rule(d.y)
 		}
 	}
-	d.y += 6
-	if note := r.requeueNote(); note != "" {
-		d.para(note, "", smallSize, black)
-		d.y += 2
+}
+
+// failureLines is how many lines of a failed run's error the runs table
+// shows; the appendix has it whole.
+const failureLines = 3
+
+// runsSummary counts the runs per system and benchmark: how many, how
+// they ended, when the first and the last ran.
+func (r *Report) runsSummary(d *document) {
+	counts := map[[2]string]*store.Tally{}
+	for i := range r.runs {
+		run := &r.runs[i]
+		k := [2]string{run.System, family(run)}
+		c := counts[k]
+		if c == nil {
+			c = &store.Tally{}
+			counts[k] = c
+		}
+		c.Add(run)
 	}
-	if bad == 0 {
-		d.para("All runs completed and passed their checks.", "", smallSize, grey)
-	} else {
-		d.para(fmt.Sprintf("%d of %d runs failed or are invalid (red): their results are listed but never plotted or summarised; the appendix has their whole error text.", bad, len(r.runs)), "", smallSize, grey)
+	d.para(fmt.Sprintf("The report's %d runs, per system and benchmark (sbench runs --group-by system or --group-by benchmark lists the same).", len(r.runs)), "", smallSize, grey)
+	d.y += 2
+	t := d.table([]column{
+		{title: "System", width: 80},
+		{title: "Benchmark", width: 110},
+		{title: "Runs", width: 44, right: true},
+		{title: "ok", width: 44, right: true},
+		{title: "Failed", width: 44, right: true},
+		{title: "Invalid", width: 44, right: true},
+		{title: "First", width: 72, right: true},
+		{title: "Last", width: contentWidth - 438, right: true},
+	})
+	t.header()
+	keys := slices.SortedFunc(maps.Keys(counts), func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	for _, k := range keys {
+		c := counts[k]
+		day := func(t time.Time) string {
+			if t.IsZero() {
+				return "—"
+			}
+			return t.UTC().Format("2006-01-02")
+		}
+		t.row([]string{orDash(k[0]), k[1], strconv.Itoa(c.Runs), strconv.Itoa(c.OK), strconv.Itoa(c.Failed), strconv.Itoa(c.Invalid), day(c.First), day(c.Last)}, black, nil)
 	}
 }
 
@@ -179,7 +261,7 @@ func (r *Report) requeueNote() string {
 		var attempts []string
 		for a := 0; a <= j.restarts; a++ {
 			if ids := j.runs[a]; len(ids) > 0 {
-				attempts = append(attempts, fmt.Sprintf("attempt %d: run%s %s", a+1, plural(len(ids)), store.FormatRunIDs(ids)))
+				attempts = append(attempts, fmt.Sprintf("attempt %d: run%s %s", a+1, plural(len(ids)), runIDs(ids)))
 			}
 		}
 		parts = append(parts, fmt.Sprintf("Job %s was requeued by Slurm %d time%s (a node failure or a preemption); the runs of every attempt are kept (%s).",
@@ -191,7 +273,7 @@ func (r *Report) requeueNote() string {
 // failureText says why a run failed: its error, and for an invalid run the
 // checks that did not pass.
 func (r *Report) failureText(run *store.Run) string {
-	return FailureText(run, r.jobOf(run), r.data.Checks)
+	return FailureText(run, r.jobOf(run), r.checks[run.ID])
 }
 
 // FailureText says why a run failed, as the report does under its row:

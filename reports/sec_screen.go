@@ -8,7 +8,6 @@ import (
 	"github.com/sbench/sbench/screen"
 	"github.com/sbench/sbench/sizes"
 	"github.com/sbench/sbench/slurm/hostlist"
-	"github.com/sbench/sbench/store"
 )
 
 // Rows of the screening section's ranked tables.
@@ -291,8 +290,6 @@ func subsection(d *document, title string, n int, none string) bool {
 	}
 	return n > 0
 }
-
-func runIDs(ids []int64) string { return store.FormatRunIDs(ids) }
 
 func ratio(bad, all int) string {
 	if all == 0 {

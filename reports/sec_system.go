@@ -22,20 +22,31 @@ type hostGroup struct {
 // hostGroups groups the nodes of every run by what they are, sorted by
 // node list so the order does not depend on the archive's.
 func (r *Report) hostGroups() []*hostGroup {
+	if r.groups != nil {
+		return r.groups
+	}
 	groups := map[string]*hostGroup{}
 	var order []string
 	seen := map[string]bool{}
-	for _, run := range r.runs {
-		for _, h := range run.Hosts {
-			fields := hostFields(h)
-			key := fmt.Sprint(fields)
+	fc := fieldsCache{}
+	keys := map[*results.Host]string{}
+	for i := range r.runs {
+		run := &r.runs[i]
+		for j := range run.Hosts {
+			h := &run.Hosts[j]
+			fields := fc.of(h)
+			key, ok := keys[h]
+			if !ok {
+				key = fmt.Sprint(fields)
+				keys[h] = key
+			}
 			g := groups[key]
 			if g == nil {
 				g = &hostGroup{fields: fields}
 				groups[key] = g
 				order = append(order, key)
 			}
-			name := nodeName(h)
+			name := nodeName(*h)
 			if !seen[key+"\x00"+name] {
 				seen[key+"\x00"+name] = true
 				g.nodes = append(g.nodes, name)
@@ -48,6 +59,7 @@ func (r *Report) hostGroups() []*hostGroup {
 		out = append(out, groups[k])
 	}
 	sort.SliceStable(out, func(i, j int) bool { return compressHosts(out[i].nodes) < compressHosts(out[j].nodes) })
+	r.groups = out
 	return out
 }
 
@@ -73,7 +85,7 @@ func (r *Report) systemSection(d *document) {
 		d.para("No runs.", "", bodySize, black)
 		return
 	}
-	if diffs := hostMismatches(r.runs); len(diffs) > 0 {
+	if diffs := r.mismatches(); len(diffs) > 0 {
 		d.warningBox("Warning: the nodes of a run are not alike — results between them may differ for that reason.", diffs)
 	}
 	const perTable = 3

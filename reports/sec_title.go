@@ -16,7 +16,9 @@ const dateLayout = "2006-01-02 15:04 MST"
 
 // titlePage writes what the report covers — campaigns, runs and their
 // dates, the system, who made the report when — and the verdict, which is
-// what most readers read first and some read only.
+// what most readers read first and some read only; or, when the report
+// opens with an overview, room for the overview, the verdict on the next
+// page.
 func (r *Report) titlePage(d *document) {
 	d.newPage()
 	d.y = 96
@@ -62,7 +64,16 @@ func (r *Report) titlePage(d *document) {
 	// everything is drawn (see replacementNote).
 	d.noteY = d.y
 	d.y += 3 * smallSize * 1.3
+	// A report of a site's years opens with its overview (overviewSection,
+	// on this page); the verdict, a sentence per configuration, follows it.
+	if !r.showOverview() {
+		r.verdictSection(d)
+	}
+}
 
+// verdictSection writes the verdict: the sentences computed from the data,
+// warnings and failures in red.
+func (r *Report) verdictSection(d *document) {
 	d.heading("Verdict", h1Size, 40)
 	d.para("Computed from the archived samples; each number is in the tables and figures that follow.", "I", smallSize, grey)
 	d.y += 3

@@ -1,7 +1,9 @@
 package reports
 
 import (
+	"fmt"
 	"image/color"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,6 +150,21 @@ func family(run *store.Run) string {
 // isCollective reports whether a family times a collective operation,
 // whose latency depends on the process count.
 func isCollective(fam string) bool { return compare.CollectiveOp(fam) != "" }
+
+// maxIDList is the longest list of run ids a sentence of the report
+// prints; a figure pooling a year of runs names their range instead.
+const maxIDList = 160
+
+// runIDs writes run ids as store.FormatRunIDs does ("1-4,13"), or, when
+// that is longer than a sentence can carry, their count and range.
+func runIDs(ids []int64) string {
+	s := store.FormatRunIDs(ids)
+	if len(s) <= maxIDList {
+		return s
+	}
+	lo, hi := slices.Min(ids), slices.Max(ids)
+	return fmt.Sprintf("%d of the runs %d to %d; sbench runs lists them", len(slices.Compact(slices.Sorted(slices.Values(ids)))), lo, hi)
+}
 
 // median is robust to the one slow repetition a busy node produces, which a
 // mean would smear over the whole curve.

@@ -21,6 +21,7 @@ func (r *Report) computeVerdict() []string {
 	for _, f := range r.families {
 		out = append(out, r.familyVerdict(f)...)
 	}
+	out = append(out, r.overviewVerdict()...)
 	failed := 0
 	for i := range r.runs {
 		if bad(&r.runs[i]) {
@@ -31,7 +32,7 @@ func (r *Report) computeVerdict() []string {
 		out = append(out, fmt.Sprintf("%d of %d runs failed or are invalid; their numbers are left out of every figure and summary (see Runs and the appendix).",
 			failed, len(r.runs)))
 	}
-	if diffs := mismatchFields(r.runs); len(diffs) > 0 {
+	if diffs := fieldsOf(r.mismatches()); len(diffs) > 0 {
 		out = append(out, fmt.Sprintf("Warning: the nodes of a run differ in %s (see System); results between them may differ for that reason.",
 			joinAnd(diffs)))
 	}
@@ -178,7 +179,20 @@ func collectiveVerdict(g *sizeGroup) string {
 	if g.ranks > 0 {
 		head += fmt.Sprintf(" (%d ranks)", g.ranks)
 	}
-	return head + ": " + strings.Join(parts, "; ") + "."
+	return head + ": " + strings.Join(capList(parts, verdictItems, "configurations in the section's table"), "; ") + "."
+}
+
+// verdictItems is the most configurations or runs one sentence of the
+// verdict lists: a year of a site's runs must not make a page of one.
+const verdictItems = 6
+
+// capList keeps the first n items, and says how many more there are and
+// where.
+func capList(items []string, n int, where string) []string {
+	if len(items) <= n {
+		return items
+	}
+	return append(items[:n:n], fmt.Sprintf("%d more %s", len(items)-n, where))
 }
 
 func matrixVerdict(m *matrixGroup) string {
@@ -250,7 +264,7 @@ func hplVerdict(f *familyResult) string {
 			}
 			parts = append(parts, fmt.Sprintf("%s %s Gflops (%s)", row.Config, formatValue(row.Gflops), why))
 		}
-		fmt.Fprintf(&b, " Not results: %s.", strings.Join(parts, "; "))
+		fmt.Fprintf(&b, " Not results: %s.", strings.Join(capList(parts, verdictItems, "in the HPL table"), "; "))
 	}
 	return b.String()
 }

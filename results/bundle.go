@@ -75,13 +75,17 @@ type Bundle struct {
 
 // Job places a run in Slurm.
 type Job struct {
-	ID         string   `json:"id,omitempty"`
-	Step       string   `json:"step,omitempty"`
-	ArrayIndex string   `json:"array_index,omitempty"`
-	Name       string   `json:"name,omitempty"`
-	Partition  string   `json:"partition,omitempty"`
-	Nodes      []string `json:"nodes,omitempty"`
-	Tasks      int      `json:"tasks,omitempty"`
+	ID         string `json:"id,omitempty"`
+	Step       string `json:"step,omitempty"`
+	ArrayIndex string `json:"array_index,omitempty"`
+	Name       string `json:"name,omitempty"`
+	Partition  string `json:"partition,omitempty"`
+	// Cluster is the Slurm cluster the job ran on (SLURM_CLUSTER_NAME):
+	// the system the run belongs to, so that one archive holds a site's
+	// clusters. Omitted when unknown, so bundles without it are unchanged.
+	Cluster string   `json:"cluster,omitempty"`
+	Nodes   []string `json:"nodes,omitempty"`
+	Tasks   int      `json:"tasks,omitempty"`
 	// TasksPerNode is Slurm's compact form, e.g. "2(x2)" or "3,1".
 	TasksPerNode string `json:"tasks_per_node,omitempty"`
 	// Restart is Slurm's restart count (SLURM_RESTART_COUNT) of the attempt
@@ -377,37 +381,76 @@ func WriteFile(path string, b *Bundle) error {
 
 // WriteAtomic writes data to path through a temporary file and a rename.
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := CreateAtomic(path, perm)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
+	defer f.Abort()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// AtomicFile is a file being written to a temporary name beside its own:
+// Commit gives it its name, complete, or Abort removes it. A reader never
+// sees part of it, and a writer that stops half way leaves the old file as
+// it was. It lets a large file (a report, an archive export) be written as
+// it is made rather than held in memory first.
+type AtomicFile struct {
+	path string
+	perm os.FileMode
+	tmp  *os.File
+	done bool
+}
+
+// CreateAtomic starts writing path.
+func CreateAtomic(path string, perm os.FileMode) (*AtomicFile, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return &AtomicFile{path: path, perm: perm, tmp: tmp}, nil
+}
+
+func (f *AtomicFile) Write(p []byte) (int, error) {
+	n, err := f.tmp.Write(p)
+	if err != nil {
+		return n, fmt.Errorf("write %s: %w", f.path, err)
+	}
+	return n, nil
+}
+
+// Commit syncs the file and renames it to its path.
+func (f *AtomicFile) Commit() error {
+	if f.done {
+		return fmt.Errorf("write %s: already committed or aborted", f.path)
+	}
+	for _, step := range []func() error{func() error { return f.tmp.Chmod(f.perm) }, f.tmp.Sync, f.tmp.Close} {
+		if err := step(); err != nil {
+			f.Abort()
+			return fmt.Errorf("write %s: %w", f.path, err)
 		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := os.Rename(f.tmp.Name(), f.path); err != nil {
+		f.Abort()
+		return fmt.Errorf("write %s: %w", f.path, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	done = true
-	if d, err := os.Open(dir); err == nil {
+	f.done = true
+	if d, err := os.Open(filepath.Dir(f.path)); err == nil {
 		d.Sync() // best effort: make the rename durable
 		d.Close()
 	}
 	return nil
+}
+
+// Abort removes the temporary file, unless Commit named it; it may be
+// deferred.
+func (f *AtomicFile) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.tmp.Close()
+	os.Remove(f.tmp.Name())
 }

@@ -166,3 +166,45 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestAtomicFile: a file written in pieces replaces the old one only once
+// committed; aborted, it leaves the old one and no temporary file.
+func TestAtomicFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.pdf")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := CreateAtomic(path, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("half"))
+	f.Abort()
+	if data, _ := os.ReadFile(path); string(data) != "old" {
+		t.Errorf("aborted: the file holds %q", data)
+	}
+	f, err = CreateAtomic(path, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	for _, p := range []string{"new ", "report"} {
+		if _, err := f.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if data, _ := os.ReadFile(path); string(data) != "old" {
+		t.Errorf("before Commit the file holds %q", data)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	if data, _ := os.ReadFile(path); string(data) != "new report" || st.Mode().Perm() != 0o644 {
+		t.Errorf("committed: %q, mode %v", data, st.Mode())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+}

@@ -66,3 +66,25 @@ func DescriptiveParam(tool, key string) bool {
 	t := strings.ToLower(tool)
 	return descriptiveToolParams[t][key] || key == "test" && hplTools[t]
 }
+
+// descriptiveTags number or describe a sample rather than identify what
+// it measured: the round of disjoint pairs a node pair was measured in
+// and the schedule of those rounds (the matrix kernel), the pass of a
+// re-test. Two samples that differ only in these are repeats of one
+// measurement.
+var descriptiveTags = map[string]bool{"round": true, "schedule": true, "pass": true}
+
+// pairTags name the node pair a sample measured: its nodes (from, to) and
+// their placement (intra- or inter-node). Sample.Pair holds the ranks.
+var pairTags = map[string]bool{"from": true, "to": true, "placement": true}
+
+// DescriptiveTag reports whether a sample tag only numbers or describes
+// the sample (a matrix round, a re-test pass): never part of a
+// configuration, a compare row or a figure's line.
+func DescriptiveTag(key string) bool { return descriptiveTags[key] }
+
+// PairTag reports whether a sample tag names the node pair it measured
+// (from, to, placement): samples that differ only in their pair are the
+// rows of one table (compare) or the cells of one heatmap, not tables of
+// their own.
+func PairTag(key string) bool { return pairTags[key] }

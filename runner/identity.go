@@ -54,6 +54,9 @@ type Identity struct {
 	ArrayIndex string
 	JobName    string
 	Partition  string
+	// Cluster is the Slurm cluster's name (SLURM_CLUSTER_NAME): the system
+	// the run is archived under.
+	Cluster string
 
 	// Namespace is the MPI launcher's name for this run (Open MPI's job id,
 	// the PMIx namespace), made safe for file names; it tells apart two
@@ -180,6 +183,7 @@ func mpiIdentity(getenv func(string) string, l mpiLauncher) (Identity, error) {
 		ArrayIndex: slurm.FirstEnv(getenv, "SLURM_ARRAY_TASK_ID"),
 		JobName:    slurm.FirstEnv(getenv, "SLURM_JOB_NAME"),
 		Partition:  slurm.FirstEnv(getenv, "SLURM_JOB_PARTITION"),
+		Cluster:    slurm.FirstEnv(getenv, "SLURM_CLUSTER_NAME"),
 		Namespace:  safeName(slurm.FirstEnv(getenv, l.namespace...)),
 	}
 	if id.Rank < 0 && len(errs) == 0 {
@@ -232,6 +236,7 @@ func slurmIdentity(getenv func(string) string) (Identity, error) {
 		ArrayIndex:   sid.ArrayTask,
 		JobName:      strings.TrimSpace(getenv("SLURM_JOB_NAME")),
 		Partition:    strings.TrimSpace(getenv("SLURM_JOB_PARTITION")),
+		Cluster:      strings.TrimSpace(getenv("SLURM_CLUSTER_NAME")),
 	}
 	if getenv(LocalStepVar) == "1" {
 		id.Launcher = LauncherLocal

@@ -358,3 +358,26 @@ func TestNamesPerAttempt(t *testing.T) {
 		t.Error("a negative restart count was accepted")
 	}
 }
+
+// TestIdentityCluster reads the Slurm cluster's name, which the bundle
+// carries as the run's system, from what srun and mpirun under salloc set;
+// outside Slurm there is none.
+func TestIdentityCluster(t *testing.T) {
+	for _, tt := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{"slurm-22.05-srun-rank2.env"}, "lab"},
+		{[]string{"openmpi-4.1.4-salloc-N2-n4-mpirun-np4-rank2.env"}, "sbenchlab"},
+		{[]string{"openmpi-4.1.4-mpirun-np2-rank0.env"}, ""},
+	} {
+		env := loadEnv(t, tt.files...)
+		id, err := IdentityFromEnv(func(k string) string { return env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id.Cluster != tt.want {
+			t.Errorf("%s: cluster %q, want %q", tt.files[0], id.Cluster, tt.want)
+		}
+	}
+}

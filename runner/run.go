@@ -397,7 +397,7 @@ func (cfg *Config) newBundle(c *comm, start time.Time) *results.Bundle {
 		b.Params = merge(b.Params, map[string]string{"repeat": strconv.Itoa(*cfg.Repeat)})
 	}
 	b.Job = results.Job{
-		ID: id.JobID, Step: id.StepID, ArrayIndex: id.ArrayIndex, Name: id.JobName, Partition: id.Partition,
+		ID: id.JobID, Step: id.StepID, ArrayIndex: id.ArrayIndex, Name: id.JobName, Partition: id.Partition, Cluster: id.Cluster,
 		Nodes: id.Nodes, Tasks: id.Size, TasksPerNode: id.TasksPerNode, Restart: id.Restart,
 	}
 	b.Start, b.End = start.UTC().Round(0), time.Now().UTC().Round(0)

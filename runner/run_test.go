@@ -66,7 +66,7 @@ func (s *step) identity(rank int) Identity {
 	return Identity{
 		Launcher: "srun", Rank: rank, Size: s.size(), LocalRank: rank % s.tasksPerNode, NodeIndex: node,
 		NodeName: s.nodes[node], Nodes: s.nodes, TasksPerNode: tpn, Distribution: "block",
-		JobID: s.jobID, StepID: "0", JobName: "test", Partition: "debug",
+		JobID: s.jobID, StepID: "0", JobName: "test", Partition: "debug", Cluster: "lab",
 	}
 }
 
@@ -223,7 +223,7 @@ func TestKernels(t *testing.T) {
 					t.Errorf("host %d: node %s ranks %v", i, h.NodeName, h.Ranks)
 				}
 			}
-			want := results.Job{ID: s.jobID, Step: "0", Name: "test", Partition: "debug", Nodes: tt.nodes,
+			want := results.Job{ID: s.jobID, Step: "0", Name: "test", Partition: "debug", Cluster: "lab", Nodes: tt.nodes,
 				Tasks: len(tt.nodes) * tt.tasksPerNode, TasksPerNode: s.identity(0).TasksPerNode}
 			if fmt.Sprint(b.Job) != fmt.Sprint(want) {
 				t.Errorf("job %+v, want %+v", b.Job, want)

@@ -28,8 +28,9 @@ type group struct {
 	runs      []store.Run // in the archive's order: start time, then id
 }
 
-// clusterOf is the cluster a run came from: its system label.
-func clusterOf(r *store.Run) string { return r.Labels["system"] }
+// clusterOf is the cluster a run came from (store.Run.System): the
+// system label it was given, else the Slurm cluster the runner recorded.
+func clusterOf(r *store.Run) string { return r.System }
 
 func groupRuns(runs []store.Run) []*group {
 	by := map[string]*group{}

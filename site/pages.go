@@ -555,7 +555,7 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 	for _, c := range cs {
 		name := c
 		if name == "" {
-			name = "(no system label)"
+			name = "(no system)"
 		}
 		p.f("<th>%s</th>", esc(name))
 	}

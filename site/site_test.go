@@ -271,9 +271,16 @@ func (c *errAfter) Err() error {
 // pages it did not write; the next build finishes the site.
 func TestInterruptedBuild(t *testing.T) {
 	db := newArchive(t)
+	// Half-way: half the checks a whole build makes, however many of
+	// them the archive's reads make.
+	count := &errAfter{Context: context.Background()}
+	count.n.Store(1 << 40)
+	if _, err := Build(count, db, Options{Dir: filepath.Join(t.TempDir(), "whole")}); err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Join(t.TempDir(), "site")
 	ctx := &errAfter{Context: context.Background()}
-	ctx.n.Store(60)
+	ctx.n.Store((1<<40 - count.n.Load()) / 2)
 	if _, err := Build(ctx, db, Options{Dir: dir}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted build: %v", err)
 	}
@@ -317,5 +324,32 @@ func TestRefusesForeignDirectory(t *testing.T) {
 	}
 	if _, err := Build(context.Background(), db, Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), ManifestName) {
 		t.Errorf("broken manifest: %v", err)
+	}
+}
+
+// TestClustersFromSlurm: runs the runner recorded on Slurm clusters,
+// given no system label, are told apart by the cluster each came from
+// (SLURM_CLUSTER_NAME), as one archive of a site's clusters holds them.
+func TestClustersFromSlurm(t *testing.T) {
+	db, err := store.Open(filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	bs := synth.All(spec)
+	for _, b := range bs {
+		b.Job.Cluster = b.Labels["system"]
+		delete(b.Labels, "system")
+	}
+	if _, err := db.Ingest(context.Background(), "synth", bs); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "site")
+	if st := build(t, db, dir); st.Histories != 8 {
+		t.Errorf("%d histories, want 8 (2 clusters × 2 benchmarks × 2 configurations)", st.Histories)
+	}
+	index := read(t, filepath.Join(dir, "index.html"))
+	if !strings.Contains(index, "<th>alpha</th><th>beta</th>") || strings.Contains(index, "(no system)") {
+		t.Errorf("the index does not have a column per cluster:\n%.2000s", index)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/sbench/sbench/results"
 )
@@ -21,34 +23,70 @@ import (
 // bundles, so the content hashes match and importing twice adds nothing.
 const ArchiveSchema = "sbench.archive/v1"
 
+// ArchiveSchemaBaselines is ArchiveSchema with baselines: after the runs,
+// one line per baseline, naming its runs by content hash. An export
+// carries a baseline when it carries every run of it, and is this schema
+// only then, so that an sbench that knows v1 only still reads the others.
+const ArchiveSchemaBaselines = "sbench.archive/v2"
+
 // archiveHeader is the first line of an archive file.
 type archiveHeader struct {
-	Schema string `json:"schema"`
-	Runs   int    `json:"runs"`
+	Schema    string `json:"schema"`
+	Runs      int    `json:"runs"`
+	Baselines int    `json:"baselines,omitempty"`
 }
 
-// archiveEntry is one run of an archive file.
+// archiveEntry is one line after the header: a run, or a baseline.
 type archiveEntry struct {
-	Source     string          `json:"source"`
-	IngestedAt string          `json:"ingested_at,omitempty"`
-	Bundle     json.RawMessage `json:"bundle"`
+	Source     string           `json:"source,omitempty"`
+	IngestedAt string           `json:"ingested_at,omitempty"`
+	Bundle     json.RawMessage  `json:"bundle,omitempty"`
+	Baseline   *archiveBaseline `json:"baseline,omitempty"`
+}
+
+// archiveBaseline is a baseline as an archive file carries it: its runs
+// by content hash, which survives the move when run ids do not.
+type archiveBaseline struct {
+	Name      string   `json:"name"`
+	Selection string   `json:"selection"`
+	Note      string   `json:"note,omitempty"`
+	Created   string   `json:"created"`
+	Runs      []string `json:"runs"`
+}
+
+// ArchiveExport says what ExportArchive wrote.
+type ArchiveExport struct {
+	Runs int
+	// Baselines are the baselines carried, sorted; Left says why the
+	// others were not (one of their runs is not among the exported).
+	Baselines []string
+	Left      []string
 }
 
 // ExportArchive writes the runs f selects, in Runs order, as an archive
-// file (see ArchiveSchema), and returns how many it wrote. The output is
+// file (see ArchiveSchema), one run at a time, then every baseline all of
+// whose runs it wrote (ArchiveSchemaBaselines). The output is
 // deterministic: the same runs give the same bytes.
-func (db *DB) ExportArchive(ctx context.Context, w io.Writer, f Filter) (int, error) {
-	n := 0
+func (db *DB) ExportArchive(ctx context.Context, w io.Writer, f Filter) (ArchiveExport, error) {
+	var out ArchiveExport
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		where, args := f.where()
 		var total int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM runs r"+where, args...).Scan(&total); err != nil {
 			return err
 		}
+		baselines, err := exportedBaselines(ctx, tx, f, &out)
+		if err != nil {
+			return err
+		}
 		bw := bufio.NewWriter(w)
 		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(archiveHeader{Schema: ArchiveSchema, Runs: total}); err != nil {
+		h := archiveHeader{Schema: ArchiveSchema, Runs: total}
+		if len(baselines) > 0 {
+			h.Schema, h.Baselines = ArchiveSchemaBaselines, len(baselines)
+		}
+		if err := enc.Encode(h); err != nil {
 			return err
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT r.id, r.source, r.ingested_at, b.encoding, b.data
@@ -81,80 +119,243 @@ FROM runs r JOIN bundles b ON b.run_id = r.id`+where+" ORDER BY r.start_time, r.
 			if err := enc.Encode(&e); err != nil {
 				return fmt.Errorf("run %d: %w", id, err)
 			}
-			n++
+			out.Runs++
 		}
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if n != total {
-			return fmt.Errorf("%d runs counted but %d have a bundle", total, n)
+		if out.Runs != total {
+			return fmt.Errorf("%d runs counted but %d have a bundle", total, out.Runs)
+		}
+		for i := range baselines {
+			if err := enc.Encode(archiveEntry{Baseline: &baselines[i]}); err != nil {
+				return err
+			}
 		}
 		return bw.Flush()
 	})
 	if err != nil {
-		return n, fmt.Errorf("export archive from %s: %w", db.path, err)
+		return out, fmt.Errorf("export archive from %s: %w", db.path, err)
 	}
-	return n, nil
+	return out, nil
 }
 
-// ImportArchive stores the runs of an archive file (plain or gzipped; name
-// is for messages) in one transaction: all of them or, on any error, none.
-// Runs already in this archive (same content hash) are skipped, as Ingest
-// does. Each run keeps the source file and ingest time it had where it was
-// exported from.
-func (db *DB) ImportArchive(ctx context.Context, r io.Reader, name string) (IngestResult, error) {
-	if db.ins == nil {
-		return IngestResult{}, fmt.Errorf("import %s: archive %s is not at the latest schema", name, db.path)
-	}
-	groups, err := readArchive(r, name)
+// exportedBaselines are the baselines whose every run f selects, with
+// their runs' hashes; out says which were left out, and why.
+func exportedBaselines(ctx context.Context, tx *sql.Tx, f Filter, out *ArchiveExport) ([]archiveBaseline, error) {
+	all, err := loadBaselines(ctx, tx, "")
 	if err != nil {
-		return IngestResult{}, err
+		return nil, err
+	}
+	var carried []archiveBaseline
+	for _, b := range all {
+		where, args := f.And(Filter{RunIDs: b.RunIDs}).where()
+		rows, err := tx.QueryContext(ctx, "SELECT r.hash FROM runs r"+where+" ORDER BY r.hash", args...)
+		if err != nil {
+			return nil, err
+		}
+		var hashes []string
+		for rows.Next() {
+			var h string
+			if err := rows.Scan(&h); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			hashes = append(hashes, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if len(hashes) < len(b.RunIDs) {
+			out.Left = append(out.Left, fmt.Sprintf("baseline %s: %d of its %d runs are not exported", b.Name, len(b.RunIDs)-len(hashes), len(b.RunIDs)))
+			continue
+		}
+		carried = append(carried, archiveBaseline{Name: b.Name, Selection: b.Selection, Note: b.Note,
+			Created: formatTime(b.Created).(string), Runs: hashes})
+		out.Baselines = append(out.Baselines, b.Name)
+	}
+	return carried, nil
+}
+
+// ArchiveImport says what ImportArchive did.
+type ArchiveImport struct {
+	IngestResult
+	// Baselines are the baselines the file carried that were set; Known
+	// those this archive had already, with the same runs.
+	Baselines, Known []string
+}
+
+// ImportOptions tune ImportArchive.
+type ImportOptions struct {
+	// Progress, when set, is told how many of the file's runs are stored
+	// so far, and how many it holds (its header's count).
+	Progress func(done, total int)
+}
+
+// importBatch is how many runs of one source file are stored together:
+// what an import holds of the file at a time.
+const importBatch = 256
+
+// ImportArchive stores the runs and baselines of an archive file (plain or
+// gzipped; name is for messages) in one transaction: all of them or, on
+// any error, none. It decodes and stores as it reads, a few runs at a
+// time, so that a file of years costs what one run does; a file that is
+// truncated or corrupt anywhere is refused whole, its transaction rolled
+// back. Runs already in this archive (same content hash) are skipped, as
+// Ingest does. Each run keeps the source file and ingest time it had where
+// it was exported from. A baseline the file carries is set unless this
+// archive has one of that name: the same runs is no change, others are an
+// error.
+func (db *DB) ImportArchive(ctx context.Context, r io.Reader, name string, o ImportOptions) (ArchiveImport, error) {
+	if db.ins == nil {
+		return ArchiveImport{}, fmt.Errorf("import %s: archive %s is not at the latest schema", name, db.path)
 	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return IngestResult{}, fmt.Errorf("import %s: %w", name, err)
+		return ArchiveImport{}, fmt.Errorf("import %s: %w", name, err)
 	}
 	defer tx.Rollback()
 	st := db.ins.in(ctx, tx)
 	now := formatTime(db.now())
-	var out IngestResult
-	for _, g := range groups {
-		enc, err := encodeFile(g.source, g.bundles)
+	var out ArchiveImport
+	var pending archiveGroup
+	var total int
+	flush := func() error {
+		if len(pending.bundles) == 0 {
+			return nil
+		}
+		enc, err := encodeFile(pending.source, pending.bundles)
 		if err != nil {
-			return IngestResult{}, fmt.Errorf("import %s: %w", name, err)
+			return fmt.Errorf("line %d: %w", pending.line, err)
 		}
 		when := now
-		if g.ingestedAt != "" {
-			when = g.ingestedAt
+		if pending.ingestedAt != "" {
+			when = pending.ingestedAt
 		}
-		res, err := storeFile(ctx, st, g.source, when, enc)
+		res, err := storeFile(ctx, st, pending.source, when, enc)
 		if err != nil {
-			return IngestResult{}, fmt.Errorf("import %s: %w", name, err)
+			return err
 		}
 		out.Added = append(out.Added, res.Added...)
 		out.Skipped = append(out.Skipped, res.Skipped...)
+		pending.bundles = pending.bundles[:0]
+		if o.Progress != nil {
+			o.Progress(len(out.Added)+len(out.Skipped), total)
+		}
+		return nil
+	}
+	err = readArchive(r, name, func(h archiveHeader) { total = h.Runs }, func(line int, e *archivedRun) error {
+		if len(pending.bundles) > 0 && (pending.source != e.source || pending.ingestedAt != e.ingestedAt || len(pending.bundles) == importBatch) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if len(pending.bundles) == 0 {
+			pending.source, pending.ingestedAt, pending.line = e.source, e.ingestedAt, line
+		}
+		pending.bundles = append(pending.bundles, e.bundle)
+		return nil
+	}, func(line int, b *archiveBaseline) error {
+		if err := flush(); err != nil {
+			return err
+		}
+		set, err := importBaseline(ctx, tx, b)
+		if err != nil {
+			return fmt.Errorf("line %d: baseline %s: %w", line, b.Name, err)
+		}
+		if set {
+			out.Baselines = append(out.Baselines, b.Name)
+		} else {
+			out.Known = append(out.Known, b.Name)
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		if !strings.HasPrefix(err.Error(), "import "+name) {
+			err = fmt.Errorf("import %s: %w", name, err)
+		}
+		return ArchiveImport{}, err
 	}
 	if err := tx.Commit(); err != nil {
-		return IngestResult{}, fmt.Errorf("import %s: %w", name, err)
+		return ArchiveImport{}, fmt.Errorf("import %s: %w", name, err)
 	}
 	return out, nil
+}
+
+// importBaseline sets a baseline the file carries, its runs found by
+// hash; set is false when this archive has it already, with the same
+// runs.
+func importBaseline(ctx context.Context, tx *sql.Tx, b *archiveBaseline) (set bool, err error) {
+	if err := CheckBaselineName(b.Name); err != nil {
+		return false, err
+	}
+	created, err := parseTime(sql.NullString{String: b.Created, Valid: true})
+	if err == nil {
+		err = checkTime(created)
+	}
+	if err != nil {
+		return false, fmt.Errorf("created: %w", err)
+	}
+	if len(b.Runs) == 0 {
+		return false, errors.New("no runs")
+	}
+	var ids []int64
+	for _, h := range b.Runs {
+		var id int64
+		if err := tx.QueryRowContext(ctx, sqlFindHash, h).Scan(&id); errors.Is(err, sql.ErrNoRows) {
+			return false, fmt.Errorf("run %s is neither in the file nor in this archive", h)
+		} else if err != nil {
+			return false, err
+		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	have, err := loadBaselines(ctx, tx, b.Name)
+	if err != nil {
+		return false, err
+	}
+	if len(have) > 0 {
+		if slices.Equal(have[0].RunIDs, slices.Compact(ids)) {
+			return false, nil
+		}
+		return false, fmt.Errorf("this archive has a baseline %s of other runs (%s): delete it first (sbench baseline rm %s), or import into another archive",
+			b.Name, FormatRunIDs(have[0].RunIDs), b.Name)
+	}
+	if _, err := setBaselineTx(ctx, tx, Baseline{Name: b.Name, Selection: b.Selection, Note: b.Note, Created: created, RunIDs: ids}); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // archiveGroup is consecutive runs of an archive file that came from the
 // same file and were ingested at the same time: one Ingest, as they were.
 type archiveGroup struct {
 	source, ingestedAt string
+	line               int
 	bundles            []*results.Bundle
 }
 
-// readArchive decodes and checks a whole archive file before anything is
-// written, so that a truncated or corrupt file is refused whole.
-func readArchive(r io.Reader, name string) ([]archiveGroup, error) {
+// archivedRun is one run line of an archive file, decoded and checked.
+type archivedRun struct {
+	source, ingestedAt string
+	bundle             *results.Bundle
+}
+
+// readArchive decodes an archive file line by line, checking each as it
+// goes, and hands each run and baseline on; the header goes to header
+// first. A line that is not what the format says, a header whose counts
+// the file does not hold (a truncated file), or an error from a callback
+// ends it with an error naming the file and the line.
+func readArchive(r io.Reader, name string, header func(archiveHeader), run func(line int, e *archivedRun) error, baseline func(line int, b *archiveBaseline) error) error {
 	br := bufio.NewReader(r)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("import %s: %w", name, err)
+			return fmt.Errorf("import %s: %w", name, err)
 		}
 		defer zr.Close()
 		br = bufio.NewReader(zr)
@@ -162,30 +363,49 @@ func readArchive(r io.Reader, name string) ([]archiveGroup, error) {
 	dec := json.NewDecoder(br)
 	var h archiveHeader
 	if err := dec.Decode(&h); err != nil {
-		return nil, fmt.Errorf("import %s: line 1: not an sbench archive export: %w", name, err)
+		return fmt.Errorf("import %s: line 1: not an sbench archive export: %w", name, err)
 	}
-	if h.Schema != ArchiveSchema {
-		return nil, fmt.Errorf("import %s: line 1: schema %q, want %q", name, h.Schema, ArchiveSchema)
+	if h.Schema != ArchiveSchema && h.Schema != ArchiveSchemaBaselines {
+		return fmt.Errorf("import %s: line 1: schema %q, want %q or %q", name, h.Schema, ArchiveSchema, ArchiveSchemaBaselines)
 	}
-	var groups []archiveGroup
-	count := 0
-	for {
+	if h.Runs < 0 || h.Baselines < 0 || h.Schema == ArchiveSchema && h.Baselines > 0 {
+		return fmt.Errorf("import %s: line 1: %d runs and %d baselines is not a header of %s", name, h.Runs, h.Baselines, h.Schema)
+	}
+	header(h)
+	runs, baselines := 0, 0
+	for line := 2; ; line++ {
 		var e archiveEntry
 		err := dec.Decode(&e)
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line := count + 2 // each entry on a line of its own, after the header
 		if err != nil {
-			return nil, fmt.Errorf("import %s: line %d: %w", name, line, err)
+			return fmt.Errorf("import %s: line %d: %w", name, line, err)
 		}
-		count++
+		if e.Baseline != nil {
+			if len(e.Bundle) > 0 || e.Source != "" {
+				return fmt.Errorf("import %s: line %d: a baseline and a run on one line", name, line)
+			}
+			if baselines++; baselines > h.Baselines {
+				return fmt.Errorf("import %s: line %d: more baselines than the header's %d", name, line, h.Baselines)
+			}
+			if err := baseline(line, e.Baseline); err != nil {
+				return fmt.Errorf("import %s: %w", name, err)
+			}
+			continue
+		}
+		if baselines > 0 {
+			return fmt.Errorf("import %s: line %d: a run after the baselines", name, line)
+		}
 		if len(e.Bundle) == 0 {
-			return nil, fmt.Errorf("import %s: line %d: no bundle", name, line)
+			return fmt.Errorf("import %s: line %d: no bundle", name, line)
+		}
+		if runs++; runs > h.Runs {
+			return fmt.Errorf("import %s: line %d: more runs than the header's %d", name, line, h.Runs)
 		}
 		b, err := results.Decode(bytes.NewReader(e.Bundle))
 		if err != nil {
-			return nil, fmt.Errorf("import %s: line %d: %w", name, line, err)
+			return fmt.Errorf("import %s: line %d: %w", name, line, err)
 		}
 		if e.IngestedAt != "" {
 			// Stored in the archive's fixed-width form, which sorts.
@@ -194,21 +414,25 @@ func readArchive(r io.Reader, name string) ([]archiveGroup, error) {
 				err = checkTime(t)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("import %s: line %d: ingested_at: %w", name, line, err)
+				return fmt.Errorf("import %s: line %d: ingested_at: %w", name, line, err)
 			}
 			e.IngestedAt = ""
 			if s, ok := formatTime(t).(string); ok {
 				e.IngestedAt = s
 			}
 		}
-		if n := len(groups); n > 0 && groups[n-1].source == e.Source && groups[n-1].ingestedAt == e.IngestedAt {
-			groups[n-1].bundles = append(groups[n-1].bundles, b)
-		} else {
-			groups = append(groups, archiveGroup{source: e.Source, ingestedAt: e.IngestedAt, bundles: []*results.Bundle{b}})
+		if err := b.Validate(); err != nil {
+			return fmt.Errorf("import %s: line %d: invalid bundle: %w", name, line, err)
+		}
+		if err := run(line, &archivedRun{source: e.Source, ingestedAt: e.IngestedAt, bundle: b}); err != nil {
+			return fmt.Errorf("import %s: %w", name, err)
 		}
 	}
-	if count != h.Runs {
-		return nil, fmt.Errorf("import %s: header says %d runs, the file holds %d (truncated?)", name, h.Runs, count)
+	if runs != h.Runs && h.Baselines == 0 {
+		return fmt.Errorf("import %s: header says %d runs, the file holds %d (truncated?)", name, h.Runs, runs)
 	}
-	return groups, nil
+	if runs != h.Runs || baselines != h.Baselines {
+		return fmt.Errorf("import %s: header says %d runs and %d baselines, the file holds %d and %d (truncated?)", name, h.Runs, h.Baselines, runs, baselines)
+	}
+	return nil
 }

@@ -68,12 +68,12 @@ func (db *DB) SamplesAt(ctx context.Context, ids []int64, axes []SampleAxis) ([]
 	}
 	var out []Sample
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+sampleColumns+` FROM samples s
+		rows, err := tx.QueryContext(ctx, `SELECT `+sampleColumns(true)+` FROM samples s
 WHERE s.run_id IN (SELECT value FROM json_each(?)) AND (`+strings.Join(conds, " OR ")+`) ORDER BY s.run_id, s.metric, s.x, s.repeat, s.seq`, args...)
 		if err != nil {
 			return err
 		}
-		return scanSamples(rows, func(s Sample) error {
+		return decodeSamples(rows, true, interner{}, func(s Sample) error {
 			out = append(out, s)
 			return nil
 		})

@@ -52,41 +52,49 @@ func (db *DB) SetBaseline(ctx context.Context, b Baseline) (replaced bool, err e
 	if err := checkTime(b.Created); err != nil {
 		return false, fmt.Errorf("set baseline %s: created: %w", b.Name, err)
 	}
-	ids := slices.Clone(b.RunIDs)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	idsJSON, _ := json.Marshal(ids)
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("set baseline %s: %w", b.Name, err)
 	}
 	defer tx.Rollback()
-	var missing sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT min(j.value) FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = j.value)`,
-		string(idsJSON)).Scan(&missing); err != nil {
-		return false, fmt.Errorf("set baseline %s: %w", b.Name, err)
-	}
-	if missing.Valid {
-		return false, fmt.Errorf("set baseline %s: run %d: %w", b.Name, missing.Int64, ErrNotFound)
-	}
-	res, err := tx.ExecContext(ctx, "DELETE FROM baselines WHERE name = ?", b.Name)
-	if err != nil {
-		return false, fmt.Errorf("set baseline %s: %w", b.Name, err)
-	}
-	n, _ := res.RowsAffected()
-	replaced = n > 0
-	if _, err := tx.ExecContext(ctx, "INSERT INTO baselines (name, selection, note, created) VALUES (?, ?, ?, ?)",
-		b.Name, b.Selection, b.Note, formatTime(b.Created)); err != nil {
-		return false, fmt.Errorf("set baseline %s: %w", b.Name, err)
-	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO baseline_runs (baseline, run_id) SELECT ?, value FROM json_each(?)",
-		b.Name, string(idsJSON)); err != nil {
+	if replaced, err = setBaselineTx(ctx, tx, b); err != nil {
 		return false, fmt.Errorf("set baseline %s: %w", b.Name, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("set baseline %s: %w", b.Name, err)
 	}
 	return replaced, nil
+}
+
+// setBaselineTx records b, checked, in tx, replacing a baseline of its
+// name.
+func setBaselineTx(ctx context.Context, tx *sql.Tx, b Baseline) (replaced bool, err error) {
+	ids := slices.Clone(b.RunIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	idsJSON, _ := json.Marshal(ids)
+	var missing sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT min(j.value) FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = j.value)`,
+		string(idsJSON)).Scan(&missing); err != nil {
+		return false, err
+	}
+	if missing.Valid {
+		return false, fmt.Errorf("run %d: %w", missing.Int64, ErrNotFound)
+	}
+	res, err := tx.ExecContext(ctx, "DELETE FROM baselines WHERE name = ?", b.Name)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	if _, err := tx.ExecContext(ctx, "INSERT INTO baselines (name, selection, note, created) VALUES (?, ?, ?, ?)",
+		b.Name, b.Selection, b.Note, formatTime(b.Created)); err != nil {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO baseline_runs (baseline, run_id) SELECT ?, value FROM json_each(?)",
+		b.Name, string(idsJSON)); err != nil {
+		return false, err
+	}
+	return n > 0, nil
 }
 
 // Baseline returns the baseline called name; an unknown name wraps

@@ -43,14 +43,6 @@ var benchfmtFixed = []string{"campaign", "variant", "nodes", "tasks", "processes
 // lines benchstat computes its statistics from.
 func (db *DB) ExportBenchfmt(ctx context.Context, w io.Writer, f Filter) error {
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		runs, err := loadRuns(ctx, tx, f, withParams)
-		if err != nil {
-			return err
-		}
-		byID := make(map[int64]*Run, len(runs))
-		for i := range runs {
-			byID[runs[i].ID] = &runs[i]
-		}
 		bw := bufio.NewWriter(w)
 		units, err := benchfmtUnits(ctx, tx, f)
 		if err != nil {
@@ -66,16 +58,8 @@ func (db *DB) ExportBenchfmt(ctx context.Context, w io.Writer, f Filter) error {
 		}
 		cfg := &benchfmtConfig{w: bw, cur: map[string]string{}}
 		var line strings.Builder
-		// A scalar that repeats a sample of its run (HPL's Gflops, say)
-		// is not written twice.
-		sampled := map[string]bool{}
-		if err := eachSample(ctx, tx, f, func(s Sample) error {
-			r, ok := byID[s.RunID]
-			if !ok {
-				return fmt.Errorf("run %d has samples but was not selected", s.RunID)
-			}
+		sampleLine := func(r *Run, s Sample) error {
 			cfg.set(r)
-			sampled[fmt.Sprint(s.RunID, "\x00", s.Metric, "\x00", s.Unit)] = true
 			line.Reset()
 			line.WriteString(benchfmtBase(r.Benchmark))
 			line.WriteString("/metric=" + benchfmtPart(s.Metric))
@@ -99,24 +83,38 @@ func (db *DB) ExportBenchfmt(ctx context.Context, w io.Writer, f Filter) error {
 			iters := max(s.Iterations, 1)
 			_, err := fmt.Fprintf(bw, "%s %d %s %s\n", benchfmtName(line.String()), iters, formatFloat(s.Value), benchfmtUnit(unit))
 			return err
-		}); err != nil {
-			return err
 		}
-		if err := eachScalar(ctx, tx, f, func(s Scalar) error {
-			// Scalars with no unit are a run's settings (HPL's N, NB,
-			// P, Q), not measurements.
-			if s.Unit == "" || sampled[fmt.Sprint(s.RunID, "\x00", s.Name, "\x00", s.Unit)] {
-				return nil
-			}
-			r, ok := byID[s.RunID]
-			if !ok {
-				return fmt.Errorf("run %d has scalars but was not selected", s.RunID)
-			}
-			cfg.set(r)
-			name := benchfmtBase(r.Benchmark) + "/metric=" + benchfmtPart(s.Name)
-			_, err := fmt.Fprintf(bw, "%s 1 %s %s\n", benchfmtName(name), formatFloat(s.Value), benchfmtUnit(s.Unit))
-			return err
-		}); err != nil {
+		err = eachRunWithRows(ctx, tx, f, func(r *Run, samples func(func(Sample) error) error, _ func(func(Scalar) error) error) error {
+			return samples(func(s Sample) error { return sampleLine(r, s) })
+		}, func(r *Run, samples func(func(Sample) error) error, scalars func(func(Scalar) error) error) error {
+			// A scalar that repeats a sample of its run (HPL's Gflops,
+			// say) is not written twice: the run's metrics, read again.
+			var sampled map[string]bool
+			return scalars(func(s Scalar) error {
+				// Scalars with no unit are a run's settings (HPL's N, NB,
+				// P, Q), not measurements.
+				if s.Unit == "" {
+					return nil
+				}
+				if sampled == nil {
+					sampled = map[string]bool{}
+					if err := samples(func(x Sample) error {
+						sampled[x.Metric+"\x00"+x.Unit] = true
+						return nil
+					}); err != nil {
+						return err
+					}
+				}
+				if sampled[s.Name+"\x00"+s.Unit] {
+					return nil
+				}
+				cfg.set(r)
+				name := benchfmtBase(r.Benchmark) + "/metric=" + benchfmtPart(s.Name)
+				_, err := fmt.Fprintf(bw, "%s 1 %s %s\n", benchfmtName(name), formatFloat(s.Value), benchfmtUnit(s.Unit))
+				return err
+			})
+		})
+		if err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -131,23 +129,9 @@ func (db *DB) ExportBenchfmt(ctx context.Context, w io.Writer, f Filter) error {
 // scalars, sorted.
 func benchfmtUnits(ctx context.Context, q queryer, f Filter) ([]string, error) {
 	where, args := f.where()
-	rows, err := q.QueryContext(ctx, `SELECT s.unit FROM samples s JOIN runs r ON r.id = s.run_id`+where+`
+	units, err := queryStrings(ctx, q, `SELECT s.unit FROM samples s JOIN runs r ON r.id = s.run_id`+where+`
 UNION SELECT s.unit FROM scalars s JOIN runs r ON r.id = s.run_id`+where+` ORDER BY 1`, append(args, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var units []string
-	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
-			return nil, err
-		}
-		if u != "" {
-			units = append(units, u)
-		}
-	}
-	return units, rows.Err()
+	return slices.DeleteFunc(units, func(u string) bool { return u == "" }), err
 }
 
 // benchfmtConfig writes the configuration lines that change between runs.

@@ -100,7 +100,7 @@ func TestWriterDoesNotWaitForReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	before, err := loadRuns(context.Background(), tx, Filter{}, withLabels)
+	before, err := loadRuns(context.Background(), tx, Filter{}, RunLabels)
 	if err != nil || len(before) != 1 {
 		t.Fatalf("runs in snapshot = %d, %v", len(before), err)
 	}
@@ -114,7 +114,7 @@ func TestWriterDoesNotWaitForReaders(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("ingest took %v with a reader open", d)
 	}
-	again, err := loadRuns(context.Background(), tx, Filter{}, withLabels)
+	again, err := loadRuns(context.Background(), tx, Filter{}, RunLabels)
 	if err != nil || len(again) != 1 {
 		t.Errorf("reader's snapshot changed under it: %d runs, %v", len(again), err)
 	}

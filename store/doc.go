@@ -26,7 +26,8 @@
 // applied, each in its own transaction. An archive written by a newer sbench
 // (a version beyond the list) is refused rather than misread.
 //
-// Tables: runs (one per bundle, unique by content hash), run_labels,
+// Tables: runs (one per bundle, unique by content hash, with the system it
+// came from: SystemOf), run_labels,
 // run_params, hosts (each distinct host description once) and run_hosts,
 // samples, scalars, checks, bundles (the bundle exactly as ingested, as
 // JSON, gzip-compressed when large) and jobs. Times are stored
@@ -51,12 +52,27 @@
 //
 // # Queries and export
 //
-// A Filter selects runs (campaign, run ids, benchmark, labels, start time);
-// Runs, Samples, Scalars and Checks return rows in a fixed order, and
-// ExportCSV and ExportJSON write them deterministically (floats in their
-// shortest exact form), so exported files can be diffed and used as golden
-// files. ExportBenchfmt writes the Go benchmark format (configuration
-// lines, unit directions) so that benchstat reads an archive.
+// A Filter selects runs (system, campaign, run ids, benchmark, labels,
+// status, job, start time); Runs, Samples, Scalars and Checks return rows
+// in a fixed order, and ExportCSV and ExportJSON write them
+// deterministically (floats in their shortest exact form), so exported
+// files can be diffed and used as golden files. ExportBenchfmt writes the
+// Go benchmark format (configuration lines, unit directions) so that
+// benchstat reads an archive.
+//
+// # An archive of years
+//
+// A site keeps years of runs in one file, several clusters side by side
+// (runs.system, schema v5). Every command that reads the whole archive
+// streams it: EachRun walks runs one at a time in a single statement (each
+// run's labels, parameters and hosts aggregated by subqueries), decoding
+// what runs share — labels, node lists, host descriptions — once and
+// sharing it; EachSample reads samples a batch ahead on a goroutine of its
+// own, in no sorted order but run by run, values only unless asked, with
+// the forms the store writes decoded without reflection. Exports walk the
+// runs in id order, each run's rows read with it. ExportArchive and
+// ImportArchive move one run at a time. What a command keeps is what it
+// computes, never the samples.
 //
 // # Baselines, archives and pruning
 //
@@ -66,5 +82,6 @@
 // would delete before Prune deletes exactly those ids. ExportArchive and
 // ImportArchive move runs between archives as their bundles (gzip), through
 // the same ingest, so an import is as atomic and idempotent as an ingest;
-// baselines stay with their archive.
+// a baseline whose runs all travel goes with them, its runs named by
+// content hash. Vacuum gives the space of deleted runs back to the disk.
 package store

@@ -8,9 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,31 +74,19 @@ type exportRow struct {
 	Tags map[string]string `json:"tags,omitempty"`
 }
 
-// export reads the rows of f in one snapshot: header gets the sorted label
-// keys of the selected runs before the first row.
+// export reads the rows of f in one snapshot, one run at a time: header
+// gets the sorted label keys of the selected runs before the first row;
+// then every sample, run by run in id order, then every scalar.
 func (db *DB) export(ctx context.Context, f Filter, header func(keys []string) error, row func(*exportRow) error) error {
 	return db.readTx(ctx, func(tx *sql.Tx) error {
-		runs, err := loadRuns(ctx, tx, f, withParams)
+		keys, err := labelKeys(ctx, tx, f)
 		if err != nil {
 			return err
 		}
-		byID := make(map[int64]*Run, len(runs))
-		keySet := map[string]bool{}
-		for i := range runs {
-			byID[runs[i].ID] = &runs[i]
-			for k := range runs[i].Labels {
-				keySet[k] = true
-			}
-		}
-		keys := slices.Sorted(maps.Keys(keySet))
 		if err := header(keys); err != nil {
 			return err
 		}
-		base := func(id int64) (exportRow, error) {
-			r, ok := byID[id]
-			if !ok {
-				return exportRow{}, fmt.Errorf("run %d has rows but was not selected", id)
-			}
+		base := func(r *Run) exportRow {
 			e := exportRow{
 				Run: r.ID, Campaign: r.Campaign, Variant: r.Variant, Benchmark: r.Benchmark, Kernel: r.Kernel,
 				Status: string(r.Status), Job: r.JobID, Step: r.Step, Labels: r.Labels,
@@ -116,33 +102,88 @@ func (db *DB) export(ctx context.Context, f Filter, header func(keys []string) e
 				s := r.Start.UTC().Format(time.RFC3339Nano)
 				e.Start = &s
 			}
-			return e, nil
+			return e
 		}
-		if err := eachSample(ctx, tx, f, func(s Sample) error {
-			e, err := base(s.RunID)
-			if err != nil {
-				return err
-			}
-			e.Metric, e.Unit, e.X, e.XUnit, e.Value = s.Metric, s.Unit, s.X, s.XUnit, s.Value
-			e.Min, e.Max, e.P50, e.P99 = s.Min, s.Max, s.P50, s.P99
-			if s.Iterations != 0 {
-				e.Iterations = &s.Iterations
-			}
-			e.Repeat = &s.Repeat
-			e.Pair, e.Tags = s.Pair, s.Tags
-			return row(&e)
-		}); err != nil {
-			return err
-		}
-		return eachScalar(ctx, tx, f, func(s Scalar) error {
-			e, err := base(s.RunID)
-			if err != nil {
-				return err
-			}
-			e.Metric, e.Unit, e.Value = s.Name, s.Unit, s.Value
-			return row(&e)
+		return eachRunWithRows(ctx, tx, f, func(r *Run, samples func(func(Sample) error) error, scalars func(func(Scalar) error) error) error {
+			return samples(func(s Sample) error {
+				e := base(r)
+				e.Metric, e.Unit, e.X, e.XUnit, e.Value = s.Metric, s.Unit, s.X, s.XUnit, s.Value
+				e.Min, e.Max, e.P50, e.P99 = s.Min, s.Max, s.P50, s.P99
+				if s.Iterations != 0 {
+					e.Iterations = &s.Iterations
+				}
+				e.Repeat = &s.Repeat
+				e.Pair, e.Tags = s.Pair, s.Tags
+				return row(&e)
+			})
+		}, func(r *Run, _ func(func(Sample) error) error, scalars func(func(Scalar) error) error) error {
+			return scalars(func(s Scalar) error {
+				e := base(r)
+				e.Metric, e.Unit, e.Value = s.Name, s.Unit, s.Value
+				return row(&e)
+			})
 		})
 	})
+}
+
+// labelKeys are the label keys of the runs f selects, sorted; "system"
+// among them when a run has a system (its label, see SystemOf).
+func labelKeys(ctx context.Context, q queryer, f Filter) ([]string, error) {
+	where, args := f.where()
+	return queryStrings(ctx, q, `SELECT DISTINCT l.key FROM run_labels l JOIN runs r ON r.id = l.run_id`+where+`
+UNION SELECT 'system' FROM runs r`+and(where, "r.system != ''")+` ORDER BY 1`, append(args, args...)...)
+}
+
+// and adds a condition to a WHERE clause (possibly empty).
+func and(where, cond string) string {
+	if where == "" {
+		return " WHERE " + cond
+	}
+	return where + " AND " + cond
+}
+
+// A runWalk handles one run, with functions that read its samples (in
+// Samples order) and its scalars.
+type runWalk func(r *Run, samples func(func(Sample) error) error, scalars func(func(Scalar) error) error) error
+
+// eachRunWithRows walks the runs of f in id order once per pass, each run
+// with what reads its own samples and scalars: an export holds one run at
+// a time, whatever the archive holds.
+func eachRunWithRows(ctx context.Context, tx *sql.Tx, f Filter, passes ...runWalk) error {
+	sst, err := tx.PrepareContext(ctx, "SELECT "+sampleColumns(true)+" FROM samples s WHERE s.run_id = ? ORDER BY s.metric, s.x, s.repeat, s.seq")
+	if err != nil {
+		return err
+	}
+	defer sst.Close()
+	cst, err := tx.PrepareContext(ctx, "SELECT s.run_id, s.name, s.unit, s.value FROM scalars s WHERE s.run_id = ? ORDER BY s.seq")
+	if err != nil {
+		return err
+	}
+	defer cst.Close()
+	in := interner{}
+	for _, pass := range passes {
+		err := eachRun(ctx, tx, f, RunOptions{Detail: RunParams, ByID: true}, func(r *Run) error {
+			samples := func(fn func(Sample) error) error {
+				rows, err := sst.QueryContext(ctx, r.ID)
+				if err != nil {
+					return err
+				}
+				return decodeSamples(rows, true, in, fn)
+			}
+			scalars := func(fn func(Scalar) error) error {
+				rows, err := cst.QueryContext(ctx, r.ID)
+				if err != nil {
+					return err
+				}
+				return decodeScalars(rows, fn)
+			}
+			return pass(r, samples, scalars)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ExportCSV writes every sample, then every scalar, of the runs f selects as

@@ -35,20 +35,46 @@ const (
 // one small file does not pay for compiling its statements again.
 type ingestStmts struct {
 	findHash, run, bundle, label, param, findHost, host, runHost, sample, scalar, check *sql.Stmt
+
+	// tx and rows are those of a transaction (in): statements inserting
+	// several samples at once, by their number, prepared as needed.
+	tx   *sql.Tx
+	rows map[int]*sql.Stmt
+}
+
+// sampleChunk is how many samples one statement inserts at most: a
+// statement per file's samples rather than per sample, which is most of
+// what an ingest spends in database/sql and the driver.
+const sampleChunk = 32
+
+// samplesStmt is the statement inserting n samples, prepared in the
+// transaction the first time.
+func (s *ingestStmts) samplesStmt(ctx context.Context, n int) (*sql.Stmt, error) {
+	if st := s.rows[n]; st != nil {
+		return st, nil
+	}
+	row := "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	st, err := s.tx.PrepareContext(ctx, sqlInsertSmpls+strings.Repeat(row+", ", n-1)+row)
+	if err != nil {
+		return nil, err
+	}
+	s.rows[n] = st
+	return st, nil
 }
 
 const (
-	sqlFindHash   = `SELECT id FROM runs WHERE hash = ?`
-	sqlInsertRun  = `INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, command, launcher, tool, tool_version, status, error, job_id, step, array_index, nodes, tasks, tasks_per_node, start_time, end_time, runner_version, source, origin, ingested_at, restart) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	sqlInsertBndl = `INSERT INTO bundles (run_id, encoding, data) VALUES (?, ?, ?)`
-	sqlInsertLbl  = `INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)`
-	sqlInsertPrm  = `INSERT INTO run_params (run_id, key, value) VALUES (?, ?, ?)`
-	sqlFindHost   = `SELECT id FROM hosts WHERE hash = ?`
-	sqlInsertHost = `INSERT INTO hosts (hash, hostname, node_name, cpu_model, cores, memory_bytes, kernel, os, mpi, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	sqlInsertRH   = `INSERT INTO run_hosts (run_id, idx, host_id) VALUES (?, ?, ?)`
-	sqlInsertSmpl = `INSERT INTO samples (run_id, seq, metric, unit, x, x_unit, value, min, max, p50, p99, iterations, repeat, pair, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	sqlInsertSclr = `INSERT INTO scalars (run_id, seq, name, unit, value) VALUES (?, ?, ?, ?, ?)`
-	sqlInsertChk  = `INSERT INTO checks (run_id, seq, name, value, threshold, op, passed) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlFindHash    = `SELECT id FROM runs WHERE hash = ?`
+	sqlInsertRun   = `INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, command, launcher, tool, tool_version, status, error, job_id, step, array_index, nodes, tasks, tasks_per_node, start_time, end_time, runner_version, source, origin, ingested_at, restart, system) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`
+	sqlInsertBndl  = `INSERT INTO bundles (run_id, encoding, data) VALUES (?, ?, ?)`
+	sqlInsertLbl   = `INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)`
+	sqlInsertPrm   = `INSERT INTO run_params (run_id, key, value) VALUES (?, ?, ?)`
+	sqlFindHost    = `SELECT id FROM hosts WHERE hash = ?`
+	sqlInsertHost  = `INSERT INTO hosts (hash, hostname, node_name, cpu_model, cores, memory_bytes, kernel, os, mpi, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertRH    = `INSERT INTO run_hosts (run_id, idx, host_id) VALUES (?, ?, ?)`
+	sqlInsertSmpl  = `INSERT INTO samples (run_id, seq, metric, unit, x, x_unit, value, min, max, p50, p99, iterations, repeat, pair, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertSmpls = `INSERT INTO samples (run_id, seq, metric, unit, x, x_unit, value, min, max, p50, p99, iterations, repeat, pair, tags) VALUES `
+	sqlInsertSclr  = `INSERT INTO scalars (run_id, seq, name, unit, value) VALUES (?, ?, ?, ?, ?)`
+	sqlInsertChk   = `INSERT INTO checks (run_id, seq, name, value, threshold, op, passed) VALUES (?, ?, ?, ?, ?, ?, ?)`
 )
 
 func prepareIngest(ctx context.Context, w *sql.DB) (*ingestStmts, error) {
@@ -107,6 +133,8 @@ func (s *ingestStmts) in(ctx context.Context, tx *sql.Tx) *ingestStmts {
 		sample:   tx.StmtContext(ctx, s.sample),
 		scalar:   tx.StmtContext(ctx, s.scalar),
 		check:    tx.StmtContext(ctx, s.check),
+		tx:       tx,
+		rows:     map[int]*sql.Stmt{},
 	}
 }
 
@@ -142,14 +170,13 @@ func encodeBundle(b *results.Bundle) (*encoded, error) {
 		return nil, fmt.Errorf("invalid bundle: end: %w", err)
 	}
 	e := &encoded{b: b}
-	var err error
-	if e.hash, err = results.Hash(b); err != nil {
-		return nil, err
-	}
+	// The stored text is what results.Hash hashes: one encoding for both.
 	data, err := json.Marshal(b)
 	if err != nil {
 		return nil, fmt.Errorf("encode bundle: %w", err)
 	}
+	sum := sha256.Sum256(data)
+	e.hash = hex.EncodeToString(sum[:])
 	if bytes.Contains(data, []byte(`\ufffd`)) {
 		// A string was not valid UTF-8 (a tool printing Latin-1, say):
 		// JSON, and so the stored bundle and its hash, replaced the bad
@@ -263,6 +290,36 @@ func (db *DB) Ingest(ctx context.Context, source string, bundles []*results.Bund
 type File struct {
 	Source  string
 	Bundles []*results.Bundle
+
+	// What Prepare made of the bundles.
+	prepared bool
+	enc      []*encoded
+	encErr   error
+}
+
+// Size is how many bytes the file's bundles take encoded (after Prepare;
+// 0 before), what a caller batching files can bound its memory by.
+func (f *File) Size() int {
+	n := 0
+	for _, e := range f.enc {
+		switch d := e.data.(type) {
+		case string:
+			n += len(d)
+		case []byte:
+			n += len(d)
+		}
+	}
+	return n
+}
+
+// Prepare checks and encodes the file's bundles now (hash, JSON, the
+// columns), so that IngestFiles, which holds the archive's write lock,
+// only inserts them: a caller that reads files on one goroutine and stores
+// them on another does the two at once. A bad bundle is IngestFiles'
+// error for the file, as without Prepare.
+func (f *File) Prepare() {
+	f.enc, f.encErr = encodeFile(f.Source, f.Bundles)
+	f.prepared = true
 }
 
 // FileResult says what IngestFiles did with one file: what Ingest would
@@ -289,7 +346,11 @@ func (db *DB) IngestFiles(ctx context.Context, files []File) ([]FileResult, erro
 	enc := make([][]*encoded, len(files))
 	for i, f := range files {
 		out[i].Source = f.Source
-		enc[i], out[i].Err = encodeFile(f.Source, f.Bundles)
+		if f.prepared {
+			enc[i], out[i].Err = f.enc, f.encErr
+		} else {
+			enc[i], out[i].Err = encodeFile(f.Source, f.Bundles)
+		}
 	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -347,80 +408,105 @@ func encodeFile(source string, bundles []*results.Bundle) ([]*encoded, error) {
 func storeFile(ctx context.Context, st *ingestStmts, source string, now any, enc []*encoded) (IngestResult, error) {
 	var res IngestResult
 	for i, e := range enc {
-		var id int64
-		err := st.findHash.QueryRowContext(ctx, e.hash).Scan(&id)
-		if err == nil {
-			res.Skipped = append(res.Skipped, id)
-			continue
+		// Insert first, look only when that adds nothing: a new run (the
+		// common case) costs one statement, not a lookup and an insert.
+		id, added, err := insertRun(ctx, st, source, now, e)
+		if err == nil && !added {
+			err = st.findHash.QueryRowContext(ctx, e.hash).Scan(&id)
 		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return IngestResult{}, fmt.Errorf("ingest %s: %s: %w", source, describe(i, len(enc), e.b), err)
-		}
-		id, err = insertRun(ctx, st, source, now, e)
 		if err != nil {
 			return IngestResult{}, fmt.Errorf("ingest %s: %s: %w", source, describe(i, len(enc), e.b), err)
 		}
-		res.Added = append(res.Added, id)
+		if added {
+			res.Added = append(res.Added, id)
+		} else {
+			res.Skipped = append(res.Skipped, id)
+		}
 	}
 	return res, nil
 }
 
-func insertRun(ctx context.Context, st *ingestStmts, source string, now any, e *encoded) (int64, error) {
+// insertRun stores a run, unless one of its hash is stored already (added
+// is false, and nothing else is written).
+func insertRun(ctx context.Context, st *ingestStmts, source string, now any, e *encoded) (id int64, added bool, err error) {
 	b := e.b
 	r, err := st.run.ExecContext(ctx,
 		e.hash, b.Campaign, b.Variant, b.Benchmark.Name, b.Benchmark.Kind, b.Benchmark.Kernel,
 		e.command, b.Benchmark.Launcher, b.Benchmark.Tool, b.Benchmark.ToolVersion,
 		string(b.Status), b.Error,
 		b.Job.ID, b.Job.Step, b.Job.ArrayIndex, e.nodes, b.Job.Tasks, b.Job.TasksPerNode,
-		formatTime(b.Start), formatTime(b.End), b.RunnerVersion, source, b.Source, now, b.Job.Restart)
+		formatTime(b.Start), formatTime(b.End), b.RunnerVersion, source, b.Source, now, b.Job.Restart, SystemOf(b))
 	if err != nil {
-		return 0, fmt.Errorf("insert run: %w", err)
+		return 0, false, fmt.Errorf("insert run: %w", err)
 	}
-	id, err := r.LastInsertId()
-	if err != nil {
-		return 0, fmt.Errorf("insert run: %w", err)
+	if n, err := r.RowsAffected(); err != nil || n == 0 {
+		return 0, false, err // the same content is archived already
+	}
+	if id, err = r.LastInsertId(); err != nil {
+		return 0, false, fmt.Errorf("insert run: %w", err)
 	}
 	if _, err := st.bundle.ExecContext(ctx, id, e.encoding, e.data); err != nil {
-		return 0, fmt.Errorf("insert bundle: %w", err)
+		return 0, false, fmt.Errorf("insert bundle: %w", err)
 	}
 	for _, k := range slices.Sorted(maps.Keys(b.Labels)) {
 		if _, err := st.label.ExecContext(ctx, id, k, b.Labels[k]); err != nil {
-			return 0, fmt.Errorf("insert label %q: %w", k, err)
+			return 0, false, fmt.Errorf("insert label %q: %w", k, err)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(b.Params)) {
 		if _, err := st.param.ExecContext(ctx, id, k, b.Params[k]); err != nil {
-			return 0, fmt.Errorf("insert param %q: %w", k, err)
+			return 0, false, fmt.Errorf("insert param %q: %w", k, err)
 		}
 	}
 	for i := range b.Hosts {
 		hostID, err := insertHost(ctx, st, &b.Hosts[i], e.hosts[i])
 		if err != nil {
-			return 0, fmt.Errorf("insert hosts[%d]: %w", i, err)
+			return 0, false, fmt.Errorf("insert hosts[%d]: %w", i, err)
 		}
 		if _, err := st.runHost.ExecContext(ctx, id, i, hostID); err != nil {
-			return 0, fmt.Errorf("insert hosts[%d]: %w", i, err)
+			return 0, false, fmt.Errorf("insert hosts[%d]: %w", i, err)
 		}
 	}
-	for i := range b.Samples {
-		s := &b.Samples[i]
-		if _, err := st.sample.ExecContext(ctx, id, i, s.Metric, s.Unit, optFloat(s.X), s.XUnit, s.Value,
-			optFloat(s.Min), optFloat(s.Max), optFloat(s.P50), optFloat(s.P99),
-			s.Iterations, s.Repeat, e.pairs[i], e.tags[i]); err != nil {
-			return 0, fmt.Errorf("insert samples[%d]: %w", i, err)
+	args := make([]any, 0, 15*min(len(b.Samples), sampleChunk))
+	for lo := 0; lo < len(b.Samples); lo += sampleChunk {
+		hi := min(lo+sampleChunk, len(b.Samples))
+		args = args[:0]
+		for i := lo; i < hi; i++ {
+			s := &b.Samples[i]
+			args = append(args, id, i, s.Metric, s.Unit, optFloat(s.X), s.XUnit, s.Value,
+				optFloat(s.Min), optFloat(s.Max), optFloat(s.P50), optFloat(s.P99),
+				s.Iterations, s.Repeat, e.pairs[i], e.tags[i])
 		}
+		stmt, err := st.samplesStmt(ctx, hi-lo)
+		if err == nil {
+			_, err = stmt.ExecContext(ctx, args...)
+		}
+		if err == nil {
+			continue
+		}
+		if !isConstraint(err) {
+			return 0, false, fmt.Errorf("insert samples[%d:%d]: %w", lo, hi, err)
+		}
+		// The statement stored none of its rows: one at a time, to name the
+		// one refused (the file is rolled back whatever happens).
+		for i := lo; i < hi; i++ {
+			if _, err := st.sample.ExecContext(ctx, args[(i-lo)*15:(i-lo+1)*15]...); err != nil {
+				return 0, false, fmt.Errorf("insert samples[%d]: %w", i, err)
+			}
+		}
+		return 0, false, fmt.Errorf("insert samples[%d:%d]: %w", lo, hi, err)
 	}
 	for i, s := range b.Scalars {
 		if _, err := st.scalar.ExecContext(ctx, id, i, s.Name, s.Unit, s.Value); err != nil {
-			return 0, fmt.Errorf("insert scalars[%d]: %w", i, err)
+			return 0, false, fmt.Errorf("insert scalars[%d]: %w", i, err)
 		}
 	}
 	for i, c := range b.Checks {
 		if _, err := st.check.ExecContext(ctx, id, i, c.Name, c.Value, c.Threshold, c.Op, c.Passed); err != nil {
-			return 0, fmt.Errorf("insert checks[%d]: %w", i, err)
+			return 0, false, fmt.Errorf("insert checks[%d]: %w", i, err)
 		}
 	}
-	return id, nil
+	return id, true, nil
 }
 
 // insertHost returns the id of host h, storing it if no run had it before.
@@ -436,6 +522,16 @@ func insertHost(ctx context.Context, st *ingestStmts, h *results.Host, e encoded
 		return 0, err
 	}
 	return r.LastInsertId()
+}
+
+// SystemOf is the system a bundle's run came from, as Run.System records
+// it: its "system" label, which the user gave (ingest --system, a campaign
+// label) and so wins, else the Slurm cluster the runner recorded.
+func SystemOf(b *results.Bundle) string {
+	if s := b.Labels["system"]; s != "" {
+		return s
+	}
+	return b.Job.Cluster
 }
 
 // optFloat turns an optional float into a value for a nullable column.

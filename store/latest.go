@@ -39,7 +39,7 @@ func (db *DB) LatestRun(ctx context.Context, f Filter, kernels ...string) (Run, 
 		if err != nil {
 			return err
 		}
-		runs, err := loadRuns(ctx, tx, Filter{RunIDs: []int64{id}}, withHosts)
+		runs, err := loadRuns(ctx, tx, Filter{RunIDs: []int64{id}}, RunAll)
 		if err != nil {
 			return err
 		}

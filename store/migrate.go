@@ -24,6 +24,7 @@ var migrations = []migration{
 	{"query indexes", execSQL(schemaV2)},
 	{"baselines", execSQL(schemaV3)},
 	{"attempts and planned steps", execSQL(schemaV4)},
+	{"systems and housekeeping indexes", execSQL(schemaV5)},
 }
 
 // LatestSchemaVersion is the schema version this sbench writes.
@@ -229,6 +230,22 @@ ALTER TABLE jobs ADD COLUMN error TEXT NOT NULL DEFAULT '';     -- sbatch --erro
 ALTER TABLE jobs ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN intent TEXT NOT NULL DEFAULT '';    -- sbatch --comment before the id was known
 CREATE INDEX runs_job ON runs(job_id, campaign);
+`
+
+// schemaV5 makes the system a run came from a column of its own, so that
+// one archive holds a site's clusters and every command filters and groups
+// by it through an index: runs.system is the run's "system" label (what
+// sbench ingest --system and campaign labels set, copied here for the runs
+// already archived), else the Slurm cluster the runner recorded. It also
+// adds the indexes the filters lacked: runs by status (prune --status
+// failed), and run_hosts by host, which prune's clean-up of unused host
+// descriptions and "which runs used this node" read.
+const schemaV5 = `
+ALTER TABLE runs ADD COLUMN system TEXT NOT NULL DEFAULT '';
+UPDATE runs SET system = l.value FROM run_labels l WHERE l.run_id = runs.id AND l.key = 'system';
+CREATE INDEX runs_system ON runs(system, start_time);
+CREATE INDEX runs_status ON runs(status, start_time);
+CREATE INDEX run_hosts_host ON run_hosts(host_id);
 `
 
 // NewerSchemaError is returned by Open for an archive written by a newer

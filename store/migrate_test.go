@@ -186,23 +186,7 @@ func TestMigrateWithData(t *testing.T) {
 func TestMigrationsCreateIndexes(t *testing.T) {
 	path := buildAt(t, 1)
 	const query = "SELECT id FROM runs WHERE campaign = 'legacy' ORDER BY start_time"
-	plan := func(db *DB) string {
-		rows, err := db.r.Query("EXPLAIN QUERY PLAN " + query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var plan string
-		for rows.Next() {
-			var id, parent, notused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan += detail + "\n"
-		}
-		return plan
-	}
+	plan := func(db *DB) string { return queryPlan(t, db, query) }
 	old, err := openWith(context.Background(), path, migrations[:1])
 	if err != nil {
 		t.Fatal(err)
@@ -252,4 +236,24 @@ func TestFailedMigrationKeepsTheLastGoodVersion(t *testing.T) {
 		t.Error("the failed migration's first statement was kept")
 	}
 	checkSeed(t, db)
+}
+
+// queryPlan is SQLite's plan for query, one step a line.
+func queryPlan(t *testing.T, db *DB, query string) string {
+	t.Helper()
+	rows, err := db.r.Query("EXPLAIN QUERY PLAN " + query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan += detail + "\n"
+	}
+	return plan
 }

@@ -24,6 +24,36 @@ ALTER TABLE jobs DROP COLUMN restarts;
 ALTER TABLE jobs DROP COLUMN intent;
 `
 
+// downgradeAndMigrate takes the archive db (at path) back with undo, closes
+// it and opens it again, which migrates it; it fails the test unless the
+// archive ends at the latest version with every row of tables as it was.
+// It returns the migrated archive, closed with the test.
+func downgradeAndMigrate(t *testing.T, db *DB, path, undo string, tables []string) *DB {
+	t.Helper()
+	if _, err := db.w.Exec(undo); err != nil {
+		t.Fatal(err)
+	}
+	cols := map[string]string{}
+	before := dumpTables(t, db, tables, cols)
+	db.Close()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if v, _ := db.SchemaVersion(context.Background()); v != LatestSchemaVersion() {
+		t.Fatalf("schema version %d after migration, want %d", v, LatestSchemaVersion())
+	}
+	if after := dumpTables(t, db, tables, cols); !reflect.DeepEqual(before, after) {
+		for _, table := range tables {
+			if !reflect.DeepEqual(before[table], after[table]) {
+				t.Errorf("table %s changed in migration:\nbefore %q\nafter  %q", table, before[table], after[table])
+			}
+		}
+	}
+	return db
+}
+
 // dumpTables returns every row of the given tables as text, in a fixed
 // order: two dumps are equal when nothing was lost or changed.
 // dumpTables reads every row of tables, each as one string of the columns
@@ -93,7 +123,7 @@ func TestMigrateV2ArchiveWithManyRuns(t *testing.T) {
 	if _, err := db.RecordJob(ctx, Job{SlurmID: "1", Campaign: "acc", Variants: []string{"ib"}, State: "COMPLETED"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.w.Exec(undoV4 + "DROP TABLE baseline_runs; DROP TABLE baselines; PRAGMA user_version = 2"); err != nil {
+	if _, err := db.w.Exec(undoV5 + undoV4 + "DROP TABLE baseline_runs; DROP TABLE baselines; PRAGMA user_version = 2"); err != nil {
 		t.Fatal(err)
 	}
 	v2Tables := append(append([]string{}, dataTables...), "jobs")

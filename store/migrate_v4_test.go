@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
-	"reflect"
 	"testing"
 	"time"
 )
@@ -39,25 +38,8 @@ func TestMigrateV3ToV4(t *testing.T) {
 	if _, err := db.RecordJob(ctx, Job{SlurmID: "1", Campaign: "acc", Variants: []string{"ib"}, State: "COMPLETED"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.w.Exec(undoV4 + "PRAGMA user_version = 3"); err != nil {
-		t.Fatal(err)
-	}
 	tables := append(append([]string{}, dataTables...), "jobs", "baselines", "baseline_runs")
-	cols := map[string]string{}
-	before := dumpTables(t, db, tables, cols)
-	db.Close()
-
-	db, err = Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if v, _ := db.SchemaVersion(ctx); v != 4 {
-		t.Fatalf("schema version %d, want 4", v)
-	}
-	if after := dumpTables(t, db, tables, cols); !reflect.DeepEqual(before, after) {
-		t.Errorf("v3 rows changed in migration:\nbefore %q\nafter  %q", before, after)
-	}
+	db = downgradeAndMigrate(t, db, path, undoV5+undoV4+"PRAGMA user_version = 3", tables)
 	runs, _ := db.Runs(ctx, Filter{})
 	for _, r := range runs {
 		if r.Restart != 0 {

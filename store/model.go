@@ -10,8 +10,14 @@ import (
 
 // Run is one archived benchmark run (one ingested bundle).
 type Run struct {
-	ID       int64
-	Hash     string
+	ID   int64
+	Hash string
+	// System is the cluster the run came from: its "system" label when it
+	// has one (sbench ingest --system, a campaign label), else the Slurm
+	// cluster the runner recorded (results.Job.Cluster); "" when neither
+	// says. One archive holds a site's clusters, told apart by it. Labels
+	// carries it too, as "system": it is a label, whoever gave it.
+	System   string
 	Campaign string
 	Variant  string
 	Params   map[string]string
@@ -120,7 +126,10 @@ type PlannedStep struct {
 // their values; fields select together (all must hold).
 type Filter struct {
 	Campaign string
-	RunIDs   []int64
+	// Systems selects runs of any of these systems (Run.System). A label
+	// "system" in Labels selects the same way: the system is the label.
+	Systems []string
+	RunIDs  []int64
 	// Benchmark and Benchmarks select runs of any of these benchmarks.
 	Benchmark  string
 	Benchmarks []string
@@ -167,6 +176,7 @@ func (f Filter) And(g Filter) Filter {
 		return in
 	}
 	out.Benchmark, out.Benchmarks = "", both(f.benchmarks(), g.benchmarks())
+	out.Systems = both(f.Systems, g.Systems)
 	out.JobIDs = both(f.JobIDs, g.JobIDs)
 	var fs, gs []string
 	for _, s := range f.Statuses {
@@ -228,4 +238,35 @@ func (f Filter) benchmarks() []string {
 type IngestResult struct {
 	Added   []int64 // ids of runs added
 	Skipped []int64 // ids of runs already in the archive (same content hash)
+}
+
+// Tally counts runs by how they ended, and when the first and the last of
+// them started: what a summary of many runs says about them (sbench runs
+// --group-by, a report's runs section).
+type Tally struct {
+	Runs, OK, Failed, Invalid int
+	// First and Last are the earliest and latest start; zero when no run
+	// says when it started.
+	First, Last time.Time
+}
+
+// Add counts r.
+func (t *Tally) Add(r *Run) {
+	t.Runs++
+	switch r.Status {
+	case results.StatusFailed:
+		t.Failed++
+	case results.StatusInvalid:
+		t.Invalid++
+	default:
+		t.OK++
+	}
+	if s := r.Start; !s.IsZero() {
+		if t.First.IsZero() || s.Before(t.First) {
+			t.First = s
+		}
+		if s.After(t.Last) {
+			t.Last = s
+		}
+	}
 }

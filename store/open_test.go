@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -95,7 +96,8 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.w.Exec("PRAGMA user_version = 5"); err != nil {
+	newer := LatestSchemaVersion() + 1
+	if _, err := db.w.Exec(fmt.Sprintf("PRAGMA user_version = %d", newer)); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -105,7 +107,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	if !errors.As(err, &ne) {
 		t.Fatalf("Open = %v, want a NewerSchemaError", err)
 	}
-	want := "archive " + path + " has schema version 5; this sbench knows up to " + strconv.Itoa(LatestSchemaVersion())
+	want := "archive " + path + " has schema version " + strconv.Itoa(newer) + "; this sbench knows up to " + strconv.Itoa(LatestSchemaVersion())
 	if err.Error() != want {
 		t.Errorf("error = %q\nwant    %q", err, want)
 	}

@@ -37,7 +37,7 @@ func (p PrunePlan) IDs() []int64 {
 func (db *DB) PlanPrune(ctx context.Context, f Filter) (PrunePlan, error) {
 	var plan PrunePlan
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		runs, err := loadRuns(ctx, tx, f, withLabels)
+		runs, err := loadRuns(ctx, tx, f, RunLabels)
 		if err != nil {
 			return err
 		}
@@ -119,4 +119,49 @@ func (db *DB) Prune(ctx context.Context, ids []int64) (PruneResult, error) {
 		return PruneResult{}, fmt.Errorf("prune %s: %w", db.path, err)
 	}
 	return out, nil
+}
+
+// VacuumResult says what Vacuum reclaimed: the archive's size (its pages,
+// what SQLite's file holds once its log is checkpointed) before and after.
+type VacuumResult struct {
+	Before, After int64
+}
+
+// Free returns how many bytes of the archive hold nothing: pages freed by
+// deletes, which SQLite reuses for new rows but does not give back to the
+// file system until Vacuum.
+func (db *DB) Free(ctx context.Context) (int64, error) {
+	var free int64
+	if err := db.w.QueryRowContext(ctx, "SELECT f.freelist_count * s.page_size FROM pragma_freelist_count f, pragma_page_size s").Scan(&free); err != nil {
+		return 0, fmt.Errorf("free space of %s: %w", db.path, err)
+	}
+	return free, nil
+}
+
+// Vacuum gives the space deleted runs held back to the file system: SQLite
+// rewrites the archive without its free pages (VACUUM, which needs as much
+// free disk as the archive's size while it runs) and the write-ahead log,
+// which the rewrite filled, is emptied. Readers may read meanwhile; other
+// writers wait.
+func (db *DB) Vacuum(ctx context.Context) (VacuumResult, error) {
+	var res VacuumResult
+	size := func() (int64, error) {
+		var n int64
+		err := db.w.QueryRowContext(ctx, "SELECT c.page_count * s.page_size FROM pragma_page_count c, pragma_page_size s").Scan(&n)
+		return n, err
+	}
+	var err error
+	if res.Before, err = size(); err != nil {
+		return res, fmt.Errorf("vacuum %s: %w", db.path, err)
+	}
+	if _, err := db.w.ExecContext(ctx, "VACUUM"); err != nil {
+		return res, fmt.Errorf("vacuum %s: %w (the runs are deleted; to reclaim their space later, free some disk and run sqlite3 %s VACUUM)", db.path, err, db.path)
+	}
+	if _, err := db.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return res, fmt.Errorf("vacuum %s: checkpoint: %w", db.path, err)
+	}
+	if res.After, err = size(); err != nil {
+		return res, fmt.Errorf("vacuum %s: %w", db.path, err)
+	}
+	return res, nil
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -87,5 +89,50 @@ func TestPruneRefusesBaselineRuns(t *testing.T) {
 	}
 	if got := counts(t, db); !reflect.DeepEqual(got, before) {
 		t.Errorf("a refused prune deleted something: %v -> %v", before, got)
+	}
+}
+
+// TestPruneThenVacuum: deleting runs frees pages inside the file; Vacuum
+// gives them back to the file system, and what is left reads as before.
+func TestPruneThenVacuum(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	var bs []*results.Bundle
+	for i := range 200 {
+		b := osuBundle("scratch", "ib", fmt.Sprint(i), 20)
+		b.Raw = strings.Repeat("a line of tool output\n", 200)
+		bs = append(bs, b)
+	}
+	ingest(t, db, "scratch.json", bs...)
+	ingest(t, db, "keep.json", osuBundle("keep", "ib", "k", 5))
+	plan, err := db.PlanPrune(ctx, Filter{Campaign: "scratch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Prune(ctx, plan.IDs()); err != nil {
+		t.Fatal(err)
+	}
+	free, err := db.Free(ctx)
+	if err != nil || free < 1<<20 {
+		t.Fatalf("free after prune: %d, %v; want the deleted runs' pages", free, err)
+	}
+	res, err := db.Vacuum(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Before-res.After < free*9/10 {
+		t.Errorf("vacuum: %d → %d bytes, want about %d reclaimed", res.Before, res.After, free)
+	}
+	if st, err := os.Stat(db.Path()); err != nil || st.Size() != res.After {
+		t.Errorf("file is %v bytes, want %d: %v", st.Size(), res.After, err)
+	}
+	if st, err := os.Stat(db.Path() + "-wal"); err == nil && st.Size() > 0 {
+		t.Errorf("the write-ahead log holds %d bytes after vacuum", st.Size())
+	}
+	if free, _ := db.Free(ctx); free != 0 {
+		t.Errorf("free after vacuum: %d", free)
+	}
+	if runs, err := db.Runs(ctx, Filter{}); err != nil || len(runs) != 1 || runs[0].Campaign != "keep" {
+		t.Errorf("after vacuum: %d runs, %v", len(runs), err)
 	}
 }

@@ -52,6 +52,7 @@ func (f Filter) where() (string, []any) {
 		args = append(args, string(list))
 	}
 	inList("r.benchmark", f.benchmarks())
+	inList("r.system", f.Systems)
 	statuses := make([]string, len(f.Statuses))
 	for i, st := range f.Statuses {
 		statuses[i] = string(st)
@@ -64,6 +65,12 @@ func (f Filter) where() (string, []any) {
 		args = append(args, string(ids))
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.Labels)) {
+		if k == "system" {
+			// The system label is the column (SystemOf), indexed.
+			conds = append(conds, "r.system = ?")
+			args = append(args, f.Labels[k])
+			continue
+		}
 		conds = append(conds, "EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = r.id AND l.key = ? AND l.value = ?)")
 		args = append(args, k, f.Labels[k])
 	}
@@ -88,7 +95,7 @@ func (db *DB) Runs(ctx context.Context, f Filter) ([]Run, error) {
 	var runs []Run
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		runs, err = loadRuns(ctx, tx, f, withHosts)
+		runs, err = loadRuns(ctx, tx, f, RunAll)
 		return err
 	})
 	if err != nil {
@@ -97,133 +104,285 @@ func (db *DB) Runs(ctx context.Context, f Filter) ([]Run, error) {
 	return runs, nil
 }
 
-const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at, r.restart`
-
-// runDetail is how much of each run loadRuns reads.
-type runDetail int
+// RunDetail is how much of each run EachRun reads: the less, the cheaper.
+type RunDetail int
 
 const (
-	withLabels runDetail = iota // the runs and their labels
-	withParams                  // and their parameters (what ConfigOf needs)
-	withHosts                   // and their hosts: everything
+	// RunAll reads everything: labels, parameters and hosts.
+	RunAll RunDetail = iota
+	// RunParams reads labels and parameters (what ConfigOf needs), no
+	// hosts.
+	RunParams
+	// RunLabels reads labels only.
+	RunLabels
 )
 
+// RunOptions say what EachRun reads.
+type RunOptions struct {
+	Detail RunDetail
+	// Limit, when positive, reads only the newest Limit runs (by start
+	// time, then id), still oldest first.
+	Limit int
+	// ByID reads the runs in id order (the order they were ingested)
+	// rather than by start time.
+	ByID bool
+}
+
+// EachRun calls fn with each run f selects, in Runs order, reading one run
+// at a time: a command that lists, exports or summarises runs holds one
+// run, not the archive. Everything is read in one snapshot. The Run passed
+// to fn is fn's to keep, but what runs have in common is decoded once and
+// shared between them — labels, parameters, command, nodes and hosts —
+// so that keeping a year of runs costs what they do not share: treat
+// those as read-only. An error from fn stops the walk and is returned as
+// it is.
+func (db *DB) EachRun(ctx context.Context, f Filter, o RunOptions, fn func(*Run) error) error {
+	return db.walk(ctx, "runs", func(tx *sql.Tx, fnErr *error) error {
+		return eachRun(ctx, tx, f, o, func(r *Run) error { return keep(fnErr, fn(r)) })
+	})
+}
+
+const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at, r.restart, r.system`
+
 // loadRuns reads the runs of f with what detail asks for: export needs no
-// hosts, prune not even parameters.
-func loadRuns(ctx context.Context, q queryer, f Filter, detail runDetail) ([]Run, error) {
+// hosts, prune not even parameters. Each run gets labels, parameters and
+// hosts of its own, unlike EachRun's.
+func loadRuns(ctx context.Context, q queryer, f Filter, detail RunDetail) ([]Run, error) {
+	var runs []Run
+	err := eachRun(ctx, q, f, RunOptions{Detail: detail}, func(r *Run) error {
+		hosts := make([]results.Host, len(r.Hosts))
+		for i := range r.Hosts {
+			hosts[i] = cloneHost(&r.Hosts[i])
+		}
+		if r.Hosts != nil {
+			r.Hosts = hosts
+		}
+		r.Labels, r.Params = maps.Clone(r.Labels), maps.Clone(r.Params)
+		r.Command, r.Nodes = slices.Clone(r.Command), slices.Clone(r.Nodes)
+		runs = append(runs, *r)
+		return nil
+	})
+	return runs, err
+}
+
+// eachRun reads the runs of f one by one. A run's labels, parameters and
+// host ids come with it, as JSON its subqueries aggregate (each a range of
+// a primary key), so that the walk is one statement however many runs
+// there are; host descriptions, which the runs of a campaign share, are
+// read and decoded once each.
+func eachRun(ctx context.Context, q queryer, f Filter, o RunOptions, fn func(*Run) error) error {
 	where, args := f.where()
-	rows, err := q.QueryContext(ctx, "SELECT "+runColumns+" FROM runs r"+where+" ORDER BY r.start_time, r.id", args...)
+	cols := runColumns + ",\n(SELECT json_group_object(key, value) FROM run_labels WHERE run_id = r.id)"
+	if o.Detail != RunLabels {
+		cols += ",\n(SELECT json_group_object(key, value) FROM run_params WHERE run_id = r.id)"
+	}
+	if o.Detail == RunAll {
+		cols += ",\n(SELECT group_concat(host_id ORDER BY idx) FROM run_hosts WHERE run_id = r.id)"
+	}
+	query := "SELECT " + cols + " FROM runs r" + where
+	if o.Limit > 0 {
+		query = "SELECT " + cols + " FROM runs r WHERE r.id IN (SELECT r.id FROM runs r" + where +
+			" ORDER BY r.start_time DESC, r.id DESC LIMIT ?)"
+		args = append(args, o.Limit)
+	}
+	order := " ORDER BY r.start_time, r.id"
+	if o.ByID {
+		order = " ORDER BY r.id"
+	}
+	rows, err := q.QueryContext(ctx, query+order, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	d := newRunDecoder(q)
+	var campaign, variant, benchmark, kind, kernel, command, launcher, tool, toolVer, status, nodes, tasksPerNode, runnerVersion, system sql.RawBytes
+	var labels, params, hostIDs sql.RawBytes
+	for rows.Next() {
+		var r Run
+		var start, end sql.NullString
+		var ingested string
+		dst := []any{&r.ID, &r.Hash, &campaign, &variant, &benchmark, &kind, &kernel,
+			&command, &launcher, &tool, &toolVer, &status, &r.Error,
+			&r.JobID, &r.Step, &r.ArrayIndex, &nodes, &r.Tasks, &tasksPerNode,
+			&start, &end, &runnerVersion, &r.Source, &r.Origin, &ingested, &r.Restart, &system, &labels}
+		if o.Detail != RunLabels {
+			dst = append(dst, &params)
+		}
+		if o.Detail == RunAll {
+			dst = append(dst, &hostIDs)
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return err
+		}
+		in := d.strs
+		r.Campaign, r.Variant, r.Benchmark, r.Kind, r.Kernel = in.get(campaign), in.get(variant), in.get(benchmark), in.get(kind), in.get(kernel)
+		r.Launcher, r.Tool, r.ToolVer, r.Status = in.get(launcher), in.get(tool), in.get(toolVer), results.Status(in.get(status))
+		r.TasksPerNode, r.RunnerVersion, r.System = in.get(tasksPerNode), in.get(runnerVersion), in.get(system)
+		if r.Command, err = d.list(command); err != nil {
+			return fmt.Errorf("run %d: command: %w", r.ID, err)
+		}
+		if r.Nodes, err = d.list(nodes); err != nil {
+			return fmt.Errorf("run %d: nodes: %w", r.ID, err)
+		}
+		if r.Start, err = parseTime(start); err != nil {
+			return fmt.Errorf("run %d: %w", r.ID, err)
+		}
+		if r.End, err = parseTime(end); err != nil {
+			return fmt.Errorf("run %d: %w", r.ID, err)
+		}
+		if r.IngestedAt, err = parseTime(sql.NullString{String: ingested, Valid: true}); err != nil {
+			return fmt.Errorf("run %d: %w", r.ID, err)
+		}
+		// The system is the run's "system" label, whoever named it
+		// (SystemOf): every view that tells configurations apart by
+		// label, and every filter on it, sees the same.
+		if r.Labels, err = d.keyValues(labels, r.System); err != nil {
+			return fmt.Errorf("run %d: labels: %w", r.ID, err)
+		}
+		if r.Params, err = d.keyValues(params, ""); err != nil {
+			return fmt.Errorf("run %d: params: %w", r.ID, err)
+		}
+		if r.Hosts, err = d.hosts(ctx, hostIDs); err != nil {
+			return fmt.Errorf("run %d: %w", r.ID, err)
+		}
+		if err := fn(&r); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// maxShared bounds each cache of runDecoder: beyond it, values are decoded
+// afresh, so that a walk over runs whose every value differs (HPL's
+// timestamps among its parameters) does not keep them all.
+const maxShared = 4096
+
+// runDecoder turns the columns of a walk over runs into Runs, decoding
+// each distinct value once: the runs of a campaign share their labels,
+// parameters, node lists and hosts, and a year of them should cost what
+// its distinct values weigh. What it returns is shared between runs.
+type runDecoder struct {
+	strs   interner
+	lists  map[string][]string
+	maps   map[string]map[string]string
+	hostsL map[string][]results.Host
+	hc     hostCache
+}
+
+func newRunDecoder(q queryer) *runDecoder {
+	return &runDecoder{strs: interner{}, lists: map[string][]string{}, maps: map[string]map[string]string{},
+		hostsL: map[string][]results.Host{}, hc: hostCache{q: q, decoded: map[int64]*results.Host{}}}
+}
+
+// list decodes a JSON list of strings (a command, a node list); NULL is
+// nil.
+func (d *runDecoder) list(b sql.RawBytes) ([]string, error) {
+	if b == nil {
+		return nil, nil
+	}
+	if v, ok := d.lists[string(b)]; ok {
+		return v, nil
+	}
+	var v []string
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	for i := range v {
+		v[i] = d.strs.str(v[i])
+	}
+	if len(d.lists) < maxShared {
+		d.lists[string(b)] = v
+	}
+	return v, nil
+}
+
+// keyValues decodes a json_group_object of labels or parameters, with
+// system as the "system" label when it has none; none at all is a nil
+// map, as a bundle without them has.
+func (d *runDecoder) keyValues(b sql.RawBytes, system string) (map[string]string, error) {
+	if b == nil || string(b) == "{}" && system == "" {
+		return nil, nil
+	}
+	key := string(b) + "\x00" + system
+	if m, ok := d.maps[key]; ok {
+		return m, nil
+	}
+	m, err := d.strs.decodeTags(b)
+	if err != nil {
+		return nil, err
+	}
+	if system != "" && m["system"] == "" {
+		if m == nil {
+			m = map[string]string{}
+		}
+		m["system"] = system
+	}
+	if len(m) == 0 {
+		m = nil
+	}
+	if len(d.maps) < maxShared {
+		d.maps[key] = m
+	}
+	return m, nil
+}
+
+// hosts returns the hosts of a list of host ids ("5,7"), in order.
+func (d *runDecoder) hosts(ctx context.Context, ids sql.RawBytes) ([]results.Host, error) {
+	if ids == nil {
+		return nil, nil
+	}
+	if hs, ok := d.hostsL[string(ids)]; ok {
+		return hs, nil
+	}
+	var hs []results.Host
+	for _, id := range strings.Split(string(ids), ",") {
+		hostID, err := strconv.ParseInt(id, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("host id %q: %w", id, err)
+		}
+		h, err := d.hc.get(ctx, hostID)
+		if err != nil {
+			return nil, err
+		}
+		hs = append(hs, *h)
+	}
+	if len(d.hostsL) < maxShared {
+		d.hostsL[string(ids)] = hs
+	}
+	return hs, nil
+}
+
+// hostCache decodes each host description once per walk.
+type hostCache struct {
+	q       queryer
+	decoded map[int64]*results.Host
+}
+
+func (c *hostCache) get(ctx context.Context, id int64) (*results.Host, error) {
+	if h, ok := c.decoded[id]; ok {
+		return h, nil
+	}
+	rows, err := c.q.QueryContext(ctx, "SELECT host FROM hosts WHERE id = ?", id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var runs []Run
-	index := map[int64]int{}
-	for rows.Next() {
-		var r Run
-		var command, nodes, start, end sql.NullString
-		var status, ingested string
-		if err := rows.Scan(&r.ID, &r.Hash, &r.Campaign, &r.Variant, &r.Benchmark, &r.Kind, &r.Kernel,
-			&command, &r.Launcher, &r.Tool, &r.ToolVer, &status, &r.Error,
-			&r.JobID, &r.Step, &r.ArrayIndex, &nodes, &r.Tasks, &r.TasksPerNode,
-			&start, &end, &r.RunnerVersion, &r.Source, &r.Origin, &ingested, &r.Restart); err != nil {
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		r.Status = results.Status(status)
-		if err := unmarshalNull(command, &r.Command); err != nil {
-			return nil, fmt.Errorf("run %d: command: %w", r.ID, err)
-		}
-		if err := unmarshalNull(nodes, &r.Nodes); err != nil {
-			return nil, fmt.Errorf("run %d: nodes: %w", r.ID, err)
-		}
-		if r.Start, err = parseTime(start); err != nil {
-			return nil, fmt.Errorf("run %d: %w", r.ID, err)
-		}
-		if r.End, err = parseTime(end); err != nil {
-			return nil, fmt.Errorf("run %d: %w", r.ID, err)
-		}
-		if r.IngestedAt, err = parseTime(sql.NullString{String: ingested, Valid: true}); err != nil {
-			return nil, fmt.Errorf("run %d: %w", r.ID, err)
-		}
-		index[r.ID] = len(runs)
-		runs = append(runs, r)
+		return nil, fmt.Errorf("host %d: %w", id, ErrNotFound)
 	}
-	if err := rows.Err(); err != nil {
+	var data sql.RawBytes
+	if err := rows.Scan(&data); err != nil {
 		return nil, err
 	}
-	if len(runs) == 0 {
-		return nil, nil
+	h := new(results.Host)
+	if err := json.Unmarshal(data, h); err != nil {
+		return nil, fmt.Errorf("host %d: %w", id, err)
 	}
-	keyValues := func(table string, set func(r *Run, k, v string)) error {
-		rows, err := q.QueryContext(ctx, "SELECT t.run_id, t.key, t.value FROM "+table+" t JOIN runs r ON r.id = t.run_id"+where, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			var k, v string
-			if err := rows.Scan(&id, &k, &v); err != nil {
-				return err
-			}
-			if i, ok := index[id]; ok {
-				set(&runs[i], k, v)
-			}
-		}
-		return rows.Err()
-	}
-	if err := keyValues("run_labels", func(r *Run, k, v string) {
-		if r.Labels == nil {
-			r.Labels = map[string]string{}
-		}
-		r.Labels[k] = v
-	}); err != nil {
-		return nil, err
-	}
-	if detail < withParams {
-		return runs, nil
-	}
-	if err := keyValues("run_params", func(r *Run, k, v string) {
-		if r.Params == nil {
-			r.Params = map[string]string{}
-		}
-		r.Params[k] = v
-	}); err != nil {
-		return nil, err
-	}
-	if detail < withHosts {
-		return runs, nil
-	}
-	hrows, err := q.QueryContext(ctx, `SELECT rh.run_id, h.id, h.host FROM run_hosts rh JOIN hosts h ON h.id = rh.host_id
-JOIN runs r ON r.id = rh.run_id`+where+" ORDER BY rh.run_id, rh.idx", args...)
-	if err != nil {
-		return nil, err
-	}
-	defer hrows.Close()
-	// A campaign's runs share their hosts: decode each description once.
-	decoded := map[int64]*results.Host{}
-	for hrows.Next() {
-		var id, hostID int64
-		var data sql.RawBytes
-		if err := hrows.Scan(&id, &hostID, &data); err != nil {
-			return nil, err
-		}
-		h, ok := decoded[hostID]
-		if !ok {
-			h = new(results.Host)
-			if err := json.Unmarshal(data, h); err != nil {
-				return nil, fmt.Errorf("run %d: host %d: %w", id, hostID, err)
-			}
-			decoded[hostID] = h
-		}
-		if i, ok := index[id]; ok {
-			runs[i].Hosts = append(runs[i].Hosts, cloneHost(h))
-		}
-	}
-	if err := hrows.Err(); err != nil {
-		return nil, err
-	}
-	return runs, nil
+	c.decoded[id] = h
+	return h, rows.Close()
 }
 
 // cloneHost copies h deeply, so that runs sharing a host description do not
@@ -255,7 +414,8 @@ func nullFloat(n sql.NullFloat64) *float64 {
 }
 
 // Samples returns the samples of the runs f selects, ordered by run id,
-// metric, x (none first), repeat, then their order in the bundle.
+// metric, x (none first), repeat, then their order in the bundle. Samples
+// with the same tags may share their Tags map: treat it as read-only.
 func (db *DB) Samples(ctx context.Context, f Filter) ([]Sample, error) {
 	var out []Sample
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
@@ -270,43 +430,235 @@ func (db *DB) Samples(ctx context.Context, f Filter) ([]Sample, error) {
 	return out, nil
 }
 
+// SampleOptions say what EachSample reads of each sample.
+type SampleOptions struct {
+	// Stats reads the optional statistics (min, max, p50, p99),
+	// iterations and repeat index too; without, they are left unset: a
+	// comparison or report reads the values only, a third of the columns.
+	Stats bool
+}
+
+// EachSample calls fn with each sample of the runs f selects, reading one
+// at a time: a comparison or report of a year's runs holds what it
+// computes, not the samples. Samples come run by run, each run's in its
+// bundle's order, the runs in no order to rely on: the order SQLite finds
+// them in, which costs no sort (sorting a year of samples by the runs'
+// start costs more than reading them). They are read and decoded on a
+// goroutine of their own, a batch ahead of fn, which runs on the caller's:
+// the archive's work and fn's overlap. An error from fn stops the walk
+// and is returned as it is.
+func (db *DB) EachSample(ctx context.Context, f Filter, o SampleOptions, fn func(Sample) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	const batch, ahead = 512, 4
+	batches := make(chan []Sample, ahead)
+	// The batches fn is done with come back to be filled again: a year of
+	// samples is then read through a few batches, not as much garbage.
+	free := make(chan []Sample, ahead+2)
+	read := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		read <- db.walk(ctx, "samples", func(tx *sql.Tx, _ *error) error {
+			next := func() []Sample {
+				select {
+				case b := <-free:
+					return b[:0]
+				default:
+					return make([]Sample, 0, batch)
+				}
+			}
+			buf := next()
+			// No ORDER BY: whichever table SQLite reads first, a run's
+			// samples come together in their primary key's order (run,
+			// position in the bundle).
+			err := scanSamples(ctx, tx, f, "", o.Stats, func(s Sample) error {
+				buf = append(buf, s)
+				if len(buf) == batch {
+					select {
+					case batches <- buf:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+					buf = next()
+				}
+				return nil
+			})
+			if err == nil && len(buf) > 0 {
+				select {
+				case batches <- buf:
+				case <-ctx.Done():
+					err = ctx.Err()
+				}
+			}
+			return err
+		})
+	}()
+	var fnErr error
+	for b := range batches {
+		if fnErr != nil {
+			continue // drain until the reader sees the cancel
+		}
+		for _, s := range b {
+			if fnErr = fn(s); fnErr != nil {
+				cancel()
+				break
+			}
+		}
+		// fn had each sample by value: nothing of the batch is its.
+		clear(b)
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	err := <-read
+	if fnErr != nil {
+		return fnErr
+	}
+	return err
+}
+
+// EachScalar calls fn with each scalar of the runs f selects, in Scalars
+// order, as EachSample does samples.
+func (db *DB) EachScalar(ctx context.Context, f Filter, fn func(Scalar) error) error {
+	return db.walk(ctx, "scalars", func(tx *sql.Tx, fnErr *error) error {
+		return eachScalar(ctx, tx, f, func(s Scalar) error { return keep(fnErr, fn(s)) })
+	})
+}
+
+// walk runs a streaming read in one snapshot: the error of the caller's
+// callback (kept in fnErr) is returned as it is, the archive's wrapped.
+func (db *DB) walk(ctx context.Context, what string, read func(tx *sql.Tx, fnErr *error) error) error {
+	var fnErr error
+	err := db.readTx(ctx, func(tx *sql.Tx) error { return read(tx, &fnErr) })
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
+		return fmt.Errorf("query %s of %s: %w", what, db.path, err)
+	}
+	return nil
+}
+
+// keep records err, the callback's, in *dst and returns it.
+func keep(dst *error, err error) error {
+	if err != nil {
+		*dst = err
+	}
+	return err
+}
+
 // eachSample streams the samples of f to fn, so that an export of a large
 // archive does not hold them all in memory.
 func eachSample(ctx context.Context, q queryer, f Filter, fn func(Sample) error) error {
+	return scanSamples(ctx, q, f, "s.run_id, s.metric, s.x, s.repeat, s.seq", true, fn)
+}
+
+func scanSamples(ctx context.Context, q queryer, f Filter, order string, stats bool, fn func(Sample) error) error {
 	where, args := f.where()
-	rows, err := q.QueryContext(ctx, `SELECT `+sampleColumns+`
-FROM samples s JOIN runs r ON r.id = s.run_id`+where+` ORDER BY s.run_id, s.metric, s.x, s.repeat, s.seq`, args...)
+	if order != "" {
+		order = " ORDER BY " + order
+	}
+	rows, err := q.QueryContext(ctx, "SELECT "+sampleColumns(stats)+" FROM samples s JOIN runs r ON r.id = s.run_id"+where+order, args...)
 	if err != nil {
 		return err
 	}
-	return scanSamples(rows, fn)
+	return decodeSamples(rows, stats, interner{}, fn)
 }
 
-const sampleColumns = `s.run_id, s.metric, s.unit, s.x, s.x_unit, s.value, s.min, s.max, s.p50, s.p99, s.iterations, s.repeat, s.pair, s.tags`
+// sampleColumns are the columns decodeSamples reads.
+func sampleColumns(stats bool) string {
+	cols := "s.run_id, s.metric, s.unit, s.x, s.x_unit, s.value, s.pair, s.tags"
+	if stats {
+		cols += ", s.min, s.max, s.p50, s.p99, s.iterations, s.repeat"
+	}
+	return cols
+}
 
-// scanSamples reads rows of sampleColumns into fn, and closes them.
-func scanSamples(rows *sql.Rows, fn func(Sample) error) error {
+// decodeSamples reads rows of sampleColumns, closing them.
+func decodeSamples(rows *sql.Rows, stats bool, in interner, fn func(Sample) error) error {
 	defer rows.Close()
+	var s Sample
+	var metric, unit, xunit, pair, tags sql.RawBytes
+	var x, lo, hi, p50, p99 sql.NullFloat64
+	dst := []any{&s.RunID, &metric, &unit, &x, &xunit, &s.Value, &pair, &tags}
+	if stats {
+		dst = append(dst, &lo, &hi, &p50, &p99, &s.Iterations, &s.Repeat)
+	}
+	// Consecutive samples mostly share their metric, unit and x unit: the
+	// last ones are kept decoded. The tags of a node pair come back in
+	// every run that measured the pair (and a matrix kernel's latency and
+	// bandwidth of a pair share them): those seen lately are kept decoded,
+	// at most tagMapsKept. (Tags maps are so shared between samples: they
+	// are read-only.)
+	var last [3]string
+	tagMaps := map[string]map[string]string{}
+	str := func(i int, b []byte) string {
+		if string(b) != last[i] {
+			last[i] = in.get(b)
+		}
+		return last[i]
+	}
 	for rows.Next() {
-		var s Sample
-		var x, lo, hi, p50, p99 sql.NullFloat64
-		var pair, tags sql.NullString
-		if err := rows.Scan(&s.RunID, &s.Metric, &s.Unit, &x, &s.XUnit, &s.Value, &lo, &hi, &p50, &p99,
-			&s.Iterations, &s.Repeat, &pair, &tags); err != nil {
+		s = Sample{}
+		if err := rows.Scan(dst...); err != nil {
 			return err
 		}
-		s.X, s.Min, s.Max, s.P50, s.P99 = nullFloat(x), nullFloat(lo), nullFloat(hi), nullFloat(p50), nullFloat(p99)
-		if err := unmarshalNull(pair, &s.Pair); err != nil {
+		s.Metric, s.Unit, s.XUnit = str(0, metric), str(1, unit), str(2, xunit)
+		setFloats(&s.Sample, x, lo, hi, p50, p99)
+		var err error
+		if s.Pair, err = decodeInts(pair); err != nil {
 			return fmt.Errorf("run %d: sample pair: %w", s.RunID, err)
 		}
-		if err := unmarshalNull(tags, &s.Tags); err != nil {
-			return fmt.Errorf("run %d: sample tags: %w", s.RunID, err)
+		switch m, seen := tagMaps[string(tags)]; {
+		case tags == nil:
+			s.Tags = nil
+		case seen:
+			s.Tags = m
+		default:
+			if s.Tags, err = in.decodeTags(tags); err != nil {
+				return fmt.Errorf("run %d: sample tags: %w", s.RunID, err)
+			}
+			if len(tagMaps) == tagMapsKept {
+				clear(tagMaps)
+			}
+			tagMaps[string(tags)] = s.Tags
 		}
 		if err := fn(s); err != nil {
 			return err
 		}
 	}
 	return rows.Err()
+}
+
+// tagMapsKept is how many decoded tag sets decodeSamples keeps: the node
+// pairs of a large cluster's matrix, at a few hundred bytes each.
+const tagMapsKept = 4096
+
+// setFloats sets a sample's optional figures, the present ones sharing
+// one allocation.
+func setFloats(s *results.Sample, x, lo, hi, p50, p99 sql.NullFloat64) {
+	n := 0
+	for _, v := range []sql.NullFloat64{x, lo, hi, p50, p99} {
+		if v.Valid {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	buf := make([]float64, 0, n)
+	set := func(dst **float64, v sql.NullFloat64) {
+		if v.Valid {
+			buf = append(buf, v.Float64)
+			*dst = &buf[len(buf)-1]
+		}
+	}
+	set(&s.X, x)
+	set(&s.Min, lo)
+	set(&s.Max, hi)
+	set(&s.P50, p50)
+	set(&s.P99, p99)
 }
 
 // Scalars returns the scalars of the runs f selects, ordered by run id, then
@@ -331,6 +683,11 @@ func eachScalar(ctx context.Context, q queryer, f Filter, fn func(Scalar) error)
 	if err != nil {
 		return err
 	}
+	return decodeScalars(rows, fn)
+}
+
+// decodeScalars reads rows of run_id, name, unit, value, closing them.
+func decodeScalars(rows *sql.Rows, fn func(Scalar) error) error {
 	defer rows.Close()
 	for rows.Next() {
 		var s Scalar
@@ -488,6 +845,8 @@ type Inventory struct {
 	Runs       int
 	Campaigns  []string
 	Benchmarks []string
+	// Systems are the systems runs came from (Run.System), sorted.
+	Systems []string
 	// Labels are the label keys, each with its values (at most a few, the
 	// most common first).
 	Labels map[string][]string
@@ -523,20 +882,9 @@ func (db *DB) Inventory(ctx context.Context) (Inventory, error) {
 		if inv.LastStart, err = parseTime(hi); err != nil {
 			return err
 		}
-		list := func(query string, dst *[]string) error {
-			rows, err := tx.QueryContext(ctx, query)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var v string
-				if err := rows.Scan(&v); err != nil {
-					return err
-				}
-				*dst = append(*dst, v)
-			}
-			return rows.Err()
+		list := func(query string, dst *[]string) (err error) {
+			*dst, err = queryStrings(ctx, tx, query)
+			return err
 		}
 		if err := list("SELECT DISTINCT campaign FROM runs WHERE campaign != '' ORDER BY 1", &inv.Campaigns); err != nil {
 			return err
@@ -544,7 +892,14 @@ func (db *DB) Inventory(ctx context.Context) (Inventory, error) {
 		if err := list("SELECT DISTINCT benchmark FROM runs ORDER BY 1", &inv.Benchmarks); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, "SELECT key, value, count(*) AS n FROM run_labels GROUP BY key, value ORDER BY key, n DESC, value")
+		if err := list("SELECT DISTINCT system FROM runs WHERE system != '' ORDER BY 1", &inv.Systems); err != nil {
+			return err
+		}
+		// The system label is the runs' system column (a filter on the
+		// label reads the column), whether the label or Slurm named it.
+		rows, err := tx.QueryContext(ctx, `SELECT key, value, count(*) AS n FROM run_labels WHERE key != 'system' GROUP BY key, value
+UNION ALL SELECT 'system', system, count(*) AS n FROM runs WHERE system != '' GROUP BY system
+ORDER BY 1, 3 DESC, 2`)
 		if err != nil {
 			return err
 		}
@@ -565,6 +920,34 @@ func (db *DB) Inventory(ctx context.Context) (Inventory, error) {
 		return Inventory{}, fmt.Errorf("read what %s holds: %w", db.path, err)
 	}
 	return inv, nil
+}
+
+// queryStrings returns the one column of text a query selects.
+func queryStrings(ctx context.Context, q queryer, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// CountSamples returns how many samples the runs f selects have.
+func (db *DB) CountSamples(ctx context.Context, f Filter) (int, error) {
+	where, args := f.where()
+	var n int
+	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM samples s JOIN runs r ON r.id = s.run_id"+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count samples of %s: %w", db.path, err)
+	}
+	return n, nil
 }
 
 // CountRuns returns how many runs f selects.

@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -255,5 +258,204 @@ func TestInventory(t *testing.T) {
 	if inv.Runs != 5 || !reflect.DeepEqual(inv.Campaigns, []string{"acc", "upgrade"}) ||
 		!reflect.DeepEqual(inv.Benchmarks, []string{"hpl", "osu_bw", "osu_lat"}) || len(inv.Labels["fabric"]) == 0 || inv.LastRun-inv.FirstRun != 4 {
 		t.Errorf("inventory %+v", inv)
+	}
+}
+
+// TestRunSystem: a run's system is its system label when it has one (the
+// user said so), else the Slurm cluster the runner recorded; filters on
+// the system and on the label select the same runs.
+func TestRunSystem(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	labelled, cluster, neither := osuBundle("site", "ib", "1", 3), osuBundle("site", "ib", "2", 3), osuBundle("site", "ib", "3", 3)
+	labelled.Labels["system"], labelled.Job.Cluster = "alpha", "lab"
+	cluster.Job.Cluster = "beta"
+	ingest(t, db, "a.json", labelled, cluster, neither)
+	runs, err := db.Runs(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.System)
+	}
+	if want := []string{"alpha", "beta", ""}; !reflect.DeepEqual(got, want) {
+		t.Errorf("systems %q, want %q", got, want)
+	}
+	if runs[1].Labels["system"] != "beta" || len(runs[1].Labels) != 3 {
+		t.Errorf("the run Slurm named: labels %v, want its system among them", runs[1].Labels)
+	}
+	for _, tt := range []struct {
+		name string
+		f    Filter
+		want []string // jobs
+	}{
+		{"by system", Filter{Systems: []string{"beta"}}, []string{"2"}},
+		{"by the label", Filter{Labels: map[string]string{"system": "beta"}}, []string{"2"}},
+		{"either", Filter{Systems: []string{"alpha", "beta"}}, []string{"1", "2"}},
+		{"both filters", Filter{Systems: []string{"alpha", "beta"}}.And(Filter{Systems: []string{"beta"}}), []string{"2"}},
+		{"disjoint", Filter{Systems: []string{"alpha"}}.And(Filter{Systems: []string{"beta"}}), nil},
+	} {
+		var jobs []string
+		if err := db.EachRun(ctx, tt.f, RunOptions{Detail: RunLabels}, func(r *Run) error {
+			jobs = append(jobs, r.JobID)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(jobs, tt.want) {
+			t.Errorf("%s: jobs %q, want %q", tt.name, jobs, tt.want)
+		}
+	}
+	inv, err := db.Inventory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(inv.Systems, []string{"alpha", "beta"}) || !reflect.DeepEqual(inv.Labels["system"], []string{"alpha", "beta"}) {
+		t.Errorf("inventory systems %q, system labels %q", inv.Systems, inv.Labels["system"])
+	}
+}
+
+// TestEachRun walks the runs one at a time, in Runs order, with the
+// detail asked for; Limit keeps the newest; fn's error ends the walk.
+func TestEachRun(t *testing.T) {
+	db, _ := filterArchive(t)
+	ctx := context.Background()
+	all, err := db.Runs(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walked []Run
+	if err := db.EachRun(ctx, Filter{}, RunOptions{}, func(r *Run) error {
+		walked = append(walked, *r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(walked, all) {
+		t.Errorf("EachRun gave\n%+v\nRuns gave\n%+v", walked, all)
+	}
+	var ids []int64
+	if err := db.EachRun(ctx, Filter{}, RunOptions{Detail: RunLabels, Limit: 2}, func(r *Run) error {
+		if r.Params != nil || r.Hosts != nil {
+			t.Errorf("run %d: RunLabels read params %v and hosts %v", r.ID, r.Params, r.Hosts)
+		}
+		ids = append(ids, r.ID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{all[len(all)-2].ID, all[len(all)-1].ID}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("Limit 2: runs %v, want the newest two %v", ids, want)
+	}
+	stop := errors.New("stop")
+	n := 0
+	err = db.EachRun(ctx, Filter{}, RunOptions{}, func(*Run) error { n++; return stop })
+	if err != stop || n != 1 {
+		t.Errorf("fn's error: EachRun returned %v after %d runs, want it as is after 1", err, n)
+	}
+}
+
+// TestEachSample walks the samples run by run, each run's in its bundle's
+// order, read a batch ahead of the callback; without Stats it reads the
+// values only; the callback's error ends the walk and is returned as it
+// is.
+func TestEachSample(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	var bundles []*results.Bundle
+	for i := range 12 {
+		b := osuBundle("acc", "ib", fmt.Sprint(i), 60) // more than a batch in all
+		b.Start = b.Start.Add(time.Duration(12-i) * time.Hour)
+		b.End = b.Start.Add(time.Minute)
+		b.Samples[0].Min, b.Samples[0].Iterations = results.F(1), 7
+		bundles = append(bundles, b)
+	}
+	ingest(t, db, "a.json", bundles...)
+	want, err := db.Samples(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Sample
+	var runs []int64
+	if err := db.EachSample(ctx, Filter{}, SampleOptions{Stats: true}, func(s Sample) error {
+		got = append(got, s)
+		if len(runs) == 0 || runs[len(runs)-1] != s.RunID {
+			runs = append(runs, s.RunID)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Each run's together, all of them once.
+	if len(runs) != 12 || len(slices.Compact(slices.Sorted(slices.Values(runs)))) != 12 || len(got) != len(want) {
+		t.Fatalf("runs in order %v, %d samples of %d", runs, len(got), len(want))
+	}
+	byRun := map[int64][]Sample{}
+	for _, s := range want {
+		byRun[s.RunID] = append(byRun[s.RunID], s)
+	}
+	for i, s := range got {
+		if w := byRun[runs[i/60]][i%60]; !reflect.DeepEqual(s, w) {
+			t.Fatalf("sample %d: %+v, want %+v", i, s, w)
+		}
+	}
+	n := 0
+	if err := db.EachSample(ctx, Filter{RunIDs: []int64{1}}, SampleOptions{}, func(s Sample) error {
+		if n == 0 && (s.Min != nil || s.Iterations != 0 || s.X == nil || s.Value == 0) {
+			t.Errorf("without Stats: %+v", s)
+		}
+		n++
+		return nil
+	}); err != nil || n != 60 {
+		t.Errorf("run 1: %d samples, %v", n, err)
+	}
+	stop := errors.New("stop")
+	n = 0
+	if err := db.EachSample(ctx, Filter{}, SampleOptions{}, func(Sample) error {
+		if n++; n == 700 {
+			return stop
+		}
+		return nil
+	}); err != stop || n != 700 {
+		t.Errorf("fn's error after %d samples: %v", n, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := db.EachSample(cctx, Filter{}, SampleOptions{}, func(Sample) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled walk: %v", err)
+	}
+}
+
+// TestEachSampleTags: each sample has its own tags, as ingested, though
+// the reader keeps recent tag sets decoded and shares them — the last
+// one, the ones seen lately, none once more than it keeps were seen.
+func TestEachSampleTags(t *testing.T) {
+	db := openTemp(t)
+	b := osuBundle("acc", "ib", "1", 0)
+	n := tagMapsKept + 300
+	for i := range 2 * n {
+		s := results.Sample{Metric: "bandwidth", Unit: results.UnitMBps, Value: float64(i + 1)}
+		switch {
+		case i%5 == 0: // none
+		case i%5 == 1 && i > 5: // as the one before the last
+			s.Tags = b.Samples[i-2].Tags
+		default: // a pair of many, each coming back n samples later
+			j := i % n
+			s.Tags = map[string]string{"from": fmt.Sprintf("n%d", j/64), "to": fmt.Sprintf("n%d", j%64), "placement": "inter-node"}
+		}
+		b.Samples = append(b.Samples, s)
+	}
+	ingest(t, db, "a.json", b)
+	i := 0
+	err := db.EachSample(context.Background(), Filter{}, SampleOptions{}, func(s Sample) error {
+		if want := b.Samples[i].Tags; s.Value != b.Samples[i].Value || !reflect.DeepEqual(s.Tags, want) {
+			t.Fatalf("sample %d: value %v tags %v, want %v %v", i, s.Value, s.Tags, b.Samples[i].Value, want)
+		}
+		i++
+		return nil
+	})
+	if err != nil || i != len(b.Samples) {
+		t.Fatalf("%d samples of %d, %v", i, len(b.Samples), err)
 	}
 }

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sbench/sbench/results"
 )
 
 func TestArchiveExportImport(t *testing.T) {
@@ -67,4 +73,115 @@ func TestExportBenchfmt(t *testing.T) {
 		lines[3] != "BenchmarkOsu_bw/metric=bandwidth/size=1 1 4.64 MB/s" || len(lines) != 3+23 {
 		t.Errorf("benchfmt export:\n%s", out)
 	}
+}
+
+// TestArchiveBaselinesTravel: a baseline goes with its runs to another
+// archive, where compare baseline:NAME works as it did at home; one that
+// would lose runs stays, and export says so.
+func TestArchiveBaselinesTravel(t *testing.T) {
+	src := acceptanceArchive(t)
+	dir := t.TempDir()
+	mustSbench(t, 0, "baseline", "set", "--db", src, "before", "run=a")
+	mustSbench(t, 0, "baseline", "set", "--db", src, "all", "run:1-3")
+	gz := filepath.Join(dir, "a.sbench.gz")
+	_, stderr := mustSbench(t, 0, "archive", "export", "--db", src, "--label", "run=a", "-o", gz)
+	if !strings.Contains(stderr, "exported 1 run(s) and 1 baseline(s) (before)") ||
+		!strings.Contains(stderr, "baseline all: 2 of its 3 runs are not exported: left out") {
+		t.Errorf("export: %q", stderr)
+	}
+	dst := filepath.Join(dir, "dst.db")
+	out, _ := mustSbench(t, 0, "archive", "import", "--db", dst, gz)
+	if !strings.Contains(out, "baselines set: before, already here: none") {
+		t.Errorf("import: %q", out)
+	}
+	out, _ = mustSbench(t, 0, "baseline", "list", "--db", dst)
+	if !strings.Contains(out, "before") || strings.Contains(out, "all") {
+		t.Errorf("baselines after import:\n%s", out)
+	}
+	mustSbench(t, 0, "archive", "import", "--db", dst, mustExport(t, src, filepath.Join(dir, "b.sbench")))
+	mustSbench(t, 1, "compare", "--db", dst, "baseline:before", "run=b")
+}
+
+func mustExport(t *testing.T, db, path string) string {
+	t.Helper()
+	mustSbench(t, 0, "archive", "export", "--db", db, "--label", "run=b", "-o", path)
+	return path
+}
+
+// TestArchiveImportRefusesCutFiles: an archive file cut short or
+// corrupted after more runs than an import stores at a time — gzipped or
+// plain, mid-line — is refused whole: the archive keeps the runs it had
+// and none of the file's, and the error names the file.
+func TestArchiveImportRefusesCutFiles(t *testing.T) {
+	dir := t.TempDir()
+	const n = 600 // more than two of the importer's batches
+	src := manyRuns(t, n, 6)
+	plain, gz := filepath.Join(dir, "all.sbench"), filepath.Join(dir, "all.sbench.gz")
+	mustSbench(t, 0, "archive", "export", "--db", src, "-o", plain)
+	mustSbench(t, 0, "archive", "export", "--db", src, "-o", gz)
+	plainData, _ := os.ReadFile(plain)
+	gzData, _ := os.ReadFile(gz)
+	// Past the first two batches: those were stored before the cut shows.
+	cut := bytes.Index(plainData, []byte(`"id":"1550"`))
+	if cut < 0 {
+		t.Fatal("the run of job 1550 is not in the export")
+	}
+	corrupt := slices.Clone(gzData)
+	corrupt[len(corrupt)*3/4] ^= 0xff
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"plain cut mid-line", plainData[:cut]},
+		{"plain cut at a line's end", plainData[:bytes.LastIndexByte(plainData[:cut], '\n')+1]},
+		{"gzip cut", gzData[:len(gzData)*3/4]},
+		{"gzip without its trailer", gzData[:len(gzData)-4]},
+		{"gzip corrupt", corrupt},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := twoSystems(t)
+			path := filepath.Join(t.TempDir(), "cut.sbench")
+			os.WriteFile(path, c.data, 0o644)
+			_, stderr := mustSbench(t, 2, "archive", "import", "--db", db, path)
+			if !strings.Contains(stderr, "cut.sbench") {
+				t.Errorf("the error does not name the file: %s", stderr)
+			}
+			if out, _ := mustSbench(t, 0, "runs", "--db", db, "--json"); strings.Count(out, `"id":`) != 4 {
+				t.Errorf("after a refused import the archive has %d runs, want its 4:\n%.300s", strings.Count(out, `"id":`), out)
+			}
+		})
+	}
+	// The whole file goes in.
+	db := twoSystems(t)
+	if out, _ := mustSbench(t, 0, "archive", "import", "--db", db, gz); !strings.Contains(out, fmt.Sprint(n)) {
+		t.Errorf("import of the whole file: %s", out)
+	}
+}
+
+// manyRuns is a new archive of n osu_bw runs (one job each, of four
+// configurations) of points message sizes each.
+func manyRuns(t *testing.T, n, points int) string {
+	t.Helper()
+	dir := t.TempDir()
+	bundles := filepath.Join(dir, "bundles")
+	os.Mkdir(bundles, 0o755)
+	for i := range n {
+		b := results.New()
+		b.Campaign, b.Variant = "nightly", fmt.Sprintf("v%d", i%4)
+		b.Job = results.Job{ID: fmt.Sprint(1000 + i), Step: "0", Nodes: []string{"n01", "n02"}, Tasks: 2}
+		b.Start = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
+		b.End = b.Start.Add(time.Minute)
+		b.Benchmark = results.Benchmark{Name: "osu_bw", Kind: "tool", Tool: "osu_bw"}
+		for p := range points {
+			x := float64(int64(1) << (p % 23))
+			b.Samples = append(b.Samples, results.Sample{Metric: "bandwidth", Unit: results.UnitMBps, X: results.F(x), XUnit: results.UnitBytes,
+				Value: 12000*x/(x+8192) + float64(i%7)})
+		}
+		if err := results.WriteFile(filepath.Join(bundles, fmt.Sprintf("%04d.json", i)), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "src.db")
+	mustSbench(t, 0, "ingest", "--db", db, bundles)
+	return db
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -26,7 +25,11 @@ stores them in another archive. Content already there is skipped (same
 content hash), so importing the same file twice adds nothing.
 
 The file is JSON lines (` + store.ArchiveSchema + `): a header, then one run
-per line; gzipped when its name ends in .gz. Baselines are not exported.`,
+per line; gzipped when its name ends in .gz. A baseline travels with its runs:
+an export that carries every run of a baseline carries the baseline too
+(` + store.ArchiveSchemaBaselines + `), naming its runs by content hash, and the
+import sets it. Both read and write one run at a time, so moving years of
+runs costs no more memory than moving one.`,
 		Example: `  sbench archive export --campaign acceptance -o acceptance.sbench.gz
   sbench archive import --db site-b.db acceptance.sbench.gz
   sbench archive export --label fabric=ib | ssh other sbench archive import -`,
@@ -46,9 +49,12 @@ func newArchiveExportCmd(e *env) *cobra.Command {
 		Short: "Write the selected runs as an archive file",
 		Long: `Export writes the runs the filters select (all runs with none) to FILE, or
 to standard output with "-" or no -o. A FILE ending in .gz is gzipped. The
-file is written atomically; the output is the same bytes for the same runs.
-With --json (and -o FILE) the summary is JSON on standard output:
-{"file": FILE, "runs": N}.`,
+file is written as it is made, to a temporary name that becomes FILE once
+complete; the output is the same bytes for the same runs. Every baseline all
+of whose runs are exported goes with them; those that would lose runs are
+left out, and said so on standard error. With --json (and -o FILE) the
+summary is JSON on standard output: {"file": FILE, "runs": N,
+"baselines": [names], "baselines_left_out": [why]}.`,
 		Example: `  sbench archive export --campaign acceptance -o acceptance.sbench.gz
   sbench archive export --run 12,14 > two-runs.sbench
   sbench archive export --label fabric=ib -o ib.sbench.gz --json`,
@@ -65,17 +71,21 @@ With --json (and -o FILE) the summary is JSON on standard output:
 			if err := requireRuns(cmd.Context(), db, "archive export", flt); err != nil {
 				return err
 			}
-			var buf bytes.Buffer
-			w := io.Writer(&buf)
-			if out == "" || out == "-" {
-				w = e.stdout
+			w := e.stdout
+			var file *results.AtomicFile
+			if out != "" && out != "-" {
+				if file, err = results.CreateAtomic(out, 0o644); err != nil {
+					return err
+				}
+				defer file.Abort()
+				w = file
 			}
 			var zw *gzip.Writer
 			if strings.HasSuffix(out, ".gz") {
 				zw = gzip.NewWriter(w)
 				w = zw
 			}
-			n, err := db.ExportArchive(cmd.Context(), w, flt)
+			res, err := db.ExportArchive(cmd.Context(), w, flt)
 			if err != nil {
 				return err
 			}
@@ -84,18 +94,27 @@ With --json (and -o FILE) the summary is JSON on standard output:
 					return err
 				}
 			}
-			if out != "" && out != "-" {
-				if err := results.WriteAtomic(out, buf.Bytes(), 0o644); err != nil {
+			if file != nil {
+				if err := file.Commit(); err != nil {
 					return err
 				}
 			}
+			for _, l := range res.Left {
+				fmt.Fprintf(e.stderr, "sbench: archive export: %s: left out\n", l)
+			}
 			if asJSON {
 				return writeJSON(e, struct {
-					File string `json:"file"`
-					Runs int    `json:"runs"`
-				}{out, n})
+					File      string   `json:"file"`
+					Runs      int      `json:"runs"`
+					Baselines []string `json:"baselines"`
+					Left      []string `json:"baselines_left_out,omitempty"`
+				}{out, res.Runs, nonNilStrings(res.Baselines), res.Left})
 			}
-			fmt.Fprintf(e.stderr, "exported %d run(s)\n", n)
+			msg := fmt.Sprintf("exported %d run(s)", res.Runs)
+			if len(res.Baselines) > 0 {
+				msg += fmt.Sprintf(" and %d baseline(s) (%s)", len(res.Baselines), strings.Join(res.Baselines, ", "))
+			}
+			fmt.Fprintln(e.stderr, msg)
 			return nil
 		},
 	}
@@ -114,7 +133,11 @@ func newArchiveImportCmd(e *env) *cobra.Command {
 (plain or gzipped; "-" reads standard input). Each file is imported whole or
 not at all; runs already in the archive are skipped. With --json the summary
 is one JSON object: {"archive", "files": [{"source", "added",
-"already_archived", "error"}], "run_ids"}.`,
+"already_archived", "baselines", "baselines_known", "error"}], "run_ids"}.
+Each file is decoded and stored as it is read (a bar shows the runs stored on
+a terminal); a file bad anywhere, even at its end, stores nothing. A
+baseline the file carries is set, unless this archive has one of that name:
+with the same runs it is left as it is, with other runs the file is refused.`,
 		Example: `  sbench archive import --db site-b.db acceptance.sbench.gz
   sbench archive export --db a.db | sbench archive import --db b.db -
   sbench archive import --json a.sbench.gz | jq -r .run_ids`,
@@ -140,17 +163,32 @@ is one JSON object: {"archive", "files": [{"source", "added",
 					defer fh.Close()
 					r = bufio.NewReader(fh)
 				}
-				res, err := db.ImportArchive(cmd.Context(), r, name)
+				bar := newProgressBar(e, "import "+name, 0, true)
+				res, err := db.ImportArchive(cmd.Context(), r, name, store.ImportOptions{Progress: func(done, total int) {
+					bar.ChangeMax(total)
+					bar.Set(done)
+				}})
+				bar.Finish()
+				if err != nil && cmd.Context().Err() != nil {
+					// Interrupted: nothing of this file was stored,
+					// and the files after it are not read.
+					return cmd.Context().Err()
+				}
 				if err != nil {
 					fmt.Fprintf(e.stderr, "sbench: %v\n", err)
 					failed++
 					files = append(files, ingestedFile{Source: name, Added: []int64{}, Already: []int64{}, Error: err.Error()})
 					continue
 				}
-				files = append(files, ingestedFile{Source: name, Added: nonNil(res.Added), Already: nonNil(res.Skipped)})
+				files = append(files, ingestedFile{Source: name, Added: nonNil(res.Added), Already: nonNil(res.Skipped),
+					Baselines: nonNilStrings(res.Baselines), BaselinesKnown: nonNilStrings(res.Known)})
 				ids = append(ids, res.Added...)
 				if !asJSON {
-					fmt.Fprintf(e.stdout, "%s: %d run(s) added, %d already archived\n", name, len(res.Added), len(res.Skipped))
+					msg := fmt.Sprintf("%s: %d run(s) added, %d already archived", name, len(res.Added), len(res.Skipped))
+					if len(res.Baselines)+len(res.Known) > 0 {
+						msg += fmt.Sprintf("; baselines set: %s, already here: %s", orNone(res.Baselines), orNone(res.Known))
+					}
+					fmt.Fprintln(e.stdout, msg)
 				}
 			}
 			if asJSON {
@@ -170,6 +208,20 @@ is one JSON object: {"archive", "files": [{"source", "added",
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	return c
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
 }
 
 // nonNil is ids, or an empty list for JSON's [] rather than null.

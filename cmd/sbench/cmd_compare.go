@@ -36,7 +36,8 @@ func newCompareCmd(e *env) *cobra.Command {
 benchmark, metric and message size, the median of each side, the change, and
 whether it is significant. OLD and NEW are selectors:
 
-  KEY=VALUE[,KEY=VALUE…]       runs with all these labels (fabric=ib, run=before)
+  KEY=VALUE[,KEY=VALUE…]       runs with all these labels (fabric=ib, run=before;
+                               system=NAME: a cluster's runs)
   run:ID[,ID…]                 runs by id; ranges allowed (run:3,7-9)
   job:ID[,ID…]                 the runs of Slurm or local jobs (job:4242, job:local-…-1)
   campaign:NAME                every run of a campaign
@@ -53,6 +54,14 @@ entirely between the sides (the labels you select by, a section named after
 the transport) are what is being compared; settings both sides share
 (variant, ntasks_per_node) keep rows apart. Failed and invalid runs are left
 out, with a warning.
+
+Samples that differ only in their node pair (the matrix and pairs kernels'
+from/to/placement tags, a tool placed on each pair) are the rows of one
+table per metric, one per pair, with a summary line: how many pairs got
+worse or better, the worst, and an "all pairs" row comparing the pairs of
+each side taken together — which is what two systems that share no pair
+are judged by. A matrix round or a re-test pass only numbers a sample.
+Compare reads one sample at a time, both sides at once.
 
 Rows are matched by benchmark. --group-by family matches them by metric
 family instead: the latency (or bandwidth) against message size of
@@ -80,7 +89,9 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
   sbench compare campaign:acceptance@2 campaign:acceptance@latest
   sbench compare job:4242 job:4250
   sbench compare baseline:pre-upgrade since:baseline:pre-upgrade
-  sbench compare --group-by family impl=native impl=openmpi`,
+  sbench compare --group-by family impl=native impl=openmpi
+  sbench compare system=alpha system=beta
+  sbench compare --system alpha campaign:acceptance@2 campaign:acceptance@latest`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			th, err := parsePercent("--threshold", threshold)

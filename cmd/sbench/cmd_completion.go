@@ -79,7 +79,7 @@ For every session:
 const completionTimeout = 2 * time.Second
 
 // completeFilterFlags makes c's filter flags complete their values:
-// --campaign, --benchmark and --label from the archive, --status from the
+// --system, --campaign, --benchmark and --label from the archive, --status from the
 // statuses. A flag c does not have is skipped.
 func completeFilterFlags(c *cobra.Command) {
 	register := func(name string, f cobra.CompletionFunc) {
@@ -91,6 +91,10 @@ func completeFilterFlags(c *cobra.Command) {
 	// Campaigns of runs and of jobs (status --campaign follows jobs).
 	register("campaign", archiveCompletion(false, func(ctx context.Context, db *store.DB) ([]string, error) {
 		return db.Campaigns(ctx)
+	}))
+	register("system", archiveCompletion(true, func(ctx context.Context, db *store.DB) ([]string, error) {
+		inv, err := db.Inventory(ctx)
+		return inv.Systems, err
 	}))
 	register("benchmark", archiveCompletion(true, func(ctx context.Context, db *store.DB) ([]string, error) {
 		inv, err := db.Inventory(ctx)

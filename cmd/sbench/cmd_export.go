@@ -1,16 +1,9 @@
 package main
 
 import (
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
-	"text/tabwriter"
-
 	"github.com/spf13/cobra"
 )
 
-// filterFlags are the run selectors shared by export, runs and report.
 func newExportCmd(e *env) *cobra.Command {
 	var f filterFlags
 	var format string
@@ -54,60 +47,5 @@ runs: sbench export --format benchfmt --label stage=before > old.txt.`,
 	}
 	f.add(c)
 	c.Flags().StringVar(&format, "format", "csv", "csv, json or benchfmt")
-	return c
-}
-
-func newRunsCmd(e *env) *cobra.Command {
-	var f filterFlags
-	var asJSON bool
-	c := &cobra.Command{
-		Use:   "runs [--json] [filters]",
-		Short: "List the archive's runs",
-		Long:  `Runs lists the archived runs: id, start, campaign, variant, benchmark, job, nodes, status and labels.`,
-		Example: `  sbench runs
-  sbench runs --campaign quickstart --json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			db, flt, err := openFiltered(e, f)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			runs, err := db.Runs(cmd.Context(), flt)
-			if err != nil {
-				return err
-			}
-			if len(runs) == 0 {
-				return noRuns(cmd.Context(), db, "runs", flt)
-			}
-			if asJSON {
-				out := make([]runJSON, len(runs))
-				for i, r := range runs {
-					out[i] = newRunJSON(r)
-				}
-				return writeJSON(e, out)
-			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tWHEN\tCAMPAIGN\tVARIANT\tBENCHMARK\tJOB/SOURCE\tNODES\tSTATUS\tLABELS")
-			for _, r := range runs {
-				job := r.JobID
-				if r.Step != "" {
-					job += "." + r.Step
-				}
-				if job == "" {
-					job = r.Source
-				}
-				var labels []string
-				for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
-					labels = append(labels, k+"="+r.Labels[k])
-				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, when(r),
-					dash(r.Campaign), dash(r.Variant), r.Benchmark, dash(job), dash(strings.Join(r.Nodes, ",")), r.Status, strings.Join(labels, ","))
-			}
-			return tw.Flush()
-		},
-	}
-	f.add(c)
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	return c
 }

@@ -8,14 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	_ "github.com/sbench/sbench/hpl" // registers the hpl and hpcc formats
 	"github.com/sbench/sbench/parsers"
@@ -190,7 +189,11 @@ type ingestedFile struct {
 	Source  string  `json:"source"`
 	Added   []int64 `json:"added"`
 	Already []int64 `json:"already_archived"`
-	Error   string  `json:"error,omitempty"`
+	// Baselines and BaselinesKnown are archive import's: the baselines a
+	// file carried that were set, and those already here.
+	Baselines      []string `json:"baselines,omitempty"`
+	BaselinesKnown []string `json:"baselines_known,omitempty"`
+	Error          string   `json:"error,omitempty"`
 }
 
 // batchFiles is how many files share one SQLite transaction, each file in a
@@ -200,45 +203,94 @@ type ingestedFile struct {
 // uncommitted batch, never part of a file.
 var batchFiles = 500
 
-// parsed is one input, read and parsed.
+// batchBytes bounds a batch by what its bundles weigh too: 500 matrix runs
+// of a large fleet, each with its hosts and thousands of samples, must not
+// be held at once.
+const batchBytes = 8 << 20
+
+// parsed is one input, read, parsed and encoded for the store.
 type parsed struct {
-	in      ingestInput
-	bundles []*results.Bundle
-	err     error
+	in   ingestInput
+	file store.File
+	err  error
 }
 
-// parseAhead reads and parses the inputs in order on a goroutine of its own,
-// so that parsing the next files overlaps storing the last ones (SQLite's
-// work and the parsers' are about equal: on two cores, overlapping them
-// nearly halves an ingest of many files).
+// parseAhead reads, parses and encodes (store.File.Prepare: hashes, JSON)
+// the inputs ahead of the store, on one goroutine per core, and hands them
+// on in input order: the run ids ingest gives follow the files' order
+// whatever finishes first. On two cores the parsers' work and SQLite's
+// overlap, and the store's goroutine only inserts.
 func parseAhead(ctx context.Context, ins []ingestInput, o ingestOptions) <-chan parsed {
-	ch := make(chan parsed, 64)
+	type job struct {
+		in  ingestInput
+		res chan parsed
+	}
+	const ahead = 16
+	out := make(chan parsed, ahead)
+	futures := make(chan chan parsed, ahead)
+	work := make(chan job, ahead)
 	go func() {
-		defer close(ch)
+		defer close(futures)
+		defer close(work)
 		for _, in := range ins {
-			bundles, err := readInput(ctx, in, o)
+			res := make(chan parsed, 1)
 			select {
-			case ch <- parsed{in, bundles, err}:
+			case futures <- res:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case work <- job{in, res}:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	return ch
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		go func() {
+			for j := range work {
+				p := parsed{in: j.in}
+				p.file.Source = j.in.name
+				if p.file.Bundles, p.err = readInput(ctx, j.in, o); p.err == nil {
+					p.file.Prepare()
+				}
+				j.res <- p
+			}
+		}()
+	}
+	go func() {
+		defer close(out)
+		for res := range futures {
+			select {
+			case p := <-res:
+				select {
+				case out <- p:
+				case <-ctx.Done():
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }
 
 // ingestFiles reads, parses and stores each input. A bad file is reported
 // and stored not at all; the others still load. The returned error says
 // how many failed.
 func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o ingestOptions) (ingestSummary, error) {
+	freeHeap()
 	var sum ingestSummary
 	var failed int
-	bar := newProgress(e, len(ins))
+	bar := newProgressBar(e, "ingest", len(ins), len(ins) > 3)
 	defer bar.Finish()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops parseAhead when we return early
 	var batch []store.File
+	size := 0
 	flush := func() error {
+		size = 0
 		if len(batch) == 0 {
 			return nil
 		}
@@ -302,8 +354,8 @@ func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o
 			sum.perFile = append(sum.perFile, ingestedFile{Source: p.in.name, Error: p.err.Error()})
 			continue
 		}
-		batch = append(batch, store.File{Source: p.in.name, Bundles: p.bundles})
-		if len(batch) >= batchFiles {
+		batch = append(batch, p.file)
+		if size += p.file.Size(); len(batch) >= batchFiles || size >= batchBytes {
 			if err := flush(); err != nil {
 				return sum, err
 			}
@@ -390,24 +442,6 @@ func readInput(ctx context.Context, in ingestInput, o ingestOptions) ([]*results
 	return bundles, nil
 }
 
-// newProgress shows a bar on stderr for more than a few files when stderr
-// is a terminal (or SBENCH_PROGRESS=1 asks for it anyway).
-func newProgress(e *env, n int) *progressbar.ProgressBar {
-	visible := n > 3
-	if f, ok := e.stderr.(*os.File); visible && (!ok || !term.IsTerminal(int(f.Fd()))) {
-		visible = e.getenv("SBENCH_PROGRESS") == "1"
-	}
-	return progressbar.NewOptions(n,
-		progressbar.OptionSetWriter(e.stderr),
-		progressbar.OptionSetVisibility(visible),
-		progressbar.OptionSetDescription("ingest"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
-}
-
 // ingestCmdOptions are ingest's flags.
 type ingestCmdOptions struct {
 	format, system string
@@ -435,7 +469,10 @@ directories, rendezvous files) are never read as tool output. A file named
 on the command line must be a regular file: to read a pipe, use - .
 
 --label and --system tell configurations apart when the files do not
-(fabric=ib, mpi=mvapich2 …); they appear in reports and filters.
+(fabric=ib, mpi=mvapich2 …); they appear in reports and filters. --system
+names the cluster the runs came from (every command filters by it with
+--system, and "sbench runs --group-by system" counts per cluster); the
+runner's own bundles carry it already, from Slurm's cluster name.
 
 Each file is stored whole or not at all: a file with a malformed table is
 refused with its line number and nothing from it is stored. Content already
@@ -457,7 +494,7 @@ and each file's added and already-archived run ids or its error.`,
 	}
 	c.Flags().StringVar(&o.format, "format", "auto", "input format: auto, or one of "+strings.Join(parsers.Names(), ", "))
 	c.Flags().StringArrayVar(&o.labels, "label", nil, "label every run KEY=VALUE (repeatable)")
-	c.Flags().StringVar(&o.system, "system", "", "name of the system the runs come from (label system=NAME)")
+	c.Flags().StringVar(&o.system, "system", "", "name of the system (cluster) the runs come from: their system, and label system=NAME")
 	c.Flags().BoolVar(&o.json, "json", false, "print the summary as JSON")
 	return c
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,10 +15,11 @@ import (
 
 // pruneOptions are prune's flags.
 type pruneOptions struct {
-	filter filterFlags
-	before string
-	yes    bool
-	json   bool
+	filter   filterFlags
+	before   string
+	yes      bool
+	json     bool
+	noVacuum bool
 }
 
 func newPruneCmd(e *env) *cobra.Command {
@@ -35,12 +37,21 @@ baseline first. --until DATE selects runs that started before that day
 (UTC); runs with no start time (files ingested by hand that do not say when
 they ran) are not selected by --since or --until.
 
+Deleting frees space inside the archive file, which SQLite reuses for new runs
+but does not give back to the file system; so after deleting, prune rewrites
+the archive without it (SQLite's VACUUM: a few seconds for a large archive,
+and it needs as much free disk as the archive's size while it runs) and says
+how much it reclaimed. --no-vacuum leaves the space inside the file, for a
+prune on a disk that is nearly full; "sqlite3 ARCHIVE VACUUM" reclaims it later.
+
 With --json the plan (and, with --yes, what was deleted) is one JSON object:
 {"delete": [runs], "kept": [{"run": run, "baselines": [names]}],
-"deleted": {"runs": N, "hosts": N}}; "deleted" is absent without --yes.`,
+"deleted": {"runs": N, "hosts": N, "bytes_before": N, "bytes_after": N}};
+"deleted" is absent without --yes, the sizes without a vacuum.`,
 		Example: `  sbench prune --status failed,invalid
   sbench prune --campaign scratch --until 2024-01-01 --yes
-  sbench prune --run 12-40 --json | jq '.delete[].id'`,
+  sbench prune --run 12-40 --json | jq '.delete[].id'
+  sbench prune --system retired-cluster --yes --no-vacuum`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPrune(cmd.Context(), o, e)
@@ -51,6 +62,7 @@ With --json the plan (and, with --yes, what was deleted) is one JSON object:
 	c.Flags().MarkHidden("before")
 	c.Flags().BoolVar(&o.yes, "yes", false, "really delete the listed runs")
 	c.Flags().BoolVar(&o.json, "json", false, "print the plan and what was deleted as JSON")
+	c.Flags().BoolVar(&o.noVacuum, "no-vacuum", false, "with --yes: leave the freed space inside the archive file (no VACUUM)")
 	return c
 }
 
@@ -71,7 +83,7 @@ func runPrune(ctx context.Context, o pruneOptions, e *env) error {
 		return err
 	}
 	if f.empty() {
-		return usagef("prune: give at least one filter (--campaign, --benchmark, --run, --job, --label, --status, --since, --until); prune never deletes everything")
+		return usagef("prune: give at least one filter (--system, --campaign, --benchmark, --run, --job, --label, --status, --since, --until); prune never deletes everything")
 	}
 	// Without --yes prune only shows its plan: it reads, and must work on
 	// a read-only archive and never create one.
@@ -95,15 +107,23 @@ func runPrune(ctx context.Context, o pruneOptions, e *env) error {
 		printPrunePlan(e, plan)
 	}
 	var res *store.PruneResult
+	var vac *store.VacuumResult
 	if o.yes && len(plan.Delete) > 0 {
 		r, err := db.Prune(ctx, plan.IDs())
 		if err != nil {
 			return err
 		}
 		res = &r
+		if !o.noVacuum {
+			v, err := db.Vacuum(ctx)
+			if err != nil {
+				return err
+			}
+			vac = &v
+		}
 	}
 	if o.json {
-		return writePruneJSON(e, plan, res)
+		return writePruneJSON(e, plan, res, vac)
 	}
 	switch {
 	case len(plan.Delete) == 0:
@@ -112,18 +132,36 @@ func runPrune(ctx context.Context, o pruneOptions, e *env) error {
 		fmt.Fprintf(e.stdout, "%d run(s) would be deleted; nothing deleted: run again with --yes to delete them\n", len(plan.Delete))
 	default:
 		fmt.Fprintf(e.stdout, "deleted %d run(s) and %d host description(s) from %s\n", res.Runs, res.Hosts, e.db)
+		if vac != nil {
+			fmt.Fprintf(e.stdout, "reclaimed %s: the archive is now %s\n", megabytes(vac.Before-vac.After), megabytes(vac.After))
+		} else if free, err := db.Free(ctx); err == nil && free > 0 {
+			fmt.Fprintf(e.stdout, "%s are free inside the archive, for new runs; sbench prune without --no-vacuum, or sqlite3 %s VACUUM, gives them back to the disk\n", megabytes(free), e.db)
+		}
 	}
 	return nil
 }
 
-func writePruneJSON(e *env, plan store.PrunePlan, res *store.PruneResult) error {
+// megabytes writes a size for people: "12.5 MB" (10^6 bytes), "812 kB".
+func megabytes(n int64) string {
+	switch {
+	case n >= 1e6:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+	case n >= 1e3:
+		return strconv.FormatInt(n/1e3, 10) + " kB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+func writePruneJSON(e *env, plan store.PrunePlan, res *store.PruneResult, vac *store.VacuumResult) error {
 	type kept struct {
 		Run       runJSON  `json:"run"`
 		Baselines []string `json:"baselines"`
 	}
 	type deleted struct {
-		Runs  int `json:"runs"`
-		Hosts int `json:"hosts"`
+		Runs   int    `json:"runs"`
+		Hosts  int    `json:"hosts"`
+		Before *int64 `json:"bytes_before,omitempty"`
+		After  *int64 `json:"bytes_after,omitempty"`
 	}
 	out := struct {
 		Delete  []runJSON `json:"delete"`
@@ -137,7 +175,10 @@ func writePruneJSON(e *env, plan store.PrunePlan, res *store.PruneResult) error 
 		out.Kept = append(out.Kept, kept{newRunJSON(k.Run), k.Baselines})
 	}
 	if res != nil {
-		out.Deleted = &deleted{res.Runs, res.Hosts}
+		out.Deleted = &deleted{Runs: res.Runs, Hosts: res.Hosts}
+		if vac != nil {
+			out.Deleted.Before, out.Deleted.After = &vac.Before, &vac.After
+		}
 	}
 	return writeJSON(e, out)
 }

@@ -1,20 +1,22 @@
 package main
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/sbench/sbench/compare"
-
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+
+	"github.com/sbench/sbench/compare"
 
 	"github.com/sbench/sbench/reports"
 	"github.com/sbench/sbench/results"
@@ -34,6 +36,8 @@ type reportOpts struct {
 	csvDir       string
 	baseline     string
 	threshold    string
+	appendix     string
+	overview     string
 	format       string
 }
 
@@ -62,6 +66,19 @@ func newReportCmd(e *env) *cobra.Command {
     old, new, change, p-value when both sides have repeats, regressions in
     red and named in the verdict;
   - an appendix quoting each run's job, command, script, hosts and output.
+
+A report over many campaigns, systems or months (or of 100 runs or more)
+opens with an overview: per system, benchmark and configuration, a key
+figure over time — its latest value, a trace of every run, its level now
+against its first, the changes of level sbench history would find (with
+what changed in the runs' provenance) and the runs that failed. Such a
+report sums its runs up per system and benchmark rather than listing them,
+and its appendix quotes at most 50 runs: every run of a report of 50 runs
+or fewer, else the newest failed and invalid ones, saying how many it left
+out (--appendix all quotes every run, --appendix failed every failed one,
+--appendix none none). The archive is read one sample at a time, so a
+report of years costs what its figures need, not the samples; a progress
+bar shows on a terminal.
 
 Configurations are told apart by variant, or by the labels runs were
 ingested with; --group-by KEY makes one label (or parameter) the line of
@@ -97,7 +114,9 @@ an existing report is replaced only by a complete one.`,
   sbench report --since 2025-03-01 --figures figs --figure-format svg --csv data -o march.pdf
   sbench report --campaign acceptance --baseline pre-upgrade -o after-upgrade.pdf
   sbench report --campaign tools-vs-native --group-by family -o tools.pdf
-  sbench report --title "性能評価" --font /usr/share/fonts/opentype/ipafont-gothic/ipag.ttf -o ja.pdf`,
+  sbench report --title "性能評価" --font /usr/share/fonts/opentype/ipafont-gothic/ipag.ttf -o ja.pdf
+  sbench report -o site.pdf                        # the whole archive: overview, then the sections
+  sbench report --system alpha --since 90d --appendix failed -o alpha.pdf`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReport(cmd.Context(), e, o)
@@ -117,6 +136,8 @@ an existing report is replaced only by a complete one.`,
 	fl.StringVar(&o.csvDir, "csv", "", "also write every figure's data and the summaries as CSV into this directory")
 	fl.StringVar(&o.baseline, "baseline", "", "add a section comparing the runs with this baseline's (sbench baseline list)")
 	fl.StringVar(&o.threshold, "threshold", "5%", "with --baseline: smallest change that counts, as in sbench compare")
+	fl.StringVar(&o.appendix, "appendix", "", "runs the appendix quotes: all, failed or none (default: every run of a report of at most 50, else the newest 50 failed or invalid)")
+	fl.StringVar(&o.overview, "overview", "auto", "the overview of the runs over time: auto (when they span systems, campaigns, weeks or 100 runs), always or never")
 	return c
 }
 
@@ -164,6 +185,20 @@ func (o reportOpts) reportOptions() (store.Filter, []reports.Option, error) {
 	if o.csvDir != "" {
 		opts = append(opts, reports.WithCSVDir(o.csvDir))
 	}
+	switch o.appendix {
+	case "":
+	case reports.AppendixAll, reports.AppendixFailed, reports.AppendixNone:
+		opts = append(opts, reports.WithAppendix(o.appendix))
+	default:
+		return flt, nil, usagef("report: --appendix %q: want all, failed or none", o.appendix)
+	}
+	switch o.overview {
+	case "auto":
+	case "always", "never":
+		opts = append(opts, reports.WithOverview(o.overview == "always"))
+	default:
+		return flt, nil, usagef("report: --overview %q: want auto, always or never", o.overview)
+	}
 	return flt, opts, nil
 }
 
@@ -194,19 +229,31 @@ func runReport(ctx context.Context, e *env, o reportOpts) error {
 		return err
 	}
 	defer db.Close()
-	d, err := reportData(ctx, db, flt, e.db)
+	d, src, err := reportData(ctx, db, flt)
 	if err != nil {
 		return err
 	}
 	d.Title, d.Generated, d.Version = o.title, time.Now(), version
 	if o.baseline != "" {
-		c, err := baselineComparison(ctx, db, d, o.baseline, o.threshold)
+		c, err := baselineComparison(ctx, db, flt, o.baseline, o.threshold)
 		if err != nil {
 			return err
 		}
 		opts = append(opts, reports.WithComparison(c))
 	}
-	r, err := reports.New(d, opts...)
+	// A bar over the samples read (twice with --group-by family: the
+	// family view reads them once more).
+	total, err := db.CountSamples(ctx, flt)
+	if err != nil {
+		return err
+	}
+	if o.groupBy == "family" {
+		total *= 2
+	}
+	bar := newProgressBar(e, "report", total, total > 100000)
+	defer bar.Finish()
+	src.progress = bar
+	r, err := reports.NewFrom(ctx, d, src, opts...)
 	if err != nil {
 		var fe *reports.FontError
 		if errors.As(err, &fe) {
@@ -214,24 +261,31 @@ func runReport(ctx context.Context, e *env, o reportOpts) error {
 		}
 		return fmt.Errorf("report: %w", err)
 	}
-	var buf bytes.Buffer
+	bar.Describe("report: writing " + o.out)
+	f, err := results.CreateAtomic(o.out, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
 	warnings := r.Warnings
+	var size int64
 	if format, _ := o.outputFormat(); format == "html" {
-		_, err = r.WriteHTML(&buf)
+		size, err = r.WriteHTML(f)
 		warnings = r.HTMLWarnings
 	} else {
-		_, err = r.WriteTo(&buf)
+		size, err = r.WriteTo(f)
 	}
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if err := results.WriteAtomic(o.out, buf.Bytes(), 0o644); err != nil {
+	if err := f.Commit(); err != nil {
 		return err
 	}
+	bar.Finish()
 	for _, w := range warnings() {
 		fmt.Fprintln(e.stderr, "sbench: warning:", w)
 	}
-	printReportSummary(e.stdout, o.out, r, len(d.Runs), buf.Len())
+	printReportSummary(e.stdout, o.out, r, len(d.Runs), int(size))
 	return nil
 }
 
@@ -247,80 +301,120 @@ func printReportSummary(w io.Writer, path string, r *reports.Report, runs, size 
 	}
 }
 
-// reportData reads what the report shows: the runs the filter selects, with
-// their samples, scalars, checks, jobs, raw outputs and job scripts.
-func reportData(ctx context.Context, db *store.DB, flt store.Filter, path string) (reports.Data, error) {
+// reportData reads the runs the filter selects, with their checks and
+// jobs, and the source the report reads their samples, outputs and job
+// scripts from: one sample at a time, and only the outputs it quotes.
+func reportData(ctx context.Context, db *store.DB, flt store.Filter) (reports.Data, *reportSource, error) {
 	var d reports.Data
-	var err error
-	if d.Runs, err = db.Runs(ctx, flt); err != nil {
-		return d, err
+	n, err := db.CountRuns(ctx, flt)
+	if err != nil {
+		return d, nil, err
+	}
+	// Sized once: a year of runs held in a slice that doubled as it grew
+	// would cost half as much again while it grew.
+	d.Runs = make([]store.Run, 0, n)
+	src := &reportSource{db: db, flt: flt, known: make(map[int64]bool, n)}
+	err = db.EachRun(ctx, flt, store.RunOptions{}, func(r *store.Run) error {
+		r.Hash = "" // the report never shows it
+		d.Runs = append(d.Runs, *r)
+		src.known[r.ID] = true
+		return nil
+	})
+	if err != nil {
+		return d, nil, err
 	}
 	if len(d.Runs) == 0 {
-		return d, noRuns(ctx, db, "report", flt)
+		return d, nil, noRuns(ctx, db, "report", flt)
 	}
-	ids := make([]int64, len(d.Runs))
-	for i, r := range d.Runs {
-		ids[i] = r.ID
-	}
-	byID := store.Filter{RunIDs: ids}
-	if d.Samples, err = db.Samples(ctx, byID); err != nil {
-		return d, err
-	}
-	if d.Scalars, err = db.Scalars(ctx, byID); err != nil {
-		return d, err
-	}
-	if d.Checks, err = db.Checks(ctx, byID); err != nil {
-		return d, err
+	// By id, as the report keeps them: no copy.
+	slices.SortFunc(d.Runs, func(a, b store.Run) int { return cmp.Compare(a.ID, b.ID) })
+	if d.Checks, err = db.Checks(ctx, flt); err != nil {
+		return d, nil, err
 	}
 	if d.Jobs, err = db.Jobs(ctx, flt.Campaign); err != nil {
-		return d, err
+		return d, nil, err
 	}
-	d.Raw = map[int64]string{}
-	for _, id := range ids {
-		b, err := db.Bundle(ctx, id)
-		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				continue
+	for _, j := range d.Jobs {
+		if j.Script != "" {
+			if src.scripts == nil {
+				src.scripts = map[string]string{}
 			}
-			return d, err
-		}
-		if b.Raw != "" {
-			d.Raw[id] = b.Raw
+			src.scripts[j.SlurmID] = j.Script
 		}
 	}
-	d.Scripts = jobScripts(d.Runs, d.Jobs)
-	return d, nil
+	return d, src, nil
+}
+
+// reportSource is the archive as a report reads it (reports.Source): the
+// samples and scalars of its runs, streamed, and the outputs and scripts
+// of the runs it quotes. A run ingested after the report read its runs is
+// not among them: its samples are left out.
+type reportSource struct {
+	db       *store.DB
+	flt      store.Filter
+	known    map[int64]bool
+	scripts  map[string]string // job id -> script path
+	progress *progressbar.ProgressBar
+}
+
+func (s *reportSource) EachSample(ctx context.Context, fn func(store.Sample) error) error {
+	n := 0
+	err := s.db.EachSample(ctx, s.flt, store.SampleOptions{}, func(x store.Sample) error {
+		if n++; n%4096 == 0 && s.progress != nil {
+			s.progress.Add(4096)
+		}
+		if !s.known[x.RunID] {
+			return nil
+		}
+		return fn(x)
+	})
+	if s.progress != nil {
+		s.progress.Add(n % 4096)
+	}
+	return err
+}
+
+func (s *reportSource) EachScalar(ctx context.Context, fn func(store.Scalar) error) error {
+	return s.db.EachScalar(ctx, s.flt, func(x store.Scalar) error {
+		if !s.known[x.RunID] {
+			return nil
+		}
+		return fn(x)
+	})
+}
+
+func (s *reportSource) Raw(ctx context.Context, id int64) (string, error) {
+	b, err := s.db.Bundle(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return b.Raw, nil
+}
+
+// Script reads a job's sbatch script where it still is; a moved or deleted
+// script is simply not quoted.
+func (s *reportSource) Script(_ context.Context, job string) (string, error) {
+	path := s.scripts[job]
+	if path == "" {
+		return "", nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxScript))
+	if err != nil {
+		return "", nil
+	}
+	return string(data), nil
 }
 
 // maxScript bounds the job script read for the appendix.
 const maxScript = 256 << 10
-
-// jobScripts reads the sbatch scripts of the runs' jobs, where they still
-// are; a moved or deleted script is simply not quoted.
-func jobScripts(runs []store.Run, jobs []store.Job) map[string]string {
-	want := map[string]bool{}
-	for _, r := range runs {
-		if r.JobID != "" {
-			want[r.JobID] = true
-		}
-	}
-	out := map[string]string{}
-	for _, j := range jobs {
-		if !want[j.SlurmID] || j.Script == "" {
-			continue
-		}
-		f, err := os.Open(j.Script)
-		if err != nil {
-			continue
-		}
-		data, err := io.ReadAll(io.LimitReader(f, maxScript))
-		f.Close()
-		if err == nil {
-			out[j.SlurmID] = string(data)
-		}
-	}
-	return out
-}
 
 // sOf is the plural ending for n things.
 func sOf(n int) string {
@@ -331,9 +425,9 @@ func sOf(n int) string {
 }
 
 // baselineComparison compares the report's runs (less those the baseline
-// holds) with the baseline's, as sbench compare would, and lays the result
-// out for the report.
-func baselineComparison(ctx context.Context, db *store.DB, d reports.Data, name, threshold string) (*reports.Comparison, error) {
+// holds) with the baseline's, as sbench compare would, reading both sides
+// one sample at a time, and lays the result out for the report.
+func baselineComparison(ctx context.Context, db *store.DB, flt store.Filter, name, threshold string) (*reports.Comparison, error) {
 	o := compare.DefaultOptions()
 	th, err := parsePercent("report: --threshold", threshold)
 	if err != nil {
@@ -347,34 +441,18 @@ func baselineComparison(ctx context.Context, db *store.DB, d reports.Data, name,
 	if err != nil {
 		return nil, usageError{fmt.Errorf("report: --baseline: %w", err)}
 	}
-	old, err := compare.Load(ctx, db, "baseline "+name, bf)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("report: --baseline: %w", err)}
+	if n, err := db.CountRuns(ctx, bf); err != nil {
+		return nil, err
+	} else if n == 0 {
+		return nil, usageError{fmt.Errorf("report: --baseline: %w", compare.ExplainEmpty(ctx, db, "baseline "+name, bf))}
 	}
-	inBaseline := map[int64]bool{}
-	for _, r := range old.Runs {
-		inBaseline[r.ID] = true
-	}
-	cur := compare.Side{Name: "this report"}
-	for _, r := range d.Runs {
-		if !inBaseline[r.ID] {
-			cur.Runs = append(cur.Runs, r)
-		}
-	}
-	if len(cur.Runs) == 0 {
+	cur := flt.And(store.Filter{ExcludeRunIDs: bf.RunIDs})
+	if n, err := db.CountRuns(ctx, cur); err != nil {
+		return nil, err
+	} else if n == 0 {
 		return nil, usagef("report: --baseline %s: every run of the report is in the baseline; select the runs to compare with filters (--campaign, --since, --label)", name)
 	}
-	for _, s := range d.Samples {
-		if !inBaseline[s.RunID] {
-			cur.Samples = append(cur.Samples, s)
-		}
-	}
-	for _, s := range d.Scalars {
-		if !inBaseline[s.RunID] {
-			cur.Scalars = append(cur.Scalars, s)
-		}
-	}
-	res, err := compare.Build(old, cur, o)
+	res, err := compare.CompareFilters(ctx, db, [2]string{"baseline " + name, "this report"}, [2]store.Filter{bf, cur}, o)
 	if err != nil {
 		return nil, fmt.Errorf("report: --baseline %s: %w", name, err)
 	}
@@ -384,10 +462,7 @@ func baselineComparison(ctx context.Context, db *store.DB, d reports.Data, name,
 // comparisonSection turns a comparison into the report's section.
 func comparisonSection(res *compare.Result, name string) *reports.Comparison {
 	c := &reports.Comparison{Title: "Compared with baseline " + name}
-	rows := 0
-	for _, t := range res.Tables {
-		rows += len(t.Rows)
-	}
+	rows := res.RowCount()
 	worse, better := res.Regressions(), res.Count(compare.Better)
 	head := fmt.Sprintf("against baseline %s (%s), the report's %s", name, nRuns(len(res.Old.Runs)), nRuns(len(res.New.Runs)))
 	if worse > 0 {
@@ -400,10 +475,10 @@ func comparisonSection(res *compare.Result, name string) *reports.Comparison {
 	c.Summary = append(c.Summary, res.Warnings...)
 	for _, t := range res.Tables {
 		header, cells := res.Cells(t)
-		ct := reports.ComparisonTable{Heading: t.Heading(), Header: header, Rows: cells}
-		for _, r := range t.Rows {
-			ct.Worse = append(ct.Worse, r.Change == compare.Worse)
-			ct.Better = append(ct.Better, r.Change == compare.Better)
+		ct := reports.ComparisonTable{Heading: t.Heading(), Header: header, Rows: cells, Note: res.PairLine(t)}
+		for _, c := range res.Changes(t) {
+			ct.Worse = append(ct.Worse, c == compare.Worse)
+			ct.Better = append(ct.Better, c == compare.Better)
 		}
 		c.Tables = append(c.Tables, ct)
 	}

@@ -34,7 +34,7 @@ cluster with nowhere to run a service. Nothing is loaded from outside: the
 pages share DIR/sbench.css and DIR/sbench.js and may load nothing else,
 figures are inline SVG, links are relative.
 
-  - DIR/index.html: clusters (the runs' system label) across, benchmarks and
+  - DIR/index.html: clusters (the runs' systems) across, benchmarks and
     metrics down; each cell lists the configurations measured there with
     their latest value, a sparkline, and a mark when the last step of their
     history was a regression (red) or an improvement (green), or the latest
@@ -58,7 +58,7 @@ and the index, and a run pruned from the archive loses its page. Pages are
 replaced atomically; a DIR that is not empty and holds no site is refused.`,
 		Example: `  sbench site -o /srv/www/bench
   sbench site --db /shared/site.db --since 365d -o ~/public_html/sbench
-  sbench site --label system=alpha --benchmark osu_bw,osu_latency -o alpha
+  sbench site --system alpha --benchmark osu_bw,osu_latency -o alpha
   sbench site -o site --threshold 10% --window 30 --all-sizes -v`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

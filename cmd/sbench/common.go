@@ -11,11 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/results"
@@ -62,6 +65,7 @@ func openFiltered(e *env, f filterFlags) (*store.DB, store.Filter, error) {
 // archive export).
 type filterFlags struct {
 	campaign     string
+	systems      []string
 	benchmarks   []string
 	labels       []string
 	runs         []string
@@ -71,8 +75,9 @@ type filterFlags struct {
 }
 
 const filterHelp = `
-Runs are selected with the same flags on every command: --campaign NAME,
---benchmark NAME (repeatable or comma-separated), --label KEY=VALUE
+Runs are selected with the same flags on every command: --system NAME (the
+cluster a run came from: ingest --system, or Slurm's cluster name), --campaign
+NAME, --benchmark NAME (repeatable or comma-separated), --label KEY=VALUE
 (repeatable; all must match), --run IDS (1-24,30), --job ID, --status
 ok|failed|invalid, --since and --until (a date 2006-01-02, a time
 2006-01-02T15:04:05Z, or an age such as 30d or 12h; --since inclusive,
@@ -80,6 +85,7 @@ ok|failed|invalid, --since and --until (a date 2006-01-02, a time
 
 func (f *filterFlags) add(c *cobra.Command) {
 	fl := c.Flags()
+	fl.StringArrayVar(&f.systems, "system", nil, "only runs of this system (cluster), repeatable or comma-separated")
 	fl.StringVar(&f.campaign, "campaign", "", "only runs of this campaign")
 	fl.StringArrayVar(&f.benchmarks, "benchmark", nil, "only runs of this benchmark (repeatable or comma-separated)")
 	fl.StringArrayVar(&f.labels, "label", nil, "only runs with this label, KEY=VALUE (repeatable; all must match)")
@@ -93,7 +99,7 @@ func (f *filterFlags) add(c *cobra.Command) {
 
 // filter checks the flags and makes the store's filter.
 func (f *filterFlags) filter() (store.Filter, error) {
-	flt := store.Filter{Campaign: f.campaign, Benchmarks: splitList(f.benchmarks), JobIDs: splitList(f.jobs)}
+	flt := store.Filter{Campaign: f.campaign, Systems: splitList(f.systems), Benchmarks: splitList(f.benchmarks), JobIDs: splitList(f.jobs)}
 	var err error
 	if flt.Labels, err = parseLabels("--label", f.labels); err != nil {
 		return flt, err
@@ -125,7 +131,7 @@ func (f *filterFlags) filter() (store.Filter, error) {
 
 // empty reports whether the flags select every run.
 func (f *filterFlags) empty() bool {
-	return f.campaign == "" && len(f.benchmarks) == 0 && len(f.labels) == 0 && len(f.runs) == 0 &&
+	return f.campaign == "" && len(f.systems) == 0 && len(f.benchmarks) == 0 && len(f.labels) == 0 && len(f.runs) == 0 &&
 		len(f.jobs) == 0 && len(f.statuses) == 0 && f.since == "" && f.until == ""
 }
 
@@ -274,6 +280,25 @@ func naturalCompare(a, b string) int {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
+// newProgressBar shows a bar of n steps on stderr, described as what,
+// when the work is worth one and stderr is a terminal (or SBENCH_PROGRESS=1
+// asks for it anyway); otherwise a bar that draws nothing.
+func newProgressBar(e *env, what string, n int, worth bool) *progressbar.ProgressBar {
+	visible := worth
+	if f, ok := e.stderr.(*os.File); visible && (!ok || !term.IsTerminal(int(f.Fd()))) {
+		visible = e.getenv("SBENCH_PROGRESS") == "1"
+	}
+	return progressbar.NewOptions(n,
+		progressbar.OptionSetWriter(e.stderr),
+		progressbar.OptionSetVisibility(visible),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
 // writeJSON prints v as indented JSON: the one shape every --json takes.
 func writeJSON(e *env, v any) error {
 	enc := json.NewEncoder(e.stdout)
@@ -285,6 +310,7 @@ func writeJSON(e *env, v any) error {
 // runJSON is a run as runs --json and prune --json print it.
 type runJSON struct {
 	ID        int64             `json:"id"`
+	System    string            `json:"system,omitempty"`
 	Start     string            `json:"start,omitempty"`
 	Ingested  string            `json:"ingested"`
 	Campaign  string            `json:"campaign,omitempty"`
@@ -304,5 +330,5 @@ func newRunJSON(r store.Run) runJSON {
 	if !r.Start.IsZero() {
 		start = r.Start.UTC().Format(time.RFC3339)
 	}
-	return runJSON{r.ID, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.JobID, r.Step, r.Source, r.Nodes, r.Status, r.Error, r.Labels}
+	return runJSON{r.ID, r.System, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.JobID, r.Step, r.Source, r.Nodes, r.Status, r.Error, r.Labels}
 }

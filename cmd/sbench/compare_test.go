@@ -224,3 +224,39 @@ func TestCompareRepeatsFromSeveralRuns(t *testing.T) {
 		t.Errorf("every row was tested, yet the footnote is there:\n%s", out)
 	}
 }
+
+// TestCompareTwoSystems: system=A system=B compares two of a site's
+// clusters in one archive, whether each run's system was given on ingest
+// (--system) or recorded by the runner from SLURM_CLUSTER_NAME.
+func TestCompareTwoSystems(t *testing.T) {
+	db := twoSystems(t)
+	// alpha's osu_bw is one direction of a pair of nodes, beta's the
+	// other, 25% slower; only alpha ran osu_latency, only beta HPL.
+	out, _ := mustSbench(t, 1, "compare", "--db", db, "system=alpha", "system=beta")
+	if !strings.Contains(out, "size     system=alpha  system=beta  vs system=alpha") || !strings.Contains(out, "geomean  790.9         586.7        -25.81%") ||
+		!strings.Contains(out, "1 B   1.670         -            only old") || strings.Contains(out, "hpl") {
+		t.Errorf("compare system=alpha system=beta:\n%s", out)
+	}
+	dir := t.TempDir()
+	for i, c := range []struct {
+		cluster string
+		scale   float64
+	}{{"gamma", 1}, {"gamma", 1}, {"delta", 0.8}, {"delta", 0.8}} {
+		b := results.New()
+		b.Campaign, b.Variant = "nightly", "ib"
+		b.Job = results.Job{ID: fmt.Sprint(100 + i), Step: "0", Cluster: c.cluster, Nodes: []string{"n01", "n02"}, Tasks: 2}
+		b.Benchmark = results.Benchmark{Name: "osu_bw", Kind: "tool", Tool: "osu_bw"}
+		for x := 1; x <= 1<<22; x <<= 1 {
+			v := 12000 * float64(x) / float64(x+8192) * c.scale * (1 + 0.001*float64(i%2))
+			b.Samples = append(b.Samples, results.Sample{Metric: "bandwidth", Unit: results.UnitMBps, X: results.F(float64(x)), XUnit: results.UnitBytes, Value: v})
+		}
+		if err := results.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.json", i)), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustSbench(t, 0, "ingest", "--db", db, dir)
+	out, _ = mustSbench(t, 1, "compare", "--db", db, "system=gamma", "system=delta")
+	if !strings.Contains(out, "osu_bw") || !strings.Contains(out, "size     system=gamma  system=delta") || !strings.Contains(out, "geomean  695.8         556.7         -20.00%") {
+		t.Errorf("compare system=gamma system=delta does not find delta's bandwidth 20%% lower:\n%s", out)
+	}
+}

@@ -16,13 +16,13 @@ func TestOneFilterVocabulary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range []string{"campaign", "benchmark", "label", "run", "job", "status", "since", "until"} {
+		for _, name := range []string{"system", "campaign", "benchmark", "label", "run", "job", "status", "since", "until"} {
 			f := c.Flags().Lookup(name)
 			if f == nil {
 				t.Errorf("%s has no --%s", strings.Join(path, " "), name)
 				continue
 			}
-			if want := map[string]string{"benchmark": "stringArray", "label": "stringArray", "run": "stringArray"}[name]; want != "" && f.Value.Type() != want {
+			if want := map[string]string{"system": "stringArray", "benchmark": "stringArray", "label": "stringArray", "run": "stringArray"}[name]; want != "" && f.Value.Type() != want {
 				t.Errorf("%s --%s is %s, want %s (repeatable everywhere)", strings.Join(path, " "), name, f.Value.Type(), want)
 			}
 		}

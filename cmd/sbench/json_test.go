@@ -146,8 +146,10 @@ func TestJSONEverywhere(t *testing.T) {
 			Baselines []string `json:"baselines"`
 		} `json:"kept"`
 		Deleted *struct {
-			Runs  int `json:"runs"`
-			Hosts int `json:"hosts"`
+			Runs   int   `json:"runs"`
+			Hosts  int   `json:"hosts"`
+			Before int64 `json:"bytes_before"`
+			After  int64 `json:"bytes_after"`
 		} `json:"deleted"`
 	}
 	out, _ = mustSbench(t, 0, "prune", "--db", db, "--json", "--run", "1")
@@ -157,7 +159,7 @@ func TestJSONEverywhere(t *testing.T) {
 	}
 	out, _ = mustSbench(t, 0, "prune", "--db", db, "--json", "--run", "1", "--yes")
 	decodeJSON(t, "prune --json --yes", out, &pr)
-	if pr.Deleted == nil || pr.Deleted.Runs != 1 {
+	if pr.Deleted == nil || pr.Deleted.Runs != 1 || pr.Deleted.Before <= pr.Deleted.After || pr.Deleted.After == 0 {
 		t.Errorf("prune --json --yes: %+v", pr)
 	}
 
@@ -165,8 +167,9 @@ func TestJSONEverywhere(t *testing.T) {
 	arch := filepath.Join(dir, "a.sbench.gz")
 	out, _ = mustSbench(t, 0, "archive", "export", "--db", db, "-o", arch, "--json")
 	var ex struct {
-		File string `json:"file"`
-		Runs int    `json:"runs"`
+		File      string   `json:"file"`
+		Runs      int      `json:"runs"`
+		Baselines []string `json:"baselines"`
 	}
 	decodeJSON(t, "archive export --json", out, &ex)
 	if ex.File != arch || ex.Runs != total-1 {

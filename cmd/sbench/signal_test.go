@@ -292,9 +292,10 @@ func TestIngestStdinHonoursContext(t *testing.T) {
 	}
 }
 
-// TestInterruptedWhileBlocked: a command stuck where it cannot watch for
-// the signal (here archive import in a read of a standard input that never
-// ends) still ends, after main's grace period, with the same status.
+// TestInterruptedWhileBlocked: a command blocked in a read of a standard
+// input that never ends (here archive import) still ends with the same
+// status and message, whether it notices the signal itself or main's grace
+// period ends it.
 func TestInterruptedWhileBlocked(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")

@@ -115,6 +115,14 @@ func checkInterNodeHosts(t *testing.T, dbPath string) {
 		if r.JobID == "" || r.Step == "" {
 			t.Errorf("run %d has no Slurm job/step: %q.%q", r.ID, r.JobID, r.Step)
 		}
+		// The runner records the cluster (SLURM_CLUSTER_NAME): the run's
+		// system, with nothing given at ingest.
+		if r.System != "sbenchlab" || r.Labels["system"] != "sbenchlab" {
+			t.Errorf("run %d: system %q (label %q), want the test cluster's name sbenchlab", r.ID, r.System, r.Labels["system"])
+		}
+	}
+	if n, err := db.CountRuns(context.Background(), store.Filter{Systems: []string{"sbenchlab"}}); err != nil || n != len(runs) {
+		t.Errorf("--system sbenchlab selects %d of %d runs: %v", n, len(runs), err)
 	}
 }
 

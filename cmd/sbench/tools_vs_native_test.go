@@ -118,11 +118,12 @@ func checkToolsVsNativeReport(t *testing.T, dbPath, pdf string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	d, err := reportData(context.Background(), db, store.Filter{Campaign: "tools-vs-native"}, dbPath)
+	ctx := context.Background()
+	d, src, err := reportData(ctx, db, store.Filter{Campaign: "tools-vs-native"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := reports.New(d, reports.WithGroupBy("family"))
+	r, err := reports.NewFrom(ctx, d, src, reports.WithGroupBy("family"))
 	if err != nil {
 		t.Fatal(err)
 	}

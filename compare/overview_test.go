@@ -1,0 +1,134 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
+)
+
+// overviewArchive is two systems measured daily for 120 days: alpha's
+// osu_bw loses 11% on day 60, when its InfiniBand firmware changes;
+// beta's stays; beta's HPL runs weekly; some runs fail.
+func overviewArchive() ([]store.Run, []store.Sample, []store.Scalar) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var runs []store.Run
+	var samples []store.Sample
+	var scalars []store.Scalar
+	id := int64(0)
+	host := func(fw string) []results.Host {
+		return []results.Host{{Hostname: "n1", Kernel: "6.1", IB: []results.IBPort{{Device: "mlx5_0", Port: 1, Firmware: fw}}}}
+	}
+	for day := range 120 {
+		when := time.Date(2024, 1, 1, 2, 0, 0, 0, time.UTC).AddDate(0, 0, day)
+		for _, sys := range []string{"alpha", "beta"} {
+			id++
+			fw, level := "20.31", 12000.0
+			if sys == "alpha" && day >= 60 {
+				fw, level = "20.35", 12000*0.89
+			}
+			r := store.Run{ID: id, System: sys, Campaign: "nightly", Variant: "inter", Benchmark: "osu_bw", Tool: "osu_bw",
+				Labels: map[string]string{"system": sys}, Status: results.StatusOK, Start: when, JobID: "j", Step: "0", Hosts: host(fw)}
+			if day%25 == 7 {
+				r.Status, r.Error = results.StatusFailed, "srun: error"
+			}
+			runs = append(runs, r)
+			if r.Status == results.StatusOK {
+				for _, x := range []float64{1024, 1 << 20, 4 << 20} {
+					v := level * x / (x + 8192) * (1 + 0.01*rng.NormFloat64())
+					samples = append(samples, store.Sample{RunID: id, Sample: results.Sample{Metric: "bandwidth", Unit: "MB/s", X: results.F(x), XUnit: "bytes", Value: v}})
+				}
+			}
+			if sys == "beta" && day%7 == 0 {
+				id++
+				runs = append(runs, store.Run{ID: id, System: sys, Campaign: "nightly", Variant: "n4", Benchmark: "hpl", Tool: "xhpl",
+					Labels: map[string]string{"system": sys}, Status: results.StatusOK, Start: when.Add(time.Hour), Hosts: host("20.31")})
+				scalars = append(scalars, store.Scalar{RunID: id, Scalar: results.Scalar{Name: "n", Value: 1000}},
+					store.Scalar{RunID: id, Scalar: results.Scalar{Name: "gflops", Unit: "Gflops", Value: 900 * (1 + 0.01*rng.NormFloat64())}})
+			}
+		}
+	}
+	return runs, samples, scalars
+}
+
+func buildOverview(t *testing.T) *Overview {
+	t.Helper()
+	runs, samples, scalars := overviewArchive()
+	b := NewOverviewBuilder(OverviewOptions{})
+	for i := range runs {
+		b.AddRun(&runs[i])
+	}
+	for i := range samples {
+		b.AddSample(&samples[i])
+	}
+	for i := range scalars {
+		b.AddScalar(&scalars[i])
+	}
+	byID := map[int64]*store.Run{}
+	for i := range runs {
+		byID[runs[i].ID] = &runs[i]
+	}
+	ov, err := b.Finish(func(ids []int64) (map[int64]*store.Run, error) {
+		out := map[int64]*store.Run{}
+		for _, id := range ids {
+			out[id] = byID[id]
+		}
+		return out, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ov
+}
+
+// TestOverview: a row per system, benchmark and key figure; the latest
+// figure, the trend and the step with what changed across it; failures
+// counted where they happened.
+func TestOverview(t *testing.T) {
+	ov := buildOverview(t)
+	var got []string
+	for _, r := range ov.Rows {
+		got = append(got, r.System+"/"+r.Benchmark+"/"+r.What)
+	}
+	if want := []string{"alpha/osu_bw/peak bandwidth", "beta/hpl/gflops", "beta/osu_bw/peak bandwidth"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("rows %q, want %q", got, want)
+	}
+	alpha, hpl, beta := ov.Rows[0], ov.Rows[1], ov.Rows[2]
+	if len(alpha.Steps) != 1 || alpha.Steps[0].Change != Worse || math.Abs(alpha.Steps[0].Delta+0.11) > 0.02 ||
+		alpha.Steps[0].When.Format("2006-01-02") != "2024-03-01" {
+		t.Fatalf("alpha's steps %+v, want one of -11%% on 2024-03-01", alpha.Steps)
+	}
+	if p := alpha.Steps[0].Provenance; len(p) == 0 || !strings.Contains(p[0].Field+p[0].Before+p[0].After, "20.35") {
+		t.Errorf("alpha's step: provenance %+v, want the firmware", p)
+	}
+	if math.Abs(alpha.Trend+0.11) > 0.02 || alpha.Failed != 5 || alpha.Runs != 115 || alpha.Latest.When.Format("2006-01-02") != "2024-04-29" {
+		t.Errorf("alpha: trend %.3f, failed %d, runs %d, latest %v", alpha.Trend, alpha.Failed, alpha.Runs, alpha.Latest.When)
+	}
+	if len(beta.Steps) != 0 || math.Abs(beta.Trend) > 0.01 || hpl.Runs != 18 || hpl.Unit != "Gflops" || len(hpl.Steps) != 0 {
+		t.Errorf("beta: steps %+v trend %.3f; hpl %+v", beta.Steps, beta.Trend, hpl)
+	}
+	if len(alpha.Trace) != 115 || ov.Runs != 258 || ov.Failed != 10 || !reflect.DeepEqual(ov.Systems, []string{"alpha", "beta"}) {
+		t.Errorf("trace %d points, overview %d runs, %d failed, systems %q", len(alpha.Trace), ov.Runs, ov.Failed, ov.Systems)
+	}
+	if again := buildOverview(t); !reflect.DeepEqual(again, ov) {
+		t.Error("the same runs gave another overview")
+	}
+}
+
+// TestOverviewTraceIsBounded: a long series is drawn from at most Points
+// points, medians of equal spans.
+func TestOverviewTraceIsBounded(t *testing.T) {
+	rs := make([]*ovRun, 1000)
+	for i := range rs {
+		rs[i] = &ovRun{id: int64(i), when: time.Unix(int64(i), 0), fig: ovFigure{value: float64(i)}}
+	}
+	tr := trace(rs, 100)
+	if len(tr) != 100 || tr[0].Value != 4.5 || tr[99].Value != 994.5 {
+		t.Errorf("trace of 1000 runs: %d points, first %v, last %v", len(tr), tr[0], tr[len(tr)-1])
+	}
+}

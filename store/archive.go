@@ -345,6 +345,52 @@ type archivedRun struct {
 	bundle             *results.Bundle
 }
 
+// decodeBatch is how many lines of an archive file are decoded together.
+const decodeBatch = 32
+
+// rawRun is a run line of an archive file as read, then decoded.
+type rawRun struct {
+	line int
+	e    archiveEntry
+	b    *results.Bundle
+	err  error
+}
+
+// decodeRuns decodes and checks the bundles of a batch of lines.
+func decodeRuns(batch []*rawRun) {
+	for _, r := range batch {
+		r.b, r.err = decodeRun(&r.e)
+		r.e.Bundle = nil
+	}
+}
+
+// decodeRun decodes and checks the bundle of a run line, and puts its
+// ingest time in the archive's form.
+func decodeRun(e *archiveEntry) (*results.Bundle, error) {
+	b, err := results.Decode(bytes.NewReader(e.Bundle))
+	if err != nil {
+		return nil, err
+	}
+	if e.IngestedAt != "" {
+		// Stored in the archive's fixed-width form, which sorts.
+		t, err := parseTime(sql.NullString{String: e.IngestedAt, Valid: true})
+		if err == nil {
+			err = checkTime(t)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ingested_at: %w", err)
+		}
+		e.IngestedAt = ""
+		if s, ok := formatTime(t).(string); ok {
+			e.IngestedAt = s
+		}
+	}
+	if err := b.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid bundle: %w", err)
+	}
+	return b, nil
+}
+
 // readArchive decodes an archive file line by line, checking each as it
 // goes, and hands each run and baseline on; the header goes to header
 // first. A line that is not what the format says, a header whose counts
@@ -372,6 +418,51 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 		return fmt.Errorf("import %s: line 1: %d runs and %d baselines is not a header of %s", name, h.Runs, h.Baselines, h.Schema)
 	}
 	header(h)
+	// The bundles are decoded and checked on other goroutines, a batch of
+	// lines at a time, while the caller stores the batch before: decoding
+	// was most of an import's time, on one core. Runs still reach run in
+	// the file's order, and the first bad line is the error, as if read
+	// one by one.
+	var prev, cur []*rawRun
+	var wait func()
+	deliver := func(batch []*rawRun) error {
+		for _, r := range batch {
+			if r.err != nil {
+				return fmt.Errorf("import %s: line %d: %w", name, r.line, r.err)
+			}
+			if err := run(r.line, &archivedRun{source: r.e.Source, ingestedAt: r.e.IngestedAt, bundle: r.b}); err != nil {
+				return fmt.Errorf("import %s: %w", name, err)
+			}
+		}
+		return nil
+	}
+	// drain hands on every run read so far.
+	drain := func() error {
+		if wait != nil {
+			wait()
+			wait = nil
+		}
+		err := deliver(prev)
+		prev = nil
+		if err == nil {
+			decodeRuns(cur)
+			err = deliver(cur)
+		}
+		cur = nil
+		return err
+	}
+	defer func() {
+		if wait != nil {
+			wait()
+		}
+	}()
+	// fail is err, unless a line before it was bad.
+	fail := func(err error) error {
+		if e := drain(); e != nil {
+			return e
+		}
+		return err
+	}
 	runs, baselines := 0, 0
 	for line := 2; ; line++ {
 		var e archiveEntry
@@ -380,14 +471,17 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("import %s: line %d: %w", name, line, err)
+			return fail(fmt.Errorf("import %s: line %d: %w", name, line, err))
 		}
 		if e.Baseline != nil {
 			if len(e.Bundle) > 0 || e.Source != "" {
-				return fmt.Errorf("import %s: line %d: a baseline and a run on one line", name, line)
+				return fail(fmt.Errorf("import %s: line %d: a baseline and a run on one line", name, line))
 			}
 			if baselines++; baselines > h.Baselines {
-				return fmt.Errorf("import %s: line %d: more baselines than the header's %d", name, line, h.Baselines)
+				return fail(fmt.Errorf("import %s: line %d: more baselines than the header's %d", name, line, h.Baselines))
+			}
+			if err := drain(); err != nil {
+				return err
 			}
 			if err := baseline(line, e.Baseline); err != nil {
 				return fmt.Errorf("import %s: %w", name, err)
@@ -395,38 +489,36 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 			continue
 		}
 		if baselines > 0 {
-			return fmt.Errorf("import %s: line %d: a run after the baselines", name, line)
+			return fail(fmt.Errorf("import %s: line %d: a run after the baselines", name, line))
 		}
 		if len(e.Bundle) == 0 {
-			return fmt.Errorf("import %s: line %d: no bundle", name, line)
+			return fail(fmt.Errorf("import %s: line %d: no bundle", name, line))
 		}
 		if runs++; runs > h.Runs {
-			return fmt.Errorf("import %s: line %d: more runs than the header's %d", name, line, h.Runs)
+			return fail(fmt.Errorf("import %s: line %d: more runs than the header's %d", name, line, h.Runs))
 		}
-		b, err := results.Decode(bytes.NewReader(e.Bundle))
+		cur = append(cur, &rawRun{line: line, e: e})
+		if len(cur) < decodeBatch {
+			continue
+		}
+		if wait != nil {
+			wait()
+		}
+		batch := cur
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			decodeRuns(batch)
+		}()
+		wait = func() { <-done }
+		err = deliver(prev)
+		prev, cur = batch, nil
 		if err != nil {
-			return fmt.Errorf("import %s: line %d: %w", name, line, err)
+			return err
 		}
-		if e.IngestedAt != "" {
-			// Stored in the archive's fixed-width form, which sorts.
-			t, err := parseTime(sql.NullString{String: e.IngestedAt, Valid: true})
-			if err == nil {
-				err = checkTime(t)
-			}
-			if err != nil {
-				return fmt.Errorf("import %s: line %d: ingested_at: %w", name, line, err)
-			}
-			e.IngestedAt = ""
-			if s, ok := formatTime(t).(string); ok {
-				e.IngestedAt = s
-			}
-		}
-		if err := b.Validate(); err != nil {
-			return fmt.Errorf("import %s: line %d: invalid bundle: %w", name, line, err)
-		}
-		if err := run(line, &archivedRun{source: e.Source, ingestedAt: e.IngestedAt, bundle: b}); err != nil {
-			return fmt.Errorf("import %s: %w", name, err)
-		}
+	}
+	if err := drain(); err != nil {
+		return err
 	}
 	if runs != h.Runs && h.Baselines == 0 {
 		return fmt.Errorf("import %s: header says %d runs, the file holds %d (truncated?)", name, h.Runs, runs)

@@ -225,10 +225,15 @@ func (db *DB) ImportArchive(ctx context.Context, r io.Reader, name string, o Imp
 		if len(pending.bundles) == 0 {
 			return nil
 		}
-		enc, err := encodeFile(pending.source, pending.bundles)
-		if err != nil {
-			return fmt.Errorf("line %d: %w", pending.line, err)
+		// Encoded as they were decoded, on another goroutine; an error
+		// is reported as encodeFile would.
+		for i, err := range pending.encErrs {
+			if err != nil {
+				err = fmt.Errorf("ingest %s: %s: %w", pending.source, describe(i, len(pending.bundles), pending.bundles[i]), err)
+				return fmt.Errorf("line %d: %w", pending.line, err)
+			}
 		}
+		enc := pending.enc
 		when := now
 		if pending.ingestedAt != "" {
 			when = pending.ingestedAt
@@ -239,7 +244,7 @@ func (db *DB) ImportArchive(ctx context.Context, r io.Reader, name string, o Imp
 		}
 		out.Added = append(out.Added, res.Added...)
 		out.Skipped = append(out.Skipped, res.Skipped...)
-		pending.bundles = pending.bundles[:0]
+		pending.bundles, pending.enc, pending.encErrs = pending.bundles[:0], nil, pending.encErrs[:0]
 		if o.Progress != nil {
 			o.Progress(len(out.Added)+len(out.Skipped), total)
 		}
@@ -255,6 +260,8 @@ func (db *DB) ImportArchive(ctx context.Context, r io.Reader, name string, o Imp
 			pending.source, pending.ingestedAt, pending.line = e.source, e.ingestedAt, line
 		}
 		pending.bundles = append(pending.bundles, e.bundle)
+		pending.enc = append(pending.enc, e.enc)
+		pending.encErrs = append(pending.encErrs, e.encErr)
 		return nil
 	}, func(line int, b *archiveBaseline) error {
 		if err := flush(); err != nil {
@@ -337,12 +344,16 @@ type archiveGroup struct {
 	source, ingestedAt string
 	line               int
 	bundles            []*results.Bundle
+	enc                []*encoded
+	encErrs            []error
 }
 
 // archivedRun is one run line of an archive file, decoded and checked.
 type archivedRun struct {
 	source, ingestedAt string
 	bundle             *results.Bundle
+	enc                *encoded
+	encErr             error
 }
 
 // decodeBatch is how many lines of an archive file are decoded together.
@@ -354,6 +365,10 @@ type rawRun struct {
 	e    archiveEntry
 	b    *results.Bundle
 	err  error
+	// enc is b encoded for the store, or why it cannot be (reported
+	// where ImportArchive would have encoded it).
+	enc    *encoded
+	encErr error
 }
 
 // decodeRuns decodes and checks the bundles of a batch of lines.
@@ -361,6 +376,9 @@ func decodeRuns(batch []*rawRun) {
 	for _, r := range batch {
 		r.b, r.err = decodeRun(&r.e)
 		r.e.Bundle = nil
+		if r.err == nil {
+			r.enc, r.encErr = encodeBundle(r.b)
+		}
 	}
 }
 
@@ -430,7 +448,7 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 			if r.err != nil {
 				return fmt.Errorf("import %s: line %d: %w", name, r.line, r.err)
 			}
-			if err := run(r.line, &archivedRun{source: r.e.Source, ingestedAt: r.e.IngestedAt, bundle: r.b}); err != nil {
+			if err := run(r.line, &archivedRun{source: r.e.Source, ingestedAt: r.e.IngestedAt, bundle: r.b, enc: r.enc, encErr: r.encErr}); err != nil {
 				return fmt.Errorf("import %s: %w", name, err)
 			}
 		}

@@ -225,10 +225,15 @@ func (db *DB) ImportArchive(ctx context.Context, r io.Reader, name string, o Imp
 		if len(pending.bundles) == 0 {
 			return nil
 		}
-		enc, err := encodeFile(pending.source, pending.bundles)
-		if err != nil {
-			return fmt.Errorf("line %d: %w", pending.line, err)
+		// Encoded as they were decoded, on another goroutine; an error
+		// is reported as encodeFile would.
+		for i, err := range pending.encErrs {
+			if err != nil {
+				err = fmt.Errorf("ingest %s: %s: %w", pending.source, describe(i, len(pending.bundles), pending.bundles[i]), err)
+				return fmt.Errorf("line %d: %w", pending.line, err)
+			}
 		}
+		enc := pending.enc
 		when := now
 		if pending.ingestedAt != "" {
 			when = pending.ingestedAt
@@ -239,7 +244,7 @@ func (db *DB) ImportArchive(ctx context.Context, r io.Reader, name string, o Imp
 		}
 		out.Added = append(out.Added, res.Added...)
 		out.Skipped = append(out.Skipped, res.Skipped...)
-		pending.bundles = pending.bundles[:0]
+		pending.bundles, pending.enc, pending.encErrs = pending.bundles[:0], nil, pending.encErrs[:0]
 		if o.Progress != nil {
 			o.Progress(len(out.Added)+len(out.Skipped), total)
 		}
@@ -255,6 +260,8 @@ func (db *DB) ImportArchive(ctx context.Context, r io.Reader, name string, o Imp
 			pending.source, pending.ingestedAt, pending.line = e.source, e.ingestedAt, line
 		}
 		pending.bundles = append(pending.bundles, e.bundle)
+		pending.enc = append(pending.enc, e.enc)
+		pending.encErrs = append(pending.encErrs, e.encErr)
 		return nil
 	}, func(line int, b *archiveBaseline) error {
 		if err := flush(); err != nil {
@@ -337,12 +344,69 @@ type archiveGroup struct {
 	source, ingestedAt string
 	line               int
 	bundles            []*results.Bundle
+	enc                []*encoded
+	encErrs            []error
 }
 
 // archivedRun is one run line of an archive file, decoded and checked.
 type archivedRun struct {
 	source, ingestedAt string
 	bundle             *results.Bundle
+	enc                *encoded
+	encErr             error
+}
+
+// decodeBatch is how many lines of an archive file are decoded together.
+const decodeBatch = 32
+
+// rawRun is a run line of an archive file as read, then decoded.
+type rawRun struct {
+	line int
+	e    archiveEntry
+	b    *results.Bundle
+	err  error
+	// enc is b encoded for the store, or why it cannot be (reported
+	// where ImportArchive would have encoded it).
+	enc    *encoded
+	encErr error
+}
+
+// decodeRuns decodes and checks the bundles of a batch of lines.
+func decodeRuns(batch []*rawRun) {
+	for _, r := range batch {
+		r.b, r.err = decodeRun(&r.e)
+		r.e.Bundle = nil
+		if r.err == nil {
+			r.enc, r.encErr = encodeBundle(r.b)
+		}
+	}
+}
+
+// decodeRun decodes and checks the bundle of a run line, and puts its
+// ingest time in the archive's form.
+func decodeRun(e *archiveEntry) (*results.Bundle, error) {
+	b, err := results.Decode(bytes.NewReader(e.Bundle))
+	if err != nil {
+		return nil, err
+	}
+	if e.IngestedAt != "" {
+		// Stored in the archive's fixed-width form, which sorts.
+		t, err := parseTime(sql.NullString{String: e.IngestedAt, Valid: true})
+		if err == nil {
+			err = checkTime(t)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ingested_at: %w", err)
+		}
+		e.IngestedAt = ""
+		if s, ok := formatTime(t).(string); ok {
+			e.IngestedAt = s
+		}
+	}
+	if err := b.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid bundle: %w", err)
+	}
+	return b, nil
 }
 
 // readArchive decodes an archive file line by line, checking each as it
@@ -372,6 +436,51 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 		return fmt.Errorf("import %s: line 1: %d runs and %d baselines is not a header of %s", name, h.Runs, h.Baselines, h.Schema)
 	}
 	header(h)
+	// The bundles are decoded and checked on other goroutines, a batch of
+	// lines at a time, while the caller stores the batch before: decoding
+	// was most of an import's time, on one core. Runs still reach run in
+	// the file's order, and the first bad line is the error, as if read
+	// one by one.
+	var prev, cur []*rawRun
+	var wait func()
+	deliver := func(batch []*rawRun) error {
+		for _, r := range batch {
+			if r.err != nil {
+				return fmt.Errorf("import %s: line %d: %w", name, r.line, r.err)
+			}
+			if err := run(r.line, &archivedRun{source: r.e.Source, ingestedAt: r.e.IngestedAt, bundle: r.b, enc: r.enc, encErr: r.encErr}); err != nil {
+				return fmt.Errorf("import %s: %w", name, err)
+			}
+		}
+		return nil
+	}
+	// drain hands on every run read so far.
+	drain := func() error {
+		if wait != nil {
+			wait()
+			wait = nil
+		}
+		err := deliver(prev)
+		prev = nil
+		if err == nil {
+			decodeRuns(cur)
+			err = deliver(cur)
+		}
+		cur = nil
+		return err
+	}
+	defer func() {
+		if wait != nil {
+			wait()
+		}
+	}()
+	// fail is err, unless a line before it was bad.
+	fail := func(err error) error {
+		if e := drain(); e != nil {
+			return e
+		}
+		return err
+	}
 	runs, baselines := 0, 0
 	for line := 2; ; line++ {
 		var e archiveEntry
@@ -380,14 +489,17 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("import %s: line %d: %w", name, line, err)
+			return fail(fmt.Errorf("import %s: line %d: %w", name, line, err))
 		}
 		if e.Baseline != nil {
 			if len(e.Bundle) > 0 || e.Source != "" {
-				return fmt.Errorf("import %s: line %d: a baseline and a run on one line", name, line)
+				return fail(fmt.Errorf("import %s: line %d: a baseline and a run on one line", name, line))
 			}
 			if baselines++; baselines > h.Baselines {
-				return fmt.Errorf("import %s: line %d: more baselines than the header's %d", name, line, h.Baselines)
+				return fail(fmt.Errorf("import %s: line %d: more baselines than the header's %d", name, line, h.Baselines))
+			}
+			if err := drain(); err != nil {
+				return err
 			}
 			if err := baseline(line, e.Baseline); err != nil {
 				return fmt.Errorf("import %s: %w", name, err)
@@ -395,38 +507,36 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 			continue
 		}
 		if baselines > 0 {
-			return fmt.Errorf("import %s: line %d: a run after the baselines", name, line)
+			return fail(fmt.Errorf("import %s: line %d: a run after the baselines", name, line))
 		}
 		if len(e.Bundle) == 0 {
-			return fmt.Errorf("import %s: line %d: no bundle", name, line)
+			return fail(fmt.Errorf("import %s: line %d: no bundle", name, line))
 		}
 		if runs++; runs > h.Runs {
-			return fmt.Errorf("import %s: line %d: more runs than the header's %d", name, line, h.Runs)
+			return fail(fmt.Errorf("import %s: line %d: more runs than the header's %d", name, line, h.Runs))
 		}
-		b, err := results.Decode(bytes.NewReader(e.Bundle))
+		cur = append(cur, &rawRun{line: line, e: e})
+		if len(cur) < decodeBatch {
+			continue
+		}
+		if wait != nil {
+			wait()
+		}
+		batch := cur
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			decodeRuns(batch)
+		}()
+		wait = func() { <-done }
+		err = deliver(prev)
+		prev, cur = batch, nil
 		if err != nil {
-			return fmt.Errorf("import %s: line %d: %w", name, line, err)
+			return err
 		}
-		if e.IngestedAt != "" {
-			// Stored in the archive's fixed-width form, which sorts.
-			t, err := parseTime(sql.NullString{String: e.IngestedAt, Valid: true})
-			if err == nil {
-				err = checkTime(t)
-			}
-			if err != nil {
-				return fmt.Errorf("import %s: line %d: ingested_at: %w", name, line, err)
-			}
-			e.IngestedAt = ""
-			if s, ok := formatTime(t).(string); ok {
-				e.IngestedAt = s
-			}
-		}
-		if err := b.Validate(); err != nil {
-			return fmt.Errorf("import %s: line %d: invalid bundle: %w", name, line, err)
-		}
-		if err := run(line, &archivedRun{source: e.Source, ingestedAt: e.IngestedAt, bundle: b}); err != nil {
-			return fmt.Errorf("import %s: %w", name, err)
-		}
+	}
+	if err := drain(); err != nil {
+		return err
 	}
 	if runs != h.Runs && h.Baselines == 0 {
 		return fmt.Errorf("import %s: header says %d runs, the file holds %d (truncated?)", name, h.Runs, runs)

@@ -123,6 +123,7 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 			}
 			defer db.Close()
 			o := compare.Options{Threshold: th, Alpha: alpha, Metrics: splitList(metrics), Filter: flt, Families: families}
+			raiseHeap(compareHeapLimit)
 			res, err := compare.Compare(cmd.Context(), db, sels[0], sels[1], o)
 			if err != nil {
 				return dataError(fmt.Errorf("compare: %w", err))

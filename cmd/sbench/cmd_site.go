@@ -99,6 +99,7 @@ func runSite(ctx context.Context, e *env, o siteOpts) error {
 		return err
 	}
 	defer db.Close()
+	raiseHeap(siteHeapLimit)
 	so := site.Options{Dir: o.out, Filter: flt, Generator: "sbench " + version, Threshold: th, Window: o.window, Alpha: o.alpha, AllSizes: o.allSizes}
 	if o.verbose {
 		so.Log = e.stderr

@@ -47,6 +47,12 @@ func freeHeap() {
 // of its time.
 const compareHeapLimit = 192 << 20
 
+// siteHeapLimit is heapLimit for site: it draws a history chart (gonum/plot
+// to SVG) per page on every core, and under 64 MiB the collector ran all
+// the time — the nightly update of a 20,000-run site took 4.5 s instead of
+// 2.4 s. Its peak stays under 300 MB at that size.
+const siteHeapLimit = 192 << 20
+
 // raiseHeap sets the soft heap limit to limit unless GOMEMLIMIT set one.
 func raiseHeap(limit int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -263,6 +265,20 @@ func (b *Bundle) Validate() error {
 	}
 	if !b.End.IsZero() && b.End.Before(b.Start) {
 		bad("end", "%s is before start %s", b.End.Format(time.RFC3339), b.Start.Format(time.RFC3339))
+	}
+	// A NUL in a key is never a name, and SQLite's JSON functions, which
+	// the archive reads labels and parameters back with, end a key there:
+	// the label would come back under another name (found by
+	// store's FuzzIngestRoundTrip).
+	for _, f := range []struct {
+		name string
+		m    map[string]string
+	}{{"labels", b.Labels}, {"params", b.Params}} {
+		for _, k := range slices.Sorted(maps.Keys(f.m)) {
+			if strings.IndexByte(k, 0) >= 0 {
+				bad(f.name, "key %q contains a NUL byte", k)
+			}
+		}
 	}
 	for i, s := range b.Samples {
 		f := fmt.Sprintf("samples[%d]", i)

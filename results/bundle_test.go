@@ -104,6 +104,23 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 	}
 }
 
+// A NUL in a label's or parameter's key is refused: the archive reads them
+// back through SQLite's JSON functions, which end a key there.
+func TestValidateRefusesNULInKeys(t *testing.T) {
+	b := sampleBundle()
+	b.Labels = map[string]string{"\x00": "0", "fabric": "a\x00b"} // a NUL in a value is kept
+	b.Params = map[string]string{"win\x00dow": "8"}
+	err := b.Validate()
+	for _, want := range []string{`labels: key "\x00" contains a NUL byte`, `params: key "win\x00dow" contains a NUL byte`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v; want it to contain %q", err, want)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "fabric") {
+		t.Errorf("Validate refused a NUL in a value: %v", err)
+	}
+}
+
 func TestWriteFileIsAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "42.0.latency.json")

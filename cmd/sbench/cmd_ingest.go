@@ -20,6 +20,7 @@ import (
 	"github.com/sbench/sbench/parsers"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
+	"github.com/schollz/progressbar/v3"
 )
 
 // maxInput caps one input file: benchmark outputs are kilobytes, a job log
@@ -279,63 +280,102 @@ func parseAhead(ctx context.Context, ins []ingestInput, o ingestOptions) <-chan 
 // ingestFiles reads, parses and stores each input. A bad file is reported
 // and stored not at all; the others still load. The returned error says
 // how many failed.
+//
+// Three stages overlap: parseAhead reads and parses on every core, this
+// goroutine gathers what it hands on into batches, and a store goroutine
+// inserts one batch while the next is gathered. With the batch stored
+// here, in line, the parsers stopped a few files into every batch's
+// inserts and the store then waited for the next batch to be parsed: the
+// two took turns instead of overlapping (BenchmarkIngest).
 func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o ingestOptions) (ingestSummary, error) {
 	freeHeap()
-	var sum ingestSummary
-	var failed int
+	var sum ingestSummary // the store goroutine's until it has finished
 	bar := newProgressBar(e, "ingest", len(ins), len(ins) > 3)
 	defer bar.Finish()
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // stops parseAhead when we return early
-	var batch []store.File
-	size := 0
-	flush := func() error {
-		size = 0
-		if len(batch) == 0 {
-			return nil
-		}
-		res, err := db.IngestFiles(ctx, batch)
-		batch = batch[:0]
-		if err != nil {
-			return err
-		}
-		for _, r := range res {
-			if r.Err != nil {
-				bar.Clear()
-				fmt.Fprintf(e.stderr, "sbench: %v\n", r.Err)
-				failed++
-				sum.perFile = append(sum.perFile, ingestedFile{Source: r.Source, Error: r.Err.Error()})
-				continue
-			}
-			sum.perFile = append(sum.perFile, ingestedFile{Source: r.Source, Added: r.Added, Already: r.Skipped})
-			sum.files++
-			sum.added += len(r.Added)
-			sum.skipped += len(r.Skipped)
-			if len(r.Added) == 0 {
-				bar.Clear()
-				fmt.Fprintf(e.stderr, "%s: already in the archive (%d run(s)), nothing added\n", r.Source, len(r.Skipped))
-			} else if len(r.Skipped) > 0 {
-				bar.Clear()
-				fmt.Fprintf(e.stderr, "%s: added %d run(s), %d already archived\n", r.Source, len(r.Added), len(r.Skipped))
+	defer cancel() // stops parseAhead and the store when we return early
+	batches := make(chan []parsed, 1)
+	stored := make(chan error, 1)
+	go func() {
+		var err error
+		for batch := range batches {
+			if err == nil {
+				if err = storeBatch(ctx, e, db, batch, o.format == "auto", &sum, bar); err != nil {
+					cancel() // gathering more is in vain
+				}
 			}
 		}
-		return nil
-	}
+		stored <- err
+	}()
+	var batch []parsed
+	files, size := 0, 0
 	parsedInputs := parseAhead(ctx, ins, o)
+gather:
 	for {
-		var p parsed
-		var more bool
 		// Not a bare range: reading an input (a standard input that never
 		// ends) does not watch ctx, so the wait for it must.
 		select {
-		case p, more = <-parsedInputs:
+		case p, more := <-parsedInputs:
+			if !more {
+				break gather
+			}
+			bar.Add(1)
+			batch = append(batch, p)
+			if p.err != nil {
+				continue
+			}
+			if files, size = files+1, size+p.file.Size(); files < batchFiles && size < batchBytes {
+				continue
+			}
 		case <-ctx.Done():
-			return sum, ctx.Err()
+			break gather
 		}
-		if !more {
-			break
+		select {
+		case batches <- batch:
+			batch, files, size = nil, 0, 0
+		case <-ctx.Done():
+			break gather
 		}
-		bar.Add(1)
+	}
+	if ctx.Err() == nil && len(batch) > 0 {
+		batches <- batch // the store has taken the last one: room for this
+	}
+	close(batches)
+	if err := <-stored; err != nil {
+		return sum, err
+	}
+	if err := ctx.Err(); err != nil {
+		return sum, err
+	}
+	if sum.failed > 0 {
+		return sum, exitError{code: exitUsage, msg: fmt.Sprintf("ingest: %d of %d file(s) failed, nothing from them was stored", sum.failed, len(ins)-sum.ignored-sum.own)}
+	}
+	return sum, nil
+}
+
+// storeBatch stores a batch's parsed files in one transaction and accounts
+// for every input of it, in input order, those that failed to parse too.
+func storeBatch(ctx context.Context, e *env, db *store.DB, batch []parsed, auto bool, sum *ingestSummary, bar *progressbar.ProgressBar) error {
+	var files []store.File
+	for _, p := range batch {
+		if p.err == nil {
+			files = append(files, p.file)
+		}
+	}
+	var res []store.FileResult
+	if len(files) > 0 {
+		var err error
+		if res, err = db.IngestFiles(ctx, files); err != nil {
+			return err
+		}
+	}
+	fail := func(source string, err error) {
+		bar.Clear()
+		fmt.Fprintf(e.stderr, "sbench: %v\n", err)
+		sum.failed++
+		sum.perFile = append(sum.perFile, ingestedFile{Source: source, Error: err.Error()})
+	}
+	for _, p := range batch {
 		var skip skipped
 		switch {
 		case errors.As(p.err, &skip) && skip.own:
@@ -344,34 +384,32 @@ func ingestFiles(ctx context.Context, e *env, db *store.DB, ins []ingestInput, o
 		case errors.As(p.err, &skip):
 			sum.ignored++
 			continue
-		case p.err != nil && p.in.found && o.format == "auto" && notBenchmarkOutput(p.err):
+		case p.err != nil && p.in.found && auto && notBenchmarkOutput(p.err):
 			sum.ignored++ // a script or log met in a directory
 			continue
 		case p.err != nil:
-			bar.Clear()
-			fmt.Fprintf(e.stderr, "sbench: %v\n", p.err)
-			failed++
-			sum.perFile = append(sum.perFile, ingestedFile{Source: p.in.name, Error: p.err.Error()})
+			fail(p.in.name, p.err)
 			continue
 		}
-		batch = append(batch, p.file)
-		if size += p.file.Size(); len(batch) >= batchFiles || size >= batchBytes {
-			if err := flush(); err != nil {
-				return sum, err
-			}
+		r := res[0]
+		res = res[1:]
+		if r.Err != nil {
+			fail(r.Source, r.Err)
+			continue
+		}
+		sum.perFile = append(sum.perFile, ingestedFile{Source: r.Source, Added: r.Added, Already: r.Skipped})
+		sum.files++
+		sum.added += len(r.Added)
+		sum.skipped += len(r.Skipped)
+		if len(r.Added) == 0 {
+			bar.Clear()
+			fmt.Fprintf(e.stderr, "%s: already in the archive (%d run(s)), nothing added\n", r.Source, len(r.Skipped))
+		} else if len(r.Skipped) > 0 {
+			bar.Clear()
+			fmt.Fprintf(e.stderr, "%s: added %d run(s), %d already archived\n", r.Source, len(r.Added), len(r.Skipped))
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return sum, err
-	}
-	if err := flush(); err != nil {
-		return sum, err
-	}
-	sum.failed = failed
-	if failed > 0 {
-		return sum, exitError{code: exitUsage, msg: fmt.Sprintf("ingest: %d of %d file(s) failed, nothing from them was stored", failed, len(ins)-sum.ignored-sum.own)}
-	}
-	return sum, nil
+	return nil
 }
 
 // notBenchmarkOutput reports an input no format recognised at all.

@@ -417,15 +417,21 @@ func nullFloat(n sql.NullFloat64) *float64 {
 // metric, x (none first), repeat, then their order in the bundle. Samples
 // with the same tags may share their Tags map: treat it as read-only.
 func (db *DB) Samples(ctx context.Context, f Filter) ([]Sample, error) {
-	var out []Sample
+	return collect(ctx, db, "samples", f, eachSample)
+}
+
+// collect returns in a slice, read in one snapshot, what each streams of
+// the runs f selects; what names it in the error.
+func collect[T any](ctx context.Context, db *DB, what string, f Filter, each func(context.Context, queryer, Filter, func(T) error) error) ([]T, error) {
+	var out []T
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		return eachSample(ctx, tx, f, func(s Sample) error {
-			out = append(out, s)
+		return each(ctx, tx, f, func(v T) error {
+			out = append(out, v)
 			return nil
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("query samples of %s: %w", db.path, err)
+		return nil, fmt.Errorf("query %s of %s: %w", what, db.path, err)
 	}
 	return out, nil
 }
@@ -745,17 +751,7 @@ func setFloats(s *results.Sample, x, lo, hi, p50, p99 sql.NullFloat64) {
 // Scalars returns the scalars of the runs f selects, ordered by run id, then
 // their order in the bundle (HPL's N, NB, P, Q … stay in HPL's order).
 func (db *DB) Scalars(ctx context.Context, f Filter) ([]Scalar, error) {
-	var out []Scalar
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		return eachScalar(ctx, tx, f, func(s Scalar) error {
-			out = append(out, s)
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("query scalars of %s: %w", db.path, err)
-	}
-	return out, nil
+	return collect(ctx, db, "scalars", f, eachScalar)
 }
 
 func eachScalar(ctx context.Context, q queryer, f Filter, fn func(Scalar) error) error {

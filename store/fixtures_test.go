@@ -31,6 +31,48 @@ func openTemp(t testing.TB) *DB {
 	return db
 }
 
+// archiveAt creates an archive at path holding one run and closes it.
+func archiveAt(t *testing.T, path string) {
+	t.Helper()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingest(t, db, "f.json", osuBundle("c", "ib", "1", 4))
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// archiveWithVersion creates an archive at path that says it has schema
+// version v, and closes it.
+func archiveWithVersion(t *testing.T, path string, v int) {
+	t.Helper()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.w.Exec(fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// olderArchiveAt creates an archive at path one schema version behind this
+// sbench's, and closes it.
+func olderArchiveAt(t *testing.T, path string) {
+	t.Helper()
+	old, err := openWith(context.Background(), path, migrations[:LatestSchemaVersion()-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // count returns the number of rows of table.
 func count(t testing.TB, db *DB, table string) int {
 	t.Helper()

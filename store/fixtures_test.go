@@ -186,6 +186,24 @@ func hplBundle(campaign, job string, start time.Time) *results.Bundle {
 	return b
 }
 
+// campaignVariants returns "campaign/variant" of each run, in order.
+func campaignVariants(runs []Run) []string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, r.Campaign+"/"+r.Variant)
+	}
+	return out
+}
+
+// runSystems returns the system of each run, in order.
+func runSystems(runs []Run) []string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, r.System)
+	}
+	return out
+}
+
 // roundTrip returns b as a reader of its JSON would see it: what Bundle()
 // must return for an ingested b.
 func roundTrip(t testing.TB, b *results.Bundle) *results.Bundle {

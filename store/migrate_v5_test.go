@@ -40,11 +40,7 @@ func TestMigrateV4ToV5(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var systems []string
-	for _, r := range runs {
-		systems = append(systems, r.System)
-	}
-	if want := []string{"alpha", "beta", ""}; !reflect.DeepEqual(systems, want) {
+	if systems, want := runSystems(runs), []string{"alpha", "beta", ""}; !reflect.DeepEqual(systems, want) {
 		t.Errorf("systems after migration %q, want %q", systems, want)
 	}
 	for _, tt := range []struct {

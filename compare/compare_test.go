@@ -25,6 +25,17 @@ type sideBuilder struct {
 
 var t0 = time.Date(2024, 6, 1, 8, 0, 0, 0, time.UTC)
 
+// mustBuild compares old with new under the default options, failing the
+// test on an error.
+func mustBuild(t *testing.T, old, new Side) *Result {
+	t.Helper()
+	res, err := Build(old, new, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func newSide(name string, next *int64) *sideBuilder {
 	return &sideBuilder{Side: Side{Name: name}, next: next}
 }
@@ -56,10 +67,7 @@ func TestBuildOneRunEachSideRegression(t *testing.T) {
 	a, b := newSide("run=a", &id), newSide("run=b", &id)
 	a.osuCurve(a.run("osu_bw", "", map[string]string{"run": "a"}), 4, 1)
 	b.osuCurve(b.run("osu_bw", "", map[string]string{"run": "b"}), 4, 0.8)
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	if len(res.Tables) != 1 || len(res.Tables[0].Config) != 0 {
 		t.Fatalf("tables %+v: want one, the run label being what is compared", res.Tables)
 	}
@@ -104,10 +112,7 @@ func TestBuildThresholdAndDirection(t *testing.T) {
 		a.sample(ra, c.metric, c.unit, 1, c.old)
 		b.sample(rb, c.metric, c.unit, 1, c.new)
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	want := map[string]Change{"bw_small_drop": Same, "bw_at_threshold": Same, "bw_drop": Worse, "bw_gain": Better,
 		"lat_up": Worse, "lat_down": Better, "count": Changed, "zero_old": Changed, "zero_both": Same, "gflops": Worse,
 		"time_s": Same, "bw_up_float": Same}
@@ -166,10 +171,7 @@ func TestBuildPoolsRepeats(t *testing.T) {
 	for i := range a.Runs {
 		a.Runs[i].Params["date"] = "Mon Jun  3 10:0" + strconv.Itoa(i) + ":00 2024"
 	}
-	res, err := Build(a, b, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a, b)
 	if len(res.Tables) != 1 || len(res.Tables[0].Rows) != 1 {
 		t.Fatalf("%d tables, want one: %+v", len(res.Tables), res.Tables)
 	}
@@ -199,10 +201,7 @@ func TestBuildPoolsRepeats(t *testing.T) {
 			s.Scalars = append(s.Scalars, store.Scalar{RunID: run, Scalar: results.Scalar{Name: "gflops", Unit: "Gflops", Value: 8 + float64(k)/10}})
 		}
 	}
-	res, err = Build(o.Side, n.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = mustBuild(t, o.Side, n.Side)
 	if len(res.Tables) != 1 || res.Tables[0].Rows[0].Old.N != 3 {
 		t.Errorf("HPL rows: %d tables, first %+v; want one table with n=3+3", len(res.Tables), res.Tables[0])
 	}
@@ -226,10 +225,7 @@ func TestBuildKeepsProcessCountsApart(t *testing.T) {
 			s.sample(run, "latency", "us", 4<<20, v)
 		}
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	if len(res.Tables) != 2 {
 		t.Fatalf("%d tables, want one per process count", len(res.Tables))
 	}
@@ -245,17 +241,14 @@ func TestBuildRepeatsAreTested(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	// 5+5 runs, 10% drop, 1% noise: significant.
 	a, b := repeats(rng, 5, 1000, 900, 0.01)
-	res, err := Build(a, b, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a, b)
 	r := res.Tables[0].Rows[0]
 	if !r.Tested() || *r.P >= 0.05 || r.Change != Worse || r.Old.N != 5 || r.New.N != 5 {
 		t.Errorf("10%% drop over 5+5 runs: %+v", r)
 	}
 	// 5+5 runs, 10% drop, 30% noise: the test cannot tell; "~".
 	a, b = repeats(rng, 5, 1000, 900, 0.3)
-	res, _ = Build(a, b, DefaultOptions())
+	res = mustBuild(t, a, b)
 	r = res.Tables[0].Rows[0]
 	if !r.Tested() || *r.P < 0.05 || r.Change != Same {
 		t.Errorf("10%% drop in 30%% noise over 5+5 runs: %+v, want not significant", r)
@@ -267,7 +260,7 @@ func TestBuildRepeatsAreTested(t *testing.T) {
 	}
 	// 3+3 runs cannot reach 0.05: no p-value, the threshold decides.
 	a, b = repeats(rng, 3, 1000, 800, 0.01)
-	res, _ = Build(a, b, DefaultOptions())
+	res = mustBuild(t, a, b)
 	r = res.Tables[0].Rows[0]
 	if r.Tested() || r.Change != Worse || r.Old.N != 3 {
 		t.Errorf("20%% drop over 3+3 runs: %+v, want an untested regression", r)
@@ -319,10 +312,7 @@ func TestBuildConfigurationKeys(t *testing.T) {
 		a.osuCurve(a.run("osu_bw", v, map[string]string{"fabric": "ib", "site": "lab"}), 2, 1)
 		b.osuCurve(b.run("osu_bw", v, map[string]string{"fabric": "eth", "site": "lab", "host": "n1"}), 3, 0.5)
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	if len(res.Tables) != 2 {
 		t.Fatalf("%d tables, want one per variant", len(res.Tables))
 	}
@@ -354,10 +344,7 @@ func TestBuildPairsAndTagsStayApart(t *testing.T) {
 				X: results.F(8), XUnit: results.UnitBytes, Value: 100, Pair: []int{0, 1}, Tags: map[string]string{"direction": dir}}})
 		}
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	if len(res.Tables) != 2 || res.Tables[0].Config[0] != "direction=n1->n2" || res.Tables[0].Config[1] != "pair=0:1" ||
 		res.Tables[0].Rows[0].Old.N != 1 {
 		t.Errorf("tables %+v: want one per direction, not pooled", res.Tables)
@@ -381,10 +368,7 @@ func TestBuildLeavesOutRunsThatAreNotOK(t *testing.T) {
 	b.Runs[1], b.Runs[4] = b.Runs[4], b.Runs[1]
 	id = 20
 	b.osuCurve(b.run("osu_bw", "", nil), 2, 1)
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	want := "new: failed runs 4-6,9 and invalid run 2 left out, only ok runs are compared"
 	if res.Regressions() != 0 || len(res.New.Excluded) != 5 || !slices.Contains(res.New.Excluded, bad) ||
 		len(res.Warnings) != 1 || res.Warnings[0] != want {
@@ -423,10 +407,7 @@ func TestBuildScalarsCompareButDoNotDuplicateSamples(t *testing.T) {
 			store.Scalar{RunID: r, Scalar: results.Scalar{Name: "time_s", Unit: "s", Value: 100 / f}},
 			store.Scalar{RunID: r, Scalar: results.Scalar{Name: "n", Value: 20000}})
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	if len(res.Tables) != 2 || res.Tables[0].Metric != "gflops" || res.Tables[0].Rows[0].Old.N != 1 ||
 		res.Tables[1].Metric != "time_s" || res.Tables[1].Rows[0].Change != Worse {
 		t.Errorf("tables %+v: want gflops (once per run) and time_s, not n", res.Tables)
@@ -454,10 +435,7 @@ func goldenResult(t *testing.T) *Result {
 	bad := b.run("hpl", "", map[string]string{"fabric": "ib"})
 	b.Runs[len(b.Runs)-1].Status = results.StatusFailed
 	_ = bad
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	return res
 }
 
@@ -514,10 +492,7 @@ func TestBuildOneTablePerQuantity(t *testing.T) {
 		s.sample(run, "bandwidth", "MB/s", 1<<20, 6000)
 		s.sample(run, "bandwidth_imb", "Mbytes/sec", 1<<20, 6000)
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	if len(res.Tables) != 1 || res.Tables[0].Metric != "bandwidth" {
 		t.Errorf("%d tables (%+v), want bandwidth only", len(res.Tables), res.Tables)
 	}

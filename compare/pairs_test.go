@@ -60,10 +60,7 @@ func TestNodePairsAreRows(t *testing.T) {
 			}
 			return 12000
 		})
-		res, err := Build(a.Side, b.Side, DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustBuild(t, a.Side, b.Side)
 		if len(res.Tables) != 2 {
 			t.Fatalf("%d nodes: %d tables, want one per metric", n, len(res.Tables))
 		}
@@ -94,10 +91,7 @@ func TestNodePairsOfTwoSystems(t *testing.T) {
 		a.matrixRun(nodes("a", 6), week, func(from, to string) float64 { return 24000 + float64(len(from+to)*week) })
 		b.matrixRun(nodes("b", 6), week, func(from, to string) float64 { return 12000 + float64(week) })
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	bw := res.Tables[0]
 	if p := bw.Pairs; p == nil || p.Both != 0 || p.OnlyOld != 30 || p.OnlyNew != 30 || !p.Judges() || len(p.All) != 1 ||
 		p.All[0].Change != Worse || p.All[0].Old.N != 30 || p.All[0].New.N != 30 || !p.All[0].Tested() {
@@ -136,10 +130,7 @@ func TestPairsWithSizes(t *testing.T) {
 		one := s.run("osu_bw", "", map[string]string{"fabric": "ib"})
 		s.Samples = append(s.Samples, store.Sample{RunID: one, Sample: results.Sample{Metric: "bandwidth", Unit: "MB/s", X: results.F(8), XUnit: "bytes", Value: 100, Pair: []int{0, 1}}})
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	var got []string
 	for _, tb := range res.Tables {
 		got = append(got, tb.Heading())

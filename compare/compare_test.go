@@ -25,6 +25,13 @@ type sideBuilder struct {
 
 var t0 = time.Date(2024, 6, 1, 8, 0, 0, 0, time.UTC)
 
+// newSides returns the builders of two sides named old and new, whose run
+// ids follow on from each other.
+func newSides(old, new string) (a, b *sideBuilder) {
+	var id int64
+	return newSide(old, &id), newSide(new, &id)
+}
+
 // mustBuild compares old with new under the default options, failing the
 // test on an error.
 func mustBuild(t *testing.T, old, new Side) *Result {
@@ -63,8 +70,7 @@ func (s *sideBuilder) osuCurve(run int64, n int, f float64) {
 }
 
 func TestBuildOneRunEachSideRegression(t *testing.T) {
-	var id int64
-	a, b := newSide("run=a", &id), newSide("run=b", &id)
+	a, b := newSides("run=a", "run=b")
 	a.osuCurve(a.run("osu_bw", "", map[string]string{"run": "a"}), 4, 1)
 	b.osuCurve(b.run("osu_bw", "", map[string]string{"run": "b"}), 4, 0.8)
 	res := mustBuild(t, a.Side, b.Side)
@@ -89,8 +95,7 @@ func TestBuildOneRunEachSideRegression(t *testing.T) {
 }
 
 func TestBuildThresholdAndDirection(t *testing.T) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	ra, rb := a.run("mix", "", nil), b.run("mix", "", nil)
 	for _, c := range []struct {
 		metric, unit string
@@ -144,8 +149,7 @@ func TestBuildThresholdAndDirection(t *testing.T) {
 // as a campaign with repeats = n records them: the repeat index in each
 // run's parameters, beside the sweep's.
 func repeats(rng *rand.Rand, n int, oldLevel, newLevel, noise float64) (Side, Side) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	for k := range n {
 		for _, s := range []*sideBuilder{a, b} {
 			level := oldLevel
@@ -189,8 +193,7 @@ func TestBuildPoolsRepeats(t *testing.T) {
 	}
 
 	// HPL: three T/V rows of the same N, NB, P, Q are three repeats.
-	var id int64
-	o, n := newSide("old", &id), newSide("new", &id)
+	o, n := newSides("old", "new")
 	for k := range 3 {
 		for _, s := range []*sideBuilder{o, n} {
 			run := s.run("hpl", "", nil)
@@ -210,8 +213,7 @@ func TestBuildPoolsRepeats(t *testing.T) {
 // TestBuildKeepsProcessCountsApart: IMB prints one table per process count
 // in one run; those are configurations, never repeats of each other.
 func TestBuildKeepsProcessCountsApart(t *testing.T) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	for _, s := range []*sideBuilder{a, b} {
 		for _, np := range []string{"2", "4"} {
 			run := s.run("imb_allreduce", "", nil)
@@ -304,8 +306,7 @@ func TestCompareNoiseOnlyFalsePositives(t *testing.T) {
 }
 
 func TestBuildConfigurationKeys(t *testing.T) {
-	var id int64
-	a, b := newSide("fabric=ib", &id), newSide("fabric=eth", &id)
+	a, b := newSides("fabric=ib", "fabric=eth")
 	// Both sides ran two variants; the fabric label is what is compared;
 	// a "site" label both share; a "host" label only the new side has.
 	for _, v := range []string{"ppn=1", "ppn=2"} {
@@ -331,8 +332,7 @@ func TestBuildConfigurationKeys(t *testing.T) {
 }
 
 func TestBuildPairsAndTagsStayApart(t *testing.T) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	ra, rb := a.run("osu_bw", "", nil), b.run("osu_bw", "", nil)
 	for _, s := range []*sideBuilder{a, b} {
 		r := ra
@@ -382,8 +382,7 @@ func TestBuildLeavesOutRunsThatAreNotOK(t *testing.T) {
 }
 
 func TestBuildNothingInCommon(t *testing.T) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	a.osuCurve(a.run("osu_bw", "", nil), 2, 1)
 	b.sample(b.run("osu_latency", "", nil), "latency", "us", 1, 2)
 	_, err := Build(a.Side, b.Side, DefaultOptions())
@@ -393,8 +392,7 @@ func TestBuildNothingInCommon(t *testing.T) {
 }
 
 func TestBuildScalarsCompareButDoNotDuplicateSamples(t *testing.T) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	for _, s := range []*sideBuilder{a, b} {
 		r := s.run("hpl", "", nil)
 		f := 1.0
@@ -420,8 +418,7 @@ func TestBuildScalarsCompareButDoNotDuplicateSamples(t *testing.T) {
 func goldenResult(t *testing.T) *Result {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(42, 42))
-	var id int64
-	a, b := newSide("fabric=ib", &id), newSide("fabric=ib,ofed=24.04", &id)
+	a, b := newSides("fabric=ib", "fabric=ib,ofed=24.04")
 	for range 5 {
 		ra := a.run("pingpong", "ppn=1", map[string]string{"fabric": "ib"})
 		rb := b.run("pingpong", "ppn=1", map[string]string{"fabric": "ib", "ofed": "24.04"})
@@ -485,8 +482,7 @@ func TestFormatting(t *testing.T) {
 // (IMB's bandwidth_imb beside bandwidth) is not compared twice, unless
 // asked for by name.
 func TestBuildOneTablePerQuantity(t *testing.T) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	for _, s := range []*sideBuilder{a, b} {
 		run := s.run("imb_pingpong", "v", nil)
 		s.sample(run, "bandwidth", "MB/s", 1<<20, 6000)

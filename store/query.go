@@ -1019,20 +1019,21 @@ func queryStrings(ctx context.Context, q queryer, query string, args ...any) ([]
 
 // CountSamples returns how many samples the runs f selects have.
 func (db *DB) CountSamples(ctx context.Context, f Filter) (int, error) {
-	where, args := f.where()
-	var n int
-	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM samples s JOIN runs r ON r.id = s.run_id"+where, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count samples of %s: %w", db.path, err)
-	}
-	return n, nil
+	return db.countRows(ctx, "samples", "samples s JOIN runs r ON r.id = s.run_id", f)
 }
 
 // CountRuns returns how many runs f selects.
 func (db *DB) CountRuns(ctx context.Context, f Filter) (int, error) {
+	return db.countRows(ctx, "runs", "runs r", f)
+}
+
+// countRows returns how many rows of from (which names the runs r) belong to
+// the runs f selects; what names them in the error.
+func (db *DB) countRows(ctx context.Context, what, from string, f Filter) (int, error) {
 	where, args := f.where()
 	var n int
-	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM runs r"+where, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count runs of %s: %w", db.path, err)
+	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM "+from+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count %s of %s: %w", what, db.path, err)
 	}
 	return n, nil
 }

@@ -18,7 +18,14 @@ var clock = time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC)
 // openTemp opens a new archive in the test's temporary directory.
 func openTemp(t testing.TB) *DB {
 	t.Helper()
-	db, err := Open(filepath.Join(t.TempDir(), "archive.db"))
+	return openAt(t, filepath.Join(t.TempDir(), "archive.db"))
+}
+
+// openAt opens the archive at path, new or not, stamping its writes with
+// clock; it is closed with the test.
+func openAt(t testing.TB, path string) *DB {
+	t.Helper()
+	db, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

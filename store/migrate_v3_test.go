@@ -38,11 +38,7 @@ func downgradeAndMigrate(t *testing.T, db *DB, undo string, tables []string) *DB
 	cols := map[string]string{}
 	before := dumpTables(t, db, tables, cols)
 	db.Close()
-	db, err := Open(db.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db = openAt(t, db.Path())
 	if v, _ := db.SchemaVersion(context.Background()); v != LatestSchemaVersion() {
 		t.Fatalf("schema version %d after migration, want %d", v, LatestSchemaVersion())
 	}

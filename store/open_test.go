@@ -49,12 +49,7 @@ func TestOpenNewArchive(t *testing.T) {
 func TestOpenExistingKeepsData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a.db")
 	archiveAt(t, path)
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if n := count(t, db, "samples"); n != 4 {
+	if n := count(t, openAt(t, path), "samples"); n != 4 {
 		t.Errorf("reopened archive has %d samples, want 4", n)
 	}
 }
@@ -138,12 +133,7 @@ func TestOpenEmptyFile(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if v, _ := db.SchemaVersion(context.Background()); v != len(migrations) {
+	if v, _ := openAt(t, path).SchemaVersion(context.Background()); v != len(migrations) {
 		t.Errorf("schema version %d, want %d", v, len(migrations))
 	}
 }

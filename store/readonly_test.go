@@ -92,11 +92,7 @@ func TestOpenReadOnlyReadsAndNeverWrites(t *testing.T) {
 	}
 
 	// It reads what a writer has committed and not yet checkpointed.
-	w, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := openAt(t, path)
 	ingest(t, w, "g.json", osuBundle("c", "tcp", "2", 2))
 	if n := readOnlyRuns(t, path); n != 2 {
 		t.Errorf("while a writer is open: Runs = %d run(s); want 2", n)

@@ -844,21 +844,9 @@ func decodeStored(encoding string, data []byte) (*results.Bundle, error) {
 // Campaigns returns the names of the campaigns with runs or jobs in the
 // archive, sorted.
 func (db *DB) Campaigns(ctx context.Context) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT campaign FROM runs WHERE campaign <> ''
+	out, err := queryStrings(ctx, db.r, `SELECT campaign FROM runs WHERE campaign <> ''
 UNION SELECT campaign FROM jobs WHERE campaign <> '' ORDER BY 1`)
 	if err != nil {
-		return nil, fmt.Errorf("query campaigns of %s: %w", db.path, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, fmt.Errorf("query campaigns of %s: %w", db.path, err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("query campaigns of %s: %w", db.path, err)
 	}
 	return out, nil

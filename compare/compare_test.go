@@ -25,6 +25,24 @@ type sideBuilder struct {
 
 var t0 = time.Date(2024, 6, 1, 8, 0, 0, 0, time.UTC)
 
+// newSides returns the builders of two sides named old and new, whose run
+// ids follow on from each other.
+func newSides(old, new string) (a, b *sideBuilder) {
+	var id int64
+	return newSide(old, &id), newSide(new, &id)
+}
+
+// mustBuild compares old with new under the default options, failing the
+// test on an error.
+func mustBuild(t *testing.T, old, new Side) *Result {
+	t.Helper()
+	res, err := Build(old, new, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func newSide(name string, next *int64) *sideBuilder {
 	return &sideBuilder{Side: Side{Name: name}, next: next}
 }
@@ -52,14 +70,10 @@ func (s *sideBuilder) osuCurve(run int64, n int, f float64) {
 }
 
 func TestBuildOneRunEachSideRegression(t *testing.T) {
-	var id int64
-	a, b := newSide("run=a", &id), newSide("run=b", &id)
+	a, b := newSides("run=a", "run=b")
 	a.osuCurve(a.run("osu_bw", "", map[string]string{"run": "a"}), 4, 1)
 	b.osuCurve(b.run("osu_bw", "", map[string]string{"run": "b"}), 4, 0.8)
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	if len(res.Tables) != 1 || len(res.Tables[0].Config) != 0 {
 		t.Fatalf("tables %+v: want one, the run label being what is compared", res.Tables)
 	}
@@ -81,8 +95,7 @@ func TestBuildOneRunEachSideRegression(t *testing.T) {
 }
 
 func TestBuildThresholdAndDirection(t *testing.T) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	ra, rb := a.run("mix", "", nil), b.run("mix", "", nil)
 	for _, c := range []struct {
 		metric, unit string
@@ -104,10 +117,7 @@ func TestBuildThresholdAndDirection(t *testing.T) {
 		a.sample(ra, c.metric, c.unit, 1, c.old)
 		b.sample(rb, c.metric, c.unit, 1, c.new)
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	want := map[string]Change{"bw_small_drop": Same, "bw_at_threshold": Same, "bw_drop": Worse, "bw_gain": Better,
 		"lat_up": Worse, "lat_down": Better, "count": Changed, "zero_old": Changed, "zero_both": Same, "gflops": Worse,
 		"time_s": Same, "bw_up_float": Same}
@@ -139,8 +149,7 @@ func TestBuildThresholdAndDirection(t *testing.T) {
 // as a campaign with repeats = n records them: the repeat index in each
 // run's parameters, beside the sweep's.
 func repeats(rng *rand.Rand, n int, oldLevel, newLevel, noise float64) (Side, Side) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	for k := range n {
 		for _, s := range []*sideBuilder{a, b} {
 			level := oldLevel
@@ -166,10 +175,7 @@ func TestBuildPoolsRepeats(t *testing.T) {
 	for i := range a.Runs {
 		a.Runs[i].Params["date"] = "Mon Jun  3 10:0" + strconv.Itoa(i) + ":00 2024"
 	}
-	res, err := Build(a, b, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a, b)
 	if len(res.Tables) != 1 || len(res.Tables[0].Rows) != 1 {
 		t.Fatalf("%d tables, want one: %+v", len(res.Tables), res.Tables)
 	}
@@ -187,8 +193,7 @@ func TestBuildPoolsRepeats(t *testing.T) {
 	}
 
 	// HPL: three T/V rows of the same N, NB, P, Q are three repeats.
-	var id int64
-	o, n := newSide("old", &id), newSide("new", &id)
+	o, n := newSides("old", "new")
 	for k := range 3 {
 		for _, s := range []*sideBuilder{o, n} {
 			run := s.run("hpl", "", nil)
@@ -199,10 +204,7 @@ func TestBuildPoolsRepeats(t *testing.T) {
 			s.Scalars = append(s.Scalars, store.Scalar{RunID: run, Scalar: results.Scalar{Name: "gflops", Unit: "Gflops", Value: 8 + float64(k)/10}})
 		}
 	}
-	res, err = Build(o.Side, n.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = mustBuild(t, o.Side, n.Side)
 	if len(res.Tables) != 1 || res.Tables[0].Rows[0].Old.N != 3 {
 		t.Errorf("HPL rows: %d tables, first %+v; want one table with n=3+3", len(res.Tables), res.Tables[0])
 	}
@@ -211,8 +213,7 @@ func TestBuildPoolsRepeats(t *testing.T) {
 // TestBuildKeepsProcessCountsApart: IMB prints one table per process count
 // in one run; those are configurations, never repeats of each other.
 func TestBuildKeepsProcessCountsApart(t *testing.T) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	for _, s := range []*sideBuilder{a, b} {
 		for _, np := range []string{"2", "4"} {
 			run := s.run("imb_allreduce", "", nil)
@@ -226,10 +227,7 @@ func TestBuildKeepsProcessCountsApart(t *testing.T) {
 			s.sample(run, "latency", "us", 4<<20, v)
 		}
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	if len(res.Tables) != 2 {
 		t.Fatalf("%d tables, want one per process count", len(res.Tables))
 	}
@@ -245,17 +243,14 @@ func TestBuildRepeatsAreTested(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	// 5+5 runs, 10% drop, 1% noise: significant.
 	a, b := repeats(rng, 5, 1000, 900, 0.01)
-	res, err := Build(a, b, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a, b)
 	r := res.Tables[0].Rows[0]
 	if !r.Tested() || *r.P >= 0.05 || r.Change != Worse || r.Old.N != 5 || r.New.N != 5 {
 		t.Errorf("10%% drop over 5+5 runs: %+v", r)
 	}
 	// 5+5 runs, 10% drop, 30% noise: the test cannot tell; "~".
 	a, b = repeats(rng, 5, 1000, 900, 0.3)
-	res, _ = Build(a, b, DefaultOptions())
+	res = mustBuild(t, a, b)
 	r = res.Tables[0].Rows[0]
 	if !r.Tested() || *r.P < 0.05 || r.Change != Same {
 		t.Errorf("10%% drop in 30%% noise over 5+5 runs: %+v, want not significant", r)
@@ -267,7 +262,7 @@ func TestBuildRepeatsAreTested(t *testing.T) {
 	}
 	// 3+3 runs cannot reach 0.05: no p-value, the threshold decides.
 	a, b = repeats(rng, 3, 1000, 800, 0.01)
-	res, _ = Build(a, b, DefaultOptions())
+	res = mustBuild(t, a, b)
 	r = res.Tables[0].Rows[0]
 	if r.Tested() || r.Change != Worse || r.Old.N != 3 {
 		t.Errorf("20%% drop over 3+3 runs: %+v, want an untested regression", r)
@@ -311,18 +306,14 @@ func TestCompareNoiseOnlyFalsePositives(t *testing.T) {
 }
 
 func TestBuildConfigurationKeys(t *testing.T) {
-	var id int64
-	a, b := newSide("fabric=ib", &id), newSide("fabric=eth", &id)
+	a, b := newSides("fabric=ib", "fabric=eth")
 	// Both sides ran two variants; the fabric label is what is compared;
 	// a "site" label both share; a "host" label only the new side has.
 	for _, v := range []string{"ppn=1", "ppn=2"} {
 		a.osuCurve(a.run("osu_bw", v, map[string]string{"fabric": "ib", "site": "lab"}), 2, 1)
 		b.osuCurve(b.run("osu_bw", v, map[string]string{"fabric": "eth", "site": "lab", "host": "n1"}), 3, 0.5)
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	if len(res.Tables) != 2 {
 		t.Fatalf("%d tables, want one per variant", len(res.Tables))
 	}
@@ -341,8 +332,7 @@ func TestBuildConfigurationKeys(t *testing.T) {
 }
 
 func TestBuildPairsAndTagsStayApart(t *testing.T) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	ra, rb := a.run("osu_bw", "", nil), b.run("osu_bw", "", nil)
 	for _, s := range []*sideBuilder{a, b} {
 		r := ra
@@ -354,10 +344,7 @@ func TestBuildPairsAndTagsStayApart(t *testing.T) {
 				X: results.F(8), XUnit: results.UnitBytes, Value: 100, Pair: []int{0, 1}, Tags: map[string]string{"direction": dir}}})
 		}
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	if len(res.Tables) != 2 || res.Tables[0].Config[0] != "direction=n1->n2" || res.Tables[0].Config[1] != "pair=0:1" ||
 		res.Tables[0].Rows[0].Old.N != 1 {
 		t.Errorf("tables %+v: want one per direction, not pooled", res.Tables)
@@ -381,10 +368,7 @@ func TestBuildLeavesOutRunsThatAreNotOK(t *testing.T) {
 	b.Runs[1], b.Runs[4] = b.Runs[4], b.Runs[1]
 	id = 20
 	b.osuCurve(b.run("osu_bw", "", nil), 2, 1)
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	want := "new: failed runs 4-6,9 and invalid run 2 left out, only ok runs are compared"
 	if res.Regressions() != 0 || len(res.New.Excluded) != 5 || !slices.Contains(res.New.Excluded, bad) ||
 		len(res.Warnings) != 1 || res.Warnings[0] != want {
@@ -398,8 +382,7 @@ func TestBuildLeavesOutRunsThatAreNotOK(t *testing.T) {
 }
 
 func TestBuildNothingInCommon(t *testing.T) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	a.osuCurve(a.run("osu_bw", "", nil), 2, 1)
 	b.sample(b.run("osu_latency", "", nil), "latency", "us", 1, 2)
 	_, err := Build(a.Side, b.Side, DefaultOptions())
@@ -409,8 +392,7 @@ func TestBuildNothingInCommon(t *testing.T) {
 }
 
 func TestBuildScalarsCompareButDoNotDuplicateSamples(t *testing.T) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	for _, s := range []*sideBuilder{a, b} {
 		r := s.run("hpl", "", nil)
 		f := 1.0
@@ -423,10 +405,7 @@ func TestBuildScalarsCompareButDoNotDuplicateSamples(t *testing.T) {
 			store.Scalar{RunID: r, Scalar: results.Scalar{Name: "time_s", Unit: "s", Value: 100 / f}},
 			store.Scalar{RunID: r, Scalar: results.Scalar{Name: "n", Value: 20000}})
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	if len(res.Tables) != 2 || res.Tables[0].Metric != "gflops" || res.Tables[0].Rows[0].Old.N != 1 ||
 		res.Tables[1].Metric != "time_s" || res.Tables[1].Rows[0].Change != Worse {
 		t.Errorf("tables %+v: want gflops (once per run) and time_s, not n", res.Tables)
@@ -439,8 +418,7 @@ func TestBuildScalarsCompareButDoNotDuplicateSamples(t *testing.T) {
 func goldenResult(t *testing.T) *Result {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(42, 42))
-	var id int64
-	a, b := newSide("fabric=ib", &id), newSide("fabric=ib,ofed=24.04", &id)
+	a, b := newSides("fabric=ib", "fabric=ib,ofed=24.04")
 	for range 5 {
 		ra := a.run("pingpong", "ppn=1", map[string]string{"fabric": "ib"})
 		rb := b.run("pingpong", "ppn=1", map[string]string{"fabric": "ib", "ofed": "24.04"})
@@ -454,10 +432,7 @@ func goldenResult(t *testing.T) *Result {
 	bad := b.run("hpl", "", map[string]string{"fabric": "ib"})
 	b.Runs[len(b.Runs)-1].Status = results.StatusFailed
 	_ = bad
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	return res
 }
 
@@ -507,17 +482,13 @@ func TestFormatting(t *testing.T) {
 // (IMB's bandwidth_imb beside bandwidth) is not compared twice, unless
 // asked for by name.
 func TestBuildOneTablePerQuantity(t *testing.T) {
-	var id int64
-	a, b := newSide("old", &id), newSide("new", &id)
+	a, b := newSides("old", "new")
 	for _, s := range []*sideBuilder{a, b} {
 		run := s.run("imb_pingpong", "v", nil)
 		s.sample(run, "bandwidth", "MB/s", 1<<20, 6000)
 		s.sample(run, "bandwidth_imb", "Mbytes/sec", 1<<20, 6000)
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	if len(res.Tables) != 1 || res.Tables[0].Metric != "bandwidth" {
 		t.Errorf("%d tables (%+v), want bandwidth only", len(res.Tables), res.Tables)
 	}

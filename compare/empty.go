@@ -228,13 +228,7 @@ func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, 
 	}
 	if len(f.RunIDs) > 0 {
 		tries = append(tries, relax{"run ids", func(g *store.Filter) { g.RunIDs = nil },
-			func(runs []store.Run) []string {
-				ids := make([]int64, len(runs))
-				for i, r := range runs {
-					ids[i] = r.ID
-				}
-				return []string{store.FormatRunIDs(ids)}
-			}})
+			func(runs []store.Run) []string { return []string{store.FormatRunIDs(runIDs(runs))} }})
 	}
 	if !f.Since.IsZero() || !f.Until.IsZero() {
 		tries = append(tries, relax{"time", func(g *store.Filter) { g.Since, g.Until = time.Time{}, time.Time{} },
@@ -260,11 +254,7 @@ func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, 
 	if len(f.ExcludeRunIDs) > 0 {
 		tries = append(tries, relax{"excluded runs", func(g *store.Filter) { g.ExcludeRunIDs = nil },
 			func(runs []store.Run) []string {
-				ids := make([]int64, len(runs))
-				for i, r := range runs {
-					ids[i] = r.ID
-				}
-				return []string{"only runs " + store.FormatRunIDs(ids) + ", all left out"}
+				return []string{"only runs " + store.FormatRunIDs(runIDs(runs)) + ", all left out"}
 			}})
 	}
 	if len(tries) < 2 {
@@ -295,6 +285,15 @@ func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, 
 	}
 	e.Exists = append(e.Exists, "each condition matches runs, but no two together")
 	return e
+}
+
+// runIDs returns the ids of runs, in their order.
+func runIDs(runs []store.Run) []int64 {
+	ids := make([]int64, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	return ids
 }
 
 // explainOne says what the runs have when the only condition is cleared.

@@ -51,8 +51,7 @@ func nodes(prefix string, n int) []string {
 // nothing apart; the summary line names the worst pair.
 func TestNodePairsAreRows(t *testing.T) {
 	for _, n := range []int{4, 16} {
-		var id int64
-		a, b := newSide("week=1", &id), newSide("week=2", &id)
+		a, b := newSides("week=1", "week=2")
 		a.matrixRun(nodes("n", n), 0, func(string, string) float64 { return 12000 })
 		b.matrixRun(nodes("n", n), 5, func(from, to string) float64 {
 			if from == "n03" || to == "n03" {
@@ -60,10 +59,7 @@ func TestNodePairsAreRows(t *testing.T) {
 			}
 			return 12000
 		})
-		res, err := Build(a.Side, b.Side, DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustBuild(t, a.Side, b.Side)
 		if len(res.Tables) != 2 {
 			t.Fatalf("%d nodes: %d tables, want one per metric", n, len(res.Tables))
 		}
@@ -88,16 +84,12 @@ func TestNodePairsAreRows(t *testing.T) {
 // TestNodePairsOfTwoSystems: two systems share no node pair; their pairs
 // are compared taken together, and that comparison is the verdict.
 func TestNodePairsOfTwoSystems(t *testing.T) {
-	var id int64
-	a, b := newSide("system=alpha", &id), newSide("system=beta", &id)
+	a, b := newSides("system=alpha", "system=beta")
 	for week := range 3 {
 		a.matrixRun(nodes("a", 6), week, func(from, to string) float64 { return 24000 + float64(len(from+to)*week) })
 		b.matrixRun(nodes("b", 6), week, func(from, to string) float64 { return 12000 + float64(week) })
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	bw := res.Tables[0]
 	if p := bw.Pairs; p == nil || p.Both != 0 || p.OnlyOld != 30 || p.OnlyNew != 30 || !p.Judges() || len(p.All) != 1 ||
 		p.All[0].Change != Worse || p.All[0].Old.N != 30 || p.All[0].New.N != 30 || !p.All[0].Tested() {
@@ -119,8 +111,7 @@ func TestNodePairsOfTwoSystems(t *testing.T) {
 // TestPairsWithSizes: the pairs kernel's rows are pairs and sizes, in
 // pair then size order; one pair only is named in the heading, as before.
 func TestPairsWithSizes(t *testing.T) {
-	var id int64
-	a, b := newSide("run=a", &id), newSide("run=b", &id)
+	a, b := newSides("run=a", "run=b")
 	for _, s := range []*sideBuilder{a, b} {
 		r := s.run("pairs", "inter", map[string]string{"fabric": "ib"})
 		for p, pair := range [][2]string{{"n1", "n5"}, {"n2", "n6"}} {
@@ -136,10 +127,7 @@ func TestPairsWithSizes(t *testing.T) {
 		one := s.run("osu_bw", "", map[string]string{"fabric": "ib"})
 		s.Samples = append(s.Samples, store.Sample{RunID: one, Sample: results.Sample{Metric: "bandwidth", Unit: "MB/s", X: results.F(8), XUnit: "bytes", Value: 100, Pair: []int{0, 1}}})
 	}
-	res, err := Build(a.Side, b.Side, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustBuild(t, a.Side, b.Side)
 	var got []string
 	for _, tb := range res.Tables {
 		got = append(got, tb.Heading())

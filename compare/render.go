@@ -54,11 +54,15 @@ func (r *Result) WriteText(w io.Writer) error {
 }
 
 // WriteJSON writes the comparison as one indented JSON document.
-func (r *Result) WriteJSON(w io.Writer) error {
+func (r *Result) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+// writeJSON writes v indented, with <, > and & as they are: the document
+// is read by people and tools, never embedded in HTML.
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // Cells returns a table as the text output shows it, for a report to lay
@@ -459,9 +463,4 @@ func (h *History) WriteText(w io.Writer) error {
 }
 
 // WriteJSON writes a history as one indented JSON document.
-func (h *History) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(h)
-}
+func (h *History) WriteJSON(w io.Writer) error { return writeJSON(w, h) }

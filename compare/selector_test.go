@@ -143,10 +143,7 @@ func (a *archive) selected(sel string) ([]int64, error) {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	ids := make([]int64, len(runs))
-	for i, r := range runs {
-		ids[i] = r.ID
-	}
+	ids := runIDs(runs)
 	slices.Sort(ids)
 	return ids, nil
 }

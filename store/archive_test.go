@@ -46,11 +46,7 @@ func TestArchiveExportImportLosesNothing(t *testing.T) {
 		t.Error("two exports of the same runs differ")
 	}
 
-	dst, err := Open(filepath.Join(t.TempDir(), "dst.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dst.Close()
+	dst := openAt(t, filepath.Join(t.TempDir(), "dst.db"))
 	dst.now = func() time.Time { return clock.Add(48 * time.Hour) }
 	// Give the destination a run of its own first, so that ids differ.
 	ingest(t, dst, "local.json", osuBundle("local", "ib", "9", 2))

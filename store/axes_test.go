@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -13,11 +12,7 @@ import (
 // SampleAxes lists the metrics and sizes of some runs' samples; SamplesAt
 // reads only those on the axes asked for, in one pass.
 func TestSampleAxesAndSamplesAt(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTemp(t)
 	b := func(bench string, vals ...float64) *results.Bundle {
 		bd := &results.Bundle{Schema: results.Schema, Benchmark: results.Benchmark{Name: bench, Kind: "tool"}, Status: results.StatusOK}
 		for i, v := range vals {

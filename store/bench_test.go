@@ -41,32 +41,40 @@ func rowsStored(b *testing.B, db *DB) int {
 	return n
 }
 
-// BenchmarkIngestOSUFiles ingests benchFiles bundles into a new archive, one
-// Ingest call (one transaction) per file, as `sbench ingest results/` does.
-func BenchmarkIngestOSUFiles(b *testing.B) {
-	bundles := benchBundles(benchFiles)
+// benchFill times fill on a new archive per iteration, named name-i.db, and
+// reports its rates: only fill is timed, not opening or counting.
+func benchFill(b *testing.B, name string, fill func(ctx context.Context, db *DB)) {
 	ctx := context.Background()
 	rows := 0
 	var cpu time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		db, err := Open(filepath.Join(b.TempDir(), fmt.Sprint("ingest-", i, ".db")))
+		db, err := Open(filepath.Join(b.TempDir(), fmt.Sprint(name, "-", i, ".db")))
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
 		c0 := cpuTime()
-		for _, bu := range bundles {
-			if _, err := db.Ingest(ctx, "results.json", []*results.Bundle{bu}); err != nil {
-				b.Fatal(err)
-			}
-		}
+		fill(ctx, db)
 		cpu += cpuTime() - c0
 		b.StopTimer()
 		rows = rowsStored(b, db)
 		db.Close()
 	}
 	report(b, rows, cpu)
+}
+
+// BenchmarkIngestOSUFiles ingests benchFiles bundles into a new archive, one
+// Ingest call (one transaction) per file, as `sbench ingest results/` does.
+func BenchmarkIngestOSUFiles(b *testing.B) {
+	bundles := benchBundles(benchFiles)
+	benchFill(b, "ingest", func(ctx context.Context, db *DB) {
+		for _, bu := range bundles {
+			if _, err := db.Ingest(ctx, "results.json", []*results.Bundle{bu}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkIngestFilesBatch ingests the same files with IngestFiles, 1,000
@@ -77,17 +85,7 @@ func BenchmarkIngestFilesBatch(b *testing.B) {
 	for i, bu := range bundles {
 		files[i] = File{Source: "results.json", Bundles: []*results.Bundle{bu}}
 	}
-	ctx := context.Background()
-	rows := 0
-	var cpu time.Duration
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		db, err := Open(filepath.Join(b.TempDir(), fmt.Sprint("batch-", i, ".db")))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		c0 := cpuTime()
+	benchFill(b, "batch", func(ctx context.Context, db *DB) {
 		for lo := 0; lo < len(files); lo += 1000 {
 			res, err := db.IngestFiles(ctx, files[lo:min(lo+1000, len(files))])
 			if err != nil {
@@ -99,12 +97,7 @@ func BenchmarkIngestFilesBatch(b *testing.B) {
 				}
 			}
 		}
-		cpu += cpuTime() - c0
-		b.StopTimer()
-		rows = rowsStored(b, db)
-		db.Close()
-	}
-	report(b, rows, cpu)
+	})
 }
 
 // BenchmarkPlainInserts writes the same rows into the same schema with bare
@@ -115,26 +108,16 @@ func BenchmarkPlainInserts(b *testing.B) {
 	files := plainRows(b, benchBundles(benchFiles))
 	for _, mode := range []string{"tx-per-file", "one-tx"} {
 		b.Run(mode, func(b *testing.B) {
-			ctx := context.Background()
-			rows := 0
-			var cpu time.Duration
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				db, err := Open(filepath.Join(b.TempDir(), fmt.Sprint("plain-", i, ".db")))
-				if err != nil {
-					b.Fatal(err)
-				}
-				st := db.ins
-				b.StartTimer()
-				c0 := cpuTime()
+			benchFill(b, "plain", func(ctx context.Context, db *DB) {
 				var tx *sql.Tx
 				for f, file := range files {
 					if tx == nil {
+						var err error
 						if tx, err = db.w.BeginTx(ctx, nil); err != nil {
 							b.Fatal(err)
 						}
 					}
-					in := st.in(ctx, tx)
+					in := db.ins.in(ctx, tx)
 					r, err := in.run.ExecContext(ctx, file.run...)
 					if err != nil {
 						b.Fatal(err)
@@ -165,12 +148,7 @@ func BenchmarkPlainInserts(b *testing.B) {
 						tx = nil
 					}
 				}
-				cpu += cpuTime() - c0
-				b.StopTimer()
-				rows = rowsStored(b, db)
-				db.Close()
-			}
-			report(b, rows, cpu)
+			})
 		})
 	}
 }

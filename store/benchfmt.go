@@ -221,15 +221,7 @@ func benchfmtKey(k string) string {
 	}
 	s := b.String()
 	first, _ := utf8.DecodeRuneInString(s)
-	if !unicode.IsLower(first) {
-		return "label_" + s
-	}
-	for _, f := range benchfmtFixed {
-		if s == f {
-			return "label_" + s
-		}
-	}
-	if strings.HasPrefix(s, "param.") {
+	if !unicode.IsLower(first) || slices.Contains(benchfmtFixed, s) || strings.HasPrefix(s, "param.") {
 		return "label_" + s
 	}
 	return s

@@ -131,12 +131,7 @@ func TestTwoProcessesIngest(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "shared.db")
 	var dbs [2]*DB
 	for i := range dbs {
-		db, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		dbs[i] = db
+		dbs[i] = openAt(t, path)
 	}
 	const files = 60
 	var wg sync.WaitGroup

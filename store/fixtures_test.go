@@ -18,7 +18,14 @@ var clock = time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC)
 // openTemp opens a new archive in the test's temporary directory.
 func openTemp(t testing.TB) *DB {
 	t.Helper()
-	db, err := Open(filepath.Join(t.TempDir(), "archive.db"))
+	return openAt(t, filepath.Join(t.TempDir(), "archive.db"))
+}
+
+// openAt opens the archive at path, new or not, stamping its writes with
+// clock; it is closed with the test.
+func openAt(t testing.TB, path string) *DB {
+	t.Helper()
+	db, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,6 +36,48 @@ func openTemp(t testing.TB) *DB {
 		}
 	})
 	return db
+}
+
+// archiveAt creates an archive at path holding one run and closes it.
+func archiveAt(t *testing.T, path string) {
+	t.Helper()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingest(t, db, "f.json", osuBundle("c", "ib", "1", 4))
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// archiveWithVersion creates an archive at path that says it has schema
+// version v, and closes it.
+func archiveWithVersion(t *testing.T, path string, v int) {
+	t.Helper()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.w.Exec(fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// olderArchiveAt creates an archive at path one schema version behind this
+// sbench's, and closes it.
+func olderArchiveAt(t *testing.T, path string) {
+	t.Helper()
+	old, err := openWith(context.Background(), path, migrations[:LatestSchemaVersion()-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // count returns the number of rows of table.
@@ -142,6 +191,24 @@ func hplBundle(campaign, job string, start time.Time) *results.Bundle {
 	}
 	b.Raw = "T/V N NB P Q Time Gflops\nWR11C2R4 20000 192 8 20 2274.30 2.35125e+03\n"
 	return b
+}
+
+// campaignVariants returns "campaign/variant" of each run, in order.
+func campaignVariants(runs []Run) []string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, r.Campaign+"/"+r.Variant)
+	}
+	return out
+}
+
+// runSystems returns the system of each run, in order.
+func runSystems(runs []Run) []string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, r.System)
+	}
+	return out
 }
 
 // roundTrip returns b as a reader of its JSON would see it: what Bundle()

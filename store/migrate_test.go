@@ -168,13 +168,7 @@ func TestEveryOldVersionHasASeed(t *testing.T) {
 func TestMigrateWithData(t *testing.T) {
 	for v := 1; v < len(migrations); v++ {
 		t.Run(fmt.Sprintf("from v%d", v), func(t *testing.T) {
-			path := buildAt(t, v)
-			db, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			db.now = func() time.Time { return clock }
+			db := openAt(t, buildAt(t, v))
 			if got, _ := db.SchemaVersion(context.Background()); got != len(migrations) {
 				t.Fatalf("schema version after Open = %d, want %d", got, len(migrations))
 			}
@@ -196,12 +190,7 @@ func TestMigrationsCreateIndexes(t *testing.T) {
 	if strings.Contains(before, "runs_campaign") {
 		t.Fatalf("v1 archive already uses the v2 index:\n%s", before)
 	}
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if after := plan(db); !strings.Contains(after, "runs_campaign") || strings.Contains(after, "TEMP B-TREE") {
+	if after := plan(openAt(t, path)); !strings.Contains(after, "runs_campaign") || strings.Contains(after, "TEMP B-TREE") {
 		t.Errorf("a campaign's runs are not read through runs_campaign in order:\n%s", after)
 	}
 }
@@ -223,12 +212,7 @@ func TestFailedMigrationKeepsTheLastGoodVersion(t *testing.T) {
 			t.Errorf("error %q does not contain %q", err, w)
 		}
 	}
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.now = func() time.Time { return clock }
+	db := openAt(t, path)
 	if v, _ := db.SchemaVersion(context.Background()); v != len(migrations) {
 		t.Errorf("schema version %d after a failed migration to %d, want %d (the known ones applied, the broken one rolled back)", v, len(migrations)+1, len(migrations))
 	}

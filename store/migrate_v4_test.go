@@ -3,9 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
-	"time"
 )
 
 // A v3 archive holds what a v2 one does, and a baseline.
@@ -28,18 +26,12 @@ func init() {
 // plan, and the new columns work.
 func TestMigrateV3ToV4(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "v3.db")
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.now = func() time.Time { return clock }
+	db := openTemp(t)
 	ingest(t, db, "a.json", osuBundle("acc", "ib", "1", 23), osuBundle("acc", "eth", "2", 5))
 	if _, err := db.RecordJob(ctx, Job{SlurmID: "1", Campaign: "acc", Variants: []string{"ib"}, State: "COMPLETED"}); err != nil {
 		t.Fatal(err)
 	}
-	tables := append(append([]string{}, dataTables...), "jobs", "baselines", "baseline_runs")
-	db = downgradeAndMigrate(t, db, path, undoV5+undoV4+"PRAGMA user_version = 3", tables)
+	db = downgradeAndMigrate(t, db, undoV5+undoV4+"PRAGMA user_version = 3", v3Tables)
 	runs, _ := db.Runs(ctx, Filter{})
 	for _, r := range runs {
 		if r.Restart != 0 {

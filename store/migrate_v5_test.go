@@ -3,11 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 )
 
 // undoV5 takes a v5 archive back to v4.
@@ -33,26 +31,16 @@ func init() {
 // system filters and the new indexes work.
 func TestMigrateV4ToV5(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "v4.db")
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.now = func() time.Time { return clock }
+	db := openTemp(t)
 	alpha, beta, none := osuBundle("acc", "ib", "1", 23), osuBundle("acc", "ib", "2", 5), osuBundle("acc", "eth", "3", 7)
 	alpha.Labels["system"], beta.Labels["system"] = "alpha", "beta"
 	ingest(t, db, "a.json", alpha, beta, none)
-	tables := append(append([]string{}, dataTables...), "jobs", "baselines", "baseline_runs")
-	db = downgradeAndMigrate(t, db, path, undoV5+"PRAGMA user_version = 4", tables)
+	db = downgradeAndMigrate(t, db, undoV5+"PRAGMA user_version = 4", v3Tables)
 	runs, err := db.Runs(ctx, Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var systems []string
-	for _, r := range runs {
-		systems = append(systems, r.System)
-	}
-	if want := []string{"alpha", "beta", ""}; !reflect.DeepEqual(systems, want) {
+	if systems, want := runSystems(runs), []string{"alpha", "beta", ""}; !reflect.DeepEqual(systems, want) {
 		t.Errorf("systems after migration %q, want %q", systems, want)
 	}
 	for _, tt := range []struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -49,20 +48,8 @@ func TestOpenNewArchive(t *testing.T) {
 
 func TestOpenExistingKeepsData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a.db")
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ingest(t, db, "f.json", osuBundle("c", "ib", "1", 4))
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err = Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if n := count(t, db, "samples"); n != 4 {
+	archiveAt(t, path)
+	if n := count(t, openAt(t, path), "samples"); n != 4 {
 		t.Errorf("reopened archive has %d samples, want 4", n)
 	}
 }
@@ -71,14 +58,7 @@ func TestOpenPathNeedsNoEscaping(t *testing.T) {
 	// '?', '#', '%' and spaces are URI syntax; the archive must still land
 	// at exactly the path given.
 	path := filepath.Join(t.TempDir(), "my results?v=1#x %41.db")
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ingest(t, db, "f.json", osuBundle("c", "ib", "1", 2))
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	archiveAt(t, path)
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("archive not at %q: %v", path, err)
 	}
@@ -92,17 +72,10 @@ func TestOpenPathNeedsNoEscaping(t *testing.T) {
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "new.db")
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	newer := LatestSchemaVersion() + 1
-	if _, err := db.w.Exec(fmt.Sprintf("PRAGMA user_version = %d", newer)); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	archiveWithVersion(t, path, newer)
 
-	_, err = Open(path)
+	_, err := Open(path)
 	var ne *NewerSchemaError
 	if !errors.As(err, &ne) {
 		t.Fatalf("Open = %v, want a NewerSchemaError", err)
@@ -160,12 +133,7 @@ func TestOpenEmptyFile(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if v, _ := db.SchemaVersion(context.Background()); v != len(migrations) {
+	if v, _ := openAt(t, path).SchemaVersion(context.Background()); v != len(migrations) {
 		t.Errorf("schema version %d, want %d", v, len(migrations))
 	}
 }

@@ -417,15 +417,21 @@ func nullFloat(n sql.NullFloat64) *float64 {
 // metric, x (none first), repeat, then their order in the bundle. Samples
 // with the same tags may share their Tags map: treat it as read-only.
 func (db *DB) Samples(ctx context.Context, f Filter) ([]Sample, error) {
-	var out []Sample
+	return collect(ctx, db, "samples", f, eachSample)
+}
+
+// collect returns in a slice, read in one snapshot, what each streams of
+// the runs f selects; what names it in the error.
+func collect[T any](ctx context.Context, db *DB, what string, f Filter, each func(context.Context, queryer, Filter, func(T) error) error) ([]T, error) {
+	var out []T
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		return eachSample(ctx, tx, f, func(s Sample) error {
-			out = append(out, s)
+		return each(ctx, tx, f, func(v T) error {
+			out = append(out, v)
 			return nil
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("query samples of %s: %w", db.path, err)
+		return nil, fmt.Errorf("query %s of %s: %w", what, db.path, err)
 	}
 	return out, nil
 }
@@ -745,17 +751,7 @@ func setFloats(s *results.Sample, x, lo, hi, p50, p99 sql.NullFloat64) {
 // Scalars returns the scalars of the runs f selects, ordered by run id, then
 // their order in the bundle (HPL's N, NB, P, Q … stay in HPL's order).
 func (db *DB) Scalars(ctx context.Context, f Filter) ([]Scalar, error) {
-	var out []Scalar
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		return eachScalar(ctx, tx, f, func(s Scalar) error {
-			out = append(out, s)
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("query scalars of %s: %w", db.path, err)
-	}
-	return out, nil
+	return collect(ctx, db, "scalars", f, eachScalar)
 }
 
 func eachScalar(ctx context.Context, q queryer, f Filter, fn func(Scalar) error) error {
@@ -848,21 +844,9 @@ func decodeStored(encoding string, data []byte) (*results.Bundle, error) {
 // Campaigns returns the names of the campaigns with runs or jobs in the
 // archive, sorted.
 func (db *DB) Campaigns(ctx context.Context) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT campaign FROM runs WHERE campaign <> ''
+	out, err := queryStrings(ctx, db.r, `SELECT campaign FROM runs WHERE campaign <> ''
 UNION SELECT campaign FROM jobs WHERE campaign <> '' ORDER BY 1`)
 	if err != nil {
-		return nil, fmt.Errorf("query campaigns of %s: %w", db.path, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, fmt.Errorf("query campaigns of %s: %w", db.path, err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("query campaigns of %s: %w", db.path, err)
 	}
 	return out, nil
@@ -1023,20 +1007,21 @@ func queryStrings(ctx context.Context, q queryer, query string, args ...any) ([]
 
 // CountSamples returns how many samples the runs f selects have.
 func (db *DB) CountSamples(ctx context.Context, f Filter) (int, error) {
-	where, args := f.where()
-	var n int
-	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM samples s JOIN runs r ON r.id = s.run_id"+where, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count samples of %s: %w", db.path, err)
-	}
-	return n, nil
+	return db.countRows(ctx, "samples", "samples s JOIN runs r ON r.id = s.run_id", f)
 }
 
 // CountRuns returns how many runs f selects.
 func (db *DB) CountRuns(ctx context.Context, f Filter) (int, error) {
+	return db.countRows(ctx, "runs", "runs r", f)
+}
+
+// countRows returns how many rows of from (which names the runs r) belong to
+// the runs f selects; what names them in the error.
+func (db *DB) countRows(ctx context.Context, what, from string, f Filter) (int, error) {
 	where, args := f.where()
 	var n int
-	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM runs r"+where, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count runs of %s: %w", db.path, err)
+	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM "+from+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count %s of %s: %w", what, db.path, err)
 	}
 	return n, nil
 }

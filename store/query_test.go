@@ -79,11 +79,7 @@ func TestRunsFilter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, r := range runs {
-				got = append(got, r.Campaign+"/"+r.Variant)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
+			if got := campaignVariants(runs); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Runs = %q, want %q", got, tt.want)
 			}
 			// Samples, scalars and checks follow the same selection.
@@ -239,11 +235,7 @@ func TestFilterAnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []string
-		for _, r := range runs {
-			got = append(got, r.Campaign+"/"+r.Variant)
-		}
-		if !reflect.DeepEqual(got, c.want) {
+		if got := campaignVariants(runs); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -275,11 +267,7 @@ func TestRunSystem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range runs {
-		got = append(got, r.System)
-	}
-	if want := []string{"alpha", "beta", ""}; !reflect.DeepEqual(got, want) {
+	if got, want := runSystems(runs), []string{"alpha", "beta", ""}; !reflect.DeepEqual(got, want) {
 		t.Errorf("systems %q, want %q", got, want)
 	}
 	if runs[1].Labels["system"] != "beta" || len(runs[1].Labels) != 3 {

@@ -16,17 +16,20 @@ import (
 	"github.com/sbench/sbench/results"
 )
 
-// archiveAt creates an archive at path holding one run and closes it.
-func archiveAt(t *testing.T, path string) {
+// readOnlyRuns opens the archive at path read-only and returns how many
+// runs it holds.
+func readOnlyRuns(t *testing.T, path string) int {
 	t.Helper()
-	db, err := Open(path)
+	db, err := OpenReadOnly(path)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("OpenReadOnly(%s) = %v", path, err)
 	}
-	ingest(t, db, "f.json", osuBundle("c", "ib", "1", 4))
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
+	defer db.Close()
+	runs, err := db.Runs(context.Background(), Filter{})
+	if err != nil {
+		t.Fatalf("Runs of %s: %v", path, err)
 	}
+	return len(runs)
 }
 
 func names(t *testing.T, dir string) []string {
@@ -89,19 +92,10 @@ func TestOpenReadOnlyReadsAndNeverWrites(t *testing.T) {
 	}
 
 	// It reads what a writer has committed and not yet checkpointed.
-	w, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := openAt(t, path)
 	ingest(t, w, "g.json", osuBundle("c", "tcp", "2", 2))
-	db, err = OpenReadOnly(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if runs, err := db.Runs(ctx, Filter{}); err != nil || len(runs) != 2 {
-		t.Errorf("while a writer is open: Runs = %d run(s), %v; want 2", len(runs), err)
+	if n := readOnlyRuns(t, path); n != 2 {
+		t.Errorf("while a writer is open: Runs = %d run(s); want 2", n)
 	}
 }
 
@@ -109,11 +103,7 @@ func TestOpenReadOnlyMigratesAWritableArchive(t *testing.T) {
 	// Today's behaviour for every command, kept for reading ones: an
 	// archive this sbench can write is brought up to date.
 	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := openWith(context.Background(), path, migrations[:LatestSchemaVersion()-1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
+	olderArchiveAt(t, path)
 	db, err := OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)
@@ -127,12 +117,7 @@ func TestOpenReadOnlyMigratesAWritableArchive(t *testing.T) {
 func TestOpenReadOnlyRefusesWhatOpenRefuses(t *testing.T) {
 	dir := t.TempDir()
 	newer := filepath.Join(dir, "newer.db")
-	db, err := Open(newer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.w.Exec("PRAGMA user_version = 99")
-	db.Close()
+	archiveWithVersion(t, newer, 99)
 	var ne *NewerSchemaError
 	if _, err := OpenReadOnly(newer); !errors.As(err, &ne) || ne.Version != 99 {
 		t.Errorf("newer schema: %v, want a NewerSchemaError", err)
@@ -145,13 +130,8 @@ func TestOpenReadOnlyRefusesWhatOpenRefuses(t *testing.T) {
 	// An empty file is an empty archive, as for Open.
 	empty := filepath.Join(dir, "empty.db")
 	os.WriteFile(empty, nil, 0o644)
-	db, err = OpenReadOnly(empty)
-	if err != nil {
-		t.Fatalf("empty file: %v", err)
-	}
-	defer db.Close()
-	if runs, err := db.Runs(context.Background(), Filter{}); err != nil || len(runs) != 0 {
-		t.Errorf("empty file: %d run(s), %v", len(runs), err)
+	if n := readOnlyRuns(t, empty); n != 0 {
+		t.Errorf("empty file: %d run(s)", n)
 	}
 }
 
@@ -163,11 +143,7 @@ func TestReadOnlyArchive(t *testing.T) {
 	path := filepath.Join(dir, "a.db")
 	archiveAt(t, path)
 	oldPath := filepath.Join(dir, "old.db")
-	old, err := openWith(context.Background(), oldPath, migrations[:LatestSchemaVersion()-1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
+	olderArchiveAt(t, oldPath)
 	// A writer that stopped without checkpointing (a crash, a node that
 	// went down) leaves its log: copied with and without the -shm index
 	// SQLite needs to read it.
@@ -197,7 +173,6 @@ func TestReadOnlyArchive(t *testing.T) {
 	}
 	w.Close()
 	reason := freeze()
-	ctx := context.Background()
 
 	t.Run("writing says it is read-only", func(t *testing.T) {
 		_, err := Open(path)
@@ -210,13 +185,8 @@ func TestReadOnlyArchive(t *testing.T) {
 		}
 	})
 	t.Run("reading works", func(t *testing.T) {
-		db, err := OpenReadOnly(path)
-		if err != nil {
-			t.Fatalf("OpenReadOnly = %v", err)
-		}
-		defer db.Close()
-		if runs, err := db.Runs(ctx, Filter{}); err != nil || len(runs) != 2 {
-			t.Errorf("Runs = %d run(s), %v; want 2", len(runs), err)
+		if n := readOnlyRuns(t, path); n != 2 {
+			t.Errorf("Runs = %d run(s); want 2", n)
 		}
 	})
 	t.Run("an older schema cannot be migrated", func(t *testing.T) {
@@ -232,13 +202,8 @@ func TestReadOnlyArchive(t *testing.T) {
 		}
 	})
 	t.Run("a left-over log is read", func(t *testing.T) {
-		db, err := OpenReadOnly(filepath.Join(dir, "withshm", "a.db"))
-		if err != nil {
-			t.Fatalf("OpenReadOnly = %v", err)
-		}
-		defer db.Close()
-		if runs, err := db.Runs(ctx, Filter{}); err != nil || len(runs) != 2 {
-			t.Errorf("Runs = %d run(s), %v; want 2 (one only in the log)", len(runs), err)
+		if n := readOnlyRuns(t, filepath.Join(dir, "withshm", "a.db")); n != 2 {
+			t.Errorf("Runs = %d run(s); want 2 (one only in the log)", n)
 		}
 	})
 	t.Run("a left-over log that cannot be read is not ignored", func(t *testing.T) {

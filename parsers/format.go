@@ -37,6 +37,9 @@ const MinSniffScore = 30
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]Format{}
+	// sorted is registry's formats by name, for sniff: made once, not
+	// for every input.
+	sorted []Format
 )
 
 // Register adds a format. It panics on a duplicate name or a missing
@@ -51,6 +54,23 @@ func Register(f Format) {
 		panic("parsers: Register called twice for " + f.Name)
 	}
 	registry[f.Name] = f
+	sorted = nil
+}
+
+// formats is every registered format, sorted by name.
+func formats() []Format {
+	registryMu.RLock()
+	fs := sorted
+	registryMu.RUnlock()
+	if fs != nil {
+		return fs
+	}
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if sorted == nil {
+		sorted = slices.SortedFunc(maps.Values(registry), func(a, b Format) int { return strings.Compare(a.Name, b.Name) })
+	}
+	return sorted
 }
 
 // Lookup returns the format called name.
@@ -86,8 +106,7 @@ func Detect(head []byte) (Format, error) {
 // sniff asks every format's sniffer.
 func sniff(head []byte) (Format, error) {
 	best, bestScore := Format{}, 0
-	for _, name := range Names() {
-		f, _ := Lookup(name)
+	for _, f := range formats() {
 		if s := f.Sniff(head); s > bestScore {
 			best, bestScore = f, s
 		}

@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -396,6 +397,7 @@ type osuRun struct {
 	name    string
 	version string
 	device  string
+	bw      string // the metric of its bandwidth columns (osuMetric)
 	params  map[string]string
 	raw     strings.Builder
 
@@ -436,8 +438,11 @@ func ParseOSU(name string, r io.Reader) ([]*results.Bundle, error) {
 }
 
 func sniffOSU(head []byte) int {
+	if !bytes.Contains(head, []byte("OSU")) {
+		return 0 // no title: every other tool's output asks here too
+	}
 	for _, l := range strings.Split(string(head), "\n") {
-		if osuTitleRE.MatchString(strings.TrimSpace(l)) {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "#") && osuTitleRE.MatchString(t) {
 			return 90
 		}
 	}
@@ -533,6 +538,10 @@ func newOSURun(line int, title string) *osuRun {
 	run.name = osuPrograms()[osuTitleKey(run.title)]
 	if run.name == "" {
 		run.name = run.title
+	}
+	run.bw = "bandwidth"
+	if osuBidirectional[run.name] || strings.Contains(strings.ToLower(run.title), "bi-directional") {
+		run.bw = "bidirectional_bandwidth"
 	}
 	return run
 }
@@ -763,13 +772,9 @@ func (run *osuRun) initBundle(r *OSUReader) *results.Bundle {
 // osuMetric names what a value column measures, in the conventions of
 // results: latency and bandwidth curves, other figures in snake_case.
 func (run *osuRun) osuMetric(c osuCol) (metric, unit string) {
-	bw := "bandwidth"
-	if osuBidirectional[run.name] || strings.Contains(strings.ToLower(run.title), "bi-directional") {
-		bw = "bidirectional_bandwidth"
-	}
 	switch c.kind {
 	case osuBW, osuTailBW:
-		return bw, results.UnitMBps
+		return run.bw, results.UnitMBps
 	}
 	m := osuColMetrics[c.kind]
 	return m[0], m[1]
@@ -806,25 +811,30 @@ func (run *osuRun) bundle(tab *osuTable, last bool) *results.Bundle {
 	// reads as one run of points.
 	var order []string
 	curves := map[string][]results.Sample{}
+	// A row's samples, one per metric its columns measure (a few): found
+	// by a look along them, and the slice kept from row to row, since
+	// curves takes copies.
+	var samples []results.Sample
+	var x *float64
+	get := func(metric, unit string) *results.Sample {
+		for i := range samples {
+			if samples[i].Metric == metric {
+				return &samples[i]
+			}
+		}
+		s := results.Sample{Metric: metric, Unit: unit, X: x}
+		if x != nil {
+			s.XUnit = results.UnitBytes
+		}
+		samples = append(samples, s)
+		return &samples[len(samples)-1]
+	}
 	for _, row := range tab.rows {
-		var x *float64
+		x = nil
 		if tab.sized() {
 			x = results.F(float64(row.size))
 		}
-		var samples []results.Sample
-		index := map[string]int{} // metric -> position in samples
-		get := func(metric, unit string) *results.Sample {
-			if i, ok := index[metric]; ok {
-				return &samples[i]
-			}
-			s := results.Sample{Metric: metric, Unit: unit, X: x}
-			if x != nil {
-				s.XUnit = results.UnitBytes
-			}
-			index[metric] = len(samples)
-			samples = append(samples, s)
-			return &samples[len(samples)-1]
-		}
+		samples = samples[:0]
 		for i, c := range tab.cols {
 			v := row.vals[i]
 			switch c.kind {
@@ -869,6 +879,7 @@ func (run *osuRun) bundle(tab *osuTable, last bool) *results.Bundle {
 			for _, s := range samples {
 				if _, seen := curves[s.Metric]; !seen {
 					order = append(order, s.Metric)
+					curves[s.Metric] = make([]results.Sample, 0, len(tab.rows))
 				}
 				curves[s.Metric] = append(curves[s.Metric], s)
 			}

@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"bytes"
 	"io"
 	"strings"
 
@@ -101,6 +102,9 @@ func ParsePerfMain(name string, r io.Reader) ([]*results.Bundle, error) {
 }
 
 func sniffPerfMain(head []byte) int {
+	if !bytes.Contains(head, []byte("started")) && !bytes.Contains(head, []byte("BW:")) && !bytes.Contains(head, []byte("perf_main")) {
+		return 0 // none of the words the regexps below need
+	}
 	score := 0
 	for _, l := range strings.Split(string(head), "\n") {
 		t := strings.TrimSpace(strings.ReplaceAll(l, "\u00a0", " "))

@@ -40,7 +40,7 @@ func init() {
 func sniffPerftest(head []byte) int {
 	score := 0
 	for _, l := range bytes.Split(head, []byte("\n")) {
-		if perftestTitleRE.Match(bytes.TrimSpace(l)) {
+		if t := bytes.TrimSpace(l); bytes.HasSuffix(t, []byte("Test")) && perftestTitleRE.Match(t) {
 			score += 60
 			break
 		}

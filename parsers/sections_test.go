@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -100,4 +101,27 @@ func TestNumber(t *testing.T) {
 			t.Errorf("Number(%q) accepted", s)
 		}
 	}
+}
+
+// Sections skips its regexps when hasMarkerLine finds no line that could
+// be a marker: that must never miss a line the regexps take for one.
+func FuzzMarkerPrefilter(f *testing.F) {
+	for _, s := range []string{
+		"=== run A: START ===\na\n=== run A: END ===\n",
+		" \t+++ x START\n", "\f### y: begin\n#### y: End\n", "# OSU MPI Latency Test\n1 2\n",
+		"--- a: END", "-- a: END\n", "\r\n==\n=== START", "\v=== START\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if hasMarkerLine(data) {
+			return
+		}
+		for i, l := range bytes.SplitAfter(data, []byte("\n")) {
+			text := strings.TrimRight(string(l), "\r\n")
+			if startRE.MatchString(text) || endRE.MatchString(text) {
+				t.Fatalf("line %d %q is a marker, but hasMarkerLine says there is none", i+1, text)
+			}
+		}
+	})
 }

@@ -37,18 +37,11 @@ func drawPDF(tb testing.TB, pdf *gofpdf.Fpdf, p *plot.Plot, x, y, w, h float64) 
 	pdf.AddPage()
 	c := NewCanvas(pdf, x, y, w, h)
 	p.Draw(draw.New(c))
-	if err := c.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := pdf.Output(&buf); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
+	return []byte(stream(tb, pdf, c))
 }
 
 // stream returns the document's bytes after closing c.
-func stream(t *testing.T, pdf *gofpdf.Fpdf, c *Canvas) string {
+func stream(t testing.TB, pdf *gofpdf.Fpdf, c *Canvas) string {
 	t.Helper()
 	if err := c.Close(); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package parsers
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math"
 	"net"
 	"os"
@@ -305,6 +306,22 @@ func samples(runs []*results.Bundle) int {
 		n += len(b.Samples)
 	}
 	return n
+}
+
+// checkNoiseIsSkipped parses testdata/file with parse, and again with the
+// launcher noise addNoise puts in, and wants the same runs.
+func checkNoiseIsSkipped(t *testing.T, file string, parse func(name string, r io.Reader) ([]*results.Bundle, error), addNoise func(string) string) {
+	t.Helper()
+	data := fixture(t, file)
+	clean, err := parse("clean", strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noisy, err := parse("noisy", strings.NewReader(addNoise(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameRuns(t, noisy, clean)
 }
 
 // checkSameRuns fails unless noisy, the runs read from an output with

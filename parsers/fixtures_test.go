@@ -5,10 +5,8 @@ import (
 	"errors"
 	"io"
 	"math"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -254,17 +252,6 @@ func seedFixtures(f *testing.F, pattern string) {
 			f.Add(seed)
 		}
 	}
-}
-
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
 // fuzzParse fuzzes a line-based parser of this package from f's seeds: the

@@ -261,7 +261,7 @@ func TestPerftestSniff(t *testing.T) {
 // must parse.
 func TestPerftestIntegration(t *testing.T) {
 	bin := testenv.LookPath(t, "ib_write_bw", "perftest")
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	args := []string{"-s", "65536", "-n", "1000", "-p", port}

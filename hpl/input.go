@@ -255,10 +255,8 @@ func (in Input) write(b *bytes.Buffer, device string) error {
 	b.WriteString("Innovative Computing Laboratory, University of Tennessee\n")
 	line("HPL.out", "output file name (if any)")
 	line(device, "device out (6=stdout,7=stderr,file)")
-	count(len(in.Ns), "# of problems sizes (N)")
-	line(joinInts(in.Ns), "Ns")
-	count(len(in.NBs), "# of NBs")
-	line(joinInts(in.NBs), "NBs")
+	listLines(line, in.Ns, "# of problems sizes (N)", "Ns")
+	listLines(line, in.NBs, "# of NBs", "NBs")
 	line(strconv.Itoa(int(in.PMAP)), "PMAP process mapping (0=Row-,1=Column-major)")
 	count(len(in.Grids), "# of process grids (P x Q)")
 	ps, qs := make([]int, len(in.Grids)), make([]int, len(in.Grids))
@@ -268,18 +266,12 @@ func (in Input) write(b *bytes.Buffer, device string) error {
 	line(joinInts(ps), "Ps")
 	line(joinInts(qs), "Qs")
 	line(formatThreshold(in.Threshold), "threshold")
-	count(len(in.PFACTs), "# of panel fact")
-	line(joinInts(in.PFACTs), "PFACTs (0=left, 1=Crout, 2=Right)")
-	count(len(in.NBMINs), "# of recursive stopping criterium")
-	line(joinInts(in.NBMINs), "NBMINs (>= 1)")
-	count(len(in.NDIVs), "# of panels in recursion")
-	line(joinInts(in.NDIVs), "NDIVs")
-	count(len(in.RFACTs), "# of recursive panel fact.")
-	line(joinInts(in.RFACTs), "RFACTs (0=left, 1=Crout, 2=Right)")
-	count(len(in.BCASTs), "# of broadcast")
-	line(joinInts(in.BCASTs), "BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)")
-	count(len(in.DEPTHs), "# of lookahead depth")
-	line(joinInts(in.DEPTHs), "DEPTHs (>=0)")
+	listLines(line, in.PFACTs, "# of panel fact", "PFACTs (0=left, 1=Crout, 2=Right)")
+	listLines(line, in.NBMINs, "# of recursive stopping criterium", "NBMINs (>= 1)")
+	listLines(line, in.NDIVs, "# of panels in recursion", "NDIVs")
+	listLines(line, in.RFACTs, "# of recursive panel fact.", "RFACTs (0=left, 1=Crout, 2=Right)")
+	listLines(line, in.BCASTs, "# of broadcast", "BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)")
+	listLines(line, in.DEPTHs, "# of lookahead depth", "DEPTHs (>=0)")
 	line(strconv.Itoa(int(in.SWAP)), "SWAP (0=bin-exch,1=long,2=mix)")
 	line(strconv.Itoa(in.SwapThreshold), "swapping threshold")
 	line(boolDigit(in.L1NoTransposed), "L1 in (0=transposed,1=no-transposed) form")
@@ -287,6 +279,12 @@ func (in Input) write(b *bytes.Buffer, device string) error {
 	line(boolDigit(in.Equilibration), "Equilibration (0=no,1=yes)")
 	line(strconv.Itoa(in.Align), "memory alignment in double (> 0)")
 	return err
+}
+
+// listLines writes a list's two lines: its length, then the list.
+func listLines[T ~int](line func(value, label string), vs []T, countLabel, label string) {
+	line(strconv.Itoa(len(vs)), countLabel)
+	line(joinInts(vs), label)
 }
 
 // formatThreshold writes 16 as "16.0", as HPL's own files do; HPL reads it

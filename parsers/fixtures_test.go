@@ -3,11 +3,10 @@ package parsers
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -255,17 +254,6 @@ func seedFixtures(f *testing.F, pattern string) {
 	}
 }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
-
 // fuzzParse fuzzes a line-based parser of this package from f's seeds: the
 // rules of every parser (parsetest.Fuzz), syntax errors capped by the
 // Scanner, then the format's own rules in check.
@@ -305,6 +293,22 @@ func samples(runs []*results.Bundle) int {
 		n += len(b.Samples)
 	}
 	return n
+}
+
+// checkNoiseIsSkipped parses testdata/file with parse, and again with the
+// launcher noise addNoise puts in, and wants the same runs.
+func checkNoiseIsSkipped(t *testing.T, file string, parse func(name string, r io.Reader) ([]*results.Bundle, error), addNoise func(string) string) {
+	t.Helper()
+	data := fixture(t, file)
+	clean, err := parse("clean", strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noisy, err := parse("noisy", strings.NewReader(addNoise(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameRuns(t, noisy, clean)
 }
 
 // checkSameRuns fails unless noisy, the runs read from an output with

@@ -301,26 +301,15 @@ func TestIMBSyntaxErrors(t *testing.T) {
 // Launcher chatter before, between and after the blocks, and inside a
 // table, changes nothing.
 func TestIMBNoiseIsSkipped(t *testing.T) {
-	data, err := os.ReadFile("testdata/imb-2019u5-biband-npmin1-excalibur.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clean, err := ParseIMB("clean", bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	noisy := "srun: job 123 queued and waiting for resources\nsrun: job 123 has been allocated resources\n" +
-		"[node1:4711] SET UCX_NET_DEVICES=mlx5_0:1\n" + string(data)
-	noisy = strings.Replace(noisy, "          512         1000      1336.22      2609795\n",
-		"          512         1000      1336.22      2609795\n[1602061675.123456] [node1:4711:0] ib_iface.c:1013 UCX  WARN  something\n", 1)
-	noisy = strings.Replace(noisy, "#---------------------------------------------------\n# Benchmarking Biband \n# #processes = 8",
-		"MPI startup(): Warning: I_MPI_PMI_LIBRARY will be ignored\n#---------------------------------------------------\n# Benchmarking Biband \n# #processes = 8", 1)
-	noisy += "srun: error: node2: task 1: Exited with exit code 0\n"
-	got, err := ParseIMB("noisy", strings.NewReader(noisy))
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSameRuns(t, got, clean)
+	checkNoiseIsSkipped(t, "imb-2019u5-biband-npmin1-excalibur.txt", ParseIMB, func(data string) string {
+		noisy := "srun: job 123 queued and waiting for resources\nsrun: job 123 has been allocated resources\n" +
+			"[node1:4711] SET UCX_NET_DEVICES=mlx5_0:1\n" + data
+		noisy = strings.Replace(noisy, "          512         1000      1336.22      2609795\n",
+			"          512         1000      1336.22      2609795\n[1602061675.123456] [node1:4711:0] ib_iface.c:1013 UCX  WARN  something\n", 1)
+		noisy = strings.Replace(noisy, "#---------------------------------------------------\n# Benchmarking Biband \n# #processes = 8",
+			"MPI startup(): Warning: I_MPI_PMI_LIBRARY will be ignored\n#---------------------------------------------------\n# Benchmarking Biband \n# #processes = 8", 1)
+		return noisy + "srun: error: node2: task 1: Exited with exit code 0\n"
+	})
 }
 
 // -multi 1 prints one row per group and message size, with a Group column

@@ -236,7 +236,7 @@ func TestIperf3Integration(t *testing.T) {
 	}
 	for _, args := range [][]string{{"-t", "1"}, {"-t", "1", "-u", "-b", "100M", "-R"}} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		port := freePort(t)
+		port := testenv.FreePort(t)
 		srv := exec.CommandContext(ctx, iperf3, "-s", "-1", "-B", "127.0.0.1", "-p", port)
 		if err := srv.Start(); err != nil {
 			t.Fatal(err)

@@ -434,7 +434,7 @@ func TestNetPIPEIntegrationNPtcp(t *testing.T) {
 	var printed []byte
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		port := freePort(t)
+		port := testenv.FreePort(t)
 		recv := exec.CommandContext(ctx, nptcp, "-P", port, "-u", "65536", "-p", "0", "-n", "50")
 		recv.Dir = dir
 		if err := recv.Start(); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -205,22 +204,11 @@ func TestPerftestNegativeIsInvalid(t *testing.T) {
 }
 
 func TestPerftestNoiseIsSkipped(t *testing.T) {
-	data, err := os.ReadFile("testdata/perftest-server-send-lat-client-read-bw-tabs.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clean, err := ParsePerftest("clean", bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	noisy := "srun: job 123 queued and waiting for resources\n[host:99] SET UCX_NET_DEVICES=mlx5_0:1\n" +
-		strings.Replace(string(data), " 65536      1000", " Conflicting CPU frequency values detected: 1500.000000 != 3100.000000. CPU Frequency is not max.\n 65536      1000", 1) +
-		"srun: error: node2: task 1: Exited with exit code 0\n"
-	got, err := ParsePerftest("noisy", strings.NewReader(noisy))
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSameRuns(t, got, clean)
+	checkNoiseIsSkipped(t, "perftest-server-send-lat-client-read-bw-tabs.txt", ParsePerftest, func(data string) string {
+		return "srun: job 123 queued and waiting for resources\n[host:99] SET UCX_NET_DEVICES=mlx5_0:1\n" +
+			strings.Replace(data, " 65536      1000", " Conflicting CPU frequency values detected: 1500.000000 != 3100.000000. CPU Frequency is not max.\n 65536      1000", 1) +
+			"srun: error: node2: task 1: Exited with exit code 0\n"
+	})
 }
 
 // Table headers of layouts no fixture shows, as the installed perftest 6.06
@@ -273,7 +261,7 @@ func TestPerftestSniff(t *testing.T) {
 // must parse.
 func TestPerftestIntegration(t *testing.T) {
 	bin := testenv.LookPath(t, "ib_write_bw", "perftest")
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	args := []string{"-s", "65536", "-n", "1000", "-p", port}

@@ -233,7 +233,7 @@ func TestSockperfIntegration(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	srv := exec.CommandContext(ctx, sockperf, "server", "--tcp", "-i", "127.0.0.1", "-p", port)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)

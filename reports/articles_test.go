@@ -14,7 +14,6 @@ import (
 
 	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/internal/testenv"
-	"github.com/sbench/sbench/parsers"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
@@ -54,15 +53,7 @@ func articleData(t testing.TB, article string) (Data, []Option) {
 		if row[0] != article {
 			continue
 		}
-		path := filepath.Join(articlesDir, "testdata", row[1])
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bundles, err := parsers.Parse(path, "auto", data)
-		if err != nil {
-			t.Fatalf("parse %s: %v", path, err)
-		}
+		bundles := parseFile(t, filepath.Join(articlesDir, "testdata", row[1]))
 		labels := map[string]string{"article": article}
 		if len(row) > 2 {
 			for _, kv := range strings.Split(row[2], ";") {
@@ -266,17 +257,12 @@ func TestArticleReportPDF(t *testing.T) {
 		}
 	}
 	d.Title = "eRDMA vs TCP, and HPL on InfiniBand vs Fast Ethernet"
-	pdf := writeReport(t, d)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "r.pdf")
-	if err := os.WriteFile(path, pdf, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := savePDF(t, t.TempDir(), "r.pdf", writeReport(t, d))
 	pages := pageCount(t, path)
 	if pages < 4 {
 		t.Errorf("%d pages, want at least 4", pages)
 	}
-	text := run(t, "pdftotext", "-enc", "UTF-8", path, "-")
+	text := pdfFileText(t, path)
 	for _, want := range []string{
 		"6264.41", "16.07", "11.01", "7.240e+00", "7.24 Gflops", "FAILED", "INVALID",
 		"||Ax-b||_oo/(eps*||A||_1*N)", // the failed check, by name
@@ -306,13 +292,9 @@ func TestArticleReportsRender(t *testing.T) {
 			if _, err := r.WriteTo(&buf); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join(t.TempDir(), article+".pdf")
-			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			pages := pageCount(t, path)
-			renderPages(t, path, pages)
-			text := strings.Join(strings.Fields(run(t, "pdftotext", "-enc", "UTF-8", path, "-")), " ")
+			path := savePDF(t, t.TempDir(), article+".pdf", buf.Bytes())
+			renderPages(t, path, pageCount(t, path))
+			text := strings.Join(strings.Fields(pdfFileText(t, path)), " ")
 			if r.FontPath() == "" {
 				// The title prints as '?', and the report says so; the
 				// title itself is not checked (or, in CI, a failure).

@@ -29,18 +29,7 @@ func BenchmarkFigurePDF(b *testing.B) {
 	p := benchPlot(b)
 	var size int
 	for b.Loop() {
-		pdf := gofpdf.New("P", "pt", "A4", "")
-		pdf.AddPage()
-		c := NewCanvas(pdf, margin, margin, figureWidth.Points(), figureHeight.Points())
-		p.Draw(draw.New(c))
-		if err := c.Close(); err != nil {
-			b.Fatal(err)
-		}
-		var buf bytes.Buffer
-		if err := pdf.Output(&buf); err != nil {
-			b.Fatal(err)
-		}
-		size = buf.Len()
+		size = len(drawPDF(b, gofpdf.New("P", "pt", "A4", ""), p, margin, margin, figureWidth.Points(), figureHeight.Points()))
 	}
 	b.ReportMetric(float64(size), "file-bytes")
 }

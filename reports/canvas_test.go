@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"image/png"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -31,8 +30,18 @@ func canvasDoc() (*gofpdf.Fpdf, *Canvas) {
 	return pdf, NewCanvas(pdf, 100, 100, 200, 100)
 }
 
+// drawPDF draws p through a Canvas on the w×h pt rectangle at (x, y) of a
+// new page of pdf, and returns the document.
+func drawPDF(tb testing.TB, pdf *gofpdf.Fpdf, p *plot.Plot, x, y, w, h float64) []byte {
+	tb.Helper()
+	pdf.AddPage()
+	c := NewCanvas(pdf, x, y, w, h)
+	p.Draw(draw.New(c))
+	return []byte(stream(tb, pdf, c))
+}
+
 // stream returns the document's bytes after closing c.
-func stream(t *testing.T, pdf *gofpdf.Fpdf, c *Canvas) string {
+func stream(t testing.TB, pdf *gofpdf.Fpdf, c *Canvas) string {
 	t.Helper()
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
@@ -287,18 +296,7 @@ func TestCanvasPlotText(t *testing.T) {
 		p.Add(l)
 		p.Legend.Add(name, l)
 	}
-	pdf := gofpdf.New("P", "pt", "A4", "")
-	pdf.AddPage()
-	c := NewCanvas(pdf, 50, 50, 400, 300)
-	p.Draw(draw.New(c))
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := pdf.Output(&buf); err != nil {
-		t.Fatal(err)
-	}
-	text := pdfText(t, buf.Bytes())
+	text := pdfText(t, drawPDF(t, gofpdf.New("P", "pt", "A4", ""), p, 50, 50, 400, 300))
 	for _, want := range []string{"canvas check", "x label", "y label", "alpha-line", "beta-line", "10"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("pdftotext output lacks %q:\n%s", want, text)
@@ -370,21 +368,8 @@ func TestCanvasMatchesRaster(t *testing.T) {
 	for _, f := range r.Figures() {
 		w, h := figureWidth.Points(), figureHeight.Points()
 		pdf := gofpdf.NewCustom(&gofpdf.InitType{UnitStr: "pt", Size: gofpdf.SizeType{Wd: w, Ht: h}})
-		pdf.AddPage()
-		c := NewCanvas(pdf, 0, 0, w, h)
-		f.Plot.Draw(draw.New(c))
-		if err := c.Close(); err != nil {
-			t.Fatal(err)
-		}
 		dir := t.TempDir()
-		var buf bytes.Buffer
-		if err := pdf.Output(&buf); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, "fig.pdf")
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := savePDF(t, dir, "fig.pdf", drawPDF(t, pdf, f.Plot, 0, 0, w, h))
 		run(t, "pdftoppm", "-png", "-r", "96", "-singlefile", path, filepath.Join(dir, "pdf"))
 		fromPDF := decodePNG(t, filepath.Join(dir, "pdf.png"))
 
@@ -392,7 +377,7 @@ func TestCanvasMatchesRaster(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		buf.Reset()
+		var buf bytes.Buffer
 		if _, err := wt.WriteTo(&buf); err != nil {
 			t.Fatal(err)
 		}

@@ -13,9 +13,9 @@ import (
 	"github.com/sbench/sbench/store"
 )
 
-// fixtureData parses a tool's output into a report's data, each run given
-// tasks processes, as a job step of that size would record it.
-func fixtureData(t *testing.T, path string, tasks int) Data {
+// parseFile reads a tool's output file as sbench ingest does, its format
+// sniffed.
+func parseFile(t testing.TB, path string) []*results.Bundle {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -25,6 +25,14 @@ func fixtureData(t *testing.T, path string, tasks int) Data {
 	if err != nil {
 		t.Fatalf("parse %s: %v", path, err)
 	}
+	return bundles
+}
+
+// fixtureData parses a tool's output into a report's data, each run given
+// tasks processes, as a job step of that size would record it.
+func fixtureData(t *testing.T, path string, tasks int) Data {
+	t.Helper()
+	bundles := parseFile(t, path)
 	d := Data{Generated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Version: "test"}
 	for i, b := range bundles {
 		id := int64(i + 1)

@@ -10,22 +10,30 @@ import (
 	"github.com/sbench/sbench/store"
 )
 
-// Two configurations of one ping-pong benchmark give one bandwidth and one
-// latency figure, each with a line per configuration.
-func ExampleReport_Figures() {
+// pingpong is two runs of one ping-pong benchmark, over "ib" and "gbe":
+// their bandwidth from 1 B to 4 MiB and, with latency, their latency too.
+func pingpong(latency bool) reports.Data {
 	d := reports.Data{Generated: time.Date(2025, 3, 2, 0, 0, 0, 0, time.UTC)}
 	for id, variant := range []string{"ib", "gbe"} {
-		d.Runs = append(d.Runs, store.Run{ID: int64(id + 1), Campaign: "fabric", Variant: variant,
+		run := int64(id + 1)
+		d.Runs = append(d.Runs, store.Run{ID: run, Campaign: "fabric", Variant: variant,
 			Benchmark: "pingpong", Status: results.StatusOK})
 		for k := 0; k <= 22; k++ {
 			size := math.Ldexp(1, k)
 			lat := 1.5*float64(id+1) + size/float64(10000/(id*80+1))
-			d.Samples = append(d.Samples,
-				store.Sample{RunID: int64(id + 1), Sample: results.Sample{Metric: "latency", Unit: "us", X: results.F(size), Value: lat}},
-				store.Sample{RunID: int64(id + 1), Sample: results.Sample{Metric: "bandwidth", Unit: "MB/s", X: results.F(size), Value: size / lat}})
+			if latency {
+				d.Samples = append(d.Samples, store.Sample{RunID: run, Sample: results.Sample{Metric: "latency", Unit: "us", X: results.F(size), Value: lat}})
+			}
+			d.Samples = append(d.Samples, store.Sample{RunID: run, Sample: results.Sample{Metric: "bandwidth", Unit: "MB/s", X: results.F(size), Value: size / lat}})
 		}
 	}
-	r, err := reports.New(d)
+	return d
+}
+
+// Two configurations of one ping-pong benchmark give one bandwidth and one
+// latency figure, each with a line per configuration.
+func ExampleReport_Figures() {
+	r, err := reports.New(pingpong(true))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -45,18 +53,7 @@ func ExampleReport_Figures() {
 
 // The numbers of the summary tables, without writing the PDF.
 func ExampleReport_Summaries() {
-	d := reports.Data{Generated: time.Date(2025, 3, 2, 0, 0, 0, 0, time.UTC)}
-	for id, variant := range []string{"ib", "gbe"} {
-		d.Runs = append(d.Runs, store.Run{ID: int64(id + 1), Campaign: "fabric", Variant: variant,
-			Benchmark: "pingpong", Status: results.StatusOK})
-		for k := 0; k <= 22; k++ {
-			size := math.Ldexp(1, k)
-			lat := 1.5*float64(id+1) + size/float64(10000/(id*80+1))
-			d.Samples = append(d.Samples,
-				store.Sample{RunID: int64(id + 1), Sample: results.Sample{Metric: "bandwidth", Unit: "MB/s", X: results.F(size), Value: size / lat}})
-		}
-	}
-	r, err := reports.New(d)
+	r, err := reports.New(pingpong(false))
 	if err != nil {
 		fmt.Println(err)
 		return

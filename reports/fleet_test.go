@@ -60,10 +60,7 @@ func TestFleetPages(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	path := filepath.Join(dir, "fleet64.pdf")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := savePDF(t, dir, "fleet64.pdf", buf.Bytes())
 	n := pageCount(t, path)
 	t.Logf("%d pages, %d KB", n, buf.Len()/1024)
 	renderPages(t, path, n)

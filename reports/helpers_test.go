@@ -38,11 +38,37 @@ func run(t testing.TB, name string, args ...string) string {
 // pdfText extracts a PDF's text the way a reader copying from it would.
 func pdfText(t testing.TB, pdf []byte) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "doc.pdf")
+	return pdfFileText(t, savePDF(t, t.TempDir(), "doc.pdf", pdf))
+}
+
+// pdfFileText is pdfText of the PDF file at path.
+func pdfFileText(t testing.TB, path string) string {
+	t.Helper()
+	return run(t, "pdftotext", "-enc", "UTF-8", path, "-")
+}
+
+// savePDF writes pdf to dir/name, for the poppler tools, and returns its
+// path.
+func savePDF(t testing.TB, dir, name string, pdf []byte) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, pdf, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return run(t, "pdftotext", "-enc", "UTF-8", path, "-")
+	return path
+}
+
+// keepDir is the directory given with -keep, made if need be, so that a
+// test's report can be looked at; without -keep, a temporary one.
+func keepDir(t testing.TB) string {
+	t.Helper()
+	if *keep == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(*keep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return *keep
 }
 
 var pagesRE = regexp.MustCompile(`(?m)^Pages:\s+(\d+)`)

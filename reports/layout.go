@@ -473,6 +473,23 @@ func (t *table) rowKeeping(cells []string, c [3]int, swatch *style, fontStyle st
 
 func (t *table) lineH() float64 { return t.size * 1.2 }
 
+// failure writes why the row above failed, in red italics indented to the
+// second column, at most maxLines lines, and rules it off.
+func (t *table) failure(text string, maxLines int) {
+	d, indent := t.d, t.cols[0].width+cellPad
+	d.y += 1
+	d.paraAt(margin+indent, contentWidth-indent, text, sansFamily, "I", smallSize, failedRed, maxLines)
+	d.y += 2
+	d.rule(d.y)
+}
+
+// failureHeight is the height failure(text, maxLines) takes, for
+// rowKeeping to keep it on the row's page.
+func (t *table) failureHeight(text string, maxLines int) float64 {
+	indent := t.cols[0].width + cellPad
+	return 3 + t.d.paraHeight(contentWidth-indent, text, sansFamily, "I", smallSize, maxLines)
+}
+
 // Numbers in right-aligned columns keep this far from a left-aligned
 // neighbour's text.
 const numberGap = 6

@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -121,17 +119,7 @@ func TestReportFamilies(t *testing.T) {
 		}
 	}
 
-	pdf := writeReport(t, d, WithFamilies())
-	dir := t.TempDir()
-	if *keep != "" {
-		dir = *keep
-		os.MkdirAll(dir, 0o755)
-	}
-	path := filepath.Join(dir, "families.pdf")
-	if err := os.WriteFile(path, pdf, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	text := run(t, "pdftotext", "-enc", "UTF-8", path, "-")
+	text := pdfFileText(t, savePDF(t, keepDir(t), "families.pdf", writeReport(t, d, WithFamilies())))
 	for _, want := range []string{
 		"Metric family: point-to-point (bw, latency, osu_bw, osu_latency)",
 		"Tool",

@@ -22,26 +22,14 @@ var keep = flag.String("keep", "", "directory to keep the test report and its re
 
 func TestReportPDF(t *testing.T) {
 	d := testData()
-	pdf := writeReport(t, d)
-
-	dir := t.TempDir()
-	if *keep != "" {
-		dir = *keep
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	path := filepath.Join(dir, "report.pdf")
-	if err := os.WriteFile(path, pdf, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := savePDF(t, keepDir(t), "report.pdf", writeReport(t, d))
 
 	pages := pageCount(t, path)
 	if pages < 2 {
 		t.Errorf("report has %d pages, want at least 2 (title page and results)", pages)
 	}
 
-	text := run(t, "pdftotext", "-enc", "UTF-8", path, "-")
+	text := pdfFileText(t, path)
 	peakIB := 0.0
 	for _, s := range testSizes {
 		peakIB = max(peakIB, ibModel.bandwidth(s))
@@ -478,12 +466,7 @@ func TestReportRunsTableDetails(t *testing.T) {
 		}
 	}
 	// pdftotext -raw keeps each table row on its line.
-	dir := t.TempDir()
-	if *keep != "" {
-		dir = *keep
-	}
-	path := filepath.Join(dir, "runs-table.pdf")
-	os.WriteFile(path, pdf, 0o644)
+	path := savePDF(t, keepDir(t), "runs-table.pdf", pdf)
 	raw := run(t, "pdftotext", "-raw", "-enc", "UTF-8", path, "-")
 	for step := 1; step <= 3; step++ {
 		re := regexp.MustCompile(`(?m)^` + strconv.Itoa(step) + ` local-\S*…\S*-1\.` + strconv.Itoa(step) + ` pingpong `)

@@ -178,11 +178,7 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 			if len(why) == 0 {
 				why = append(why, row.Error)
 			}
-			d.y += 1
-			indent := cols[0].width + cellPad
-			d.paraAt(margin+indent, contentWidth-indent, strings.Join(why, "\n"), sansFamily, "I", smallSize, failedRed, 4)
-			d.y += 2
-			d.rule(d.y)
+			t.failure(strings.Join(why, "\n"), 4)
 		}
 	}
 	d.y += 4

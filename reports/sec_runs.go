@@ -85,12 +85,10 @@ func (r *Report) runsTable(d *document, idx []int) {
 		if failed {
 			msg = r.failureText(run)
 		}
-		// The error is indented to the Job column, under the row it
-		// explains, and on the same page.
-		indent := t.cols[0].width + cellPad
+		// The error is under the row it explains, on the same page.
 		after := 0.0
 		if msg != "" {
-			after = 3 + d.paraHeight(contentWidth-indent, msg, sansFamily, "I", smallSize, failureLines)
+			after = t.failureHeight(msg, failureLines)
 		}
 		t.rowKeeping([]string{
 			strconv.FormatInt(run.ID, 10),
@@ -102,10 +100,7 @@ func (r *Report) runsTable(d *document, idx []int) {
 			r.stateLabel(run),
 		}, c, nil, "", -1, after)
 		if msg != "" {
-			d.y += 1
-			d.paraAt(margin+indent, contentWidth-indent, msg, sansFamily, "I", smallSize, failedRed, failureLines)
-			d.y += 2
-			d.rule(d.y)
+			t.failure(msg, failureLines)
 		}
 	}
 }

@@ -328,7 +328,7 @@ func TestEndToEndExec(t *testing.T) {
 	t.Run("iperf3 pair", func(t *testing.T) {
 		testenv.LookPath(t, "iperf3", "iperf3")
 		dir := t.TempDir()
-		port := freePort(t)
+		port := testenv.FreePort(t)
 		var stdout, stderr bytes.Buffer
 		args := append(base(dir, "iperf3"),
 			"--exec-rank", "1="+jsonArgv(t, "iperf3", "-s", "-1", "-p", port),

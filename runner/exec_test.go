@@ -3,7 +3,6 @@ package runner
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,16 +35,6 @@ func fastStops(t *testing.T) {
 }
 
 func (s *step) workdir() string { return filepath.Join(s.results, "work", s.jobID+".0") }
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-}
 
 func allRanksOK(t *testing.T, res []rankResult) {
 	t.Helper()
@@ -111,7 +100,7 @@ func TestExecPerRankCommands(t *testing.T) {
 func TestExecNetPIPEPair(t *testing.T) {
 	testenv.LookPath(t, "NPtcp", "netpipe-tcp")
 	fastStops(t)
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	np := []string{"-P", port, "-p", "0", "-n", "50", "-u", "65536"}
 	e := &Exec{
 		RankArgv: map[int][]string{
@@ -144,7 +133,7 @@ func TestExecNetPIPEPair(t *testing.T) {
 func TestExecIperf3Pair(t *testing.T) {
 	testenv.LookPath(t, "iperf3", "iperf3")
 	fastStops(t)
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	e := &Exec{
 		RankArgv: map[int][]string{
 			1: {"iperf3", "-s", "-1", "-p", port},

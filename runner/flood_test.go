@@ -113,6 +113,17 @@ func openFDs(t *testing.T) int {
 	return len(entries)
 }
 
+// othersAfter holds back a step's ranks but rank 0 until ready is closed,
+// so that what a test does to rank 0's listener comes first.
+func othersAfter(ready <-chan struct{}) func(rank int) context.Context {
+	return func(rank int) context.Context {
+		if rank > 0 {
+			<-ready
+		}
+		return context.Background()
+	}
+}
+
 // TestBootstrapUnderConnectionFlood: 20,000 connect/close cycles against
 // rank 0's listener before the other ranks start, and more while they join
 // and run the kernel. Measured by a user on the code before: rank 0 kept
@@ -124,12 +135,7 @@ func TestBootstrapUnderConnectionFlood(t *testing.T) {
 	// under the race detector on two busy cores.
 	s.bootTimeout = 2 * time.Minute
 	flooded := make(chan struct{})
-	s.ctx = func(rank int) context.Context {
-		if rank > 0 {
-			<-flooded
-		}
-		return context.Background()
-	}
+	s.ctx = othersAfter(flooded)
 	const cycles = 20000
 	stop := make(chan struct{})
 	var during int
@@ -200,12 +206,7 @@ func TestHeldConnectionsAreBounded(t *testing.T) {
 
 	s := newStep(t, []string{"n1", "n2"}, 1, "latency", map[string]string{"sizes": "1-64", "iterations": "20"})
 	held := make(chan struct{})
-	s.ctx = func(rank int) context.Context {
-		if rank > 0 {
-			<-held
-		}
-		return context.Background()
-	}
+	s.ctx = othersAfter(held)
 	const n = 1000
 	var mu sync.Mutex
 	var conns []net.Conn

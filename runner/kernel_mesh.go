@@ -179,6 +179,8 @@ type plink struct {
 	// When the read and the write deadline last moved; each is touched
 	// only by the goroutine reading, or writing.
 	rset, wset time.Time
+	// The window acknowledgement read, and the one written.
+	rack, wack [1]byte
 	stop       func() bool
 }
 
@@ -394,7 +396,6 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 		return nil, err
 	}
 	pat := newPattern(size)
-	var ack [1]byte
 	total := (warm + windows) * window
 	var times []time.Duration
 	var buf []byte
@@ -411,12 +412,9 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 					return times, m.at(size, w*window+j, err)
 				}
 			}
-			if err := l.recv(ack[:]); err != nil {
-				return times, m.at(size, w*window, err)
-			}
-			d := time.Since(t0)
-			if ack[0] != byte(w) {
-				return times, m.corrupted(peer, size, w*window, fmt.Errorf("acknowledgement of window %d reads %d", w, ack[0]))
+			d, err := l.awaitAck(size, w, window, t0)
+			if err != nil {
+				return times, err
 			}
 			if w >= warm {
 				times = append(times, d)
@@ -435,12 +433,34 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 				return nil, m.corrupted(peer, size, i, err)
 			}
 		}
-		ack[0] = byte(w)
-		if err := l.send(ack[:]); err != nil {
-			return nil, m.at(size, w*window, err)
+		if err := l.ack(size, w, window); err != nil {
+			return nil, err
 		}
 	}
 	return times, nil
+}
+
+// ack acknowledges window w of size-byte messages to the sender, with
+// one byte: the window's number, mod 256.
+func (l *plink) ack(size, w, window int) error {
+	l.wack[0] = byte(w)
+	if err := l.send(l.wack[:]); err != nil {
+		return l.m.at(size, w*window, err)
+	}
+	return nil
+}
+
+// awaitAck waits for the peer's acknowledgement of window w and returns
+// the time since t0 at which it came.
+func (l *plink) awaitAck(size, w, window int, t0 time.Time) (time.Duration, error) {
+	if err := l.recv(l.rack[:]); err != nil {
+		return 0, l.m.at(size, w*window, err)
+	}
+	d := time.Since(t0)
+	if l.rack[0] != byte(w) {
+		return 0, l.m.corrupted(l.peer, size, w*window, fmt.Errorf("acknowledgement of window %d reads %d", w, l.rack[0]))
+	}
+	return d, nil
 }
 
 // rateSample is a bandwidth sample over windows of bytesPerWindow: the

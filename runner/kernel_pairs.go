@@ -38,7 +38,6 @@ func runBibw(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]
 	if m.rank == 1 {
 		myOff, peerOff = bibwOffset, 0
 	}
-	var ack [1]byte
 	for _, size := range p.Sizes {
 		windows, warm := bwCounts(p, size)
 		pat := newPattern(size)
@@ -82,18 +81,14 @@ func runBibw(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]
 				return samples, m.at(size, w*window, serr)
 			}
 			if m.rank == 1 {
-				ack[0] = byte(w)
-				if err := l.send(ack[:]); err != nil {
-					return nil, m.at(size, w*window, err)
+				if err := l.ack(size, w, window); err != nil {
+					return nil, err
 				}
 				continue
 			}
-			if err := l.recv(ack[:]); err != nil {
-				return samples, m.at(size, w*window, err)
-			}
-			d := time.Since(t0)
-			if ack[0] != byte(w) {
-				return samples, m.corrupted(peer, size, w*window, fmt.Errorf("acknowledgement of window %d reads %d", w, ack[0]))
+			d, err := l.awaitAck(size, w, window, t0)
+			if err != nil {
+				return samples, err
 			}
 			if w >= warm {
 				times = append(times, d)

@@ -116,7 +116,7 @@ func TestSlurmIperf3AcrossNodes(t *testing.T) {
 	requireSlurm(t, "iperf3")
 	bin := runnerBinary(t)
 	dir := slurmDir(t)
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	b, _ := slurmRun(t, dir, "srun", "-N2", "-n2", bin, "run", "--campaign", "lab", "--variant", "tcp",
 		"--benchmark", "iperf3", "--kernel", "exec",
 		"--exec-rank", "1="+jsonArgv(t, "iperf3", "-s", "-1", "-p", port),

@@ -225,7 +225,7 @@ checks = ["bandwidth_mbps@1048576>=800"]
 }
 
 // TestSizesTakeUnits: sizes are written as everywhere else (they were
-// refused with a unit's B: "1-4MiB").
+// refused with a unit's B: "1-4MiB"), a check's x too.
 func TestSizesTakeUnits(t *testing.T) {
 	c := mustParse(t, `
 [campaign]
@@ -240,30 +240,20 @@ params = { sizes = "1-4MiB" }
 name = "bw"
 kernel = "bw"
 params = { sizes = "0,64KiB-1MiB,4MB" }
-`)
-	steps := mustPlan(t, c).Jobs[0].Steps
-	for i, want := range []string{"--param sizes=1-4MiB", "--param sizes=0,64KiB-1MiB,4MB"} {
-		if args := strings.Join(steps[i].RunnerArgs, " "); !strings.Contains(args, want) {
-			t.Errorf("step %d: args %s lack %s", i, args, want)
-		}
-	}
-}
-
-// TestChecksTakeSizes: a check's x is a size as everywhere else.
-func TestChecksTakeSizes(t *testing.T) {
-	c := mustParse(t, `
-[campaign]
-name = "q"
-[slurm]
-nodes = 2
 [[benchmark]]
-name = "bw"
+name = "bw-checked"
 kernel = "bw"
 checks = ["bandwidth@4MiB>=3000", "bandwidth@64K>1", "bandwidth@1048576>1", "x@-1.5e3<2"]
 `)
-	args := strings.Join(mustPlan(t, c).Jobs[0].Steps[0].RunnerArgs, " ")
-	if !strings.Contains(args, "--check bandwidth@4MiB>=3000 --check bandwidth@64K>1") {
-		t.Errorf("args %s", args)
+	steps := mustPlan(t, c).Jobs[0].Steps
+	for i, want := range []string{
+		"--param sizes=1-4MiB",
+		"--param sizes=0,64KiB-1MiB,4MB",
+		"--check bandwidth@4MiB>=3000 --check bandwidth@64K>1",
+	} {
+		if args := strings.Join(steps[i].RunnerArgs, " "); !strings.Contains(args, want) {
+			t.Errorf("step %d: args %s lack %s", i, args, want)
+		}
 	}
 }
 

@@ -1,13 +1,16 @@
 // Package testenv is what tests need of the machine they run on, as Go's
 // own internal/testenv is: the rule that turns an integration test's skip
-// into a failure in CI, and directories made read-only for real.
+// into a failure in CI, directories made read-only for real, and free TCP
+// ports.
 package testenv
 
 import (
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 )
@@ -84,4 +87,16 @@ func ReadOnlyDir(t testing.TB) (dir string, freeze func() string) {
 		}
 		return "read-only file system"
 	}
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago, for
+// a tool under test to listen on.
+func FreePort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }

@@ -179,14 +179,7 @@ func TestIngestStdinInterrupted(t *testing.T) {
 func TestStatusWaitTerminated(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "s.db")
-	archive, err := store.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := archive.RecordJob(context.Background(), store.Job{SlurmID: "4242", Campaign: "c", Variants: []string{"v"}, ResultsDir: dir, Submitted: time.Now(), State: "PENDING"}); err != nil {
-		t.Fatal(err)
-	}
-	archive.Close()
+	recordJobs(t, db, store.Job{SlurmID: "4242", Campaign: "c", Variants: []string{"v"}, ResultsDir: dir, Submitted: time.Now(), State: "PENDING"})
 	// A Slurm whose job runs for ever: scontrol as a Slurm without
 	// slurmdbd answers, and an squeue for the polls of several jobs.
 	bin := filepath.Join(dir, "bin")

@@ -92,6 +92,19 @@ func (p *sbenchProcess) exit(t *testing.T, limit time.Duration) int {
 	}
 }
 
+// interrupt sends the process sig and checks that it ends within limit as
+// an interrupted command does: exit status 130, saying so.
+func (p *sbenchProcess) interrupt(t *testing.T, sig os.Signal, limit time.Duration) {
+	t.Helper()
+	p.cmd.Process.Signal(sig)
+	if code := p.exit(t, limit); code != exitInterrupted {
+		t.Errorf("exit %d after %s, want %d\nstderr: %s", code, sig, exitInterrupted, p.stderr)
+	}
+	if !strings.Contains(p.stderr.String(), "sbench: interrupted") {
+		t.Errorf("stderr %q does not say it was interrupted", p.stderr)
+	}
+}
+
 // waitFor polls until cond holds, for readiness (a file written, a line
 // printed) before a signal is sent: a signal that arrives before sbench
 // installs its handler kills it as the default action would.
@@ -165,13 +178,7 @@ func TestIngestStdinInterrupted(t *testing.T) {
 	// sbench opens the archive after installing its signal handler and
 	// before reading its input.
 	waitFor(t, "sbench to create "+db, func() bool { _, err := os.Stat(db); return err == nil })
-	p.cmd.Process.Signal(os.Interrupt)
-	if code := p.exit(t, hangLimit); code != exitInterrupted {
-		t.Errorf("exit %d after SIGINT, want %d\nstderr: %s", code, exitInterrupted, p.stderr)
-	}
-	if !strings.Contains(p.stderr.String(), "sbench: interrupted") {
-		t.Errorf("stderr %q does not say it was interrupted", p.stderr)
-	}
+	p.interrupt(t, os.Interrupt, hangLimit)
 }
 
 // TestStatusWaitTerminated: "status --wait" on a job that keeps running
@@ -205,13 +212,7 @@ func TestStatusWaitTerminated(t *testing.T) {
 		}
 		return strings.Contains(p.stderr.String(), "job 4242: RUNNING")
 	})
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.exit(t, hangLimit); code != exitInterrupted {
-		t.Errorf("exit %d after SIGTERM, want %d\nstderr: %s", code, exitInterrupted, p.stderr)
-	}
-	if !strings.Contains(p.stderr.String(), "sbench: interrupted") {
-		t.Errorf("stderr %q does not say it was interrupted", p.stderr)
-	}
+	p.interrupt(t, syscall.SIGTERM, hangLimit)
 }
 
 func TestInterruptedExitStatus(t *testing.T) {
@@ -300,10 +301,7 @@ func TestInterruptedWhileBlocked(t *testing.T) {
 	p := startSbench(t, r, nil, "archive", "import", "--db", db, "-")
 	r.Close()
 	waitFor(t, "sbench to create "+db, func() bool { _, err := os.Stat(db); return err == nil })
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.exit(t, unwindGrace+hangLimit); code != exitInterrupted {
-		t.Errorf("exit %d after SIGTERM, want %d\nstderr: %s", code, exitInterrupted, p.stderr)
-	}
+	p.interrupt(t, syscall.SIGTERM, unwindGrace+hangLimit)
 	if want := "sbench: interrupted (terminated signal received)\n"; p.stderr.String() != want {
 		t.Errorf("stderr %q, want %q", p.stderr, want)
 	}

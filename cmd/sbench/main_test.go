@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/sbench/sbench/internal/testenv"
+	"github.com/sbench/sbench/store"
 )
 
 // sbench runs the CLI in-process and returns its stdout, stderr and exit status.
@@ -201,6 +202,21 @@ func TestLocalEndToEnd(t *testing.T) {
 		t.Fatalf("report: %s", stderr)
 	}
 	checkPDF(t, pdf, []string{"bandwidth", "latency", "ntasks_per_node=1", "ntasks_per_node=2"})
+}
+
+// storedRuns returns the runs flt selects in the archive at dbPath.
+func storedRuns(t *testing.T, dbPath string, flt store.Filter) []store.Run {
+	t.Helper()
+	db, err := store.OpenReadOnly(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	runs, err := db.Runs(context.Background(), flt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
 }
 
 func repoRoot(t *testing.T) string {

@@ -101,12 +101,7 @@ func checkInterNodeHosts(t *testing.T, dbPath string) {
 		if r.Status != results.StatusOK {
 			t.Errorf("run %d (%s %s): status %s: %s", r.ID, r.Variant, r.Benchmark, r.Status, r.Error)
 		}
-		node := map[int]string{}
-		for _, h := range r.Hosts {
-			for _, rank := range h.Ranks {
-				node[rank] = h.NodeName
-			}
-		}
+		node := rankNodes(r)
 		for rank, n := range want[r.Variant] {
 			if node[rank] != n {
 				t.Errorf("run %d (%s %s): rank %d on %q, want %q (hosts %+v)", r.ID, r.Variant, r.Benchmark, rank, node[rank], n, r.Hosts)
@@ -124,6 +119,17 @@ func checkInterNodeHosts(t *testing.T, dbPath string) {
 	if n, err := db.CountRuns(context.Background(), store.Filter{Systems: []string{"sbenchlab"}}); err != nil || n != len(runs) {
 		t.Errorf("--system sbenchlab selects %d of %d runs: %v", n, len(runs), err)
 	}
+}
+
+// rankNodes maps each rank of a run to the node it ran on.
+func rankNodes(r store.Run) map[int]string {
+	node := map[int]string{}
+	for _, h := range r.Hosts {
+		for _, rank := range h.Ranks {
+			node[rank] = h.NodeName
+		}
+	}
+	return node
 }
 
 // osuLike prints a small table in OSU's format, so that a shell command can
@@ -252,20 +258,9 @@ kernel = "latency"
 pairs = "both-directions"
 params = { sizes = "1-64" }
 `)
-	s, _ := store.Open(db)
-	defer s.Close()
-	runs, _ := s.Runs(context.Background(), store.Filter{})
 	got := map[string]string{}
-	for _, r := range runs {
-		rank0 := ""
-		for _, h := range r.Hosts {
-			for _, rk := range h.Ranks {
-				if rk == 0 {
-					rank0 = h.NodeName
-				}
-			}
-		}
-		got[r.Labels["pair"]] = rank0
+	for _, r := range storedRuns(t, db, store.Filter{}) {
+		got[r.Labels["pair"]] = rankNodes(r)[0]
 	}
 	want := map[string]string{"n1->n2": "n1", "n2->n1": "n2"}
 	if !reflect.DeepEqual(got, want) {

@@ -297,17 +297,8 @@ parser = "osu"
 			t.Errorf("bundle of an attempt: %v", err)
 		}
 	}
-	s, err := store.OpenReadOnly(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := s.Runs(context.Background(), store.Filter{})
-	s.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var attempts []string
-	for _, r := range runs {
+	for _, r := range storedRuns(t, db, store.Filter{}) {
 		attempts = append(attempts, fmt.Sprintf("%s/%d/%s", r.Benchmark, r.Restart, r.Status))
 	}
 	slices.Sort(attempts)

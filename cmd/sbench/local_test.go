@@ -47,12 +47,7 @@ func runStatuses(t *testing.T, db string) map[string]string {
 // started together get different job ids; both archive their runs, and
 // neither's bundles overwrite the other's.
 func TestLocalRunsInTheSameSecond(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs a campaign twice at once")
-	}
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
+	dir := endToEndDir(t, "runs a campaign twice at once")
 	os.WriteFile("small.toml", []byte(smallCampaign), 0o644)
 	db := filepath.Join(dir, "a.db")
 	var wg sync.WaitGroup
@@ -89,12 +84,7 @@ func TestLocalRunsInTheSameSecond(t *testing.T) {
 // must still end in the archive, as a failed run saying what the launcher
 // printed — and the other step of the job as the run it was.
 func TestLocalLauncherFailsBeforeTheRunner(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs a campaign")
-	}
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
+	dir := endToEndDir(t, "runs a campaign")
 	// Open MPI's mpirun answers a bad option so; a script stands in for it
 	// so that the test needs no MPI.
 	mpirun := filepath.Join(dir, "mpirun")

@@ -54,6 +54,19 @@ func buildBinaries(t *testing.T) string {
 	return binDir
 }
 
+// endToEndDir skips the test under -short (it runs what), builds the
+// binaries and makes a fresh directory the current one, which it returns.
+func endToEndDir(t *testing.T, what string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end: " + what)
+	}
+	buildBinaries(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	return dir
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if binDir != "" {
@@ -136,13 +149,8 @@ func TestRenderCLI(t *testing.T) {
 // TestLocalEndToEnd is the walking skeleton without Slurm: quickstart through
 // real runner processes, into SQLite, out as CSV and PDF.
 func TestLocalEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs the quickstart campaign")
-	}
-	buildBinaries(t)
 	root := repoRoot(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
+	dir := endToEndDir(t, "runs the quickstart campaign")
 	db := filepath.Join(dir, "a.db")
 	stdout, stderr, code := sbench(t, "local", filepath.Join(root, "examples/quickstart.toml"), "--db", db)
 	if code != 0 {

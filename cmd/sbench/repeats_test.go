@@ -36,12 +36,7 @@ params = { sizes = "1,1024,65536", iterations = 200, warmup = 20 }
 // are pooled — one table per metric with n=5+5 — not one table per repeat
 // index with n=1+1.
 func TestCompareTwoRunsOfARepeatedCampaign(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs a campaign twice")
-	}
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
+	dir := endToEndDir(t, "runs a campaign twice")
 	if err := os.WriteFile("repeats.toml", []byte(repeatCampaign), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,20 @@ func requireSlurm(t *testing.T) {
 	testenv.LookPath(t, "sbatch", "slurm-client")
 }
 
+// slurmWorkDir skips (or, in CI, fails) unless a test cluster is up, builds
+// the binaries and makes a fresh directory the current one, which it
+// returns.
+func slurmWorkDir(t *testing.T) string {
+	t.Helper()
+	requireSlurm(t)
+	buildBinaries(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	// Ranks of the test cluster talk over loopback only.
+	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	return dir
+}
+
 // TestSlurmQuickstart is the walking skeleton on a real Slurm: submit the
 // quickstart, wait, ingest, report. The test cluster has fake nodes n1 and
 // n2 on one host.
@@ -179,11 +193,7 @@ parser = "osu"
 // mode archives one bundle per run, the failing variant as failed and the
 // others ok.
 func TestSlurmPackingModes(t *testing.T) {
-	requireSlurm(t)
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	dir := slurmWorkDir(t)
 	for _, tt := range []struct {
 		mode string
 		jobs int
@@ -389,12 +399,7 @@ func submitAndIngest(t *testing.T, campaign string) string {
 // complete fails the test with the tail of the jobs' output.
 func slurmRun(t *testing.T, campaign, name string, jobs, runs int) (dir, db string, ids []string, status string) {
 	t.Helper()
-	requireSlurm(t)
-	buildBinaries(t)
-	dir = t.TempDir()
-	t.Chdir(dir)
-	// Ranks of the test cluster talk over loopback only.
-	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	dir = slurmWorkDir(t)
 	db = filepath.Join(dir, "archive.db")
 	stdout, stderr, code := sbench(t, "submit", campaign, "--db", db)
 	if code != 0 {

@@ -44,11 +44,7 @@ func runOfBenchmark(runs []map[string]any, name string) []map[string]any {
 // slurmDir prepares a test directory for a campaign on the test cluster.
 func slurmDir(t *testing.T, campaign string) (dir, camp, db string) {
 	t.Helper()
-	requireSlurm(t)
-	buildBinaries(t)
-	dir = t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	dir = slurmWorkDir(t)
 	camp = filepath.Join(dir, "campaign.toml")
 	if err := os.WriteFile(camp, []byte(campaign), 0o644); err != nil {
 		t.Fatal(err)

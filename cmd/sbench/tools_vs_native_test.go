@@ -272,12 +272,7 @@ func TestLocalToolsVsNative(t *testing.T) {
 // campaign label of the same key — the run that fails before the runner
 // wrote a bundle too.
 func TestLocalLabel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs a campaign")
-	}
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
+	dir := endToEndDir(t, "runs a campaign")
 	os.WriteFile("small.toml", []byte(strings.Replace(smallCampaign, `name = "small"`, `name = "small"
 labels = { fabric = "tcp", site = "a" }`, 1)+`
 [[benchmark]]

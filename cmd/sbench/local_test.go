@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,21 +23,12 @@ kernel = "latency"
 params = { sizes = "1,1024", iterations = 100, warmup = 10 }
 `
 
-// exportedRuns returns run -> status, error text of an archive, from its
-// CSV export's rows and sbench runs --json where needed.
+// runStatuses returns run -> status of an archive, from its CSV export.
 func runStatuses(t *testing.T, db string) map[string]string {
 	t.Helper()
-	out, errs, code := sbench(t, "export", "--db", db, "--format", "csv")
-	if code != 0 {
-		t.Fatalf("export: %s", errs)
-	}
-	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := map[string]string{}
-	for _, r := range rows[1:] {
-		got[r[0]] = r[16]
+	for _, r := range exportRows(t, db) {
+		got[r["run"]] = r["status"]
 	}
 	return got
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,43 +155,35 @@ func TestLocalEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("local: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	csvText, stderr, code := sbench(t, "export", "--db", db, "--format", "csv")
-	if code != 0 {
-		t.Fatalf("export: %s", stderr)
-	}
-	rows, err := csv.NewReader(strings.NewReader(csvText)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
+	rows := exportRows(t, db)
+	if len(rows) == 0 {
+		t.Fatal("export: no rows")
 	}
 	for _, h := range []string{"run", "benchmark", "metric", "unit", "x", "value", "status"} {
-		if _, ok := col[h]; !ok {
-			t.Fatalf("CSV header %q lacks %q", rows[0], h)
+		if _, ok := rows[0][h]; !ok {
+			t.Fatalf("CSV row %v lacks column %q", rows[0], h)
 		}
 	}
 	// variant -> metric -> sizes seen
 	seen := map[string]map[string]int{}
-	for _, r := range rows[1:] {
-		v := r[col["variant"]]
+	for _, r := range rows {
+		v := r["variant"]
 		if seen[v] == nil {
 			seen[v] = map[string]int{}
 		}
-		m := r[col["metric"]]
+		m := r["metric"]
 		seen[v][m]++
-		val, err := strconv.ParseFloat(r[col["value"]], 64)
+		val, err := strconv.ParseFloat(r["value"], 64)
 		if err != nil || val <= 0 {
-			t.Errorf("row %q: value %q is not a positive number", r, r[col["value"]])
+			t.Errorf("row %v: value %q is not a positive number", r, r["value"])
 		}
-		if r[col["status"]] != "ok" {
-			t.Errorf("row %q: status %q", r, r[col["status"]])
+		if r["status"] != "ok" {
+			t.Errorf("row %v: status %q", r, r["status"])
 		}
 		switch {
-		case strings.Contains(m, "latency") && r[col["unit"]] != "us",
-			strings.Contains(m, "bandwidth") && r[col["unit"]] != "MB/s":
-			t.Errorf("row %q: unit %q", r, r[col["unit"]])
+		case strings.Contains(m, "latency") && r["unit"] != "us",
+			strings.Contains(m, "bandwidth") && r["unit"] != "MB/s":
+			t.Errorf("row %v: unit %q", r, r["unit"])
 		}
 	}
 	for _, v := range []string{"ntasks_per_node=1", "ntasks_per_node=2"} {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,20 +63,9 @@ func TestSlurmQuickstart(t *testing.T) {
 		}
 	}
 	checkInterNodeHosts(t, db)
-	csvText, _, _ := sbench(t, "export", "--db", db, "--format", "csv")
-	rows, err := csv.NewReader(strings.NewReader(csvText)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
 	perVariant := map[string]int{}
-	vcol := -1
-	for i, h := range rows[0] {
-		if h == "variant" {
-			vcol = i
-		}
-	}
-	for _, r := range rows[1:] {
-		perVariant[r[vcol]]++
+	for _, r := range exportRows(t, db) {
+		perVariant[r["variant"]]++
 	}
 	if perVariant["ntasks_per_node=1"] < 46 || perVariant["ntasks_per_node=2"] < 46 {
 		t.Errorf("samples per variant %v, want ≥ 46 each", perVariant)

@@ -100,10 +100,7 @@ func TestCompareExitStatus(t *testing.T) {
 
 func TestCompareUsageAndDataErrors(t *testing.T) {
 	db := acceptanceArchive(t)
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	usageErrors{
 		{[]string{"run=a"}, "accepts 2 arg(s)"},
 		{[]string{"run=a", "nope"}, `"nope" is not KEY=VALUE`},
 		{[]string{"run=a", "run=zzz"}, "selector run=zzz selects no runs; labels in the archive: run=a"},
@@ -111,12 +108,7 @@ func TestCompareUsageAndDataErrors(t *testing.T) {
 		{[]string{"--threshold", "five", "run=a", "run=b"}, "--threshold"},
 		{[]string{"--alpha", "1.5", "run=a", "run=b"}, "--alpha"},
 		{[]string{"run=a", "campaign:x@yesterday"}, "YYYY-MM-DD"},
-	} {
-		_, stderr := mustSbench(t, 2, append([]string{"compare", "--db", db}, c.args...)...)
-		if !strings.Contains(stderr, c.want) {
-			t.Errorf("compare %q: stderr %q, want %q", c.args, stderr, c.want)
-		}
-	}
+	}.check(t, []string{"compare", "--db", db})
 }
 
 // sectionsOf returns the sections of a job output whose name starts with

@@ -98,10 +98,7 @@ func TestHistoryNamesTheStepAndWhatChanged(t *testing.T) {
 
 func TestHistoryUsage(t *testing.T) {
 	db := weeklyArchive(t)
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	usageErrors{
 		{[]string{}, "--benchmark is required"},
 		{[]string{"--benchmark", "osu_bw"}, "2 x values (8, 1048576): choose one with --x"},
 		{[]string{"--benchmark", "osu_bw", "--x", "lots"}, `--x "lots"`},
@@ -109,12 +106,7 @@ func TestHistoryUsage(t *testing.T) {
 		{[]string{"--benchmark", "osu_bw", "--x", "3"}, "at x = 3"},
 		{[]string{"--benchmark", "osu_bw", "--x", "8", "-o", "t.gif"}, "want a .png, .pdf or .svg"},
 		{[]string{"--benchmark", "osu_bw", "--x", "8", "--window", "1"}, "--window 1"},
-	} {
-		_, stderr := mustSbench(t, 2, append([]string{"history", "--db", db}, c.args...)...)
-		if !strings.Contains(stderr, c.want) {
-			t.Errorf("history %q: stderr %q, want %q", c.args, stderr, c.want)
-		}
-	}
+	}.check(t, []string{"history", "--db", db})
 }
 
 func TestParseSize(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,6 +90,26 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		}
 		if !strings.HasPrefix(stderr, "sbench: ") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("sbench %q: stderr %q is not one 'sbench: …' line", args, stderr)
+		}
+	}
+}
+
+// usageErrors are command lines that must fail as bad usage, each with what
+// its error must say.
+type usageErrors []struct {
+	args []string
+	want string
+}
+
+// check runs sbench with each case's args between cmd and after, and wants
+// exit status 2 and one "sbench: " error holding the case's want.
+func (u usageErrors) check(t *testing.T, cmd []string, after ...string) {
+	t.Helper()
+	for _, c := range u {
+		args := slices.Concat(cmd, c.args, after)
+		_, stderr, code := sbench(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) || !strings.HasPrefix(stderr, "sbench: ") {
+			t.Errorf("sbench %q: exit %d, stderr %q; want %d and %q", args, code, stderr, exitUsage, c.want)
 		}
 	}
 }

@@ -141,21 +141,12 @@ func TestSiteUsageErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"site"}, 2, "-o DIR is required"},
-		{[]string{"site", "-o", t.TempDir() + "/s", "--threshold", "x"}, 2, "--threshold"},
-		{[]string{"site", "-o", t.TempDir() + "/s", "--window", "1"}, 2, "--window"},
-		{[]string{"site", "-o", t.TempDir() + "/s", "--alpha", "2"}, 2, "--alpha"},
-		{[]string{"site", "-o", t.TempDir() + "/s", "--benchmark", "nothing"}, 2, "no run"},
-		{[]string{"site", "-o", foreign}, 2, "is not empty and holds no sbench site"},
-	} {
-		_, stderr, code := sbench(t, append(c.args, "--db", db)...)
-		if code != c.code || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, c.code, c.want)
-		}
-	}
+	usageErrors{
+		{nil, "-o DIR is required"},
+		{[]string{"-o", t.TempDir() + "/s", "--threshold", "x"}, "--threshold"},
+		{[]string{"-o", t.TempDir() + "/s", "--window", "1"}, "--window"},
+		{[]string{"-o", t.TempDir() + "/s", "--alpha", "2"}, "--alpha"},
+		{[]string{"-o", t.TempDir() + "/s", "--benchmark", "nothing"}, "no run"},
+		{[]string{"-o", foreign}, "is not empty and holds no sbench site"},
+	}.check(t, []string{"site"}, "--db", db)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
-	"github.com/sbench/sbench/store"
 )
 
 // mustSbench runs the CLI and fails the test unless it exits with code.
@@ -178,11 +176,7 @@ func TestCompareArticlesBeforeAfter(t *testing.T) {
 // TestCompareRepeatsFromSeveralRuns: several runs of one configuration on
 // each side are repeats, and the comparison tests them.
 func TestCompareRepeatsFromSeveralRuns(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a.db")
-	db, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, db := newArchive(t, "a.db")
 	// 5 runs per side, 1% apart, the new side 10% slower at 1 MiB and
 	// unchanged at 1 KiB.
 	for i := range 10 {
@@ -198,9 +192,7 @@ func TestCompareRepeatsFromSeveralRuns(t *testing.T) {
 			{Metric: "bandwidth", Unit: "MB/s", X: results.F(1 << 20), XUnit: "bytes", Value: 10000 * f * jitter},
 			{Metric: "bandwidth", Unit: "MB/s", X: results.F(1024), XUnit: "bytes", Value: 3000 * jitter},
 		}
-		if _, err := db.Ingest(context.Background(), fmt.Sprintf("run%d", i), []*results.Bundle{b}); err != nil {
-			t.Fatal(err)
-		}
+		mustIngest(t, db, fmt.Sprintf("run%d", i), b)
 	}
 	db.Close()
 	out, _ := mustSbench(t, 1, "compare", "--db", path, "stage=before", "stage=after")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"image/png"
 	"os"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
-	"github.com/sbench/sbench/store"
 )
 
 // weeklyArchive is 16 weekly osu_bw jobs of a campaign on two nodes. From
@@ -20,11 +18,7 @@ import (
 // HDR100 instead of HDR, and 1 MiB bandwidth falls from 23 to 11.5 GB/s.
 func weeklyArchive(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "w.db")
-	db, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, db := newArchive(t, "w.db")
 	defer db.Close()
 	start := time.Date(2024, 3, 4, 2, 0, 0, 0, time.UTC)
 	for i := range 16 {
@@ -52,9 +46,7 @@ func weeklyArchive(t *testing.T) string {
 			}
 			b.Samples = append(b.Samples, results.Sample{Metric: "bandwidth", Unit: "MB/s", X: results.F(x), XUnit: "bytes", Value: v})
 		}
-		if _, err := db.Ingest(context.Background(), fmt.Sprintf("job%d.json", 1001+i), []*results.Bundle{b}); err != nil {
-			t.Fatal(err)
-		}
+		mustIngest(t, db, fmt.Sprintf("job%d.json", 1001+i), b)
 	}
 	return path
 }

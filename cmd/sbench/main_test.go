@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/sbench/sbench/internal/testenv"
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -222,6 +223,26 @@ func TestLocalEndToEnd(t *testing.T) {
 		t.Fatalf("report: %s", stderr)
 	}
 	checkPDF(t, pdf, []string{"bandwidth", "latency", "ntasks_per_node=1", "ntasks_per_node=2"})
+}
+
+// newArchive creates the archive name in a fresh directory and returns its
+// path and the archive, open; the caller closes it.
+func newArchive(t *testing.T, name string) (string, *store.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, db
+}
+
+// mustIngest archives bundles as read from source.
+func mustIngest(t *testing.T, db *store.DB, source string, bundles ...*results.Bundle) {
+	t.Helper()
+	if _, err := db.Ingest(context.Background(), source, bundles); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // storedRuns returns the runs flt selects in the archive at dbPath.

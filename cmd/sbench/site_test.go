@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -24,15 +23,9 @@ var siteSpec = synth.Spec{Systems: []string{"alpha", "beta"}, Start: time.Date(2
 // synthArchive writes siteSpec's runs into a new archive.
 func synthArchive(t *testing.T, s synth.Spec) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "site.db")
-	db, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, db := newArchive(t, "site.db")
 	defer db.Close()
-	if _, err := db.Ingest(context.Background(), "synth", synth.All(s)); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, db, "synth", synth.All(s)...)
 	return path
 }
 
@@ -66,9 +59,7 @@ func TestSiteStepsAreHistorys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Ingest(context.Background(), "synth", synth.All(more)); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, a, "synth", synth.All(more)...)
 	a.Close()
 	if _, stderr, code := sbench(t, "site", "--db", db, "-o", dir, "--all-sizes"); code != 0 {
 		t.Fatalf("site after two nights: %s", stderr)

@@ -77,6 +77,21 @@ func startSbench(t *testing.T, stdin *os.File, env []string, args ...string) *sb
 	return p
 }
 
+// startOnEndlessInput starts sbench with args and, as its standard input,
+// a pipe that stays open until the test ends; it returns the process and
+// the pipe's write end.
+func startOnEndlessInput(t *testing.T, args ...string) (*sbenchProcess, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	p := startSbench(t, r, nil, args...)
+	r.Close()
+	return p, w
+}
+
 // exit waits up to limit for the process to end and returns its exit
 // status; a process still running then is killed and the test fails.
 func (p *sbenchProcess) exit(t *testing.T, limit time.Duration) int {
@@ -167,13 +182,7 @@ func TestIngestRefusesNamedPipe(t *testing.T) {
 func TestIngestStdinInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close() // never closed before: the input never ends
-	p := startSbench(t, r, nil, "ingest", "--db", db, "-")
-	r.Close()
+	p, w := startOnEndlessInput(t, "ingest", "--db", db, "-")
 	w.Write([]byte("# OSU MPI Latency Test v7.5\n# Size          Avg Latency(us)\n1    11.01\n"))
 	// sbench opens the archive after installing its signal handler and
 	// before reading its input.
@@ -293,13 +302,7 @@ func TestIngestStdinHonoursContext(t *testing.T) {
 func TestInterruptedWhileBlocked(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	p := startSbench(t, r, nil, "archive", "import", "--db", db, "-")
-	r.Close()
+	p, _ := startOnEndlessInput(t, "archive", "import", "--db", db, "-")
 	waitFor(t, "sbench to create "+db, func() bool { _, err := os.Stat(db); return err == nil })
 	p.interrupt(t, syscall.SIGTERM, unwindGrace+hangLimit)
 	if want := "sbench: interrupted (terminated signal received)\n"; p.stderr.String() != want {

@@ -447,20 +447,26 @@ func flagDefaults(fs *flag.FlagSet) string {
 	return b.String()
 }
 
+// kernelParams lists a kernel's parameters as its help shows them, each
+// with its default in brackets.
+func kernelParams(k kernels.Kernel) string {
+	var ps []string
+	for _, p := range k.Params {
+		if p.Default != "" {
+			ps = append(ps, p.Name+" ["+p.Default+"]")
+		} else {
+			ps = append(ps, p.Name)
+		}
+	}
+	return strings.Join(ps, ", ")
+}
+
 // kernelsHelp lists the native kernels from package kernels' table: what
 // each measures, and its parameters.
 func kernelsHelp() string {
 	var b strings.Builder
 	for _, k := range kernels.All() {
-		var ps []string
-		for _, p := range k.Params {
-			if p.Default != "" {
-				ps = append(ps, p.Name+" ["+p.Default+"]")
-			} else {
-				ps = append(ps, p.Name)
-			}
-		}
-		text := k.Measures + "; " + strings.Join(ps, ", ")
+		text := k.Measures + "; " + kernelParams(k)
 		if k.MinRanks > 1 {
 			text += fmt.Sprintf("; %d ranks or more", k.MinRanks)
 		}

@@ -65,15 +65,7 @@ func TestHelpListsTheKernels(t *testing.T) {
 	stdout, _, _ := runCLI(t, "run", "--help")
 	help := strings.Join(strings.Fields(stdout), " ")
 	for _, k := range kernels.All() {
-		var ps []string
-		for _, p := range k.Params {
-			if p.Default != "" {
-				ps = append(ps, p.Name+" ["+p.Default+"]")
-			} else {
-				ps = append(ps, p.Name)
-			}
-		}
-		if want := k.Name + " " + k.Measures + "; " + strings.Join(ps, ", "); !strings.Contains(help, want) {
+		if want := k.Name + " " + k.Measures + "; " + kernelParams(k); !strings.Contains(help, want) {
 			t.Errorf("run --help lacks %q", want)
 		}
 	}

@@ -58,10 +58,7 @@ func TestBaselineSetListCompareRm(t *testing.T) {
 
 func TestBaselineUsage(t *testing.T) {
 	db := acceptanceArchive(t)
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	usageErrors{
 		{[]string{"set", "only-name"}, "accepts 2 arg(s)"},
 		{[]string{"set", "two words", "run=a"}, "no spaces"},
 		{[]string{"set", "x", "nope"}, "is not KEY=VALUE"},
@@ -69,12 +66,7 @@ func TestBaselineUsage(t *testing.T) {
 		{[]string{"set", "x", "baseline:none"}, "no baseline none in the archive"},
 		{[]string{"frobnicate"}, "unknown command"},
 		{[]string{}, "want a subcommand: list, rm, set"},
-	} {
-		_, stderr := mustSbench(t, 2, append(append([]string{"baseline"}, c.args...), "--db", db)...)
-		if !strings.Contains(stderr, c.want) {
-			t.Errorf("baseline %q: stderr %q, want %q", c.args, stderr, c.want)
-		}
-	}
+	}.check(t, []string{"baseline"}, "--db", db)
 }
 
 func TestPruneListsFirstAndNeedsYes(t *testing.T) {

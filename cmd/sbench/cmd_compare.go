@@ -113,11 +113,7 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 			if err != nil {
 				return err
 			}
-			flt, err := f.filter()
-			if err != nil {
-				return err
-			}
-			db, err := openDBRead(e)
+			db, flt, err := openFiltered(e, f)
 			if err != nil {
 				return err
 			}
@@ -128,12 +124,7 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 			if err != nil {
 				return dataError(fmt.Errorf("compare: %w", err))
 			}
-			if asJSON {
-				err = res.WriteJSON(e.stdout)
-			} else {
-				err = res.WriteText(e.stdout)
-			}
-			if err != nil {
+			if err := writeResult(e, res, asJSON); err != nil {
 				return err
 			}
 			if n := res.Regressions(); n > 0 {

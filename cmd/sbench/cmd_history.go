@@ -126,12 +126,7 @@ extension).`,
 			if err != nil {
 				return dataError(fmt.Errorf("history: %w", err))
 			}
-			if asJSON {
-				err = h.WriteJSON(e.stdout)
-			} else {
-				err = h.WriteText(e.stdout)
-			}
-			if err != nil {
+			if err := writeResult(e, h, asJSON); err != nil {
 				return err
 			}
 			if out != "" {

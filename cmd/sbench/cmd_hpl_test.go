@@ -51,10 +51,7 @@ func TestHPLSize(t *testing.T) {
 }
 
 func TestHPLSizeUsageErrors(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	usageErrors{
 		{[]string{"--nodes", "0", "--mem-per-node", "1GiB", "--ranks-per-node", "1"}, "--nodes 0"},
 		{[]string{"--mem-per-node", "64000", "--ranks-per-node", "1"}, "give a unit"},
 		{[]string{"--mem-per-node", "1GiB", "--ranks-per-node", "1", "--fraction", "2"}, "--fraction 2"},
@@ -62,12 +59,7 @@ func TestHPLSizeUsageErrors(t *testing.T) {
 		{[]string{"--mem-per-node", "1MiB", "--ranks-per-node", "1", "--nb", "1024"}, "holds no 1024×1024 block"},
 		{[]string{"--bogus"}, "unknown flag: --bogus"},
 		{[]string{"extra"}, "unknown command"},
-	} {
-		_, stderr, code := sbench(t, append([]string{"hpl", "size"}, tc.args...)...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) || !strings.HasPrefix(stderr, "sbench: ") {
-			t.Errorf("hpl size %q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
-		}
-	}
+	}.check(t, []string{"hpl", "size"})
 }
 
 // What the user leaves out is this machine's, and the output says so.

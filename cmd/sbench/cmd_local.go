@@ -472,17 +472,10 @@ labels of the same key, as sbench ingest --label does.`,
 					if err := db.UpdateJob(ctx, job); err != nil {
 						return err
 					}
-					sum, err := ingestJobBundles(ctx, e, db, job)
-					total.files += sum.files
-					total.added += sum.added
-					total.skipped += sum.skipped
-					if err != nil {
-						return err
-					}
 					// Every planned step ends as a run: those whose launcher
 					// failed before the runner wrote a bundle (or that never
 					// ran) are archived as failed, with what they printed.
-					n, err := recordMissingRuns(ctx, db, job, map[string]map[string]*stepOutcome{"": outs})
+					n, err := archiveJob(ctx, e, db, job, map[string]map[string]*stepOutcome{"": outs}, &total)
 					if err != nil {
 						return err
 					}

@@ -175,14 +175,7 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 			if !jobSettled(j) && j.State != slurm.StateUnknown {
 				continue
 			}
-			sum, err := ingestJobBundles(ctx, e, db, j)
-			total.added += sum.added
-			total.skipped += sum.skipped
-			total.files += sum.files
-			if err != nil {
-				return err
-			}
-			n, err := recordMissingRuns(ctx, db, j, nil)
+			n, err := archiveJob(ctx, e, db, j, nil, &total)
 			if err != nil {
 				return err
 			}

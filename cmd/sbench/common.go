@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
@@ -305,6 +306,20 @@ func writeJSON(e *env, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// textOrJSON is a result that prints as a table or, with --json, as JSON.
+type textOrJSON interface {
+	WriteText(w io.Writer) error
+	WriteJSON(w io.Writer) error
+}
+
+// writeResult prints r on stdout: as JSON if asJSON, else as text.
+func writeResult(e *env, r textOrJSON, asJSON bool) error {
+	if asJSON {
+		return r.WriteJSON(e.stdout)
+	}
+	return r.WriteText(e.stdout)
 }
 
 // runJSON is a run as runs --json and prune --json print it.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
-	"github.com/sbench/sbench/store"
 )
 
 // mustSbench runs the CLI and fails the test unless it exits with code.
@@ -100,10 +98,7 @@ func TestCompareExitStatus(t *testing.T) {
 
 func TestCompareUsageAndDataErrors(t *testing.T) {
 	db := acceptanceArchive(t)
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	usageErrors{
 		{[]string{"run=a"}, "accepts 2 arg(s)"},
 		{[]string{"run=a", "nope"}, `"nope" is not KEY=VALUE`},
 		{[]string{"run=a", "run=zzz"}, "selector run=zzz selects no runs; labels in the archive: run=a"},
@@ -111,12 +106,7 @@ func TestCompareUsageAndDataErrors(t *testing.T) {
 		{[]string{"--threshold", "five", "run=a", "run=b"}, "--threshold"},
 		{[]string{"--alpha", "1.5", "run=a", "run=b"}, "--alpha"},
 		{[]string{"run=a", "campaign:x@yesterday"}, "YYYY-MM-DD"},
-	} {
-		_, stderr := mustSbench(t, 2, append([]string{"compare", "--db", db}, c.args...)...)
-		if !strings.Contains(stderr, c.want) {
-			t.Errorf("compare %q: stderr %q, want %q", c.args, stderr, c.want)
-		}
-	}
+	}.check(t, []string{"compare", "--db", db})
 }
 
 // sectionsOf returns the sections of a job output whose name starts with
@@ -186,11 +176,7 @@ func TestCompareArticlesBeforeAfter(t *testing.T) {
 // TestCompareRepeatsFromSeveralRuns: several runs of one configuration on
 // each side are repeats, and the comparison tests them.
 func TestCompareRepeatsFromSeveralRuns(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a.db")
-	db, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, db := newArchive(t, "a.db")
 	// 5 runs per side, 1% apart, the new side 10% slower at 1 MiB and
 	// unchanged at 1 KiB.
 	for i := range 10 {
@@ -206,9 +192,7 @@ func TestCompareRepeatsFromSeveralRuns(t *testing.T) {
 			{Metric: "bandwidth", Unit: "MB/s", X: results.F(1 << 20), XUnit: "bytes", Value: 10000 * f * jitter},
 			{Metric: "bandwidth", Unit: "MB/s", X: results.F(1024), XUnit: "bytes", Value: 3000 * jitter},
 		}
-		if _, err := db.Ingest(context.Background(), fmt.Sprintf("run%d", i), []*results.Bundle{b}); err != nil {
-			t.Fatal(err)
-		}
+		mustIngest(t, db, fmt.Sprintf("run%d", i), b)
 	}
 	db.Close()
 	out, _ := mustSbench(t, 1, "compare", "--db", path, "stage=before", "stage=after")

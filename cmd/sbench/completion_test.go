@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,14 +97,7 @@ func TestCompleteFilterValues(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "a.db")
 	mustSbench(t, 0, "ingest", "--db", db, "--label", "run=a", "--label", "site=x",
 		fixture(t, "002-osu_bw-v5.9-cent063-to-cent064.txt"), fixture(t, "000-hpl-infiniband.txt"))
-	s, err := store.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.RecordJob(context.Background(), store.Job{SlurmID: "42", Campaign: "nightly"}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	recordJobs(t, db, store.Job{SlurmID: "42", Campaign: "nightly"})
 
 	for _, tc := range []struct {
 		args []string

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"image/png"
 	"os"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/results"
-	"github.com/sbench/sbench/store"
 )
 
 // weeklyArchive is 16 weekly osu_bw jobs of a campaign on two nodes. From
@@ -20,11 +18,7 @@ import (
 // HDR100 instead of HDR, and 1 MiB bandwidth falls from 23 to 11.5 GB/s.
 func weeklyArchive(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "w.db")
-	db, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, db := newArchive(t, "w.db")
 	defer db.Close()
 	start := time.Date(2024, 3, 4, 2, 0, 0, 0, time.UTC)
 	for i := range 16 {
@@ -52,9 +46,7 @@ func weeklyArchive(t *testing.T) string {
 			}
 			b.Samples = append(b.Samples, results.Sample{Metric: "bandwidth", Unit: "MB/s", X: results.F(x), XUnit: "bytes", Value: v})
 		}
-		if _, err := db.Ingest(context.Background(), fmt.Sprintf("job%d.json", 1001+i), []*results.Bundle{b}); err != nil {
-			t.Fatal(err)
-		}
+		mustIngest(t, db, fmt.Sprintf("job%d.json", 1001+i), b)
 	}
 	return path
 }
@@ -98,10 +90,7 @@ func TestHistoryNamesTheStepAndWhatChanged(t *testing.T) {
 
 func TestHistoryUsage(t *testing.T) {
 	db := weeklyArchive(t)
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	usageErrors{
 		{[]string{}, "--benchmark is required"},
 		{[]string{"--benchmark", "osu_bw"}, "2 x values (8, 1048576): choose one with --x"},
 		{[]string{"--benchmark", "osu_bw", "--x", "lots"}, `--x "lots"`},
@@ -109,12 +98,7 @@ func TestHistoryUsage(t *testing.T) {
 		{[]string{"--benchmark", "osu_bw", "--x", "3"}, "at x = 3"},
 		{[]string{"--benchmark", "osu_bw", "--x", "8", "-o", "t.gif"}, "want a .png, .pdf or .svg"},
 		{[]string{"--benchmark", "osu_bw", "--x", "8", "--window", "1"}, "--window 1"},
-	} {
-		_, stderr := mustSbench(t, 2, append([]string{"history", "--db", db}, c.args...)...)
-		if !strings.Contains(stderr, c.want) {
-			t.Errorf("history %q: stderr %q, want %q", c.args, stderr, c.want)
-		}
-	}
+	}.check(t, []string{"history", "--db", db})
 }
 
 func TestParseSize(t *testing.T) {

@@ -85,15 +85,24 @@ func globEscape(s string) string {
 	return r.Replace(s)
 }
 
-// ingestJobBundles loads the bundles a finished job wrote.
-func ingestJobBundles(ctx context.Context, e *env, db *store.DB, j store.Job) (ingestSummary, error) {
+// archiveJob ingests the bundles a finished job wrote, adding their counts
+// to total, then archives every planned step that left none as a failed
+// run (recordMissingRuns, with outs), and returns how many those were.
+func archiveJob(ctx context.Context, e *env, db *store.DB, j store.Job, outs map[string]map[string]*stepOutcome, total *ingestSummary) (int, error) {
 	files, err := jobBundles(j.ResultsDir, j.SlurmID)
 	if err != nil {
-		return ingestSummary{}, err
+		return 0, err
 	}
 	ins := make([]ingestInput, len(files))
 	for i, f := range files {
 		ins[i] = fileInput(f, false)
 	}
-	return ingestFiles(ctx, e, db, ins, ingestOptions{format: "bundle"})
+	sum, err := ingestFiles(ctx, e, db, ins, ingestOptions{format: "bundle"})
+	total.files += sum.files
+	total.added += sum.added
+	total.skipped += sum.skipped
+	if err != nil {
+		return 0, err
+	}
+	return recordMissingRuns(ctx, db, j, outs)
 }

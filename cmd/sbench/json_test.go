@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sbench/sbench/slurm"
 	"github.com/sbench/sbench/store"
 )
 
@@ -194,22 +192,11 @@ func TestJSONEverywhere(t *testing.T) {
 func TestStatusJSON(t *testing.T) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "s.db")
-	db, err := store.Open(dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
 	plan := []store.PlannedStep{{Step: "0", Benchmark: "latency", Kind: "native", Kernel: "latency", Variant: "v7"}}
-	if _, err := db.RecordJob(ctx, store.Job{SlurmID: "7", Campaign: "c", Variants: []string{"v7"}, ResultsDir: dir, Submitted: time.Now(), State: "PENDING", Plan: plan}); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	fake := &fakeSlurm{jobs: map[string]string{
+	recordJobs(t, dbPath, store.Job{SlurmID: "7", Campaign: "c", Variants: []string{"v7"}, ResultsDir: dir, Submitted: time.Now(), State: "PENDING", Plan: plan})
+	useSlurm(t, &fakeSlurm{jobs: map[string]string{
 		"7": "JobId=7 JobName=c-v7 JobState=FAILED Reason=NonZeroExitCode ExitCode=3:0 StartTime=2026-11-30T00:24:34 EndTime=2026-11-30T00:24:35 NodeList=n1",
-	}}
-	old := slurmClient
-	slurmClient = func() *slurm.Client { return &slurm.Client{R: fake} }
-	defer func() { slurmClient = old }()
+	}})
 
 	stdout, stderr, code := sbench(t, "status", "--db", dbPath, "--wait", "--ingest", "--interval", "10ms", "--json")
 	if code != exitGate {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,21 +23,12 @@ kernel = "latency"
 params = { sizes = "1,1024", iterations = 100, warmup = 10 }
 `
 
-// exportedRuns returns run -> status, error text of an archive, from its
-// CSV export's rows and sbench runs --json where needed.
+// runStatuses returns run -> status of an archive, from its CSV export.
 func runStatuses(t *testing.T, db string) map[string]string {
 	t.Helper()
-	out, errs, code := sbench(t, "export", "--db", db, "--format", "csv")
-	if code != 0 {
-		t.Fatalf("export: %s", errs)
-	}
-	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := map[string]string{}
-	for _, r := range rows[1:] {
-		got[r[0]] = r[16]
+	for _, r := range exportRows(t, db) {
+		got[r["run"]] = r["status"]
 	}
 	return got
 }
@@ -47,12 +37,7 @@ func runStatuses(t *testing.T, db string) map[string]string {
 // started together get different job ids; both archive their runs, and
 // neither's bundles overwrite the other's.
 func TestLocalRunsInTheSameSecond(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs a campaign twice at once")
-	}
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
+	dir := endToEndDir(t, "runs a campaign twice at once")
 	os.WriteFile("small.toml", []byte(smallCampaign), 0o644)
 	db := filepath.Join(dir, "a.db")
 	var wg sync.WaitGroup
@@ -89,12 +74,7 @@ func TestLocalRunsInTheSameSecond(t *testing.T) {
 // must still end in the archive, as a failed run saying what the launcher
 // printed — and the other step of the job as the run it was.
 func TestLocalLauncherFailsBeforeTheRunner(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs a campaign")
-	}
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
+	dir := endToEndDir(t, "runs a campaign")
 	// Open MPI's mpirun answers a bad option so; a script stands in for it
 	// so that the test needs no MPI.
 	mpirun := filepath.Join(dir, "mpirun")

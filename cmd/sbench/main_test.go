@@ -3,16 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/sbench/sbench/internal/testenv"
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/store"
 )
 
 // sbench runs the CLI in-process and returns its stdout, stderr and exit status.
@@ -53,6 +55,19 @@ func buildBinaries(t *testing.T) string {
 	return binDir
 }
 
+// endToEndDir skips the test under -short (it runs what), builds the
+// binaries and makes a fresh directory the current one, which it returns.
+func endToEndDir(t *testing.T, what string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end: " + what)
+	}
+	buildBinaries(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	return dir
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if binDir != "" {
@@ -76,6 +91,26 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		}
 		if !strings.HasPrefix(stderr, "sbench: ") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("sbench %q: stderr %q is not one 'sbench: …' line", args, stderr)
+		}
+	}
+}
+
+// usageErrors are command lines that must fail as bad usage, each with what
+// its error must say.
+type usageErrors []struct {
+	args []string
+	want string
+}
+
+// check runs sbench with each case's args between cmd and after, and wants
+// exit status 2 and one "sbench: " error holding the case's want.
+func (u usageErrors) check(t *testing.T, cmd []string, after ...string) {
+	t.Helper()
+	for _, c := range u {
+		args := slices.Concat(cmd, c.args, after)
+		_, stderr, code := sbench(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) || !strings.HasPrefix(stderr, "sbench: ") {
+			t.Errorf("sbench %q: exit %d, stderr %q; want %d and %q", args, code, stderr, exitUsage, c.want)
 		}
 	}
 }
@@ -135,55 +170,42 @@ func TestRenderCLI(t *testing.T) {
 // TestLocalEndToEnd is the walking skeleton without Slurm: quickstart through
 // real runner processes, into SQLite, out as CSV and PDF.
 func TestLocalEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs the quickstart campaign")
-	}
-	buildBinaries(t)
 	root := repoRoot(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
+	dir := endToEndDir(t, "runs the quickstart campaign")
 	db := filepath.Join(dir, "a.db")
 	stdout, stderr, code := sbench(t, "local", filepath.Join(root, "examples/quickstart.toml"), "--db", db)
 	if code != 0 {
 		t.Fatalf("local: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	csvText, stderr, code := sbench(t, "export", "--db", db, "--format", "csv")
-	if code != 0 {
-		t.Fatalf("export: %s", stderr)
-	}
-	rows, err := csv.NewReader(strings.NewReader(csvText)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
+	rows := exportRows(t, db)
+	if len(rows) == 0 {
+		t.Fatal("export: no rows")
 	}
 	for _, h := range []string{"run", "benchmark", "metric", "unit", "x", "value", "status"} {
-		if _, ok := col[h]; !ok {
-			t.Fatalf("CSV header %q lacks %q", rows[0], h)
+		if _, ok := rows[0][h]; !ok {
+			t.Fatalf("CSV row %v lacks column %q", rows[0], h)
 		}
 	}
 	// variant -> metric -> sizes seen
 	seen := map[string]map[string]int{}
-	for _, r := range rows[1:] {
-		v := r[col["variant"]]
+	for _, r := range rows {
+		v := r["variant"]
 		if seen[v] == nil {
 			seen[v] = map[string]int{}
 		}
-		m := r[col["metric"]]
+		m := r["metric"]
 		seen[v][m]++
-		val, err := strconv.ParseFloat(r[col["value"]], 64)
+		val, err := strconv.ParseFloat(r["value"], 64)
 		if err != nil || val <= 0 {
-			t.Errorf("row %q: value %q is not a positive number", r, r[col["value"]])
+			t.Errorf("row %v: value %q is not a positive number", r, r["value"])
 		}
-		if r[col["status"]] != "ok" {
-			t.Errorf("row %q: status %q", r, r[col["status"]])
+		if r["status"] != "ok" {
+			t.Errorf("row %v: status %q", r, r["status"])
 		}
 		switch {
-		case strings.Contains(m, "latency") && r[col["unit"]] != "us",
-			strings.Contains(m, "bandwidth") && r[col["unit"]] != "MB/s":
-			t.Errorf("row %q: unit %q", r, r[col["unit"]])
+		case strings.Contains(m, "latency") && r["unit"] != "us",
+			strings.Contains(m, "bandwidth") && r["unit"] != "MB/s":
+			t.Errorf("row %v: unit %q", r, r["unit"])
 		}
 	}
 	for _, v := range []string{"ntasks_per_node=1", "ntasks_per_node=2"} {
@@ -201,6 +223,41 @@ func TestLocalEndToEnd(t *testing.T) {
 		t.Fatalf("report: %s", stderr)
 	}
 	checkPDF(t, pdf, []string{"bandwidth", "latency", "ntasks_per_node=1", "ntasks_per_node=2"})
+}
+
+// newArchive creates the archive name in a fresh directory and returns its
+// path and the archive, open; the caller closes it.
+func newArchive(t *testing.T, name string) (string, *store.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, db
+}
+
+// mustIngest archives bundles as read from source.
+func mustIngest(t *testing.T, db *store.DB, source string, bundles ...*results.Bundle) {
+	t.Helper()
+	if _, err := db.Ingest(context.Background(), source, bundles); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// storedRuns returns the runs flt selects in the archive at dbPath.
+func storedRuns(t *testing.T, dbPath string, flt store.Filter) []store.Run {
+	t.Helper()
+	db, err := store.OpenReadOnly(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	runs, err := db.Runs(context.Background(), flt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
 }
 
 func repoRoot(t *testing.T) string {

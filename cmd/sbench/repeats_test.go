@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/sbench/sbench/results"
-	"github.com/sbench/sbench/store"
 )
 
 // repeatCampaign is a campaign of one benchmark with 5 repeats, run twice
@@ -36,12 +34,7 @@ params = { sizes = "1,1024,65536", iterations = 200, warmup = 20 }
 // are pooled — one table per metric with n=5+5 — not one table per repeat
 // index with n=1+1.
 func TestCompareTwoRunsOfARepeatedCampaign(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs a campaign twice")
-	}
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
+	dir := endToEndDir(t, "runs a campaign twice")
 	if err := os.WriteFile("repeats.toml", []byte(repeatCampaign), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +65,7 @@ func TestCompareRepeatsSeededTrials(t *testing.T) {
 	regressions := 0
 	for trial := range trials {
 		rng := rand.New(rand.NewPCG(uint64(trial), 12))
-		path := filepath.Join(t.TempDir(), "a.db")
-		db, err := store.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		path, db := newArchive(t, "a.db")
 		for job := range 2 {
 			for k := range 5 {
 				b := results.New()
@@ -89,9 +78,7 @@ func TestCompareRepeatsSeededTrials(t *testing.T) {
 					b.Samples = append(b.Samples, results.Sample{Metric: "bandwidth", Unit: "MB/s", X: results.F(x), XUnit: "bytes",
 						Value: 5000 * x / (x + 4096) * (1 + 0.03*rng.NormFloat64()), Repeat: k})
 				}
-				if _, err := db.Ingest(context.Background(), fmt.Sprintf("job%d.%d", job, k), []*results.Bundle{b}); err != nil {
-					t.Fatal(err)
-				}
+				mustIngest(t, db, fmt.Sprintf("job%d.%d", job, k), b)
 			}
 		}
 		db.Close()

@@ -137,24 +137,16 @@ func TestReportHTML(t *testing.T) {
 
 func TestReportUsageErrors(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "empty.db")
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"report"}, "-o FILE is required"},
-		{[]string{"report", "-o", "x.pdf", "--link-rate", "fast"}, "--link-rate"},
-		{[]string{"report", "-o", "x.pdf", "--figures", "d", "--figure-format", "bmp"}, "--figure-format"},
-		{[]string{"report", "-o", "x.pdf", "--since", "yesterday"}, "--since"},
-		{[]string{"report", "-o", "x.pdf", "--since", "2025-02-01", "--until", "2025-01-01"}, "is not after"},
-		{[]string{"report", "-o", "x.pdf", "--rpeak", "-3"}, "--rpeak"},
-		{[]string{"report", "-o", "x.pdf", "--label", "novalue"}, "KEY=VALUE"},
-		{[]string{"report", "-o", "x.pdf", "--format", "docx"}, "--format"},
-	} {
-		_, stderr, code := sbench(t, append(c.args, "--db", db)...)
-		if code != 2 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
-		}
-	}
+	usageErrors{
+		{nil, "-o FILE is required"},
+		{[]string{"-o", "x.pdf", "--link-rate", "fast"}, "--link-rate"},
+		{[]string{"-o", "x.pdf", "--figures", "d", "--figure-format", "bmp"}, "--figure-format"},
+		{[]string{"-o", "x.pdf", "--since", "yesterday"}, "--since"},
+		{[]string{"-o", "x.pdf", "--since", "2025-02-01", "--until", "2025-01-01"}, "is not after"},
+		{[]string{"-o", "x.pdf", "--rpeak", "-3"}, "--rpeak"},
+		{[]string{"-o", "x.pdf", "--label", "novalue"}, "KEY=VALUE"},
+		{[]string{"-o", "x.pdf", "--format", "docx"}, "--format"},
+	}.check(t, []string{"report"}, "--db", db)
 }
 
 // A font that cannot be read is a usage error that names the file; one

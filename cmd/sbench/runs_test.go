@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -34,15 +33,7 @@ func twoSystems(t *testing.T) string {
 func TestRunsTable(t *testing.T) {
 	path := twoSystems(t)
 	out, _ := mustSbench(t, 0, "runs", "--db", path)
-	db, err := store.OpenReadOnly(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	runs, err := db.Runs(context.Background(), store.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := storedRuns(t, path, store.Filter{})
 	var want bytes.Buffer
 	tw := tabwriter.NewWriter(&want, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(runsColumns, "\t"))

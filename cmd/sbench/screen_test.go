@@ -115,10 +115,7 @@ func TestScreenSelection(t *testing.T) {
 
 func TestScreenUsage(t *testing.T) {
 	db := screeningArchive(t, fleet.Spec{Nodes: 4})
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	usageErrors{
 		{[]string{"--json", "--drain"}, "give --json or --drain"},
 		{[]string{"--latency-tolerance", "0.5"}, "latency tolerance 0.5"},
 		{[]string{"--bandwidth-tolerance", "93"}, "bandwidth tolerance 93"},
@@ -127,12 +124,7 @@ func TestScreenUsage(t *testing.T) {
 		{[]string{"--campaign", "nope"}, "selects no runs"},
 		{[]string{"bogus:x"}, "unknown kind"},
 		{[]string{"a", "b"}, "accepts at most 1 arg"},
-	} {
-		_, stderr, code := sbench(t, append([]string{"screen", "--db", db}, tc.args...)...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) {
-			t.Errorf("screen %q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
-		}
-	}
+	}.check(t, []string{"screen", "--db", db})
 	// An archive with runs but nothing to screen.
 	other := acceptanceArchive(t)
 	if _, stderr, code := sbench(t, "screen", "--db", other); code != exitUsage || !strings.Contains(stderr, "no ok matrix, reference, stream or hpl run") {

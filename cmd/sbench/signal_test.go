@@ -77,6 +77,21 @@ func startSbench(t *testing.T, stdin *os.File, env []string, args ...string) *sb
 	return p
 }
 
+// startOnEndlessInput starts sbench with args and, as its standard input,
+// a pipe that stays open until the test ends; it returns the process and
+// the pipe's write end.
+func startOnEndlessInput(t *testing.T, args ...string) (*sbenchProcess, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	p := startSbench(t, r, nil, args...)
+	r.Close()
+	return p, w
+}
+
 // exit waits up to limit for the process to end and returns its exit
 // status; a process still running then is killed and the test fails.
 func (p *sbenchProcess) exit(t *testing.T, limit time.Duration) int {
@@ -89,6 +104,19 @@ func (p *sbenchProcess) exit(t *testing.T, limit time.Duration) int {
 		<-p.done
 		t.Fatalf("sbench %s still running after %s\nstdout: %s\nstderr: %s", strings.Join(p.cmd.Args[1:], " "), limit, p.stdout, p.stderr)
 		return -1
+	}
+}
+
+// interrupt sends the process sig and checks that it ends within limit as
+// an interrupted command does: exit status 130, saying so.
+func (p *sbenchProcess) interrupt(t *testing.T, sig os.Signal, limit time.Duration) {
+	t.Helper()
+	p.cmd.Process.Signal(sig)
+	if code := p.exit(t, limit); code != exitInterrupted {
+		t.Errorf("exit %d after %s, want %d\nstderr: %s", code, sig, exitInterrupted, p.stderr)
+	}
+	if !strings.Contains(p.stderr.String(), "sbench: interrupted") {
+		t.Errorf("stderr %q does not say it was interrupted", p.stderr)
 	}
 }
 
@@ -154,24 +182,12 @@ func TestIngestRefusesNamedPipe(t *testing.T) {
 func TestIngestStdinInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close() // never closed before: the input never ends
-	p := startSbench(t, r, nil, "ingest", "--db", db, "-")
-	r.Close()
+	p, w := startOnEndlessInput(t, "ingest", "--db", db, "-")
 	w.Write([]byte("# OSU MPI Latency Test v7.5\n# Size          Avg Latency(us)\n1    11.01\n"))
 	// sbench opens the archive after installing its signal handler and
 	// before reading its input.
 	waitFor(t, "sbench to create "+db, func() bool { _, err := os.Stat(db); return err == nil })
-	p.cmd.Process.Signal(os.Interrupt)
-	if code := p.exit(t, hangLimit); code != exitInterrupted {
-		t.Errorf("exit %d after SIGINT, want %d\nstderr: %s", code, exitInterrupted, p.stderr)
-	}
-	if !strings.Contains(p.stderr.String(), "sbench: interrupted") {
-		t.Errorf("stderr %q does not say it was interrupted", p.stderr)
-	}
+	p.interrupt(t, os.Interrupt, hangLimit)
 }
 
 // TestStatusWaitTerminated: "status --wait" on a job that keeps running
@@ -179,14 +195,7 @@ func TestIngestStdinInterrupted(t *testing.T) {
 func TestStatusWaitTerminated(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "s.db")
-	archive, err := store.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := archive.RecordJob(context.Background(), store.Job{SlurmID: "4242", Campaign: "c", Variants: []string{"v"}, ResultsDir: dir, Submitted: time.Now(), State: "PENDING"}); err != nil {
-		t.Fatal(err)
-	}
-	archive.Close()
+	recordJobs(t, db, store.Job{SlurmID: "4242", Campaign: "c", Variants: []string{"v"}, ResultsDir: dir, Submitted: time.Now(), State: "PENDING"})
 	// A Slurm whose job runs for ever: scontrol as a Slurm without
 	// slurmdbd answers, and an squeue for the polls of several jobs.
 	bin := filepath.Join(dir, "bin")
@@ -212,13 +221,7 @@ func TestStatusWaitTerminated(t *testing.T) {
 		}
 		return strings.Contains(p.stderr.String(), "job 4242: RUNNING")
 	})
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.exit(t, hangLimit); code != exitInterrupted {
-		t.Errorf("exit %d after SIGTERM, want %d\nstderr: %s", code, exitInterrupted, p.stderr)
-	}
-	if !strings.Contains(p.stderr.String(), "sbench: interrupted") {
-		t.Errorf("stderr %q does not say it was interrupted", p.stderr)
-	}
+	p.interrupt(t, syscall.SIGTERM, hangLimit)
 }
 
 func TestInterruptedExitStatus(t *testing.T) {
@@ -299,18 +302,9 @@ func TestIngestStdinHonoursContext(t *testing.T) {
 func TestInterruptedWhileBlocked(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	p := startSbench(t, r, nil, "archive", "import", "--db", db, "-")
-	r.Close()
+	p, _ := startOnEndlessInput(t, "archive", "import", "--db", db, "-")
 	waitFor(t, "sbench to create "+db, func() bool { _, err := os.Stat(db); return err == nil })
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.exit(t, unwindGrace+hangLimit); code != exitInterrupted {
-		t.Errorf("exit %d after SIGTERM, want %d\nstderr: %s", code, exitInterrupted, p.stderr)
-	}
+	p.interrupt(t, syscall.SIGTERM, unwindGrace+hangLimit)
 	if want := "sbench: interrupted (terminated signal received)\n"; p.stderr.String() != want {
 		t.Errorf("stderr %q, want %q", p.stderr, want)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -24,15 +23,9 @@ var siteSpec = synth.Spec{Systems: []string{"alpha", "beta"}, Start: time.Date(2
 // synthArchive writes siteSpec's runs into a new archive.
 func synthArchive(t *testing.T, s synth.Spec) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "site.db")
-	db, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, db := newArchive(t, "site.db")
 	defer db.Close()
-	if _, err := db.Ingest(context.Background(), "synth", synth.All(s)); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, db, "synth", synth.All(s)...)
 	return path
 }
 
@@ -66,9 +59,7 @@ func TestSiteStepsAreHistorys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Ingest(context.Background(), "synth", synth.All(more)); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, a, "synth", synth.All(more)...)
 	a.Close()
 	if _, stderr, code := sbench(t, "site", "--db", db, "-o", dir, "--all-sizes"); code != 0 {
 		t.Fatalf("site after two nights: %s", stderr)
@@ -141,21 +132,12 @@ func TestSiteUsageErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"site"}, 2, "-o DIR is required"},
-		{[]string{"site", "-o", t.TempDir() + "/s", "--threshold", "x"}, 2, "--threshold"},
-		{[]string{"site", "-o", t.TempDir() + "/s", "--window", "1"}, 2, "--window"},
-		{[]string{"site", "-o", t.TempDir() + "/s", "--alpha", "2"}, 2, "--alpha"},
-		{[]string{"site", "-o", t.TempDir() + "/s", "--benchmark", "nothing"}, 2, "no run"},
-		{[]string{"site", "-o", foreign}, 2, "is not empty and holds no sbench site"},
-	} {
-		_, stderr, code := sbench(t, append(c.args, "--db", db)...)
-		if code != c.code || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, c.code, c.want)
-		}
-	}
+	usageErrors{
+		{nil, "-o DIR is required"},
+		{[]string{"-o", t.TempDir() + "/s", "--threshold", "x"}, "--threshold"},
+		{[]string{"-o", t.TempDir() + "/s", "--window", "1"}, "--window"},
+		{[]string{"-o", t.TempDir() + "/s", "--alpha", "2"}, "--alpha"},
+		{[]string{"-o", t.TempDir() + "/s", "--benchmark", "nothing"}, "no run"},
+		{[]string{"-o", foreign}, "is not empty and holds no sbench site"},
+	}.check(t, []string{"site"}, "--db", db)
 }

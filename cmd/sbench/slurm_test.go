@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,6 +23,20 @@ func requireSlurm(t *testing.T) {
 		testenv.Require(t, "SLURM_CONF is not set (run make test-slurm)")
 	}
 	testenv.LookPath(t, "sbatch", "slurm-client")
+}
+
+// slurmWorkDir skips (or, in CI, fails) unless a test cluster is up, builds
+// the binaries and makes a fresh directory the current one, which it
+// returns.
+func slurmWorkDir(t *testing.T) string {
+	t.Helper()
+	requireSlurm(t)
+	buildBinaries(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	// Ranks of the test cluster talk over loopback only.
+	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	return dir
 }
 
 // TestSlurmQuickstart is the walking skeleton on a real Slurm: submit the
@@ -50,20 +63,9 @@ func TestSlurmQuickstart(t *testing.T) {
 		}
 	}
 	checkInterNodeHosts(t, db)
-	csvText, _, _ := sbench(t, "export", "--db", db, "--format", "csv")
-	rows, err := csv.NewReader(strings.NewReader(csvText)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
 	perVariant := map[string]int{}
-	vcol := -1
-	for i, h := range rows[0] {
-		if h == "variant" {
-			vcol = i
-		}
-	}
-	for _, r := range rows[1:] {
-		perVariant[r[vcol]]++
+	for _, r := range exportRows(t, db) {
+		perVariant[r["variant"]]++
 	}
 	if perVariant["ntasks_per_node=1"] < 46 || perVariant["ntasks_per_node=2"] < 46 {
 		t.Errorf("samples per variant %v, want ≥ 46 each", perVariant)
@@ -101,12 +103,7 @@ func checkInterNodeHosts(t *testing.T, dbPath string) {
 		if r.Status != results.StatusOK {
 			t.Errorf("run %d (%s %s): status %s: %s", r.ID, r.Variant, r.Benchmark, r.Status, r.Error)
 		}
-		node := map[int]string{}
-		for _, h := range r.Hosts {
-			for _, rank := range h.Ranks {
-				node[rank] = h.NodeName
-			}
-		}
+		node := rankNodes(r)
 		for rank, n := range want[r.Variant] {
 			if node[rank] != n {
 				t.Errorf("run %d (%s %s): rank %d on %q, want %q (hosts %+v)", r.ID, r.Variant, r.Benchmark, rank, node[rank], n, r.Hosts)
@@ -124,6 +121,17 @@ func checkInterNodeHosts(t *testing.T, dbPath string) {
 	if n, err := db.CountRuns(context.Background(), store.Filter{Systems: []string{"sbenchlab"}}); err != nil || n != len(runs) {
 		t.Errorf("--system sbenchlab selects %d of %d runs: %v", n, len(runs), err)
 	}
+}
+
+// rankNodes maps each rank of a run to the node it ran on.
+func rankNodes(r store.Run) map[int]string {
+	node := map[int]string{}
+	for _, h := range r.Hosts {
+		for _, rank := range h.Ranks {
+			node[rank] = h.NodeName
+		}
+	}
+	return node
 }
 
 // osuLike prints a small table in OSU's format, so that a shell command can
@@ -173,11 +181,7 @@ parser = "osu"
 // mode archives one bundle per run, the failing variant as failed and the
 // others ok.
 func TestSlurmPackingModes(t *testing.T) {
-	requireSlurm(t)
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	dir := slurmWorkDir(t)
 	for _, tt := range []struct {
 		mode string
 		jobs int
@@ -252,20 +256,9 @@ kernel = "latency"
 pairs = "both-directions"
 params = { sizes = "1-64" }
 `)
-	s, _ := store.Open(db)
-	defer s.Close()
-	runs, _ := s.Runs(context.Background(), store.Filter{})
 	got := map[string]string{}
-	for _, r := range runs {
-		rank0 := ""
-		for _, h := range r.Hosts {
-			for _, rk := range h.Ranks {
-				if rk == 0 {
-					rank0 = h.NodeName
-				}
-			}
-		}
-		got[r.Labels["pair"]] = rank0
+	for _, r := range storedRuns(t, db, store.Filter{}) {
+		got[r.Labels["pair"]] = rankNodes(r)[0]
 	}
 	want := map[string]string{"n1->n2": "n1", "n2->n1": "n2"}
 	if !reflect.DeepEqual(got, want) {
@@ -394,12 +387,7 @@ func submitAndIngest(t *testing.T, campaign string) string {
 // complete fails the test with the tail of the jobs' output.
 func slurmRun(t *testing.T, campaign, name string, jobs, runs int) (dir, db string, ids []string, status string) {
 	t.Helper()
-	requireSlurm(t)
-	buildBinaries(t)
-	dir = t.TempDir()
-	t.Chdir(dir)
-	// Ranks of the test cluster talk over loopback only.
-	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	dir = slurmWorkDir(t)
 	db = filepath.Join(dir, "archive.db")
 	stdout, stderr, code := sbench(t, "submit", campaign, "--db", db)
 	if code != 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
@@ -26,22 +25,8 @@ func TestSlurmToolsVsNative(t *testing.T) {
 
 	// The inter-node runs, the OSU stand-in's included, had rank 0 on n1
 	// and rank 1 on n2; the intra-node ones both on one node.
-	s, err := store.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := s.Runs(context.Background(), store.Filter{Campaign: "tools-vs-native"})
-	s.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range runs {
-		node := map[int]string{}
-		for _, h := range r.Hosts {
-			for _, rank := range h.Ranks {
-				node[rank] = h.NodeName
-			}
-		}
+	for _, r := range storedRuns(t, db, store.Filter{Campaign: "tools-vs-native"}) {
+		node := rankNodes(r)
 		inter := node[0] != "" && node[1] != "" && node[0] != node[1]
 		if inter != (r.Variant == "inter-node") || r.JobID == "" {
 			t.Errorf("run %d (%s %s): ranks on %v, job %q", r.ID, r.Benchmark, r.Variant, node, r.JobID)

@@ -44,11 +44,7 @@ func runOfBenchmark(runs []map[string]any, name string) []map[string]any {
 // slurmDir prepares a test directory for a campaign on the test cluster.
 func slurmDir(t *testing.T, campaign string) (dir, camp, db string) {
 	t.Helper()
-	requireSlurm(t)
-	buildBinaries(t)
-	dir = t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("SBENCH_BIND", "127.0.0.1")
+	dir = slurmWorkDir(t)
 	camp = filepath.Join(dir, "campaign.toml")
 	if err := os.WriteFile(camp, []byte(campaign), 0o644); err != nil {
 		t.Fatal(err)
@@ -297,17 +293,8 @@ parser = "osu"
 			t.Errorf("bundle of an attempt: %v", err)
 		}
 	}
-	s, err := store.OpenReadOnly(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := s.Runs(context.Background(), store.Filter{})
-	s.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var attempts []string
-	for _, r := range runs {
+	for _, r := range storedRuns(t, db, store.Filter{}) {
 		attempts = append(attempts, fmt.Sprintf("%s/%d/%s", r.Benchmark, r.Restart, r.Status))
 	}
 	slices.Sort(attempts)

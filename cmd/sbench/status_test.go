@@ -39,28 +39,44 @@ func (f *fakeSlurm) Run(ctx context.Context, argv, env []string, dir string) ([]
 	return nil, nil, errors.New("fake slurm: unexpected command " + strings.Join(argv, " "))
 }
 
-func TestStatusWaitRecordsStates(t *testing.T) {
-	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "s.db")
+// useSlurm makes sbench's commands ask r instead of a real Slurm until the
+// test ends.
+func useSlurm(t *testing.T, r slurm.Runner) {
+	old := slurmClient
+	slurmClient = func() *slurm.Client { return &slurm.Client{R: r} }
+	t.Cleanup(func() { slurmClient = old })
+}
+
+// recordJobs records jobs in the archive at dbPath (made if missing), as
+// submit would have.
+func recordJobs(t *testing.T, dbPath string, jobs ...store.Job) {
+	t.Helper()
 	db, err := store.Open(dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	for _, id := range []string{"7", "8", "9"} {
-		if _, err := db.RecordJob(ctx, store.Job{SlurmID: id, Campaign: "c", Variants: []string{"v" + id}, ResultsDir: dir, Submitted: time.Now(), State: "PENDING"}); err != nil {
+	defer db.Close()
+	for _, j := range jobs {
+		if _, err := db.RecordJob(context.Background(), j); err != nil {
 			t.Fatal(err)
 		}
 	}
-	db.Close()
+}
+
+func TestStatusWaitRecordsStates(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "s.db")
+	var pending []store.Job
+	for _, id := range []string{"7", "8", "9"} {
+		pending = append(pending, store.Job{SlurmID: id, Campaign: "c", Variants: []string{"v" + id}, ResultsDir: dir, Submitted: time.Now(), State: "PENDING"})
+	}
+	recordJobs(t, dbPath, pending...)
 	fake := &fakeSlurm{jobs: map[string]string{
 		"7": "JobId=7 JobName=c-v7 JobState=COMPLETED Reason=None ExitCode=0:0 StartTime=2026-11-30T00:24:23 EndTime=2026-11-30T00:24:24 NodeList=n[1-2]",
 		"8": "JobId=8 JobName=c-v8 JobState=FAILED Reason=NonZeroExitCode ExitCode=3:0 StartTime=2026-11-30T00:24:34 EndTime=2026-11-30T00:24:35 NodeList=n1",
 		// 9 left Slurm's memory with no jobcomp log and no accounting.
 	}}
-	old := slurmClient
-	slurmClient = func() *slurm.Client { return &slurm.Client{R: fake} }
-	defer func() { slurmClient = old }()
+	useSlurm(t, fake)
 
 	stdout, stderr, code := sbench(t, "status", "--db", dbPath, "--wait", "--interval", "10ms")
 	if code != exitGate {
@@ -74,9 +90,9 @@ func TestStatusWaitRecordsStates(t *testing.T) {
 			t.Errorf("status table lacks %q:\n%s", want, stdout)
 		}
 	}
-	db, _ = store.Open(dbPath)
+	db, _ := store.Open(dbPath)
 	defer db.Close()
-	jobs, _ := db.Jobs(ctx, "c")
+	jobs, _ := db.Jobs(context.Background(), "c")
 	got := map[string]string{}
 	for _, j := range jobs {
 		got[j.SlurmID] = j.State
@@ -126,31 +142,20 @@ func TestStatusWaitSaysWhichStepRuns(t *testing.T) {
 	}
 
 	dbPath := filepath.Join(dir, "s.db")
-	db, err := store.Open(dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	j.Restarts = 0
 	j.ResultsDir, j.Submitted, j.State = dir, now, "PENDING"
-	if _, err := db.RecordJob(context.Background(), j); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	recordJobs(t, dbPath, j)
 	running := "JobId=7 JobName=c-v JobState=RUNNING Reason=None ExitCode=0:0 StartTime=2026-11-30T00:24:34 EndTime=Unknown NodeList=n1"
 	fake := &fakeSlurm{jobs: map[string]string{"7": running}}
 	polls := 0
-	old := slurmClient
-	slurmClient = func() *slurm.Client {
-		return &slurm.Client{R: runFunc(func(ctx context.Context, argv, env []string, dir string) ([]byte, []byte, error) {
-			if argv[0] == "scontrol" && len(argv) > 2 && argv[2] == "job" {
-				if polls++; polls > 2 {
-					fake.jobs["7"] = strings.NewReplacer("RUNNING", "COMPLETED", "EndTime=Unknown", "EndTime=2026-11-30T00:30:00").Replace(running)
-				}
+	useSlurm(t, runFunc(func(ctx context.Context, argv, env []string, dir string) ([]byte, []byte, error) {
+		if argv[0] == "scontrol" && len(argv) > 2 && argv[2] == "job" {
+			if polls++; polls > 2 {
+				fake.jobs["7"] = strings.NewReplacer("RUNNING", "COMPLETED", "EndTime=Unknown", "EndTime=2026-11-30T00:30:00").Replace(running)
 			}
-			return fake.Run(ctx, argv, env, dir)
-		})}
-	}
-	defer func() { slurmClient = old }()
+		}
+		return fake.Run(ctx, argv, env, dir)
+	}))
 	_, stderr, code := sbench(t, "status", "--db", dbPath, "--wait", "--interval", "10ms")
 	if code != 0 || !strings.Contains(stderr, "job 7: step 1 (osu_bw, variant tcp, limit 10m0s) running for 3m0s") {
 		t.Errorf("status --wait: exit %d, want the running step named:\n%s", code, stderr)

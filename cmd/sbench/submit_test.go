@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sbench/sbench/slurm"
 	"github.com/sbench/sbench/store"
 )
 
@@ -123,26 +122,12 @@ func (f *intentSlurm) Run(ctx context.Context, argv, env []string, dir string) (
 func TestStatusFindsAJobByItsSubmitComment(t *testing.T) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "s.db")
-	db, err := store.Open(dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	for _, j := range []store.Job{
-		{SlurmID: "intent-feed", Intent: "sbench:c:feed", Campaign: "c", Name: "c-job", State: "SUBMITTING"},
-		{SlurmID: "intent-dead", Intent: "sbench:c:dead", Campaign: "c", Name: "c-job2", State: "SUBMITTING"},
-	} {
-		if _, err := db.RecordJob(ctx, j); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	fake := &intentSlurm{fakeSlurm{jobs: map[string]string{
+	recordJobs(t, dbPath,
+		store.Job{SlurmID: "intent-feed", Intent: "sbench:c:feed", Campaign: "c", Name: "c-job", State: "SUBMITTING"},
+		store.Job{SlurmID: "intent-dead", Intent: "sbench:c:dead", Campaign: "c", Name: "c-job2", State: "SUBMITTING"})
+	useSlurm(t, &intentSlurm{fakeSlurm{jobs: map[string]string{
 		"55": "JobId=55 JobName=c-job JobState=COMPLETED Reason=None ExitCode=0:0 StartTime=2026-11-30T00:24:23 EndTime=2026-11-30T00:24:24 NodeList=n1",
-	}}}
-	old := slurmClient
-	slurmClient = func() *slurm.Client { return &slurm.Client{R: fake} }
-	t.Cleanup(func() { slurmClient = old })
+	}}})
 	out, errs, code := sbench(t, "status", "--db", dbPath, "--all")
 	if code != 0 {
 		t.Fatalf("status: exit %d\n%s", code, errs)

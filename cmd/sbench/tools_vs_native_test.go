@@ -57,15 +57,7 @@ var toolsVsNativeBench = map[string]struct{ impl, kind, tool string }{
 // labels; interNode is the labels an inter-node run has beyond those.
 func checkToolsVsNativeRuns(t *testing.T, dbPath string, extra, interNode map[string]string) {
 	t.Helper()
-	db, err := store.Open(dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	runs, err := db.Runs(context.Background(), store.Filter{Campaign: "tools-vs-native"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := storedRuns(t, dbPath, store.Filter{Campaign: "tools-vs-native"})
 	count := map[string]int{}
 	for _, r := range runs {
 		b, ok := toolsVsNativeBench[r.Benchmark]
@@ -280,12 +272,7 @@ func TestLocalToolsVsNative(t *testing.T) {
 // campaign label of the same key — the run that fails before the runner
 // wrote a bundle too.
 func TestLocalLabel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs a campaign")
-	}
-	buildBinaries(t)
-	dir := t.TempDir()
-	t.Chdir(dir)
+	dir := endToEndDir(t, "runs a campaign")
 	os.WriteFile("small.toml", []byte(strings.Replace(smallCampaign, `name = "small"`, `name = "small"
 labels = { fabric = "tcp", site = "a" }`, 1)+`
 [[benchmark]]
@@ -299,15 +286,7 @@ launcher = { type = "mpirun", command = "/nonexistent/mpirun" }
 	if code != exitGate {
 		t.Fatalf("local: exit %d, want 1 (the broken step)\n%s\n%s", code, out, errs)
 	}
-	s, err := store.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	runs, err := s.Runs(context.Background(), store.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := storedRuns(t, db, store.Filter{})
 	if len(runs) != 2 {
 		t.Fatalf("%d runs, want 2", len(runs))
 	}

@@ -191,7 +191,7 @@ func plainRows(b *testing.B, bundles []*results.Bundle) []plainFile {
 		f := plainFile{run: []any{hash, bu.Campaign, bu.Variant, bu.Benchmark.Name, bu.Benchmark.Kind, bu.Benchmark.Kernel,
 			js(bu.Benchmark.Command), bu.Benchmark.Launcher, bu.Benchmark.Tool, bu.Benchmark.ToolVersion, string(bu.Status), bu.Error,
 			bu.Job.ID, bu.Job.Step, bu.Job.ArrayIndex, js(bu.Job.Nodes), bu.Job.Tasks, bu.Job.TasksPerNode,
-			formatTime(bu.Start), formatTime(bu.End), bu.RunnerVersion, "results.json", bu.Source, formatTime(clock)}}
+			formatTime(bu.Start), formatTime(bu.End), bu.RunnerVersion, "results.json", bu.Source, formatTime(clock), bu.Job.Restart, SystemOf(bu)}}
 		f.bundle = [][]any{{nil, encodingJSON, js(bu)}}
 		for _, k := range slices.Sorted(maps.Keys(bu.Labels)) {
 			f.labels = append(f.labels, []any{nil, k, bu.Labels[k]})

@@ -443,7 +443,7 @@ func Provenance(before, after *store.Run) []Difference {
 	var out []Difference
 	for _, f := range provenanceFields {
 		if a[f] != b[f] {
-			out = append(out, Difference{Field: f, Before: dashIfEmpty(a[f]), After: dashIfEmpty(b[f])})
+			out = append(out, Difference{Field: f, Before: orDash(a[f]), After: orDash(b[f])})
 		}
 	}
 	return out
@@ -500,13 +500,6 @@ func provenanceOf(r *store.Run) map[string]string {
 	}
 	out["nodes"] = strings.Join(r.Nodes, ",")
 	return out
-}
-
-func dashIfEmpty(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func btoi(b bool) int {

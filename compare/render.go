@@ -433,7 +433,7 @@ func (h *History) WriteText(w io.Writer) error {
 		if p.Outside {
 			marks = append(marks, "OUTSIDE")
 		}
-		table = append(table, []string{strconv.FormatInt(p.Run, 10), p.When.UTC().Format("2006-01-02 15:04"), dashIfEmpty(p.Job),
+		table = append(table, []string{strconv.FormatInt(p.Run, 10), p.When.UTC().Format("2006-01-02 15:04"), orDash(p.Job),
 			formatValue(p.Value), rep, band, strings.Join(marks, " ")})
 	}
 	writeTable(ew, table)

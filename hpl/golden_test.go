@@ -1,7 +1,6 @@
 package hpl
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,11 +34,7 @@ var goldenInputs = []string{
 func TestGolden(t *testing.T) {
 	for _, name := range goldenInputs {
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			bundles, err := parsers.Parse(name, "auto", data)
+			bundles, err := parsers.Parse(name, "auto", readFixture(t, name))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,6 @@ package hpl
 import (
 	"bytes"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,10 +25,7 @@ func TestHPCCInfIsHPCCsSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile("testdata/hpccinf.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := readFixture(t, "hpccinf.txt")
 	if !bytes.Equal(got, want) {
 		t.Errorf("hpccinf.txt differs from testdata/hpccinf.txt:\n%s", golden.Diff(string(want), string(got)))
 	}

@@ -61,10 +61,7 @@ var toolUnits = map[string]bool{"Mbps": true, "MiB/s": true, "Gb/s": true, "bit/
 func TestEveryMetricIsPrimaryOrARecognisedCopy(t *testing.T) {
 	runs := 0
 	for _, f := range realOutputs(t) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := parsers.MustRead(t, f)
 		bundles, _ := parsers.Parse(f, "auto", data) // refused inputs are other tests' business
 		for i, b := range bundles {
 			runs++
@@ -214,10 +211,7 @@ func checkNoHiddenCopies(t *testing.T, where string, metrics []string, byMetric 
 // perftest 6.06 binary prints (see TestPerftestHeadersFromBinary), each
 // port carrying a share of the traffic that varies a little by size.
 func TestDualPortPerftestCopiesHaveTwins(t *testing.T) {
-	data, err := os.ReadFile("testdata/perftest-mlx4-qdr-a-iter20000-nine-runs.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := parsers.MustRead(t, "testdata/perftest-mlx4-qdr-a-iter20000-nine-runs.txt")
 	lines := strings.Split(string(data), "\n")
 	var out []string
 	inTable := false

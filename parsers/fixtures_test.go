@@ -19,14 +19,21 @@ import (
 // outputs of testdata (testdata/README.md says where each one comes from),
 // and checking the curves read from them.
 
-// fixture is the text of testdata/name.
-func fixture(t testing.TB, name string) string {
+// mustRead is the content of the file at path; failing to read it fails
+// the test.
+func mustRead(t testing.TB, path string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(data)
+	return data
+}
+
+// fixture is the text of testdata/name.
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	return string(mustRead(t, filepath.Join("testdata", name)))
 }
 
 // readFixture parses a testdata file with format "auto", checks what every
@@ -63,10 +70,7 @@ func sniffHeads(t *testing.T, f func(file string, head []byte)) {
 		if st, err := os.Stat(file); err != nil || st.IsDir() || strings.HasSuffix(file, "README.md") {
 			continue
 		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := mustRead(t, file)
 		f(file, data[:min(len(data), SniffLen)])
 	}
 }

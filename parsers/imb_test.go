@@ -393,14 +393,11 @@ func TestIMBSniff(t *testing.T) {
 }
 
 func TestIMBNoResults(t *testing.T) {
-	data, err := os.ReadFile("testdata/imb-2020-impi-debug-only-pkb.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := mustRead(t, "testdata/imb-2020-impi-debug-only-pkb.txt")
 	if _, err := Parse("dbg", "auto", data); err == nil {
 		t.Error("auto: MPI startup chatter alone was accepted")
 	}
-	_, err = Parse("dbg", "imb", data)
+	_, err := Parse("dbg", "imb", data)
 	var se SyntaxErrors
 	if !errors.As(err, &se) || !strings.Contains(se[0].Msg, "no imb results") {
 		t.Errorf("imb: %v, want no imb results", err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -36,10 +35,7 @@ type npRunWant struct {
 
 func npRead(t *testing.T, file string) []*results.Bundle {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", file))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := mustRead(t, filepath.Join("testdata", file))
 	runs, err := Parse(file, "netpipe", data)
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
@@ -179,10 +175,7 @@ func TestNetPIPEFixtures(t *testing.T) {
 // files, whose time has 8 decimals, and check that 10^6 would not fit.
 func TestNetPIPEMbpsIsTwoToTheTwentyBitsPerSecond(t *testing.T) {
 	for _, file := range []string{"nptcp-loopback.out", "np-openmpi-srun-pmix.out"} {
-		data, err := os.ReadFile(filepath.Join("testdata", file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := mustRead(t, filepath.Join("testdata", file))
 		rows := 0
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 			f := strings.Fields(l)
@@ -268,10 +261,7 @@ func TestNetPIPEIntegrityCheck(t *testing.T) {
 // A run whose launcher reports a failure after its last complete row keeps
 // its rows and is marked failed.
 func TestNetPIPEFailureAfterRowsMarksRunFailed(t *testing.T) {
-	data, err := os.ReadFile("testdata/np-openmpi-srun-pmix.stdout")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := mustRead(t, "testdata/np-openmpi-srun-pmix.stdout")
 	// The srun line as np-openmpi-srun-pmi2.txt shows it.
 	in := string(data) + "srun: error: n2: task 1: Exited with exit code 1\n"
 	runs, err := Parse("x.out", "auto", []byte(in))
@@ -290,10 +280,7 @@ func TestNetPIPEFailureAfterRowsMarksRunFailed(t *testing.T) {
 
 // srun -l puts "N: " before every line; NetPIPE's own row number follows.
 func TestNetPIPESrunLabels(t *testing.T) {
-	data, err := os.ReadFile("testdata/np-openmpi-srun-pmix.stdout")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := mustRead(t, "testdata/np-openmpi-srun-pmix.stdout")
 	var buf bytes.Buffer
 	for _, l := range strings.SplitAfter(string(data), "\n") {
 		if l != "" {
@@ -312,10 +299,7 @@ func TestNetPIPESrunLabels(t *testing.T) {
 
 func TestNetPIPERefusals(t *testing.T) {
 	file := func(name string) string {
-		data, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := mustRead(t, filepath.Join("testdata", name))
 		return string(data)
 	}
 	head := func(name string, n int) string {
@@ -354,10 +338,7 @@ func TestNetPIPERefusals(t *testing.T) {
 // Chatter before, between and after runs is skipped: the Slurm and UCX
 // lines the project's conventions name, Open MPI's help text.
 func TestNetPIPENoiseIsSkipped(t *testing.T) {
-	data, err := os.ReadFile("testdata/nptcp-transmitter.stdout")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := mustRead(t, "testdata/nptcp-transmitter.stdout")
 	lines := strings.SplitAfter(string(data), "\n")
 	noisy := "srun: job 123 queued and waiting for resources\n[host:4242] SET UCX_NET_DEVICES=mlx5_0:1\n" +
 		strings.Join(lines[:60], "") + "[host:4242] SET UCX_NET_DEVICES=mlx5_0:1\n\n" + strings.Join(lines[60:], "") +
@@ -381,10 +362,7 @@ func TestNetPIPESniff(t *testing.T) {
 		"mpi-twice-in-one-step.txt":        "",
 		"nptcp-3.7.2-integrity.out":        "",
 	} {
-		data, err := os.ReadFile(filepath.Join("testdata", file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := mustRead(t, filepath.Join("testdata", file))
 		f, err := Detect(data)
 		if f.Name != want || (want == "") != (err != nil) {
 			t.Errorf("%s: detected %q (%v), want %q", file, f.Name, err, want)
@@ -398,10 +376,7 @@ func TestNetPIPESniff(t *testing.T) {
 		t.Errorf("one line scored %d", s)
 	}
 	for file, want := range map[string]int{"np-article000-three-runs.txt": 90, "nptcp-loopback.out": 40, "nptcp-3.7.2-stream-failed.txt": 60} {
-		data, err := os.ReadFile(filepath.Join("testdata", file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := mustRead(t, filepath.Join("testdata", file))
 		if s := sniffNetPIPE(data); s != want {
 			t.Errorf("%s scored %d, want %d", file, s, want)
 		}
@@ -454,10 +429,7 @@ func TestNetPIPEIntegrationNPtcp(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NPtcp transmitter: %v\n%s", err, printed)
 	}
-	fileData, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fileData := mustRead(t, out)
 	lines, err := Parse("NPtcp output", "auto", printed)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, printed)

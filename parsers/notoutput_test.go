@@ -45,10 +45,7 @@ func wantNotToolOutput(t *testing.T, name string, data []byte, why string) {
 // taken for an OSU title.
 func TestRenderedScriptsAreNotToolOutput(t *testing.T) {
 	for _, f := range sbenchScripts(t) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := parsers.MustRead(t, f)
 		why, ok := parsers.SbenchWritten(f, data)
 		if !ok || !strings.Contains(why, "sbatch script rendered by sbench") {
 			t.Errorf("%s: SbenchWritten = %q, %v", f, why, ok)
@@ -60,10 +57,7 @@ func TestRenderedScriptsAreNotToolOutput(t *testing.T) {
 // A description is free text: whatever a tool prints first, a campaign
 // may be described with, and the script is still no output.
 func TestDescriptionCannotPassForToolOutput(t *testing.T) {
-	data, err := os.ReadFile("testdata/sbench/01-osu-micro-benchmarks-description-steps.sbatch")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := parsers.MustRead(t, "testdata/sbench/01-osu-micro-benchmarks-description-steps.sbatch")
 	lines := strings.Split(string(data), "\n")
 	if !strings.HasPrefix(lines[2], "# OSU Micro-Benchmarks") {
 		t.Fatalf("line 3 is %q, want the description", lines[2])
@@ -93,10 +87,7 @@ func TestDescriptionCannotPassForToolOutput(t *testing.T) {
 // The article's own job script: a shell script, not sbench's, and not
 // OSU output for all its osu_ commands.
 func TestShellScriptsAreNotToolOutput(t *testing.T) {
-	data, err := os.ReadFile("/work/shared/fixtures/articles/004-slurm.job")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := parsers.MustRead(t, "/work/shared/fixtures/articles/004-slurm.job")
 	if why, ok := parsers.SbenchWritten("004-slurm.job", data); ok {
 		t.Errorf("SbenchWritten = %q on a user's script", why)
 	}
@@ -139,10 +130,7 @@ func TestRendezvousFileIsNotToolOutput(t *testing.T) {
 // jobs' Slurm output files, which hold the tools' output.
 func TestJobOutputAndBundlesAreNotSbenchsOwnFiles(t *testing.T) {
 	for _, f := range []string{"testdata/004-erdma-vs-tcp-job11.out", "testdata/np-openmpi-srun-pmix.out", "testdata/osu-7.5.2-mbw_mr-gh200-two-mpis.out"} {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := parsers.MustRead(t, f)
 		if why, ok := parsers.SbenchWritten(f, data); ok {
 			t.Errorf("%s: SbenchWritten = %q", f, why)
 		}
@@ -159,10 +147,7 @@ func TestJobOutputAndBundlesAreNotSbenchsOwnFiles(t *testing.T) {
 	}
 	// A job log that prints its own script first (cat "$0") and then
 	// marks its runs keeps them.
-	script, err := os.ReadFile("/work/shared/fixtures/articles/004-slurm.job")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := parsers.MustRead(t, "/work/shared/fixtures/articles/004-slurm.job")
 	out, err := os.ReadFile("testdata/004-erdma-vs-tcp-job11.out")
 	if err != nil {
 		t.Fatal(err)
@@ -174,10 +159,7 @@ func TestJobOutputAndBundlesAreNotSbenchsOwnFiles(t *testing.T) {
 	// Unmarked, as bash -v prints a script line by line before running
 	// it: the log starts like a script, which Detect says, and the tool's
 	// run after it is still read.
-	osu, err := os.ReadFile("testdata/002-osu_bw-v5.9-cent063-to-cent064.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	osu := parsers.MustRead(t, "testdata/002-osu_bw-v5.9-cent063-to-cent064.txt")
 	log := append([]byte("#!/bin/bash\n#SBATCH --nodes=2\n# osu_bw between two nodes\nsrun ./osu_bw\n"), osu...)
 	if _, err := parsers.Detect(log); err == nil || !strings.Contains(err.Error(), "shell script") {
 		t.Errorf("Detect = %v, want a shell script", err)
@@ -191,10 +173,7 @@ func TestJobOutputAndBundlesAreNotSbenchsOwnFiles(t *testing.T) {
 // No tool output in the fixtures starts like a script.
 func TestNoFixtureIsTakenForAScript(t *testing.T) {
 	for _, f := range realOutputs(t) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := parsers.MustRead(t, f)
 		why, ok := parsers.NotToolOutput(f, data)
 		if script := filepath.Base(f) == "004-slurm.job"; ok != script {
 			t.Errorf("%s: NotToolOutput = %q, %v; want %v", f, why, ok, script)

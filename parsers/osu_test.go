@@ -315,11 +315,8 @@ func TestOSUValidationFailure(t *testing.T) {
 
 func TestOSUCutShortRunIsRefused(t *testing.T) {
 	// The CUDA osu_bw crashed after printing its header (ompi#4899).
-	data, err := os.ReadFile("testdata/osu-5.4.1-cuda-bw-segfault.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Parse("segv.txt", "auto", data)
+	data := mustRead(t, "testdata/osu-5.4.1-cuda-bw-segfault.txt")
+	_, err := Parse("segv.txt", "auto", data)
 	if err == nil || !strings.Contains(err.Error(), "segv.txt:4: result table header without result rows") {
 		t.Errorf("error %v, want the header's line 4 named", err)
 	}
@@ -526,19 +523,13 @@ func TestOSUSniff(t *testing.T) {
 		t.Fatalf("fixtures: %v", files)
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := mustRead(t, f)
 		if s := sniffOSU(data); s < MinSniffScore {
 			t.Errorf("%s: sniff %d", f, s)
 		}
 	}
 	for _, f := range []string{"000-netpipe-NPtcp-gige.txt", "iperf3-loopback.json", "000-perf_main-rc-bw.txt"} {
-		data, err := os.ReadFile(filepath.Join("testdata", f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := mustRead(t, filepath.Join("testdata", f))
 		if s := sniffOSU(data); s != 0 {
 			t.Errorf("%s: sniff %d, want 0", f, s)
 		}

@@ -2,16 +2,12 @@ package parsers
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 )
 
 func TestSectionsOfArticle004JobOutput(t *testing.T) {
-	data, err := os.ReadFile("testdata/004-erdma-vs-tcp-job11.out")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := mustRead(t, "testdata/004-erdma-vs-tcp-job11.out")
 	secs := Sections(data)
 	want := []struct {
 		label string

@@ -218,10 +218,7 @@ func TestArchiveCarriesBaselines(t *testing.T) {
 func TestArchiveImportStreams(t *testing.T) {
 	src := openTemp(t)
 	ctx := context.Background()
-	var bs []*results.Bundle
-	for i := range 2*importBatch + 10 {
-		bs = append(bs, osuBundle("acc", "ib", fmt.Sprint(i), 2))
-	}
+	bs := osuBundles("acc", 2*importBatch+10, 2)
 	ingest(t, src, "many.json", bs...)
 	var buf bytes.Buffer
 	if _, err := src.ExportArchive(ctx, &buf, Filter{}); err != nil {

@@ -167,6 +167,15 @@ func osuBundle(campaign, variant, job string, points int) *results.Bundle {
 	return b
 }
 
+// osuBundles is n osuBundle runs of one campaign, jobs "0" to n-1.
+func osuBundles(campaign string, n, points int) []*results.Bundle {
+	bs := make([]*results.Bundle, n)
+	for i := range bs {
+		bs[i] = osuBundle(campaign, "ib", fmt.Sprint(i), points)
+	}
+	return bs
+}
+
 // hplBundle is an HPL run with scalars and residual checks, one of which
 // failed: an invalid result.
 func hplBundle(campaign, job string, start time.Time) *results.Bundle {

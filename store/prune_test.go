@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -97,11 +96,9 @@ func TestPruneRefusesBaselineRuns(t *testing.T) {
 func TestPruneThenVacuum(t *testing.T) {
 	db := openTemp(t)
 	ctx := context.Background()
-	var bs []*results.Bundle
-	for i := range 200 {
-		b := osuBundle("scratch", "ib", fmt.Sprint(i), 20)
+	bs := osuBundles("scratch", 200, 20)
+	for _, b := range bs {
 		b.Raw = strings.Repeat("a line of tool output\n", 200)
-		bs = append(bs, b)
 	}
 	ingest(t, db, "scratch.json", bs...)
 	ingest(t, db, "keep.json", osuBundle("keep", "ib", "k", 5))

@@ -351,13 +351,11 @@ func TestEachRun(t *testing.T) {
 func TestEachSample(t *testing.T) {
 	db := openTemp(t)
 	ctx := context.Background()
-	var bundles []*results.Bundle
-	for i := range 12 {
-		b := osuBundle("acc", "ib", fmt.Sprint(i), 60) // more than a batch in all
+	bundles := osuBundles("acc", 12, 60) // more than a batch in all
+	for i, b := range bundles {
 		b.Start = b.Start.Add(time.Duration(12-i) * time.Hour)
 		b.End = b.Start.Add(time.Minute)
 		b.Samples[0].Min, b.Samples[0].Iterations = results.F(1), 7
-		bundles = append(bundles, b)
 	}
 	ingest(t, db, "a.json", bundles...)
 	want, err := db.Samples(ctx, Filter{})

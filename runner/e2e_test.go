@@ -10,10 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -39,39 +37,11 @@ func rank0Bundle(t *testing.T, stdout, path string) *results.Bundle {
 	return b
 }
 
-var (
-	buildOnce   sync.Once
-	builtRunner string
-	buildErr    error
-)
-
-// runnerBinary builds cmd/sbench-runner, as shipped: CGO_ENABLED=0.
+// runnerBinary builds cmd/sbench-runner, as shipped, with the version
+// e2e-test.
 func runnerBinary(t *testing.T) string {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		if goTool, err = exec.LookPath("go"); err != nil {
-			testenv.Require(t, "no go command to build sbench-runner")
-		}
-	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "sbench-runner-e2e")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtRunner = filepath.Join(dir, "sbench-runner")
-		cmd := exec.Command(goTool, "build", "-tags", "netgo,osusergo", "-o", builtRunner,
-			"-ldflags", "-X github.com/sbench/sbench/runner.Version=e2e-test", "../cmd/sbench-runner")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build sbench-runner: %v", buildErr)
-	}
-	return builtRunner
+	return testenv.Build(t, "../cmd/sbench-runner", "-ldflags", "-X github.com/sbench/sbench/runner.Version=e2e-test")
 }
 
 func TestEndToEnd(t *testing.T) {

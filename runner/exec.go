@@ -408,7 +408,7 @@ func readOutput(path string) ([]byte, error) {
 type child struct {
 	argv []string
 	cmd  *exec.Cmd
-	tail *tailWriter
+	tail *TailWriter
 	done chan struct{}
 	err  error // of Wait, once done is closed
 
@@ -428,7 +428,7 @@ func startChild(argv []string, dir string, stdout *capWriter, stderr io.Writer) 
 	if stdout != nil {
 		cmd.Stdout = stdout
 	}
-	ch := &child{argv: argv, cmd: cmd, tail: &tailWriter{max: stderrTailLen}, done: make(chan struct{})}
+	ch := &child{argv: argv, cmd: cmd, tail: NewTailWriter(stderrTailLen), done: make(chan struct{})}
 	if stderr == nil {
 		stderr = io.Discard
 	}
@@ -616,15 +616,20 @@ func (w *capWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// tailWriter keeps the last max bytes written.
-type tailWriter struct {
+// TailWriter keeps the last max bytes written to it, for showing the end of
+// a command's output; it is safe for concurrent writers. Once it has cut,
+// String starts at a line and marks the cut with "[…]".
+type TailWriter struct {
 	mu  sync.Mutex
 	buf []byte
 	max int
 	cut bool
 }
 
-func (w *tailWriter) Write(p []byte) (int, error) {
+// NewTailWriter returns a TailWriter that keeps the last max bytes.
+func NewTailWriter(max int) *TailWriter { return &TailWriter{max: max} }
+
+func (w *TailWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf = append(w.buf, p...)
@@ -635,7 +640,7 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (w *tailWriter) String() string {
+func (w *TailWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	b := w.buf

@@ -520,7 +520,7 @@ func TestExecHelpers(t *testing.T) {
 	if got := lastLine("first\nlast one  \n\n"); got != "last one" {
 		t.Errorf("lastLine: %q", got)
 	}
-	w := &tailWriter{max: 10}
+	w := NewTailWriter(10)
 	for i := 0; i < 10; i++ {
 		fmt.Fprintf(w, "line %d\n", i)
 	}

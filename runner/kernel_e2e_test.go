@@ -5,10 +5,8 @@ import (
 	"context"
 	"debug/buildinfo"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -117,7 +115,8 @@ func runLocal(t *testing.T, bin string, nodes []string, jobID, benchmark string,
 }
 
 // TestEndToEndRunnerRevision builds the runner with the checkout's commit
-// stamped in (whatever GOFLAGS says) and finds it in the bundle's hosts.
+// stamped in (the flag overrides a -buildvcs=false in GOFLAGS) and finds it
+// in the bundle's hosts.
 func TestEndToEndRunnerRevision(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds sbench-runner once more")
@@ -126,12 +125,7 @@ func TestEndToEndRunnerRevision(t *testing.T) {
 	if err != nil {
 		testenv.Require(t, "no git checkout: "+err.Error())
 	}
-	bin := filepath.Join(t.TempDir(), "sbench-runner")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-tags", "netgo,osusergo", "-buildvcs=true", "-o", bin, "../cmd/sbench-runner")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := testenv.Build(t, "../cmd/sbench-runner", "-buildvcs=true")
 	b := runLocal(t, bin, []string{"n1"}, "4713", "rev", "--kernel", "stream", "--param", "array_size=1000", "--param", "iterations=2")
 	rev := b.Hosts[0].Extra["runner_revision"]
 	if want := strings.TrimSpace(string(head)); rev != want && rev != want+"-dirty" {

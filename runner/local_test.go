@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sbench/sbench/internal/testenv"
 )
 
 // TestMain lets the test binary play a rank of a LocalStep: with
@@ -27,9 +28,7 @@ func TestMain(m *testing.M) {
 		os.Exit(nofileRank0(spec))
 	}
 	code := m.Run()
-	if builtRunner != "" { // built once for all end-to-end tests
-		os.RemoveAll(filepath.Dir(builtRunner))
-	}
+	testenv.RemoveBuilt() // the runner, built once for all end-to-end tests
 	os.Exit(code)
 }
 

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sbench/sbench/internal/golden"
@@ -180,44 +178,16 @@ func TestRunFailureExitsOne(t *testing.T) {
 	}
 }
 
-var (
-	buildOnce sync.Once
-	binary    string
-	buildErr  error
-	buildDir  string
-)
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	testenv.RemoveBuilt()
 	os.Exit(code)
 }
 
-// build compiles the command as shipped: CGO_ENABLED=0, with Go's own
-// resolver and user lookup (netgo, osusergo).
+// build compiles the command as shipped.
 func build(tb testing.TB) string {
 	tb.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		testenv.Require(tb, "no go command to build sbench-runner")
-	}
-	buildOnce.Do(func() {
-		if buildDir, buildErr = os.MkdirTemp("", "sbench-runner-test"); buildErr != nil {
-			return
-		}
-		binary = filepath.Join(buildDir, "sbench-runner")
-		cmd := exec.Command(goTool, "build", "-tags", "netgo,osusergo", "-o", binary, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		tb.Fatalf("build: %v", buildErr)
-	}
-	return binary
+	return testenv.Build(tb, ".")
 }
 
 func TestBinaryIsStatic(t *testing.T) {

@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -191,7 +190,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 				st.Variant.Name, len(ln.Nodes), l.host, localHostLabel, l.host)
 		}
 		fmt.Fprintf(l.e.stderr, "job %s step %s %s (%s): %d rank(s) on %s\n", jobID, ln.ID, st.Benchmark.Name, st.Name, ln.Ranks, strings.Join(ln.Nodes, ","))
-		log := &tailBuffer{max: 64 << 10}
+		log := runner.NewTailWriter(64 << 10)
 		var out io.Writer = log
 		if l.verbose {
 			out = io.MultiWriter(log, l.e.stderr)
@@ -263,34 +262,6 @@ func exitStatus(err error) int {
 		return re.ExitCode()
 	}
 	return 1
-}
-
-// tailBuffer keeps the last max bytes written to it; it is safe for the
-// concurrent writers of one launch.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > 2*t.max {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.buf
-	if len(b) > t.max {
-		b = b[len(b)-t.max:]
-	}
-	return string(b)
 }
 
 func mustToken() string {

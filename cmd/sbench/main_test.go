@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sbench/sbench/internal/testenv"
@@ -26,31 +25,12 @@ func sbench(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-)
-
 // buildBinaries builds sbench-runner (static, as shipped) once per test run,
-// and puts its directory first in PATH so that sbench local finds it.
+// and puts its directory first in PATH so that sbench local finds it. It
+// returns that directory.
 func buildBinaries(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "sbench-bin")
-		if buildErr != nil {
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", binDir+"/", "../sbench-runner")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build sbench-runner: %v", buildErr)
-	}
+	binDir := filepath.Dir(testenv.Build(t, "../sbench-runner"))
 	t.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return binDir
 }
@@ -70,9 +50,7 @@ func endToEndDir(t *testing.T, what string) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	testenv.RemoveBuilt()
 	os.Exit(code)
 }
 

@@ -153,6 +153,21 @@ func TestSlurmScreen(t *testing.T) {
 		return out, code, v, drain
 	}
 
+	// shapedScreening screens with node's link shaped to 1 Gbit/s, the way
+	// given (unshaped again after): the screening must fail the gate.
+	shapedScreening := func(t *testing.T, node string, way testcluster.Direction) (out string, v screenVerdict, drain string) {
+		t.Helper()
+		if err := lab.Shape(ctx, node, "1gbit", way); err != nil {
+			t.Fatal(err)
+		}
+		defer lab.Shape(ctx, node, "off", "")
+		out, code, v, drain := screening(t)
+		if code != exitGate {
+			t.Errorf("exit %d, want %d", code, exitGate)
+		}
+		return out, v, drain
+	}
+
 	t.Run("unshaped", func(t *testing.T) {
 		for i := 0; i < 3; i++ {
 			out, code, v, drain := screening(t)
@@ -163,14 +178,7 @@ func TestSlurmScreen(t *testing.T) {
 	})
 
 	t.Run("n3-at-1gbit", func(t *testing.T) {
-		if err := lab.Shape(ctx, "n3", "1gbit", testcluster.Both); err != nil {
-			t.Fatal(err)
-		}
-		defer lab.Shape(ctx, "n3", "off", "")
-		out, code, v, drain := screening(t)
-		if code != exitGate {
-			t.Errorf("exit %d, want %d", code, exitGate)
-		}
+		out, v, drain := shapedScreening(t, "n3", testcluster.Both)
 		if len(v.Findings) != 1 || v.Findings[0].Kind != "node" || v.Findings[0].Subject != "n3" || !v.Findings[0].Drain {
 			t.Errorf("findings %+v, want exactly node n3\n%s", v.Findings, out)
 		}
@@ -181,14 +189,7 @@ func TestSlurmScreen(t *testing.T) {
 	})
 
 	t.Run("n5-sends-at-1gbit", func(t *testing.T) {
-		if err := lab.Shape(ctx, "n5", "1gbit", testcluster.Out); err != nil {
-			t.Fatal(err)
-		}
-		defer lab.Shape(ctx, "n5", "off", "")
-		out, code, v, drain := screening(t)
-		if code != exitGate {
-			t.Errorf("exit %d, want %d", code, exitGate)
-		}
+		out, v, drain := shapedScreening(t, "n5", testcluster.Out)
 		if len(v.Findings) != 1 || v.Findings[0].Kind != "one-way" || v.Findings[0].Subject != "n5→*" || v.Findings[0].Drain {
 			t.Fatalf("findings %+v, want exactly one-way n5→*\n%s", v.Findings, out)
 		}

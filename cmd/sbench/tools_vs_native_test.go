@@ -308,7 +308,7 @@ launcher = { type = "mpirun", command = "/nonexistent/mpirun" }
 // needs mpirun locally; without one, sbench local refuses before running
 // anything, saying what to do.
 func TestLocalMPIPluginWithoutMPIRun(t *testing.T) {
-	buildBinaries(t)
+	binDir := buildBinaries(t)
 	dir := t.TempDir()
 	t.Chdir(dir)
 	// Only the runner in PATH: no mpirun.

@@ -8,38 +8,30 @@
 
 #define WINDOW 64
 
+static void window(int rank, char *buf, long size)
+{
+	MPI_Request req[WINDOW];
+	char ack[4];
+	for (int w = 0; w < WINDOW; w++) {
+		if (rank == 0)
+			MPI_Isend(buf, (int)size, MPI_CHAR, 1, 100, MPI_COMM_WORLD, &req[w]);
+		else
+			MPI_Irecv(buf, (int)size, MPI_CHAR, 0, 100, MPI_COMM_WORLD, &req[w]);
+	}
+	MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
+	if (rank == 0)
+		MPI_Recv(ack, 4, MPI_CHAR, 1, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	else
+		MPI_Send(ack, 4, MPI_CHAR, 0, 101, MPI_COMM_WORLD);
+}
+
+static double bandwidth(long size, double elapsed, int iterations)
+{
+	return (double)size * WINDOW * iterations / elapsed / 1e6;
+}
+
 int main(int argc, char **argv)
 {
 	struct standin_options o = {1, 4194304, 100, 10};
-	int rank;
-	MPI_Request req[WINDOW];
-	standin_start(&argc, &argv, &o, &rank);
-	char *buf = calloc(o.max_size > 0 ? o.max_size : 1, 1);
-	char ack[4];
-	standin_header(rank, "OSU MPI Bandwidth Test", "Bandwidth (MB/s)");
-	for (long size = o.min_size; size <= o.max_size; size = standin_next(size)) {
-		double start = 0;
-		MPI_Barrier(MPI_COMM_WORLD);
-		for (int i = 0; i < o.warmup + o.iterations; i++) {
-			if (i == o.warmup)
-				start = MPI_Wtime();
-			for (int w = 0; w < WINDOW; w++) {
-				if (rank == 0)
-					MPI_Isend(buf, (int)size, MPI_CHAR, 1, 100, MPI_COMM_WORLD, &req[w]);
-				else
-					MPI_Irecv(buf, (int)size, MPI_CHAR, 0, 100, MPI_COMM_WORLD, &req[w]);
-			}
-			MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
-			if (rank == 0)
-				MPI_Recv(ack, 4, MPI_CHAR, 1, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			else
-				MPI_Send(ack, 4, MPI_CHAR, 0, 101, MPI_COMM_WORLD);
-		}
-		double elapsed = MPI_Wtime() - start;
-		if (rank == 0)
-			standin_row(size, (double)size * WINDOW * o.iterations / elapsed / 1e6);
-	}
-	free(buf);
-	MPI_Finalize();
-	return 0;
+	return standin_main(argc, argv, o, "OSU MPI Bandwidth Test", "Bandwidth (MB/s)", window, bandwidth);
 }

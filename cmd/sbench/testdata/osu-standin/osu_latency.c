@@ -5,32 +5,25 @@
  */
 #include "osu_standin.h"
 
+static void pingpong(int rank, char *buf, long size)
+{
+	if (rank == 0) {
+		MPI_Send(buf, (int)size, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
+		MPI_Recv(buf, (int)size, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	} else {
+		MPI_Recv(buf, (int)size, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Send(buf, (int)size, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+	}
+}
+
+static double latency(long size, double elapsed, int iterations)
+{
+	(void)size;
+	return elapsed * 1e6 / (2.0 * iterations);
+}
+
 int main(int argc, char **argv)
 {
 	struct standin_options o = {1, 4194304, 1000, 100};
-	int rank;
-	standin_start(&argc, &argv, &o, &rank);
-	char *buf = calloc(o.max_size > 0 ? o.max_size : 1, 1);
-	standin_header(rank, "OSU MPI Latency Test", "Avg Latency(us)");
-	for (long size = o.min_size; size <= o.max_size; size = standin_next(size)) {
-		double start = 0;
-		MPI_Barrier(MPI_COMM_WORLD);
-		for (int i = 0; i < o.warmup + o.iterations; i++) {
-			if (i == o.warmup)
-				start = MPI_Wtime();
-			if (rank == 0) {
-				MPI_Send(buf, (int)size, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
-				MPI_Recv(buf, (int)size, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			} else {
-				MPI_Recv(buf, (int)size, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-				MPI_Send(buf, (int)size, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
-			}
-		}
-		double elapsed = MPI_Wtime() - start;
-		if (rank == 0)
-			standin_row(size, elapsed * 1e6 / (2.0 * o.iterations));
-	}
-	free(buf);
-	MPI_Finalize();
-	return 0;
+	return standin_main(argc, argv, o, "OSU MPI Latency Test", "Avg Latency(us)", pingpong, latency);
 }

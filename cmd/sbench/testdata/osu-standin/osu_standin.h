@@ -105,4 +105,32 @@ static void standin_row(long size, double value)
 /* standin_next is the size after s: OSU doubles, and 0 is followed by 1. */
 static long standin_next(long s) { return s == 0 ? 1 : 2 * s; }
 
+/* standin_main is the whole program, as OSU's loop goes: for each size,
+ * warmup + iterations calls of step(rank, buf, size) between the two ranks,
+ * timed from the first after the warmup, and rank 0 prints the row of
+ * value(size, elapsed, iterations). o holds the program's defaults. */
+static int standin_main(int argc, char **argv, struct standin_options o, const char *title, const char *column,
+			void (*step)(int rank, char *buf, long size), double (*value)(long size, double elapsed, int iterations))
+{
+	int rank;
+	standin_start(&argc, &argv, &o, &rank);
+	char *buf = calloc(o.max_size > 0 ? o.max_size : 1, 1);
+	standin_header(rank, title, column);
+	for (long size = o.min_size; size <= o.max_size; size = standin_next(size)) {
+		double start = 0;
+		MPI_Barrier(MPI_COMM_WORLD);
+		for (int i = 0; i < o.warmup + o.iterations; i++) {
+			if (i == o.warmup)
+				start = MPI_Wtime();
+			step(rank, buf, size);
+		}
+		double elapsed = MPI_Wtime() - start;
+		if (rank == 0)
+			standin_row(size, value(size, elapsed, o.iterations));
+	}
+	free(buf);
+	MPI_Finalize();
+	return 0;
+}
+
 #endif

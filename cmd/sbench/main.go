@@ -41,11 +41,12 @@ func freeHeap() {
 }
 
 // compareHeapLimit is heapLimit for compare: it keeps a row per node pair
-// and x of the two selections (a 20,000-run archive's two systems: 137 MB
-// peak at this limit, 107 MB for 5,000 runs), and under 64 MiB its
-// collector ran every few MB of the million samples it decodes — a sixth
-// of its time.
-const compareHeapLimit = 192 << 20
+// and x of the two selections. Under 64 MiB its collector ran every few MB
+// of the million samples it decodes (4.7 s for a 20,000-run archive's two
+// systems); at 192 MiB peak memory grew 1.31× from 5,000 to 20,000 runs
+// (100 -> 131 MB); at 96 MiB it stays flat, 102 -> 116 MB (1.14×), in
+// 0.40 / 1.23 s against 0.39 / 1.15 s (bench/archive-scale.sh's archive).
+const compareHeapLimit = 96 << 20
 
 // siteHeapLimit is heapLimit for site: it draws a history chart (gonum/plot
 // to SVG) per page on every core, and under 64 MiB the collector ran all

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Times sbench's archive commands on a site-like archive at two sizes, the
-# way a user runs them, and prints wall time and peak memory (from
+# way a user runs them, and prints wall time, CPU time (user + system: on a
+# shared machine it varies far less than wall time does) and peak memory (from
 # /usr/bin/time -v) per command and size, with the growth between sizes.
 #
 # The archive is bench/sitearchive's: three systems measured nightly from
@@ -50,12 +51,13 @@ GEN="$W/sitearchive"
 go build -o "$GEN" ./bench/sitearchive
 
 # measure NAME SIZE CMD...: runs CMD $REPEATS times (stdout to $W/out),
-# records the median wall time and peak RSS as "$NAME $SIZE SECS KIB".
+# records the median wall time, CPU time (user + system) and peak RSS as
+# "$NAME $SIZE SECS KIB CPUSECS".
 # Exit status 1 is a result (compare found a regression), not a failure.
 measure() {
 	local name=$1 size=$2
 	shift 2
-	local i secs=() kibs=()
+	local i secs=() kibs=() cpus=()
 	for ((i = 0; i < REPEATS; i++)); do
 		[ -n "${PREP:-}" ] && eval "$PREP"
 		local rc=0
@@ -67,8 +69,9 @@ measure() {
 		fi
 		secs+=("$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' "$W/time")")
 		kibs+=("$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$W/time")")
+		cpus+=("$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { print s }' "$W/time")")
 	done
-	printf '%s\t%s\t%s\t%s\n' "$name" "$size" "$(median "${secs[@]}")" "$(median "${kibs[@]}")" >>"$W/results"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$size" "$(median "${secs[@]}")" "$(median "${kibs[@]}")" "$(median "${cpus[@]}")" >>"$W/results"
 }
 
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
@@ -110,7 +113,7 @@ done
 awk -F'\t' -v sizes="$SIZES" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" '
 FILENAME ~ /notes$/ { note[$1, $2] = $3; next }
 {
-	secs[$1, $2] = $3; kib[$1, $2] = $4
+	secs[$1, $2] = $3; kib[$1, $2] = $4; cpu[$1, $2] = $5
 	if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
 }
 END {
@@ -133,10 +136,10 @@ END {
 					extra = ", " note[k, s[j]]
 				}
 			}
-			printf " %.2f s / %.0f MB%s |", secs[k, s[j]], kib[k, s[j]] / 1024, extra
+			printf " %.2f s (CPU %.2f s) / %.0f MB%s |", secs[k, s[j]], cpu[k, s[j]], kib[k, s[j]] / 1024, extra
 		}
 		a = s[1]; b = s[ns]
-		printf " %.1f× / %.1f× |\n", secs[k, b] / secs[k, a], kib[k, b] / kib[k, a]
+		printf " %.1f× (CPU %.1f×) / %.1f× |\n", secs[k, b] / secs[k, a], cpu[k, b] / cpu[k, a], kib[k, b] / kib[k, a]
 	}
 	printf "\n(median of %d runs of each command; load average at the end: %s)\n", repeats, load
 }' repeats="$REPEATS" "$W/notes" "$W/results"

@@ -116,7 +116,7 @@
 // the cores' caches hold, and the copies into and out of the socket then
 // run from memory: bw cost twice NPtcp's CPU time per byte. Between nodes
 // the buffers stay the kernel's, sized for the link. In spin mode, reads
-// of more than 32 KiB park at once rather than spin (fastio.go).
+// of every size busy-poll for up to 50 us before they park (fastio.go).
 //
 // Default repetitions follow OSU's scaling by size, reduced so that a
 // 1 B to 4 MiB sweep over loopback takes a few seconds:

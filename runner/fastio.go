@@ -23,10 +23,10 @@ import (
 // peer that stalls fails the run after the I/O timeout, a cancelled run
 // stops at once (spin) or within blockSlice (block).
 const (
-	// PollSpin busy-polls non-blocking reads of up to spinMaxBytes for up
-	// to spinFor, as MPI libraries poll their progress engine, then parks
-	// the goroutine in the netpoller; larger reads park at once. Lowest
-	// latency; a core busy while waiting. The default.
+	// PollSpin busy-polls non-blocking reads for up to spinFor, as MPI
+	// libraries poll their progress engine, then parks the goroutine in
+	// the netpoller. Lowest latency and highest streaming bandwidth; a
+	// core busy while waiting. The default.
 	PollSpin = kernels.PollSpin
 	// PollBlock sleeps in blocking system calls on a locked thread, as
 	// NPtcp does: no core burnt, the scheduler's wake-up in every message.
@@ -41,16 +41,16 @@ const (
 // against the peer it waits for.
 const spinFor = 50 * time.Microsecond
 
-// spinMaxBytes is the largest read that busy-polls. A larger message
-// arrives over tens of microseconds at least, in pieces, from a sender
-// that keeps the socket filling: a read that spins between the pieces
-// saves one wake-up, a few microseconds, and costs the delivery its CPU
-// and the socket's lock, which every read(2) takes (perf: the spinning
-// reads of bw's receiver were most of its CPU time at 64 KiB). With such
-// reads parking at once, bw's medians over loopback on the loaded 2-core
-// test machine rose 1.1-1.3× from 64 KiB to 2 MiB (5 interleaved rounds,
-// runs varying 2-5× in themselves: see bench/runner-vs-tools.sh).
-const spinMaxBytes = 32 << 10
+// Reads of every size spin. Large reads used to park at once (from 32 KiB
+// up), after measurements on a loaded 2-core machine where a spinning
+// receiver took CPU from the delivery and bw rose 1.1-1.3x with parking.
+// On the same machine quiet, parking cost bw a fifth to a third from
+// 64 KiB to 512 KiB: a streamed message arrives in 64 KiB pieces some 10 us
+// apart, and every piece paid the netpoller's park and wake-up. Spinning
+// (still bounded by spinFor per read) moved bw's medians from 4.9-6.9 to
+// 6.3-9.1 GB/s at 64-256 KiB and 5.5 to 7.8 GB/s at 512 KiB
+// (bench/runner-vs-tools.sh, 3 interleaved rounds), as MPI's progress
+// engines, which poll whatever the message size, would.
 
 // blockSlice is how long one blocking system call may sleep before the
 // link looks at its deadline and its context again (SO_RCVTIMEO and
@@ -230,9 +230,6 @@ func (f *fastConn) transfer(fd uintptr, sys func(uintptr, []byte) (int, error), 
 				f.err = errWouldBlock
 				return true
 			case againSpin:
-				if len(f.buf) > spinMaxBytes {
-					return false
-				}
 				// Reading the clock costs a tenth of a read: look at it
 				// every few tries only.
 				if spins++; spins&7 != 1 {

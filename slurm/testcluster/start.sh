@@ -288,7 +288,20 @@ export SLURM_CONF=$CONF
 # Both daemons fork into the background and write their pid files. Their
 # stdio goes to files: a daemon holding our stdout open would keep a caller
 # that reads it (eval "$(start.sh …)", Go's exec) waiting forever.
+# wait_pidfile FILE WHAT: a daemon writes its pid file a moment after it
+# forks. A start that fails later (a slurmd that will not start) cleans up
+# with stop.sh, which finds daemons by their pid files only: without the
+# wait, one not yet written was left running.
+wait_pidfile() {
+	local deadline=$((SECONDS + 10))
+	until [ -s "$1" ]; do
+		[ $SECONDS -lt $deadline ] || fail "$2 wrote no pid file ($1) in 10 s"
+		sleep 0.05
+	done
+}
+
 slurmctld -f "$CONF" -i </dev/null >>"$LAB/log/slurmctld.stderr" 2>&1 || fail "slurmctld did not start"
+wait_pidfile "$LAB/run/slurmctld.pid" slurmctld
 for i in $(seq 1 "$NODES"); do
 	if [ "$NETNS" = 1 ]; then
 		# nsenter, not "ip netns exec": that remounts /sys, and slurmd then
@@ -307,6 +320,7 @@ for i in $(seq 1 "$NODES"); do
 	else
 		slurmd -f "$CONF" -N "n$i" </dev/null >>"$LAB/log/slurmd-n$i.stderr" 2>&1 || fail "slurmd n$i did not start"
 	fi
+	wait_pidfile "$LAB/run/slurmd-n$i.pid" "slurmd n$i"
 done
 
 # Ready when every node is idle (typically 0.3–0.6 s).

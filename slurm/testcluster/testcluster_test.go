@@ -450,6 +450,19 @@ func TestSlurmNetnsLabFailedStart(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(fake, "slurmd"), []byte("#!/bin/sh\necho 'slurmd: fatal: refusing to start (test)' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// slurmctld forks and writes its pid file a moment later; here the
+	// moment is a second, so that a start that fails at once (the slurmd
+	// above) must wait for the pid file to stop slurmctld: stop.sh finds
+	// the daemons by their pid files, and one written after it ran was
+	// left behind, pid file and all (seen once in make test-slurm).
+	real, err := exec.LookPath("slurmctld")
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := fmt.Sprintf("#!/bin/sh\n(sleep 1; exec %q \"$@\") </dev/null >/dev/null 2>&1 &\nexit 0\n", real)
+	if err := os.WriteFile(filepath.Join(fake, "slurmctld"), []byte(late), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("PATH", fake+":"+os.Getenv("PATH"))
 	dir := searchableTempDir(t)
 	// A minute to fail in, after waiting for another netns lab.
@@ -464,7 +477,14 @@ func TestSlurmNetnsLabFailedStart(t *testing.T) {
 		t.Errorf("error does not say why: %v", err)
 	}
 	checkNoNetwork(t, dir)
+	time.Sleep(2 * time.Second) // what a late daemon would have written by now
 	if left, _ := filepath.Glob(filepath.Join(dir, "run", "*.pid")); len(left) != 0 {
 		t.Errorf("pid files left: %v", left)
+	}
+	if out, _ := exec.Command("pgrep", "-f", "slurmctld -f "+dir).Output(); len(out) != 0 {
+		t.Errorf("slurmctld of the failed lab still runs: pids %s", strings.Fields(string(out)))
+		for _, pid := range strings.Fields(string(out)) {
+			exec.Command("kill", pid).Run() // ours: started by this test's lab
+		}
 	}
 }

@@ -185,7 +185,7 @@ var (
 	pWindow = Param{Name: "window", Kind: Count, Min: 1, Max: MaxWindow, Default: strconv.Itoa(DefaultWindow),
 		Doc: "messages written back to back before the receiver acknowledges"}
 	pPoll = Param{Name: "poll", Kind: Choice, Choices: []string{PollSpin, PollBlock}, Default: PollSpin,
-		Doc: "how ranks wait for data: spin busy-polls up to 50 µs for a message of up to 32 KiB, then sleeps (as MPI libraries poll); block sleeps in the system call (as NPtcp; when ranks outnumber cores)"}
+		Doc: "how ranks wait for data: spin busy-polls up to 50 µs a read, then sleeps (as MPI libraries poll); block sleeps in the system call (as NPtcp; when ranks outnumber cores)"}
 )
 
 func (p Param) with(def string) Param {

@@ -37,8 +37,8 @@ const MinSniffScore = 30
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]Format{}
-	// sorted is registry's formats by name, for sniff: made once, not
-	// for every input.
+	// sorted is registry's formats by name, for sniff and Names: made
+	// once, not for every input.
 	sorted []Format
 )
 
@@ -83,9 +83,12 @@ func Lookup(name string) (Format, bool) {
 
 // Names lists the registered formats, sorted.
 func Names() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	return slices.Sorted(maps.Keys(registry))
+	fs := formats()
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Name
+	}
+	return names
 }
 
 // Detect returns the format that is surest of head. Ties go to the name

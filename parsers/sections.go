@@ -83,13 +83,7 @@ func Sections(data []byte) []Section {
 // then need no regexp on every line (an ingest of thousands of logs paid
 // a tenth of its parsing for that).
 func hasMarkerLine(data []byte) bool {
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+	for line := range bytes.Lines(data) {
 		line = bytes.TrimLeft(line, " \t\f\r\v")
 		if len(line) >= 3 && strings.IndexByte("+=#-", line[0]) >= 0 && line[1] == line[0] && line[2] == line[0] {
 			return true

@@ -39,8 +39,7 @@ const (
 // microseconds where they no longer matter. It also keeps an
 // oversubscribed node (two ranks on one core) from spinning for long
 // against the peer it waits for.
-const spinFor = 50 * time.Microsecond
-
+//
 // Reads of every size spin. Large reads used to park at once (from 32 KiB
 // up), after measurements on a loaded 2-core machine where a spinning
 // receiver took CPU from the delivery and bw rose 1.1-1.3x with parking.
@@ -51,6 +50,7 @@ const spinFor = 50 * time.Microsecond
 // 6.3-9.1 GB/s at 64-256 KiB and 5.5 to 7.8 GB/s at 512 KiB
 // (bench/runner-vs-tools.sh, 3 interleaved rounds), as MPI's progress
 // engines, which poll whatever the message size, would.
+const spinFor = 50 * time.Microsecond
 
 // blockSlice is how long one blocking system call may sleep before the
 // link looks at its deadline and its context again (SO_RCVTIMEO and

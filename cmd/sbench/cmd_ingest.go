@@ -338,7 +338,7 @@ gather:
 		}
 	}
 	if ctx.Err() == nil && len(batch) > 0 {
-		batches <- batch // the store has taken the last one: room for this
+		batches <- batch // the store goroutine drains batches to the end: this send returns
 	}
 	close(batches)
 	if err := <-stored; err != nil {

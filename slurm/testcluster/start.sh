@@ -285,9 +285,6 @@ EOF
 } >"$CONF"
 export SLURM_CONF=$CONF
 
-# Both daemons fork into the background and write their pid files. Their
-# stdio goes to files: a daemon holding our stdout open would keep a caller
-# that reads it (eval "$(start.sh …)", Go's exec) waiting forever.
 # wait_pidfile FILE WHAT: a daemon writes its pid file a moment after it
 # forks. A start that fails later (a slurmd that will not start) cleans up
 # with stop.sh, which finds daemons by their pid files only: without the
@@ -300,6 +297,9 @@ wait_pidfile() {
 	done
 }
 
+# Both daemons fork into the background and write their pid files. Their
+# stdio goes to files: a daemon holding our stdout open would keep a caller
+# that reads it (eval "$(start.sh …)", Go's exec) waiting forever.
 slurmctld -f "$CONF" -i </dev/null >>"$LAB/log/slurmctld.stderr" 2>&1 || fail "slurmctld did not start"
 wait_pidfile "$LAB/run/slurmctld.pid" slurmctld
 for i in $(seq 1 "$NODES"); do

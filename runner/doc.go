@@ -114,8 +114,11 @@
 // buffer at 256 KiB (SO_SNDBUF 128 KiB, which Linux doubles). Over
 // loopback, autotuning lets a streaming sender queue megabytes, more than
 // the cores' caches hold, and the copies into and out of the socket then
-// run from memory: bw cost twice NPtcp's CPU time per byte. Between nodes
-// the buffers stay the kernel's, sized for the link. In spin mode, reads
+// run from memory: bw cost twice NPtcp's CPU time per byte. Before each
+// size the streaming kernels (bw, bibw, pairs, matrix) let the sender's
+// buffer grow with the message, to 1 MiB at most (SO_SNDBUF 512 KiB), so
+// that a large message does not wait for its peer several times over.
+// Between nodes the buffers stay the kernel's, sized for the link. In spin mode, reads
 // of every size busy-poll for up to 50 us before they park (fastio.go).
 //
 // Default repetitions follow OSU's scaling by size, reduced so that a

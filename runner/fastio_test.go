@@ -330,8 +330,10 @@ func TestKernelPollModes(t *testing.T) {
 }
 
 // TestIntraNodeSendBuffer: a kernel connection between two ranks of one
-// node gets the capped send buffer (Linux reports it doubled); one between
-// nodes keeps the kernel's autotuned buffer.
+// node gets the capped send buffer (Linux reports it doubled), then, before
+// each size a streaming kernel sends, one that grows with the message
+// within the two bounds; one between nodes keeps the kernel's autotuned
+// buffer throughout.
 func TestIntraNodeSendBuffer(t *testing.T) {
 	sndbuf := func(conn *tcp.Conn) int {
 		rc, err := conn.SyscallConn()
@@ -358,12 +360,24 @@ func TestIntraNodeSendBuffer(t *testing.T) {
 				id:      Identity{Rank: 0, Size: 2, NodeName: "n1", Nodes: []string{"n1", "n2"}, NodeIndex: 0},
 				members: []member{{Rank: 0, Node: "n1", NodeIndex: 0}, {Rank: 1, Node: "n2", NodeIndex: tt.nodeOf1}},
 			}
-			if err := tuneKernelConn(c, a, 1); err != nil {
+			if err := tuneKernelConn(c, a, 1, 0); err != nil {
 				t.Fatal(err)
 			}
 			got := sndbuf(a)
 			if tt.capped && got != 2*intraNodeSendBuffer || !tt.capped && got != before {
 				t.Errorf("send buffer %d (was %d), capped %v", got, before, tt.capped)
+			}
+			for _, sz := range []struct{ size, want int }{
+				{1, 256 << 10}, {64 << 10, 256 << 10}, {128 << 10, 256 << 10}, {256 << 10, 512 << 10},
+				{384 << 10, 768 << 10}, {512 << 10, 1 << 20}, {4 << 20, 1 << 20}, {64 << 10, 256 << 10},
+			} {
+				if err := tuneKernelConn(c, a, 1, sz.size); err != nil {
+					t.Fatal(err)
+				}
+				got := sndbuf(a)
+				if tt.capped && got != sz.want || !tt.capped && got != before {
+					t.Errorf("messages of %d bytes: send buffer %d (was %d), capped %v", sz.size, got, before, tt.capped)
+				}
 			}
 		})
 	}

@@ -227,25 +227,45 @@ func (l *link) read(p []byte) error {
 }
 
 // intraNodeSendBuffer is the send buffer (SO_SNDBUF, which Linux
-// doubles: 256 KiB) of a kernel connection between two ranks of one node.
-// Such a connection runs over loopback, where TCP's autotuning grows the
-// send buffer to tcp_wmem's maximum (4 MiB by default): the receiving
-// side ACKs from its backlog, late, so a streaming sender keeps megabytes
-// queued, more than a core's L2 cache, and every byte is copied into the
-// socket and out again from memory instead of cache. On the project's
-// test machine (2 MiB of L2 per core) bw at 512 KiB cost 360-540 ms of
-// CPU per GB moved, NPtcp's ping-pong, whose one message in flight stays
-// in cache, 180; with this cap 260-320 (perf stat, under load), and bw's
-// median bandwidth rose 2-3.5× from 256 KiB up (bench/runner-vs-tools.sh).
-// 256 KiB still covers loopback's bandwidth-delay product (tens of GB/s ×
-// a few µs); 64 KiB to 1 MiB were tried, 128 KiB did best.
+// doubles: 256 KiB) of a kernel connection between two ranks of one node,
+// as it is connected. Such a connection runs over loopback, where TCP's
+// autotuning grows the send buffer to tcp_wmem's maximum (4 MiB by
+// default): the receiving side ACKs from its backlog, late, so a streaming
+// sender keeps megabytes queued, more than a core's L2 cache, and every
+// byte is copied into the socket and out again from memory instead of
+// cache. On the project's first test machine (2 MiB of L2 per core) bw at
+// 512 KiB cost 360-540 ms of CPU per GB moved, NPtcp's ping-pong, whose
+// one message in flight stays in cache, 180; with this cap 260-320 (perf
+// stat, under load), and bw's median bandwidth rose 2-3.5x from 256 KiB
+// up (bench/runner-vs-tools.sh). 256 KiB still covers loopback's
+// bandwidth-delay product (tens of GB/s x a few us).
 // Between nodes the buffer stays the kernel's: a real link's
 // bandwidth-delay product is what autotuning sizes it for.
 const intraNodeSendBuffer = 128 << 10
 
-// tuneKernelConn prepares a kernel connection to peer: within a node, the
-// send buffer above.
-func tuneKernelConn(c *comm, conn tcpConn, peer int) error {
+// maxIntraNodeSendBuffer bounds intraNodeSendBufferFor: 1 MiB as Linux
+// doubles it, a core's L2 cache on the project's second test machine.
+const maxIntraNodeSendBuffer = 512 << 10
+
+// intraNodeSendBufferFor is the send buffer the streaming kernels set on
+// an intra-node connection before they send messages of size bytes: the
+// message itself, within intraNodeSendBuffer and maxIntraNodeSendBuffer.
+// With a fixed 256 KiB a message of 512 KiB or more fills the buffer a few
+// times over, and each time the sender waits for its peer to read, park
+// and wake-up included. On the second test machine (1 MiB of L2 per core,
+// wake-ups of some 20 us) the fixed cap held bw to 3-4 GB/s from 512 KiB
+// up, and a buffer that grows with the message to 512 KiB (1 MiB doubled)
+// gave 5-6.5 GB/s, in 4 of 4 interleaved rounds; at 256 KiB and below it
+// is the connection's own, unchanged. More than that
+// (maxIntraNodeSendBuffer 1 MiB) was no better and varied more.
+func intraNodeSendBufferFor(size int) int {
+	return min(max(size, intraNodeSendBuffer), maxIntraNodeSendBuffer)
+}
+
+// tuneKernelConn prepares a kernel connection to peer for messages of
+// size bytes (0: as it is connected): within a node, the send buffer
+// above; between nodes it leaves the connection as it is.
+func tuneKernelConn(c *comm, conn tcpConn, peer, size int) error {
 	if !c.sameNode(peer) {
 		return nil
 	}
@@ -257,9 +277,13 @@ func tuneKernelConn(c *comm, conn tcpConn, peer int) error {
 	if err != nil {
 		return fmt.Errorf("kernel connection to %s: %w", c.who(peer), err)
 	}
+	bytes := intraNodeSendBuffer
+	if size > 0 {
+		bytes = intraNodeSendBufferFor(size)
+	}
 	var serr error
 	if err := rc.Control(func(fd uintptr) {
-		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, intraNodeSendBuffer)
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, bytes)
 	}); err != nil {
 		return fmt.Errorf("kernel connection to %s: %w", c.who(peer), err)
 	}
@@ -317,7 +341,7 @@ func runPointToPoint(ctx context.Context, c *comm, p KernelParams, hooks *testHo
 	if err != nil {
 		return nil, err
 	}
-	if err := tuneKernelConn(c, conn, peer); err != nil {
+	if err := tuneKernelConn(c, conn, peer, 0); err != nil {
 		return nil, err
 	}
 	l := newLink(ctx, c, conn, peer)
@@ -437,6 +461,11 @@ func (k *kernelRun) bandwidth() ([]results.Sample, error) {
 		pat := newPattern(size)
 		rbuf := buf[:pat.n]
 		total := (warm + iters) * window
+		if k.rank == 0 {
+			if err := tuneKernelConn(k.l.c, k.l.conn, k.l.peer, size); err != nil {
+				return samples, err
+			}
+		}
 		times := make([]time.Duration, 0, min(iters, 1<<16))
 		for w := 0; w < warm+iters; w++ {
 			if k.rank == 0 {

@@ -77,7 +77,7 @@ func openMesh(ctx context.Context, c *comm, kernel string, hooks *testHooks, pee
 			}
 			continue
 		}
-		if err := tuneKernelConn(c, res[i].conn, p); err != nil && first == nil {
+		if err := tuneKernelConn(c, res[i].conn, p, 0); err != nil && first == nil {
 			first = err
 		}
 		m.links[p] = newPlink(m, res[i].conn, p)
@@ -400,6 +400,9 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 	var times []time.Duration
 	var buf []byte
 	if sender {
+		if err := tuneKernelConn(m.c, l.conn, peer, size); err != nil {
+			return nil, err
+		}
 		times = make([]time.Duration, 0, windows)
 	} else {
 		buf = make([]byte, pat.n)

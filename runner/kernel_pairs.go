@@ -40,6 +40,9 @@ func runBibw(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]
 	}
 	for _, size := range p.Sizes {
 		windows, warm := bwCounts(p, size)
+		if err := tuneKernelConn(c, l.conn, peer, size); err != nil {
+			return samples, err
+		}
 		pat := newPattern(size)
 		rbuf := buf[:pat.n]
 		total := (warm + windows) * window

@@ -118,8 +118,9 @@
 // size the streaming kernels (bw, bibw, pairs, matrix) let the sender's
 // buffer grow with the message, to 1 MiB at most (SO_SNDBUF 512 KiB), so
 // that a large message does not wait for its peer several times over.
-// Between nodes the buffers stay the kernel's, sized for the link. In spin mode, reads
-// of every size busy-poll for up to 50 us before they park (fastio.go).
+// Between nodes the buffers stay the kernel's, sized for the link. In spin
+// mode, reads of every size busy-poll for up to 50 us before they park
+// (fastio.go).
 //
 // Default repetitions follow OSU's scaling by size, reduced so that a
 // 1 B to 4 MiB sweep over loopback takes a few seconds:

@@ -247,24 +247,25 @@ const intraNodeSendBuffer = 128 << 10
 // doubles it, a core's L2 cache on the project's second test machine.
 const maxIntraNodeSendBuffer = 512 << 10
 
-// intraNodeSendBufferFor is the send buffer the streaming kernels set on
-// an intra-node connection before they send messages of size bytes: the
-// message itself, within intraNodeSendBuffer and maxIntraNodeSendBuffer.
-// With a fixed 256 KiB a message of 512 KiB or more fills the buffer a few
-// times over, and each time the sender waits for its peer to read, park
-// and wake-up included. On the second test machine (1 MiB of L2 per core,
-// wake-ups of some 20 us) the fixed cap held bw to 3-4 GB/s from 512 KiB
-// up, and a buffer that grows with the message to 512 KiB (1 MiB doubled)
-// gave 5-6.5 GB/s, in 4 of 4 interleaved rounds; at 256 KiB and below it
-// is the connection's own, unchanged. More than that
-// (maxIntraNodeSendBuffer 1 MiB) was no better and varied more.
+// intraNodeSendBufferFor is the send buffer of an intra-node connection
+// for messages of size bytes: the message itself, within
+// intraNodeSendBuffer and maxIntraNodeSendBuffer. A connection gets it for
+// size 0 (intraNodeSendBuffer) when it is connected, and the streaming
+// kernels' senders again before each size, so up to 128 KiB it does not
+// change. With a fixed 256 KiB a message of 512 KiB or more fills the
+// buffer a few times over, and each time the sender waits for its peer to
+// read, park and wake-up included. On the second test machine (1 MiB of L2
+// per core, wake-ups of some 20 us) the fixed cap held bw to 3-4 GB/s from
+// 512 KiB up, and a buffer that grows with the message to 512 KiB (1 MiB
+// doubled) gave 5-6.5 GB/s, in 4 of 4 interleaved rounds. A cap of 1 MiB,
+// or twice the message, was no better and varied more.
 func intraNodeSendBufferFor(size int) int {
 	return min(max(size, intraNodeSendBuffer), maxIntraNodeSendBuffer)
 }
 
 // tuneKernelConn prepares a kernel connection to peer for messages of
-// size bytes (0: as it is connected): within a node, the send buffer
-// above; between nodes it leaves the connection as it is.
+// size bytes (0 when it is connected): within a node, the send buffer of
+// intraNodeSendBufferFor; between nodes it leaves the connection as it is.
 func tuneKernelConn(c *comm, conn tcpConn, peer, size int) error {
 	if !c.sameNode(peer) {
 		return nil
@@ -277,13 +278,9 @@ func tuneKernelConn(c *comm, conn tcpConn, peer, size int) error {
 	if err != nil {
 		return fmt.Errorf("kernel connection to %s: %w", c.who(peer), err)
 	}
-	bytes := intraNodeSendBuffer
-	if size > 0 {
-		bytes = intraNodeSendBufferFor(size)
-	}
 	var serr error
 	if err := rc.Control(func(fd uintptr) {
-		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, bytes)
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, intraNodeSendBufferFor(size))
 	}); err != nil {
 		return fmt.Errorf("kernel connection to %s: %w", c.who(peer), err)
 	}

@@ -167,3 +167,36 @@ func TestTwoProcessesIngest(t *testing.T) {
 		t.Errorf("%d samples, want %d", n, want*10)
 	}
 }
+
+// TestOpenNewArchiveAtOnce: several sbench processes started together on a
+// path where there is no archive yet (two "sbench local" runs of one
+// campaign) must all open it, one of them creating it, without "database
+// is locked". Each round is a new path, since only a new file races.
+func TestOpenNewArchiveAtOnce(t *testing.T) {
+	const rounds, opens = 40, 4
+	for round := range rounds {
+		path := filepath.Join(t.TempDir(), fmt.Sprint("new-", round, ".db"))
+		var wg sync.WaitGroup
+		dbs := make([]*DB, opens)
+		errs := make([]error, opens)
+		for i := range opens {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				dbs[i], errs[i] = Open(path)
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d, open %d of %d: %v", round, i, opens, err)
+			}
+		}
+		for _, db := range dbs {
+			if v, err := db.SchemaVersion(context.Background()); err != nil || v != LatestSchemaVersion() {
+				t.Errorf("round %d: schema version %d (%v), want %d", round, v, err, LatestSchemaVersion())
+			}
+			db.Close()
+		}
+	}
+}

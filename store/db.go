@@ -290,6 +290,33 @@ func openReader(ctx context.Context, path string, mode dsnMode) (*DB, int, error
 	return db, version, nil
 }
 
+// connectWriter opens w's connection, whose DSN sets journal_mode=WAL.
+// On a file not yet in WAL mode (an archive being created) that pragma
+// takes a read lock and then upgrades it to write the file's header, and
+// SQLite does not call the busy handler for an upgrade: a second process
+// doing the same at the same moment gets "database is locked" at once,
+// whatever busyTimeout says. Two "sbench local" runs started together on
+// a new archive did. So a busy connect is retried here, for as long as
+// busyTimeout would have waited; once the file is in WAL mode the pragma
+// changes nothing and takes no lock.
+func connectWriter(ctx context.Context, w *sql.DB) error {
+	deadline := time.Now().Add(busyTimeout)
+	pause := time.Millisecond
+	for {
+		err := w.PingContext(ctx)
+		var se sqlite3.Error
+		if err == nil || !errors.As(err, &se) || se.Code != sqlite3.ErrBusy || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
+
 // ReadOnly reports whether the archive was opened read-only: every write
 // through it fails.
 func (db *DB) ReadOnly() bool { return db.readOnly }
@@ -303,7 +330,7 @@ func openWith(ctx context.Context, path string, list []migration) (*DB, error) {
 	// busy handler, which is fairer and avoids lock upgrades.
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
-	if err := w.PingContext(ctx); err != nil {
+	if err := connectWriter(ctx, w); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open archive %s: %w", path, err)
 	}

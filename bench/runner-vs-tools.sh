@@ -23,6 +23,19 @@
 # over their time, each window ending when the receiver has read and
 # acknowledged every byte of it. MB/s are 10^6 bytes per second.
 #
+# Where the curve can miss on two cores: over loopback, the receiving half
+# of TCP (delivering each segment, taking in the acknowledgements, freeing
+# the buffers the receiver has read, which Linux hands back to the CPU that
+# allocated them) runs on the sender's CPU. A stream's sender does all of
+# that all the time, so bw goes as fast as one core can do it; a ping-pong
+# swaps the roles every message, and both cores share the sending. perf
+# (cpu-clock) at 512 KiB on the 2-vCPU test VM: bw's sender 100 % busy at
+# 90 ms of CPU per GB (11 GB/s), NPtcp 131 ms per GB for both processes
+# together (12.9 GB/s), the copies themselves alike (20-24 ms/GB in,
+# 32-34 out). So around NPtcp's best size (512 KiB there) bw can trail it
+# by 5-25 % when the VM is slow, and lead it at every size when the VM is
+# fast; the range column shows which the run was.
+#
 # Exit status: 0 when every target is met, 1 when one is missed, 2 when a
 # tool is missing or a run failed. Starts nothing but its own processes on
 # 127.0.0.1, and kills only those.

@@ -122,6 +122,15 @@
 // mode, reads of every size busy-poll for up to 50 us before they park
 // (fastio.go).
 //
+// Over loopback a stream is bound by its sender's core: Linux runs the
+// receiving half of TCP (delivery, acknowledgements, freeing what the
+// receiver has read) on the sending CPU, so bw's sender does nearly all
+// the stack's work, where a ping-pong such as NPtcp's shares it between
+// both cores. Around the ping-pong's best size (512 KiB on the 2-vCPU test
+// VM) bw may trail NPtcp for that reason (bench/runner-vs-tools.sh says
+// more). Smaller or larger send buffers, writes in pieces, spinning writes
+// and readers that wait on poll(2) were all measured and were no better.
+//
 // Default repetitions follow OSU's scaling by size, reduced so that a
 // 1 B to 4 MiB sweep over loopback takes a few seconds:
 //

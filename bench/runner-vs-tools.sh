@@ -10,6 +10,9 @@
 #   curve    our bw kernel against NPtcp's bandwidth curve (ping-pong),
 #            1 B to 4 MiB, ROUNDS times each. Target (issue 14): the
 #            medians of ours >= NPtcp's at every size from 64 KiB up.
+#            For information, from 64 KiB up, iperf3's single stream
+#            writing that size (-l, 2 s; iperf3 takes 1 MiB at most): a
+#            stream against a stream.
 #
 # Each figure is taken ROUNDS times (default 3), the tools and our kernels
 # interleaved so that a noisy neighbour hits both; the ratios are of the
@@ -83,14 +86,16 @@ nptcp() {
 	cat "$WORK/np.out"
 }
 
-# iperf3_mbs -> the receiver's MB/s over 5 s, one stream
+# iperf3_mbs SECONDS [-l LEN] -> the receiver's MB/s, one stream
 iperf3_mbs() {
+	local secs=$1
+	shift
 	local port=$((PORT + 2))
 	iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
 	local spid=$!
 	PIDS+=("$spid")
 	sleep 0.3
-	timeout 60 iperf3 -c 127.0.0.1 -p "$port" -t 5 -f m >"$WORK/iperf3.out" 2>&1 || { cat "$WORK/iperf3.out" >&2; die "iperf3 failed"; }
+	timeout 60 iperf3 -c 127.0.0.1 -p "$port" -t "$secs" "$@" -f m >"$WORK/iperf3.out" 2>&1 || { cat "$WORK/iperf3.out" >&2; die "iperf3 failed"; }
 	wait "$spid" || true
 	awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i+1) == "Mbits/sec") v = $i } END { if (v == "") exit 1; printf "%.1f\n", v / 8 }' "$WORK/iperf3.out" ||
 		die "no receiver figure in iperf3's output"
@@ -106,7 +111,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	nptcp -l 1 -u 1 -n "$LAT_ITERS" -p 0 >"$WORK/r.np"
 	ours latency sizes=1 iterations="$LAT_ITERS" warmup=1000 >"$WORK/r.lat"
 	ours latency sizes=1 iterations="$LAT_ITERS" warmup=1000 poll=block >"$WORK/r.blk"
-	iperf3_mbs >"$WORK/r.ip"
+	iperf3_mbs 5 >"$WORK/r.ip"
 	ours bw sizes=4M iterations=10 warmup=1 >"$WORK/r.bw"
 	np=$(awk '{ printf "%.3f", $3 * 1e6 }' "$WORK/r.np")
 	printf '%-6s %12s %14s %16s %12s %14s\n' "$r" "$np" "$(field 2 "$WORK/r.lat")" \
@@ -125,10 +130,15 @@ bw=$(median <"$WORK/bw")
 printf '%-6s %12s %14s %16s %12s %14s\n' median "$np" "$lat" "(-, $blk)" "$ip" "$bw"
 
 echo
-echo "bandwidth curve (MB/s): NPtcp ping-pong, our bw kernel streaming (window 64); medians of $ROUNDS rounds, [min-max]"
+echo "bandwidth curve (MB/s): NPtcp ping-pong, our bw kernel streaming (window 64), iperf3 streaming; medians of $ROUNDS rounds, [min-max]"
 for r in $(seq 1 "$ROUNDS"); do
 	nptcp -u 4194304 >"$WORK/npcurve.$r" # about 50 s
 	ours bw sizes=1-4M >"$WORK/bwcurve.$r"
+	: >"$WORK/ipcurve.$r"
+	for ((len = CURVE_FROM; len <= 1048576; len *= 2)); do # iperf3 -l stops at 1 MiB
+		iperf3_mbs 2 -l "$len" >"$WORK/r.ipl"
+		echo "$len iperf3 $(cat "$WORK/r.ipl")" >>"$WORK/ipcurve.$r"
+	done
 done
 # NPtcp also measures sizes 3 bytes either side; keep the common ones.
 # Lines: SIZE TOOL VALUE, one per round.
@@ -136,8 +146,9 @@ for r in $(seq 1 "$ROUNDS"); do
 	# Sizes as numbers: runnerpair writes 1 MiB as 1.048576e+06.
 	awk 'NR == FNR { np[$1 + 0] = $2 / 8; next } ($1 + 0 in np) { k = $1 + 0; printf "%d NPtcp %.1f\n%d bw %s\n", k, np[k], k, $2 }' \
 		"$WORK/npcurve.$r" "$WORK/bwcurve.$r"
+	cat "$WORK/ipcurve.$r"
 done >"$WORK/curves"
-printf '%10s %26s %26s %7s\n' bytes NPtcp bw ratio
+printf '%10s %26s %26s %7s %26s %7s\n' bytes NPtcp bw ratio iperf3 "bw/ip3"
 sort -k1,1n -k2,2 -k3,3g "$WORK/curves" | awk -v from="$CURVE_FROM" '
 	function flush() {
 		if (size == "") return
@@ -148,8 +159,11 @@ sort -k1,1n -k2,2 -k3,3g "$WORK/curves" | awk -v from="$CURVE_FROM" '
 		} else {
 			for (t in n) { m = n[t]; med[t] = (m % 2) ? v[t, (m + 1) / 2] : (v[t, m / 2] + v[t, m / 2 + 1]) / 2 }
 			ratio = med["NPtcp"] > 0 ? med["bw"] / med["NPtcp"] : 0
-			printf "%10d %12.1f [%6.0f-%6.0f] %12.1f [%6.0f-%6.0f] %7.2f%s\n", size, med["NPtcp"], v["NPtcp", 1], v["NPtcp", n["NPtcp"]],
-				med["bw"], v["bw", 1], v["bw", n["bw"]], ratio, (size >= from && ratio < 1) ? "  below NPtcp" : ""
+			ip3 = ""
+			if (n["iperf3"] && med["iperf3"] > 0)
+				ip3 = sprintf(" %12.1f [%6.0f-%6.0f] %7.2f", med["iperf3"], v["iperf3", 1], v["iperf3", n["iperf3"]], med["bw"] / med["iperf3"])
+			printf "%10d %12.1f [%6.0f-%6.0f] %12.1f [%6.0f-%6.0f] %7.2f%s%s\n", size, med["NPtcp"], v["NPtcp", 1], v["NPtcp", n["NPtcp"]],
+				med["bw"], v["bw", 1], v["bw", n["bw"]], ratio, ip3, (size >= from && ratio < 1) ? "  below NPtcp" : ""
 			if (size >= from && ratio < 1) missed++
 			if (size >= from) checked++
 		}

@@ -144,9 +144,13 @@ for r in $(seq 1 "$ROUNDS"); do
 	: >"$WORK/pairs.$r"
 	for ((len = CURVE_FROM; len <= 4194304; len *= 2)); do
 		nptcp -l "$len" -u "$len" -p 0 >"$WORK/p.np"
-		ours bw sizes="$len" >"$WORK/p.bw"
-		awk -v k="$len" '$1 + 0 == k { printf "%d NPtcp %.1f\n", k, $2 / 8 }' "$WORK/p.np" >>"$WORK/pairs.$r"
-		awk -v k="$len" '$1 + 0 == k { printf "%d bw %s\n", k, $2 }' "$WORK/p.bw" >>"$WORK/pairs.$r"
+		# warmup=10: a size alone starts on a fresh connection, as NPtcp's
+		# does; NPtcp first runs the size to calibrate its repeats, and
+		# our 2 default warm-up windows (for a sweep, whose earlier sizes
+		# warm the connection) left some runs at half speed.
+		ours bw sizes="$len" warmup=10 >"$WORK/p.bw"
+		awk -v k="$len" -v r="$r" '$1 + 0 == k { printf "%d NPtcp %.1f %d\n", k, $2 / 8, r }' "$WORK/p.np" >>"$WORK/pairs.$r"
+		awk -v k="$len" -v r="$r" '$1 + 0 == k { printf "%d bw %s %d\n", k, $2, r }' "$WORK/p.bw" >>"$WORK/pairs.$r"
 		if [ "$len" -le 1048576 ]; then # iperf3 -l stops at 1 MiB
 			iperf3_mbs 2 -l "$len" >"$WORK/r.ipl"
 			echo "$len iperf3 $(cat "$WORK/r.ipl")" >>"$WORK/pairs.$r"
@@ -154,7 +158,8 @@ for r in $(seq 1 "$ROUNDS"); do
 	done
 done
 # NPtcp also measures sizes 3 bytes either side; keep the common ones.
-# Lines: SIZE TOOL VALUE, one per round.
+# Lines: SIZE TOOL VALUE, one per round; a pair's NPtcp and bw lines add
+# the ROUND.
 for r in $(seq 1 "$ROUNDS"); do
 	# Sizes as numbers: runnerpair writes 1 MiB as 1.048576e+06.
 	awk -v from="$CURVE_FROM" 'NR == FNR { np[$1 + 0] = $2 / 8; next }
@@ -162,7 +167,11 @@ for r in $(seq 1 "$ROUNDS"); do
 		"$WORK/npcurve.$r" "$WORK/bwcurve.$r"
 	cat "$WORK/pairs.$r"
 done >"$WORK/curves"
-printf '%10s %26s %26s %7s %26s %7s\n' bytes NPtcp bw ratio iperf3 "bw/ip3"
+# ratio is of the medians, and is what the target judges; paired, for
+# information, is the median [min-max] of the rounds' own bw/NPtcp, each
+# of one pair: when it straddles 1 the miss is the machine's noise, when
+# it does not the gap is real.
+printf '%10s %26s %26s %7s %20s %26s %7s\n' bytes NPtcp bw ratio paired iperf3 "bw/ip3"
 sort -k1,1n -k2,2 -k3,3g "$WORK/curves" | awk -v from="$CURVE_FROM" '
 	function flush() {
 		if (size == "") return
@@ -173,18 +182,29 @@ sort -k1,1n -k2,2 -k3,3g "$WORK/curves" | awk -v from="$CURVE_FROM" '
 		} else {
 			for (t in n) { m = n[t]; med[t] = (m % 2) ? v[t, (m + 1) / 2] : (v[t, m / 2] + v[t, m / 2 + 1]) / 2 }
 			ratio = med["NPtcp"] > 0 ? med["bw"] / med["NPtcp"] : 0
+			pr = ""
+			k = 0
+			for (i = 1; i <= ROUNDS_SEEN; i++)
+				if ((("NPtcp", i) in p) && (("bw", i) in p) && p["NPtcp", i] > 0)
+					q[++k] = p["bw", i] / p["NPtcp", i]
+			if (k) {
+				for (i = 2; i <= k; i++) for (j = i; j > 1 && q[j - 1] > q[j]; j--) { x = q[j]; q[j] = q[j - 1]; q[j - 1] = x }
+				pr = sprintf(" %7.2f [%4.2f-%4.2f]", (k % 2) ? q[(k + 1) / 2] : (q[k / 2] + q[k / 2 + 1]) / 2, q[1], q[k])
+			} else if (n["iperf3"])
+				pr = sprintf(" %20s", "")
 			ip3 = ""
 			if (n["iperf3"] && med["iperf3"] > 0)
 				ip3 = sprintf(" %12.1f [%6.0f-%6.0f] %7.2f", med["iperf3"], v["iperf3", 1], v["iperf3", n["iperf3"]], med["bw"] / med["iperf3"])
-			printf "%10d %12.1f [%6.0f-%6.0f] %12.1f [%6.0f-%6.0f] %7.2f%s%s\n", size, med["NPtcp"], v["NPtcp", 1], v["NPtcp", n["NPtcp"]],
-				med["bw"], v["bw", 1], v["bw", n["bw"]], ratio, ip3, (size >= from && ratio < 1) ? "  below NPtcp" : ""
+			printf "%10d %12.1f [%6.0f-%6.0f] %12.1f [%6.0f-%6.0f] %7.2f%s%s%s\n", size, med["NPtcp"], v["NPtcp", 1], v["NPtcp", n["NPtcp"]],
+				med["bw"], v["bw", 1], v["bw", n["bw"]], ratio, pr, ip3, (size >= from && ratio < 1) ? "  below NPtcp" : ""
 			if (size >= from && ratio < 1) missed++
 			if (size >= from) checked++
 		}
-		delete n; delete v; delete med
+		delete n; delete v; delete med; delete p; delete q
 	}
 	$1 != size { flush(); size = $1 }
 	{ n[$2]++; v[$2, n[$2]] = $3 }
+	NF >= 4 { p[$2, $4] = $3; if ($4 > ROUNDS_SEEN) ROUNDS_SEEN = $4 }
 	END { flush(); printf "%d %d %d\n", checked, missed, unjudged > "/dev/stderr" }' 2>"$WORK/curve.verdict"
 read -r curve_checked curve_missed curve_unjudged <"$WORK/curve.verdict"
 

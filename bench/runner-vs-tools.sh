@@ -190,8 +190,7 @@ sort -k1,1n -k2,2 -k3,3g "$WORK/curves" | awk -v from="$CURVE_FROM" '
 			if (k) {
 				for (i = 2; i <= k; i++) for (j = i; j > 1 && q[j - 1] > q[j]; j--) { x = q[j]; q[j] = q[j - 1]; q[j - 1] = x }
 				pr = sprintf(" %7.2f [%4.2f-%4.2f]", (k % 2) ? q[(k + 1) / 2] : (q[k / 2] + q[k / 2 + 1]) / 2, q[1], q[k])
-			} else if (n["iperf3"])
-				pr = sprintf(" %20s", "")
+			}
 			ip3 = ""
 			if (n["iperf3"] && med["iperf3"] > 0)
 				ip3 = sprintf(" %12.1f [%6.0f-%6.0f] %7.2f", med["iperf3"], v["iperf3", 1], v["iperf3", n["iperf3"]], med["bw"] / med["iperf3"])

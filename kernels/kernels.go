@@ -119,6 +119,10 @@ const (
 	// PollSpin busy-polls, then parks; PollBlock sleeps in the system call.
 	PollSpin  = "spin"
 	PollBlock = "block"
+	// SendSplice hands a streamed message's pages to TCP (vmsplice,
+	// splice); SendCopy writes them with write(2).
+	SendSplice = "splice"
+	SendCopy   = "copy"
 
 	PlacementHalf  = "half"  // rank i with rank i+n/2 (the default)
 	PlacementIntra = "intra" // pairs within each node
@@ -186,6 +190,8 @@ var (
 		Doc: "messages written back to back before the receiver acknowledges"}
 	pPoll = Param{Name: "poll", Kind: Choice, Choices: []string{PollSpin, PollBlock}, Default: PollSpin,
 		Doc: "how ranks wait for data: spin busy-polls up to 50 µs a read, then sleeps (as MPI libraries poll); block sleeps in the system call (as NPtcp; when ranks outnumber cores)"}
+	pSend = Param{Name: "send", Kind: Choice, Choices: []string{SendSplice, SendCopy}, Default: SendSplice,
+		Doc: "how a sender hands messages of 64 KiB and more to TCP: splice passes their pages (one copy, the receiver's, as sendfile and iperf3 -Z); copy writes them (two copies, as NPtcp and iperf3)"}
 )
 
 func (p Param) with(def string) Param {
@@ -200,13 +206,13 @@ var table = []Kernel{
 		Params:   []Param{pSizes.with(PointToPointSizes), pIterations, pWarmup, pPoll}},
 	{Name: "bw", MinRanks: 2, Sizes: PointToPointSizes,
 		Measures: "windowed streaming from rank 0 to rank 1 (MB/s)",
-		Params:   []Param{pSizes.with(PointToPointSizes), pIterations, pWarmup, pWindow, pPoll}},
+		Params:   []Param{pSizes.with(PointToPointSizes), pIterations, pWarmup, pWindow, pPoll, pSend}},
 	{Name: "bibw", MinRanks: 2, Sizes: PointToPointSizes,
 		Measures: "windowed streaming between ranks 0 and 1, both ways at once (MB/s)",
 		Params:   []Param{pSizes.with(PointToPointSizes), pIterations, pWarmup, pWindow}},
 	{Name: "pairs", MinRanks: 2, Sizes: PointToPointSizes,
 		Measures: "several rank pairs stream at once: per pair and aggregate (MB/s; as systest, osu_mbw_mr)",
-		Params: []Param{pSizes.with(PointToPointSizes), pIterations, pWarmup, pWindow,
+		Params: []Param{pSizes.with(PointToPointSizes), pIterations, pWarmup, pWindow, pSend,
 			{Name: "placement", Kind: Choice, Choices: []string{PlacementHalf, PlacementIntra, PlacementInter}, Default: PlacementHalf,
 				Doc: "which ranks pair: half (rank i with i+N/2), intra (pairs within each node) or inter (node j with node j+M/2)"}}},
 	{Name: "matrix", MinRanks: 2, Sizes: noSizes,
@@ -214,7 +220,7 @@ var table = []Kernel{
 		Params: []Param{
 			{Name: "latency_size", Kind: Size, Default: "8", Doc: "the message size of every pair's latency"},
 			{Name: "bandwidth_size", Kind: Size, Default: "1MiB", Doc: "the message size of every pair's bandwidth"},
-			pIterations, pWarmup, pWindow.with(strconv.Itoa(DefaultMatrixWindow)),
+			pIterations, pWarmup, pWindow.with(strconv.Itoa(DefaultMatrixWindow)), pSend,
 			{Name: "schedule", Kind: Choice, Choices: []string{ScheduleRounds, ScheduleSequential}, Default: ScheduleRounds,
 				Doc: "rounds measures n/2 disjoint node pairs at once, n-1 rounds (n for odd n), for a fabric of full bisection; sequential one pair at a time, n(n-1)/2 steps, where concurrent pairs share links"},
 			{Name: "retests", Kind: Count, Min: 0, Max: MaxMatrixRetests, Default: strconv.Itoa(DefaultMatrixRetests),
@@ -324,6 +330,9 @@ type Params struct {
 	// Poll is how the latency and bw kernels wait for data: PollSpin or
 	// PollBlock.
 	Poll string
+	// Send is how the bw, pairs and matrix kernels' senders hand large
+	// messages to TCP: SendSplice or SendCopy ("" for the other kernels).
+	Send string
 	// Placement pairs the ranks of the pairs kernel (PlacementHalf …).
 	Placement string
 	// LatencySize and BandwidthSize are the matrix kernel's message sizes.
@@ -458,6 +467,8 @@ func (par Param) set(p *Params, v string) error {
 		p.Window = n
 	case "poll":
 		p.Poll = t
+	case "send":
+		p.Send = t
 	case "placement":
 		p.Placement = t
 	case "latency_size":

@@ -72,7 +72,7 @@ func TestParseErrors(t *testing.T) {
 		{"hpl", map[string]string{"seed": "-1"}, `param seed: "-1" is not an unsigned 64-bit integer`},
 		{"hpl", map[string]string{"n": "0"}, `param n: "0" is not an integer from 1 to 1048576`},
 		{"barrier", map[string]string{"sizes": "8"}, `param "sizes": not a parameter of the barrier kernel (known: iterations, warmup)`},
-		{"matrix", map[string]string{"sizes": "8"}, `param "sizes": not a parameter of the matrix kernel (known: bandwidth_size, bandwidth_tolerance, iterations, latency_size, latency_tolerance, retests, schedule, warmup, window)`},
+		{"matrix", map[string]string{"sizes": "8"}, `param "sizes": not a parameter of the matrix kernel (known: bandwidth_size, bandwidth_tolerance, iterations, latency_size, latency_tolerance, retests, schedule, send, warmup, window)`},
 		{"matrix", map[string]string{"schedule": "all"}, `param schedule: "all" is not rounds or sequential`},
 		{"matrix", map[string]string{"retests": "11"}, `param retests: "11" is not an integer from 0 to 10`},
 		{"matrix", map[string]string{"latency_tolerance": "1"}, `param latency_tolerance: "1" is not a number above 1`},

@@ -81,6 +81,12 @@ type fastConn struct {
 	spinUntil time.Time
 	onRead    func(fd uintptr) bool
 	onWrite   func(fd uintptr) bool
+
+	// pipe, when set, carries stream's large messages (splice.go);
+	// onSplice and spliceOut are bound once, as onWrite is.
+	pipe      *kernelPipe
+	onSplice  func(fd uintptr) bool
+	spliceOut func(fd uintptr, b []byte) (int, error)
 }
 
 // newFastConn prepares conn for the given poll mode. In block mode it
@@ -133,7 +139,30 @@ func newFastConn(conn tcpConn, mode string, expired func() bool) (*fastConn, err
 	return f, nil
 }
 
-func (f *fastConn) close() { f.restore() }
+func (f *fastConn) close() {
+	f.restore()
+	if f.pipe != nil {
+		f.pipe.close()
+		f.pipe = nil
+	}
+}
+
+// enableSplice makes stream send messages of spliceMin bytes and more
+// through a pipe (splice.go).
+func (f *fastConn) enableSplice() error {
+	p, err := newKernelPipe()
+	if err != nil {
+		return fmt.Errorf("send=%s: create a pipe: %w", SendSplice, err)
+	}
+	f.pipe = p
+	again := againPark
+	if f.block {
+		again = againSlice
+	}
+	f.spliceOut = func(fd uintptr, b []byte) (int, error) { return f.pipe.out(fd, b, !f.block) }
+	f.onSplice = func(fd uintptr) bool { return f.transfer(fd, f.spliceOut, false, again) }
+	return nil
+}
 
 // read fills p. It returns io.EOF when the peer closed before p's first
 // byte, io.ErrUnexpectedEOF after it, a timeout error (os.ErrDeadlineExceeded)
@@ -141,17 +170,26 @@ func (f *fastConn) close() { f.restore() }
 // call's error.
 func (f *fastConn) read(p []byte) error {
 	f.spinUntil = time.Time{}
-	return f.move(p, true)
+	return f.move(p, f.onRead, true)
 }
 
 // write sends all of p; in spin mode the netpoller waits (within the
 // deadline) while the socket's buffer is full.
-func (f *fastConn) write(p []byte) error { return f.move(p, false) }
+func (f *fastConn) write(p []byte) error { return f.move(p, f.onWrite, false) }
 
-// move runs onRead or onWrite on p until it is done, failed or timed out.
-// A bool picks the direction, not a method value: that would cost an
-// allocation per message.
-func (f *fastConn) move(p []byte, reading bool) error {
+// stream sends all of p as write does, through the pipe when splicing is
+// on and p is large enough. p must not change until the peer has read it.
+func (f *fastConn) stream(p []byte) error {
+	if f.pipe == nil || len(p) < spliceMin {
+		return f.write(p)
+	}
+	return f.move(p, f.onSplice, false)
+}
+
+// move runs op (onRead, onWrite, onSplice: fields, bound once, since a
+// method value would cost an allocation per message) on p until it is
+// done, failed or timed out; reading says which way the netpoller waits.
+func (f *fastConn) move(p []byte, op func(fd uintptr) bool, reading bool) error {
 	f.buf, f.done, f.err = p, 0, nil
 	defer f.reset()
 	for {
@@ -159,9 +197,9 @@ func (f *fastConn) move(p []byte, reading bool) error {
 		// finds the socket ready, after the callback returned false.
 		var err error
 		if reading {
-			err = f.rc.Read(f.onRead)
+			err = f.rc.Read(op)
 		} else {
-			err = f.rc.Write(f.onWrite)
+			err = f.rc.Write(op)
 		}
 		if err != nil {
 			return err

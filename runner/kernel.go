@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"sort"
 	"syscall"
 	"time"
@@ -213,6 +214,30 @@ func (l *link) write(p []byte) error {
 	return nil
 }
 
+// stream sends p, a message that does not change until the peer has
+// read it (the streaming kernels' pattern messages), as setSend chose.
+func (l *link) stream(p []byte) error {
+	var err error
+	if l.fast != nil {
+		err = l.fast.stream(p)
+	} else {
+		_, err = l.conn.Write(p)
+	}
+	if err != nil {
+		return l.fail("send to", err)
+	}
+	return nil
+}
+
+// setSend chooses how stream sends large messages (SendSplice,
+// SendCopy); call it after setPoll.
+func (l *link) setSend(mode string) error {
+	if l.fast == nil || mode != SendSplice {
+		return nil
+	}
+	return l.fast.enableSplice()
+}
+
 func (l *link) read(p []byte) error {
 	var err error
 	if l.fast != nil {
@@ -346,6 +371,11 @@ func runPointToPoint(ctx context.Context, c *comm, p KernelParams, hooks *testHo
 	if err := l.setPoll(p.Poll); err != nil {
 		return nil, err
 	}
+	if p.Kernel == "bw" && c.id.Rank == 0 {
+		if err := l.setSend(p.Send); err != nil {
+			return nil, err
+		}
+	}
 	if hooks == nil {
 		hooks = &testHooks{}
 	}
@@ -453,9 +483,20 @@ func (k *kernelRun) bandwidth() ([]results.Sample, error) {
 	buf := make([]byte, wireLen(maxOf(k.p.Sizes)))
 	window := k.p.Window
 	var ack [1]byte
+	// inflight is the pattern whose spliced pages the receiver has not
+	// all read yet: a failure abandons it (splice.go).
+	var inflight []byte
+	defer func() {
+		if inflight != nil {
+			abandon(inflight)
+		}
+	}()
 	for _, size := range k.p.Sizes {
 		iters, warm := k.p.Counts(size)
 		pat := newPattern(size)
+		if k.rank == 0 && k.l.fast != nil && k.l.fast.pipe != nil {
+			inflight = pat.base
+		}
 		rbuf := buf[:pat.n]
 		total := (warm + iters) * window
 		if k.rank == 0 {
@@ -469,7 +510,7 @@ func (k *kernelRun) bandwidth() ([]results.Sample, error) {
 				t0 := time.Now()
 				k.l.refresh(t0)
 				for j := 0; j < window; j++ {
-					if err := k.l.write(pat.msg(w*window + j)); err != nil {
+					if err := k.l.stream(pat.msg(w*window + j)); err != nil {
 						return samples, k.at(size, w*window+j, err)
 					}
 				}
@@ -500,6 +541,10 @@ func (k *kernelRun) bandwidth() ([]results.Sample, error) {
 				return nil, k.at(size, w*window, err)
 			}
 		}
+		// The last acknowledgement says the receiver has read every spliced
+		// page of pat (splice.go): until then its memory must not be reused.
+		runtime.KeepAlive(pat.base)
+		inflight = nil
 		if k.rank == 0 {
 			samples = append(samples, bandwidthSample(size, window, times))
 		}

@@ -73,6 +73,7 @@ func runMatrix(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) (
 		return nil, err
 	}
 	defer m.close()
+	m.sendMode = p.Send
 	x.m = m
 	return x.run()
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"time"
@@ -40,6 +41,9 @@ type mesh struct {
 	// pass is the matrix kernel's pass (0 first, then the re-test's
 	// number), for the test hooks.
 	pass int
+	// sendMode is how streams hand their messages to TCP (the send
+	// parameter of the streaming kernels; "" writes).
+	sendMode string
 }
 
 // openMesh connects this rank to peers, all at once (the higher rank of a
@@ -192,6 +196,16 @@ func newPlink(m *mesh, conn tcpConn, peer int) *plink {
 }
 
 func (l *plink) send(p []byte) error {
+	l.refreshWrite()
+	if _, err := l.conn.Write(p); err != nil {
+		return l.m.ioError("send to", l.peer, err)
+	}
+	return nil
+}
+
+// refreshWrite moves the write deadline forward, at most every
+// refreshEvery.
+func (l *plink) refreshWrite() {
 	if now := time.Now(); now.Sub(l.wset) >= l.m.refreshEvery {
 		l.conn.SetWriteDeadline(l.m.expiry(now))
 		l.wset = now
@@ -199,7 +213,34 @@ func (l *plink) send(p []byte) error {
 			l.conn.SetDeadline(time.Unix(1, 0))
 		}
 	}
-	if _, err := l.conn.Write(p); err != nil {
+}
+
+// streamer is what sends one stream's pattern messages to the peer, as
+// the mesh's sendMode says (splice.go): nil writes them. Its pipe is the
+// stream's own, closed by its close when the stream ends, so that a rank
+// streaming to many peers in turn (matrix) holds one at a time.
+func (l *plink) streamer() (*fastConn, error) {
+	if l.m.sendMode != SendSplice {
+		return nil, nil
+	}
+	f, err := newFastConn(l.conn, PollSpin, func() bool { return false })
+	if err != nil {
+		return nil, nil // not a socket (a test's pipe): nothing to splice into
+	}
+	if err := f.enableSplice(); err != nil {
+		return nil, l.m.ioError("send to", l.peer, err)
+	}
+	return f, nil
+}
+
+// stream sends p, a pattern message, through f (nil: as send does). The
+// netpoller keeps the write deadline, as for send.
+func (l *plink) stream(f *fastConn, p []byte) error {
+	if f == nil {
+		return l.send(p)
+	}
+	l.refreshWrite()
+	if err := f.stream(p); err != nil {
 		return l.m.ioError("send to", l.peer, err)
 	}
 	return nil
@@ -398,10 +439,25 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 	pat := newPattern(size)
 	total := (warm + windows) * window
 	var times []time.Duration
-	var buf []byte
+	var buf, inflight []byte
+	var out *fastConn
 	if sender {
 		if err := tuneKernelConn(m.c, l.conn, peer, size); err != nil {
 			return nil, err
+		}
+		if out, err = l.streamer(); err != nil {
+			return nil, err
+		}
+		if out != nil {
+			defer out.close()
+			// Until the last acknowledgement the receiver may not have read
+			// every spliced page of pat: a failure abandons it (splice.go).
+			inflight = pat.base
+			defer func() {
+				if inflight != nil {
+					abandon(inflight)
+				}
+			}()
 		}
 		times = make([]time.Duration, 0, windows)
 	} else {
@@ -411,7 +467,7 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 		if sender {
 			t0 := time.Now()
 			for j := 0; j < window; j++ {
-				if err := l.send(pat.msg(w*window + j)); err != nil {
+				if err := l.stream(out, pat.msg(w*window+j)); err != nil {
 					return times, m.at(size, w*window+j, err)
 				}
 			}
@@ -440,6 +496,10 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 			return nil, err
 		}
 	}
+	// The last acknowledgement says the receiver has read every spliced
+	// page of pat: until then its memory must not be reused.
+	runtime.KeepAlive(pat.base)
+	inflight = nil
 	return times, nil
 }
 

@@ -200,6 +200,7 @@ func runPairs(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([
 		return nil, err
 	}
 	defer m.close()
+	m.sendMode = p.Send
 	var samples []results.Sample
 	for _, size := range p.Sizes {
 		windows, warm := bwCounts(p, size)

@@ -1,0 +1,244 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbench/sbench/results"
+)
+
+// drain reads messages of the given sizes from conn, in turn, and checks
+// each byte against the pattern; the first error goes to errs.
+func drain(conn tcpConn, sizes []int, errs chan<- error) {
+	for i, size := range sizes {
+		pat := newPattern(size)
+		buf := make([]byte, pat.n)
+		if _, err := io.ReadFull(conn, buf); err != nil {
+			errs <- fmt.Errorf("message %d (%d bytes): %w", i, size, err)
+			return
+		}
+		if err := pat.verify(buf, i, true); err != nil {
+			errs <- fmt.Errorf("message %d (%d bytes): %w", i, size, err)
+			return
+		}
+	}
+	errs <- nil
+}
+
+// TestStreamSplices: with splicing on, a stream's messages of spliceMin
+// bytes and more go through the pipe, in one piece or, past the pipe's
+// capacity, several, and arrive whole; smaller ones are written.
+func TestStreamSplices(t *testing.T) {
+	sizes := []int{4096, spliceMin, 1 << 20, 3<<20 + 5, spliceMin - 1, 8 << 20}
+	for _, mode := range pollModes {
+		t.Run(mode, func(t *testing.T) {
+			a, b := tcpPair(t)
+			errs := make(chan error, 1)
+			go drain(b, sizes, errs)
+			l := testLink(t, context.Background(), a, mode, 5*time.Second)
+			defer l.close()
+			if err := l.setSend(SendSplice); err != nil {
+				t.Fatal(err)
+			}
+			if l.fast.pipe == nil {
+				t.Fatal("send=splice made no pipe")
+			}
+			var want int64
+			// The patterns stay referenced until the peer has read them
+			// all, as the kernels' do (with a newPattern(size).msg(i)
+			// collected and reused in flight, this test saw corrupted data).
+			pats := make([]pattern, len(sizes))
+			for i, size := range sizes {
+				pats[i] = newPattern(size)
+				if err := l.stream(pats[i].msg(i)); err != nil {
+					t.Fatalf("message %d (%d bytes): %v", i, size, err)
+				}
+				if size >= spliceMin {
+					want += int64(size)
+				}
+			}
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+			runtime.KeepAlive(pats)
+			if got := l.fast.pipe.spliced; got != want {
+				t.Errorf("%d bytes went through the pipe, want %d (the messages of %d bytes and more)", got, want, spliceMin)
+			}
+			if l.fast.pipe.held != 0 {
+				t.Errorf("%d bytes left in the pipe", l.fast.pipe.held)
+			}
+		})
+	}
+}
+
+// TestStreamCopyWrites: send=copy never splices.
+func TestStreamCopyWrites(t *testing.T) {
+	a, b := tcpPair(t)
+	errs := make(chan error, 1)
+	go drain(b, []int{1 << 20}, errs)
+	l := testLink(t, context.Background(), a, PollSpin, 5*time.Second)
+	defer l.close()
+	if err := l.setSend(SendCopy); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.stream(newPattern(1 << 20).msg(0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	if l.fast.pipe != nil {
+		t.Error("send=copy made a pipe")
+	}
+}
+
+// TestStreamSplicePeerStalls: a spliced stream to a peer that stops
+// reading fails after the I/O timeout, as a written one does.
+func TestStreamSplicePeerStalls(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	for _, mode := range pollModes {
+		t.Run(mode, func(t *testing.T) {
+			a, _ := tcpPair(t) // the peer never reads
+			l := testLink(t, context.Background(), a, mode, timeout)
+			defer l.close()
+			if err := l.setSend(SendSplice); err != nil {
+				t.Fatal(err)
+			}
+			pat := newPattern(1 << 20)
+			start := time.Now()
+			var err error
+			for i := 0; i < 64 && err == nil; i++ {
+				err = l.stream(pat.msg(i))
+			}
+			took := time.Since(start)
+			want := "send to rank 1 (node n2): no progress for 300ms"
+			if err == nil || err.Error() != want {
+				t.Fatalf("error %v, want %q", err, want)
+			}
+			if took > 2*time.Second {
+				t.Errorf("gave up after %s; the I/O timeout is %s", took, timeout)
+			}
+			if l.fast.pipe.spliced == 0 {
+				t.Error("nothing went through the pipe")
+			}
+		})
+	}
+}
+
+// TestStreamSpliceDoesNotAllocate: the timed loop must not feed the
+// garbage collector.
+func TestStreamSpliceDoesNotAllocate(t *testing.T) {
+	for _, mode := range pollModes {
+		t.Run(mode, func(t *testing.T) {
+			a, b := tcpPair(t)
+			go io.Copy(io.Discard, b)
+			l := testLink(t, context.Background(), a, mode, time.Minute)
+			defer l.close()
+			if err := l.setSend(SendSplice); err != nil {
+				t.Fatal(err)
+			}
+			msg := newPattern(256 << 10).msg(0)
+			allocs := testing.AllocsPerRun(200, func() {
+				l.refresh(time.Now())
+				if err := l.stream(msg); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("%v allocations per message", allocs)
+			}
+		})
+	}
+}
+
+// The streaming kernels with both send modes: results, a corrupted
+// spliced message, a receiver that dies or stalls in the middle of a
+// spliced size.
+func TestKernelSendModes(t *testing.T) {
+	for _, send := range []string{SendSplice, SendCopy} {
+		for _, kernel := range []string{"bw", "pairs"} {
+			t.Run(send+"/"+kernel, func(t *testing.T) {
+				s := newStep(t, []string{"n1", "n2"}, 1, kernel, map[string]string{"sizes": "16K-4M", "iterations": "5", "send": send})
+				b := s.bundle(s.run())
+				if b.Status != results.StatusOK {
+					t.Fatalf("status %s: %s", b.Status, b.Error)
+				}
+				var bw []results.Sample
+				for _, x := range b.Samples {
+					if x.Metric == "bandwidth" {
+						bw = append(bw, x)
+					}
+				}
+				b.Samples = bw
+				checkSamples(t, b, "bandwidth", results.UnitMBps, []int{16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20})
+			})
+		}
+		t.Run(send+"/matrix", func(t *testing.T) {
+			s := newStep(t, []string{"n1", "n2", "n3"}, 1, "matrix", map[string]string{"iterations": "4", "send": send})
+			b := s.bundle(s.run())
+			if b.Status != results.StatusOK {
+				t.Fatalf("status %s: %s", b.Status, b.Error)
+			}
+			n := 0
+			for _, x := range b.Samples {
+				if x.Metric == "matrix_bandwidth" {
+					n++
+					if x.Value <= 0 {
+						t.Errorf("pair %v: %v MB/s", x.Pair, x.Value)
+					}
+				}
+			}
+			if n != 6 {
+				t.Errorf("%d matrix_bandwidth samples, want 6", n)
+			}
+		})
+		t.Run(send+"/bw/corrupted", func(t *testing.T) {
+			s := newStep(t, []string{"n1", "n2"}, 1, "bw", map[string]string{"sizes": "1M", "iterations": "5", "send": send})
+			s.hooks = &testHooks{received: func(rank, size, iter int, buf []byte) {
+				if rank == 1 && iter == 64 { // a message checked byte by byte
+					buf[len(buf)/2] ^= 0xff
+				}
+			}}
+			b := s.bundle(s.run())
+			want := "bw kernel: data from rank 0 (node n1) corrupted: 1048576-byte message, iteration 64: byte 524288"
+			if b.Status != results.StatusFailed || !strings.Contains(b.Error, want) {
+				t.Fatalf("status %s, error %q; want %q", b.Status, b.Error, want)
+			}
+		})
+		t.Run(send+"/bw/dead peer", func(t *testing.T) {
+			s := newStep(t, []string{"n1", "n2"}, 1, "bw", map[string]string{"sizes": "512K,1M", "iterations": "5", "send": send})
+			s.hooks = &testHooks{die: func(rank, size, iter int) bool { return rank == 1 && size == 1<<20 && iter == 100 }}
+			b := s.bundle(s.run())
+			if b.Status != results.StatusFailed || !strings.Contains(b.Error, "rank 1 (node n2)") ||
+				!strings.Contains(b.Error, "connection closed (the process exited or was killed)") {
+				t.Fatalf("status %s, error %q", b.Status, b.Error)
+			}
+			if len(b.Samples) != 1 {
+				t.Errorf("%d samples kept, want 512 KiB's", len(b.Samples))
+			}
+		})
+		t.Run(send+"/bw/stalled peer", func(t *testing.T) {
+			s := newStep(t, []string{"n1", "n2"}, 1, "bw", map[string]string{"sizes": "1M", "iterations": "5", "send": send})
+			s.ioTimeout = 300 * time.Millisecond
+			s.hooks = &testHooks{received: func(rank, size, iter int, buf []byte) {
+				if rank == 1 && iter == 100 {
+					time.Sleep(time.Second)
+				}
+			}}
+			res := s.run()
+			b := s.bundle(res)
+			if b.Status != results.StatusFailed || !strings.Contains(b.Error, "no progress for 300ms") {
+				t.Fatalf("status %s, error %q", b.Status, b.Error)
+			}
+			if res[0].took > 3*time.Second {
+				t.Errorf("rank 0 took %s with an I/O timeout of 300ms", res[0].took)
+			}
+		})
+	}
+}
+

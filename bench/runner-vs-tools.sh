@@ -13,7 +13,9 @@
 #            where the two are measured in pairs, one size at a time.
 #            For information, from 64 KiB up, iperf3's single stream
 #            writing that size (-l, 2 s; iperf3 takes 1 MiB at most): a
-#            stream against a stream.
+#            stream against a stream; and our bw kernel with send=copy,
+#            write(2) as NPtcp and iperf3 do, where the default splices
+#            (runner/splice.go): the copy column shows what that buys.
 #
 # Each figure is taken ROUNDS times (default 3), the tools and our kernels
 # interleaved so that a noisy neighbour hits both; the ratios are of the
@@ -149,8 +151,12 @@ for r in $(seq 1 "$ROUNDS"); do
 		# our 2 default warm-up windows (for a sweep, whose earlier sizes
 		# warm the connection) left some runs at half speed.
 		ours bw sizes="$len" warmup=10 >"$WORK/p.bw"
+		# For information: the same size written with write(2), as NPtcp
+		# and iperf3 do, instead of spliced (the send parameter).
+		ours bw sizes="$len" warmup=10 send=copy >"$WORK/p.copy"
 		awk -v k="$len" -v r="$r" '$1 + 0 == k { printf "%d NPtcp %.1f %d\n", k, $2 / 8, r }' "$WORK/p.np" >>"$WORK/pairs.$r"
 		awk -v k="$len" -v r="$r" '$1 + 0 == k { printf "%d bw %s %d\n", k, $2, r }' "$WORK/p.bw" >>"$WORK/pairs.$r"
+		awk -v k="$len" '$1 + 0 == k { printf "%d copy %s\n", k, $2 }' "$WORK/p.copy" >>"$WORK/pairs.$r"
 		if [ "$len" -le 1048576 ]; then # iperf3 -l stops at 1 MiB
 			iperf3_mbs 2 -l "$len" >"$WORK/r.ipl"
 			echo "$len iperf3 $(cat "$WORK/r.ipl")" >>"$WORK/pairs.$r"
@@ -171,7 +177,7 @@ done >"$WORK/curves"
 # information, is the median [min-max] of the rounds' own bw/NPtcp, each
 # of one pair: when it straddles 1 the miss is the machine's noise, when
 # it does not the gap is real.
-printf '%10s %26s %26s %7s %20s %26s %7s\n' bytes NPtcp bw ratio paired iperf3 "bw/ip3"
+printf '%10s %26s %26s %7s %20s %26s %7s %10s %7s\n' bytes NPtcp bw ratio paired iperf3 "bw/ip3" copy "copy/NP"
 sort -k1,1n -k2,2 -k3,3g "$WORK/curves" | awk -v from="$CURVE_FROM" '
 	function flush() {
 		if (size == "") return
@@ -194,8 +200,13 @@ sort -k1,1n -k2,2 -k3,3g "$WORK/curves" | awk -v from="$CURVE_FROM" '
 			ip3 = ""
 			if (n["iperf3"] && med["iperf3"] > 0)
 				ip3 = sprintf(" %12.1f [%6.0f-%6.0f] %7.2f", med["iperf3"], v["iperf3", 1], v["iperf3", n["iperf3"]], med["bw"] / med["iperf3"])
-			printf "%10d %12.1f [%6.0f-%6.0f] %12.1f [%6.0f-%6.0f] %7.2f%s%s%s\n", size, med["NPtcp"], v["NPtcp", 1], v["NPtcp", n["NPtcp"]],
-				med["bw"], v["bw", 1], v["bw", n["bw"]], ratio, pr, ip3, (size >= from && ratio < 1) ? "  below NPtcp" : ""
+			cp = ""
+			if (n["copy"] && ip3 == "")
+				ip3 = sprintf(" %26s %7s", "-", "-")
+			if (n["copy"] && med["NPtcp"] > 0)
+				cp = sprintf(" %10.1f %7.2f", med["copy"], med["copy"] / med["NPtcp"])
+			printf "%10d %12.1f [%6.0f-%6.0f] %12.1f [%6.0f-%6.0f] %7.2f%s%s%s%s\n", size, med["NPtcp"], v["NPtcp", 1], v["NPtcp", n["NPtcp"]],
+				med["bw"], v["bw", 1], v["bw", n["bw"]], ratio, pr, ip3, cp, (size >= from && ratio < 1) ? "  below NPtcp" : ""
 			if (size >= from && ratio < 1) missed++
 			if (size >= from) checked++
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"runtime"
 	"syscall"
@@ -149,8 +150,19 @@ func (f *fastConn) close() {
 
 // enableSplice makes stream send messages of spliceMin bytes and more
 // through a pipe (splice.go).
-func (f *fastConn) enableSplice() error {
-	p, err := newKernelPipe()
+func (f *fastConn) enableSplice() error { return f.enableSpliceSized(splicePipeSize) }
+
+// enableSpliceSized is enableSplice with a pipe of want bytes. A pipe the
+// system keeps below spliceMin (errSmallPipe) leaves the sender writing,
+// with a warning, rather than failing the run.
+func (f *fastConn) enableSpliceSized(want int) error {
+	p, err := newKernelPipe(want)
+	if errors.Is(err, errSmallPipe) {
+		smallPipeOnce.Do(func() {
+			log.Printf("warning: send=%s: %v; streams write instead (as send=%s): raise fs.pipe-user-pages-soft", SendSplice, err, SendCopy)
+		})
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("send=%s: create a pipe: %w", SendSplice, err)
 	}

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"errors"
+	"fmt"
 	"sync"
 	"unsafe"
 
@@ -69,14 +71,25 @@ type kernelPipe struct {
 	spliced  int64 // bytes moved into sockets, for the tests
 }
 
-func newKernelPipe() (*kernelPipe, error) {
+// errSmallPipe: the pipe holds less than spliceMin, as when the user's
+// pipes already hold fs.pipe-user-pages-soft pages (a new one then gets
+// two pages, and cannot grow): splicing through it would cost a pair of
+// system calls per page, far more than the copy it saves.
+var errSmallPipe = errors.New("the pipe holds less than 64 KiB")
+
+// newKernelPipe returns a pipe of want bytes, or of the size it has when
+// the system refuses that; errSmallPipe when that is below spliceMin.
+func newKernelPipe(want int) (*kernelPipe, error) {
 	var fds [2]int
 	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
 		return nil, err
 	}
 	p := &kernelPipe{r: fds[0], w: fds[1]}
-	unix.FcntlInt(uintptr(p.w), unix.F_SETPIPE_SZ, splicePipeSize) // keeps the old size on failure
+	unix.FcntlInt(uintptr(p.w), unix.F_SETPIPE_SZ, want) // keeps the old size on failure
 	c, err := unix.FcntlInt(uintptr(p.w), unix.F_GETPIPE_SZ, 0)
+	if err == nil && c < spliceMin {
+		err = fmt.Errorf("%w (%d bytes)", errSmallPipe, c)
+	}
 	if err != nil {
 		p.close()
 		return nil, err
@@ -84,6 +97,10 @@ func newKernelPipe() (*kernelPipe, error) {
 	p.capacity = c
 	return p, nil
 }
+
+// smallPipeOnce says once per process that a sender writes because its
+// pipe is too small.
+var smallPipeOnce sync.Once
 
 func (p *kernelPipe) close() {
 	unix.Close(p.r)

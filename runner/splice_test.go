@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -94,6 +95,32 @@ func TestStreamCopyWrites(t *testing.T) {
 	}
 	if l.fast.pipe != nil {
 		t.Error("send=copy made a pipe")
+	}
+}
+
+// TestStreamSmallPipeWrites: a pipe that stays below spliceMin (the
+// user's pipe pages used up) leaves the stream writing, whole.
+func TestStreamSmallPipeWrites(t *testing.T) {
+	if _, err := newKernelPipe(4096); !errors.Is(err, errSmallPipe) {
+		t.Fatalf("a 4 KiB pipe: %v, want errSmallPipe", err)
+	}
+	a, b := tcpPair(t)
+	errs := make(chan error, 1)
+	go drain(b, []int{1 << 20}, errs)
+	l := testLink(t, context.Background(), a, PollSpin, 5*time.Second)
+	defer l.close()
+	if err := l.fast.enableSpliceSized(4096); err != nil {
+		t.Fatal(err)
+	}
+	if l.fast.pipe != nil {
+		t.Fatal("a 4 KiB pipe was kept")
+	}
+	pat := newPattern(1 << 20)
+	if err := l.stream(pat.msg(0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errs; err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -241,4 +268,3 @@ func TestKernelSendModes(t *testing.T) {
 		})
 	}
 }
-

@@ -215,12 +215,13 @@ func (l *plink) refreshWrite() {
 	}
 }
 
-// streamer is what sends one stream's pattern messages to the peer, as
-// the mesh's sendMode says (splice.go): nil writes them. Its pipe is the
-// stream's own, closed by its close when the stream ends, so that a rank
-// streaming to many peers in turn (matrix) holds one at a time.
-func (l *plink) streamer() (*fastConn, error) {
-	if l.m.sendMode != SendSplice {
+// streamer is what sends one stream's pattern messages of size bytes to
+// the peer, as the mesh's sendMode says (splice.go): nil writes them. Its
+// pipe is the stream's own, closed by its close when the stream ends, so
+// that a rank streaming to many peers in turn (matrix) holds one at a
+// time.
+func (l *plink) streamer(size int) (*fastConn, error) {
+	if l.m.sendMode != SendSplice || wireLen(size) < spliceMin {
 		return nil, nil
 	}
 	f, err := newFastConn(l.conn, PollSpin, func() bool { return false })
@@ -445,7 +446,7 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 		if err := tuneKernelConn(m.c, l.conn, peer, size); err != nil {
 			return nil, err
 		}
-		if out, err = l.streamer(); err != nil {
+		if out, err = l.streamer(size); err != nil {
 			return nil, err
 		}
 		if out != nil {

@@ -173,21 +173,38 @@ func TestFastIOPeerStalls(t *testing.T) {
 				t.Errorf("gave up after %s; the I/O timeout is %s", took, timeout)
 			}
 		})
-		t.Run(mode+"/write", func(t *testing.T) {
-			a, _ := tcpPair(t) // the peer never reads: the buffers fill up
-			l := testLink(t, context.Background(), a, mode, timeout)
-			defer l.close()
-			start := time.Now()
-			err := l.write(make([]byte, 64<<20))
-			took := time.Since(start)
-			want := "send to rank 1 (node n2): no progress for 300ms"
-			if err == nil || err.Error() != want {
-				t.Fatalf("error %v, want %q", err, want)
+		// A spliced stream (splice.go) gives up as a write does.
+		for _, spliced := range []bool{false, true} {
+			name := mode + "/write"
+			if spliced {
+				name = mode + "/stream, spliced"
 			}
-			if took > 2*time.Second {
-				t.Errorf("gave up after %s; the I/O timeout is %s", took, timeout)
-			}
-		})
+			t.Run(name, func(t *testing.T) {
+				a, _ := tcpPair(t) // the peer never reads: the buffers fill up
+				l := testLink(t, context.Background(), a, mode, timeout)
+				defer l.close()
+				send := l.write
+				if spliced {
+					if err := l.setSend(SendSplice); err != nil {
+						t.Fatal(err)
+					}
+					send = l.stream
+				}
+				start := time.Now()
+				err := send(make([]byte, 64<<20))
+				took := time.Since(start)
+				want := "send to rank 1 (node n2): no progress for 300ms"
+				if err == nil || err.Error() != want {
+					t.Fatalf("error %v, want %q", err, want)
+				}
+				if took > 2*time.Second {
+					t.Errorf("gave up after %s; the I/O timeout is %s", took, timeout)
+				}
+				if spliced && l.fast.pipe.spliced == 0 {
+					t.Error("nothing went through the pipe")
+				}
+			})
+		}
 	}
 }
 
@@ -277,10 +294,7 @@ func TestKernelPollModes(t *testing.T) {
 		for _, kernel := range []string{"latency", "bw"} {
 			t.Run(mode+"/"+kernel, func(t *testing.T) {
 				s := newStep(t, []string{"n1", "n2"}, 1, kernel, map[string]string{"sizes": "1-1M", "iterations": "20", "poll": mode})
-				b := s.bundle(s.run())
-				if b.Status != results.StatusOK {
-					t.Fatalf("status %s: %s", b.Status, b.Error)
-				}
+				b := s.runOK(t)
 				metric, unit := "latency", results.UnitMicroseconds
 				if kernel == "bw" {
 					metric, unit = "bandwidth", results.UnitMBps
@@ -316,16 +330,23 @@ func TestKernelPollModes(t *testing.T) {
 			t.Run(mode+"/"+kernel+"/dead peer", func(t *testing.T) {
 				s := newStep(t, []string{"n1", "n2"}, 1, kernel, map[string]string{"sizes": "1-4096", "iterations": "20", "poll": mode})
 				s.hooks = &testHooks{die: func(rank, size, iter int) bool { return rank == 1 && size == 256 && iter == 3 }}
-				b := s.bundle(s.run())
-				if b.Status != results.StatusFailed || !strings.Contains(b.Error, "rank 1 (node n2)") ||
-					!strings.Contains(b.Error, "connection closed (the process exited or was killed)") {
-					t.Fatalf("status %s, error %q", b.Status, b.Error)
-				}
-				if len(b.Samples) != 8 {
-					t.Errorf("%d samples kept, want the 8 sizes below 256", len(b.Samples))
-				}
+				checkPeerDied(t, s, 8) // the sizes below 256
 			})
 		}
+	}
+}
+
+// checkPeerDied runs s, whose rank 1 (node n2) dies, and checks that the
+// run failed for it and kept the samples measured before: want of them.
+func checkPeerDied(t *testing.T, s *step, want int) {
+	t.Helper()
+	b := s.bundle(s.run())
+	if b.Status != results.StatusFailed || !strings.Contains(b.Error, "rank 1 (node n2)") ||
+		!strings.Contains(b.Error, "connection closed (the process exited or was killed)") {
+		t.Fatalf("status %s, error %q", b.Status, b.Error)
+	}
+	if len(b.Samples) != want {
+		t.Errorf("%d samples kept, want %d", len(b.Samples), want)
 	}
 }
 

@@ -201,27 +201,22 @@ func ioFailure(ctx context.Context, deadline time.Time, op, who string, ioTimeou
 	return fmt.Errorf("%s %s: %s", op, who, describeIOError(err))
 }
 
-func (l *link) write(p []byte) error {
-	var err error
-	if l.fast != nil {
-		err = l.fast.write(p)
-	} else {
-		_, err = l.conn.Write(p)
-	}
-	if err != nil {
-		return l.fail("send to", err)
-	}
-	return nil
-}
+func (l *link) write(p []byte) error { return l.send(p, false) }
 
 // stream sends p, a message that does not change until the peer has
 // read it (the streaming kernels' pattern messages), as setSend chose.
-func (l *link) stream(p []byte) error {
+func (l *link) stream(p []byte) error { return l.send(p, true) }
+
+// send writes p, or streams it when stream is set.
+func (l *link) send(p []byte, stream bool) error {
 	var err error
-	if l.fast != nil {
-		err = l.fast.stream(p)
-	} else {
+	switch {
+	case l.fast == nil:
 		_, err = l.conn.Write(p)
+	case stream:
+		err = l.fast.stream(p)
+	default:
+		err = l.fast.write(p)
 	}
 	if err != nil {
 		return l.fail("send to", err)

@@ -141,6 +141,17 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 	return w.w.Write(p)
 }
 
+// runOK runs the step and returns its bundle, failing the test unless
+// the run succeeded.
+func (s *step) runOK(t *testing.T) *results.Bundle {
+	t.Helper()
+	b := s.bundle(s.run())
+	if b.Status != results.StatusOK {
+		t.Fatalf("status %s: %s", b.Status, b.Error)
+	}
+	return b
+}
+
 func (s *step) bundle(res []rankResult) *results.Bundle {
 	s.t.Helper()
 	if res[0].path == "" {

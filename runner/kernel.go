@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"sort"
 	"syscall"
 	"time"
@@ -478,19 +477,13 @@ func (k *kernelRun) bandwidth() ([]results.Sample, error) {
 	buf := make([]byte, wireLen(maxOf(k.p.Sizes)))
 	window := k.p.Window
 	var ack [1]byte
-	// inflight is the pattern whose spliced pages the receiver has not
-	// all read yet: a failure abandons it (splice.go).
-	var inflight []byte
-	defer func() {
-		if inflight != nil {
-			abandon(inflight)
-		}
-	}()
+	var pending inFlight // splice.go
+	defer pending.abandonIfSet()
 	for _, size := range k.p.Sizes {
 		iters, warm := k.p.Counts(size)
 		pat := newPattern(size)
 		if k.rank == 0 && k.l.fast != nil && k.l.fast.pipe != nil {
-			inflight = pat.base
+			pending.buf = pat.base
 		}
 		rbuf := buf[:pat.n]
 		total := (warm + iters) * window
@@ -537,9 +530,8 @@ func (k *kernelRun) bandwidth() ([]results.Sample, error) {
 			}
 		}
 		// The last acknowledgement says the receiver has read every spliced
-		// page of pat (splice.go): until then its memory must not be reused.
-		runtime.KeepAlive(pat.base)
-		inflight = nil
+		// page of pat.
+		pending.buf = nil
 		if k.rank == 0 {
 			samples = append(samples, bandwidthSample(size, window, times))
 		}

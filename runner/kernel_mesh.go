@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"runtime"
 	"slices"
 	"sort"
 	"time"
@@ -440,8 +439,10 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 	pat := newPattern(size)
 	total := (warm + windows) * window
 	var times []time.Duration
-	var buf, inflight []byte
+	var buf []byte
 	var out *fastConn
+	var pending inFlight // splice.go
+	defer pending.abandonIfSet()
 	if sender {
 		if err := tuneKernelConn(m.c, l.conn, peer, size); err != nil {
 			return nil, err
@@ -451,14 +452,7 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 		}
 		if out != nil {
 			defer out.close()
-			// Until the last acknowledgement the receiver may not have read
-			// every spliced page of pat: a failure abandons it (splice.go).
-			inflight = pat.base
-			defer func() {
-				if inflight != nil {
-					abandon(inflight)
-				}
-			}()
+			pending.buf = pat.base
 		}
 		times = make([]time.Duration, 0, windows)
 	} else {
@@ -498,9 +492,8 @@ func (m *mesh) streamWindows(peer, size, windows, warm, window int, sender bool)
 		}
 	}
 	// The last acknowledgement says the receiver has read every spliced
-	// page of pat: until then its memory must not be reused.
-	runtime.KeepAlive(pat.base)
-	inflight = nil
+	// page of pat.
+	pending.buf = nil
 	return times, nil
 }
 

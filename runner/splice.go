@@ -52,6 +52,19 @@ func abandon(b []byte) {
 	abandoned.Unlock()
 }
 
+// inFlight is a stream's pattern while the peer may not have read all of
+// its spliced pages: set when the stream of a size starts, cleared by its
+// last acknowledgement. Holding it keeps the pattern allocated until
+// then; a stream that ends with it set (a failure) abandons it, by
+// `defer f.abandonIfSet()`.
+type inFlight struct{ buf []byte }
+
+func (f *inFlight) abandonIfSet() {
+	if f.buf != nil {
+		abandon(f.buf)
+	}
+}
+
 // spliceMin is the smallest message sent through the pipe. Below it the
 // second system call and the pinning of the pages cost more than the copy
 // they save.

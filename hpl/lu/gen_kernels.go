@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strings"
 )
 
 var out bytes.Buffer
@@ -58,12 +59,55 @@ type microKernel struct {
 	zero              string // the instruction that clears an accumulator
 }
 
-// write writes the kernel's TEXT block.
+// write writes the kernel's macros and its TEXT block. What repeats in
+// the kernel (a column of C to fetch, a k step, a column of C to update)
+// is written once as a macro, so the TEXT block reads as the algorithm.
 func (k microKernel) write() {
 	mr, nr, vec := k.mr, k.nr, k.vec
 	rows := mr / vec
 	bytes := vec * 8 // of one register
 	acc := func(r, j int) string { return fmt.Sprintf("%s%d", k.reg, k.acc+rows*j+r) }
+	tile := fmt.Sprintf("%dx%d", mr, nr)
+
+	// C is touched once, at the end; fetching it now hides its latency
+	// behind the k loop: every cache line of each of its columns.
+	var fetch []string
+	for off := 0; off < mr*8-8; off += 64 {
+		fetch = append(fetch, fmt.Sprintf("PREFETCHT0 %d(R9)", off))
+	}
+	fetch = append(fetch, fmt.Sprintf("PREFETCHT0 %d(R9)", mr*8-8))
+	p("")
+	p("// PREFETCH%s fetches every cache line of the column of C at R9.", tile)
+	define("PREFETCH"+tile, "", fetch)
+
+	var step []string
+	for r := 0; r < rows; r++ {
+		step = append(step, fmt.Sprintf("VMOVUPD (a+%d)(SI), %s%d", r*bytes, k.reg, r))
+	}
+	for j := 0; j < nr; j++ {
+		b := k.bcast + j%k.bregs
+		step = append(step, fmt.Sprintf("VBROADCASTSD (b+%d)(DI), %s%d", j*8, k.reg, b))
+		for r := 0; r < rows; r++ {
+			step = append(step, fmt.Sprintf("VFMADD231PD %s%d, %s%d, %s", k.reg, r, k.reg, b, acc(r, j)))
+		}
+	}
+	p("")
+	p("// STEP%s is one k step: the accumulators += A's column at a(SI)", tile)
+	p("// times B's row at b(DI).")
+	define("STEP"+tile, "a, b", step)
+
+	var params, update []string
+	for r := 0; r < rows; r++ {
+		params = append(params, fmt.Sprintf("c%d", r))
+		update = append(update,
+			fmt.Sprintf("VFMADD213PD %d(DX), %s0, c%d", r*bytes, k.reg, r),
+			fmt.Sprintf("VMOVUPD c%d, %d(DX)", r, r*bytes))
+	}
+	p("")
+	p("// UPDATE%s adds alpha (in %s0) times the accumulators %s to the", tile, k.reg, strings.Join(params, ", "))
+	p("// column of C at DX.")
+	define("UPDATE"+tile, strings.Join(params, ", "), update)
+
 	p("")
 	p("// func %s(k int, a, b, c *float64, ldc int, alpha float64)", k.name)
 	p("TEXT ·%s(SB), NOSPLIT, $0-48", k.name)
@@ -73,14 +117,9 @@ func (k microKernel) write() {
 	p("\tMOVQ c+24(FP), DX")
 	p("\tMOVQ ldc+32(FP), R8")
 	p("\tSHLQ $3, R8")
-	// C is touched once, at the end; fetching it now hides its latency
-	// behind the k loop: every cache line of each of its columns.
 	p("\tMOVQ DX, R9")
 	for j := 0; j < nr; j++ {
-		for off := 0; off < mr*8-8; off += 64 {
-			p("\tPREFETCHT0 %d(R9)", off)
-		}
-		p("\tPREFETCHT0 %d(R9)", mr*8-8)
+		p("\tPREFETCH%s", tile)
 		if j < nr-1 {
 			p("\tADDQ R8, R9")
 		}
@@ -90,31 +129,35 @@ func (k microKernel) write() {
 			p("\t%s %s, %s, %s", k.zero, acc(r, j), acc(r, j), acc(r, j))
 		}
 	}
-	step := func(off int) {
-		for r := 0; r < rows; r++ {
-			p("\tVMOVUPD %d(SI), %s%d", off*mr*8+r*bytes, k.reg, r)
-		}
-		for j := 0; j < nr; j++ {
-			b := k.bcast + j%k.bregs
-			p("\tVBROADCASTSD %d(DI), %s%d", off*nr*8+j*8, k.reg, b)
-			for r := 0; r < rows; r++ {
-				p("\tVFMADD231PD %s%d, %s%d, %s", k.reg, r, k.reg, b, acc(r, j))
-			}
-		}
-	}
-	loops(mr, nr, step)
+	loops(mr, nr, func(off int) { p("\tSTEP%s(%d, %d)", tile, off*mr*8, off*nr*8) })
 	p("\tVBROADCASTSD alpha+40(FP), %s0", k.reg)
 	for j := 0; j < nr; j++ {
+		var cs []string
 		for r := 0; r < rows; r++ {
-			p("\tVFMADD213PD %d(DX), %s0, %s", r*bytes, k.reg, acc(r, j))
-			p("\tVMOVUPD %s, %d(DX)", acc(r, j), r*bytes)
+			cs = append(cs, acc(r, j))
 		}
+		p("\tUPDATE%s(%s)", tile, strings.Join(cs, ", "))
 		if j < nr-1 {
 			p("\tADDQ R8, DX")
 		}
 	}
 	p("\tVZEROUPPER")
 	p("\tRET")
+}
+
+// define writes a Go assembler macro of one instruction a line.
+func define(name, params string, body []string) {
+	if params != "" {
+		name += "(" + params + ")"
+	}
+	p("#define %s \\", name)
+	for i, ins := range body {
+		if i < len(body)-1 {
+			p("\t%s; \\", ins)
+		} else {
+			p("\t%s", ins)
+		}
+	}
 }
 
 // loops writes the k loop: unroll steps per iteration while CX allows,

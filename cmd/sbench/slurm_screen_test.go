@@ -131,7 +131,7 @@ func TestSlurmScreen(t *testing.T) {
 		db := filepath.Join(wd, "s.db")
 		began := time.Now()
 		mustSbench(t, 0, "submit", campaign, "--db", db)
-		if out, stderr, code := sbench(t, "status", "--db", db, "--wait", "--interval", "500ms", "--ingest"); code != 0 {
+		if out, stderr, code := slurmWait(t, slurmWaitLimit, db); code != 0 {
 			logs, _ := filepath.Glob("sbench-runs/screen/*.out")
 			for _, l := range logs {
 				data, _ := os.ReadFile(l)

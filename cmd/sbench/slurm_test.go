@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
@@ -196,7 +199,7 @@ func TestSlurmPackingModes(t *testing.T) {
 				t.Fatalf("submitted %d job(s) %q, want %d", len(ids), ids, tt.jobs)
 			}
 			// The failing variant makes its job (or task) FAILED: exit 1.
-			_, _, code = sbench(t, "status", "--db", db, "--wait", "--interval", "300ms", "--ingest")
+			_, _, code = slurmWait(t, slurmWaitLimit, db)
 			if code != exitGate {
 				t.Errorf("status --wait: exit %d, want 1 (one variant fails)", code)
 			}
@@ -397,11 +400,11 @@ func slurmRun(t *testing.T, campaign, name string, jobs, runs int) (dir, db stri
 	if jobs > 0 && len(ids) != jobs {
 		t.Fatalf("submit printed %q, want %d job id(s)", stdout, jobs)
 	}
-	args := []string{"status", "--db", db, "--wait", "--interval", "300ms", "--ingest"}
+	var args []string
 	if name != "" {
-		args = append(args, "--campaign", name)
+		args = []string{"--campaign", name}
 	}
-	status, stderr, code = sbench(t, args...)
+	status, stderr, code = slurmWait(t, slurmWaitLimit, db, args...)
 	if code != 0 || runs > 0 && !strings.Contains(status, fmt.Sprintf("%d run(s) added", runs)) {
 		logs, _ := filepath.Glob("sbench-runs/*/*.out")
 		for _, l := range logs {
@@ -411,4 +414,51 @@ func slurmRun(t *testing.T, campaign, name string, jobs, runs int) (dir, db stri
 		t.Fatalf("status --wait --ingest: exit %d, want every job COMPLETED and %d run(s) added\n%s\n%s", code, runs, status, stderr)
 	}
 	return dir, db, ids, status
+}
+
+// slurmWaitLimit bounds a status --wait on the test cluster. Every test
+// job asks for at most 5 minutes, after which Slurm ends it, so a wait that
+// outlasts this is a hang.
+const slurmWaitLimit = 8 * time.Minute
+
+// slurmWait runs status --wait --ingest on the archive db, with the
+// further args, and gives up after limit: a job that never settles fails
+// the test with what Slurm says of the jobs, the nodes and its logs,
+// instead of hanging the package until go test's timeout hides which job
+// it was. It reports with t.Errorf, so a test may call it from another
+// goroutine; on a timeout code is -1.
+func slurmWait(t *testing.T, limit time.Duration, db string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	args = append([]string{"status", "--db", db, "--wait", "--interval", "300ms", "--ingest"}, args...)
+	var out, errb bytes.Buffer
+	err := run(ctx, args, strings.NewReader(""), &out, &errb)
+	if ctx.Err() != nil {
+		t.Errorf("sbench %s: still waiting after %s\n%s", strings.Join(args, " "), limit, errb.String())
+		logSlurmState(t)
+		return out.String(), errb.String(), -1
+	}
+	return out.String(), errb.String(), exitCode(err, &errb)
+}
+
+// logSlurmState logs what the test cluster says of its jobs and nodes, the
+// tails of its daemons' logs and of the jobs' output in the current
+// directory: what is needed to tell a hung job from a down node.
+func logSlurmState(t *testing.T) {
+	t.Helper()
+	for _, c := range [][]string{
+		{"squeue", "-a", "-o", "%i %T %r %M %l %N"},
+		{"scontrol", "show", "job"},
+		{"sinfo", "-N", "-o", "%N %T %E"},
+	} {
+		out, err := exec.Command(c[0], c[1:]...).CombinedOutput()
+		t.Logf("$ %s (%v)\n%s", strings.Join(c, " "), err, out)
+	}
+	logs, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(os.Getenv("SLURM_CONF"))), "log", "*.log"))
+	outs, _ := filepath.Glob("sbench-runs/*/*.out")
+	for _, l := range append(logs, outs...) {
+		data, _ := os.ReadFile(l)
+		t.Logf("%s:\n%s", l, tail(string(data), 40))
+	}
 }

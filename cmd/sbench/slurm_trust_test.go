@@ -91,7 +91,7 @@ launcher = { type = "mpirun", command = "`+hang+`" }
 	if _, errs, code := sbench(t, "submit", camp, "--db", db); code != 0 {
 		t.Fatalf("submit: %s", errs)
 	}
-	out, errs, code := sbench(t, "status", "--db", db, "--wait", "--interval", "300ms", "--ingest")
+	out, errs, code := slurmWait(t, slurmWaitLimit, db)
 	if code != 1 {
 		t.Fatalf("status: exit %d, want 1 (the job failed)\n%s%s", code, out, errs)
 	}
@@ -164,16 +164,8 @@ params = { array_size = 100000, iterations = 2 }
 	}
 	ids := strings.Fields(out)
 	t.Cleanup(func() { exec.Command("scancel", ids...).Run() })
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		out, errs, code = sbench(t, "status", "--db", db, "--wait", "--interval", "300ms", "--ingest")
-	}()
-	select {
-	case <-done:
-	case <-time.After(90 * time.Second):
-		t.Fatal("status --wait still waits for a job whose dependency failed")
-	}
+	// Slurm keeps such a job pending forever: the wait must see that.
+	out, errs, code = slurmWait(t, 90*time.Second, db)
 	if code != 1 || !strings.Contains(errs, "DependencyNeverSatisfied") || !strings.Contains(errs, "will never start") {
 		t.Errorf("status: exit %d, want 1 and the reason\n%s%s", code, out, errs)
 	}
@@ -219,7 +211,7 @@ parser = "osu"
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		status, statusErr, statusCode = sbench(t, "status", "--db", db, "--wait", "--interval", "300ms", "--ingest")
+		status, statusErr, statusCode = slurmWait(t, slurmWaitLimit, db)
 	}()
 	logFile := filepath.Join(dir, "sbench-runs", "requeue", "requeue-steps-"+id+".out")
 	defer func() {

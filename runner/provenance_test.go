@@ -40,38 +40,16 @@ func fakeTree(t *testing.T, hostname, cpu string) string {
 	return root
 }
 
-const cpuinfo2x2 = `processor	: 0
-vendor_id	: GenuineIntel
-model name	: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz
-physical id	: 0
-core id		: 0
-flags		: fpu sse4_2 avx avx2 fma avx512f avx512bw
-
-processor	: 1
-model name	: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz
-physical id	: 0
-core id		: 1
-flags		: fpu sse4_2 avx avx2 fma avx512f avx512bw
-
-processor	: 2
-model name	: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz
-physical id	: 1
-core id		: 0
-flags		: fpu sse4_2 avx avx2 fma avx512f avx512bw
-
-processor	: 3
-model name	: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz
-physical id	: 1
-core id		: 0
-flags		: fpu sse4_2 avx avx2 fma avx512f avx512bw
-`
-
 func TestGatherHostFromFakeTree(t *testing.T) {
+	cpuinfo, err := os.ReadFile("testdata/host/cpuinfo-xeon-6338-2-sockets")
+	if err != nil {
+		t.Fatal(err)
+	}
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
 		"proc/sys/kernel/hostname":  "cn001\n",
 		"proc/sys/kernel/osrelease": "5.14.0-427.el9.x86_64\n",
-		"proc/cpuinfo":              cpuinfo2x2,
+		"proc/cpuinfo":              string(cpuinfo),
 		"proc/meminfo":              "MemTotal:       263596692 kB\nMemFree:         1000 kB\n",
 		"etc/os-release":            "NAME=\"Rocky Linux\"\nPRETTY_NAME=\"Rocky Linux 9.4 (Blue Onyx)\"\n",
 		"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "performance\n",

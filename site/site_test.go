@@ -19,11 +19,10 @@ import (
 	"github.com/sbench/sbench/webpage"
 )
 
-// spec is a month of two clusters, two benchmarks and two configurations
-// each: 240 runs, alpha's bandwidth 20% lower from day 18 (a kernel
-// upgrade), beta's latency twice as high on day 26, every 23rd run failed.
-var spec = synth.Spec{Systems: []string{"alpha", "beta"}, Start: time.Date(2025, 3, 1, 2, 0, 0, 0, time.UTC), Days: 30,
-	Configs: 2, Sizes: 20, Repeats: 2, StepDay: 18, OutlierDay: 26, FailEvery: 23, Seed: 1}
+// spec is synth.Month: 240 runs of two clusters, alpha's bandwidth 20%
+// lower from day 18, beta's latency twice as high on day 26, every 23rd
+// run failed.
+var spec = synth.Month
 
 // archive ingests s's bundles (at most limit, 0 for all) into db.
 func ingest(t *testing.T, db *store.DB, s synth.Spec, limit int) {

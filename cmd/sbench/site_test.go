@@ -15,12 +15,11 @@ import (
 	"github.com/sbench/sbench/store"
 )
 
-// siteSpec is a month of two clusters measured nightly, alpha's bandwidth
-// 20% lower from day 18 on (a kernel upgrade).
-var siteSpec = synth.Spec{Systems: []string{"alpha", "beta"}, Start: time.Date(2025, 3, 1, 2, 0, 0, 0, time.UTC), Days: 30,
-	Configs: 2, Sizes: 20, Repeats: 2, StepDay: 18, OutlierDay: 26, FailEvery: 23, Seed: 1}
+// siteSpec is the site package's month of two clusters measured nightly,
+// alpha's bandwidth 20% lower from day 18 on (a kernel upgrade).
+var siteSpec = synth.Month
 
-// synthArchive writes siteSpec's runs into a new archive.
+// synthArchive writes s's runs into a new archive.
 func synthArchive(t *testing.T, s synth.Spec) string {
 	t.Helper()
 	path, db := newArchive(t, "site.db")

@@ -39,6 +39,13 @@ type Spec struct {
 	Seed      uint64
 }
 
+// Month is the site the static site's tests look at: a month of two
+// clusters, two benchmarks and two configurations each, 240 runs; alpha's
+// bandwidth 20% lower from day 18 (a kernel upgrade), beta's latency twice
+// as high on day 26, every 23rd run failed.
+var Month = Spec{Systems: []string{"alpha", "beta"}, Start: time.Date(2025, 3, 1, 2, 0, 0, 0, time.UTC), Days: 30,
+	Configs: 2, Sizes: 20, Repeats: 2, StepDay: 18, OutlierDay: 26, FailEvery: 23, Seed: 1}
+
 // Runs is the number of runs the spec makes.
 func (s Spec) Runs() int { return len(s.Systems) * s.Days * 2 * s.Configs }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"debug/elf"
 	"os"
@@ -30,10 +29,7 @@ func clearEnv(t *testing.T) {
 
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	code = exitCode(err, &errb)
-	return out.String(), errb.String(), code
+	return testenv.CLI(context.Background(), run, exitCode, args...)
 }
 
 func TestHelp(t *testing.T) {

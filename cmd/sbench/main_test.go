@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -19,10 +18,7 @@ import (
 // sbench runs the CLI in-process and returns its stdout, stderr and exit status.
 func sbench(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	code = exitCode(err, &errb)
-	return out.String(), errb.String(), code
+	return testenv.CLI(context.Background(), run, exitCode, args...)
 }
 
 // buildBinaries builds sbench-runner (static, as shipped) once per test run,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -432,14 +431,13 @@ func slurmWait(t *testing.T, limit time.Duration, db string, args ...string) (st
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	args = append([]string{"status", "--db", db, "--wait", "--interval", "300ms", "--ingest"}, args...)
-	var out, errb bytes.Buffer
-	err := run(ctx, args, strings.NewReader(""), &out, &errb)
+	stdout, stderr, code = testenv.CLI(ctx, run, exitCode, args...)
 	if ctx.Err() != nil {
-		t.Errorf("sbench %s: still waiting after %s\n%s", strings.Join(args, " "), limit, errb.String())
+		t.Errorf("sbench %s: still waiting after %s\n%s", strings.Join(args, " "), limit, stderr)
 		logSlurmState(t)
-		return out.String(), errb.String(), -1
+		return stdout, stderr, -1
 	}
-	return out.String(), errb.String(), exitCode(err, &errb)
+	return stdout, stderr, code
 }
 
 // logSlurmState logs what the test cluster says of its jobs and nodes, the

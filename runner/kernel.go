@@ -80,6 +80,10 @@ type testHooks struct {
 	// pass is the matrix kernel's (0 first, then the re-test's number; 0
 	// for the other kernels).
 	slow func(rank, peer, pass int) time.Duration
+	// pipe runs when a spliced stream of a mesh kernel (pairs, matrix)
+	// has asked for its pipe, with the capacity it got: 0 when the
+	// system left it too small to splice through and the stream writes.
+	pipe func(rank, capacity int)
 }
 
 var errDied = errors.New("killed by a test hook")

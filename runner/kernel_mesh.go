@@ -41,8 +41,10 @@ type mesh struct {
 	// number), for the test hooks.
 	pass int
 	// sendMode is how streams hand their messages to TCP (the send
-	// parameter of the streaming kernels; "" writes).
+	// parameter of the streaming kernels; "" writes), pipeSize the
+	// capacity of a spliced stream's pipe (0: splicePipeSize).
 	sendMode string
+	pipeSize int
 }
 
 // openMesh connects this rank to peers, all at once (the higher rank of a
@@ -227,8 +229,19 @@ func (l *plink) streamer(size int) (*fastConn, error) {
 	if err != nil {
 		return nil, nil // not a socket (a test's pipe): nothing to splice into
 	}
-	if err := f.enableSplice(); err != nil {
+	pipe := l.m.pipeSize
+	if pipe == 0 {
+		pipe = splicePipeSize
+	}
+	if err := f.enableSpliceSized(pipe); err != nil {
 		return nil, l.m.ioError("send to", l.peer, err)
+	}
+	if l.m.hooks.pipe != nil {
+		got := 0
+		if f.pipe != nil {
+			got = f.pipe.capacity
+		}
+		l.m.hooks.pipe(l.m.rank, got)
 	}
 	return f, nil
 }

@@ -158,6 +158,18 @@ func pairRanks(nodeOf []int, placement string) ([]rankPair, error) {
 	return out, nil
 }
 
+// sendersOn counts the pairs whose sender runs on node: the ranks there
+// that splice at once, sharing one user's pipe pages.
+func sendersOn(nodeOf []int, pairs []rankPair, node int) int {
+	n := 0
+	for _, pr := range pairs {
+		if nodeOf[pr.from] == node {
+			n++
+		}
+	}
+	return n
+}
+
 func placementTag(nodeOf []int, p rankPair) string {
 	if nodeOf[p.from] == nodeOf[p.to] {
 		return "intra-node"
@@ -201,6 +213,9 @@ func runPairs(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([
 	}
 	defer m.close()
 	m.sendMode = p.Send
+	if sender && p.Send == SendSplice {
+		m.pipeSize = splicePipeFor(sendersOn(nodeOf, pairs, nodeOf[me]), pipeUserPages())
+	}
 	var samples []results.Sample
 	for _, size := range p.Sizes {
 		windows, warm := bwCounts(p, size)

@@ -3,6 +3,9 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -75,6 +78,48 @@ const spliceMin = 64 << 10
 // goes in with one vmsplice. When the user's pipe pages are used up
 // (pipe-user-pages-soft) the pipe keeps the size it has.
 const splicePipeSize = 1 << 20
+
+// pipeUserPagesSoft is where Linux keeps how many pages a user's pipes may
+// hold before a new pipe gets two pages and cannot grow (16384, 64 MiB, by
+// default; 0 for no limit).
+const pipeUserPagesSoft = "/proc/sys/fs/pipe-user-pages-soft"
+
+// splicePipeFor is the pipe size for each of streams senders that splice
+// at once on one node as one user, whose pipes may hold softPages pages
+// (pipe-user-pages-soft, 0 for no limit): splicePipeSize while half of
+// that budget covers them all, else an equal share of that half in whole
+// pages, never below spliceMin. The other half is left to the user's
+// other pipes. Sixty-four senders of 1 MiB would take the whole default
+// budget, and those that came last would get pipes too small to splice
+// through and write instead: one run measuring two ways at once.
+func splicePipeFor(streams, softPages int) int {
+	if softPages <= 0 || streams <= 1 {
+		return splicePipeSize
+	}
+	// Linux rounds a pipe's pages up to a power of two: ask for one.
+	pages := 1
+	for pages*2 <= softPages/2/streams {
+		pages *= 2
+	}
+	return max(spliceMin, min(splicePipeSize, pages*os.Getpagesize()))
+}
+
+// pipeUserPages is readPipeUserPagesSoft; tests set a budget of their own.
+var pipeUserPages = readPipeUserPagesSoft
+
+// readPipeUserPagesSoft reads pipe-user-pages-soft; 0 (no limit known)
+// when it cannot.
+func readPipeUserPagesSoft() int {
+	b, err := os.ReadFile(pipeUserPagesSoft)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
 
 // kernelPipe is a sender's pipe: its two ends, its capacity and the bytes
 // of the message in progress that are in it and not yet in the socket.

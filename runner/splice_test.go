@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -220,5 +222,64 @@ func TestKernelSendModes(t *testing.T) {
 				t.Errorf("rank 0 took %s with an I/O timeout of 300ms", res[0].took)
 			}
 		})
+	}
+}
+
+// TestSplicePipeFor: the spliced senders of one node share half of the
+// user's pipe budget (pipe-user-pages-soft), each a power of two pages,
+// never more than splicePipeSize nor less than splicing needs.
+func TestSplicePipeFor(t *testing.T) {
+	page := os.Getpagesize()
+	for _, tt := range []struct{ streams, soft, pages int }{
+		{1, 16384, 1 << 30},
+		{32, 16384, 256}, // 32 pipes of 256 pages: half the default budget
+		{33, 16384, 128},
+		{64, 16384, 128},
+		{100, 16384, 64}, // 81 pages each would fit: a power of two below
+		{128, 16384, 64},
+		{5000, 16384, 0},
+		{500, 0, 1 << 30}, // no limit
+		{2, 1 << 30, 1 << 30},
+	} {
+		want := max(spliceMin, min(splicePipeSize, tt.pages*page))
+		if got := splicePipeFor(tt.streams, tt.soft); got != want {
+			t.Errorf("%d senders, %d pages: %d bytes, want %d", tt.streams, tt.soft, got, want)
+		}
+	}
+	if n := readPipeUserPagesSoft(); n < 0 {
+		t.Errorf("pipe-user-pages-soft reads %d", n)
+	}
+}
+
+// TestPairsShareThePipeBudget: pairs' senders on one node ask for pipes
+// that fit half the user's pipe budget between them. Each asking for
+// splicePipeSize, the last of 64 senders on a node with the default budget
+// (16384 pages) got pipes of two pages and wrote: one run measuring two
+// ways. Here 4 senders share a budget of 256 pages (as root the budget does
+// not bind, so what each asked for is what it got).
+func TestPairsShareThePipeBudget(t *testing.T) {
+	const senders = 4
+	defer func(f func() int) { pipeUserPages = f }(pipeUserPages)
+	pipeUserPages = func() int { return 2 * senders * 32 }
+	var mu sync.Mutex
+	got := map[int]int{}
+	s := newStep(t, []string{"n1"}, 2*senders, "pairs",
+		map[string]string{"sizes": "256K,1M", "iterations": "3", "send": SendSplice, "placement": "intra"})
+	s.hooks = &testHooks{pipe: func(rank, capacity int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if c, ok := got[rank]; ok && c != capacity {
+			t.Errorf("rank %d: a pipe of %d bytes, then of %d", rank, c, capacity)
+		}
+		got[rank] = capacity
+	}}
+	s.runOK(t)
+	if len(got) != senders {
+		t.Fatalf("pipes of ranks %v, want one for each of %d senders", got, senders)
+	}
+	for rank, c := range got {
+		if c != 32*os.Getpagesize() {
+			t.Errorf("rank %d: a pipe of %d bytes, want %d (32 pages)", rank, c, 32*os.Getpagesize())
+		}
 	}
 }

@@ -14,9 +14,10 @@
 #            For information, from 64 KiB up, iperf3's single stream
 #            writing that size (-l, 2 s; iperf3 takes 1 MiB at most): a
 #            stream against a stream; and our bw kernel with send=copy
-#            (the default: write(2), as NPtcp and iperf3 do), where the
-#            judged figures splice (send=splice, runner/splice.go): the
-#            copy column shows what that buys.
+#            (write(2), as NPtcp and iperf3 do), where the judged figures
+#            are the kernel's as a user runs it, splicing (send=splice,
+#            the default, runner/splice.go): the copy column shows what
+#            that buys.
 #
 # Each figure is taken ROUNDS times (default 3), the tools and our kernels
 # interleaved so that a noisy neighbour hits both; the ratios are of the
@@ -116,7 +117,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	ours latency sizes=1 iterations="$LAT_ITERS" warmup=1000 >"$WORK/r.lat"
 	ours latency sizes=1 iterations="$LAT_ITERS" warmup=1000 poll=block >"$WORK/r.blk"
 	iperf3_mbs 5 >"$WORK/r.ip"
-	ours bw sizes=4M iterations=10 warmup=1 send=splice >"$WORK/r.bw"
+	ours bw sizes=4M iterations=10 warmup=1 >"$WORK/r.bw"
 	np=$(awk '{ printf "%.3f", $3 * 1e6 }' "$WORK/r.np")
 	printf '%-6s %12s %14s %16s %12s %14s\n' "$r" "$np" "$(field 2 "$WORK/r.lat")" \
 		"($(field 4 "$WORK/r.lat"), $(field 2 "$WORK/r.blk"))" "$(cat "$WORK/r.ip")" "$(field 2 "$WORK/r.bw")"
@@ -143,7 +144,7 @@ echo "bandwidth curve (MB/s): NPtcp ping-pong, our bw kernel streaming (window 6
 # and the same code came out ahead at 4 to 7 of the 7 sizes from run to run.
 for r in $(seq 1 "$ROUNDS"); do
 	nptcp -u "$CURVE_FROM" >"$WORK/npcurve.$r"
-	ours bw sizes=1-$((CURVE_FROM / 2)) send=splice >"$WORK/bwcurve.$r"
+	ours bw sizes=1-$((CURVE_FROM / 2)) >"$WORK/bwcurve.$r"
 	: >"$WORK/pairs.$r"
 	for ((len = CURVE_FROM; len <= 4194304; len *= 2)); do
 		nptcp -l "$len" -u "$len" -p 0 >"$WORK/p.np"
@@ -151,7 +152,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		# does; NPtcp first runs the size to calibrate its repeats, and
 		# our 2 default warm-up windows (for a sweep, whose earlier sizes
 		# warm the connection) left some runs at half speed.
-		ours bw sizes="$len" warmup=10 send=splice >"$WORK/p.bw"
+		ours bw sizes="$len" warmup=10 >"$WORK/p.bw"
 		# For information: the same size written with write(2), as NPtcp
 		# and iperf3 do, instead of spliced (the send parameter).
 		ours bw sizes="$len" warmup=10 send=copy >"$WORK/p.copy"

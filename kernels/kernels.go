@@ -190,7 +190,7 @@ var (
 		Doc: "messages written back to back before the receiver acknowledges"}
 	pPoll = Param{Name: "poll", Kind: Choice, Choices: []string{PollSpin, PollBlock}, Default: PollSpin,
 		Doc: "how ranks wait for data: spin busy-polls up to 50 µs a read, then sleeps (as MPI libraries poll); block sleeps in the system call (as NPtcp; when ranks outnumber cores)"}
-	pSend = Param{Name: "send", Kind: Choice, Choices: []string{SendCopy, SendSplice}, Default: SendCopy,
+	pSend = Param{Name: "send", Kind: Choice, Choices: []string{SendSplice, SendCopy}, Default: SendSplice,
 		Doc: "how a sender hands messages of 64 KiB and more to TCP: splice passes their pages (one copy, the receiver's, as sendfile and iperf3 -Z); copy writes them (two copies, as NPtcp and iperf3)"}
 )
 

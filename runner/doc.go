@@ -129,16 +129,19 @@
 // both cores. Smaller or larger send buffers, writes in pieces, spinning
 // writes and readers that wait on poll(2) were all measured and were no
 // better. What takes work off the sender is not copying: with send=splice
-// (a parameter of bw, pairs and matrix) a sender hands messages of 64 KiB
-// and more to TCP by reference, vmsplice(2) into a pipe and splice(2) into
-// the socket, as sendfile(2) does for iperf3 -Z (splice.go); the receiver
-// still copies and checks every byte. On the 2-vCPU test VM that raised
-// bw at 512 KiB by a median 1.22x over write(2) (8 interleaved runs of 60
-// windows; 7 of 8 faster). send=copy writes, as NPtcp and iperf3 do, and
-// is the default for now: a full CI run on the test machine failed in
-// its Slurm tests (a pairs job that never ended) with splicing the
-// default, cause not found, where an earlier run had passed. The bench
-// shows both (bench/runner-vs-tools.sh).
+// (a parameter of bw, pairs and matrix, and their default) a sender hands
+// messages of 64 KiB and more to TCP by reference, vmsplice(2) into a pipe
+// and splice(2) into the socket, as sendfile(2) does for iperf3 -Z
+// (splice.go); the receiver still copies and checks every byte. On the
+// 2-vCPU test VM that raised bw at 512 KiB by a median 1.22x over write(2)
+// (8 interleaved runs of 60 windows; 7 of 8 faster), and at 256 KiB won
+// 6 of 6 interleaved runs. send=copy writes, as NPtcp and iperf3 do, and
+// as every kernel did before splicing: a run that spliced says send=splice
+// in its bundle's params, so that it is never pooled with, or compared as
+// the same configuration as, an archived run that wrote. The pairs
+// kernel's senders on one node share half the user's pipe pages
+// (fs.pipe-user-pages-soft). The bench shows both
+// (bench/runner-vs-tools.sh).
 //
 // Default repetitions follow OSU's scaling by size, reduced so that a
 // 1 B to 4 MiB sweep over loopback takes a few seconds:

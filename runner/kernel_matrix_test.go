@@ -49,8 +49,9 @@ func TestMatrix(t *testing.T) {
 			if conc != nil {
 				conc.check(t)
 			}
-			// The step's own params (transport) stay.
-			want := map[string]string{"schedule": tt.schedule, "retests": "0", "latency_tolerance": "2.1", "bandwidth_tolerance": "0.93", "transport": "tcp"}
+			// The step's own params (transport) stay; the streams spliced
+			// (the default send).
+			want := map[string]string{"schedule": tt.schedule, "retests": "0", "latency_tolerance": "2.1", "bandwidth_tolerance": "0.93", "transport": "tcp", "send": "splice"}
 			if !maps.Equal(b.Params, want) {
 				t.Errorf("params %v, want %v", b.Params, want)
 			}

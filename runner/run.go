@@ -332,6 +332,11 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		if cfg.Kernel.Kernel == "matrix" {
 			b.Params = merge(b.Params, matrixParams(cfg.Kernel))
 		}
+		if cfg.Kernel.Send == SendSplice {
+			// A configuration of its own: archived runs that do not say
+			// wrote (splice.go).
+			b.Params = merge(b.Params, map[string]string{"send": SendSplice})
+		}
 		if err != nil {
 			b.Status, b.Error = results.StatusFailed, err.Error()
 		}

@@ -31,10 +31,10 @@ import (
 // and stay referenced until the window's acknowledgement says the
 // receiver has read every byte of them.
 const (
-	// SendSplice references the pages (vmsplice + splice).
-	SendSplice = kernels.SendSplice
-	// SendCopy writes with write(2), as NPtcp and iperf3 do; the default
+	// SendSplice references the pages (vmsplice + splice); the default
 	// (see doc.go).
+	SendSplice = kernels.SendSplice
+	// SendCopy writes with write(2), as NPtcp and iperf3 do.
 	SendCopy = kernels.SendCopy
 )
 

@@ -283,3 +283,30 @@ func TestPairsShareThePipeBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestBundleSaysSplice: a streaming kernel that spliced says so in its
+// bundle's params (send=splice), so that its runs are a configuration of
+// their own: archived runs without the param wrote (send=copy, the
+// default before splicing was), and a comparison of the two would credit
+// the system with what the method changed. A run that asked for copy, and
+// the kernels that do not stream, say nothing.
+func TestBundleSaysSplice(t *testing.T) {
+	for _, tt := range []struct {
+		kernel string
+		params map[string]string
+		want   string
+	}{
+		{"bw", map[string]string{"sizes": "64K", "iterations": "2"}, SendSplice},
+		{"bw", map[string]string{"sizes": "64K", "iterations": "2", "send": SendCopy}, ""},
+		{"pairs", map[string]string{"sizes": "64K", "iterations": "2"}, SendSplice},
+		{"matrix", map[string]string{"iterations": "2", "retests": "0"}, SendSplice},
+		{"latency", map[string]string{"sizes": "64K", "iterations": "2"}, ""},
+	} {
+		t.Run(fmt.Sprint(tt.kernel, tt.params["send"]), func(t *testing.T) {
+			b := newStep(t, []string{"n1", "n2"}, 1, tt.kernel, tt.params).runOK(t)
+			if got, ok := b.Params["send"]; got != tt.want || ok != (tt.want != "") {
+				t.Errorf("params %v: send %q, want %q", b.Params, got, tt.want)
+			}
+		})
+	}
+}

@@ -899,6 +899,12 @@ func (c *comm) gather(ctx context.Context, name string, deadline time.Time) erro
 				return fmt.Errorf("%s: %w", c.who(r), context.Cause(ctx))
 			}
 		}
+		if err != nil && ctx.Err() != nil {
+			// The run ended meanwhile: its cause (another rank's
+			// failure, which names that rank, or a signal) stands on
+			// its own.
+			return context.Cause(ctx)
+		}
 		if err != nil {
 			return fmt.Errorf("barrier %s: %s: %w", name, c.who(r), err)
 		}

@@ -205,6 +205,11 @@ func (p *hpccParser) summaryLine(t string) {
 		p.errorf("summary line %q is not KEY=VALUE", t)
 		return
 	}
+	if hpccName(m[1]) == "" {
+		// Underscores alone: no scalar can be named after it.
+		p.errorf("summary key %q has no letter or digit", m[1])
+		return
+	}
 	if p.summaryKeys[m[1]] {
 		p.errorf("summary key %s appears twice", m[1])
 		return

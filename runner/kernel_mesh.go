@@ -42,7 +42,7 @@ type mesh struct {
 	pass int
 	// sendMode is how streams hand their messages to TCP (the send
 	// parameter of the streaming kernels; "" writes), pipeSize the
-	// capacity of a spliced stream's pipe (0: splicePipeSize).
+	// capacity a spliced stream asks of its pipe.
 	sendMode string
 	pipeSize int
 }
@@ -55,7 +55,7 @@ func openMesh(ctx context.Context, c *comm, kernel string, hooks *testHooks, pee
 		hooks = &testHooks{}
 	}
 	m := &mesh{ctx: ctx, c: c, kernel: kernel, hooks: hooks, rank: c.id.Rank, links: map[int]*plink{},
-		refreshEvery: min(time.Second, c.ioTimeout/4)}
+		refreshEvery: min(time.Second, c.ioTimeout/4), pipeSize: splicePipeSize}
 	m.deadline, _ = ctx.Deadline()
 	peers = uniqueRanks(peers, c.id.Rank)
 	type result struct {
@@ -229,11 +229,7 @@ func (l *plink) streamer(size int) (*fastConn, error) {
 	if err != nil {
 		return nil, nil // not a socket (a test's pipe): nothing to splice into
 	}
-	pipe := l.m.pipeSize
-	if pipe == 0 {
-		pipe = splicePipeSize
-	}
-	if err := f.enableSpliceSized(pipe); err != nil {
+	if err := f.enableSpliceSized(l.m.pipeSize); err != nil {
 		return nil, l.m.ioError("send to", l.peer, err)
 	}
 	if l.m.hooks.pipe != nil {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -110,15 +108,10 @@ var pipeUserPages = readPipeUserPagesSoft
 // readPipeUserPagesSoft reads pipe-user-pages-soft; 0 (no limit known)
 // when it cannot.
 func readPipeUserPagesSoft() int {
-	b, err := os.ReadFile(pipeUserPagesSoft)
-	if err != nil {
-		return 0
+	if n, ok := readInt(pipeUserPagesSoft); ok && n > 0 {
+		return n
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
+	return 0
 }
 
 // kernelPipe is a sender's pipe: its two ends, its capacity and the bytes

@@ -119,8 +119,9 @@ const (
 	// PollSpin busy-polls, then parks; PollBlock sleeps in the system call.
 	PollSpin  = "spin"
 	PollBlock = "block"
-	// SendSplice hands a streamed message's pages to TCP (vmsplice,
-	// splice); SendCopy writes them with write(2).
+	// SendCopy writes a streamed message with write(2), as NPtcp, iperf3
+	// and MPI libraries do (the default); SendSplice hands its pages to
+	// TCP (vmsplice, splice), whose gain depends on the host.
 	SendSplice = "splice"
 	SendCopy   = "copy"
 
@@ -190,8 +191,8 @@ var (
 		Doc: "messages written back to back before the receiver acknowledges"}
 	pPoll = Param{Name: "poll", Kind: Choice, Choices: []string{PollSpin, PollBlock}, Default: PollSpin,
 		Doc: "how ranks wait for data: spin busy-polls up to 50 µs a read, then sleeps (as MPI libraries poll); block sleeps in the system call (as NPtcp; when ranks outnumber cores)"}
-	pSend = Param{Name: "send", Kind: Choice, Choices: []string{SendSplice, SendCopy}, Default: SendSplice,
-		Doc: "how a sender hands messages of 64 KiB and more to TCP: splice passes their pages (one copy, the receiver's, as sendfile and iperf3 -Z); copy writes them (two copies, as NPtcp and iperf3)"}
+	pSend = Param{Name: "send", Kind: Choice, Choices: []string{SendCopy, SendSplice}, Default: SendCopy,
+		Doc: "how a sender hands messages of 64 KiB and more to TCP: copy writes them (two copies, as NPtcp, iperf3 and MPI libraries); splice passes their pages (one copy, the receiver's, as sendfile and iperf3 -Z), faster or slower than copy depending on the host"}
 )
 
 func (p Param) with(def string) Param {

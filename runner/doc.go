@@ -129,18 +129,23 @@
 // both cores. Smaller or larger send buffers, writes in pieces, spinning
 // writes and readers that wait on poll(2) were all measured and were no
 // better. What takes work off the sender is not copying: with send=splice
-// (a parameter of bw, pairs and matrix, and their default) a sender hands
-// messages of 64 KiB and more to TCP by reference, vmsplice(2) into a pipe
-// and splice(2) into the socket, as sendfile(2) does for iperf3 -Z
-// (splice.go); the receiver still copies and checks every byte. On the
-// 2-vCPU test VM that raised bw at 512 KiB by a median 1.22x over write(2)
-// (8 interleaved runs of 60 windows; 7 of 8 faster), and at 256 KiB won
-// 6 of 6 interleaved runs. send=copy writes, as NPtcp and iperf3 do, and
-// as every kernel did before splicing: a run that spliced says send=splice
-// in its bundle's params, so that it is never pooled with, or compared as
-// the same configuration as, an archived run that wrote. The pairs
-// kernel's senders on one node share half the user's pipe pages
-// (fs.pipe-user-pages-soft). The bench shows both
+// (a parameter of bw, pairs and matrix) a sender hands messages of 64 KiB
+// and more to TCP by reference, vmsplice(2) into a pipe and splice(2) into
+// the socket, as sendfile(2) does for iperf3 -Z (splice.go); the receiver
+// still copies and checks every byte. What that buys depends on the host:
+// on a 2-vCPU VM on 2026-12-02 it raised bw at 512 KiB by a median 1.22x
+// over write(2) (8 interleaved runs of 60 windows; 7 of 8 faster) and won
+// 6 of 6 interleaved runs at 256 KiB; on a 2-core AMD EPYC VM on
+// 2026-12-03 bench/runner-vs-tools.sh measured bw spliced at 0.40-0.92x
+// NPtcp from 64 KiB up, where writing reached 1.04-3.07x at every one of
+// those sizes, and the quickstart's 4 MiB bandwidth fell from 1.08x iperf3
+// to 0.44-0.53x. So send=copy, which writes as NPtcp, iperf3 and MPI
+// libraries do, is the default, and the figures of every archived run
+// before splicing are its: a run that spliced says send=splice in its
+// bundle's params, so that it is never pooled with, or compared as the
+// same configuration as, a run that wrote. The pairs kernel's senders on
+// one node share half the user's pipe pages (fs.pipe-user-pages-soft). The
+// bench judges the default and shows splicing beside it
 // (bench/runner-vs-tools.sh).
 //
 // Default repetitions follow OSU's scaling by size, reduced so that a

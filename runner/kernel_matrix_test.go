@@ -49,9 +49,9 @@ func TestMatrix(t *testing.T) {
 			if conc != nil {
 				conc.check(t)
 			}
-			// The step's own params (transport) stay; the streams spliced
-			// (the default send).
-			want := map[string]string{"schedule": tt.schedule, "retests": "0", "latency_tolerance": "2.1", "bandwidth_tolerance": "0.93", "transport": "tcp", "send": "splice"}
+			// The step's own params (transport) stay; the streams wrote
+			// (the default send), which a bundle does not say.
+			want := map[string]string{"schedule": tt.schedule, "retests": "0", "latency_tolerance": "2.1", "bandwidth_tolerance": "0.93", "transport": "tcp"}
 			if !maps.Equal(b.Params, want) {
 				t.Errorf("params %v, want %v", b.Params, want)
 			}

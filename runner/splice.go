@@ -29,10 +29,10 @@ import (
 // and stay referenced until the window's acknowledgement says the
 // receiver has read every byte of them.
 const (
-	// SendSplice references the pages (vmsplice + splice); the default
-	// (see doc.go).
+	// SendSplice references the pages (vmsplice + splice).
 	SendSplice = kernels.SendSplice
-	// SendCopy writes with write(2), as NPtcp and iperf3 do.
+	// SendCopy writes with write(2), as NPtcp and iperf3 do; the default
+	// (see doc.go).
 	SendCopy = kernels.SendCopy
 )
 

@@ -118,6 +118,16 @@ type Host struct {
 	IB          []IBPort          `json:"ib,omitempty"`
 	Net         []NetIf           `json:"net,omitempty"`
 	Extra       map[string]string `json:"extra,omitempty"`
+	// Traffic names the network interfaces this node's ranks' connections
+	// to other ranks crossed in this run, as Net names them: the local
+	// end's interface, or the loopback interface (lo, which Net leaves
+	// out) for a connection to a rank on the same machine, which Linux
+	// routes through it whatever address it dialled. The runner's native kernels record it;
+	// a report quotes a link rate only for these interfaces (no rate for
+	// loopback). Empty when not recorded (a wrapped tool's own traffic,
+	// an ingested run, a runner before it) or when this node's ranks
+	// exchanged no data.
+	Traffic []string `json:"traffic,omitempty"`
 }
 
 // IBPort is one InfiniBand/RoCE port as /sys/class/infiniband describes it.

@@ -79,6 +79,11 @@ type comm struct {
 	ctrl     map[int]*ctrlConn // rank 0: ranks 1…n-1; others: rank 0
 	// reports are the exec kernel's reports of ranks 1…n-1, on rank 0.
 	reports map[int]*execReport
+	// trafficEnds are the (local, remote) addresses of this rank's kernel
+	// connections; rankTraffic, on rank 0, the interfaces the other ranks
+	// said theirs crossed (traffic.go). Under mu.
+	trafficEnds map[[2]netip.Addr]bool
+	rankTraffic map[int][]string
 
 	mu      sync.Mutex
 	joining bool
@@ -822,6 +827,9 @@ func (c *comm) barrierWith(ctx context.Context, name string, myErr error, report
 		return nil
 	}
 	m := barrierMsg{Name: name, Exec: report}
+	if name == finalBarrier {
+		m.Traffic = c.traffic()
+	}
 	if myErr != nil {
 		m.Error, m.Timeout = myErr.Error(), isRunTimeout(myErr)
 	}
@@ -916,6 +924,10 @@ func (c *comm) gather(ctx context.Context, name string, deadline time.Time) erro
 			return fmt.Errorf("barrier %s: %s: %w", name, c.who(r), err)
 		}
 		c.storeReport(r, m.Exec)
+		if err := checkTraffic(m.Traffic); err != nil {
+			return fmt.Errorf("barrier %s: %s: %w", name, c.who(r), err)
+		}
+		c.storeTraffic(r, m.Traffic)
 		if m.Error != "" {
 			return fmt.Errorf("%s: %s", c.who(r), m.Error)
 		}
@@ -1002,6 +1014,7 @@ func (c *comm) connect(ctx context.Context, peer int) (*tcp.Conn, error) {
 			conn, err := c.dialAny(ctx, c.members[peer].Addrs, "peer", deadline)
 			switch {
 			case err == nil:
+				c.noteTraffic(conn)
 				return conn, nil
 			case ctx.Err() != nil:
 				return nil, context.Cause(ctx)
@@ -1020,6 +1033,7 @@ func (c *comm) connect(ctx context.Context, peer int) (*tcp.Conn, error) {
 	defer timer.Stop()
 	select {
 	case conn := <-ch:
+		c.noteTraffic(conn)
 		return conn, nil
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
@@ -1097,6 +1111,7 @@ func (c *comm) hostsByNode() []results.Host {
 		}
 		h.Ranks = ranks[i]
 		sort.Ints(h.Ranks)
+		h.Traffic = c.trafficOfNode(h.Ranks)
 		out = append(out, h)
 	}
 	return out

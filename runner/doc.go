@@ -61,6 +61,17 @@
 // nothing, and rank 0's description stands for it. Either way the bundle
 // has one host per node, with the ranks that ran there.
 //
+// Each host also says which network interfaces its ranks' kernel
+// connections crossed (results.Host.Traffic, traffic.go): the interface of
+// a connection's local end, or the loopback interface when the peer is on
+// the same machine, which Linux routes through lo whichever of the
+// machine's addresses was dialled — so the fake nodes of sbench local and
+// the ranks of one node say lo. Every rank names its own at the final
+// barrier; rank 0 merges them per node. A report quotes the link rate of
+// these interfaces only, and none for lo. The exec kernel's tool talks
+// over connections of its own, which the runner does not see: its hosts
+// say nothing.
+//
 // Nothing waits forever. Rank 0 gives up at the bootstrap timeout and names
 // the ranks that did not join and the node Slurm should have started them on
 // (block or cyclic distribution over SLURM_STEP_NODELIST and

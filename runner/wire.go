@@ -216,6 +216,9 @@ type barrierMsg struct {
 	// Exec is how the rank's command ended, at the exec kernel's final
 	// barrier (and with its error, when it failed).
 	Exec *execReport `json:"exec,omitempty"`
+	// Traffic names the interfaces the rank's kernel connections crossed,
+	// at the final barrier (traffic.go).
+	Traffic []string `json:"traffic,omitempty"`
 }
 
 // execReport is what a rank tells rank 0 about its command.

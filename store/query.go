@@ -395,6 +395,7 @@ func cloneHost(h *results.Host) results.Host {
 	c.IB = slices.Clone(h.IB)
 	c.Net = slices.Clone(h.Net)
 	c.Extra = maps.Clone(h.Extra)
+	c.Traffic = slices.Clone(h.Traffic)
 	return c
 }
 

@@ -4,13 +4,15 @@ import (
 	"net/netip"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"unsafe"
 )
 
 // IfAddr is an address of one of the host's network interfaces.
 type IfAddr struct {
-	Index    int // the interface's number
+	Index    int    // the interface's number
+	Name     string // the interface's name ("eth0"), as /sys/class/net has it
 	Addr     netip.Addr
 	Up       bool // the interface is up
 	Loopback bool // the interface is a loopback one
@@ -20,7 +22,7 @@ type IfAddr struct {
 // routing socket (netlink, as net.Interfaces reads them), by interface
 // number, IPv4 before IPv6 on each.
 func InterfaceAddrs() ([]IfAddr, error) {
-	flags, err := linkFlags()
+	links, err := linkInfos()
 	if err != nil {
 		return nil, err
 	}
@@ -42,11 +44,11 @@ func InterfaceAddrs() ([]IfAddr, error) {
 		if !ok {
 			continue
 		}
-		f, known := flags[int(ifam.Index)]
+		l, known := links[int(ifam.Index)]
 		out = append(out, IfAddr{
-			Index: int(ifam.Index), Addr: ip,
-			Up:       known && f&syscall.IFF_UP != 0,
-			Loopback: known && f&syscall.IFF_LOOPBACK != 0,
+			Index: int(ifam.Index), Name: l.name, Addr: ip,
+			Up:       known && l.flags&syscall.IFF_UP != 0,
+			Loopback: known && l.flags&syscall.IFF_LOOPBACK != 0,
 		})
 	}
 	slices.SortStableFunc(out, func(a, b IfAddr) int {
@@ -83,21 +85,40 @@ func ifAddr(family uint8, attrs []syscall.NetlinkRouteAttr) (netip.Addr, bool) {
 	return addr, true
 }
 
-// linkFlags returns every interface's flags (IFF_UP …) by number.
-func linkFlags() (map[int]uint32, error) {
+// linkInfo is what linkInfos knows of an interface.
+type linkInfo struct {
+	flags uint32
+	name  string
+}
+
+// linkInfos returns every interface's flags (IFF_UP …) and name by
+// number.
+func linkInfos() (map[int]linkInfo, error) {
 	msgs, err := netlinkDump(syscall.RTM_GETLINK)
 	if err != nil {
 		return nil, err
 	}
-	flags := map[int]uint32{}
+	links := map[int]linkInfo{}
 	for _, m := range msgs {
 		if m.Header.Type != syscall.RTM_NEWLINK || len(m.Data) < syscall.SizeofIfInfomsg {
 			continue
 		}
 		ifim := (*syscall.IfInfomsg)(unsafe.Pointer(&m.Data[0]))
-		flags[int(ifim.Index)] = ifim.Flags
+		l := linkInfo{flags: ifim.Flags}
+		attrs, err := syscall.ParseNetlinkRouteAttr(&m)
+		if err != nil {
+			return nil, os.NewSyscallError("parsenetlinkrouteattr", err)
+		}
+		for _, a := range attrs {
+			if a.Attr.Type == syscall.IFLA_IFNAME {
+				// A NUL-terminated string.
+				name, _, _ := strings.Cut(string(a.Value), "\x00")
+				l.name = name
+			}
+		}
+		links[int(ifim.Index)] = l
 	}
-	return flags, nil
+	return links, nil
 }
 
 // netlinkDump returns the messages of a routing table dump, up to its end.

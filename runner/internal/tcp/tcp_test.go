@@ -278,7 +278,7 @@ func TestInterfaceAddrs(t *testing.T) {
 				continue
 			}
 			ip, _ := netip.AddrFromSlice(ipn.IP)
-			want = append(want, IfAddr{Index: ifc.Index, Addr: ip.Unmap(), Up: ifc.Flags&net.FlagUp != 0, Loopback: ifc.Flags&net.FlagLoopback != 0})
+			want = append(want, IfAddr{Index: ifc.Index, Name: ifc.Name, Addr: ip.Unmap(), Up: ifc.Flags&net.FlagUp != 0, Loopback: ifc.Flags&net.FlagLoopback != 0})
 		}
 	}
 	key := func(a IfAddr) string { return a.Addr.String() }
@@ -287,7 +287,7 @@ func TestInterfaceAddrs(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("netlink:\n%v\nnet:\n%v", got, want)
 	}
-	if !slices.ContainsFunc(got, func(a IfAddr) bool { return key(a) == "127.0.0.1" && a.Up && a.Loopback }) {
+	if !slices.ContainsFunc(got, func(a IfAddr) bool { return key(a) == "127.0.0.1" && a.Up && a.Loopback && a.Name != "" }) {
 		t.Errorf("no 127.0.0.1 on an up loopback interface: %v", got)
 	}
 }

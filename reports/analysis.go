@@ -43,8 +43,11 @@ type sizeGroup struct {
 
 	raw map[seriesKey]map[float64][]float64
 	ids map[seriesKey]map[int64]bool
-	// rawRuns are the runs of raw's samples, one per sample.
+	// rawRuns are the runs of raw's samples, one per sample; rawP50 their
+	// own medians (a latency sample's P50, the median of its iterations;
+	// NaN for a sample without one), for latency only.
 	rawRuns map[seriesKey]map[float64][]int64
+	rawP50  map[seriesKey]map[float64][]float64
 }
 
 // title names the group in sentences: its benchmark (or family), and the
@@ -211,7 +214,7 @@ func (r *Report) analyse() error {
 			if g == nil {
 				g = &sizeGroup{family: fam, metric: s.Metric, kind: kind, split: split, collective: isCollective(fam),
 					raw: map[seriesKey]map[float64][]float64{}, ids: map[seriesKey]map[int64]bool{},
-					rawRuns: map[seriesKey]map[float64][]int64{}}
+					rawRuns: map[seriesKey]map[float64][]int64{}, rawP50: map[seriesKey]map[float64][]float64{}}
 				groups[k] = g
 			}
 			sk := seriesKey{cfg, store.ProcessCount(run)}
@@ -219,9 +222,17 @@ func (r *Report) analyse() error {
 				g.raw[sk] = map[float64][]float64{}
 				g.ids[sk] = map[int64]bool{}
 				g.rawRuns[sk] = map[float64][]int64{}
+				g.rawP50[sk] = map[float64][]float64{}
 			}
 			g.raw[sk][*s.X] = append(g.raw[sk][*s.X], s.Value*factor)
 			g.rawRuns[sk][*s.X] = append(g.rawRuns[sk][*s.X], run.ID)
+			if kind == KindLatency {
+				p50 := math.NaN()
+				if s.P50 != nil {
+					p50 = *s.P50 * factor
+				}
+				g.rawP50[sk][*s.X] = append(g.rawP50[sk][*s.X], p50)
+			}
 			g.ids[sk][run.ID] = true
 		case s.X != nil && isRanksAxis(s.XUnit):
 			k := [2]string{fam, s.Metric + "\x00" + s.Unit}
@@ -441,14 +452,15 @@ func (r *Report) finishSizeGroup(g *sizeGroup) {
 		}
 		for _, x := range slices.Sorted(maps.Keys(byX)) {
 			p := point(x, byX[x])
-			p.Runs = slices.Compact(slices.Sorted(slices.Values(g.rawRuns[k][x])))
+			p.Runs, p.RunValues, p.RunP50 = perRun(g.rawRuns[k][x], byX[x], g.rawP50[k][x])
 			s.Points = append(s.Points, p)
 		}
 		s.Runs = slices.Sorted(maps.Keys(g.ids[k]))
-		s.LinkRate = r.seriesLinkRate(s.Runs)
+		l := r.seriesLink(s.Runs)
+		s.LinkRate, s.Local = l.rate, l.local
 		g.series = append(g.series, s)
 	}
-	g.raw, g.ids, g.rawRuns = nil, nil, nil
+	g.raw, g.ids, g.rawRuns, g.rawP50 = nil, nil, nil, nil
 	switch g.kind {
 	case KindBandwidth:
 		g.bandwidth = summariseBandwidth(g.series)
@@ -464,6 +476,41 @@ func (r *Report) finishSizeGroup(g *sizeGroup) {
 	case KindLatency:
 		g.latency = summariseLatency(g.series)
 	}
+}
+
+// perRun sorts the samples at one size by run: the runs, sorted, and each
+// run's value there (the median of its samples: repeats within a run) and,
+// when every sample has one, its median of their own medians (p50s, NaN
+// for none).
+func perRun(runs []int64, values, p50s []float64) (ids []int64, vals, meds []float64) {
+	byRun := map[int64][]int{}
+	for i, id := range runs {
+		byRun[id] = append(byRun[id], i)
+	}
+	ids = slices.Sorted(maps.Keys(byRun))
+	vals = make([]float64, len(ids))
+	meds = make([]float64, len(ids))
+	haveP50 := len(p50s) == len(values)
+	for k, id := range ids {
+		var vs, ps []float64
+		for _, i := range byRun[id] {
+			vs = append(vs, values[i])
+			if haveP50 {
+				if math.IsNaN(p50s[i]) {
+					haveP50 = false
+				}
+				ps = append(ps, p50s[i])
+			}
+		}
+		vals[k] = median(vs)
+		if haveP50 {
+			meds[k] = median(ps)
+		}
+	}
+	if !haveP50 {
+		meds = nil
+	}
+	return ids, vals, meds
 }
 
 // addScaling adds, for a family whose runs of one configuration used
@@ -554,8 +601,10 @@ type BandwidthSummary struct {
 	// peak when the curve falls off.
 	Largest, LargestAt float64
 	// LinkRate is the link's theoretical rate (Gb/s) and PercentOfLink the
-	// peak's share of it; both 0 when the rate is unknown.
+	// peak's share of it; both 0 when the rate is unknown or none applies.
 	LinkRate, PercentOfLink float64
+	// Local says why no link rate applies, as Series.Local does.
+	Local string
 	// Ratio is the peak over the best configuration's peak.
 	Ratio float64
 	Runs  []int64
@@ -565,7 +614,7 @@ func summariseBandwidth(series []Series) []BandwidthSummary {
 	out := make([]BandwidthSummary, len(series))
 	best := 0.0
 	for i, s := range series {
-		b := BandwidthSummary{Config: s.Config, Ranks: s.Ranks, Runs: s.Runs, LinkRate: s.LinkRate}
+		b := BandwidthSummary{Config: s.Config, Ranks: s.Ranks, Runs: s.Runs, LinkRate: s.LinkRate, Local: s.Local}
 		b.Peak, b.PeakAt = peakOf(s.Points)
 		last := s.Points[len(s.Points)-1]
 		b.Largest, b.LargestAt = last.Y, last.X

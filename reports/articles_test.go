@@ -185,29 +185,32 @@ func TestArticleSummariesGolden(t *testing.T) {
 
 // The numbers an engineer reads in the articles are the ones the verdict
 // states, whatever the golden files say: these are checked against the
-// articles' text, not against sbench's previous output.
+// articles' text, not against sbench's previous output. Each article
+// published one run per configuration: the verdict quotes its numbers and
+// says so, and states no factor between configurations (one run has no
+// known spread), however far apart they are.
 func TestArticleVerdicts(t *testing.T) {
 	cases := map[string][]string{
 		// 004: "eRDMA の帯域幅はメッセージサイズが 32 KB でピークに達し…"
 		"004": {
-			"osu_bw: erdma reached 6264.41 MB/s at 32 KiB, 1.98× tcp (3160.96 MB/s at 128 KiB).",
-			"osu_bw: the curves differ most at 32 KiB, where erdma has 6264.41 MB/s and tcp 1731.67 MB/s (3.62×).",
+			"osu_bw: erdma reached 6264.41 MB/s at 32 KiB (1 run: no spread known); tcp 3160.96 MB/s at 128 KiB (1 run: no spread known): with 1 run each the two cannot be told apart.",
+			"osu_bw: the curves differ most at 32 KiB, where erdma has 6264.41 MB/s and tcp 1731.67 MB/s (with 1 run each the two cannot be told apart).",
 			"osu_bw: beyond its peak, erdma falls to 1637.17 MB/s at 4 MiB (26% of its peak).",
-			"osu_latency: at 1 B, erdma has 11.01 µs latency vs 16.07 µs for tcp (1.46× lower).",
+			"osu_latency: at 1 B, erdma has 11.01 µs latency (1 run: no spread known), tcp 16.07 µs (1 run: no spread known); with 1 run each the two cannot be told apart.",
 		},
 		// 000: both HPL runs FAILED two of their three residual checks.
 		"000": {
 			"hpl: no valid result. Not results: InfiniBand 7.24 Gflops (FAILED 2 of 3 residual checks); Fast Ethernet (100 Mb/s) 5.60 Gflops (FAILED 2 of 3 residual checks).",
-			"perf_main RC BW: InfiniBand (perf_main RC) reached 981.05 MB/s at 125 KiB (78% of the 10 Gb/s link).",
+			"perf_main RC BW: InfiniBand (perf_main RC) reached 981.05 MB/s at 125 KiB (1 run: no spread known; 78% of the 10 Gb/s link).",
 		},
 		// 003: "レイテンシ: 1.67 usec", "帯域幅（256 MiBメッセージサイズ）: 12,254 MB/s"
 		"003": {
-			"osu_bw: Open MPI 5.0.8 + UCX reached 12254.16 MB/s at 256 MiB (98% of the 100 Gb/s link).",
-			"osu_latency: at 1 B, Open MPI 5.0.8 + UCX has 1.67 µs latency.",
+			"osu_bw: Open MPI 5.0.8 + UCX reached 12254.16 MB/s at 256 MiB (1 run: no spread known; 98% of the 100 Gb/s link).",
+			"osu_latency: at 1 B, Open MPI 5.0.8 + UCX has 1.67 µs latency (1 run: no spread known).",
 		},
 		// 002: both directions reach ~3958 MB/s; one is half as fast at 256 B.
 		"002": {
-			"osu_bw: the curves differ most at 256 B, where cent064 → cent063 has 604.66 MB/s and cent063 → cent064 1289.30 MB/s (2.13×).",
+			"osu_bw: the curves differ most at 256 B, where cent064 → cent063 has 604.66 MB/s and cent063 → cent064 1289.30 MB/s (with 1 run each the two cannot be told apart).",
 		},
 	}
 	for article, want := range cases {

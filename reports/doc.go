@@ -47,7 +47,13 @@
 // reached, its share of the link's theoretical rate, N½, latency at the
 // smallest size, ratios between configurations, the slowest node pair, the
 // best valid HPL result against Rpeak) are computed from those points;
-// nothing in them is typed by hand.
+// nothing in them is typed by hand. The verdict quotes each figure as the
+// median of its runs, with their count and range (a latency kernel's by
+// the median of its iterations), and states a factor between two
+// configurations only when every run of one is beyond every run of the
+// other and an exact Mann-Whitney test of the runs gives p ≤ 0.05 (4 runs
+// each). A link rate is that of an interface the runs' traffic crossed
+// (results.Host.Traffic): none for traffic that stayed on one machine.
 //
 // # Drawing
 //

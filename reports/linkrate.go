@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -51,18 +52,47 @@ func ParseLinkRateFlag(s string) (float64, error) {
 	return ParseLinkRate(s)
 }
 
-// linkRateOf is the theoretical rate of the link a run used, in Gb/s: the
-// --link-rate override; else its link_rate label; else the slowest node's
-// fastest active InfiniBand/RoCE port; else the slowest node's fastest
-// network interface; 0 when none says.
-func (r *Report) linkRateOf(run *store.Run) float64 {
+// Why no link rate applies to a run: its traffic stayed on one machine.
+const (
+	// LocalLoopback: the runner saw every connection of the run cross the
+	// loopback interface (results.Host.Traffic): sbench local's fake
+	// nodes, ranks of one node.
+	LocalLoopback = "loopback"
+	// LocalOneMachine: every rank of the run was on one machine (one host,
+	// or hosts of one hostname, as sbench local's fake nodes are), whatever
+	// a wrapped tool used between them: shared memory or loopback.
+	LocalOneMachine = "one machine"
+)
+
+// runLink is what the report knows of the link a run's traffic crossed.
+type runLink struct {
+	rate  float64 // Gb/s; 0 when unknown or when none applies
+	local string  // LocalLoopback or LocalOneMachine when none applies
+}
+
+// linkOf is the theoretical rate of the link a run's traffic crossed, in
+// Gb/s: the --link-rate override; else its link_rate label; else, for a
+// run whose runner recorded the interfaces its connections crossed
+// (results.Host.Traffic), the slowest of those nodes' fastest such
+// interface, and none (LocalLoopback) when they all were loopback; else
+// none (LocalOneMachine) when every rank was on one machine; else, for a
+// run that could have crossed any of its nodes' links (a wrapped tool, an
+// older runner), the slowest node's fastest active InfiniBand/RoCE port,
+// else the slowest node's fastest network interface; 0 when none says.
+func (r *Report) linkOf(run *store.Run) runLink {
 	if r.opts.linkRate > 0 {
-		return r.opts.linkRate
+		return runLink{rate: r.opts.linkRate}
 	}
 	if v, ok := run.Labels["link_rate"]; ok {
 		if g, err := ParseLinkRate(v); err == nil {
-			return g
+			return runLink{rate: g}
 		}
+	}
+	if l, ok := trafficLink(run); ok {
+		return l
+	}
+	if oneMachine(run) {
+		return runLink{local: LocalOneMachine}
 	}
 	ib := slowestFastest(run, func(h int) []float64 {
 		var rates []float64
@@ -81,21 +111,88 @@ func (r *Report) linkRateOf(run *store.Run) float64 {
 		return rates
 	})
 	if ib > 0 {
-		return ib
+		return runLink{rate: ib}
 	}
-	return slowestFastest(run, func(h int) []float64 {
+	return runLink{rate: slowestFastest(run, func(h int) []float64 {
 		var rates []float64
 		for _, n := range run.Hosts[h].Net {
-			if n.Name == "lo" || n.SpeedMbps <= 0 {
-				continue
+			if rate := netRate(n); rate > 0 {
+				rates = append(rates, rate)
 			}
-			if n.State != "" && !strings.EqualFold(n.State, "up") {
-				continue
-			}
-			rates = append(rates, float64(n.SpeedMbps)/1000)
 		}
 		return rates
-	})
+	})}
+}
+
+// netRate is an interface's rate in Gb/s: 0 for loopback, an interface
+// that is not up, or one whose speed is unknown.
+func netRate(n results.NetIf) float64 {
+	if n.Name == "lo" || n.SpeedMbps <= 0 {
+		return 0
+	}
+	if n.State != "" && !strings.EqualFold(n.State, "up") {
+		return 0
+	}
+	return float64(n.SpeedMbps) / 1000
+}
+
+// trafficLink is the link of a run whose runner recorded the interfaces
+// its nodes' connections crossed: per node that crossed one other than
+// loopback, the fastest of those; the slowest node's. Nodes that recorded
+// nothing had no part in the traffic. A TCP kernel crossed no InfiniBand
+// port but through an IPoIB interface, whose speed is the port's. ok is
+// false when nothing was recorded.
+func trafficLink(run *store.Run) (l runLink, ok bool) {
+	rate, crossed, unknown := 0.0, false, false
+	for _, h := range run.Hosts {
+		best, here := 0.0, false
+		for _, name := range h.Traffic {
+			ok = true
+			if name == "lo" {
+				continue
+			}
+			here = true
+			for _, n := range h.Net {
+				if n.Name == name {
+					best = max(best, netRate(n))
+				}
+			}
+		}
+		if !here {
+			continue
+		}
+		crossed = true
+		if best == 0 {
+			unknown = true
+		}
+		if rate == 0 || best < rate {
+			rate = best
+		}
+	}
+	switch {
+	case !ok:
+		return runLink{}, false
+	case !crossed:
+		return runLink{local: LocalLoopback}, true
+	case unknown:
+		return runLink{}, true
+	}
+	return runLink{rate: rate}, true
+}
+
+// oneMachine reports whether every rank of a run was on one machine: one
+// host, or hosts that share a hostname (sbench local's fake nodes are
+// described by the machine they share).
+func oneMachine(run *store.Run) bool {
+	if len(run.Hosts) == 0 || run.Hosts[0].Hostname == "" {
+		return false
+	}
+	for _, h := range run.Hosts[1:] {
+		if h.Hostname != run.Hosts[0].Hostname {
+			return false
+		}
+	}
+	return true
 }
 
 // slowestFastest is the minimum over a run's hosts of each host's largest
@@ -129,18 +226,34 @@ func leadingNumber(s string) float64 {
 	return v
 }
 
-// seriesLinkRate is the link rate shared by a series' runs: the lowest of
-// them, 0 when any is unknown.
-func (r *Report) seriesLinkRate(ids []int64) float64 {
-	out := 0.0
+// seriesLink is the link a series' runs share: the lowest of their
+// rates, 0 when any is unknown; and why none applies when none does to
+// any of them (LocalLoopback when the runner saw that of every run).
+func (r *Report) seriesLink(ids []int64) runLink {
+	rate, unknown := 0.0, false
+	locals := map[string]int{}
 	for _, id := range ids {
-		g := r.linkRateOf(r.byID[id])
-		if g == 0 {
-			return 0
+		l := r.linkOf(r.byID[id])
+		if l.local != "" {
+			locals[l.local]++
 		}
-		if out == 0 || g < out {
-			out = g
+		switch {
+		case l.rate == 0:
+			unknown = true
+		case rate == 0 || l.rate < rate:
+			rate = l.rate
 		}
+	}
+	out := runLink{}
+	if !unknown {
+		out.rate = rate
+	}
+	switch {
+	case len(ids) == 0:
+	case locals[LocalLoopback] == len(ids):
+		out.local = LocalLoopback
+	case locals[LocalLoopback]+locals[LocalOneMachine] == len(ids):
+		out.local = LocalOneMachine
 	}
 	return out
 }

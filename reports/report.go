@@ -53,6 +53,9 @@ type Data struct {
 // the tool outputs and job scripts of the runs it quotes in full. A report
 // keeps per run what its tables need and per measured point a value,
 // never the samples; the appendix reads only the outputs it quotes.
+// Samples come with their statistics (store.SampleOptions.Stats): the
+// verdict quotes a latency kernel's median over its iterations (P50),
+// not its mean.
 type Source interface {
 	EachSample(ctx context.Context, fn func(store.Sample) error) error
 	EachScalar(ctx context.Context, fn func(store.Scalar) error) error

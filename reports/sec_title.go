@@ -75,7 +75,8 @@ func (r *Report) titlePage(d *document) {
 // warnings and failures in red.
 func (r *Report) verdictSection(d *document) {
 	d.heading("Verdict", h1Size, 40)
-	d.para("Computed from the archived samples; each number is in the tables and figures that follow.", "I", smallSize, grey)
+	d.para("Computed from the archived samples: medians of runs, with their count. Each number is in the tables and figures "+
+		"that follow, but median latencies (each run's p50 over its iterations, which sbench export lists).", "I", smallSize, grey)
 	d.y += 3
 	for _, v := range r.verdict {
 		c := black

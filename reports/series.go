@@ -29,8 +29,11 @@ type Series struct {
 	// Runs are the ids of the runs the points come from, sorted.
 	Runs []int64
 	// LinkRate is the theoretical rate of the runs' link in Gb/s, 0 when
-	// unknown.
+	// unknown or when none applies.
 	LinkRate float64
+	// Local says why no link rate applies: the runs' traffic stayed on
+	// one machine (LocalLoopback, LocalOneMachine); "" otherwise.
+	Local string
 }
 
 // Label is the series' legend entry.
@@ -52,6 +55,12 @@ type Point struct {
 	// Runs are the runs the samples come from, sorted: what a reader of
 	// the HTML report is pointed to from the point.
 	Runs []int64
+	// RunValues are each run's own value at X, in Runs' order: the median
+	// of its samples there (one, but for repeats within a run). RunP50 are
+	// the same of the samples' own medians (a latency kernel's p50 over
+	// its iterations), nil unless every sample at X has one. The verdict
+	// compares configurations by them.
+	RunValues, RunP50 []float64
 }
 
 // Kinds of figures.

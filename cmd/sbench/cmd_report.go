@@ -49,9 +49,11 @@ func newReportCmd(e *env) *cobra.Command {
 		Long: `Report writes the PDF an engineer hands over after testing a cluster:
 
   - a title page with the campaigns, dates, system and a verdict computed
-    from the data (peak bandwidth and where it is reached, share of the link
-    rate, latency at the smallest size, ratios between configurations, the
-    slowest node pair, the best valid HPL result);
+    from the data (peak bandwidth and where it is reached, share of the rate
+    of the link the traffic crossed, latency at the smallest size, each the
+    median of its runs with their count and range; ratios between
+    configurations whose runs tell them apart; the slowest node pair, the
+    best valid HPL result);
   - the system table from the runs' provenance (CPU, cores, memory, OS,
     kernel, MPI, InfiniBand ports), with nodes that differ called out;
   - the runs, failed and invalid ones in red with their errors;
@@ -128,7 +130,7 @@ an existing report is replaced only by a complete one.`,
 	fl.StringVar(&o.format, "format", "", "pdf or html (default: from -o's extension, else pdf)")
 	fl.StringVar(&o.title, "title", "", "report title (default: from the campaigns)")
 	fl.StringVar(&o.groupBy, "group-by", "", "label or parameter whose values are the figures' lines (default: variant, else labels); family: one figure per metric family, a line per tool")
-	fl.StringVar(&o.linkRate, "link-rate", "auto", "theoretical link rate for the bandwidth figures, e.g. 100Gbps, 25Gb/s, 12500MB/s; auto: from provenance")
+	fl.StringVar(&o.linkRate, "link-rate", "auto", "theoretical link rate for the bandwidth figures, e.g. 100Gbps, 25Gb/s, 12500MB/s; auto: from provenance, of a link the runs' traffic crossed (none for loopback)")
 	fl.Float64Var(&o.rpeak, "rpeak", 0, "theoretical peak of the HPL runs' nodes in Gflops (default: from provenance)")
 	fl.StringVar(&o.font, "font", "", "TrueType font (.ttf) for text outside Windows-1252 (default: look in the system's fonts when needed)")
 	fl.StringVar(&o.figures, "figures", "", "also save every figure into this directory")
@@ -359,7 +361,8 @@ type reportSource struct {
 
 func (s *reportSource) EachSample(ctx context.Context, fn func(store.Sample) error) error {
 	n := 0
-	err := s.db.EachSample(ctx, s.flt, store.SampleOptions{}, func(x store.Sample) error {
+	// With the statistics: the verdict quotes a latency's median (p50).
+	err := s.db.EachSample(ctx, s.flt, store.SampleOptions{Stats: true}, func(x store.Sample) error {
 		if n++; n%4096 == 0 && s.progress != nil {
 			s.progress.Add(4096)
 		}

@@ -51,7 +51,7 @@ func TestReportArticles(t *testing.T) {
 	for _, want := range []string{
 		"wrote " + pdf + " (6 runs, 3 figures,",
 		"osu_bw: erdma reached 6264.41 MB/s at 32 KiB",
-		"osu_latency: at 1 B, erdma has 11.01 µs latency vs 16.07 µs for tcp",
+		"osu_latency: at 1 B, erdma has 11.01 µs latency (1 run: no spread known), tcp 16.07 µs (1 run: no spread known); with 1 run each the two cannot be told apart.",
 		"hpl: no valid result. Not results: infiniband 7.24 Gflops (FAILED 2 of 3 residual checks)",
 	} {
 		if !strings.Contains(stdout, want) {
@@ -81,7 +81,7 @@ func TestReportArticles(t *testing.T) {
 		t.Errorf("report --label: exit %d\n%s%s", code, stdout, stderr)
 	}
 	stdout, stderr, code = sbench(t, "report", "--db", db, "-o", pdf, "--group-by", "section", "--benchmark", "osu_bw", "--link-rate", "100Gbps")
-	if code != 0 || !strings.Contains(stdout, "erdma reached 6264.41 MB/s at 32 KiB (50% of the 100 Gb/s link)") {
+	if code != 0 || !strings.Contains(stdout, "erdma reached 6264.41 MB/s at 32 KiB (1 run: no spread known; 50% of the 100 Gb/s link)") {
 		t.Errorf("report --group-by --link-rate: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Runs ingested from files have no start time: a date range selects none.

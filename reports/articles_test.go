@@ -193,10 +193,10 @@ func TestArticleVerdicts(t *testing.T) {
 	cases := map[string][]string{
 		// 004: "eRDMA の帯域幅はメッセージサイズが 32 KB でピークに達し…"
 		"004": {
-			"osu_bw: erdma reached 6264.41 MB/s at 32 KiB (1 run: no spread known); tcp 3160.96 MB/s at 128 KiB (1 run: no spread known): with 1 run each the two cannot be told apart.",
-			"osu_bw: the curves differ most at 32 KiB, where erdma has 6264.41 MB/s and tcp 1731.67 MB/s (with 1 run each the two cannot be told apart).",
+			"osu_bw: erdma reached 6264.41 MB/s at 32 KiB (1 run: no spread known); tcp 3160.96 MB/s at 128 KiB (1 run: no spread known): with 1 run each no factor is claimed: their spread is unknown.",
+			"osu_bw: the curves differ most at 32 KiB, where erdma has 6264.41 MB/s and tcp 1731.67 MB/s (with 1 run each no factor is claimed: their spread is unknown).",
 			"osu_bw: beyond its peak, erdma falls to 1637.17 MB/s at 4 MiB (26% of its peak).",
-			"osu_latency: at 1 B, erdma has 11.01 µs latency (1 run: no spread known), tcp 16.07 µs (1 run: no spread known); with 1 run each the two cannot be told apart.",
+			"osu_latency: at 1 B, erdma has 11.01 µs latency (1 run: no spread known), tcp 16.07 µs (1 run: no spread known); with 1 run each no factor is claimed: their spread is unknown.",
 		},
 		// 000: both HPL runs FAILED two of their three residual checks.
 		"000": {
@@ -210,7 +210,7 @@ func TestArticleVerdicts(t *testing.T) {
 		},
 		// 002: both directions reach ~3958 MB/s; one is half as fast at 256 B.
 		"002": {
-			"osu_bw: the curves differ most at 256 B, where cent064 → cent063 has 604.66 MB/s and cent063 → cent064 1289.30 MB/s (with 1 run each the two cannot be told apart).",
+			"osu_bw: the curves differ most at 256 B, where cent064 → cent063 has 604.66 MB/s and cent063 → cent064 1289.30 MB/s (with 1 run each no factor is claimed: their spread is unknown).",
 		},
 	}
 	for article, want := range cases {

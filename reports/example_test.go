@@ -69,5 +69,5 @@ func ExampleReport_Summaries() {
 	// Output:
 	// pingpong ib: peak 9964 MB/s at 4194304 bytes, 1.00 of the best
 	// pingpong gbe: peak 123 MB/s at 4194304 bytes, 0.01 of the best
-	// pingpong: ib reached 9964.36 MB/s at 4 MiB (1 run: no spread known); gbe 122.99 MB/s at 4 MiB (1 run: no spread known): with 1 run each the two cannot be told apart.
+	// pingpong: ib reached 9964.36 MB/s at 4 MiB (1 run: no spread known); gbe 122.99 MB/s at 4 MiB (1 run: no spread known): with 1 run each no factor is claimed: their spread is unknown.
 }

@@ -143,7 +143,7 @@ func separate(a, b []float64, alpha float64) separation {
 	na, nb := len(a), len(b)
 	switch {
 	case na < 2 || nb < 2:
-		return separation{why: fmt.Sprintf("with %s the two cannot be told apart", runsOf(na, nb))}
+		return separation{why: fmt.Sprintf("with %s no factor is claimed: their spread is unknown", runsOf(na, nb))}
 	case slices.Max(a) >= slices.Min(b) && slices.Max(b) >= slices.Min(a):
 		return separation{why: fmt.Sprintf("the two are within their run-to-run spread (the ranges of their %s overlap)", runsOf(na, nb))}
 	}

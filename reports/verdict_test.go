@@ -192,8 +192,8 @@ func TestVerdictOneRunStatesNoFactor(t *testing.T) {
 	v.add("ntasks_per_node=2", "bandwidth", rising(2000), nil)
 	got := v.verdict(t)
 	for _, want := range []string{
-		"b: ntasks_per_node=1 reached 4919.20 MB/s at 4 MiB (1 run: no spread known); ntasks_per_node=2 2000.00 MB/s at 4 MiB (1 run: no spread known): with 1 run each the two cannot be told apart. The traffic stayed on one machine (loopback): no link rate applies.",
-		"b: at 1 B, ntasks_per_node=2 has 4.29 µs median latency (iterations' mean 3.30 µs; 1 run: no spread known), ntasks_per_node=1 30.00 µs (iterations' mean 23.25 µs; 1 run: no spread known); with 1 run each the two cannot be told apart.",
+		"b: ntasks_per_node=1 reached 4919.20 MB/s at 4 MiB (1 run: no spread known); ntasks_per_node=2 2000.00 MB/s at 4 MiB (1 run: no spread known): with 1 run each no factor is claimed: their spread is unknown. The traffic stayed on one machine (loopback): no link rate applies.",
+		"b: at 1 B, ntasks_per_node=2 has 4.29 µs median latency (iterations' mean 3.30 µs; 1 run: no spread known), ntasks_per_node=1 30.00 µs (iterations' mean 23.25 µs; 1 run: no spread known); with 1 run each no factor is claimed: their spread is unknown.",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("verdict lacks\n  %s\ngot\n  %s", want, got)
@@ -273,7 +273,7 @@ func TestVerdictWidestGapNeedsTheRuns(t *testing.T) {
 	}
 	// 23 sizes compared: p ≤ 0.05/23 takes 6 runs each (2/924).
 	for runs, want := range map[int]string{
-		1: "b: the curves differ most at 1 B, where a has 15.38 MB/s and b 0.24 MB/s (with 1 run each the two cannot be told apart).",
+		1: "b: the curves differ most at 1 B, where a has 15.38 MB/s and b 0.24 MB/s (with 1 run each no factor is claimed: their spread is unknown).",
 		5: "b: the curves differ most at 1 B, where a has 15.69 MB/s and b 0.25 MB/s (the runs of the two do not overlap, but 5 runs each could by chance: p = 0.0079, and 6 runs each can tell).",
 		6: "b: the curves differ most at 1 B, where a has 15.77 MB/s and b 0.25 MB/s (63.03×; every run apart, p = 0.0022, of 23 sizes compared).",
 	} {

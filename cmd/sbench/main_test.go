@@ -203,7 +203,7 @@ func TestLocalEndToEnd(t *testing.T) {
 	// latency quoted is the median of the kernel's iterations (its p50,
 	// which the report reads from the archive).
 	for _, want := range []string{"The traffic stayed on one machine (loopback): no link rate applies.",
-		"µs median latency", "with 1 run each the two cannot be told apart"} {
+		"µs median latency", "with 1 run each no factor is claimed: their spread is unknown"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report's verdict lacks %q:\n%s", want, stdout)
 		}

@@ -51,7 +51,7 @@ func TestReportArticles(t *testing.T) {
 	for _, want := range []string{
 		"wrote " + pdf + " (6 runs, 3 figures,",
 		"osu_bw: erdma reached 6264.41 MB/s at 32 KiB",
-		"osu_latency: at 1 B, erdma has 11.01 µs latency (1 run: no spread known), tcp 16.07 µs (1 run: no spread known); with 1 run each the two cannot be told apart.",
+		"osu_latency: at 1 B, erdma has 11.01 µs latency (1 run: no spread known), tcp 16.07 µs (1 run: no spread known); with 1 run each no factor is claimed: their spread is unknown.",
 		"hpl: no valid result. Not results: infiniband 7.24 Gflops (FAILED 2 of 3 residual checks)",
 	} {
 		if !strings.Contains(stdout, want) {

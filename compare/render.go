@@ -50,8 +50,12 @@ func (r *Result) WriteText(w io.Writer) error {
 // Method says how rows are judged, the line under the sides: "threshold
 // 5%, alpha 0.05, Benjamini–Hochberg over 80 tested rows".
 func (r *Result) Method() string {
-	s := fmt.Sprintf("threshold %s, alpha %s, Benjamini–Hochberg over %d tested row%s", pct(r.Threshold),
-		strconv.FormatFloat(r.Alpha, 'f', -1, 64), r.Family, plural(r.Family))
+	s := fmt.Sprintf("threshold %s, alpha %s, ", pct(r.Threshold), strconv.FormatFloat(r.Alpha, 'f', -1, 64))
+	if r.Family == 0 {
+		s += fmt.Sprintf("no row tested (it takes %d runs a side)", RunsNeeded(r.Alpha))
+	} else {
+		s += fmt.Sprintf("Benjamini–Hochberg over %d tested row%s", r.Family, plural(r.Family))
+	}
 	if r.ThresholdOnly {
 		s += "; rows too few to test judged by the change alone (--threshold-only)"
 	}

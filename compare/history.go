@@ -216,10 +216,6 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	if len(byID) == 0 {
 		return nil, fmt.Errorf("no ok run of benchmark %q: %w", q.Benchmark, ErrNoData)
 	}
-	if q.Variant == "" && len(variants) > 1 {
-		return nil, &AmbiguousError{What: "variant", Choices: slices.Sorted(maps.Keys(variants))}
-	}
-	h.Variant = q.Variant
 	for id, r := range byID {
 		if q.Variant != "" && r.Variant != q.Variant {
 			delete(byID, id)
@@ -228,6 +224,22 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	if len(byID) == 0 {
 		return nil, fmt.Errorf("no ok run of benchmark %q has variant %q (it has %s): %w", q.Benchmark, q.Variant, strings.Join(slices.Sorted(maps.Keys(variants)), ", "), ErrNoData)
 	}
+	// The configuration asked for first: when it leaves one variant (a
+	// sweep's value, --config buf=16384), that is the history's, and
+	// --variant is not needed.
+	if err := pickConfig(byID, q); err != nil {
+		return nil, err
+	}
+	if q.Variant == "" {
+		left := map[string]bool{}
+		for _, r := range byID {
+			left[r.Variant] = true
+		}
+		if len(left) > 1 {
+			return nil, &AmbiguousError{What: "variant", Choices: slices.Sorted(maps.Keys(left))}
+		}
+	}
+	h.Variant = q.Variant
 	if err := oneConfig(byID, q); err != nil {
 		return nil, err
 	}
@@ -337,29 +349,43 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	return h, nil
 }
 
-// oneConfig keeps in byID the runs of the configuration q picks (a history
-// follows one configuration: never two process counts, two placements or
-// two labelled setups averaged into one line), and says which to choose
-// from when the runs have several. Campaigns are not configurations here:
-// a history follows the same measurement across submissions.
-func oneConfig(byID map[int64]*store.Run, q HistoryQuery) error {
-	configs := map[string]store.Config{}
+// pickConfig keeps in byID the runs whose configuration has every
+// KEY=VALUE of q.Config: a label, a parameter or a setting the variant is
+// named by (store.Run.Setting), or "campaign", "variant" or "processes"
+// (store.Config's Lookup).
+func pickConfig(byID map[int64]*store.Run, q HistoryQuery) error {
+	if len(q.Config) == 0 {
+		return nil
+	}
 	for id, r := range byID {
-		c := store.ConfigOf(r).Without(store.AttrCampaign)
-		keep := true
+		c := store.ConfigOf(r)
 		for k, v := range q.Config {
-			if got, ok := c.Lookup(k); !ok || got != v {
-				keep = false
+			got, ok := r.Setting(k)
+			if !ok {
+				got, ok = c.Lookup(k)
+			}
+			if !ok || got != v {
+				delete(byID, id)
+				break
 			}
 		}
-		if !keep {
-			delete(byID, id)
-			continue
-		}
-		configs[c.Key()] = c
 	}
 	if len(byID) == 0 {
 		return fmt.Errorf("no ok run of benchmark %q has the configuration %s: %w", q.Benchmark, formatConfig(q.Config), ErrNoData)
+	}
+	return nil
+}
+
+// oneConfig says which configuration to choose when the runs left in
+// byID have several (a history follows one configuration: never two
+// process counts, two placements or two labelled setups averaged into one
+// line). Campaigns are not configurations here: a history follows the
+// same measurement across submissions.
+func oneConfig(byID map[int64]*store.Run, q HistoryQuery) error {
+	configs := map[string]store.Config{}
+	for _, r := range byID {
+		c := store.ConfigOf(r).Without(store.AttrCampaign)
+		configs[c.Key()] = c
 	}
 	if len(configs) < 2 {
 		return nil

@@ -239,3 +239,39 @@ func TestHistoryFollowsOneConfiguration(t *testing.T) {
 		t.Errorf("processes=3: err %v, want ErrNoData", err)
 	}
 }
+
+// TestHistoryPicksTheOnlyConfiguration: a selection that leaves one
+// configuration needs no --variant, whether it names a swept parameter
+// (--config buf=16384, --label buf=16384) or a Slurm key of the sweep
+// (ntasks_per_node=2, only in the variant's name); one that leaves
+// several still lists them.
+func TestHistoryPicksTheOnlyConfiguration(t *testing.T) {
+	ctx := t.Context()
+	a := newArchive(t)
+	a.sweepRuns(3)
+	for _, q := range []HistoryQuery{
+		{Benchmark: "bw", Config: map[string]string{"buf": "16384"}},
+		{Benchmark: "bw", Config: map[string]string{"param.buf": "16384"}},
+		{Benchmark: "bw", Labels: map[string]string{"buf": "16384"}},
+		{Benchmark: "bw", Config: map[string]string{"ntasks_per_node": "2"}},
+		{Benchmark: "bw", Labels: map[string]string{"ntasks_per_node": "2"}},
+	} {
+		h, err := LoadHistory(ctx, a.DB, q)
+		if err != nil {
+			t.Errorf("history %+v: %v", q, err)
+			continue
+		}
+		if len(h.Points) != 3 {
+			t.Errorf("history %+v: %d points, want the configuration's 3 runs", q, len(h.Points))
+		}
+	}
+	_, err := LoadHistory(ctx, a.DB, HistoryQuery{Benchmark: "bw"})
+	var amb *AmbiguousError
+	if !errors.As(err, &amb) || amb.What != "variant" || len(amb.Choices) != 4 {
+		t.Errorf("history of four configurations: %v, want them listed", err)
+	}
+	_, err = LoadHistory(ctx, a.DB, HistoryQuery{Benchmark: "bw", Config: map[string]string{"buf": "1"}})
+	if !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), "has the configuration buf=1") {
+		t.Errorf("history of no configuration: %v", err)
+	}
+}

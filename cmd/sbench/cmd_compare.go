@@ -37,7 +37,8 @@ benchmark, metric and message size, the median of each side, the change, and
 whether it is significant. OLD and NEW are selectors:
 
   KEY=VALUE[,KEY=VALUE…]       runs with all these labels (fabric=ib, run=before;
-                               system=NAME: a cluster's runs)
+                               system=NAME: a cluster's runs) or swept values
+                               (buf=16384, ntasks_per_node=2)
   run:ID[,ID…]                 runs by id; ranges allowed (run:3,7-9)
   job:ID[,ID…]                 the runs of Slurm or local jobs (job:4242, job:local-…-1)
   campaign:NAME                every run of a campaign
@@ -102,6 +103,7 @@ bad input (exit status 2), never mistaken for a regression.`,
   sbench compare baseline:pre-upgrade since:baseline:pre-upgrade
   sbench compare --group-by family impl=native impl=openmpi
   sbench compare system=alpha system=beta
+  sbench compare buf=16384 buf=262144
   sbench compare --system alpha campaign:acceptance@2 campaign:acceptance@latest`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {

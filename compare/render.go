@@ -379,9 +379,9 @@ func (r *Result) deltaCell(row Row) (cell string, mark bool) {
 	n := fmt.Sprintf("n=%d+%d", row.Old.N, row.New.N)
 	switch {
 	case row.Tested:
-		pq := "p=" + strconv.FormatFloat(*row.P, 'f', 3, 64)
+		pq := probability("p", *row.P)
 		if row.Q != nil {
-			pq += " q=" + strconv.FormatFloat(*row.Q, 'f', 3, 64)
+			pq += " " + probability("q", *row.Q)
 		}
 		if !row.Significant(r.Alpha) {
 			return fmt.Sprintf("~ (%s %s)", pq, n), false
@@ -393,6 +393,15 @@ func (r *Result) deltaCell(row Row) (cell string, mark bool) {
 		return "~ " + row.Note, false
 	}
 	return "~ (" + n + ")", false
+}
+
+// probability writes a p-value named name to three decimals, "p=0.008",
+// or "p<0.001" below them: never "p=0.000", which no test gives.
+func probability(name string, p float64) string {
+	if p < 0.0005 {
+		return name + "<0.001"
+	}
+	return name + "=" + strconv.FormatFloat(p, 'f', 3, 64)
 }
 
 func deltaText(r Row) string {
@@ -528,8 +537,8 @@ func (h *History) WriteText(w io.Writer) error {
 			job = ", job " + c.Job
 		}
 		verdict := map[Change]string{Worse: "REGRESSION", Better: "improvement", Changed: "change", Same: "within " + pct(h.Threshold)}[c.Change]
-		fmt.Fprintf(ew, "step at run %d (%s%s): %s → %s (%s, p=%s) %s\n", c.Run, c.When.UTC().Format("2006-01-02 15:04"), job,
-			formatValue(c.Before), formatValue(c.After), signedPct(c.Delta), strconv.FormatFloat(c.P, 'f', 3, 64), verdict)
+		fmt.Fprintf(ew, "step at run %d (%s%s): %s → %s (%s, %s) %s\n", c.Run, c.When.UTC().Format("2006-01-02 15:04"), job,
+			formatValue(c.Before), formatValue(c.After), signedPct(c.Delta), probability("p", c.P), verdict)
 		if len(c.Provenance) == 0 {
 			fmt.Fprintln(ew, "  provenance: nothing recorded differs between the runs either side")
 		}

@@ -65,19 +65,27 @@ func (e *AmbiguousError) Error() string {
 // History is one metric of one benchmark over time, with its control
 // bands and the steps found in it.
 type History struct {
-	Benchmark string       `json:"benchmark"`
-	Metric    string       `json:"metric"`
-	Unit      string       `json:"unit"`
-	Better    string       `json:"better,omitempty"`
-	X         *float64     `json:"x,omitempty"`
-	XUnit     string       `json:"x_unit,omitempty"`
-	Variant   string       `json:"variant,omitempty"`
-	Window    int          `json:"window"`
-	Alpha     float64      `json:"alpha"`
-	Threshold float64      `json:"threshold"`
-	Points    []Point      `json:"points"`
-	Changes   []StepChange `json:"changes"`
-	Warnings  []string     `json:"warnings,omitempty"`
+	Benchmark string   `json:"benchmark"`
+	Metric    string   `json:"metric"`
+	Unit      string   `json:"unit"`
+	Better    string   `json:"better,omitempty"`
+	X         *float64 `json:"x,omitempty"`
+	XUnit     string   `json:"x_unit,omitempty"`
+	Variant   string   `json:"variant,omitempty"`
+	Window    int      `json:"window"`
+	Alpha     float64  `json:"alpha"`
+	Threshold float64  `json:"threshold"`
+	Points    []Point  `json:"points"`
+	// Tested says the history has the runs for a step to be tested
+	// (Testable: 8 at 0.05); P is then the p-value of its first test,
+	// whether it changed level at all.
+	Tested  bool         `json:"tested"`
+	P       float64      `json:"p,omitempty"`
+	Changes []StepChange `json:"changes"`
+	// Warnings are what the reader should know: runs left out.
+	Warnings []string `json:"warnings,omitempty"`
+
+	search *StepSearch
 }
 
 // Point is one run of a history.
@@ -319,17 +327,33 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	for i, p := range h.Points {
 		series[i] = p.Value
 	}
-	steps := Steps(series, StepOptions{Alpha: q.Alpha, Seed: q.Seed})
+	h.search = NewStepSearch(series, StepOptions{Alpha: q.Alpha, Seed: q.Seed})
+	if p, ok := h.search.First(); ok {
+		h.Tested, h.P = true, p
+	}
+	h.findSteps(q.Alpha)
+	return h, nil
+}
+
+// findSteps finds the history's steps at significance level (see
+// StepSearch.Steps), judges each against the threshold, and draws the
+// control bands, reset at each step.
+func (h *History) findSteps(level float64) {
+	series := make([]float64, len(h.Points))
+	for i, p := range h.Points {
+		series[i] = p.Value
+	}
+	h.Changes = nil
 	var starts []int
 	better := results.BetterFor(h.Unit)
-	for _, s := range steps {
+	for _, s := range h.search.Steps(level) {
 		starts = append(starts, s.Index)
 		p := h.Points[s.Index]
 		c := StepChange{Index: s.Index, Run: p.Run, Job: p.Job, When: p.When, Before: s.Before, After: s.After, P: s.P, Change: Same}
 		if s.Before != 0 {
 			c.Delta = s.After/s.Before - 1
 		}
-		if s.Before == 0 || math.Abs(c.Delta) > q.Threshold+1e-9 {
+		if s.Before == 0 || math.Abs(c.Delta) > h.Threshold+1e-9 {
 			switch {
 			case better == results.BetterUnknown || s.Before == 0:
 				c.Change = Changed
@@ -342,11 +366,30 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 		c.Provenance = Provenance(h.Points[s.Index-1].run, p.run)
 		h.Changes = append(h.Changes, c)
 	}
-	bands, outside := ControlBands(series, q.Window, starts)
+	bands, outside := ControlBands(series, h.Window, starts)
 	for i := range h.Points {
 		h.Points[i].Band, h.Points[i].Outside = bands[i], outside[i]
 	}
-	return h, nil
+}
+
+// HistoryFamily controls the steps of histories shown together — a page
+// of one metric at several sizes — as one family (StepFamily): the first
+// tests of those long enough to be tested are held to Benjamini–Hochberg
+// at their alpha, the histories selected are searched again at alpha·R/m,
+// the others lose their steps. A history alone is a family of one: as
+// it was.
+func HistoryFamily(hs []*History) {
+	if len(hs) < 2 {
+		return
+	}
+	ps, tested := make([]float64, len(hs)), make([]bool, len(hs))
+	for i, h := range hs {
+		ps[i], tested[i] = h.P, h.Tested
+	}
+	levels := StepFamily(ps, tested, hs[0].Alpha)
+	for i, h := range hs {
+		h.findSteps(levels[i])
+	}
 }
 
 // pickConfig keeps in byID the runs whose configuration has every

@@ -528,7 +528,11 @@ func (h *History) WriteText(w io.Writer) error {
 	}
 	writeTable(ew, table)
 	fmt.Fprintln(ew)
-	if len(h.Changes) == 0 {
+	switch {
+	case !h.Tested:
+		fmt.Fprintf(ew, "no step tested: %d run(s), and a change of level takes %d to be tested at alpha %s\n", len(h.Points),
+			MinStepRuns(h.Alpha), strconv.FormatFloat(h.Alpha, 'f', -1, 64))
+	case len(h.Changes) == 0:
 		fmt.Fprintf(ew, "no step at alpha %s\n", strconv.FormatFloat(h.Alpha, 'f', -1, 64))
 	}
 	for _, c := range h.Changes {

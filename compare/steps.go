@@ -54,6 +54,16 @@ func Testable(n int, alpha float64) bool {
 	return n >= 2 && MinP(n/2, n-n/2) <= alpha
 }
 
+// MinStepRuns is the fewest points a series needs to be Testable at
+// alpha: 8 at 0.05.
+func MinStepRuns(alpha float64) int {
+	n := 2
+	for !Testable(n, alpha) && n < 1000 {
+		n++
+	}
+	return n
+}
+
 // Step is a change of level found in a series.
 type Step struct {
 	// Index is the first point of the new level.

@@ -290,6 +290,10 @@ func (b *builder) histories(g *group, metric string, xs []*float64, loaded map[s
 		}
 		out.all = append(out.all, h)
 	}
+	// The page shows the steps of every size it follows at once: they are
+	// one family, so that a page of twenty sizes does not show a step
+	// that noise in one of them made.
+	compare.HistoryFamily(out.all)
 	var all []float64
 	for _, x := range xs {
 		if x != nil {

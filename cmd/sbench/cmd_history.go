@@ -54,7 +54,8 @@ earlier runs of the same level, as XDMoD's application kernels do; a run
 outside it is marked OUTSIDE. Steps — a lasting change of level, two runs
 or more — are found by binary segmentation (least squares on winsorised
 values) with a permutation test at --alpha, so that a series of pure noise
-shows a step in about 5% of cases. Each step names the first run of the new level, its Slurm job, and what
+shows a step in about 5% of cases; a series too short for the test to reach
+--alpha (8 runs at 0.05) is not tested, and history says so. Each step names the first run of the new level, its Slurm job, and what
 changed in provenance between the runs either side: kernel, OS, MPI,
 InfiniBand firmware, port rate, tool version, nodes. A step beyond
 --threshold in the worse direction (from the unit: bandwidth higher is

@@ -17,14 +17,8 @@ import (
 const overviewRuns = 100
 
 // minTestedRuns is the fewest runs a series needs for a change of level in
-// it to be tested at 0.05, the overview's level (compare.Testable).
-var minTestedRuns = func() int {
-	n := 2
-	for !compare.Testable(n, 0.05) {
-		n++
-	}
-	return n
-}()
+// it to be tested at 0.05, the overview's level.
+var minTestedRuns = compare.MinStepRuns(0.05)
 
 // Overview is the overview of the report's runs (compare.Overview): per
 // system, benchmark and configuration, a key figure over time. It is

@@ -67,7 +67,7 @@
 //     from fitting two levels instead of one), on values winsorised at the
 //     median ± 5 robust standard deviations so that a stalled run cannot
 //     pose as a level; its p-value is a permutation test of that maximum
-//     (up to 19999 seeded shuffles, stopped at the 20th as extreme), so the
+//     (up to 999 seeded shuffles, stopped at the 20th as extreme), so the
 //     many splits tried are accounted for and a series of pure noise shows
 //     a step at rate Alpha, whatever the noise's distribution; a segment
 //     too short for the test to reach Alpha (Testable: 8 points at 0.05)

@@ -40,6 +40,9 @@ type HistoryQuery struct {
 	Threshold float64 // smallest step, as a fraction, that is a regression
 	// Seed fixes the permutations behind the steps' p-values.
 	Seed uint64
+	// Permutations is the most shuffles behind a p-value (999 when 0);
+	// histories shown as a family of m want FamilyPermutations(m).
+	Permutations int
 }
 
 // AmbiguousError says a query matches several series: the user must choose
@@ -327,7 +330,7 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	for i, p := range h.Points {
 		series[i] = p.Value
 	}
-	h.search = NewStepSearch(series, StepOptions{Alpha: q.Alpha, Seed: q.Seed})
+	h.search = NewStepSearch(series, StepOptions{Alpha: q.Alpha, Seed: q.Seed, Permutations: q.Permutations})
 	if p, ok := h.search.First(); ok {
 		h.Tested, h.P = true, p
 	}

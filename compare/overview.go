@@ -364,6 +364,13 @@ func (b *OverviewBuilder) Finish(runs func(ids []int64) (map[int64]*store.Run, e
 	})
 	searches := make([]*StepSearch, len(keys))
 	ps, tested := make([]float64, len(keys)), make([]bool, len(keys))
+	m := 0
+	for _, k := range keys {
+		if Testable(len(series[k]), b.o.Alpha) {
+			m++
+		}
+	}
+	perms := FamilyPermutations(m, b.o.Alpha)
 	for i, k := range keys {
 		rs := series[k]
 		slices.SortStableFunc(rs, func(a, b *ovRun) int { return cmp.Or(a.when.Compare(b.when), cmp.Compare(a.id, b.id)) })
@@ -371,7 +378,7 @@ func (b *OverviewBuilder) Finish(runs func(ids []int64) (map[int64]*store.Run, e
 		for j, r := range rs {
 			vals[j] = r.fig.value
 		}
-		searches[i] = NewStepSearch(vals, StepOptions{Alpha: b.o.Alpha, Seed: b.o.Seed})
+		searches[i] = NewStepSearch(vals, StepOptions{Alpha: b.o.Alpha, Seed: b.o.Seed, Permutations: perms})
 		ps[i], tested[i] = searches[i].First()
 		if tested[i] {
 			ov.Tested++

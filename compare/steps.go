@@ -14,9 +14,9 @@ type StepOptions struct {
 	// 2): one point off the level is an outlier, which the control band
 	// shows; two in a row are a new level.
 	MinSegment int
-	// Permutations is the most shuffles behind each p-value (default
-	// 19999, so that p is resolved to 0.00005: a step in one of hundreds
-	// of series still stands out of their family, see StepFamily).
+	// Permutations is the most shuffles behind each p-value (default 999,
+	// so that p is resolved to 0.001; a family of series needs finer,
+	// FamilyPermutations).
 	Permutations int
 	// Extremes stops the shuffling once this many shuffles were at least
 	// as extreme as the series (default 20), p being then Extremes over
@@ -36,7 +36,7 @@ func (o StepOptions) withDefaults() StepOptions {
 		o.MinSegment = 2
 	}
 	if o.Permutations <= 0 {
-		o.Permutations = 19999
+		o.Permutations = 999
 	}
 	if o.Extremes <= 0 {
 		o.Extremes = 20
@@ -226,6 +226,19 @@ func bestSplit(v []float64, o StepOptions, rng *rand.Rand) (k int, p float64) {
 		}
 	}
 	return k, float64(1+extreme) / float64(1+o.Permutations)
+}
+
+// FamilyPermutations is how many shuffles the tests of a family of m
+// series need: for a step in one of them to stand out of the family
+// (Benjamini–Hochberg asks p ≤ alpha/m of it alone), p must resolve to
+// half of alpha/m — 3199 for 80 series at 0.05, 19999 for 500 — and never
+// coarser than the 999 of a series alone. Only a series with a clear
+// step uses them all (Extremes).
+func FamilyPermutations(m int, alpha float64) int {
+	if alpha <= 0 || alpha >= 1 {
+		alpha = 0.05
+	}
+	return max(999, int(math.Ceil(2*float64(m)/alpha))-1)
 }
 
 // StepFamily gives the level at which the steps of each of several series

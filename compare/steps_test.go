@@ -217,6 +217,11 @@ func TestStepFamily(t *testing.T) {
 			t.Fatalf("StepFamily = %v, want %v", got, want)
 		}
 	}
+	for _, c := range []struct{ m, want int }{{1, 999}, {20, 999}, {80, 3199}, {500, 19999}} {
+		if got := FamilyPermutations(c.m, 0.05); got != c.want {
+			t.Errorf("FamilyPermutations(%d) = %d, want %d", c.m, got, c.want)
+		}
+	}
 	if l := StepFamily([]float64{0.01}, []bool{true}, 0.05); l[0] != 0.05 {
 		t.Errorf("a family of one: level %v, want alpha", l[0])
 	}

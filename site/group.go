@@ -280,7 +280,7 @@ func (b *builder) histories(g *group, metric string, xs []*float64, loaded map[s
 			ss = append(ss, loaded[metric]...) // scalars of that name
 		}
 		q := compare.HistoryQuery{Benchmark: g.benchmark, Metric: metric, X: x, Variant: g.variant,
-			Window: b.o.Window, Alpha: b.o.Alpha, Threshold: b.o.Threshold}
+			Window: b.o.Window, Alpha: b.o.Alpha, Threshold: b.o.Threshold, Permutations: compare.FamilyPermutations(len(xs), b.o.Alpha)}
 		h, err := compare.BuildHistory(g.runs, ss, q)
 		if errors.Is(err, compare.ErrNoData) {
 			continue // no ok run measured it

@@ -58,7 +58,7 @@ func TestHistoryNamesTheStepAndWhatChanged(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "history-weekly.stdout"), out)
 	for _, want := range []string{
 		"osu_bw · bandwidth (MB/s, higher is better) at 1 MiB",
-		"step at run 13 (2024-05-27 02:00, job 1013.0): 23012 → 11506 (-50.00%, p=0.001) REGRESSION",
+		"step at run 13 (2024-05-27 02:00, job 1013.0): 23012 → 11506 (-50.00%, p=0.002) REGRESSION",
 		"  firmware: mlx5_0/1 20.39.1002 → mlx5_0/1 20.41.1000",
 		"  port rate: mlx5_0/1 200 Gb/sec (4X HDR) → mlx5_0/1 100 Gb/sec (2X HDR)",
 	} {

@@ -121,7 +121,8 @@ func compareSteps(t *testing.T, db, dir string) int {
 		alone += len(h.Changes)
 		xv := float64(int(1) << k)
 		fh, err := compare.LoadHistory(t.Context(), a, compare.HistoryQuery{Benchmark: "osu_bw", Metric: "bandwidth", X: &xv,
-			Labels: map[string]string{"system": "alpha"}, Variant: "ppn=1", Window: compare.DefaultWindow, Alpha: 0.05, Threshold: 0.05})
+			Labels: map[string]string{"system": "alpha"}, Variant: "ppn=1", Window: compare.DefaultWindow, Alpha: 0.05, Threshold: 0.05,
+			Permutations: compare.FamilyPermutations(siteSpec.Sizes, 0.05)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -218,11 +218,40 @@ type groupKey struct {
 	cfg    *runConfigs
 }
 
+// group gathers one value per run: the median of the run's samples in
+// it. A run's samples come together (store.EachSample gives them run by
+// run; Build sorts them so), so that the run in progress is the only one
+// whose samples are held.
 type group struct {
 	key        groupKey
 	extraParts []string
-	vals       []float64
-	tools      map[string]bool
+	// vals are the finished runs' values; cur the samples of run.
+	vals  []float64
+	run   int64
+	cur   []float64
+	tools map[string]bool
+}
+
+// addValue adds a sample of run, finishing the run before it.
+func (g *group) addValue(run int64, v float64) {
+	if len(g.cur) > 0 && run != g.run {
+		g.finishRun()
+	}
+	g.run = run
+	g.cur = append(g.cur, v)
+}
+
+// finishRun turns the run in progress into its value.
+func (g *group) finishRun() {
+	switch len(g.cur) {
+	case 0:
+		return
+	case 1:
+		g.vals = append(g.vals, g.cur[0])
+	default:
+		g.vals = append(g.vals, Median(g.cur))
+	}
+	g.cur = g.cur[:0]
 }
 
 func newAccumulator(oldName, newName string, o Options) *accumulator {
@@ -233,7 +262,8 @@ func newAccumulator(oldName, newName string, o Options) *accumulator {
 		o.Threshold = 0
 	}
 	a := &accumulator{o: o, names: [2]string{oldName, newName}}
-	a.res = &Result{Old: SideInfo{Name: oldName}, New: SideInfo{Name: newName}, Threshold: o.Threshold, Alpha: o.Alpha}
+	a.res = &Result{Old: SideInfo{Name: oldName}, New: SideInfo{Name: newName}, Threshold: o.Threshold, Alpha: o.Alpha,
+		Correction: Correction, ThresholdOnly: o.ThresholdOnly}
 	for i := range a.sides {
 		a.sides[i] = &sideAcc{o: &a.o, ok: map[int64]*runInfo{}, notOK: map[results.Status][]int64{}, benchmarks: map[string]bool{},
 			sampled: map[sampledKey]bool{}, cfgs: map[string]*runConfigs{}, strs: interner{}, groups: map[groupKey]*group{},
@@ -333,7 +363,7 @@ func (sa *sideAcc) addSample(s *store.Sample) {
 	if s.X != nil {
 		k.x, k.hasX = *s.X, true
 	}
-	sa.add(k, extra, s.Value, tool)
+	sa.add(k, extra, s.RunID, s.Value, tool)
 }
 
 // addScalar adds a scalar of one of the side's runs: those whose unit has
@@ -344,10 +374,10 @@ func (sa *sideAcc) addScalar(sc *store.Scalar) {
 		sa.sampled[sampledKey{sc.RunID, sc.Name, sc.Unit}] {
 		return
 	}
-	sa.add(groupKey{family: familyKey{ri.benchmark, sa.intern(sc.Name), sa.intern(sc.Unit)}, cfg: ri.cfg}, nil, sc.Value, "")
+	sa.add(groupKey{family: familyKey{ri.benchmark, sa.intern(sc.Name), sa.intern(sc.Unit)}, cfg: ri.cfg}, nil, sc.RunID, sc.Value, "")
 }
 
-func (sa *sideAcc) add(k groupKey, extra []string, value float64, tool string) {
+func (sa *sideAcc) add(k groupKey, extra []string, run int64, value float64, tool string) {
 	g := sa.groups[k]
 	if g == nil {
 		g = &group{key: k, extraParts: extra}
@@ -359,7 +389,7 @@ func (sa *sideAcc) add(k groupKey, extra []string, value float64, tool string) {
 		}
 		f[k.cfg] = true
 	}
-	g.vals = append(g.vals, value)
+	g.addValue(run, value)
 	if tool != "" {
 		if g.tools == nil {
 			g.tools = map[string]bool{}
@@ -387,6 +417,7 @@ func (a *accumulator) result() (*Result, error) {
 		}
 	}
 	res.Tables = a.tables()
+	a.judgeAll(res.Tables)
 	both := 0
 	for _, t := range res.Tables {
 		for _, r := range t.Rows {
@@ -496,6 +527,8 @@ func (a *accumulator) tables() []Table {
 			}
 			// Most rows are one group a side: its values, not a copy;
 			// either way the group lets go of them.
+			g.finishRun()
+			g.cur = nil
 			if ra.vals[side] == nil {
 				ra.vals[side] = g.vals
 			} else {
@@ -561,10 +594,9 @@ func (a *accumulator) finishTable(ta *tableAcc) Table {
 		}
 		return cmpX(a.x, b.x)
 	})
-	better := results.BetterFor(t.Unit)
 	var gOld, gNew []float64
 	for _, ra := range accs {
-		row := compareRow(ra.vals[0], ra.vals[1], better, a.o)
+		row := rowStats(ra.vals[0], ra.vals[1], "runs", a.o)
 		row.X = ra.x
 		if byPair {
 			row.Pair = ra.pair
@@ -581,14 +613,15 @@ func (a *accumulator) finishTable(ta *tableAcc) Table {
 		t.GeoMean = g
 	}
 	if byPair {
-		t.Pairs = a.pairSummary(t.Rows, better)
+		t.Pairs = a.pairSummary(t.Rows)
 	}
 	return t
 }
 
 // pairSummary sums up the rows of a table of node pairs, and compares the
-// pairs of each side taken together, size by size.
-func (a *accumulator) pairSummary(rows []Row, better results.Better) *PairSummary {
+// pairs of each side taken together, size by size; count adds the
+// verdicts once the rows are judged.
+func (a *accumulator) pairSummary(rows []Row) *PairSummary {
 	ps := &PairSummary{Rows: len(rows)}
 	pairs := map[string]bool{}
 	type side struct{ medians [2][]float64 }
@@ -604,18 +637,6 @@ func (a *accumulator) pairSummary(rows []Row, better results.Better) *PairSummar
 			ps.OnlyOld++
 		default:
 			ps.OnlyNew++
-		}
-		switch r.Change {
-		case Worse:
-			ps.Worse++
-		case Better:
-			ps.Better++
-		}
-		if r.Delta != nil && (r.Change == Worse || (r.Change == Changed && ps.Worse == 0)) {
-			if ps.Worst == nil || worseThan(*r.Delta, *ps.Worst.Delta, better) {
-				w := *r
-				ps.Worst = &w
-			}
 		}
 		xk := "none"
 		if r.X != nil {
@@ -641,11 +662,73 @@ func (a *accumulator) pairSummary(rows []Row, better results.Better) *PairSummar
 			xk = strconv.FormatFloat(*x, 'g', -1, 64)
 		}
 		s := byX[xk]
-		row := compareRow(s.medians[0], s.medians[1], better, a.o)
+		row := rowStats(s.medians[0], s.medians[1], "pairs", a.o)
 		row.X = x
 		ps.All = append(ps.All, row)
 	}
 	return ps
+}
+
+// count counts the judged rows of a table of node pairs that got worse or
+// better, and finds the worst.
+func (ps *PairSummary) count(rows []Row, better results.Better) {
+	ps.Worse, ps.Better, ps.Worst = 0, 0, nil
+	for i := range rows {
+		r := &rows[i]
+		switch r.Change {
+		case Worse:
+			ps.Worse++
+		case Better:
+			ps.Better++
+		}
+		if r.Delta != nil && (r.Change == Worse || (r.Change == Changed && ps.Worse == 0)) {
+			if ps.Worst == nil || worseThan(*r.Delta, *ps.Worst.Delta, better) {
+				w := *r
+				ps.Worst = &w
+			}
+		}
+	}
+}
+
+// judgeAll judges every row of the comparison as one family: the p-values of
+// the tested rows — of every table, and the rows comparing node pairs
+// taken together — are adjusted together (BenjaminiHochberg), so that a
+// comparison of hundreds of rows does not find changes by chance alone;
+// then each row gets its verdict (see judge).
+func (a *accumulator) judgeAll(tables []Table) {
+	var tested []*Row
+	each := func(fn func(t *Table, r *Row)) {
+		for i := range tables {
+			t := &tables[i]
+			for j := range t.Rows {
+				fn(t, &t.Rows[j])
+			}
+			if t.Pairs != nil {
+				for j := range t.Pairs.All {
+					fn(t, &t.Pairs.All[j])
+				}
+			}
+		}
+	}
+	each(func(_ *Table, r *Row) {
+		if r.Tested {
+			tested = append(tested, r)
+		}
+	})
+	ps := make([]float64, len(tested))
+	for i, r := range tested {
+		ps[i] = *r.P
+	}
+	for i, q := range BenjaminiHochberg(ps) {
+		tested[i].Q = &q
+	}
+	a.res.Family = len(tested)
+	each(func(t *Table, r *Row) { judge(r, results.BetterFor(t.Unit), a.o) })
+	for i := range tables {
+		if t := &tables[i]; t.Pairs != nil {
+			t.Pairs.count(t.Rows, results.BetterFor(t.Unit))
+		}
+	}
 }
 
 // worseThan reports whether change d is worse than e for a unit whose
@@ -719,14 +802,26 @@ func Build(old, new Side, o Options) (*Result, error) {
 		return nil, err
 	}
 	for i, s := range []Side{old, new} {
-		for j := range s.Samples {
+		// Run by run, as the archive gives them (see group).
+		for _, j := range byRun(len(s.Samples), func(j int) int64 { return s.Samples[j].RunID }) {
 			a.sides[i].addSample(&s.Samples[j])
 		}
-		for j := range s.Scalars {
+		for _, j := range byRun(len(s.Scalars), func(j int) int64 { return s.Scalars[j].RunID }) {
 			a.sides[i].addScalar(&s.Scalars[j])
 		}
 	}
 	return a.result()
+}
+
+// byRun returns the indexes 0 … n-1 ordered by the run id of each (run),
+// stably: each run's in their order.
+func byRun(n int, run func(i int) int64) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(run(a), run(b)) })
+	return idx
 }
 
 func (a *accumulator) info(side int) *SideInfo {

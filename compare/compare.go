@@ -24,9 +24,16 @@ type Options struct {
 	// fraction (0.05 for 5%). A significant change smaller than this is
 	// reported but is not a regression.
 	Threshold float64
-	// Alpha is the significance level of the Mann-Whitney test
-	// (default 0.05).
+	// Alpha is the significance level of the Mann-Whitney tests and the
+	// false discovery rate of the comparison's family of them
+	// (Benjamini–Hochberg; default 0.05).
 	Alpha float64
+	// ThresholdOnly judges the rows with too few runs for a test (fewer
+	// than RunsNeeded a side) by the change alone, as sbench did before
+	// it required evidence: no evidence is behind such a verdict, and on
+	// a noisy machine identical re-runs trip it. Tested rows still need
+	// significance.
+	ThresholdOnly bool
 	// Benchmarks and Metrics, when not empty, restrict the comparison.
 	Benchmarks []string
 	Metrics    []string
@@ -97,18 +104,23 @@ func load(ctx context.Context, db *store.DB, name, what string, f store.Filter, 
 type Change string
 
 const (
-	// Same: no significant change, or one within the threshold.
+	// Same: no significant change, one within the threshold, or too few
+	// runs to tell (Row.Tested false).
 	Same Change = "same"
 	// Better: a significant change beyond the threshold, for the better.
 	Better Change = "better"
 	// Worse: a significant change beyond the threshold, for the worse —
 	// a regression.
 	Worse Change = "worse"
-	// Changed: beyond the threshold, for a unit with no known direction.
+	// Changed: a significant change beyond the threshold, for a unit with
+	// no known direction.
 	Changed Change = "changed"
 	// Missing: measured on one side only.
 	Missing Change = "missing"
 )
+
+// Correction names how a comparison controls its family of tests.
+const Correction = "benjamini-hochberg"
 
 // Result is a comparison: one table per benchmark, metric and
 // configuration, one row per x (message size, rank count) and node pair.
@@ -117,7 +129,15 @@ type Result struct {
 	New       SideInfo `json:"new"`
 	Threshold float64  `json:"threshold"`
 	Alpha     float64  `json:"alpha"`
-	Tables    []Table  `json:"tables"`
+	// Correction is how the family of tested rows is controlled
+	// (Correction); Family is how many rows were tested, the family's
+	// size.
+	Correction string `json:"correction"`
+	Family     int    `json:"tested_rows"`
+	// ThresholdOnly says rows too small to test were judged by the change
+	// alone (Options.ThresholdOnly).
+	ThresholdOnly bool    `json:"threshold_only,omitempty"`
+	Tables        []Table `json:"tables"`
 	// Warnings are what the reader should know about the data (runs left
 	// out, rows on one side only); they do not change the verdict.
 	Warnings []string `json:"warnings,omitempty"`
@@ -166,19 +186,31 @@ type Row struct {
 	New  *Summary `json:"new,omitempty"`
 	// Delta is (new − old) / old of the medians, a fraction.
 	Delta *float64 `json:"delta,omitempty"`
-	// P is the Mann-Whitney p-value; absent when there are too few
-	// repeats for the test to reach Alpha (see Tested).
+	// Tested says the row had enough runs on each side for a
+	// Mann-Whitney test to reach Alpha (MinP ≤ Alpha); P is then its
+	// p-value and Q the p-value adjusted for the comparison's family of
+	// tested rows (BenjaminiHochberg). The change is significant when Q
+	// is at most Alpha.
+	Tested bool     `json:"tested"`
 	P      *float64 `json:"p,omitempty"`
-	Change Change   `json:"change"`
+	Q      *float64 `json:"q,omitempty"`
+	// Note says why a row measured on both sides was not tested: "n=1+1:
+	// too few runs to judge; repeat ≥ 4×".
+	Note   string `json:"note,omitempty"`
+	Change Change `json:"change"`
 }
 
-// Tested reports whether the row's verdict rests on a significance test.
-// Without one, a change beyond the threshold in the worse direction is a
-// regression on its own.
-func (r Row) Tested() bool { return r.P != nil }
+// Significant reports whether the row's change is significant: tested,
+// with its adjusted p-value at most alpha.
+func (r Row) Significant(alpha float64) bool { return r.Tested && r.Q != nil && *r.Q <= alpha }
 
-// Summary is one side's values at one x: every sample of every run of the
-// side with the same benchmark, metric, configuration and x is a repeat.
+// Summary is one side's values at one x: one value per ok run of the side
+// with the same benchmark, metric, configuration and x — the median of
+// that run's samples there — for the run is what is repeated: a run's
+// own repeats share its conditions (its nodes, its moment, the machine's
+// state) and are no evidence about another run. N counts the runs (for
+// the rows of node pairs taken together, PairSummary.All, the pairs),
+// Min and Max span their values.
 type Summary struct {
 	N      int     `json:"n"`
 	Median float64 `json:"median"`
@@ -320,14 +352,13 @@ func betterName(b results.Better) string {
 	return ""
 }
 
-// compareRow judges one row. The test decides when it can: with repeats on
-// both sides numerous enough that a Mann-Whitney test could reach Alpha at
-// all (MinP ≤ Alpha: at least 4+4 or 3+5 values at 0.05). With fewer — a
-// single run on each side being the common case — no test can, so the
-// change alone decides: beyond the threshold in the worse direction, it is
-// a regression. That is deliberate: a post-maintenance check that re-runs
-// once must still fail on a 20% bandwidth drop.
-func compareRow(old, new []float64, better results.Better, o Options) Row {
+// rowStats compares one row's values, one per run (or per pair, unit
+// says which), without judging it: the summaries, the change and, when
+// both sides have enough values for a Mann-Whitney test to reach Alpha at
+// all (MinP ≤ Alpha: 4+4 or 3+5 at 0.05), the test's p-value. A row with
+// fewer is not tested and says so in its note. Judge gives the verdict,
+// once the family's p-values are adjusted.
+func rowStats(old, new []float64, unit string, o Options) Row {
 	var row Row
 	if len(old) > 0 {
 		row.Old = summarize(old)
@@ -339,28 +370,59 @@ func compareRow(old, new []float64, better results.Better, o Options) Row {
 		row.Change = Missing
 		return row
 	}
-	significant := true
+	row.Change = Same
+	if row.Old.Median != 0 {
+		d := row.New.Median/row.Old.Median - 1
+		row.Delta = &d
+	}
 	if MinP(len(old), len(new)) <= o.Alpha {
-		u, err := MannWhitney(old, new)
-		if err == nil {
+		if u, err := MannWhitney(old, new); err == nil {
 			p := u.P
-			row.P = &p
-			significant = p < o.Alpha
+			row.P, row.Tested = &p, true
+			return row
 		}
+	}
+	row.Note = untestedNote(len(old), len(new), unit, o)
+	return row
+}
+
+// untestedNote says why a row of n+m values was not tested.
+func untestedNote(n, m int, unit string, o Options) string {
+	s := fmt.Sprintf("n=%d+%d: too few %s to judge", n, m, unit)
+	if unit == "runs" {
+		s += fmt.Sprintf("; repeat ≥ %d×", RunsNeeded(o.Alpha))
+	}
+	if o.ThresholdOnly {
+		s += "; judged by the change alone (--threshold-only)"
+	}
+	return s
+}
+
+// judge gives a row its verdict: a tested row's change counts when its
+// adjusted p-value is at most Alpha, an untested row's never — unless
+// ThresholdOnly, when the change alone decides it. Either way a change
+// within the threshold is not one, and the direction comes from the unit.
+func judge(row *Row, better results.Better, o Options) {
+	if row.Change == Missing {
+		return
 	}
 	row.Change = Same
-	if row.Old.Median == 0 {
-		if row.New.Median != 0 && significant {
+	counts := row.Significant(o.Alpha) || !row.Tested && o.ThresholdOnly
+	if !counts {
+		return
+	}
+	if row.Delta == nil {
+		// From a median of 0: no relative change, any change is one.
+		if row.New.Median != 0 {
 			row.Change = Changed
 		}
-		return row
+		return
 	}
-	d := row.New.Median/row.Old.Median - 1
-	row.Delta = &d
 	// A small tolerance, so that 5% of a value printed with two decimals
 	// is not beyond a 5% threshold by a rounding error.
-	if !significant || math.Abs(d) <= o.Threshold+1e-9 {
-		return row
+	d := *row.Delta
+	if math.Abs(d) <= o.Threshold+1e-9 {
+		return
 	}
 	switch {
 	case better == results.BetterUnknown:
@@ -370,7 +432,6 @@ func compareRow(old, new []float64, better results.Better, o Options) Row {
 	default:
 		row.Change = Worse
 	}
-	return row
 }
 
 func summarize(v []float64) *Summary {

@@ -69,7 +69,11 @@ func (s *sideBuilder) osuCurve(run int64, n int, f float64) {
 	}
 }
 
-func TestBuildOneRunEachSideRegression(t *testing.T) {
+// TestBuildOneRunEachSideIsNotJudged: one run a side is no evidence of a
+// change, however large: every row is "~" with the reason and the number
+// of runs that would do, and the gate does not trip; --threshold-only
+// asks for the change alone to decide, and says so.
+func TestBuildOneRunEachSideIsNotJudged(t *testing.T) {
 	a, b := newSides("run=a", "run=b")
 	a.osuCurve(a.run("osu_bw", "", map[string]string{"run": "a"}), 4, 1)
 	b.osuCurve(b.run("osu_bw", "", map[string]string{"run": "b"}), 4, 0.8)
@@ -82,21 +86,66 @@ func TestBuildOneRunEachSideRegression(t *testing.T) {
 		t.Fatalf("table %+v", tb)
 	}
 	for _, r := range tb.Rows {
-		if r.Change != Worse || r.Tested() || r.Delta == nil || math.Abs(*r.Delta+0.2) > 1e-9 {
-			t.Errorf("row %+v: want an untested regression of -20%%", r)
+		if r.Change != Same || r.Tested || r.P != nil || r.Delta == nil || math.Abs(*r.Delta+0.2) > 1e-9 ||
+			r.Note != "n=1+1: too few runs to judge; repeat ≥ 4×" {
+			t.Errorf("row %+v: want -20%% untested, not judged, with the reason", r)
 		}
 	}
 	if g := tb.GeoMean; g == nil || math.Abs(g.Delta+0.2) > 1e-9 || g.Rows != 4 {
 		t.Errorf("geomean %+v", g)
 	}
+	if res.Regressions() != 0 || res.Untestable() != 4 || res.Family != 0 {
+		t.Errorf("Regressions = %d, Untestable = %d, Family = %d: want 0, 4, 0", res.Regressions(), res.Untestable(), res.Family)
+	}
+	var buf bytes.Buffer
+	res.WriteText(&buf)
+	for _, want := range []string{"~ n=1+1: too few runs to judge; repeat ≥ 4×\n",
+		"no regression beyond 5% in 4 row(s); 0 better; 4 row(s) with too few runs to judge (repeat ≥ 4× to test them)\n"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text does not say %q:\n%s", want, buf.String())
+		}
+	}
+	// At alpha 0.01 it takes 5 runs a side.
+	o := DefaultOptions()
+	o.Alpha = 0.01
+	res, _ = Build(a.Side, b.Side, o)
+	if n := res.Tables[0].Rows[0].Note; n != "n=1+1: too few runs to judge; repeat ≥ 5×" {
+		t.Errorf("alpha 0.01: note %q", n)
+	}
+
+	o = DefaultOptions()
+	o.ThresholdOnly = true
+	res, err := Build(a.Side, b.Side, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Tables[0].Rows {
+		if r.Change != Worse || r.Tested || !strings.Contains(r.Note, "judged by the change alone (--threshold-only)") {
+			t.Errorf("--threshold-only: row %+v: want an untested regression that says so", r)
+		}
+	}
+	buf.Reset()
+	res.WriteText(&buf)
+	for _, want := range []string{"-20.00% (n=1+1)*  REGRESSION\n", "REGRESSION: 4 of 4 row(s) worse by more than 5% (4 of them untested, by the change alone)",
+		"* no p-value: too few runs", "rows too few to test judged by the change alone (--threshold-only)"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("--threshold-only: text does not say %q:\n%s", want, buf.String())
+		}
+	}
 	if res.Regressions() != 4 {
-		t.Errorf("Regressions = %d", res.Regressions())
+		t.Errorf("--threshold-only: Regressions = %d, want 4", res.Regressions())
 	}
 }
 
+// TestBuildThresholdAndDirection: a significant change counts beyond the
+// threshold only, in the direction the unit says; each side has five runs
+// of the same values, which is as significant as 5+5 runs get.
 func TestBuildThresholdAndDirection(t *testing.T) {
 	a, b := newSides("old", "new")
-	ra, rb := a.run("mix", "", nil), b.run("mix", "", nil)
+	var ra, rb []int64
+	for range 5 {
+		ra, rb = append(ra, a.run("mix", "", nil)), append(rb, b.run("mix", "", nil))
+	}
 	for _, c := range []struct {
 		metric, unit string
 		old, new     float64
@@ -114,8 +163,10 @@ func TestBuildThresholdAndDirection(t *testing.T) {
 		{"time_s", "s", 100, 100.0000000001},       // rounding noise
 		{"bw_up_float", "MB/s", 3.71, 3.71 * 1.05}, // 5% up, in floating point
 	} {
-		a.sample(ra, c.metric, c.unit, 1, c.old)
-		b.sample(rb, c.metric, c.unit, 1, c.new)
+		for i := range ra {
+			a.sample(ra[i], c.metric, c.unit, 1, c.old)
+			b.sample(rb[i], c.metric, c.unit, 1, c.new)
+		}
 	}
 	res := mustBuild(t, a.Side, b.Side)
 	want := map[string]Change{"bw_small_drop": Same, "bw_at_threshold": Same, "bw_drop": Worse, "bw_gain": Better,
@@ -142,6 +193,25 @@ func TestBuildThresholdAndDirection(t *testing.T) {
 	res, _ = Build(a.Side, b.Side, o)
 	if len(res.Tables) != 2 {
 		t.Errorf("--metric lat_up,lat_down: %d tables", len(res.Tables))
+	}
+	// One run a side judges nothing; --threshold-only judges as the test
+	// would have, by the change alone.
+	one := func(s *sideBuilder) Side {
+		side := s.Side
+		side.Runs = side.Runs[:1]
+		return side
+	}
+	res = mustBuild(t, one(a), one(b))
+	if res.Count(Same) != len(want) {
+		t.Errorf("one run a side: %d rows the same, want all %d", res.Count(Same), len(want))
+	}
+	o = DefaultOptions()
+	o.ThresholdOnly = true
+	res, _ = Build(one(a), one(b), o)
+	for _, tb := range res.Tables {
+		if r := tb.Rows[0]; r.Change != want[tb.Metric] || r.Old.N != 1 {
+			t.Errorf("--threshold-only, one run a side: %s: %s (n=%d), want %s", tb.Metric, r.Change, r.Old.N, want[tb.Metric])
+		}
 	}
 }
 
@@ -183,7 +253,7 @@ func TestBuildPoolsRepeats(t *testing.T) {
 		t.Errorf("config %q: the repeat index is not a configuration", tb.Config)
 	}
 	r := res.Tables[0].Rows[0]
-	if r.Old.N != 5 || r.New.N != 5 || !r.Tested() {
+	if r.Old.N != 5 || r.New.N != 5 || !r.Tested {
 		t.Errorf("row %+v: want n=5+5, tested", r)
 	}
 	var buf bytes.Buffer
@@ -245,14 +315,14 @@ func TestBuildRepeatsAreTested(t *testing.T) {
 	a, b := repeats(rng, 5, 1000, 900, 0.01)
 	res := mustBuild(t, a, b)
 	r := res.Tables[0].Rows[0]
-	if !r.Tested() || *r.P >= 0.05 || r.Change != Worse || r.Old.N != 5 || r.New.N != 5 {
+	if !r.Tested || *r.P >= 0.05 || r.Change != Worse || r.Old.N != 5 || r.New.N != 5 {
 		t.Errorf("10%% drop over 5+5 runs: %+v", r)
 	}
 	// 5+5 runs, 10% drop, 30% noise: the test cannot tell; "~".
 	a, b = repeats(rng, 5, 1000, 900, 0.3)
 	res = mustBuild(t, a, b)
 	r = res.Tables[0].Rows[0]
-	if !r.Tested() || *r.P < 0.05 || r.Change != Same {
+	if !r.Tested || *r.P < 0.05 || r.Change != Same {
 		t.Errorf("10%% drop in 30%% noise over 5+5 runs: %+v, want not significant", r)
 	}
 	var buf bytes.Buffer
@@ -260,12 +330,70 @@ func TestBuildRepeatsAreTested(t *testing.T) {
 	if !strings.Contains(buf.String(), "~ (p=") {
 		t.Errorf("a non-significant tested row is not shown as ~:\n%s", buf.String())
 	}
-	// 3+3 runs cannot reach 0.05: no p-value, the threshold decides.
+	// 3+3 runs cannot reach 0.05: no p-value, no verdict, whatever the
+	// change.
 	a, b = repeats(rng, 3, 1000, 800, 0.01)
 	res = mustBuild(t, a, b)
 	r = res.Tables[0].Rows[0]
-	if r.Tested() || r.Change != Worse || r.Old.N != 3 {
-		t.Errorf("20%% drop over 3+3 runs: %+v, want an untested regression", r)
+	if r.Tested || r.Change != Same || r.Old.N != 3 || r.Note != "n=3+3: too few runs to judge; repeat ≥ 4×" {
+		t.Errorf("20%% drop over 3+3 runs: %+v, want untested and not judged", r)
+	}
+	// 3+5 can.
+	a, b = repeats(rng, 5, 1000, 800, 0.01)
+	a.Runs = a.Runs[:3]
+	res = mustBuild(t, a, b)
+	if r = res.Tables[0].Rows[0]; !r.Tested || r.Change != Worse || r.Old.N != 3 || r.New.N != 5 {
+		t.Errorf("20%% drop over 3+5 runs: %+v, want a tested regression", r)
+	}
+}
+
+// TestBuildRunIsTheUnit: a run's repeats within it are one value, the
+// median of them: ten repeats in each of two runs are n=1+1, not 10+10,
+// and identical runs whose repeats differ are not told apart.
+func TestBuildRunIsTheUnit(t *testing.T) {
+	a, b := newSides("old", "new")
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, s := range []*sideBuilder{a, b} {
+		run := s.run("osu_bw", "", nil)
+		for range 10 {
+			// The new run's repeats all 10% lower: as different as ten
+			// repeats can be, and still one run against one.
+			level := 1000.0
+			if s == b {
+				level = 900
+			}
+			s.sample(run, "bandwidth", "MB/s", 1<<20, level*(1+0.001*rng.NormFloat64()))
+		}
+	}
+	res := mustBuild(t, a.Side, b.Side)
+	r := res.Tables[0].Rows[0]
+	if r.Old.N != 1 || r.New.N != 1 || r.Tested || r.Change != Same || res.Regressions() != 0 {
+		t.Errorf("row %+v: want n=1+1 untested (the repeats of one run are not runs)", r)
+	}
+	if want := Median(slices.Collect(func(yield func(float64) bool) {
+		for _, s := range a.Samples {
+			if !yield(s.Value) {
+				return
+			}
+		}
+	})); r.Old.Median != want || r.Old.Min != want || r.Old.Max != want {
+		t.Errorf("old %+v: want the median of the run's repeats, %v", r.Old, want)
+	}
+	// Samples of runs interleaved: each run is still one value.
+	a2, b2 := newSides("old", "new")
+	for range 4 {
+		a2.run("osu_bw", "", nil)
+		b2.run("osu_bw", "", nil)
+	}
+	for rep := range 3 {
+		for i := range 4 {
+			a2.sample(a2.Runs[i].ID, "bandwidth", "MB/s", 1<<20, 1000+float64(i)+float64(rep)/10)
+			b2.sample(b2.Runs[i].ID, "bandwidth", "MB/s", 1<<20, 800+float64(i)+float64(rep)/10)
+		}
+	}
+	res = mustBuild(t, a2.Side, b2.Side)
+	if r := res.Tables[0].Rows[0]; r.Old.N != 4 || r.Old.Min != 1000.1 || r.Old.Max != 1003.1 || !r.Tested || r.Change != Worse {
+		t.Errorf("interleaved: row %+v old %+v: want 4 runs, each the median of its 3 repeats, and the drop tested", r, r.Old)
 	}
 }
 
@@ -301,6 +429,40 @@ func TestCompareNoiseOnlyFalsePositives(t *testing.T) {
 		// Two-sided at 0.05: about 5% significant, either way.
 		if significant > trials*8/100 {
 			t.Errorf("%d+%d: significant in %d of %d trials, want about 5%%", n, n, significant, trials)
+		}
+	}
+}
+
+// TestBuildControlsTheFamily: a row's p-value is adjusted for every
+// tested row of the comparison. At 5+5 runs one row as separated as it
+// can be (p = 2/252) among ten is not significant (q = 0.079); three
+// such rows are (q = 0.026).
+func TestBuildControlsTheFamily(t *testing.T) {
+	for _, c := range []struct {
+		dropped int
+		worse   int
+	}{{1, 0}, {3, 3}} {
+		a, b := newSides("old", "new")
+		rng := rand.New(rand.NewPCG(9, 9))
+		for range 5 {
+			ra, rb := a.run("osu_bw", "", nil), b.run("osu_bw", "", nil)
+			for i := range 10 {
+				x := float64(int(1) << i)
+				level := 1000.0
+				a.sample(ra, "bandwidth", "MB/s", x, level*(1+0.001*rng.NormFloat64()))
+				if i < c.dropped {
+					level = 900 // 10% lower, in every new run: p = 2/252
+				}
+				b.sample(rb, "bandwidth", "MB/s", x, level*(1+0.001*rng.NormFloat64()))
+			}
+		}
+		res := mustBuild(t, a.Side, b.Side)
+		r := res.Tables[0].Rows[0]
+		if res.Family != 10 || !r.Tested || math.Abs(*r.P-2.0/252) > 1e-12 || math.Abs(*r.Q-*r.P*10/float64(c.dropped)) > 1e-12 {
+			t.Errorf("%d dropped: family %d, row %+v p %v q %v: want p = 2/252 and q = 10p/%d", c.dropped, res.Family, r, *r.P, *r.Q, c.dropped)
+		}
+		if n := res.Regressions(); n != c.worse {
+			t.Errorf("%d of 10 rows 10%% lower: %d regressions, want %d", c.dropped, n, c.worse)
 		}
 	}
 }
@@ -393,7 +555,7 @@ func TestBuildNothingInCommon(t *testing.T) {
 
 func TestBuildScalarsCompareButDoNotDuplicateSamples(t *testing.T) {
 	a, b := newSides("old", "new")
-	for _, s := range []*sideBuilder{a, b} {
+	for _, s := range slices.Repeat([]*sideBuilder{a, b}, 4) {
 		r := s.run("hpl", "", nil)
 		f := 1.0
 		if s == b {
@@ -406,7 +568,7 @@ func TestBuildScalarsCompareButDoNotDuplicateSamples(t *testing.T) {
 			store.Scalar{RunID: r, Scalar: results.Scalar{Name: "n", Value: 20000}})
 	}
 	res := mustBuild(t, a.Side, b.Side)
-	if len(res.Tables) != 2 || res.Tables[0].Metric != "gflops" || res.Tables[0].Rows[0].Old.N != 1 ||
+	if len(res.Tables) != 2 || res.Tables[0].Metric != "gflops" || res.Tables[0].Rows[0].Old.N != 4 ||
 		res.Tables[1].Metric != "time_s" || res.Tables[1].Rows[0].Change != Worse {
 		t.Errorf("tables %+v: want gflops (once per run) and time_s, not n", res.Tables)
 	}

@@ -4,7 +4,8 @@
 //
 // # Comparing two selections
 //
-// A Selector names runs the way a user does: labels (fabric=ib,run=before),
+// A Selector names runs the way a user does: labels or swept values
+// (fabric=ib,run=before; buf=16384, ntasks_per_node=2: store.Run.Setting),
 // run ids (run:3,7-9), a campaign, its day or its Nth newest submission
 // (campaign:acceptance@2024-06-01, campaign:acceptance@latest), a baseline
 // recorded in the archive (baseline:pre-upgrade), Slurm or local jobs
@@ -20,17 +21,25 @@
 // about (the labels the user selected by, a section named after the
 // transport), not a reason to keep rows apart.
 //
-// Every sample of a side that falls in the same row is a repeat: several
-// runs of the same configuration, or repeated measurements within a run.
-// A row compares the medians. When both sides have enough repeats for a
-// Mann-Whitney U test to reach Alpha at all — MinP(n, m) ≤ Alpha, that is
-// 4+4 or 3+5 values at 0.05 — the change counts only if the test finds it
-// significant (the text shows "~" otherwise, as benchstat does). With fewer
-// repeats no test can decide, and the change alone does: the common
-// post-maintenance check re-runs once, and a 20% bandwidth drop must still
-// fail it. In both cases a change within Threshold is not a regression, and
-// the direction comes from the unit (results.BetterFor: bandwidth higher is
-// better, latency lower), never from a metric's name.
+// The run is the unit of replication: each ok run of a side gives a row
+// one value, the median of its samples there (a run's own repeats share
+// its nodes and its moment, and are no evidence about another run). A
+// row compares the medians of the runs' values. When both sides have
+// enough runs for a Mann-Whitney U test to reach Alpha at all — MinP(n,
+// m) ≤ Alpha, that is 4+4 or 3+5 runs at 0.05 — the row is tested. The
+// tested rows of a comparison (of every table, and the rows comparing
+// node pairs taken together) are one family: their p-values are adjusted
+// by BenjaminiHochberg, and a change counts only when its adjusted q is at
+// most Alpha (the text shows "~" otherwise, as benchstat does). A row
+// with fewer runs is not judged: "~ n=1+1: too few runs to judge; repeat
+// ≥ 4×", and it never counts as a regression — unless
+// Options.ThresholdOnly, which judges such rows by the change alone, with
+// no evidence behind it. In all cases a change within Threshold is not a
+// regression, and the direction comes from the unit (results.BetterFor:
+// bandwidth higher is better, latency lower), never from a metric's name.
+// Seeded trials (trials_test.go) measure the gate: identical re-runs trip
+// it in at most 5% of comparisons, and with 3% run-to-run noise a 20%
+// slowdown of one benchmark at 5+5 runs is caught in at least 95%.
 //
 // Samples that differ only in their node pair (results.PairTag and the
 // rank pair) are rows of one table, one per pair and x, closed by a
@@ -58,11 +67,13 @@
 //     from fitting two levels instead of one), on values winsorised at the
 //     median ± 5 robust standard deviations so that a stalled run cannot
 //     pose as a level; its p-value is a permutation test of that maximum
-//     (999 seeded shuffles), so the many splits tried are accounted for and
-//     a series of pure noise shows a step at rate Alpha, whatever the
-//     noise's distribution. We chose this over PELT (which needs a penalty
-//     tuned to the noise) and over asv's penalised L1 fit because it states
-//     a p-value a report can quote.
+//     (up to 999 seeded shuffles, stopped at the 20th as extreme), so the
+//     many splits tried are accounted for and a series of pure noise shows
+//     a step at rate Alpha, whatever the noise's distribution; a segment
+//     too short for the test to reach Alpha (Testable: 8 points at 0.05)
+//     is not tested. We chose this over PELT (which needs a penalty tuned
+//     to the noise) and over asv's penalised L1 fit because it states a
+//     p-value a report can quote.
 //   - ControlBands gives each point the mean ± 3σ of up to Window (20)
 //     earlier points of the same level, as XDMoD's application kernels do;
 //     a band never spans a step, so the new level builds its own band
@@ -78,5 +89,9 @@
 // figure of each run (peak bandwidth, a matrix's median pair, HPL's Gflops,
 // latency at the smallest size) fed one run and one sample at a time, and
 // finds its steps as history does: the numbers behind a report's overview,
-// for every view of it.
+// for every view of it. Its series are one family (StepFamily): their
+// first tests are held to Benjamini–Hochberg, the series selected
+// searched further at Alpha·R/m, so that noise in some of many series is
+// not taken for steps; HistoryFamily does the same for histories shown
+// together.
 package compare

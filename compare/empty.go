@@ -104,30 +104,46 @@ func ExplainEmpty(ctx context.Context, a Archive, what string, f store.Filter) e
 			break
 		}
 	}
+	// KEY=VALUE names a label, else a parameter or a setting a variant is
+	// named by (store.Run.Setting): the message names both.
 	for _, k := range slices.Sorted(maps.Keys(f.Labels)) {
 		v := f.Labels[k]
-		values, ok := inv.Labels[k]
+		labels, isLabel := inv.Labels[k]
+		settings, isSetting := inv.Settings[settingName(k)]
 		switch {
-		case !ok:
+		case !isLabel && !isSetting:
 			unknown = true
 			keys := slices.Sorted(maps.Keys(inv.Labels))
-			c := "no run has a label " + k
-			if s := Suggest(k, keys); len(s) > 0 {
+			names := slices.Sorted(maps.Keys(inv.Settings))
+			c := "no run has a label or parameter " + k
+			if s := Suggest(k, append(slices.Clone(keys), names...)); len(s) > 0 {
 				c += " (did you mean " + orList(s) + "?)"
 			}
-			e.Exists = append(e.Exists, c+"; "+listClause("label keys", keys, ""))
-		case !slices.Contains(values, v):
-			unknown = true
-			pairs := make([]string, len(values))
-			for i, w := range values {
-				pairs[i] = k + "=" + w
+			if len(keys) > 0 {
+				c += "; " + listClause("label keys", keys, "")
 			}
-			c := "labels in the archive: " + strings.Join(pairs, ", ")
-			if len(values) >= 8 {
+			if len(names) > 0 {
+				c += "; " + listClause("parameters and swept settings", names, "")
+			}
+			e.Exists = append(e.Exists, c)
+		case !slices.Contains(labels, v) && !slices.Contains(settings, v):
+			unknown = true
+			var pairs []string
+			for _, w := range labels {
+				pairs = append(pairs, k+"="+w)
+			}
+			for _, w := range settings {
+				if !slices.Contains(labels, w) {
+					pairs = append(pairs, settingName(k)+"="+w)
+				}
+			}
+			what := map[[2]bool]string{{true, false}: "labels", {false, true}: "parameters", {true, true}: "labels and parameters"}[[2]bool{isLabel, isSetting}]
+			c := what + " in the archive: " + strings.Join(pairs, ", ")
+			if len(labels) >= 8 || len(settings) >= 8 {
 				// The inventory lists the most common values only.
 				c += ", …"
 			}
-			if s := Suggest(v, values); len(s) > 0 {
+			if s := Suggest(v, append(slices.Clone(labels), settings...)); len(s) > 0 {
 				c += " (did you mean " + k + "=" + orList(s) + "?)"
 			}
 			e.Exists = append(e.Exists, c)
@@ -169,12 +185,23 @@ func ExplainEmpty(ctx context.Context, a Archive, what string, f store.Filter) e
 	}
 	// Every value exists on its own: say which condition leaves nothing,
 	// and what the runs matching the others have instead.
-	return explainCombination(ctx, a, e, f)
+	return explainCombination(ctx, a, e, f, inv)
+}
+
+// settingName is the name the inventory lists a setting under: without
+// its sweep prefix ("buf" of "param.buf").
+func settingName(k string) string {
+	for _, p := range []string{"param.", "label.", "env.", "launcher."} {
+		if name, ok := strings.CutPrefix(k, p); ok && name != "" {
+			return name
+		}
+	}
+	return k
 }
 
 // explainCombination finds the condition of f without which runs are
 // selected, and names the values those runs have for it.
-func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, f store.Filter) error {
+func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, f store.Filter, inv store.Inventory) error {
 	type relax struct {
 		name  string
 		clear func(*store.Filter)
@@ -205,14 +232,18 @@ func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, 
 			distinct(func(r *store.Run) []string { return []string{"system " + orNone(r.System)} })})
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.Labels)) {
-		tries = append(tries, relax{"label " + k, func(g *store.Filter) {
+		name := "label " + k
+		if _, ok := inv.Labels[k]; !ok {
+			name = "parameter " + k
+		}
+		tries = append(tries, relax{name, func(g *store.Filter) {
 			g.Labels = maps.Clone(g.Labels)
 			delete(g.Labels, k)
 		}, distinct(func(r *store.Run) []string {
 			if k == "system" && r.System != "" {
 				return []string{k + "=" + r.System}
 			}
-			if v, ok := r.Labels[k]; ok {
+			if v, ok := r.Setting(k); ok {
 				return []string{k + "=" + v}
 			}
 			return []string{"no " + k}

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -71,7 +72,7 @@ func TestExplainEmpty(t *testing.T) {
 		{"selector fabric=ibx", store.Filter{Labels: map[string]string{"fabric": "ibx"}},
 			"selector fabric=ibx selects no runs; labels in the archive: fabric=ib, fabric=eth (did you mean fabric=ib?); campaigns: acceptance, quickstart"},
 		{"selector fabrc=ib", store.Filter{Labels: map[string]string{"fabrc": "ib"}},
-			"selector fabrc=ib selects no runs; no run has a label fabrc (did you mean fabric?); label keys: fabric; campaigns: acceptance, quickstart"},
+			"selector fabrc=ib selects no runs; no run has a label or parameter fabrc (did you mean fabric?); label keys: fabric; campaigns: acceptance, quickstart"},
 		{"--benchmark osu_latncy", store.Filter{Benchmarks: []string{"osu_latncy"}},
 			"--benchmark osu_latncy selects no runs; benchmarks: latency, osu_bw, osu_latency (did you mean osu_latency?); campaigns: acceptance, quickstart"},
 		{"--campaign acceptanse", store.Filter{Campaign: "acceptanse"},
@@ -99,6 +100,84 @@ func TestExplainEmpty(t *testing.T) {
 	empty := newArchive(t)
 	if err := ExplainEmpty(ctx, empty, "--campaign x", store.Filter{Campaign: "x"}); err == nil || !strings.Contains(err.Error(), "the archive has no runs yet") {
 		t.Errorf("empty archive: %v", err)
+	}
+}
+
+// sweepRuns adds runs of a sweep of param.buf and of ntasks_per_node, as
+// the runner records them: the swept parameter in the run's parameters,
+// every swept setting in its variant's name; repeats runs of each.
+func (a *archive) sweepRuns(repeats int) {
+	a.t.Helper()
+	t0 := time.Date(2024, 6, 1, 9, 0, 0, 0, time.UTC)
+	i := 0
+	for _, c := range []struct {
+		variant string
+		params  map[string]string
+		value   float64
+	}{
+		{"param.buf=16384", map[string]string{"buf": "16384"}, 1000},
+		{"param.buf=262144", map[string]string{"buf": "262144"}, 800},
+		{"ntasks_per_node=1", nil, 500},
+		{"ntasks_per_node=2", nil, 400},
+	} {
+		for range repeats {
+			i++
+			b := results.New()
+			b.Campaign, b.Variant, b.Params = "sweep", c.variant, c.params
+			b.Start = t0.Add(time.Duration(i) * time.Minute)
+			b.End = b.Start.Add(time.Minute)
+			b.Benchmark = results.Benchmark{Name: "bw", Kind: "native", Kernel: "bw"}
+			b.Samples = []results.Sample{{Metric: "bandwidth", Unit: "MB/s", X: results.F(1 << 20), XUnit: results.UnitBytes, Value: c.value + float64(i)}}
+			if _, err := a.Ingest(context.Background(), "sweep-"+strconv.Itoa(i), []*results.Bundle{b}); err != nil {
+				a.t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestCompareSweptValues: a swept value selects by its name, as a label
+// does: buf=16384 against buf=262144, param.buf=… the same,
+// ntasks_per_node=1 against 2 (a Slurm key, only in the variant's name);
+// and an empty selection names the parameters.
+func TestCompareSweptValues(t *testing.T) {
+	ctx := context.Background()
+	a := newArchive(t)
+	a.sweepRuns(4)
+	for _, c := range []struct{ old, new string }{{"buf=16384", "buf=262144"}, {"param.buf=16384", "param.buf=262144"}, {"ntasks_per_node=1", "ntasks_per_node=2"}} {
+		old, err := ParseSelector(c.old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nw, _ := ParseSelector(c.new)
+		res, err := Compare(ctx, a.DB, old, nw, DefaultOptions())
+		if err != nil {
+			t.Errorf("compare %s %s: %v", c.old, c.new, err)
+			continue
+		}
+		if len(res.Old.Runs) != 4 || len(res.New.Runs) != 4 || res.Regressions() != 1 {
+			t.Errorf("compare %s %s: runs %v and %v, %d regressions: want 4 a side and the drop found", c.old, c.new, res.Old.Runs, res.New.Runs, res.Regressions())
+		}
+	}
+	for _, c := range []struct {
+		what string
+		f    store.Filter
+		want string
+	}{
+		{"selector buf=1638", store.Filter{Labels: map[string]string{"buf": "1638"}},
+			"selector buf=1638 selects no runs; parameters in the archive: buf=16384, buf=262144 (did you mean buf=16384?); campaigns: sweep"},
+		{"selector param.buf=1638", store.Filter{Labels: map[string]string{"param.buf": "1638"}},
+			"selector param.buf=1638 selects no runs; parameters in the archive: buf=16384, buf=262144 (did you mean param.buf=16384?); campaigns: sweep"},
+		{"selector bf=16384", store.Filter{Labels: map[string]string{"bf": "16384"}},
+			"selector bf=16384 selects no runs; no run has a label or parameter bf (did you mean buf?); parameters and swept settings: buf, ntasks_per_node; campaigns: sweep"},
+		{"selector ntasks_per_node=4", store.Filter{Labels: map[string]string{"ntasks_per_node": "4"}},
+			"selector ntasks_per_node=4 selects no runs; parameters in the archive: ntasks_per_node=1, ntasks_per_node=2 (did you mean ntasks_per_node=1 or 2?); campaigns: sweep"},
+		{"selector buf=16384,ntasks_per_node=2", store.Filter{Labels: map[string]string{"buf": "16384", "ntasks_per_node": "2"}},
+			"selector buf=16384,ntasks_per_node=2 selects no runs; each condition matches runs, not all together: without the parameter buf condition 4 runs match, with no buf"},
+	} {
+		err := ExplainEmpty(ctx, a, c.what, c.f)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.what, err, c.want)
+		}
 	}
 }
 

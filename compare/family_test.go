@@ -12,14 +12,14 @@ import (
 
 // toolsVsNative is the experiment of issue 13: OpenMPI's osu_latency and
 // osu_bw against sbench-runner's latency and bw kernels, intra- and
-// inter-node, 3 repeats each; the native runs labelled impl=native, the
-// OSU runs impl=openmpi-tcp.
+// inter-node, 4 runs each (enough to test a row); the native runs
+// labelled impl=native, the OSU runs impl=openmpi-tcp.
 func toolsVsNative() (native, osu Side) {
 	native, osu = Side{Name: "impl=native"}, Side{Name: "impl=openmpi-tcp"}
 	var id int64
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	add := func(s *Side, r store.Run, placement string, lat float64) {
-		for rep := range 3 {
+		for rep := range 4 {
 			id++
 			r := r
 			r.ID, r.Variant, r.Status, r.Start, r.Tasks = id, placement, results.StatusOK, t0.Add(time.Duration(id)*time.Minute), 2
@@ -79,8 +79,8 @@ func TestBuildFamilies(t *testing.T) {
 			t.Errorf("%s: %d rows, want the 3 sizes", tb.Heading(), len(tb.Rows))
 		}
 		for _, r := range tb.Rows {
-			if r.Old == nil || r.New == nil || r.Old.N != 3 || r.New.N != 3 {
-				t.Errorf("%s: row %+v: want 3 repeats on each side", tb.Heading(), r)
+			if r.Old == nil || r.New == nil || r.Old.N != 4 || r.New.N != 4 || !r.Tested {
+				t.Errorf("%s: row %+v: want 4 runs on each side, tested", tb.Heading(), r)
 			}
 		}
 	}
@@ -117,9 +117,9 @@ func TestBuildFamilies(t *testing.T) {
 		}
 		return out
 	}
-	old := Side{Name: "x", Runs: bare(native.Runs[:3], 0), Samples: native.Samples[:9]}
-	pooled := Side{Name: "all", Runs: append(bare(native.Runs[:3], 100), bare(osu.Runs[:3], 0)...),
-		Samples: append(shifted(native.Samples[:9], 100), osu.Samples[:9]...)}
+	old := Side{Name: "x", Runs: bare(native.Runs[:4], 0), Samples: native.Samples[:12]}
+	pooled := Side{Name: "all", Runs: append(bare(native.Runs[:4], 100), bare(osu.Runs[:4], 0)...),
+		Samples: append(shifted(native.Samples[:12], 100), osu.Samples[:12]...)}
 	res, err = Build(old, pooled, o)
 	if err != nil {
 		t.Fatal(err)

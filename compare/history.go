@@ -40,6 +40,9 @@ type HistoryQuery struct {
 	Threshold float64 // smallest step, as a fraction, that is a regression
 	// Seed fixes the permutations behind the steps' p-values.
 	Seed uint64
+	// Permutations is the most shuffles behind a p-value (999 when 0);
+	// histories shown as a family of m want FamilyPermutations(m).
+	Permutations int
 }
 
 // AmbiguousError says a query matches several series: the user must choose
@@ -65,19 +68,27 @@ func (e *AmbiguousError) Error() string {
 // History is one metric of one benchmark over time, with its control
 // bands and the steps found in it.
 type History struct {
-	Benchmark string       `json:"benchmark"`
-	Metric    string       `json:"metric"`
-	Unit      string       `json:"unit"`
-	Better    string       `json:"better,omitempty"`
-	X         *float64     `json:"x,omitempty"`
-	XUnit     string       `json:"x_unit,omitempty"`
-	Variant   string       `json:"variant,omitempty"`
-	Window    int          `json:"window"`
-	Alpha     float64      `json:"alpha"`
-	Threshold float64      `json:"threshold"`
-	Points    []Point      `json:"points"`
-	Changes   []StepChange `json:"changes"`
-	Warnings  []string     `json:"warnings,omitempty"`
+	Benchmark string   `json:"benchmark"`
+	Metric    string   `json:"metric"`
+	Unit      string   `json:"unit"`
+	Better    string   `json:"better,omitempty"`
+	X         *float64 `json:"x,omitempty"`
+	XUnit     string   `json:"x_unit,omitempty"`
+	Variant   string   `json:"variant,omitempty"`
+	Window    int      `json:"window"`
+	Alpha     float64  `json:"alpha"`
+	Threshold float64  `json:"threshold"`
+	Points    []Point  `json:"points"`
+	// Tested says the history has the runs for a step to be tested
+	// (Testable: 8 at 0.05); P is then the p-value of its first test,
+	// whether it changed level at all.
+	Tested  bool         `json:"tested"`
+	P       float64      `json:"p,omitempty"`
+	Changes []StepChange `json:"changes"`
+	// Warnings are what the reader should know: runs left out.
+	Warnings []string `json:"warnings,omitempty"`
+
+	search *StepSearch
 }
 
 // Point is one run of a history.
@@ -216,10 +227,6 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	if len(byID) == 0 {
 		return nil, fmt.Errorf("no ok run of benchmark %q: %w", q.Benchmark, ErrNoData)
 	}
-	if q.Variant == "" && len(variants) > 1 {
-		return nil, &AmbiguousError{What: "variant", Choices: slices.Sorted(maps.Keys(variants))}
-	}
-	h.Variant = q.Variant
 	for id, r := range byID {
 		if q.Variant != "" && r.Variant != q.Variant {
 			delete(byID, id)
@@ -228,6 +235,22 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	if len(byID) == 0 {
 		return nil, fmt.Errorf("no ok run of benchmark %q has variant %q (it has %s): %w", q.Benchmark, q.Variant, strings.Join(slices.Sorted(maps.Keys(variants)), ", "), ErrNoData)
 	}
+	// The configuration asked for first: when it leaves one variant (a
+	// sweep's value, --config buf=16384), that is the history's, and
+	// --variant is not needed.
+	if err := pickConfig(byID, q); err != nil {
+		return nil, err
+	}
+	if q.Variant == "" {
+		left := map[string]bool{}
+		for _, r := range byID {
+			left[r.Variant] = true
+		}
+		if len(left) > 1 {
+			return nil, &AmbiguousError{What: "variant", Choices: slices.Sorted(maps.Keys(left))}
+		}
+	}
+	h.Variant = q.Variant
 	if err := oneConfig(byID, q); err != nil {
 		return nil, err
 	}
@@ -307,17 +330,33 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	for i, p := range h.Points {
 		series[i] = p.Value
 	}
-	steps := Steps(series, StepOptions{Alpha: q.Alpha, Seed: q.Seed})
+	h.search = NewStepSearch(series, StepOptions{Alpha: q.Alpha, Seed: q.Seed, Permutations: q.Permutations})
+	if p, ok := h.search.First(); ok {
+		h.Tested, h.P = true, p
+	}
+	h.findSteps(q.Alpha)
+	return h, nil
+}
+
+// findSteps finds the history's steps at significance level (see
+// StepSearch.Steps), judges each against the threshold, and draws the
+// control bands, reset at each step.
+func (h *History) findSteps(level float64) {
+	series := make([]float64, len(h.Points))
+	for i, p := range h.Points {
+		series[i] = p.Value
+	}
+	h.Changes = nil
 	var starts []int
 	better := results.BetterFor(h.Unit)
-	for _, s := range steps {
+	for _, s := range h.search.Steps(level) {
 		starts = append(starts, s.Index)
 		p := h.Points[s.Index]
 		c := StepChange{Index: s.Index, Run: p.Run, Job: p.Job, When: p.When, Before: s.Before, After: s.After, P: s.P, Change: Same}
 		if s.Before != 0 {
 			c.Delta = s.After/s.Before - 1
 		}
-		if s.Before == 0 || math.Abs(c.Delta) > q.Threshold+1e-9 {
+		if s.Before == 0 || math.Abs(c.Delta) > h.Threshold+1e-9 {
 			switch {
 			case better == results.BetterUnknown || s.Before == 0:
 				c.Change = Changed
@@ -330,36 +369,69 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 		c.Provenance = Provenance(h.Points[s.Index-1].run, p.run)
 		h.Changes = append(h.Changes, c)
 	}
-	bands, outside := ControlBands(series, q.Window, starts)
+	bands, outside := ControlBands(series, h.Window, starts)
 	for i := range h.Points {
 		h.Points[i].Band, h.Points[i].Outside = bands[i], outside[i]
 	}
-	return h, nil
 }
 
-// oneConfig keeps in byID the runs of the configuration q picks (a history
-// follows one configuration: never two process counts, two placements or
-// two labelled setups averaged into one line), and says which to choose
-// from when the runs have several. Campaigns are not configurations here:
-// a history follows the same measurement across submissions.
-func oneConfig(byID map[int64]*store.Run, q HistoryQuery) error {
-	configs := map[string]store.Config{}
+// HistoryFamily controls the steps of histories shown together — a page
+// of one metric at several sizes — as one family (StepFamily): the first
+// tests of those long enough to be tested are held to Benjamini–Hochberg
+// at their alpha, the histories selected are searched again at alpha·R/m,
+// the others lose their steps. A history alone is a family of one: as
+// it was.
+func HistoryFamily(hs []*History) {
+	if len(hs) < 2 {
+		return
+	}
+	ps, tested := make([]float64, len(hs)), make([]bool, len(hs))
+	for i, h := range hs {
+		ps[i], tested[i] = h.P, h.Tested
+	}
+	levels := StepFamily(ps, tested, hs[0].Alpha)
+	for i, h := range hs {
+		h.findSteps(levels[i])
+	}
+}
+
+// pickConfig keeps in byID the runs whose configuration has every
+// KEY=VALUE of q.Config: a label, a parameter or a setting the variant is
+// named by (store.Run.Setting), or "campaign", "variant" or "processes"
+// (store.Config's Lookup).
+func pickConfig(byID map[int64]*store.Run, q HistoryQuery) error {
+	if len(q.Config) == 0 {
+		return nil
+	}
 	for id, r := range byID {
-		c := store.ConfigOf(r).Without(store.AttrCampaign)
-		keep := true
+		c := store.ConfigOf(r)
 		for k, v := range q.Config {
-			if got, ok := c.Lookup(k); !ok || got != v {
-				keep = false
+			got, ok := r.Setting(k)
+			if !ok {
+				got, ok = c.Lookup(k)
+			}
+			if !ok || got != v {
+				delete(byID, id)
+				break
 			}
 		}
-		if !keep {
-			delete(byID, id)
-			continue
-		}
-		configs[c.Key()] = c
 	}
 	if len(byID) == 0 {
 		return fmt.Errorf("no ok run of benchmark %q has the configuration %s: %w", q.Benchmark, formatConfig(q.Config), ErrNoData)
+	}
+	return nil
+}
+
+// oneConfig says which configuration to choose when the runs left in
+// byID have several (a history follows one configuration: never two
+// process counts, two placements or two labelled setups averaged into one
+// line). Campaigns are not configurations here: a history follows the
+// same measurement across submissions.
+func oneConfig(byID map[int64]*store.Run, q HistoryQuery) error {
+	configs := map[string]store.Config{}
+	for _, r := range byID {
+		c := store.ConfigOf(r).Without(store.AttrCampaign)
+		configs[c.Key()] = c
 	}
 	if len(configs) < 2 {
 		return nil

@@ -239,3 +239,92 @@ func TestHistoryFollowsOneConfiguration(t *testing.T) {
 		t.Errorf("processes=3: err %v, want ErrNoData", err)
 	}
 }
+
+// TestHistoryPicksTheOnlyConfiguration: a selection that leaves one
+// configuration needs no --variant, whether it names a swept parameter
+// (--config buf=16384, --label buf=16384) or a Slurm key of the sweep
+// (ntasks_per_node=2, only in the variant's name); one that leaves
+// several still lists them.
+func TestHistoryPicksTheOnlyConfiguration(t *testing.T) {
+	ctx := t.Context()
+	a := newArchive(t)
+	a.sweepRuns(3)
+	for _, q := range []HistoryQuery{
+		{Benchmark: "bw", Config: map[string]string{"buf": "16384"}},
+		{Benchmark: "bw", Config: map[string]string{"param.buf": "16384"}},
+		{Benchmark: "bw", Labels: map[string]string{"buf": "16384"}},
+		{Benchmark: "bw", Config: map[string]string{"ntasks_per_node": "2"}},
+		{Benchmark: "bw", Labels: map[string]string{"ntasks_per_node": "2"}},
+	} {
+		h, err := LoadHistory(ctx, a.DB, q)
+		if err != nil {
+			t.Errorf("history %+v: %v", q, err)
+			continue
+		}
+		if len(h.Points) != 3 {
+			t.Errorf("history %+v: %d points, want the configuration's 3 runs", q, len(h.Points))
+		}
+	}
+	_, err := LoadHistory(ctx, a.DB, HistoryQuery{Benchmark: "bw"})
+	var amb *AmbiguousError
+	if !errors.As(err, &amb) || amb.What != "variant" || len(amb.Choices) != 4 {
+		t.Errorf("history of four configurations: %v, want them listed", err)
+	}
+	_, err = LoadHistory(ctx, a.DB, HistoryQuery{Benchmark: "bw", Config: map[string]string{"buf": "1"}})
+	if !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), "has the configuration buf=1") {
+		t.Errorf("history of no configuration: %v", err)
+	}
+}
+
+// TestHistoryFamily: histories shown together are one family: of 40
+// noise histories some show a step each alone, none together, and the
+// history with a real step keeps it. A history too short to test says
+// so.
+func TestHistoryFamily(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	build := func(vals []float64) *History {
+		var runs []store.Run
+		var samples []store.Sample
+		for i, v := range vals {
+			runs = append(runs, store.Run{ID: int64(i + 1), Benchmark: "osu_bw", Status: results.StatusOK, Start: start.AddDate(0, 0, i)})
+			samples = append(samples, store.Sample{RunID: int64(i + 1), Sample: results.Sample{Metric: "bandwidth", Unit: "MB/s", Value: v}})
+		}
+		h, err := BuildHistory(runs, samples, HistoryQuery{Benchmark: "osu_bw", Threshold: 0.05})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	var hs []*History
+	alone := 0
+	for range 40 {
+		h := build(series(rng, 30, 1000, 0.03, -1, 1))
+		if len(h.Changes) > 0 {
+			alone++
+		}
+		hs = append(hs, h)
+	}
+	real := build(series(rng, 30, 1000, 0.03, 20, 0.8))
+	hs = append(hs, real)
+	if alone == 0 {
+		t.Fatal("no noise history has a step alone: the family has nothing to control here")
+	}
+	HistoryFamily(hs)
+	for i, h := range hs[:40] {
+		if len(h.Changes) != 0 {
+			t.Errorf("noise history %d: steps %+v in the family", i, h.Changes)
+		}
+	}
+	if len(real.Changes) != 1 || real.Changes[0].Change != Worse || real.Changes[0].Index != 20 {
+		t.Errorf("the real step: %+v", real.Changes)
+	}
+	t.Logf("noise histories with a step alone: %d of 40; together: none", alone)
+
+	short := build([]float64{100, 100, 100, 100, 50, 50, 50})
+	var buf bytes.Buffer
+	short.WriteText(&buf)
+	if short.Tested || len(short.Changes) != 0 || !strings.Contains(buf.String(), "no step tested: 7 run(s), and a change of level takes 8 to be tested at alpha 0.05") {
+		t.Errorf("7 runs: tested %v, changes %+v:\n%s", short.Tested, short.Changes, buf.String())
+	}
+}

@@ -42,6 +42,10 @@ type OverviewOptions struct {
 // Overview is the key figures of an archive's series.
 type Overview struct {
 	Rows []OverviewRow `json:"rows"`
+	// Tested is how many series were long enough to be tested for a step
+	// (Testable): the family whose first tests are controlled together
+	// (StepFamily).
+	Tested int `json:"tested_series"`
 	// Runs, Failed and Invalid count the runs the overview was built from.
 	Runs, Failed, Invalid int `json:"-"`
 	// Systems are the systems of the runs, sorted ("" for runs of none).
@@ -79,8 +83,14 @@ type OverviewRow struct {
 	First float64 `json:"first"`
 	Level float64 `json:"level"`
 	Trend float64 `json:"trend"`
+	// Tested says the series had the runs for its steps to be tested
+	// (Testable: 8 at 0.05); P is then the p-value of its first test,
+	// whether it changed level at all, one of the overview's family.
+	Tested bool    `json:"tested"`
+	P      float64 `json:"p,omitempty"`
 	// Steps are the changes of level beyond the threshold, oldest first,
-	// each with what changed in provenance.
+	// each with what changed in provenance: found only in the series the
+	// family's control selects (StepFamily).
 	Steps []StepChange `json:"steps,omitempty"`
 	// Trace is the series for drawing: at most OverviewOptions.Points
 	// points, each the median of a span of runs.
@@ -346,10 +356,42 @@ func (b *OverviewBuilder) Finish(runs func(ids []int64) (map[int64]*store.Run, e
 	}
 	var rows []pending
 	counted := map[*ovConfig]bool{}
-	for k, rs := range series {
+	// Every series' first test first: the series of one overview are one
+	// family, and which are searched for steps, at what level, depends on
+	// all of them (StepFamily).
+	keys := slices.SortedFunc(maps.Keys(series), func(a, b seriesKey) int {
+		return cmp.Or(cmp.Compare(a.cfg.key, b.cfg.key), cmp.Compare(a.metric, b.metric), cmp.Compare(a.unit, b.unit), cmp.Compare(a.what, b.what))
+	})
+	searches := make([]*StepSearch, len(keys))
+	ps, tested := make([]float64, len(keys)), make([]bool, len(keys))
+	m := 0
+	for _, k := range keys {
+		if Testable(len(series[k]), b.o.Alpha) {
+			m++
+		}
+	}
+	perms := FamilyPermutations(m, b.o.Alpha)
+	for i, k := range keys {
+		rs := series[k]
 		slices.SortStableFunc(rs, func(a, b *ovRun) int { return cmp.Or(a.when.Compare(b.when), cmp.Compare(a.id, b.id)) })
+		vals := make([]float64, len(rs))
+		for j, r := range rs {
+			vals[j] = r.fig.value
+		}
+		searches[i] = NewStepSearch(vals, StepOptions{Alpha: b.o.Alpha, Seed: b.o.Seed, Permutations: perms})
+		ps[i], tested[i] = searches[i].First()
+		if tested[i] {
+			ov.Tested++
+		}
+	}
+	levels := StepFamily(ps, tested, b.o.Alpha)
+	for i, k := range keys {
+		rs := series[k]
 		row := &OverviewRow{System: k.cfg.system, Benchmark: k.cfg.benchmark, What: k.what, Metric: k.metric, Unit: k.unit,
-			Better: betterName(results.BetterFor(k.unit)), Runs: len(rs)}
+			Better: betterName(results.BetterFor(k.unit)), Runs: len(rs), Tested: tested[i]}
+		if tested[i] {
+			row.P = ps[i]
+		}
 		if f := rs[0].fig; f.hasX {
 			x := f.x
 			row.X = &x
@@ -361,7 +403,7 @@ func (b *OverviewBuilder) Finish(runs func(ids []int64) (map[int64]*store.Run, e
 		}
 		last := rs[len(rs)-1]
 		row.Latest = Point{Run: last.id, Job: last.job, When: last.when, Value: last.fig.value, Min: last.fig.value, Max: last.fig.value, N: 1}
-		steps := Steps(vals, StepOptions{Alpha: b.o.Alpha, Seed: b.o.Seed})
+		steps := searches[i].Steps(levels[i])
 		var starts []int
 		for _, s := range steps {
 			starts = append(starts, s.Index)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +131,71 @@ func TestOverviewTraceIsBounded(t *testing.T) {
 	tr := trace(rs, 100)
 	if len(tr) != 100 || tr[0].Value != 4.5 || tr[99].Value != 994.5 {
 		t.Errorf("trace of 1000 runs: %d points, first %v, last %v", len(tr), tr[0], tr[len(tr)-1])
+	}
+}
+
+// TestOverviewControlsTheFamily: the series of an overview are one
+// family. Of 80 series of noise, tested one by one at 0.05 about four
+// would show a step; together, none does, while the one series with a
+// real step still shows it; and a series of seven runs, too short to
+// test, shows none however large its jump.
+func TestOverviewControlsTheFamily(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	b := NewOverviewBuilder(OverviewOptions{})
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	id := int64(0)
+	add := func(variant string, day int, v float64) {
+		id++
+		r := store.Run{ID: id, Campaign: "nightly", Variant: variant, Benchmark: "osu_bw", Status: results.StatusOK, Start: t0.AddDate(0, 0, day)}
+		b.AddRun(&r)
+		b.AddSample(&store.Sample{RunID: id, Sample: results.Sample{Metric: "bandwidth", Unit: "MB/s", X: results.F(1 << 20), XUnit: "bytes", Value: v}})
+	}
+	noise, perSeries := 80, 0
+	for s := range noise {
+		var vals []float64
+		for day := range 30 {
+			v := 1000 * (1 + 0.03*rng.NormFloat64())
+			vals = append(vals, v)
+			add("noise"+strconv.Itoa(s), day, v)
+		}
+		if len(Steps(vals, StepOptions{})) > 0 {
+			perSeries++
+		}
+	}
+	for day := range 30 {
+		level := 1000.0
+		if day >= 20 {
+			level = 800
+		}
+		add("step", day, level*(1+0.03*rng.NormFloat64()))
+	}
+	for day := range 7 {
+		add("short", day, map[bool]float64{true: 1000, false: 300}[day < 4])
+	}
+	ov, err := b.Finish(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("noise series with a step when each is tested alone: %d of %d", perSeries, noise)
+	if perSeries == 0 {
+		t.Fatalf("no noise series has a step of its own: the family has nothing to control here")
+	}
+	if ov.Tested != noise+1 {
+		t.Errorf("%d series tested, want the %d of 30 runs", ov.Tested, noise+1)
+	}
+	for _, row := range ov.Rows {
+		variant := row.Config[0]
+		switch {
+		case variant == "variant=step":
+			if len(row.Steps) != 1 || row.Steps[0].Change != Worse || !row.Tested || row.P > 0.001 {
+				t.Errorf("the real step: %+v, want one regression", row)
+			}
+		case variant == "variant=short":
+			if len(row.Steps) != 0 || row.Tested {
+				t.Errorf("7 runs: tested %v, steps %+v: want none", row.Tested, row.Steps)
+			}
+		case len(row.Steps) != 0:
+			t.Errorf("%s: steps %+v in noise", variant, row.Steps)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,17 +49,22 @@ func nodes(prefix string, n int) []string {
 
 // TestNodePairsAreRows: a matrix run's pairs are the rows of one table
 // per metric, not a table each; the round a pair was measured in keeps
-// nothing apart; the summary line names the worst pair.
+// nothing apart; the summary line names the worst pair. Each pair is
+// tested on its runs: 4 nodes' 26 tested rows need 5 runs a side for the
+// bad node's 6 pairs to stand out of the family, 16 nodes' 482 rows 6.
 func TestNodePairsAreRows(t *testing.T) {
-	for _, n := range []int{4, 16} {
+	for _, c := range []struct{ n, runs int }{{4, 5}, {16, 6}} {
+		n := c.n
 		a, b := newSides("week=1", "week=2")
-		a.matrixRun(nodes("n", n), 0, func(string, string) float64 { return 12000 })
-		b.matrixRun(nodes("n", n), 5, func(from, to string) float64 {
-			if from == "n03" || to == "n03" {
-				return 7000 // a bad cable on n03
-			}
-			return 12000
-		})
+		for k := range c.runs {
+			a.matrixRun(nodes("n", n), k, func(string, string) float64 { return 12000 })
+			b.matrixRun(nodes("n", n), 5+k, func(from, to string) float64 {
+				if from == "n03" || to == "n03" {
+					return 7000 // a bad cable on n03
+				}
+				return 12000
+			})
+		}
 		res := mustBuild(t, a.Side, b.Side)
 		if len(res.Tables) != 2 {
 			t.Fatalf("%d nodes: %d tables, want one per metric", n, len(res.Tables))
@@ -78,6 +84,23 @@ func TestNodePairsAreRows(t *testing.T) {
 		if lat := res.Tables[1]; lat.Pairs == nil || lat.Pairs.Worse != 0 || len(lat.Pairs.All) != 1 || lat.Pairs.All[0].Change != Same {
 			t.Errorf("%d nodes: latency summary %+v", n, lat.Pairs)
 		}
+		if r := bw.Rows[0]; r.Old.N != c.runs || !r.Tested {
+			t.Errorf("%d nodes: row %+v: want a pair's %d runs, tested", n, r, c.runs)
+		}
+	}
+	// One run a side tells no pair from another: the rows are not judged,
+	// and the pairs taken together (12 a side) are, but do not gate.
+	a, b := newSides("week=1", "week=2")
+	a.matrixRun(nodes("n", 4), 0, func(string, string) float64 { return 12000 })
+	b.matrixRun(nodes("n", 4), 5, func(from, to string) float64 {
+		if from == "n03" || to == "n03" {
+			return 7000
+		}
+		return 12000
+	})
+	res := mustBuild(t, a.Side, b.Side)
+	if p := res.Tables[0].Pairs; p.Worse != 0 || res.Regressions() != 0 || res.Tables[0].Rows[0].Tested || !p.All[0].Tested {
+		t.Errorf("one run a side: summary %+v, %d regressions: want no pair judged", p, res.Regressions())
 	}
 }
 
@@ -92,7 +115,7 @@ func TestNodePairsOfTwoSystems(t *testing.T) {
 	res := mustBuild(t, a.Side, b.Side)
 	bw := res.Tables[0]
 	if p := bw.Pairs; p == nil || p.Both != 0 || p.OnlyOld != 30 || p.OnlyNew != 30 || !p.Judges() || len(p.All) != 1 ||
-		p.All[0].Change != Worse || p.All[0].Old.N != 30 || p.All[0].New.N != 30 || !p.All[0].Tested() {
+		p.All[0].Change != Worse || p.All[0].Old.N != 30 || p.All[0].New.N != 30 || !p.All[0].Tested {
 		t.Fatalf("summary %+v", bw.Pairs)
 	}
 	if res.Regressions() != 1 {
@@ -112,7 +135,7 @@ func TestNodePairsOfTwoSystems(t *testing.T) {
 // pair then size order; one pair only is named in the heading, as before.
 func TestPairsWithSizes(t *testing.T) {
 	a, b := newSides("run=a", "run=b")
-	for _, s := range []*sideBuilder{a, b} {
+	for _, s := range slices.Repeat([]*sideBuilder{a, b}, 5) {
 		r := s.run("pairs", "inter", map[string]string{"fabric": "ib"})
 		for p, pair := range [][2]string{{"n1", "n5"}, {"n2", "n6"}} {
 			for _, x := range []float64{1024, 4096} {

@@ -17,15 +17,15 @@ import (
 )
 
 // WriteText writes the comparison as benchstat-style tables: per benchmark,
-// metric and configuration, one row per x with the median of each side
-// (± the largest distance of a repeat from it), the change, the p-value and
-// repeat counts, and a geometric-mean line; then the warnings and a verdict
-// line. Output is deterministic.
+// metric and configuration, one row per x with the median of each side's
+// runs (± the largest distance of a run from it), the change, the p-value
+// and its adjusted q, and the run counts, and a geometric-mean line; then
+// the warnings and a verdict line. Output is deterministic.
 func (r *Result) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "old: %s (%s)\n", r.Old.Name, runList(r.Old.Runs))
 	fmt.Fprintf(ew, "new: %s (%s)\n", r.New.Name, runList(r.New.Runs))
-	fmt.Fprintf(ew, "threshold %s, alpha %s\n", pct(r.Threshold), strconv.FormatFloat(r.Alpha, 'f', -1, 64))
+	fmt.Fprintf(ew, "%s\n", r.Method())
 	for _, t := range r.Tables {
 		fmt.Fprintf(ew, "\n%s\n", t.Heading())
 		header, rows := r.Cells(t)
@@ -43,14 +43,43 @@ func (r *Result) WriteText(w io.Writer) error {
 			fmt.Fprintf(ew, "warning: %s\n", wn)
 		}
 	}
-	rows := r.RowCount()
-	fmt.Fprintln(ew)
-	if n := r.Regressions(); n > 0 {
-		fmt.Fprintf(ew, "REGRESSION: %d of %d row(s) worse by more than %s; %d better\n", n, rows, pct(r.Threshold), r.Count(Better))
-	} else {
-		fmt.Fprintf(ew, "no regression beyond %s in %d row(s); %d better\n", pct(r.Threshold), rows, r.Count(Better))
-	}
+	fmt.Fprintf(ew, "\n%s\n", r.Verdict())
 	return ew.err
+}
+
+// Method says how rows are judged, the line under the sides: "threshold
+// 5%, alpha 0.05, Benjamini–Hochberg over 80 tested rows".
+func (r *Result) Method() string {
+	s := fmt.Sprintf("threshold %s, alpha %s, ", pct(r.Threshold), strconv.FormatFloat(r.Alpha, 'f', -1, 64))
+	if r.Family == 0 {
+		s += fmt.Sprintf("no row tested (it takes %d runs a side)", RunsNeeded(r.Alpha))
+	} else {
+		s += fmt.Sprintf("Benjamini–Hochberg over %d tested row%s", r.Family, plural(r.Family))
+	}
+	if r.ThresholdOnly {
+		s += "; rows too few to test judged by the change alone (--threshold-only)"
+	}
+	return s
+}
+
+// Verdict is the comparison's last line: the regressions, or that there
+// are none, and how many rows had too few runs to be judged at all.
+func (r *Result) Verdict() string {
+	rows, better, untestable := r.RowCount(), r.Count(Better), r.Untestable()
+	var s string
+	if n := r.Regressions(); n > 0 {
+		s = fmt.Sprintf("REGRESSION: %d of %d row(s) worse by more than %s", n, rows, pct(r.Threshold))
+		if m := r.countUntested(Worse); m > 0 {
+			s += fmt.Sprintf(" (%d of them untested, by the change alone)", m)
+		}
+		s += fmt.Sprintf("; %d better", better)
+	} else {
+		s = fmt.Sprintf("no regression beyond %s in %d row(s); %d better", pct(r.Threshold), rows, better)
+	}
+	if untestable > 0 && !r.ThresholdOnly {
+		s += fmt.Sprintf("; %d row(s) with too few runs to judge (repeat ≥ %d× to test them)", untestable, RunsNeeded(r.Alpha))
+	}
+	return s
 }
 
 // WriteJSON writes the comparison as one indented JSON document.
@@ -86,7 +115,7 @@ func (r *Result) Cells(t Table) (header []string, rows [][]string) {
 		}
 	}
 	cells := func(first string, row Row) []string {
-		delta, _ := deltaCell(row, r.Alpha)
+		delta, _ := r.deltaCell(row)
 		c := []string{formatX(row.X, t.XUnit), summaryCell(row.Old), summaryCell(row.New), delta, verdictCell(row.Change)}
 		switch {
 		case t.Pairs == nil:
@@ -187,8 +216,50 @@ func (r *Result) RowCount() int {
 	return n
 }
 
-// Untested reports whether some row was judged without a significance
-// test (too few repeats), which the text output explains in a footnote.
+// judged calls fn with every row the verdict counts (see RowCount) that
+// was measured on both sides.
+func (r *Result) judged(fn func(Row)) {
+	for _, t := range r.Tables {
+		rows := t.Rows
+		if t.Pairs.Judges() {
+			rows = t.Pairs.All
+		}
+		for _, row := range rows {
+			if row.Change != Missing {
+				fn(row)
+			}
+		}
+	}
+}
+
+// Untestable is how many of the rows the verdict counts were measured on
+// both sides with too few runs to test: "~" in the text, never a
+// regression unless ThresholdOnly.
+func (r *Result) Untestable() int {
+	n := 0
+	r.judged(func(row Row) {
+		if !row.Tested {
+			n++
+		}
+	})
+	return n
+}
+
+// countUntested is how many rows the verdict counts have change c without
+// a test (ThresholdOnly).
+func (r *Result) countUntested(c Change) int {
+	n := 0
+	r.judged(func(row Row) {
+		if !row.Tested && row.Change == c {
+			n++
+		}
+	})
+	return n
+}
+
+// Untested reports whether some row was judged by its change alone
+// (ThresholdOnly, too few runs to test), which the text output marks "*"
+// and explains in a footnote (UntestedNote).
 func (r *Result) Untested() bool {
 	for _, t := range r.Tables {
 		rows := t.Rows
@@ -196,7 +267,7 @@ func (r *Result) Untested() bool {
 			rows = append(slices.Clone(rows), t.Pairs.All...)
 		}
 		for _, row := range rows {
-			if _, mark := deltaCell(row, r.Alpha); mark {
+			if _, mark := r.deltaCell(row); mark {
 				return true
 			}
 		}
@@ -204,9 +275,9 @@ func (r *Result) Untested() bool {
 	return false
 }
 
-// UntestedNote explains the "*" of rows judged without a test.
+// UntestedNote explains the "*" of rows judged by the change alone.
 func (r *Result) UntestedNote() string {
-	return fmt.Sprintf("no p-value: too few repeats for a Mann-Whitney test to reach alpha %s (at 0.05 it takes 4+4 values); a change beyond %s in the worse direction is a regression on its own.",
+	return fmt.Sprintf("no p-value: too few runs for a Mann-Whitney test to reach alpha %s (at 0.05 it takes 4+4); --threshold-only judged these rows by the change alone, with no evidence behind it: on a noisy machine identical re-runs differ by more than %s.",
 		strconv.FormatFloat(r.Alpha, 'f', -1, 64), pct(r.Threshold))
 }
 
@@ -293,25 +364,44 @@ func summaryCell(s *Summary) string {
 	return fmt.Sprintf("%s ± %.0f%%", formatValue(s.Median), spread*100)
 }
 
-// deltaCell writes the change column: "~" for a tested row whose change is
-// not significant at alpha, as benchstat does; mark says the cell carries
-// the "no test" footnote.
-func deltaCell(r Row, alpha float64) (cell string, mark bool) {
-	if r.Change == Missing {
-		if r.Old == nil {
+// deltaCell writes the change column: the change with its p-value, its
+// adjusted q and the run counts; "~" for a row whose change is not
+// significant, as benchstat does, or that had too few runs to test, with
+// the reason. mark says the cell carries the footnote of a row judged by
+// the change alone (ThresholdOnly).
+func (r *Result) deltaCell(row Row) (cell string, mark bool) {
+	if row.Change == Missing {
+		if row.Old == nil {
 			return "only new", false
 		}
 		return "only old", false
 	}
-	n := fmt.Sprintf("n=%d+%d", r.Old.N, r.New.N)
-	if r.P != nil {
-		p := strconv.FormatFloat(*r.P, 'f', 3, 64)
-		if *r.P >= alpha {
-			return fmt.Sprintf("~ (p=%s %s)", p, n), false
+	n := fmt.Sprintf("n=%d+%d", row.Old.N, row.New.N)
+	switch {
+	case row.Tested:
+		pq := probability("p", *row.P)
+		if row.Q != nil {
+			pq += " " + probability("q", *row.Q)
 		}
-		return fmt.Sprintf("%s (p=%s %s)", deltaText(r), p, n), false
+		if !row.Significant(r.Alpha) {
+			return fmt.Sprintf("~ (%s %s)", pq, n), false
+		}
+		return fmt.Sprintf("%s (%s %s)", deltaText(row), pq, n), false
+	case r.ThresholdOnly:
+		return fmt.Sprintf("%s (%s)*", deltaText(row), n), true
+	case row.Note != "":
+		return "~ " + row.Note, false
 	}
-	return fmt.Sprintf("%s (%s)*", deltaText(r), n), true
+	return "~ (" + n + ")", false
+}
+
+// probability writes a p-value named name to three decimals, "p=0.008",
+// or "p<0.001" below them: never "p=0.000", which no test gives.
+func probability(name string, p float64) string {
+	if p < 0.0005 {
+		return name + "<0.001"
+	}
+	return name + "=" + strconv.FormatFloat(p, 'f', 3, 64)
 }
 
 func deltaText(r Row) string {
@@ -438,7 +528,11 @@ func (h *History) WriteText(w io.Writer) error {
 	}
 	writeTable(ew, table)
 	fmt.Fprintln(ew)
-	if len(h.Changes) == 0 {
+	switch {
+	case !h.Tested:
+		fmt.Fprintf(ew, "no step tested: %d run(s), and a change of level takes %d to be tested at alpha %s\n", len(h.Points),
+			MinStepRuns(h.Alpha), strconv.FormatFloat(h.Alpha, 'f', -1, 64))
+	case len(h.Changes) == 0:
 		fmt.Fprintf(ew, "no step at alpha %s\n", strconv.FormatFloat(h.Alpha, 'f', -1, 64))
 	}
 	for _, c := range h.Changes {
@@ -447,8 +541,8 @@ func (h *History) WriteText(w io.Writer) error {
 			job = ", job " + c.Job
 		}
 		verdict := map[Change]string{Worse: "REGRESSION", Better: "improvement", Changed: "change", Same: "within " + pct(h.Threshold)}[c.Change]
-		fmt.Fprintf(ew, "step at run %d (%s%s): %s → %s (%s, p=%s) %s\n", c.Run, c.When.UTC().Format("2006-01-02 15:04"), job,
-			formatValue(c.Before), formatValue(c.After), signedPct(c.Delta), strconv.FormatFloat(c.P, 'f', 3, 64), verdict)
+		fmt.Fprintf(ew, "step at run %d (%s%s): %s → %s (%s, %s) %s\n", c.Run, c.When.UTC().Format("2006-01-02 15:04"), job,
+			formatValue(c.Before), formatValue(c.After), signedPct(c.Delta), probability("p", c.P), verdict)
 		if len(c.Provenance) == 0 {
 			fmt.Fprintln(ew, "  provenance: nothing recorded differs between the runs either side")
 		}

@@ -164,6 +164,49 @@ func MinP(n, m int) float64 {
 	return math.Min(1, 2/c)
 }
 
+// RunsNeeded is the fewest runs a side needs, the same on both sides, for
+// a Mann-Whitney test to be able to reach alpha at all: the smallest n
+// with MinP(n, n) ≤ alpha (4 at 0.05, 5 at 0.01).
+func RunsNeeded(alpha float64) int {
+	n := 1
+	for MinP(n, n) > alpha {
+		n++
+	}
+	return n
+}
+
+// BenjaminiHochberg returns the adjusted p-values (q-values) of a family
+// of tests whose p-values are p, in p's order: q of the i-th smallest of m
+// is the smallest m·p(j)/j over j ≥ i, at most 1. Rejecting every test
+// whose q is at most alpha controls the false discovery rate at alpha —
+// and, when no effect is real, the chance of any rejection at all — for
+// independent or positively dependent tests, which the rows of one
+// comparison are (one run's conditions move all its sizes together).
+func BenjaminiHochberg(p []float64) []float64 {
+	m := len(p)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case p[a] < p[b]:
+			return -1
+		case p[a] > p[b]:
+			return 1
+		}
+		return 0
+	})
+	q := make([]float64, m)
+	low := 1.0
+	for k := m - 1; k >= 0; k-- {
+		i := order[k]
+		low = math.Min(low, p[i]*float64(m)/float64(k+1))
+		q[i] = low
+	}
+	return q
+}
+
 // Median returns the median of v (the mean of the middle two for an even
 // count), or NaN for no values.
 func Median(v []float64) float64 {

@@ -198,3 +198,38 @@ func TestMedianAndGeometricMean(t *testing.T) {
 		t.Error("geomean of a zero or of nothing is not NaN")
 	}
 }
+
+func TestRunsNeeded(t *testing.T) {
+	for _, c := range []struct {
+		alpha float64
+		want  int
+	}{{0.05, 4}, {0.1, 3}, {0.01, 5}, {0.001, 7}} {
+		if got := RunsNeeded(c.alpha); got != c.want {
+			t.Errorf("RunsNeeded(%v) = %d, want %d", c.alpha, got, c.want)
+		}
+	}
+}
+
+// TestBenjaminiHochberg checks the adjustment against values worked by
+// hand (and by R's p.adjust(p, "BH")): q of the i-th smallest of m is the
+// smallest m·p(j)/j for j ≥ i, in the input's order, ties and all.
+func TestBenjaminiHochberg(t *testing.T) {
+	for _, c := range []struct{ p, want []float64 }{
+		{nil, []float64{}},
+		{[]float64{0.03}, []float64{0.03}},
+		{[]float64{0.01, 0.04, 0.03, 0.005}, []float64{0.02, 0.04, 0.04, 0.02}},
+		{[]float64{0.5, 0.0079, 0.0079, 1}, []float64{2.0 / 3, 0.0158, 0.0158, 1}},
+		{[]float64{0.9, 0.8}, []float64{0.9, 0.9}},
+	} {
+		got := BenjaminiHochberg(c.p)
+		if len(got) != len(c.want) {
+			t.Fatalf("BH(%v) = %v, want %v", c.p, got, c.want)
+		}
+		for i := range got {
+			if math.Abs(got[i]-c.want[i]) > 1e-12 {
+				t.Errorf("BH(%v) = %v, want %v", c.p, got, c.want)
+				break
+			}
+		}
+	}
+}

@@ -14,9 +14,16 @@ type StepOptions struct {
 	// 2): one point off the level is an outlier, which the control band
 	// shows; two in a row are a new level.
 	MinSegment int
-	// Permutations is the number of shuffles behind each p-value (default
-	// 999, so p is resolved to 0.001).
+	// Permutations is the most shuffles behind each p-value (default 999,
+	// so that p is resolved to 0.001; a family of series needs finer,
+	// FamilyPermutations).
 	Permutations int
+	// Extremes stops the shuffling once this many shuffles were at least
+	// as extreme as the series (default 20), p being then Extremes over
+	// the shuffles made (Besag and Clifford's sequential test, as valid as
+	// the full one): a series with no step costs a few dozen shuffles,
+	// only one with a clear step all of them.
+	Extremes int
 	// Seed makes the permutations, and so the p-values, reproducible.
 	Seed uint64
 }
@@ -31,7 +38,30 @@ func (o StepOptions) withDefaults() StepOptions {
 	if o.Permutations <= 0 {
 		o.Permutations = 999
 	}
+	if o.Extremes <= 0 {
+		o.Extremes = 20
+	}
 	return o
+}
+
+// Testable reports whether a permutation test of a segment of n points
+// can reach alpha at all: its smallest p-value, when the two halves are as
+// far apart as can be, is 2/C(n, n/2) (the order and its reverse, and
+// every order within each half, split alike), MinP(n/2, n − n/2). Eight
+// points can reach 0.05, seven cannot (2/35 = 0.057); Steps leaves a
+// shorter segment alone, as chance alone would otherwise find its steps.
+func Testable(n int, alpha float64) bool {
+	return n >= 2 && MinP(n/2, n-n/2) <= alpha
+}
+
+// MinStepRuns is the fewest points a series needs to be Testable at
+// alpha: 8 at 0.05.
+func MinStepRuns(alpha float64) int {
+	n := 2
+	for !Testable(n, alpha) && n < 1000 {
+		n++
+	}
+	return n
 }
 
 // Step is a change of level found in a series.
@@ -71,15 +101,63 @@ type Step struct {
 // few milliseconds for a history of hundreds of runs.
 func Steps(values []float64, o StepOptions) []Step {
 	o = o.withDefaults()
-	rng := rand.New(rand.NewPCG(o.Seed, uint64(len(values))))
-	w := winsorize(values)
-	var found []Step
+	return NewStepSearch(values, o).Steps(o.Alpha)
+}
+
+// StepSearch is Steps in two stages, for a family of series (StepFamily):
+// NewStepSearch makes the first test, whether the series changed level at
+// all, and Steps finds the steps at a level chosen once every series'
+// first test is known. Steps(values, o) is NewStepSearch(values,
+// o).Steps(o.Alpha).
+type StepSearch struct {
+	o         StepOptions
+	values, w []float64
+	// pcg is the state of the draws after the first test, which each
+	// call of Steps continues from.
+	pcg    rand.PCG
+	k      int
+	p      float64
+	tested bool
+}
+
+// NewStepSearch makes the first test of values: the best split of the
+// whole series and its p-value. A series too short to reach o.Alpha
+// (Testable) is not tested.
+func NewStepSearch(values []float64, o StepOptions) *StepSearch {
+	o = o.withDefaults()
+	s := &StepSearch{o: o, values: values, w: winsorize(values), k: -1, p: 1}
+	pcg := rand.NewPCG(o.Seed, uint64(len(values)))
+	if len(values) >= 2*o.MinSegment && Testable(len(values), o.Alpha) {
+		s.k, s.p = bestSplit(s.w, o, rand.New(pcg))
+		s.tested = true
+	}
+	s.pcg = *pcg
+	return s
+}
+
+// First is the first test's p-value, the evidence for any step of the
+// series; tested is false when the series was too short to be tested
+// (p is then 1).
+func (s *StepSearch) First() (p float64, tested bool) { return min(s.p, 1), s.tested }
+
+// Steps returns the steps of the series at significance level: none
+// unless the first test's p is at most level; then the first step and,
+// each segment on either side searched again at level, the others.
+func (s *StepSearch) Steps(level float64) []Step {
+	if !s.tested || s.k < 0 || s.p > level {
+		return nil
+	}
+	o := s.o
+	o.Alpha = level
+	pcg := s.pcg
+	rng := rand.New(&pcg)
+	found := []Step{{Index: s.k, P: s.p}}
 	var split func(lo, hi int)
 	split = func(lo, hi int) {
-		if hi-lo < 2*o.MinSegment {
+		if hi-lo < 2*o.MinSegment || !Testable(hi-lo, o.Alpha) {
 			return
 		}
-		k, p := bestSplit(w[lo:hi], o, rng)
+		k, p := bestSplit(s.w[lo:hi], o, rng)
 		if k < 0 || p > o.Alpha {
 			return
 		}
@@ -87,18 +165,19 @@ func Steps(values []float64, o StepOptions) []Step {
 		split(lo, lo+k)
 		split(lo+k, hi)
 	}
-	split(0, len(values))
+	split(0, s.k)
+	split(s.k, len(s.values))
 	slices.SortFunc(found, func(a, b Step) int { return a.Index - b.Index })
 	for i := range found {
-		lo, hi := 0, len(values)
+		lo, hi := 0, len(s.values)
 		if i > 0 {
 			lo = found[i-1].Index
 		}
 		if i+1 < len(found) {
 			hi = found[i+1].Index
 		}
-		found[i].Before = Median(values[lo:found[i].Index])
-		found[i].After = Median(values[found[i].Index:hi])
+		found[i].Before = Median(s.values[lo:found[i].Index])
+		found[i].After = Median(s.values[found[i].Index:hi])
 	}
 	return found
 }
@@ -133,16 +212,70 @@ func bestSplit(v []float64, o StepOptions, rng *rand.Rand) (k int, p float64) {
 		return -1, 1
 	}
 	// p = (1 + shuffles at least as extreme) / (1 + shuffles): the
-	// observed order counts as one of the orders, so p is never 0.
+	// observed order counts as one of the orders, so p is never 0; or,
+	// stopped at the Extremes-th extreme shuffle, Extremes / shuffles.
 	perm := slices.Clone(v)
 	extreme := 0
-	for range o.Permutations {
+	for n := 1; n <= o.Permutations; n++ {
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 		if _, s := maxSplitStat(perm, o.MinSegment); s >= stat*(1-1e-9) {
 			extreme++
+			if extreme == o.Extremes {
+				return k, float64(extreme) / float64(n)
+			}
 		}
 	}
 	return k, float64(1+extreme) / float64(1+o.Permutations)
+}
+
+// FamilyPermutations is how many shuffles the tests of a family of m
+// series need: for a step in one of them to stand out of the family
+// (Benjamini–Hochberg asks p ≤ alpha/m of it alone), p must resolve to
+// half of alpha/m — 3199 for 80 series at 0.05, 19999 for 500 — and never
+// coarser than the 999 of a series alone. Only a series with a clear
+// step uses them all (Extremes).
+func FamilyPermutations(m int, alpha float64) int {
+	if alpha <= 0 || alpha >= 1 {
+		alpha = 0.05
+	}
+	return max(999, int(math.Ceil(2*float64(m)/alpha))-1)
+}
+
+// StepFamily gives the level at which the steps of each of several series
+// are to be sought, when the series are shown together (an overview, a
+// page of histories) and so are one family: the first tests of the
+// series that can be tested (StepSearch.First: ps[i], tested[i]) are controlled
+// by Benjamini–Hochberg at alpha, so that among hundreds of series noise
+// does not pass for steps; in the R of m series selected, the further
+// steps are sought at alpha·R/m (Benjamini and Bogomolov's rule for
+// testing within selected families), which still finds each selected
+// series' first step. A series not selected gets level 0: no step.
+func StepFamily(ps []float64, tested []bool, alpha float64) []float64 {
+	var idx []int
+	var family []float64
+	for i := range ps {
+		if tested[i] {
+			idx = append(idx, i)
+			family = append(family, ps[i])
+		}
+	}
+	levels := make([]float64, len(ps))
+	if len(family) == 0 {
+		return levels
+	}
+	qs := BenjaminiHochberg(family)
+	selected := 0
+	for _, q := range qs {
+		if q <= alpha {
+			selected++
+		}
+	}
+	for j, i := range idx {
+		if qs[j] <= alpha {
+			levels[i] = alpha * float64(selected) / float64(len(family))
+		}
+	}
+	return levels
 }
 
 // maxSplitStat returns the split k (minSeg ≤ k ≤ n−minSeg) maximising

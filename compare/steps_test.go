@@ -175,3 +175,64 @@ func TestControlBands(t *testing.T) {
 		t.Errorf("band of point 10 = %+v", b)
 	}
 }
+
+// TestShortSeriesHaveNoStep: seven runs cannot show a step at 0.05 — the
+// permutation test's smallest p-value is 2/35 — so none is claimed, even
+// when the shuffles, by chance, would have put p under 0.05; eight can.
+func TestShortSeriesHaveNoStep(t *testing.T) {
+	if Testable(7, 0.05) || !Testable(8, 0.05) || Testable(1, 0.05) {
+		t.Errorf("Testable(7), (8), (1) at 0.05 = %v, %v, %v; want false, true, false", Testable(7, 0.05), Testable(8, 0.05), Testable(1, 0.05))
+	}
+	for seed := range uint64(100) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		short := series(rng, 7, 1000, 0.001, 3, 0.5)
+		if s := Steps(short, StepOptions{Seed: seed, Permutations: 999, Extremes: 1000}); len(s) != 0 {
+			t.Fatalf("seed %d: Steps(%v) = %+v: 7 runs cannot reach 0.05", seed, short, s)
+		}
+		if _, ok := NewStepSearch(short, StepOptions{}).First(); ok {
+			t.Fatalf("seed %d: the first test of 7 runs says they were tested", seed)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 3))
+	long := series(rng, 8, 1000, 0.001, 4, 0.5)
+	s := Steps(long, StepOptions{})
+	p, ok := NewStepSearch(long, StepOptions{}).First()
+	if len(s) != 1 || s[0].Index != 4 || !ok || p != s[0].P || math.Abs(p-2.0/70) > 0.01 {
+		t.Errorf("8 runs, half at half the level: steps %+v, first p %v (%v): want the step at 4, p near 2/70, the same p", s, p, ok)
+	}
+}
+
+// TestStepFamily: the first tests of a family of series are controlled by
+// Benjamini–Hochberg; the selected series' further steps are sought at
+// alpha·R/m, the others at 0.
+func TestStepFamily(t *testing.T) {
+	ps := []float64{0.00005, 0.5, 0.004, 0.03, 0.001, 0.9}
+	tested := []bool{true, true, true, true, false, true}
+	// Tested: 0.00005, 0.5, 0.004, 0.03, 0.9 (m = 5); q: 0.00025, 0.625,
+	// 0.01, 0.05, 0.9 → three selected, at 0.05·3/5.
+	got := StepFamily(ps, tested, 0.05)
+	want := []float64{0.03, 0, 0.03, 0.03, 0, 0}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Fatalf("StepFamily = %v, want %v", got, want)
+		}
+	}
+	for _, c := range []struct{ m, want int }{{1, 999}, {20, 999}, {80, 3199}, {500, 19999}} {
+		if got := FamilyPermutations(c.m, 0.05); got != c.want {
+			t.Errorf("FamilyPermutations(%d) = %d, want %d", c.m, got, c.want)
+		}
+	}
+	if l := StepFamily([]float64{0.01}, []bool{true}, 0.05); l[0] != 0.05 {
+		t.Errorf("a family of one: level %v, want alpha", l[0])
+	}
+	// A search gives the same steps at a level however often asked, and
+	// at the series' own alpha what Steps gives.
+	rng := rand.New(rand.NewPCG(2, 2))
+	v := series(rng, 60, 100, 0.02, 30, 0.8)
+	v = append(v, series(rng, 30, 80, 0.02, 10, 1.2)...)
+	search := NewStepSearch(v, StepOptions{Seed: 4})
+	a, b := search.Steps(0.01), search.Steps(0.01)
+	if !reflect.DeepEqual(a, b) || len(a) != 2 || !reflect.DeepEqual(search.Steps(0.05), Steps(v, StepOptions{Seed: 4})) {
+		t.Errorf("steps at 0.01: %+v then %+v; want the same two", a, b)
+	}
+}

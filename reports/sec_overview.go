@@ -16,6 +16,10 @@ import (
 // overview, whatever they span.
 const overviewRuns = 100
 
+// minTestedRuns is the fewest runs a series needs for a change of level in
+// it to be tested at 0.05, the overview's level.
+var minTestedRuns = compare.MinStepRuns(0.05)
+
 // Overview is the overview of the report's runs (compare.Overview): per
 // system, benchmark and configuration, a key figure over time. It is
 // computed whether the PDF shows it or not, for other views.
@@ -53,8 +57,10 @@ func (r *Report) overviewVerdict() []string {
 		}
 	}
 	switch {
+	case steps == 0 && r.overview.Tested == 0:
+		return []string{fmt.Sprintf("Over time (Overview): no series of the %d has the %d runs a change of level can be tested with.", len(r.overview.Rows), minTestedRuns)}
 	case steps == 0:
-		return []string{fmt.Sprintf("Over time (Overview): no figure changed level beyond 5%% in %d series.", len(r.overview.Rows))}
+		return []string{fmt.Sprintf("Over time (Overview): no figure changed level beyond 5%% in the %d series with the runs to tell.", r.overview.Tested)}
 	case len(worse) == 0:
 		return []string{fmt.Sprintf("Over time (Overview): %d change%s of level, none for the worse.", steps, plural(steps))}
 	}
@@ -109,8 +115,10 @@ func (r *Report) overviewSection(d *document) {
 	d.para(fmt.Sprintf("%d runs%s%s; %d failed, %d invalid. Each line follows one figure of one benchmark and configuration over time: "+
 		"its latest value, a trace of every run (medians of equal spans when there are many; red ticks: changes of level), "+
 		"its level now against its first level, and the runs that failed. Changes of level are found as sbench history finds them "+
-		"(binary segmentation, permutation test at 0.05) and listed beyond 5%%.",
-		ov.Runs, where, span, ov.Failed, ov.Invalid), "", smallSize, grey)
+		"(binary segmentation, permutation test), in a series of %d runs or more, and listed beyond 5%%; the %d series so tested are "+
+		"one family, held to a false discovery rate of 0.05 (Benjamini–Hochberg), so that noise in some of many series is not "+
+		"taken for a change.",
+		ov.Runs, where, span, ov.Failed, ov.Invalid, minTestedRuns, ov.Tested), "", smallSize, grey)
 	d.y += 4
 	bySystem := map[string][]compare.OverviewRow{}
 	for _, row := range ov.Rows {

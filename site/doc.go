@@ -19,7 +19,8 @@
 //     smallest and largest for latency) with its control band and steps,
 //     and the steps at every size with the provenance change that explains
 //     them — computed by compare.BuildHistory, exactly as sbench history
-//     computes them, and drawn by package trend.
+//     computes them, the sizes of a page being one family
+//     (compare.HistoryFamily) — and drawn by package trend.
 //   - runs/ID.html, one per run: its facts, hosts and provenance, its
 //     samples, scalars and checks, the sbatch script and the tool's whole
 //     output, so that every number of the site is one click from its

@@ -280,7 +280,7 @@ func (b *builder) histories(g *group, metric string, xs []*float64, loaded map[s
 			ss = append(ss, loaded[metric]...) // scalars of that name
 		}
 		q := compare.HistoryQuery{Benchmark: g.benchmark, Metric: metric, X: x, Variant: g.variant,
-			Window: b.o.Window, Alpha: b.o.Alpha, Threshold: b.o.Threshold}
+			Window: b.o.Window, Alpha: b.o.Alpha, Threshold: b.o.Threshold, Permutations: compare.FamilyPermutations(len(xs), b.o.Alpha)}
 		h, err := compare.BuildHistory(g.runs, ss, q)
 		if errors.Is(err, compare.ErrNoData) {
 			continue // no ok run measured it
@@ -290,6 +290,10 @@ func (b *builder) histories(g *group, metric string, xs []*float64, loaded map[s
 		}
 		out.all = append(out.all, h)
 	}
+	// The page shows the steps of every size it follows at once: they are
+	// one family, so that a page of twenty sizes does not show a step
+	// that noise in one of them made.
+	compare.HistoryFamily(out.all)
 	var all []float64
 	for _, x := range xs {
 		if x != nil {

@@ -129,8 +129,8 @@ func historyPage(g *group, metric string, hs metricHistories) webpage.Page {
 		facts = append(facts, [2]string{"Better", first.Better + " " + first.Unit})
 	}
 	thr := full(100*first.Threshold) + "%"
-	facts = append(facts, [2]string{"Judged by", fmt.Sprintf("each run against a control band, the mean ± 3σ of up to %d earlier runs; steps at α = %s; a step beyond %s for the worse is a regression (sbench history --window %d --alpha %s --threshold %s)",
-		first.Window, full(first.Alpha), thr, first.Window, full(first.Alpha), thr)})
+	facts = append(facts, [2]string{"Judged by", fmt.Sprintf("each run against a control band, the mean ± 3σ of up to %d earlier runs; steps at α = %s, in a series of %d runs or more, the sizes of this page one family (Benjamini–Hochberg); a step beyond %s for the worse is a regression (sbench history --window %d --alpha %s --threshold %s)",
+		first.Window, full(first.Alpha), compare.MinStepRuns(first.Alpha), thr, first.Window, full(first.Alpha), thr)})
 	p.facts(facts)
 	warned := map[string]bool{}
 	for _, h := range hs.all {
@@ -197,9 +197,12 @@ func historyPage(g *group, metric string, hs metricHistories) webpage.Page {
 				x, c.Index, c.Run, full(c.Before), full(c.After), full(c.Delta), full(c.P), c.Change))
 		}
 	}
-	if len(rows) == 0 {
+	switch {
+	case len(rows) == 0 && !first.Tested:
+		p.f("<p>No step tested: %d runs, and a change of level takes %d to be tested.</p>\n", len(first.Points), compare.MinStepRuns(first.Alpha))
+	case len(rows) == 0:
 		p.f("<p>No step at any size: the level held over the %d runs.</p>\n", len(first.Points))
-	} else {
+	default:
 		p.WriteString("<p class=\"small muted\">Each step names the first run of the new level and what changed in the nodes' provenance between the runs either side of it.</p>\n")
 		p.table([]string{"Size", "First run", "Job", "Date", "Before", "After", "Change", "p", "Verdict", "Provenance change"},
 			[]bool{true, true, false, false, true, true, true, true}, rows, attrs)

@@ -133,7 +133,11 @@ type Filter struct {
 	// Benchmark and Benchmarks select runs of any of these benchmarks.
 	Benchmark  string
 	Benchmarks []string
-	Labels     map[string]string
+	// Labels selects runs whose every KEY has VALUE: a label, else a
+	// parameter (a sweep's value: buf=16384, or param.buf=16384), else a
+	// setting the variant's name gives (ntasks_per_node=2 of a sweep of
+	// Slurm's ntasks_per_node); see Run.Setting.
+	Labels map[string]string
 	// Statuses selects runs with any of these statuses (ok, failed,
 	// invalid).
 	Statuses []results.Status

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"database/sql"
@@ -71,8 +72,8 @@ func (f Filter) where() (string, []any) {
 			args = append(args, f.Labels[k])
 			continue
 		}
-		conds = append(conds, "EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = r.id AND l.key = ? AND l.value = ?)")
-		args = append(args, k, f.Labels[k])
+		c, a := settingCond(k, f.Labels[k])
+		conds, args = append(conds, c), append(args, a...)
 	}
 	if !f.Since.IsZero() {
 		conds = append(conds, "r.start_time >= ?")
@@ -86,6 +87,28 @@ func (f Filter) where() (string, []any) {
 		return "", nil
 	}
 	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// settingCond is the SQL condition that run r's setting key is value:
+// Run.Setting's rule — a label, else a parameter, else the variant's name
+// — in SQL.
+func settingCond(key, value string) (string, []any) {
+	var b strings.Builder
+	b.WriteString("CASE WHEN EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = r.id AND l.key = ?)" +
+		" THEN EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = r.id AND l.key = ? AND l.value = ?)")
+	args := []any{key, key, value}
+	for _, k := range paramKeys(key) {
+		b.WriteString(" WHEN EXISTS (SELECT 1 FROM run_params p WHERE p.run_id = r.id AND p.key = ?)" +
+			" THEN EXISTS (SELECT 1 FROM run_params p WHERE p.run_id = r.id AND p.key = ? AND p.value = ?)")
+		args = append(args, k, k, value)
+	}
+	var parts []string
+	for _, k := range variantKeys(key) {
+		parts = append(parts, k+"="+value)
+	}
+	list, _ := json.Marshal(parts)
+	b.WriteString(" ELSE EXISTS (SELECT 1 FROM json_each(?) WHERE instr(',' || r.variant || ',', ',' || value || ',') > 0) END")
+	return b.String(), append(args, string(list))
 }
 
 // Runs returns the runs f selects, ordered by start time (unknown first),
@@ -916,6 +939,12 @@ type Inventory struct {
 	// Labels are the label keys, each with its values (at most a few, the
 	// most common first).
 	Labels map[string][]string
+	// Settings are the other names a KEY=VALUE selection reads
+	// (Run.Setting): the parameters that configure a run (not those that
+	// only number or describe it) and the settings variants are named by
+	// ("ntasks_per_node" of "ntasks_per_node=2"), without their sweep
+	// prefix, each with its values (at most a few, the most common first).
+	Settings map[string][]string
 	// FirstRun and LastRun are the smallest and largest run ids.
 	FirstRun, LastRun int64
 	// FirstStart and LastStart bound the runs' start times; NoStart runs
@@ -930,7 +959,7 @@ const maxInventoryValues = 8
 // Inventory reads what the archive holds: counts and distinct names, from
 // the indexes, without loading runs.
 func (db *DB) Inventory(ctx context.Context) (Inventory, error) {
-	inv := Inventory{Labels: map[string][]string{}}
+	inv := Inventory{Labels: map[string][]string{}, Settings: map[string][]string{}}
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		var first, last sql.NullInt64
 		if err := tx.QueryRowContext(ctx, "SELECT count(*), min(id), max(id) FROM runs").Scan(&inv.Runs, &first, &last); err != nil {
@@ -980,12 +1009,69 @@ ORDER BY 1, 3 DESC, 2`)
 				inv.Labels[k] = append(inv.Labels[k], v)
 			}
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return inventorySettings(ctx, tx, &inv)
 	})
 	if err != nil {
 		return Inventory{}, fmt.Errorf("read what %s holds: %w", db.path, err)
 	}
 	return inv, nil
+}
+
+// inventorySettings fills inv.Settings: the parameters and the variants'
+// settings, each value counted once per run.
+func inventorySettings(ctx context.Context, tx *sql.Tx, inv *Inventory) error {
+	counts := map[string]map[string]int{}
+	add := func(k, v string, n int) {
+		if counts[k] == nil {
+			counts[k] = map[string]int{}
+		}
+		counts[k][v] += n
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT key, value, count(*) FROM run_params GROUP BY key, value")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		var n int
+		if err := rows.Scan(&k, &v, &n); err != nil {
+			return err
+		}
+		if !results.DescriptiveParam("", k) {
+			add(k, v, n)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows, err = tx.QueryContext(ctx, "SELECT variant, count(*) FROM runs WHERE variant LIKE '%=%' GROUP BY variant")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var variant string
+		var n int
+		if err := rows.Scan(&variant, &n); err != nil {
+			return err
+		}
+		for k, v := range SettingKeys(variant) {
+			add(k, v, n)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for k, vs := range counts {
+		values := slices.Collect(maps.Keys(vs))
+		slices.SortFunc(values, func(a, b string) int { return cmp.Or(cmp.Compare(vs[b], vs[a]), cmp.Compare(a, b)) })
+		inv.Settings[k] = values[:min(len(values), maxInventoryValues)]
+	}
+	return nil
 }
 
 // queryStrings returns the one column of text a query selects.

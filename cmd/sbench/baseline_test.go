@@ -14,8 +14,9 @@ func TestBaselineSetListCompareRm(t *testing.T) {
 		t.Errorf("set: %q", out)
 	}
 	// The baseline is frozen: a run labelled run=a later does not join it.
-	mustSbench(t, 1, "compare", "--db", db, "baseline:pre-upgrade", "run=b")
-	mustSbench(t, 0, "compare", "--db", db, "baseline:pre-upgrade", "run=a2")
+	// (One run a side: judged by the change alone.)
+	mustSbench(t, 1, "compare", "--db", db, "--threshold-only", "baseline:pre-upgrade", "run=b")
+	mustSbench(t, 0, "compare", "--db", db, "--threshold-only", "baseline:pre-upgrade", "run=a2")
 
 	out, _ = mustSbench(t, 0, "baseline", "set", "--db", db, "pre-upgrade", "run:1-2")
 	if !strings.HasPrefix(out, "baseline pre-upgrade replaced: 2 run(s) (run:1-2)") {
@@ -34,7 +35,7 @@ func TestBaselineSetListCompareRm(t *testing.T) {
 		t.Errorf("list --json: %v\n%s", err, out)
 	}
 	// Two runs of identical numbers on the baseline side are repeats.
-	out, _ = mustSbench(t, 1, "compare", "--db", db, "baseline:pre-upgrade", "run=b")
+	out, _ = mustSbench(t, 1, "compare", "--db", db, "--threshold-only", "baseline:pre-upgrade", "run=b")
 	if !strings.Contains(out, "(n=2+1)") {
 		t.Errorf("baseline of two runs:\n%s", out)
 	}
@@ -109,22 +110,19 @@ func TestPruneListsFirstAndNeedsYes(t *testing.T) {
 }
 
 // TestReportBaselineSection: sbench report --baseline adds a comparison
-// of the report's runs with the baseline's: the 20% bandwidth drop of
-// run=b is in the section's table and named in the verdict.
+// of the report's runs with the baseline's, judged as sbench compare
+// judges: one run a side is no evidence either way; with four a side the
+// 20% bandwidth drop is in the section's table and named in the verdict.
 func TestReportBaselineSection(t *testing.T) {
 	db := acceptanceArchive(t)
 	mustSbench(t, 0, "baseline", "set", "--db", db, "before", "run=a")
 	pdf := filepath.Join(t.TempDir(), "r.pdf")
 	out, _ := mustSbench(t, 0, "report", "--db", db, "--label", "run=b", "--baseline", "before", "-o", pdf)
-	if !strings.Contains(out, "regressed") {
-		t.Errorf("stdout lacks the regression in the verdict:\n%s", out)
+	if !strings.Contains(out, "No evidence either way against baseline before (1 run), the report's 1 run: 23 points compared, each with too few runs to judge (it takes 4 a side).") ||
+		strings.Contains(out, "regressed") {
+		t.Errorf("one run a side:\n%s", out)
 	}
-	checkPDF(t, pdf, []string{"Compared with baseline before", "-20.00%", "REGRESSION", "Warning: against baseline before (1 run)"})
-	// Against an identical run: no regression.
-	out, _ = mustSbench(t, 0, "report", "--db", db, "--label", "run=a2", "--baseline", "before", "-o", pdf)
-	if !strings.Contains(out, "No regression against baseline before") {
-		t.Errorf("identical runs:\n%s", out)
-	}
+	checkPDF(t, pdf, []string{"Compared with baseline before", "No evidence either way", "~ n=1+1: too few runs to"})
 	// The report's runs are all the baseline's: nothing to compare.
 	_, stderr := mustSbench(t, 2, "report", "--db", db, "--label", "run=a", "--baseline", "before", "-o", pdf)
 	if !strings.Contains(stderr, "every run of the report is in the baseline") {
@@ -133,5 +131,21 @@ func TestReportBaselineSection(t *testing.T) {
 	_, stderr = mustSbench(t, 2, "report", "--db", db, "--baseline", "nope", "-o", pdf)
 	if !strings.Contains(stderr, "nope") {
 		t.Errorf("unknown baseline: %q", stderr)
+	}
+
+	osu := fixture(t, "002-osu_bw-v5.9-cent063-to-cent064.txt")
+	ingestCopies(t, db, "run=a", osu, 3)
+	mustSbench(t, 0, "baseline", "set", "--db", db, "before4", "run=a")
+	ingestCopies(t, db, "run=b4", filepath.Join(filepath.Dir(db), "slow.txt"), 4)
+	out, _ = mustSbench(t, 0, "report", "--db", db, "--label", "run=b4", "--baseline", "before4", "-o", pdf)
+	if !strings.Contains(out, "regressed in 23 of 23 compared points (beyond 5%, significant at 0.05 over 23 tested)") {
+		t.Errorf("stdout lacks the regression in the verdict:\n%s", out)
+	}
+	checkPDF(t, pdf, []string{"Compared with baseline before4", "-20.00%", "REGRESSION", "Warning: against baseline before4 (4 runs)"})
+	// Against identical runs: no regression.
+	ingestCopies(t, db, "run=a4", osu, 4)
+	out, _ = mustSbench(t, 0, "report", "--db", db, "--label", "run=a4", "--baseline", "before4", "-o", pdf)
+	if !strings.Contains(out, "No regression against baseline before4: 23 points compared, 0 improved beyond 5%.") {
+		t.Errorf("identical runs:\n%s", out)
 	}
 }

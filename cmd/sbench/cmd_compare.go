@@ -27,17 +27,18 @@ func newCompareCmd(e *env) *cobra.Command {
 	var f filterFlags
 	var threshold string
 	var alpha float64
-	var asJSON bool
+	var asJSON, thresholdOnly bool
 	var groupBy string
 	c := &cobra.Command{
-		Use:   "compare [--metric M]... [--group-by family] [--threshold 5%] [--alpha 0.05] [--json] OLD NEW",
+		Use:   "compare [--metric M]... [--group-by family] [--threshold 5%] [--alpha 0.05] [--threshold-only] [--json] OLD NEW",
 		Short: "Compare two sets of runs and say what got worse",
 		Long: `Compare puts two selections of runs side by side, benchstat-style: for each
 benchmark, metric and message size, the median of each side, the change, and
 whether it is significant. OLD and NEW are selectors:
 
   KEY=VALUE[,KEY=VALUE…]       runs with all these labels (fabric=ib, run=before;
-                               system=NAME: a cluster's runs)
+                               system=NAME: a cluster's runs) or swept values
+                               (buf=16384, ntasks_per_node=2)
   run:ID[,ID…]                 runs by id; ranges allowed (run:3,7-9)
   job:ID[,ID…]                 the runs of Slurm or local jobs (job:4242, job:local-…-1)
   campaign:NAME                every run of a campaign
@@ -48,8 +49,10 @@ whether it is significant. OLD and NEW are selectors:
   since:SELECTOR               runs that started after the newest run of SELECTOR,
                                SELECTOR's own left out (since:baseline:pre-upgrade)
 
-Every sample of every ok run of a side with the same benchmark, metric,
-size, tags and configuration is a repeat. Settings whose values differ
+The run is what is repeated: each ok run of a side gives one value per
+benchmark, metric, size, tags and configuration, the median of its samples
+there (repeats within a run share its nodes and its moment, and are no
+evidence about another run); n counts runs. Settings whose values differ
 entirely between the sides (the labels you select by, a section named after
 the transport) are what is being compared; settings both sides share
 (variant, ntasks_per_node) keep rows apart. Failed and invalid runs are left
@@ -72,16 +75,25 @@ and version measured it. That is how two tools measuring the same thing
 compare (examples/tools-vs-native.toml); report's --group-by family draws
 the same.
 
-With enough repeats for a Mann-Whitney U test to reach --alpha (4+4 values at
-0.05), a change counts only when significant; the table shows "~" otherwise,
-with the p-value. With fewer (one run per side is common) there is no p-value
-and the change alone decides. Either way a change smaller than --threshold is
-not a regression, and the direction comes from the unit: bandwidth higher is
-better, latency and time lower.
+No verdict without evidence. A row with enough runs on each side for a
+Mann-Whitney U test to reach --alpha (4+4 or 3+5 runs at 0.05) is tested;
+the p-values of every tested row of the comparison are one family, adjusted
+by Benjamini–Hochberg (q), and a change counts only when its q is at most
+--alpha. The table shows p and q, and "~" for a change that is not
+significant, as benchstat does. A row with fewer runs is not judged at all:
+"~ n=1+1: too few runs to judge; repeat ≥ 4×". Then a change smaller than
+--threshold is not a regression either, and the direction comes from the
+unit: bandwidth higher is better, latency and time lower.
+
+--threshold-only judges the rows with too few runs to test by the change
+alone, as sbench did before: there is no evidence behind such a verdict, and
+on a noisy machine identical re-runs trip it. Tested rows still need
+significance.
 
 Compare fails (exit status 1) when a row is worse beyond the threshold, so
-that it can gate CI or a post-maintenance check; selectors that find nothing
-to compare are bad input (exit status 2), never mistaken for a regression.`,
+that it can gate CI or a post-maintenance check; rows too few to judge never
+fail it (unless --threshold-only); selectors that find nothing to compare are
+bad input (exit status 2), never mistaken for a regression.`,
 		Example: `  sbench compare run=before run=after
   sbench compare --threshold 3% baseline:pre-upgrade campaign:acceptance@2024-06-01
   sbench compare --metric latency fabric=ib fabric=roce
@@ -91,6 +103,7 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
   sbench compare baseline:pre-upgrade since:baseline:pre-upgrade
   sbench compare --group-by family impl=native impl=openmpi
   sbench compare system=alpha system=beta
+  sbench compare buf=16384 buf=262144
   sbench compare --system alpha campaign:acceptance@2 campaign:acceptance@latest`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -118,7 +131,7 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 				return err
 			}
 			defer db.Close()
-			o := compare.Options{Threshold: th, Alpha: alpha, Metrics: splitList(metrics), Filter: flt, Families: families}
+			o := compare.Options{Threshold: th, Alpha: alpha, Metrics: splitList(metrics), Filter: flt, Families: families, ThresholdOnly: thresholdOnly}
 			raiseHeap(compareHeapLimit)
 			res, err := compare.Compare(cmd.Context(), db, sels[0], sels[1], o)
 			if err != nil {
@@ -136,7 +149,8 @@ to compare are bad input (exit status 2), never mistaken for a regression.`,
 	c.Flags().StringArrayVar(&metrics, "metric", nil, "compare only this metric (repeatable or comma-separated)")
 	f.add(c)
 	c.Flags().StringVar(&threshold, "threshold", "5%", "smallest change that counts as a regression")
-	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney test")
+	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney tests, and false discovery rate of their family")
+	c.Flags().BoolVar(&thresholdOnly, "threshold-only", false, "judge rows with too few runs to test by the change alone: no evidence is behind it, and on a noisy machine identical re-runs trip it")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
 	c.Flags().StringVar(&groupBy, "group-by", "", "family: match rows by metric family (osu_latency with the latency kernel), not by benchmark")
 	return c

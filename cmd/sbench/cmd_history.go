@@ -54,7 +54,8 @@ earlier runs of the same level, as XDMoD's application kernels do; a run
 outside it is marked OUTSIDE. Steps — a lasting change of level, two runs
 or more — are found by binary segmentation (least squares on winsorised
 values) with a permutation test at --alpha, so that a series of pure noise
-shows a step in about 5% of cases. Each step names the first run of the new level, its Slurm job, and what
+shows a step in about 5% of cases; a series too short for the test to reach
+--alpha (8 runs at 0.05) is not tested, and history says so. Each step names the first run of the new level, its Slurm job, and what
 changed in provenance between the runs either side: kernel, OS, MPI,
 InfiniBand firmware, port rate, tool version, nodes. A step beyond
 --threshold in the worse direction (from the unit: bandwidth higher is
@@ -62,9 +63,11 @@ better, latency lower) is marked REGRESSION.
 
 A history follows one configuration: runs that differ only in their repeat
 index (or in what only numbers or describes a run) are one, runs at other
-process counts, placements, parameters or labels are not. --variant and
---config KEY=VALUE (a label, parameter or "processes") pick one when the
-runs have several; history lists the choices.
+process counts, placements, parameters or labels are not. --config
+KEY=VALUE (a label, a swept value such as buf=16384 or ntasks_per_node=2,
+"variant" or "processes"), --label and --variant pick one when the runs have
+several; history lists the choices, and needs none when the selection leaves
+one configuration.
 
 --metric and --x may be left out when the runs have one metric or one size;
 otherwise history lists the choices. -o draws the figure (PNG, PDF or SVG by
@@ -145,7 +148,7 @@ extension).`,
 	c.Flags().StringVar(&q.Metric, "metric", "", "metric to follow (needed when the runs have several)")
 	c.Flags().StringVar(&x, "x", "", "message size or other x to follow, e.g. 8, 4K, 1MiB (needed when there are several)")
 	c.Flags().StringVar(&q.Variant, "variant", "", "only runs of this variant (needed when there are several)")
-	c.Flags().StringArrayVar(&configs, "config", nil, "only runs whose configuration has KEY=VALUE: a label, parameter, variant or processes (repeatable)")
+	c.Flags().StringArrayVar(&configs, "config", nil, "only runs whose configuration has KEY=VALUE: a label, swept value (buf=16384, ntasks_per_node=2), variant or processes (repeatable)")
 	f.add(c)
 	c.Flags().IntVar(&q.Window, "window", compare.DefaultWindow, "earlier runs a control band is computed from")
 	c.Flags().Float64Var(&q.Alpha, "alpha", 0.05, "significance level of a step")

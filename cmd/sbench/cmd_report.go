@@ -466,14 +466,25 @@ func baselineComparison(ctx context.Context, db *store.DB, flt store.Filter, nam
 func comparisonSection(res *compare.Result, name string) *reports.Comparison {
 	c := &reports.Comparison{Title: "Compared with baseline " + name}
 	rows := res.RowCount()
-	worse, better := res.Regressions(), res.Count(compare.Better)
+	worse, better, untestable := res.Regressions(), res.Count(compare.Better), res.Untestable()
 	head := fmt.Sprintf("against baseline %s (%s), the report's %s", name, nRuns(len(res.Old.Runs)), nRuns(len(res.New.Runs)))
-	if worse > 0 {
-		c.Summary = append(c.Summary, fmt.Sprintf("Warning: %s regressed in %d of %d compared points (beyond %s); %d improved.",
-			head, worse, rows, fmtPct(res.Threshold), better))
-	} else {
-		c.Summary = append(c.Summary, fmt.Sprintf("No regression %s: %d points compared, %d improved beyond %s.",
-			"against baseline "+name, rows, better, fmtPct(res.Threshold)))
+	// Like sbench compare's verdict: a change counts only when significant
+	// over the comparison's tested points (Benjamini–Hochberg), and points
+	// with too few runs to test are judged neither way.
+	tooFew := ""
+	if untestable > 0 {
+		tooFew = fmt.Sprintf(" %d of them had too few runs to judge (it takes %d a side).", untestable, compare.RunsNeeded(res.Alpha))
+	}
+	switch {
+	case worse > 0:
+		c.Summary = append(c.Summary, fmt.Sprintf("Warning: %s regressed in %d of %d compared points (beyond %s, significant at %s over %d tested); %d improved.%s",
+			head, worse, rows, fmtPct(res.Threshold), strconv.FormatFloat(res.Alpha, 'f', -1, 64), res.Family, better, tooFew))
+	case untestable == rows:
+		c.Summary = append(c.Summary, fmt.Sprintf("No evidence either way %s: %d points compared, each with too few runs to judge (it takes %d a side).",
+			head, rows, compare.RunsNeeded(res.Alpha)))
+	default:
+		c.Summary = append(c.Summary, fmt.Sprintf("No regression %s: %d points compared, %d improved beyond %s.%s",
+			"against baseline "+name, rows, better, fmtPct(res.Threshold), tooFew))
 	}
 	c.Summary = append(c.Summary, res.Warnings...)
 	for _, t := range res.Tables {

@@ -79,7 +79,9 @@ const filterHelp = `
 Runs are selected with the same flags on every command: --system NAME (the
 cluster a run came from: ingest --system, or Slurm's cluster name), --campaign
 NAME, --benchmark NAME (repeatable or comma-separated), --label KEY=VALUE
-(repeatable; all must match), --run IDS (1-24,30), --job ID, --status
+(repeatable; all must match: a label, else a swept value by its name, a
+parameter such as buf=16384 or a sweep's Slurm key such as
+ntasks_per_node=2), --run IDS (1-24,30), --job ID, --status
 ok|failed|invalid, --since and --until (a date 2006-01-02, a time
 2006-01-02T15:04:05Z, or an age such as 30d or 12h; --since inclusive,
 --until exclusive).`
@@ -89,7 +91,7 @@ func (f *filterFlags) add(c *cobra.Command) {
 	fl.StringArrayVar(&f.systems, "system", nil, "only runs of this system (cluster), repeatable or comma-separated")
 	fl.StringVar(&f.campaign, "campaign", "", "only runs of this campaign")
 	fl.StringArrayVar(&f.benchmarks, "benchmark", nil, "only runs of this benchmark (repeatable or comma-separated)")
-	fl.StringArrayVar(&f.labels, "label", nil, "only runs with this label, KEY=VALUE (repeatable; all must match)")
+	fl.StringArrayVar(&f.labels, "label", nil, "only runs with this label or swept value, KEY=VALUE (repeatable; all must match)")
 	fl.StringArrayVar(&f.runs, "run", nil, "only these run ids: 12, 3,7-9, 1-24,30 (repeatable)")
 	fl.StringArrayVar(&f.jobs, "job", nil, "only the runs of this Slurm (or local) job id (repeatable or comma-separated)")
 	fl.StringArrayVar(&f.statuses, "status", nil, "only runs with this status: ok, failed, invalid (repeatable or comma-separated)")

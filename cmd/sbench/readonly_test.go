@@ -54,7 +54,7 @@ func TestReadOnlyArchiveCLI(t *testing.T) {
 		{[]string{"report", "-o", filepath.Join(out, "r.pdf")}, 0},
 		{[]string{"report", "-o", filepath.Join(out, "r.html")}, 0},
 		{[]string{"site", "-o", filepath.Join(out, "site")}, 0},
-		{[]string{"compare", "run:1", "run:2"}, exitGate},
+		{[]string{"compare", "--threshold-only", "run:1", "run:2"}, exitGate},
 		{[]string{"history", "--benchmark", "osu_bw", "--x", "1024"}, 0},
 		{[]string{"baseline", "list"}, 0},
 		{[]string{"archive", "export"}, 0},

@@ -31,7 +31,8 @@ func synthArchive(t *testing.T, s synth.Spec) string {
 var stepRowRE = regexp.MustCompile(`<tr class="step" data-x="([^"]*)" data-index="(\d+)" data-run="(\d+)" data-before="([^"]+)" data-after="([^"]+)" data-delta="([^"]+)" data-p="([^"]+)" data-change="([a-z]+)">`)
 
 // The site's history page says what sbench history says: at every size,
-// the same steps — first run, levels, change, p-value, verdict.
+// the same steps — first run, levels, change, p-value, verdict — the
+// sizes of the page held together as one family.
 func TestSiteStepsAreHistorys(t *testing.T) {
 	db := synthArchive(t, siteSpec)
 	dir := filepath.Join(t.TempDir(), "site")
@@ -97,7 +98,15 @@ func compareSteps(t *testing.T, db, dir string) int {
 		c.Change = compare.Change(m[8])
 		onPage[m[1]] = append(onPage[m[1]], c)
 	}
-	steps := 0
+	// The page's sizes are one family (compare.HistoryFamily): its steps
+	// are sbench history's at each size, held together.
+	a, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	var family []*compare.History
+	alone := 0
 	for k := 0; k < siteSpec.Sizes; k++ {
 		x := strconv.Itoa(1 << k)
 		stdout, stderr, code := sbench(t, "history", "--db", db, "--benchmark", "osu_bw", "--metric", "bandwidth", "--x", x,
@@ -109,9 +118,26 @@ func compareSteps(t *testing.T, db, dir string) int {
 		if err := json.Unmarshal([]byte(stdout), &h); err != nil {
 			t.Fatal(err)
 		}
+		alone += len(h.Changes)
+		xv := float64(int(1) << k)
+		fh, err := compare.LoadHistory(t.Context(), a, compare.HistoryQuery{Benchmark: "osu_bw", Metric: "bandwidth", X: &xv,
+			Labels: map[string]string{"system": "alpha"}, Variant: "ppn=1", Window: compare.DefaultWindow, Alpha: 0.05, Threshold: 0.05,
+			Permutations: compare.FamilyPermutations(siteSpec.Sizes, 0.05)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fh.P != h.P || fh.Tested != h.Tested || len(fh.Changes) != len(h.Changes) {
+			t.Fatalf("x=%s: sbench history and compare.LoadHistory differ: %+v, %+v", x, h.Changes, fh.Changes)
+		}
+		family = append(family, fh)
+	}
+	compare.HistoryFamily(family)
+	steps := 0
+	for k, h := range family {
+		x := strconv.Itoa(1 << k)
 		got := onPage[x]
 		if len(got) != len(h.Changes) {
-			t.Errorf("x=%s: %d steps on the page, sbench history has %d", x, len(got), len(h.Changes))
+			t.Errorf("x=%s: %d steps on the page, sbench history's held as a family have %d", x, len(got), len(h.Changes))
 			continue
 		}
 		for i, c := range h.Changes {
@@ -122,6 +148,7 @@ func compareSteps(t *testing.T, db, dir string) int {
 		}
 		steps += len(h.Changes)
 	}
+	t.Logf("%d steps at %d sizes, one by one; %d as the page's family", alone, siteSpec.Sizes, steps)
 	return steps
 }
 

@@ -439,22 +439,32 @@ func ReadFile(path string) (*Bundle, error) {
 	return b, nil
 }
 
-// Hash returns a content hash of b: two bundles with the same content have
-// the same hash, whatever file they were read from. A ToolBenchmark that
-// says only what a reader of the bundle without it would take
-// (Benchmark.Normalized: an ingested output's Name) is no content of its
-// own: a tool's output ingested before parsers named it and again after
-// is one run, which the archive skips the second time.
-func Hash(b *Bundle) (string, error) {
-	if tb := b.Benchmark.ToolBenchmark; tb != "" {
-		without := b.Benchmark
-		without.ToolBenchmark = ""
-		if n := without.Normalized(); n.ToolBenchmark == tb && n.Tool == b.Benchmark.Tool {
-			c := *b
-			c.Benchmark = without
-			b = &c
-		}
+// Canonical returns b as it is hashed and archived: without a
+// ToolBenchmark that says only what a reader of the bundle without it
+// takes (Benchmark.Normalized: an ingested output's Name), which is no
+// content of its own. A tool's output ingested before parsers named its
+// tool benchmark and again after is one run, which the archive skips the
+// second time. b is not changed; it is returned when nothing is left out.
+func Canonical(b *Bundle) *Bundle {
+	tb := b.Benchmark.ToolBenchmark
+	if tb == "" {
+		return b
 	}
+	without := b.Benchmark
+	without.ToolBenchmark = ""
+	if n := without.Normalized(); n.ToolBenchmark != tb || n.Tool != b.Benchmark.Tool {
+		return b
+	}
+	c := *b
+	c.Benchmark = without
+	return &c
+}
+
+// Hash returns a content hash of b: two bundles with the same content have
+// the same hash, whatever file they were read from. It hashes b's
+// Canonical form.
+func Hash(b *Bundle) (string, error) {
+	b = Canonical(b)
 	data, err := json.Marshal(b)
 	if err != nil {
 		return "", fmt.Errorf("hash bundle: %w", err)

@@ -128,11 +128,12 @@ type runInfo struct {
 	id  int64
 	cfg *runConfigs
 	// The fields MetricFamily and ToolLabel read.
-	benchmark, kind, kernel, tool, toolVer, runnerVersion string
+	benchmark, kind, kernel, tool, toolBenchmark, toolVer, runnerVersion string
 }
 
 func (ri *runInfo) run() *store.Run {
-	return &store.Run{ID: ri.id, Benchmark: ri.benchmark, Kind: ri.kind, Kernel: ri.kernel, Tool: ri.tool, ToolVer: ri.toolVer, RunnerVersion: ri.runnerVersion}
+	return &store.Run{ID: ri.id, Benchmark: ri.benchmark, Kind: ri.kind, Kernel: ri.kernel, Tool: ri.tool, ToolBenchmark: ri.toolBenchmark,
+		ToolVer: ri.toolVer, RunnerVersion: ri.runnerVersion}
 }
 
 // runConfigs is one configuration (runConfig), shared by its runs.
@@ -302,7 +303,7 @@ func (sa *sideAcc) addRun(r *store.Run) {
 		sa.cfgs[key] = cfg
 	}
 	sa.ok[r.ID] = &runInfo{id: r.ID, cfg: cfg, benchmark: sa.intern(r.Benchmark), kind: sa.intern(r.Kind), kernel: sa.intern(r.Kernel),
-		tool: sa.intern(r.Tool), toolVer: sa.intern(r.ToolVer), runnerVersion: sa.intern(r.RunnerVersion)}
+		tool: sa.intern(r.Tool), toolBenchmark: sa.intern(r.ToolBenchmark), toolVer: sa.intern(r.ToolVer), runnerVersion: sa.intern(r.RunnerVersion)}
 }
 
 // addSample adds a sample of one of the side's runs; samples of other

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sbench/sbench/store"
@@ -62,10 +63,17 @@ func CollectiveOp(name string) string {
 // MetricFamily is the family of a metric of run r, for a sample with an
 // x in xunit: the collective operation r times, or PointToPoint, for a
 // latency or bandwidth against message size; "" for any other metric,
-// which has no family beyond its benchmark.
+// which has no family beyond its benchmark. The benchmark the tool ran
+// says it first, whatever a campaign calls the benchmark wrapping it.
 func MetricFamily(r *store.Run, metric, xunit string) string {
 	if MetricKind(metric) == "" || !sizeAxis(xunit) {
 		return ""
+	}
+	if r.ToolBenchmark != "" {
+		if op := CollectiveOp(r.ToolBenchmark); op != "" {
+			return op
+		}
+		return PointToPoint
 	}
 	for _, s := range []string{r.Benchmark, r.Kernel, r.Tool} {
 		if op := CollectiveOp(s); op != "" {
@@ -86,9 +94,10 @@ func sizeAxis(xunit string) bool {
 // ToolLabel names what measured a run, for legends and headings of a
 // family: the tool and its version ("osu-micro-benchmarks 7.4"), or for a
 // native kernel "sbench-runner VERSION KERNEL"; followed by the benchmark
-// in parentheses when the label does not name it already
-// ("osu-micro-benchmarks 7.4 (osu_latency)"), so that two programs of one
-// suite stay apart.
+// the tool ran and the run's benchmark, in parentheses, when the label
+// does not name them already ("osu-micro-benchmarks 7.4 (osu_latency)",
+// "IMB-MPI1 2021.3 (IMB-MPI1 PingPong, imb)"), so that two programs of
+// one suite, and two benchmarks of one command, stay apart.
 func ToolLabel(r *store.Run) string {
 	var parts []string
 	switch {
@@ -107,11 +116,17 @@ func ToolLabel(r *store.Run) string {
 		}
 	}
 	label := strings.Join(parts, " ")
-	switch {
-	case label == "":
+	if label == "" {
 		return r.Benchmark
-	case r.Benchmark != "" && !strings.Contains(label, r.Benchmark):
-		return label + " (" + r.Benchmark + ")"
+	}
+	var names []string
+	for _, n := range []string{r.ToolBenchmark, r.Benchmark} {
+		if n != "" && !strings.Contains(label, n) && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if len(names) > 0 {
+		label += " (" + strings.Join(names, ", ") + ")"
 	}
 	return label
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -314,10 +315,11 @@ func (s Selector) jobFilter(ctx context.Context, a Archive) (store.Filter, error
 	return store.Filter{RunIDs: ids}, nil
 }
 
-// submissionGap is the longest pause between two jobs of one submission:
-// sbench submit calls sbatch once per job, seconds apart even on a busy
-// controller; a campaign submitted again (after a fix, the next day) is
-// minutes or more later.
+// submissionGap is the longest pause between two jobs of one submission
+// whose scripts do not say which submission they belong to: sbench submit
+// calls sbatch once per job, seconds apart even on a busy controller; a
+// campaign submitted again (after a fix, the next day) is minutes or more
+// later.
 const submissionGap = 2 * time.Minute
 
 // localJobRE names the jobs of one sbench local invocation: they share
@@ -328,8 +330,10 @@ var localJobRE = regexp.MustCompile(`^local-(.+)-\d+(?:_\d+)?$`)
 // Submissions groups a campaign's jobs (in submission order, as
 // store.DB.Jobs returns them) into submissions, newest first. A submission
 // is the jobs submitted together: by one sbench local (same stamp in
-// their ids), or by one sbench submit (each within submissionGap of the
-// one before).
+// their ids), or by one sbench submit (their scripts in the one directory
+// it wrote them to, scripts/TIMESTAMP; jobs recorded without a script
+// each within submissionGap of the one before). Two submits a minute
+// apart are two submissions.
 func Submissions(jobs []store.Job) [][]store.Job {
 	var subs [][]store.Job
 	for i, j := range jobs {
@@ -350,6 +354,8 @@ func together(prev, next store.Job) bool {
 		return mp[1] == mn[1]
 	case mp != nil || mn != nil:
 		return false
+	case prev.Script != "" && next.Script != "":
+		return filepath.Dir(prev.Script) == filepath.Dir(next.Script)
 	}
 	return next.Submitted.Sub(prev.Submitted) <= submissionGap
 }

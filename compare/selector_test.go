@@ -273,3 +273,29 @@ func FuzzParseSelector(f *testing.F) {
 		}
 	})
 }
+
+// Two sbench submits of one campaign seconds apart are two submissions:
+// each wrote its scripts to a directory of its own. One submit's jobs
+// stay one submission however slowly sbatch took them.
+func TestSubmissionsByScriptDirectory(t *testing.T) {
+	t0 := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	job := func(id, dir string, at time.Duration) store.Job {
+		return store.Job{SlurmID: id, Campaign: "imb", Submitted: t0.Add(at),
+			Script: "sbench-runs/imb/scripts/" + dir + "/0" + id + "-imb-steps.sbatch"}
+	}
+	subs := Submissions([]store.Job{
+		job("1", "20261203T090000.000", 0), job("2", "20261203T090000.000", 5*time.Minute),
+		job("3", "20261203T090030.000", 30*time.Second+5*time.Minute),
+	})
+	var got [][]string
+	for _, s := range subs {
+		var ids []string
+		for _, j := range s {
+			ids = append(ids, j.SlurmID)
+		}
+		got = append(got, ids)
+	}
+	if want := [][]string{{"3"}, {"1", "2"}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("submissions %q, want %q (newest first)", got, want)
+	}
+}

@@ -295,7 +295,7 @@ func (p *hpccParser) bundles() []*results.Bundle {
 	hplVersion := ""
 	for _, b := range p.hpl {
 		hplVersion = b.Benchmark.ToolVersion
-		b.Benchmark = results.Benchmark{Name: "hpcc-hpl", Tool: "hpcc", ToolVersion: p.toolVersion()}
+		b.Benchmark = results.Benchmark{Name: "hpcc-hpl", Tool: "hpcc", ToolBenchmark: "hpcc-hpl", ToolVersion: p.toolVersion()}
 		if hplVersion != "" {
 			b.Params["hpl_version"] = hplVersion
 		}
@@ -304,7 +304,7 @@ func (p *hpccParser) bundles() []*results.Bundle {
 	out := append([]*results.Bundle(nil), p.hpl...)
 
 	b := results.New()
-	b.Benchmark = results.Benchmark{Name: "hpcc", Tool: "hpcc", ToolVersion: p.toolVersion()}
+	b.Benchmark = results.Benchmark{Name: "hpcc", Tool: "hpcc", ToolBenchmark: "hpcc", ToolVersion: p.toolVersion()}
 	b.Params = map[string]string{}
 	if hplVersion != "" {
 		b.Params["hpl_version"] = hplVersion

@@ -59,7 +59,7 @@ func TestHPCCSrunPMIx(t *testing.T) {
 		t.Fatalf("%d HPL tests, want 1", len(hpl))
 	}
 	h := hpl[0]
-	if bm := h.Benchmark; bm.Name != "hpcc-hpl" || bm.Tool != "hpcc" || bm.ToolVersion != "1.5.0" || h.Params["hpl_version"] != "2.0" {
+	if bm := h.Benchmark; bm.Name != "hpcc-hpl" || bm.Tool != "hpcc" || bm.ToolBenchmark != "hpcc-hpl" || bm.ToolVersion != "1.5.0" || h.Params["hpl_version"] != "2.0" {
 		t.Errorf("HPL benchmark %+v, hpl_version %q", h.Benchmark, h.Params["hpl_version"])
 	}
 	if h.Status != results.StatusOK || scalar(t, h, "gflops") != 72.78 || scalar(t, h, "time_s") != 0.25 || scalar(t, h, "n") != 3000 || scalar(t, h, "residual") != 0.0035130 {
@@ -70,7 +70,7 @@ func TestHPCCSrunPMIx(t *testing.T) {
 		t.Errorf("HPL from %v to %v", h.Start, h.End)
 	}
 
-	if bm := b.Benchmark; bm.Name != "hpcc" || bm.Tool != "hpcc" || bm.ToolVersion != "1.5.0" || b.Status != results.StatusOK {
+	if bm := b.Benchmark; bm.Name != "hpcc" || bm.Tool != "hpcc" || bm.ToolBenchmark != "hpcc" || bm.ToolVersion != "1.5.0" || b.Status != results.StatusOK {
 		t.Errorf("hpcc bundle %+v %s %s", b.Benchmark, b.Status, b.Error)
 	}
 	if b.Params["ranks"] != "2" || b.Params["hpl_version"] != "2.0" || b.Params["LANG"] != "C" || len(b.Hosts) != 1 || b.Hosts[0].Hostname != "vm" {

@@ -587,7 +587,7 @@ func summaryMismatch(s hplSummary, passed, failed, unchecked int64) string {
 // bundle makes test i of the run into a result bundle.
 func (run *hplRun) bundle(i int, c *hplTest, withoutChecks bool) *results.Bundle {
 	b := results.New()
-	b.Benchmark = results.Benchmark{Name: "hpl", Tool: "xhpl", ToolVersion: run.version}
+	b.Benchmark = results.Benchmark{Name: "hpl", Tool: "xhpl", ToolBenchmark: "hpl", ToolVersion: run.version}
 	b.Params = map[string]string{}
 	for _, k := range run.paramKeys {
 		b.Params[k] = run.params[k]

@@ -164,8 +164,8 @@ func TestHPLFixtures(t *testing.T) {
 			peak, invalid := 0.0, 0
 			for i, b := range bs {
 				peak = max(peak, scalar(t, b, "gflops"))
-				if b.Benchmark.ToolVersion != tt.version {
-					t.Errorf("row %d: version %q, want %q", i, b.Benchmark.ToolVersion, tt.version)
+				if bm := b.Benchmark; bm.ToolVersion != tt.version || bm.Tool != "xhpl" || bm.ToolBenchmark != "hpl" {
+					t.Errorf("row %d: tool %q benchmark %q version %q, want xhpl hpl %q", i, bm.Tool, bm.ToolBenchmark, bm.ToolVersion, tt.version)
 				}
 				if b.Status == results.StatusInvalid {
 					invalid++

@@ -48,8 +48,8 @@ func readFixture(t *testing.T, file, kernel string) []*results.Bundle {
 		if err := b.Validate(); err != nil {
 			t.Errorf("%s run %d: invalid bundle: %v", file, i, err)
 		}
-		if b.Benchmark.Kind != "tool" || b.Benchmark.Kernel != kernel || b.Benchmark.Tool == "" {
-			t.Errorf("%s run %d: benchmark %+v, want kind tool, kernel %s and a tool", file, i, b.Benchmark, kernel)
+		if b.Benchmark.Kind != "tool" || b.Benchmark.Kernel != kernel || b.Benchmark.Tool == "" || b.Benchmark.ToolBenchmark != b.Benchmark.Name {
+			t.Errorf("%s run %d: benchmark %+v, want kind tool, kernel %s, a tool and its benchmark", file, i, b.Benchmark, kernel)
 		}
 		if b.Raw == "" {
 			t.Errorf("%s run %d: no raw output", file, i)

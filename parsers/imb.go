@@ -449,6 +449,7 @@ func (r *IMBReader) bundle(b *imbBlock) *results.Bundle {
 	tool := h.toolName()
 	out.Benchmark.Name = tool + " " + b.name
 	out.Benchmark.Tool = tool
+	out.Benchmark.ToolBenchmark = out.Benchmark.Name
 	out.Benchmark.ToolVersion = h.version
 	out.Params = map[string]string{}
 	for k, v := range h.params {

@@ -258,7 +258,7 @@ func (doc *ipfDoc) bundle() (*results.Bundle, error) {
 		return nil, errors.New("iperf3 JSON document has no \"start\" or \"end\": not iperf3 --json output")
 	}
 	b := results.New()
-	b.Benchmark = results.Benchmark{Name: "iperf3", Tool: Iperf3Tool}
+	b.Benchmark = results.Benchmark{Name: "iperf3", Tool: Iperf3Tool, ToolBenchmark: "iperf3"}
 	st := doc.Start
 	if v, ok := strings.CutPrefix(st.Version, "iperf "); ok {
 		b.Benchmark.ToolVersion = v

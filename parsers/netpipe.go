@@ -546,7 +546,7 @@ func (run *npRun) bundle() *results.Bundle {
 	if name == "" {
 		name = "netpipe"
 	}
-	b.Benchmark = results.Benchmark{Name: name, Tool: NetPIPETool}
+	b.Benchmark = results.Benchmark{Name: name, Tool: NetPIPETool, ToolBenchmark: name}
 	for k, v := range run.params {
 		b.Params = setParam(b.Params, k, v)
 	}

@@ -742,7 +742,7 @@ func (r *OSUReader) flush() {
 
 func (run *osuRun) newBundle() *results.Bundle {
 	b := results.New()
-	b.Benchmark = results.Benchmark{Name: run.name, Tool: OSUTool, ToolVersion: run.version}
+	b.Benchmark = results.Benchmark{Name: run.name, Tool: OSUTool, ToolBenchmark: run.name, ToolVersion: run.version}
 	b.Params = map[string]string{"title": run.title}
 	for k, v := range run.params {
 		b.Params[k] = v

@@ -216,7 +216,7 @@ func (r *PerfMainReader) bundle(b *pmBlock) *results.Bundle {
 	if params["direction"] == "bidirectional" {
 		name += " bidirectional"
 	}
-	out.Benchmark = results.Benchmark{Name: name, Tool: PerfMainTool, ToolVersion: r.version}
+	out.Benchmark = results.Benchmark{Name: name, Tool: PerfMainTool, ToolBenchmark: name, ToolVersion: r.version}
 	out.Params = params
 	for _, row := range b.rows {
 		out.Samples = append(out.Samples, results.Sample{Metric: "bandwidth", Unit: results.UnitMBps,

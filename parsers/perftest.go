@@ -529,6 +529,7 @@ func (r *PerftestReader) finishRun(next int) {
 	out := results.New()
 	out.Benchmark.Name = name
 	out.Benchmark.Tool = name
+	out.Benchmark.ToolBenchmark = name
 	out.Benchmark.ToolVersion = r.version
 	out.Params = run.params
 	out.Params["test"] = strings.Join(strings.Fields(run.title[0]), " ")

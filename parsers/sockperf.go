@@ -426,6 +426,7 @@ func (run *spRun) bundle() *results.Bundle {
 	if len(run.stats) == 0 {
 		b.Benchmark.Name = "sockperf throughput"
 	}
+	b.Benchmark.ToolBenchmark = b.Benchmark.Name
 	for k, v := range run.params {
 		b.Params = setParam(b.Params, k, v)
 	}

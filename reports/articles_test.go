@@ -99,10 +99,11 @@ func articleData(t testing.TB, article string) (Data, []Option) {
 
 // runOf is the archive's row of a bundle, as store.Ingest makes it.
 func runOf(id int64, source string, b *results.Bundle) store.Run {
+	tool := b.Benchmark.Normalized() // as the archive reads it
 	return store.Run{
 		ID: id, Campaign: b.Campaign, Variant: b.Variant, Params: b.Params, Labels: b.Labels,
 		Benchmark: b.Benchmark.Name, Kind: b.Benchmark.Kind, Kernel: b.Benchmark.Kernel, Command: b.Benchmark.Command,
-		Launcher: b.Benchmark.Launcher, Tool: b.Benchmark.Tool, ToolVer: b.Benchmark.ToolVersion,
+		Launcher: b.Benchmark.Launcher, Tool: tool.Tool, ToolBenchmark: tool.ToolBenchmark, ToolVer: b.Benchmark.ToolVersion,
 		Status: b.Status, Error: b.Error, JobID: b.Job.ID, Step: b.Job.Step, ArrayIndex: b.Job.ArrayIndex,
 		Nodes: b.Job.Nodes, Tasks: b.Job.Tasks, TasksPerNode: b.Job.TasksPerNode, Hosts: b.Hosts,
 		Start: b.Start, End: b.End, RunnerVersion: b.RunnerVersion, Source: source, Origin: b.Source,

@@ -144,14 +144,21 @@ func isRanksAxis(xunit string) bool {
 // comparable point by point, runs of two are not (osu_latency and
 // osu_allreduce both measure "latency" against size). NetPIPE's modules
 // (NPtcp, NPmpi, NPib) all time the same ping-pong, so they are one family.
+// A campaign's benchmark wrapping a tool that ran several benchmarks is a
+// family per benchmark the tool ran: "imb (IMB-MPI1 PingPong)" and "imb
+// (IMB-MPI1 Allreduce)", the latter a collective.
 func family(run *store.Run) string {
 	if strings.EqualFold(run.Kernel, "netpipe") {
 		return "netpipe"
 	}
 	for _, s := range []string{run.Benchmark, run.Kernel, run.Tool} {
-		if s != "" {
-			return s
+		if s == "" {
+			continue
 		}
+		if tb := run.ToolBenchmark; tb != "" && tb != s {
+			return s + " (" + tb + ")"
+		}
+		return s
 	}
 	return "unnamed benchmark"
 }

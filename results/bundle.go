@@ -151,17 +151,86 @@ type NetIf struct {
 
 // Benchmark says what ran: a native runner kernel or a wrapped tool.
 type Benchmark struct {
-	// Name is the campaign's name for the benchmark (e.g. "pingpong").
+	// Name is the campaign's name for the benchmark (e.g. "pingpong"); for
+	// a tool's output ingested from a file, the parser's name for the run,
+	// as ToolBenchmark.
 	Name string `json:"name"`
 	// Kind is "native" for a runner kernel, "tool" for a wrapped command or an
 	// ingested tool output.
 	Kind string `json:"kind"`
-	// Kernel names the native kernel or the parser (e.g. "latency", "osu").
-	Kernel      string   `json:"kernel,omitempty"`
-	Command     []string `json:"command,omitempty"`
-	Launcher    string   `json:"launcher,omitempty"`
-	Tool        string   `json:"tool,omitempty"`
-	ToolVersion string   `json:"tool_version,omitempty"`
+	// Kernel names the native kernel or the parser (e.g. "latency", "osu");
+	// "exec" for a tool the runner wrapped.
+	Kernel   string   `json:"kernel,omitempty"`
+	Command  []string `json:"command,omitempty"`
+	Launcher string   `json:"launcher,omitempty"`
+	// Tool is the program or suite that printed the output, as its parser
+	// names it ("IMB-MPI1", "osu-micro-benchmarks", "hpcc", "NetPIPE",
+	// "ib_write_bw"): the same for a run the runner wrapped and for its
+	// output ingested from a file. Runners before ToolBenchmark existed
+	// wrote the tool's benchmark here; Normalized reads their bundles.
+	Tool string `json:"tool,omitempty"`
+	// ToolBenchmark is the benchmark the tool ran, as its parser names it
+	// ("IMB-MPI1 PingPong", "osu_latency", "hpcc-hpl", "NPtcp"). One
+	// output can hold several (IMB's "# Benchmarking" tables, an OSU
+	// suite's log, HPCC's HPL and its summary), each a run of its own and
+	// a configuration of its own whatever the campaign's benchmark is
+	// called. Empty for a native kernel. Omitted when empty, so that
+	// bundles without it are unchanged: v1 readers and writers agree.
+	ToolBenchmark string `json:"tool_benchmark,omitempty"`
+	ToolVersion   string `json:"tool_version,omitempty"`
+}
+
+// Normalized returns b with Tool and ToolBenchmark as this sbench writes
+// them, for a bundle of any sbench: the archive reads bundles written
+// before ToolBenchmark existed through it, at ingest and in the migration
+// that gave runs their tool benchmark, so that an old run and a new one
+// of the same output are the same configuration.
+//
+//   - A bundle that names its ToolBenchmark is read as written.
+//   - A tool the runner wrapped (Kind "tool", Kernel "exec") had the
+//     parser's name for the run in Tool: that is the tool's benchmark, and
+//     the tool is the one that name belongs to ("IMB-MPI1 PingPong" was
+//     run by IMB-MPI1, "osu_latency" by osu-micro-benchmarks).
+//   - Any other tool run is an output ingested from a file, which its
+//     parser named: Name is the tool's benchmark.
+//   - A native kernel ran no tool.
+//
+// These rules read bundles already written and must never change.
+func (b Benchmark) Normalized() Benchmark {
+	switch {
+	case b.ToolBenchmark != "" || b.Kind != "tool":
+	case b.Kernel == "exec":
+		b.ToolBenchmark, b.Tool = b.Tool, legacyTool(b.Tool)
+	default:
+		b.ToolBenchmark = b.Name
+	}
+	return b
+}
+
+// legacyTool is the tool whose parser names a run name, for the bundles
+// of runners that wrote that name as the tool: the parsers' names as they
+// were when ToolBenchmark was added (parsers' TestToolOfEveryRun checks
+// every fixture against it). A name of no known tool (perftest's
+// programs, which are their own tool) is its own tool.
+func legacyTool(name string) string {
+	switch {
+	case strings.HasPrefix(name, "IMB"):
+		tool, _, _ := strings.Cut(name, " ")
+		return tool
+	case strings.HasPrefix(name, "osu_") || strings.HasPrefix(name, "OSU "):
+		return "osu-micro-benchmarks"
+	case name == "hpl":
+		return "xhpl"
+	case name == "hpcc" || name == "hpcc-hpl":
+		return "hpcc"
+	case name == "sockperf latency" || name == "sockperf throughput":
+		return "sockperf"
+	case name == "perf_main" || strings.HasPrefix(name, "perf_main "):
+		return "perf_main"
+	case strings.HasPrefix(name, "NP") || name == "netpipe":
+		return "NetPIPE"
+	}
+	return name
 }
 
 // Sample is one measured point: a metric at a position x (message size in
@@ -380,9 +449,32 @@ func ReadFile(path string) (*Bundle, error) {
 	return b, nil
 }
 
+// Canonical returns b as it is hashed and archived: without a
+// ToolBenchmark that says only what a reader of the bundle without it
+// takes (Benchmark.Normalized: an ingested output's Name), which is no
+// content of its own. A tool's output ingested before parsers named its
+// tool benchmark and again after is one run, which the archive skips the
+// second time. b is not changed; it is returned when nothing is left out.
+func Canonical(b *Bundle) *Bundle {
+	tb := b.Benchmark.ToolBenchmark
+	if tb == "" {
+		return b
+	}
+	without := b.Benchmark
+	without.ToolBenchmark = ""
+	if n := without.Normalized(); n.ToolBenchmark != tb || n.Tool != b.Benchmark.Tool {
+		return b
+	}
+	c := *b
+	c.Benchmark = without
+	return &c
+}
+
 // Hash returns a content hash of b: two bundles with the same content have
-// the same hash, whatever file they were read from.
+// the same hash, whatever file they were read from. It hashes b's
+// Canonical form.
 func Hash(b *Bundle) (string, error) {
+	b = Canonical(b)
 	data, err := json.Marshal(b)
 	if err != nil {
 		return "", fmt.Errorf("hash bundle: %w", err)

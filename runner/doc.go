@@ -283,6 +283,12 @@
 // the bundle keeps the output and every rank's standard error. Otherwise
 // rank 0 parses its standard output (or Exec.Output) with the parsers
 // package (HPL and HPCC included) and writes one bundle per run found.
+// Each keeps the campaign's benchmark name and says, as the parser does
+// for the same output ingested from a file, which tool printed it
+// (Benchmark.Tool: IMB-MPI1, osu-micro-benchmarks) and which of its
+// benchmarks the run is (Benchmark.ToolBenchmark: "IMB-MPI1 PingPong",
+// "IMB-MPI1 Allreduce"), so that one command running several benchmarks
+// archives several configurations, never one.
 //
 // # Checks and repeats
 //

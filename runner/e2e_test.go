@@ -265,7 +265,7 @@ func TestEndToEndExec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.Status != results.StatusOK || b.Benchmark.Launcher != "local" || b.Benchmark.Tool != "osu_latency" ||
+		if b.Status != results.StatusOK || b.Benchmark.Launcher != "local" || b.Benchmark.ToolBenchmark != "osu_latency" ||
 			b.Job.Step != "3" || b.Params["repeat"] != "1" || len(b.Samples) != 3 || b.Samples[0].Repeat != 1 ||
 			len(b.Checks) != 1 || !b.Checks[0].Passed || len(b.Hosts) != 2 {
 			t.Errorf("bundle: status %s %s, benchmark %+v, job %+v, params %v, checks %v", b.Status, b.Error, b.Benchmark, b.Job, b.Params, b.Checks)

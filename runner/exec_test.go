@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/internal/testenv"
+	"github.com/sbench/sbench/parsers"
 	"github.com/sbench/sbench/results"
 )
 
@@ -64,7 +65,7 @@ func TestExecEveryRank(t *testing.T) {
 		}
 	}
 	wantCmd := "sh -c echo 0 4 127.0.0.1 n2 " + host + " {x} > hello.0; if [ 0 = 0 ]; then " + osuLatency + "; fi"
-	if got := b.Benchmark; got.Name != "bench" || got.Kind != "tool" || got.Kernel != "exec" || got.Tool != "osu_latency" ||
+	if got := b.Benchmark; got.Name != "bench" || got.Kind != "tool" || got.Kernel != "exec" || got.Tool != "osu-micro-benchmarks" || got.ToolBenchmark != "osu_latency" ||
 		got.ToolVersion != "7.5" || got.Launcher != "srun" || strings.Join(got.Command, " ") != wantCmd {
 		t.Errorf("benchmark %+v", got)
 	}
@@ -358,8 +359,8 @@ func TestExecInputFiles(t *testing.T) {
 	res := s.run()
 	allRanksOK(t, res)
 	b := s.bundle(res)
-	if b.Status != results.StatusOK || b.Benchmark.Tool != "osu_bw" || len(b.Samples) != 2 {
-		t.Fatalf("status %s %s, tool %s, samples %+v", b.Status, b.Error, b.Benchmark.Tool, b.Samples)
+	if b.Status != results.StatusOK || b.Benchmark.ToolBenchmark != "osu_bw" || len(b.Samples) != 2 {
+		t.Fatalf("status %s %s, tool benchmark %s, samples %+v", b.Status, b.Error, b.Benchmark.ToolBenchmark, b.Samples)
 	}
 }
 
@@ -402,9 +403,99 @@ func TestExecSeveralRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.Status != results.StatusOK || b.Benchmark.Tool != "hpl" || b.Benchmark.Kernel != "exec" || b.Job.ID != s.jobID ||
+		if b.Status != results.StatusOK || b.Benchmark.Tool != "xhpl" || b.Benchmark.ToolBenchmark != "hpl" || b.Benchmark.Kernel != "exec" || b.Job.ID != s.jobID ||
 			b.Params["transport"] != "tcp" || len(b.Scalars) == 0 {
 			t.Errorf("bundle %d: status %s, benchmark %+v, job %+v, params %v", k, b.Status, b.Benchmark, b.Job, b.Params)
+		}
+	}
+}
+
+// imbTwo is IMB-MPI1 2021's output of "IMB-MPI1 -msglog 2 PingPong
+// Allreduce" on 2 ranks, as the tool prints it (parsers/testdata holds the
+// real outputs it follows): two benchmarks in one output.
+const imbTwo = `#----------------------------------------------------------------
+#    Intel(R) MPI Benchmarks 2021.3, MPI-1 part
+#----------------------------------------------------------------
+# Date                  : Thu Dec  3 10:00:00 2026
+# Machine               : x86_64
+# System                : Linux
+# Release               : 6.1.0-28-amd64
+# Version               : #1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1 (2024-11-22)
+# MPI Version           : 3.1
+# MPI Thread Environment: 
+
+
+# Calling sequence was: 
+
+# IMB-MPI1 -msglog 2 PingPong Allreduce 
+
+# Minimum message length in bytes:   0
+# Maximum message length in bytes:   4
+#
+# MPI_Datatype                   :   MPI_BYTE 
+# MPI_Datatype for reductions    :   MPI_FLOAT 
+# MPI_Op                         :   MPI_SUM  
+# 
+# 
+
+# List of Benchmarks to run:
+
+# PingPong
+# Allreduce
+
+#---------------------------------------------------
+# Benchmarking PingPong 
+# #processes = 2 
+#---------------------------------------------------
+       #bytes #repetitions      t[usec]   Mbytes/sec
+            0         1000       196.14         0.00
+            1         1000       197.02         0.01
+            2         1000       196.80         0.01
+            4         1000       197.31         0.02
+
+#----------------------------------------------------------------
+# Benchmarking Allreduce 
+# #processes = 2 
+#----------------------------------------------------------------
+       #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]
+            0         1000         0.07         0.09         0.08
+            4         1000       201.20       203.40       202.30
+
+
+# All processes entering MPI_Finalize
+
+`
+
+// A wrapped tool that ran two benchmarks gives two runs, each naming the
+// benchmark the tool ran, and the tool as ingesting the same output from a
+// file names it: the campaign's benchmark name ("bench") does not merge
+// them.
+func TestExecToolBenchmarks(t *testing.T) {
+	fastStops(t)
+	e := &Exec{Argv: []string{"sh", "-c", "cat imb.out"}, Files: map[string][]byte{"imb.out": []byte(imbTwo)}}
+	s := execStep(t, []string{"n1", "n2"}, 1, e)
+	res := s.run()
+	allRanksOK(t, res)
+	paths := strings.Fields(res[0].stdout)
+	ingested, err := parsers.Parse("imb.out", "auto", []byte(imbTwo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 2 || len(ingested) != 2 {
+		t.Fatalf("rank 0 wrote %q, ingest reads %d runs: want 2 of each", paths, len(ingested))
+	}
+	for i, p := range paths {
+		b, err := results.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ingested[i].Benchmark
+		if got := b.Benchmark; got.Name != "bench" || got.Kind != "tool" || got.Kernel != "exec" || got.Tool != want.Tool ||
+			got.ToolBenchmark != want.ToolBenchmark || got.ToolVersion != want.ToolVersion || got.ToolBenchmark != []string{"IMB-MPI1 PingPong", "IMB-MPI1 Allreduce"}[i] {
+			t.Errorf("run %d: benchmark %+v; the same output ingested from a file is tool %q, tool benchmark %q", i, got, want.Tool, want.ToolBenchmark)
+		}
+		if n := b.Benchmark.Normalized(); n.Tool != b.Benchmark.Tool || n.ToolBenchmark != b.Benchmark.ToolBenchmark {
+			t.Errorf("run %d: the archive would read it as %+v", i, n)
 		}
 	}
 }

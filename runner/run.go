@@ -414,7 +414,10 @@ func (cfg *Config) newBundle(c *comm, start time.Time) *results.Bundle {
 
 // execBundles turns the exec kernel's result into bundles: one failed
 // bundle with the output when the run or the parse failed, else one per
-// run the parser found, with the job's context.
+// run the parser found, with the job's context. Each keeps the campaign's
+// name for the benchmark and says what the parser says of the run: the
+// tool and the benchmark it ran (IMB-MPI1 and "IMB-MPI1 PingPong"), as
+// an ingest of the same output from a file would.
 func (cfg *Config) execBundles(base *results.Bundle, res *execResult, runErr error) ([]*results.Bundle, error) {
 	base.Benchmark.Kind = "tool"
 	base.Benchmark.Command = nil
@@ -440,7 +443,8 @@ func (cfg *Config) execBundles(base *results.Bundle, res *execResult, runErr err
 	out := make([]*results.Bundle, len(runs))
 	for i, run := range runs {
 		b := *base
-		b.Benchmark.Tool, b.Benchmark.ToolVersion = run.Benchmark.Name, run.Benchmark.ToolVersion
+		tool := run.Benchmark.Normalized()
+		b.Benchmark.Tool, b.Benchmark.ToolBenchmark, b.Benchmark.ToolVersion = tool.Tool, tool.ToolBenchmark, tool.ToolVersion
 		// The campaign's parameters and labels win over the tool's own.
 		b.Params = merge(merge(nil, run.Params), base.Params)
 		b.Labels = merge(merge(nil, run.Labels), base.Labels)

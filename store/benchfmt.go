@@ -16,9 +16,10 @@ import (
 	"github.com/sbench/sbench/results"
 )
 
-// benchfmtFixed are the configuration keys every run gets in a benchfmt
-// export, in order; labels follow, sorted.
-var benchfmtFixed = []string{"campaign", "variant", "nodes", "tasks", "processes", "status"}
+// benchfmtFixed are the configuration keys of sbench's own in a benchfmt
+// export (every run's, but tool_benchmark, which only a run whose name
+// does not say it has), in order; labels follow, sorted.
+var benchfmtFixed = []string{"campaign", "variant", "tool_benchmark", "nodes", "tasks", "processes", "status"}
 
 // ExportBenchfmt writes the samples, then the scalars that have a unit (and
 // do not repeat a sample of their run), of the runs f selects in the Go benchmark format
@@ -31,7 +32,8 @@ var benchfmtFixed = []string{"campaign", "variant", "nodes", "tasks", "processes
 //	fabric: ib
 //	BenchmarkOsu_bw/metric=bandwidth/size=1048576 1 11873.52 MB/s
 //
-// Each run's campaign, variant, node, task and process counts, status,
+// Each run's campaign, variant, tool benchmark (when its name does not say
+// it: ConfigOf), node, task and process counts, status,
 // configuring parameters ("param.NAME") and labels are configuration lines, written when they change from the previous run
 // (an empty value clears a key, as the format says). The benchmark name is
 // the archive's with its first letter upper-cased, as the format asks;
@@ -159,8 +161,12 @@ func (c *benchfmtConfig) set(r *Run) {
 		}
 		next[k] = v
 	}
+	cfg := ConfigOf(r)
 	put("campaign", r.Campaign)
 	put("variant", r.Variant)
+	if tb, ok := cfg.Get(AttrToolBenchmark, AttrToolBenchmark); ok {
+		put("tool_benchmark", tb)
+	}
 	if len(r.Nodes) > 0 {
 		put("nodes", strconv.Itoa(len(r.Nodes)))
 	}
@@ -174,7 +180,7 @@ func (c *benchfmtConfig) set(r *Run) {
 	// The rest of the configuration (ConfigOf): parameters that configure
 	// (never the repeat index, which would keep benchstat from pooling
 	// repeats), then labels.
-	for _, a := range ConfigOf(r) {
+	for _, a := range cfg {
 		switch a.Kind {
 		case AttrParam:
 			put("param."+benchfmtKey(a.Key), a.Value)

@@ -11,17 +11,21 @@ import (
 
 // Kinds of configuration attributes.
 const (
-	AttrCampaign  = "campaign"
-	AttrVariant   = "variant"
-	AttrParam     = "param"
-	AttrLabel     = "label"
-	AttrProcesses = "processes"
+	AttrCampaign = "campaign"
+	AttrVariant  = "variant"
+	// AttrToolBenchmark is the benchmark a tool ran (Run.ToolBenchmark)
+	// when the run's benchmark name does not say it: a campaign's
+	// benchmark "imb" wrapping "IMB-MPI1 PingPong Allreduce".
+	AttrToolBenchmark = "tool_benchmark"
+	AttrParam         = "param"
+	AttrLabel         = "label"
+	AttrProcesses     = "processes"
 )
 
 // Attr is one setting that identifies a configuration.
 type Attr struct {
-	// Kind is AttrCampaign, AttrVariant, AttrParam, AttrLabel or
-	// AttrProcesses.
+	// Kind is AttrCampaign, AttrVariant, AttrToolBenchmark, AttrParam,
+	// AttrLabel or AttrProcesses.
 	Kind string
 	// Key is the parameter's or label's name; the kind's name for the
 	// others.
@@ -36,7 +40,7 @@ func (a Attr) String() string { return a.Key + "=" + a.Value }
 func (a Attr) id() string { return a.Kind + "\x00" + a.Key }
 
 // Config is what identifies a run's configuration, in a fixed order:
-// campaign, variant, parameters, labels, process count.
+// campaign, variant, tool benchmark, parameters, labels, process count.
 type Config []Attr
 
 // Key is the configuration as one comparable string.
@@ -71,7 +75,7 @@ func (c Config) Get(kind, key string) (string, bool) {
 }
 
 // Lookup finds an attribute by the name a user types: a label, else a
-// parameter, else "campaign", "variant" or "processes".
+// parameter, else "campaign", "variant", "tool_benchmark" or "processes".
 func (c Config) Lookup(name string) (string, bool) {
 	for _, kind := range []string{AttrLabel, AttrParam} {
 		if v, ok := c.Get(kind, name); ok {
@@ -79,7 +83,7 @@ func (c Config) Lookup(name string) (string, bool) {
 		}
 	}
 	switch name {
-	case AttrCampaign, AttrVariant, AttrProcesses:
+	case AttrCampaign, AttrVariant, AttrToolBenchmark, AttrProcesses:
 		return c.Get(name, name)
 	}
 	return "", false
@@ -106,9 +110,12 @@ func (c Config) Without(kinds ...string) Config {
 var MetaLabels = map[string]bool{"link_rate": true, "rpeak": true, "ranks": true}
 
 // ConfigOf returns what the user varied on purpose to get run: its
-// campaign and variant, its parameters (sweep values, and the settings a
-// tool varied itself, such as the process count of each IMB table), its
-// labels, and its process count. What only numbers a run or describes it
+// campaign and variant, the benchmark its tool ran when the run's
+// benchmark name is not that (one command running IMB's PingPong and
+// Allreduce gives two configurations, whatever the campaign calls it),
+// its parameters (sweep values, and the settings a tool varied itself,
+// such as the process count of each IMB table), its labels, and its
+// process count. What only numbers a run or describes it
 // is never part of it: the repeat index, HPL's row number, the dates and
 // versions tools print (results.DescriptiveParam), the job, step and
 // restart. Runs with equal configurations are repeats of one measurement
@@ -122,6 +129,12 @@ func ConfigOf(r *Run) Config {
 	}
 	if r.Variant != "" {
 		c = append(c, Attr{AttrVariant, AttrVariant, r.Variant})
+	}
+	// An output ingested from a file is named after its tool benchmark
+	// already: saying it again would only lengthen every configuration
+	// shown.
+	if r.ToolBenchmark != "" && r.ToolBenchmark != r.Benchmark {
+		c = append(c, Attr{AttrToolBenchmark, AttrToolBenchmark, r.ToolBenchmark})
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Params)) {
 		if DescriptiveParamOf(r, k) {

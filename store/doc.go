@@ -27,10 +27,13 @@
 // (a version beyond the list) is refused rather than misread.
 //
 // Tables: runs (one per bundle, unique by content hash, with the system it
-// came from: SystemOf), run_labels,
+// came from: SystemOf; and its tool and the benchmark the tool ran as
+// results.Benchmark.Normalized reads them from a bundle of any sbench,
+// schema v6), run_labels,
 // run_params, hosts (each distinct host description once) and run_hosts,
-// samples, scalars, checks, bundles (the bundle exactly as ingested, as
-// JSON, gzip-compressed when large) and jobs. Times are stored
+// samples, scalars, checks, bundles (the bundle as ingested, in the
+// canonical form results.Hash hashes, as JSON, gzip-compressed when large)
+// and jobs. Times are stored
 // as fixed-width RFC 3339 UTC text with nanoseconds, which sorts as it reads;
 // an unknown time is NULL.
 //

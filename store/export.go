@@ -19,7 +19,7 @@ import (
 var exportColumns = []string{
 	"run", "campaign", "variant", "benchmark", "kernel", "metric", "unit", "x", "x_unit",
 	"value", "min", "max", "p50", "p99", "iterations", "repeat", "status", "job", "step", "start",
-	"processes", "config",
+	"processes", "config", "tool_benchmark",
 }
 
 // labelColumn names the column of label key: the bare key, unless that
@@ -68,6 +68,10 @@ type exportRow struct {
 	// "key=value,…": rows with the same benchmark, metric, x and config
 	// are repeats of one measurement, whatever their repeat index.
 	Config string `json:"config"`
+	// ToolBenchmark is the benchmark the run's tool ran ("IMB-MPI1
+	// PingPong"; Run.ToolBenchmark), "" for a native kernel: what tells
+	// apart the runs of one campaign benchmark whose tool ran several.
+	ToolBenchmark string `json:"tool_benchmark"`
 	// Pair and Tags have no CSV column; JSON keeps them for pair-by-pair
 	// results.
 	Pair []int             `json:"pair,omitempty"`
@@ -89,7 +93,7 @@ func (db *DB) export(ctx context.Context, f Filter, header func(keys []string) e
 		base := func(r *Run) exportRow {
 			e := exportRow{
 				Run: r.ID, Campaign: r.Campaign, Variant: r.Variant, Benchmark: r.Benchmark, Kernel: r.Kernel,
-				Status: string(r.Status), Job: r.JobID, Step: r.Step, Labels: r.Labels,
+				Status: string(r.Status), Job: r.JobID, Step: r.Step, Labels: r.Labels, ToolBenchmark: r.ToolBenchmark,
 			}
 			if e.Labels == nil {
 				e.Labels = map[string]string{}
@@ -206,7 +210,7 @@ func (db *DB) ExportCSV(ctx context.Context, w io.Writer, f Filter) error {
 			strconv.FormatInt(e.Run, 10), e.Campaign, e.Variant, e.Benchmark, e.Kernel, e.Metric, e.Unit,
 			csvFloat(e.X), e.XUnit, formatFloat(e.Value), csvFloat(e.Min), csvFloat(e.Max), csvFloat(e.P50), csvFloat(e.P99),
 			csvInt(e.Iterations), csvInt(e.Repeat), e.Status, e.Job, e.Step, deref(e.Start),
-			csvInt(e.Processes), e.Config)
+			csvInt(e.Processes), e.Config, e.ToolBenchmark)
 		for _, k := range keys {
 			record = append(record, e.Labels[k])
 		}

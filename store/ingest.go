@@ -64,7 +64,7 @@ func (s *ingestStmts) samplesStmt(ctx context.Context, n int) (*sql.Stmt, error)
 
 const (
 	sqlFindHash    = `SELECT id FROM runs WHERE hash = ?`
-	sqlInsertRun   = `INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, command, launcher, tool, tool_version, status, error, job_id, step, array_index, nodes, tasks, tasks_per_node, start_time, end_time, runner_version, source, origin, ingested_at, restart, system) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`
+	sqlInsertRun   = `INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, command, launcher, tool, tool_version, status, error, job_id, step, array_index, nodes, tasks, tasks_per_node, start_time, end_time, runner_version, source, origin, ingested_at, restart, system, tool_benchmark) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`
 	sqlInsertBndl  = `INSERT INTO bundles (run_id, encoding, data) VALUES (?, ?, ?)`
 	sqlInsertLbl   = `INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)`
 	sqlInsertPrm   = `INSERT INTO run_params (run_id, key, value) VALUES (?, ?, ?)`
@@ -170,8 +170,9 @@ func encodeBundle(b *results.Bundle) (*encoded, error) {
 		return nil, fmt.Errorf("invalid bundle: end: %w", err)
 	}
 	e := &encoded{b: b}
-	// The stored text is what results.Hash hashes: one encoding for both.
-	data, err := json.Marshal(b)
+	// The stored text is what results.Hash hashes: one encoding for both,
+	// of the bundle's canonical form.
+	data, err := json.Marshal(results.Canonical(b))
 	if err != nil {
 		return nil, fmt.Errorf("encode bundle: %w", err)
 	}
@@ -430,12 +431,15 @@ func storeFile(ctx context.Context, st *ingestStmts, source string, now any, enc
 // is false, and nothing else is written).
 func insertRun(ctx context.Context, st *ingestStmts, source string, now any, e *encoded) (id int64, added bool, err error) {
 	b := e.b
+	// The tool and its benchmark as this sbench writes them, whichever
+	// sbench wrote the bundle (the bundle itself is kept as it was).
+	tool := b.Benchmark.Normalized()
 	r, err := st.run.ExecContext(ctx,
 		e.hash, b.Campaign, b.Variant, b.Benchmark.Name, b.Benchmark.Kind, b.Benchmark.Kernel,
-		e.command, b.Benchmark.Launcher, b.Benchmark.Tool, b.Benchmark.ToolVersion,
+		e.command, b.Benchmark.Launcher, tool.Tool, b.Benchmark.ToolVersion,
 		string(b.Status), b.Error,
 		b.Job.ID, b.Job.Step, b.Job.ArrayIndex, e.nodes, b.Job.Tasks, b.Job.TasksPerNode,
-		formatTime(b.Start), formatTime(b.End), b.RunnerVersion, source, b.Source, now, b.Job.Restart, SystemOf(b))
+		formatTime(b.Start), formatTime(b.End), b.RunnerVersion, source, b.Source, now, b.Job.Restart, SystemOf(b), tool.ToolBenchmark)
 	if err != nil {
 		return 0, false, fmt.Errorf("insert run: %w", err)
 	}

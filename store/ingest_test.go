@@ -40,7 +40,7 @@ func TestIngestStoresEverything(t *testing.T) {
 		ID: 1, Hash: hash, Campaign: "ib-acceptance", Variant: "ib",
 		Params: map[string]string{"transport": "ib", "tool": "osu_bw"}, Labels: map[string]string{"fabric": "ib", "site": "lab"},
 		Benchmark: "osu_bw", Kind: "tool", Kernel: "osu", Command: []string{"osu_bw", "-m", "1:4194304"},
-		Launcher: "srun", Tool: "osu_bw", ToolVer: "7.4", Status: results.StatusOK,
+		Launcher: "srun", Tool: "osu_bw", ToolBenchmark: "osu_bw", ToolVer: "7.4", Status: results.StatusOK,
 		JobID: "1234", Step: "0", Nodes: []string{"n01", "n02"}, Tasks: 2, TasksPerNode: "1(x2)",
 		Hosts: osu.Hosts, Start: osu.Start, End: osu.End, RunnerVersion: "v0.1.0",
 		Source: "/data/results/1234.json", Origin: "section 2", IngestedAt: clock,

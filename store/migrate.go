@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/sbench/sbench/results"
 )
 
 // applicationID marks a SQLite file as an sbench archive ("sbnc" in ASCII),
@@ -25,6 +27,7 @@ var migrations = []migration{
 	{"baselines", execSQL(schemaV3)},
 	{"attempts and planned steps", execSQL(schemaV4)},
 	{"systems and housekeeping indexes", execSQL(schemaV5)},
+	{"tool benchmarks", migrateV6},
 }
 
 // LatestSchemaVersion is the schema version this sbench writes.
@@ -247,6 +250,34 @@ CREATE INDEX runs_system ON runs(system, start_time);
 CREATE INDEX runs_status ON runs(status, start_time);
 CREATE INDEX run_hosts_host ON run_hosts(host_id);
 `
+
+// migrateV6 gives every run the benchmark its tool ran (runs.tool_benchmark),
+// part of its configuration (ConfigOf): IMB-MPI1's PingPong and Allreduce
+// of one command were two runs of one configuration. The runs already
+// archived are read as results.Benchmark.Normalized reads their bundles,
+// as an ingest of them would: an ingested tool output's is its benchmark
+// name; a wrapped tool's was in runs.tool, which becomes the tool that
+// printed it ("IMB-MPI1 PingPong" was run by IMB-MPI1), as a wrapped run
+// now says. Wrapped runs are updated per distinct tool (a few dozen
+// names, however many runs), each row once.
+func migrateV6(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `ALTER TABLE runs ADD COLUMN tool_benchmark TEXT NOT NULL DEFAULT '';
+UPDATE runs SET tool_benchmark = benchmark WHERE kind = 'tool' AND kernel != 'exec'`); err != nil {
+		return err
+	}
+	tools, err := queryStrings(ctx, tx, `SELECT DISTINCT tool FROM runs WHERE kind = 'tool' AND kernel = 'exec' AND tool != '' ORDER BY 1`)
+	if err != nil {
+		return err
+	}
+	for _, tool := range tools {
+		b := results.Benchmark{Kind: "tool", Kernel: "exec", Tool: tool}.Normalized()
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET tool = ?, tool_benchmark = ?
+WHERE kind = 'tool' AND kernel = 'exec' AND tool = ? AND tool_benchmark = ''`, b.Tool, b.ToolBenchmark, tool); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // NewerSchemaError is returned by Open for an archive written by a newer
 // sbench, whose schema this one does not know.

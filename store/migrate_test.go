@@ -92,7 +92,8 @@ func checkSeed(t *testing.T, db *DB) {
 	}
 	r := runs[0]
 	if r.ID != 1 || r.Variant != "ib" || !r.Start.Equal(b.Start) || !reflect.DeepEqual(r.Nodes, b.Job.Nodes) ||
-		!reflect.DeepEqual(r.Params, b.Params) || !reflect.DeepEqual(r.Hosts, b.Hosts) || r.Source != "old.json" {
+		!reflect.DeepEqual(r.Params, b.Params) || !reflect.DeepEqual(r.Hosts, b.Hosts) || r.Source != "old.json" ||
+		r.ToolBenchmark != "osu_bw" {
 		t.Errorf("run after migration = %+v", r)
 	}
 	samples, err := db.Samples(ctx, Filter{RunIDs: []int64{1}})

@@ -32,10 +32,17 @@ var v3Tables = append(append([]string{}, dataTables...), "jobs", "baselines", "b
 // returns the migrated archive, closed with the test.
 func downgradeAndMigrate(t *testing.T, db *DB, undo string, tables []string) *DB {
 	t.Helper()
+	return downgradeAndMigrateKeeping(t, db, undo, tables, map[string]string{})
+}
+
+// downgradeAndMigrateKeeping is downgradeAndMigrate comparing only the
+// columns cols names of a table ("*" or all, when it names none): those a
+// migration must keep, where it rewrites others.
+func downgradeAndMigrateKeeping(t *testing.T, db *DB, undo string, tables []string, cols map[string]string) *DB {
+	t.Helper()
 	if _, err := db.w.Exec(undo); err != nil {
 		t.Fatal(err)
 	}
-	cols := map[string]string{}
 	before := dumpTables(t, db, tables, cols)
 	db.Close()
 	db = openAt(t, db.Path())
@@ -120,7 +127,7 @@ func TestMigrateV2ArchiveWithManyRuns(t *testing.T) {
 		t.Errorf("the v2 archive had %d samples, want 30: the test checks too little", n)
 	}
 	v2Tables := append(append([]string{}, dataTables...), "jobs")
-	db = downgradeAndMigrate(t, db, undoV5+undoV4+"DROP TABLE baseline_runs; DROP TABLE baselines; PRAGMA user_version = 2", v2Tables)
+	db = downgradeAndMigrate(t, db, undoV6+undoV5+undoV4+"DROP TABLE baseline_runs; DROP TABLE baselines; PRAGMA user_version = 2", v2Tables)
 	runs, _ := db.Runs(ctx, Filter{})
 	if _, err := db.SetBaseline(ctx, Baseline{Name: "ref", RunIDs: []int64{runs[0].ID}}); err != nil {
 		t.Errorf("baselines do not work after migration: %v", err)

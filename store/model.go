@@ -28,8 +28,14 @@ type Run struct {
 	Kernel    string // kernel or parser name, e.g. "latency", "osu"
 	Command   []string
 	Launcher  string
-	Tool      string
-	ToolVer   string
+	// Tool is the program or suite that printed the run's output
+	// ("IMB-MPI1", "osu-micro-benchmarks"), ToolBenchmark the benchmark
+	// it ran ("IMB-MPI1 PingPong"; "" for a native kernel), both as
+	// results.Benchmark.Normalized reads the bundle: the same for a run
+	// of any sbench, wrapped or ingested from a file.
+	Tool          string
+	ToolBenchmark string
+	ToolVer       string
 
 	Status results.Status
 	Error  string

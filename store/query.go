@@ -165,7 +165,7 @@ func (db *DB) EachRun(ctx context.Context, f Filter, o RunOptions, fn func(*Run)
 	})
 }
 
-const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at, r.restart, r.system`
+const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at, r.restart, r.system, r.tool_benchmark`
 
 // loadRuns reads the runs of f with what detail asks for: export needs no
 // hosts, prune not even parameters. Each run gets labels, parameters and
@@ -218,7 +218,7 @@ func eachRun(ctx context.Context, q queryer, f Filter, o RunOptions, fn func(*Ru
 	}
 	defer rows.Close()
 	d := newRunDecoder(q)
-	var campaign, variant, benchmark, kind, kernel, command, launcher, tool, toolVer, status, nodes, tasksPerNode, runnerVersion, system sql.RawBytes
+	var campaign, variant, benchmark, kind, kernel, command, launcher, tool, toolVer, status, nodes, tasksPerNode, runnerVersion, system, toolBench sql.RawBytes
 	var labels, params, hostIDs sql.RawBytes
 	for rows.Next() {
 		var r Run
@@ -227,7 +227,7 @@ func eachRun(ctx context.Context, q queryer, f Filter, o RunOptions, fn func(*Ru
 		dst := []any{&r.ID, &r.Hash, &campaign, &variant, &benchmark, &kind, &kernel,
 			&command, &launcher, &tool, &toolVer, &status, &r.Error,
 			&r.JobID, &r.Step, &r.ArrayIndex, &nodes, &r.Tasks, &tasksPerNode,
-			&start, &end, &runnerVersion, &r.Source, &r.Origin, &ingested, &r.Restart, &system, &labels}
+			&start, &end, &runnerVersion, &r.Source, &r.Origin, &ingested, &r.Restart, &system, &toolBench, &labels}
 		if o.Detail != RunLabels {
 			dst = append(dst, &params)
 		}
@@ -240,7 +240,7 @@ func eachRun(ctx context.Context, q queryer, f Filter, o RunOptions, fn func(*Ru
 		in := d.strs
 		r.Campaign, r.Variant, r.Benchmark, r.Kind, r.Kernel = in.get(campaign), in.get(variant), in.get(benchmark), in.get(kind), in.get(kernel)
 		r.Launcher, r.Tool, r.ToolVer, r.Status = in.get(launcher), in.get(tool), in.get(toolVer), results.Status(in.get(status))
-		r.TasksPerNode, r.RunnerVersion, r.System = in.get(tasksPerNode), in.get(runnerVersion), in.get(system)
+		r.TasksPerNode, r.RunnerVersion, r.System, r.ToolBenchmark = in.get(tasksPerNode), in.get(runnerVersion), in.get(system), in.get(toolBench)
 		if r.Command, err = d.list(command); err != nil {
 			return fmt.Errorf("run %d: command: %w", r.ID, err)
 		}

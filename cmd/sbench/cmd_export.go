@@ -14,7 +14,10 @@ func newExportCmd(e *env) *cobra.Command {
 selected runs. The CSV header starts with run,campaign,variant,benchmark,kernel,
 metric,unit,x,x_unit,value and ends with one column per label. x is the message
 size in bytes for point-to-point and collective curves; MB/s is 10^6 bytes/s,
-as OSU prints it.
+as OSU prints it. config is the run's configuration, and tool_benchmark the
+benchmark its tool ran ("IMB-MPI1 PingPong"; empty for a native kernel): what
+tells apart the runs of one campaign benchmark wrapping a command that runs
+several.
 
 --format benchfmt writes the Go benchmark format, with each run's campaign,
 variant, node count and labels as configuration lines and the units'

@@ -65,9 +65,10 @@ A history follows one configuration: runs that differ only in their repeat
 index (or in what only numbers or describes a run) are one, runs at other
 process counts, placements, parameters or labels are not. --config
 KEY=VALUE (a label, a swept value such as buf=16384 or ntasks_per_node=2,
-"variant" or "processes"), --label and --variant pick one when the runs have
-several; history lists the choices, and needs none when the selection leaves
-one configuration.
+"variant", "processes", or "tool_benchmark": the benchmark a wrapped tool
+ran), --label and --variant pick one when the runs have several; history
+lists the choices, and needs none when the selection leaves one
+configuration.
 
 --metric and --x may be left out when the runs have one metric or one size;
 otherwise history lists the choices. -o draws the figure (PNG, PDF or SVG by
@@ -148,7 +149,7 @@ extension).`,
 	c.Flags().StringVar(&q.Metric, "metric", "", "metric to follow (needed when the runs have several)")
 	c.Flags().StringVar(&x, "x", "", "message size or other x to follow, e.g. 8, 4K, 1MiB (needed when there are several)")
 	c.Flags().StringVar(&q.Variant, "variant", "", "only runs of this variant (needed when there are several)")
-	c.Flags().StringArrayVar(&configs, "config", nil, "only runs whose configuration has KEY=VALUE: a label, swept value (buf=16384, ntasks_per_node=2), variant or processes (repeatable)")
+	c.Flags().StringArrayVar(&configs, "config", nil, "only runs whose configuration has KEY=VALUE: a label, swept value (buf=16384, ntasks_per_node=2), variant, processes or tool_benchmark (repeatable)")
 	f.add(c)
 	c.Flags().IntVar(&q.Window, "window", compare.DefaultWindow, "earlier runs a control band is computed from")
 	c.Flags().Float64Var(&q.Alpha, "alpha", 0.05, "significance level of a step")

@@ -88,7 +88,8 @@ every figure. --group-by family draws the same metric of different
 benchmarks in one figure instead: osu_latency, IMB's PingPong and
 sbench-runner's latency kernel are all latency against message size of the
 point-to-point family, so each figure of that family has a line per tool,
-named with its version ("osu_latency 7.4", "sbench-runner 0.9 latency"),
+named with its version and benchmark ("osu-micro-benchmarks 7.4
+(osu_latency)", "sbench-runner 0.9 latency"),
 and there is a figure per configuration the tools share (an intra-node and
 an inter-node variant); sbench compare --group-by family matches the same
 rows. The link rate comes from the runs' InfiniBand or network

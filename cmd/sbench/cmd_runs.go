@@ -108,7 +108,12 @@ func runCells(r *store.Run) []string {
 	for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
 		labels = append(labels, k+"="+r.Labels[k])
 	}
-	return []string{strconv.FormatInt(r.ID, 10), when(*r), dash(r.System), dash(r.Campaign), dash(r.Variant), r.Benchmark,
+	// A benchmark wrapping a tool that ran several says which one this is.
+	bench := r.Benchmark
+	if r.ToolBenchmark != "" && r.ToolBenchmark != r.Benchmark {
+		bench += " (" + r.ToolBenchmark + ")"
+	}
+	return []string{strconv.FormatInt(r.ID, 10), when(*r), dash(r.System), dash(r.Campaign), dash(r.Variant), bench,
 		dash(job), dash(strings.Join(r.Nodes, ",")), string(r.Status), strings.Join(labels, ",")}
 }
 

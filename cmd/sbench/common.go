@@ -326,20 +326,23 @@ func writeResult(e *env, r textOrJSON, asJSON bool) error {
 
 // runJSON is a run as runs --json and prune --json print it.
 type runJSON struct {
-	ID        int64             `json:"id"`
-	System    string            `json:"system,omitempty"`
-	Start     string            `json:"start,omitempty"`
-	Ingested  string            `json:"ingested"`
-	Campaign  string            `json:"campaign,omitempty"`
-	Variant   string            `json:"variant,omitempty"`
-	Benchmark string            `json:"benchmark"`
-	Job       string            `json:"job,omitempty"`
-	Step      string            `json:"step,omitempty"`
-	Source    string            `json:"source,omitempty"`
-	Nodes     []string          `json:"nodes,omitempty"`
-	Status    results.Status    `json:"status"`
-	Error     string            `json:"error,omitempty"`
-	Labels    map[string]string `json:"labels,omitempty"`
+	ID        int64  `json:"id"`
+	System    string `json:"system,omitempty"`
+	Start     string `json:"start,omitempty"`
+	Ingested  string `json:"ingested"`
+	Campaign  string `json:"campaign,omitempty"`
+	Variant   string `json:"variant,omitempty"`
+	Benchmark string `json:"benchmark"`
+	// ToolBenchmark is the benchmark the run's tool ran ("IMB-MPI1
+	// PingPong"), as export's column.
+	ToolBenchmark string            `json:"tool_benchmark,omitempty"`
+	Job           string            `json:"job,omitempty"`
+	Step          string            `json:"step,omitempty"`
+	Source        string            `json:"source,omitempty"`
+	Nodes         []string          `json:"nodes,omitempty"`
+	Status        results.Status    `json:"status"`
+	Error         string            `json:"error,omitempty"`
+	Labels        map[string]string `json:"labels,omitempty"`
 }
 
 func newRunJSON(r store.Run) runJSON {
@@ -347,5 +350,5 @@ func newRunJSON(r store.Run) runJSON {
 	if !r.Start.IsZero() {
 		start = r.Start.UTC().Format(time.RFC3339)
 	}
-	return runJSON{r.ID, r.System, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.JobID, r.Step, r.Source, r.Nodes, r.Status, r.Error, r.Labels}
+	return runJSON{r.ID, r.System, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.ToolBenchmark, r.JobID, r.Step, r.Source, r.Nodes, r.Status, r.Error, r.Labels}
 }

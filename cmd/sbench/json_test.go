@@ -123,19 +123,21 @@ func TestJSONEverywhere(t *testing.T) {
 
 	// prune: the plan, then what was deleted.
 	type runRow struct {
-		ID        int64             `json:"id"`
-		Start     string            `json:"start"`
-		Ingested  string            `json:"ingested"`
-		Campaign  string            `json:"campaign"`
-		Variant   string            `json:"variant"`
-		Benchmark string            `json:"benchmark"`
-		Job       string            `json:"job"`
-		Step      string            `json:"step"`
-		Source    string            `json:"source"`
-		Nodes     []string          `json:"nodes"`
-		Status    string            `json:"status"`
-		Error     string            `json:"error"`
-		Labels    map[string]string `json:"labels"`
+		ID        int64  `json:"id"`
+		Start     string `json:"start"`
+		Ingested  string `json:"ingested"`
+		Campaign  string `json:"campaign"`
+		Variant   string `json:"variant"`
+		Benchmark string `json:"benchmark"`
+		// The benchmark the run's tool ran (HPL's output: "hpl").
+		ToolBenchmark string            `json:"tool_benchmark"`
+		Job           string            `json:"job"`
+		Step          string            `json:"step"`
+		Source        string            `json:"source"`
+		Nodes         []string          `json:"nodes"`
+		Status        string            `json:"status"`
+		Error         string            `json:"error"`
+		Labels        map[string]string `json:"labels"`
 	}
 	var pr struct {
 		Delete []runRow `json:"delete"`

@@ -62,15 +62,15 @@ func TestSlurmHPCCOneNode(t *testing.T) {
 	}
 	tools := map[string]store.Run{}
 	for _, r := range archived {
-		tools[r.Tool] = r
-		if r.Status != results.StatusOK || r.JobID == "" || r.Benchmark != "hpcc" {
-			t.Errorf("run %d (%s): status %s (%s), job %q, benchmark %q", r.ID, r.Tool, r.Status, r.Error, r.JobID, r.Benchmark)
+		tools[r.ToolBenchmark] = r
+		if r.Status != results.StatusOK || r.JobID == "" || r.Benchmark != "hpcc" || r.Tool != "hpcc" {
+			t.Errorf("run %d (%s): status %s (%s), job %q, benchmark %q, tool %q", r.ID, r.ToolBenchmark, r.Status, r.Error, r.JobID, r.Benchmark, r.Tool)
 		}
 	}
 	hplRun, ok1 := tools["hpcc-hpl"]
 	summary, ok2 := tools["hpcc"]
 	if len(archived) != 2 || !ok1 || !ok2 {
-		t.Fatalf("archived runs by tool: %v, want hpcc-hpl and hpcc", tools)
+		t.Fatalf("archived runs by tool benchmark: %v, want hpcc-hpl and hpcc", tools)
 	}
 	scalars, err := s.Scalars(ctx, store.Filter{RunIDs: []int64{hplRun.ID, summary.ID}})
 	if err != nil {

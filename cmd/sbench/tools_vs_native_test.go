@@ -86,8 +86,8 @@ func checkToolsVsNativeRuns(t *testing.T, dbPath string, extra, interNode map[st
 		if _, ok := r.Labels[localHostLabel]; ok && (r.Variant == "intra-node" || interNode[localHostLabel] == "") {
 			t.Errorf("run %d (%s %s) is labelled %s=%s, though its ranks did not span nodes of this host", r.ID, r.Benchmark, r.Variant, localHostLabel, r.Labels[localHostLabel])
 		}
-		if b.impl == "openmpi" && (r.Tool != b.tool || r.ToolVer != "7.4") {
-			t.Errorf("run %d (%s): tool %q %q, want %s 7.4 (the stand-in's title)", r.ID, r.Benchmark, r.Tool, r.ToolVer, b.tool)
+		if b.impl == "openmpi" && (r.Tool != "osu-micro-benchmarks" || r.ToolBenchmark != b.tool || r.ToolVer != "7.4") {
+			t.Errorf("run %d (%s): tool %q %q running %q, want osu-micro-benchmarks 7.4 (the stand-in's title) running %s", r.ID, r.Benchmark, r.Tool, r.ToolVer, r.ToolBenchmark, b.tool)
 		}
 	}
 	for bench := range toolsVsNativeBench {
@@ -164,7 +164,7 @@ func checkToolsVsNativeReport(t *testing.T, dbPath, pdf string) {
 	if code != 0 || !strings.Contains(out, "24 runs") {
 		t.Fatalf("report --group-by family: exit %d\n%s%s", code, out, errs)
 	}
-	checkPDF(t, pdf, []string{"point-to-point", "osu_latency 7.4", "osu_bw 7.4", "sbench-runner", "variant=inter-node"})
+	checkPDF(t, pdf, []string{"point-to-point", "osu-micro-benchmarks 7.4 (osu_latency)", "osu-micro-benchmarks 7.4 (osu_bw)", "sbench-runner", "variant=inter-node"})
 }
 
 // checkToolsVsNativeCompare checks that compare --group-by family pairs
@@ -215,8 +215,8 @@ func checkToolsVsNativeCompare(t *testing.T, dbPath string) {
 		for metric, tools := range map[string][2]string{"latency": {"latency", "osu_latency"}, "bandwidth": {"bw", "osu_bw"}} {
 			k := "point-to-point " + metric + " " + p
 			old, nw, _ := strings.Cut(got[k], " vs ")
-			if !strings.HasPrefix(old, "sbench-runner") || !strings.HasSuffix(old, " "+tools[0]) || !strings.HasPrefix(nw, tools[1]+" 7.4") {
-				t.Errorf("%s: %q, want sbench-runner's %s kernel vs %s 7.4 (tables %v)", k, got[k], tools[0], tools[1], got)
+			if !strings.HasPrefix(old, "sbench-runner") || !strings.HasSuffix(old, " "+tools[0]) || nw != "osu-micro-benchmarks 7.4 ("+tools[1]+")" {
+				t.Errorf("%s: %q, want sbench-runner's %s kernel vs osu-micro-benchmarks 7.4 (%s) (tables %v)", k, got[k], tools[0], tools[1], got)
 			}
 		}
 	}

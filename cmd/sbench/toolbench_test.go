@@ -76,7 +76,7 @@ func TestWrappedToolBenchmarks(t *testing.T) {
 			t.Errorf("compare lacks the table %q:\n%s", w, out)
 		}
 	}
-	if strings.Contains(out, "n=2+2") || !strings.Contains(out, "(n=1+1)") {
+	if strings.Contains(out, "n=2+2") || !strings.Contains(out, "n=1+1") {
 		t.Errorf("compare pools PingPong and Allreduce:\n%s", out)
 	}
 

@@ -175,9 +175,7 @@ func checkIMBCompare(t *testing.T, db string) {
 	if strings.Contains(text, "n=2+2") {
 		t.Errorf("compare pools runs of one submission:\n%s", text)
 	}
-	// One run against one is no evidence of a change: no regression. (Until
-	// compare requires significance for a verdict, a change beyond the
-	// threshold between two single runs on a busy machine still is one.)
+	// One run against one is no evidence of a change: no regression.
 	if code != 0 || strings.Contains(text, "REGRESSION") {
 		t.Errorf("compare of two single runs per benchmark: exit %d, want 0 and no regression\n%s", code, text)
 	}

@@ -45,6 +45,10 @@ type Config struct {
 	// Repeat is the repetition index of this run (--repeat), recorded in
 	// Params["repeat"] and every sample; nil when not repeated.
 	Repeat *int
+	// Plan is how the launch was meant to place the ranks (--plan-nodes,
+	// --plan-ppn); rank 0 makes a run that ran otherwise invalid. Zero
+	// when nobody said (a runner started by hand).
+	Plan Placement
 	// Params are the variant's sweep parameters, Labels the run's labels;
 	// both are copied into the bundle.
 	Params map[string]string
@@ -168,6 +172,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.Repeat != nil && *cfg.Repeat < 0 {
 		return fmt.Errorf("repeat %d is negative", *cfg.Repeat)
+	}
+	if err := cfg.Plan.check(); err != nil {
+		return err
 	}
 	switch _, native := kernels.Lookup(cfg.Kernel.Kernel); {
 	case cfg.Kernel.Kernel == ExecKernel:
@@ -349,6 +356,7 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 				b.Samples[i].Repeat = *cfg.Repeat
 			}
 		}
+		applyPlacement(b, cfg.Plan)
 		ApplyChecks(b, cfg.Checks)
 		path := bundlePath(cfg.ResultsDir, c.id, cfg.Benchmark, k)
 		if werr := results.WriteFile(path, b); werr != nil {

@@ -170,7 +170,11 @@ func (c *Campaign) block(st Step) Block {
 	switch st.Benchmark.Pairs {
 	case "":
 		launch := c.launchLine(st, st.Ranks, st.Nodes, st.PerNode, nil)
-		body = append(body, sub(id, launch+" "+runner+stepArgs(id)))
+		nodes := count{n: st.Nodes}
+		if st.rangeNodes() {
+			nodes = count{expr: "$SLURM_JOB_NUM_NODES"}
+		}
+		body = append(body, sub(id, launch+" "+runner+planArgs(nodes, st.PerNode)+stepArgs(id)))
 	case "both-directions":
 		for _, ab := range [][2]string{{"0", "1"}, {"1", "0"}} {
 			body = append(body, "a=${sbench_nodes["+ab[0]+"]} b=${sbench_nodes["+ab[1]+"]}",
@@ -200,11 +204,11 @@ func (c *Campaign) block(st Step) Block {
 		body = append(body,
 			"a=${sbench_nodes[0]} b=${sbench_nodes[1]}",
 			sub(id+"-intra",
-				intra+" "+runner+` --label "pair=${a}->${a}" --label placement=intra-node`+stepArgs(id+"-intra")),
+				intra+" "+runner+` --label "pair=${a}->${a}" --label placement=intra-node`+planArgs(count{n: 1}, 2)+stepArgs(id+"-intra")),
 			sub(id+"-inter",
 				`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
 				"SLURM_HOSTFILE=\"$sbench_hostfile\" "+c.launchLine(st, 2, 2, 1, []string{`--nodelist="$a,$b"`, "--distribution=arbitrary"})+
-					" "+runner+` --label "pair=${a}->${b}" --label placement=inter-node`+stepArgs(id+"-inter")))
+					" "+runner+` --label "pair=${a}->${b}" --label placement=inter-node`+planArgs(count{n: 2}, 1)+stepArgs(id+"-inter")))
 	}
 	return Block{Comment: stepComment(st, c.repeats(st.Benchmark)), Body: strings.Join(body, "\n")}
 }
@@ -233,7 +237,29 @@ func stepMarker(id, what, extra string) string {
 // pairLaunch is the launch of one ordered pair $a -> $b.
 func pairLaunch(c *Campaign, st Step, runner, id string) string {
 	return "SLURM_HOSTFILE=\"$sbench_hostfile\" " + c.launchLine(st, 2, 2, 1, []string{`--nodelist="$a,$b"`, "--distribution=arbitrary"}) +
-		" " + runner + ` --label "pair=${a}->${b}"` + stepArgs(id+"-${a}-${b}")
+		" " + runner + ` --label "pair=${a}->${b}"` + planArgs(count{n: 2}, 1) + stepArgs(id+"-${a}-${b}")
+}
+
+// PlanArgs are the runner arguments that give it a launch's plan: its
+// ranks on nodes nodes, at most perNode on each. Rank 0 makes a run whose
+// ranks ran otherwise invalid.
+func PlanArgs(nodes, perNode int) []string {
+	words := planWords(count{n: nodes}, perNode)
+	args := make([]string, len(words))
+	for i, w := range words {
+		args[i] = w[0].s
+	}
+	return args
+}
+
+// planArgs is PlanArgs as script text, after a space; on a node range the
+// node count is the job's.
+func planArgs(nodes count, perNode int) string {
+	return " " + renderWords(planWords(nodes, perNode))
+}
+
+func planWords(nodes count, perNode int) []word {
+	return []word{lit("--plan-nodes"), nodes.option(""), lit("--plan-ppn"), lit(strconv.Itoa(perNode))}
 }
 
 // stepArgs names the launch: --step for the bundle's file name, --session

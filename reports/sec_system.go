@@ -65,7 +65,7 @@ func (r *Report) hostGroups() []*hostGroup {
 
 // systemRows are the system table's rows, in the order article 001 lists
 // its cluster.
-var systemRows = []string{"CPU", "Cores", "Memory", "OS", "Kernel", "MPI", "InfiniBand", "Network", "Governor"}
+var systemRows = []string{"CPU", "Cores", "Memory", "OS", "Kernel", "MPI", "MPI library", "InfiniBand", "Network", "Governor"}
 
 // systemSection describes the nodes the runs ran on, from the provenance
 // the runner recorded, as a table with one column per kind of node, and
@@ -200,7 +200,8 @@ func nodeName(h results.Host) string {
 }
 
 // HostFields is what the report's system table says about a node (CPU,
-// cores, memory, OS, kernel, MPI, InfiniBand, network, governor), in the
+// cores, memory, OS, kernel, MPI, the MPI library the tool loaded,
+// InfiniBand, network, governor), in the
 // table's order, empty fields left out.
 func HostFields(h results.Host) [][2]string { return hostFields(h) }
 
@@ -239,6 +240,7 @@ func hostFields(h results.Host) [][2]string {
 	add("OS", h.OS)
 	add("Kernel", h.Kernel)
 	add("MPI", h.MPI)
+	add("MPI library", mpiLibrary(h))
 	var ib []string
 	for _, p := range h.IB {
 		s := fmt.Sprintf("%s port %d", p.Device, p.Port)

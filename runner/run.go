@@ -274,8 +274,11 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		h.NodeName = id.NodeName
 		if cfg.Exec != nil && cfg.Root == "/" {
 			// The wrapped tool is likely an MPI program: say which MPI
-			// (a launcher's --version, 10-100 ms, at most 2 s).
+			// (a launcher's --version, 10-100 ms, at most 2 s), and
+			// which MPI library the tool loads here (its ELF file and
+			// its libraries', a few ms).
 			h.MPI = MPIVersion(runCtx)
+			h.MPILibraryPath, h.MPILibrary = cfg.toolMPILibrary(workdir)
 		}
 		return &h
 	}
@@ -377,6 +380,25 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		}
 	}
 	return first, rankError(id, err)
+}
+
+// toolMPILibrary is the MPI library this rank's command loads: its path
+// and version, or "" when the command is not an MPI program, has none on
+// this rank, or names its program by a placeholder known only after the
+// bootstrap. A program that cannot be found says nothing here: the run
+// fails when it starts it, and says so.
+func (cfg *Config) toolMPILibrary(workdir string) (path, version string) {
+	id := cfg.Identity
+	argv := cfg.Exec.argv(id.Rank)
+	if len(argv) == 0 {
+		return "", ""
+	}
+	prog, err := expandArgv(argv[:1], argValues{rank: id.Rank, size: id.Size, workdir: workdir})
+	if err != nil {
+		return "", ""
+	}
+	path, version, _ = ToolMPILibrary(prog[0], workdir, cfg.Getenv)
+	return path, version
 }
 
 // runTimeout is the cause of a run's context ending at the run's deadline.

@@ -69,7 +69,8 @@ func TestMPILaunchersPlacePerNode(t *testing.T) {
 			"I_MPI_JOB_RESPECT_PROCESS_PLACEMENT=0 timeout --kill-after=30 3630 mpirun -np 2 -ppn 1",
 			"I_MPI_JOB_RESPECT_PROCESS_PLACEMENT=0 timeout --kill-after=30 3630 mpirun -np 2 -ppn 2"}},
 		// The user's args place the ranks: no second mapping (Open MPI
-		// refuses two), Intel MPI's variable still set for their -ppn.
+		// would take the last, Hydra refuses two -ppn), Intel MPI's
+		// variable still set for their -ppn.
 		{"user's --map-by", `type = "mpirun"` + "\n" + `flavor = "openmpi"` + "\n" + `args = ["--map-by", "ppr:{ppn}:node:PE=2"]`, []string{
 			"timeout --kill-after=30 3630 mpirun -np 2 --map-by ppr:1:node:PE=2",
 			"timeout --kill-after=30 3630 mpirun -np 2 --map-by ppr:2:node:PE=2"}},

@@ -349,8 +349,8 @@ var Flavors = []string{FlavorOpenMPI, FlavorMPICH, FlavorIntelMPI}
 // placementOptions are the options of Open MPI's mpirun and of Hydra's
 // (MPICH, Intel MPI, MVAPICH) that place ranks on nodes. Launcher args
 // holding one place the ranks themselves: sbench then adds no mapping of
-// its own, which would conflict with theirs (Open MPI refuses two mapping
-// policies; Hydra takes the last -ppn).
+// its own, which would conflict with theirs (Open MPI 4.1 silently takes
+// the last --map-by; Hydra refuses a second -ppn).
 var placementOptions = map[string]bool{
 	// Open MPI (4.x and 5.x)
 	"--map-by": true, "-map-by": true, "--npernode": true, "-npernode": true, "-N": true,

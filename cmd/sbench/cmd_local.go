@@ -304,7 +304,9 @@ submit would (a job waiting for another runs after it, and not at all if
 that one failed). Each step's ranks start as local processes with the
 SLURM_* variables srun would set: fake nodes local1, local2 … (as many as
 the job allocates), block distribution, ranks talking over 127.0.0.1. A
-step whose launcher is mpirun or mpiexec runs that launcher here instead.
+step whose launcher is mpirun or mpiexec runs that launcher here instead,
+every rank on this one host (its flavor's per-node option says so), and
+the runner holds the run to that placement.
 The bundles are then ingested, so "sbench report" can run at once. Jobs are
 recorded in the archive like submitted ones, with ids local-TIMESTAMP-N.
 

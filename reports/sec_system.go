@@ -85,8 +85,19 @@ func (r *Report) systemSection(d *document) {
 		d.para("No runs.", "", bodySize, black)
 		return
 	}
-	if diffs := r.mismatches(); len(diffs) > 0 {
-		d.warningBox("Warning: the nodes of a run are not alike — results between them may differ for that reason.", diffs)
+	var nodeDiffs, mpiDiffs []string
+	for _, m := range r.mismatches() {
+		if len(fieldsOf([]string{m})) > 0 {
+			nodeDiffs = append(nodeDiffs, m)
+		} else {
+			mpiDiffs = append(mpiDiffs, m)
+		}
+	}
+	if len(nodeDiffs) > 0 {
+		d.warningBox("Warning: the nodes of a run are not alike — results between them may differ for that reason.", nodeDiffs)
+	}
+	if len(mpiDiffs) > 0 {
+		d.warningBox("Warning: a tool ran with another MPI than its launcher's — the MPI row does not say what ran.", mpiDiffs)
 	}
 	const perTable = 3
 	for start := 0; start < len(groups); start += perTable {

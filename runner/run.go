@@ -398,7 +398,7 @@ func (cfg *Config) toolMPILibrary(workdir string) (path, version string) {
 		return "", ""
 	}
 	path, version, _ = ToolMPILibrary(prog[0], workdir, cfg.Getenv)
-	return path, version
+	return printable(path, 1024), version
 }
 
 // runTimeout is the cause of a run's context ending at the run's deadline.

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -28,7 +29,9 @@ func (c fieldsCache) of(h *results.Host) [][2]string {
 // hostMismatches finds the runs whose nodes differ in something the system
 // table shows — one port at half rate, another kernel, less memory — which
 // is what makes one node pair slower than the others. Each difference is
-// one sentence naming the field and which nodes have which value.
+// one sentence naming the field and which nodes have which value. The
+// MPI library a tool loaded (a field too: nodes that loaded different
+// ones differ in it) is also held to its node's launcher (mpiMismatches).
 func hostMismatches(runs []store.Run) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -86,7 +89,105 @@ func hostMismatches(runs []store.Run) []string {
 			}
 		}
 	}
+	return append(out, mpiMismatches(runs)...)
+}
+
+// mpiLibrary says which MPI library a node's tool loaded and from where:
+// "Open MPI 4.1.4 (/usr/lib/x86_64-linux-gnu/libmpi.so.40)"; "" when
+// the runner found none (a native kernel, a tool without MPI).
+func mpiLibrary(h results.Host) string {
+	switch {
+	case h.MPILibraryPath == "":
+		return h.MPILibrary
+	case h.MPILibrary == "":
+		return "unknown version (" + h.MPILibraryPath + ")"
+	}
+	return h.MPILibrary + " (" + h.MPILibraryPath + ")"
+}
+
+// mpiMismatches finds the nodes whose tool loaded another MPI than the
+// one their launcher in PATH names (mpirun --version): the tool was built
+// against, or finds through RPATH or LD_LIBRARY_PATH, another MPI than
+// the job set up, and what the archive says ran would be wrong. Each
+// pair of versions is one sentence naming the tools and their nodes.
+func mpiMismatches(runs []store.Run) []string {
+	type pair struct{ launcher, library string }
+	nodes := map[pair][]string{}
+	tools := map[pair][]string{}
+	var order []pair
+	for _, run := range runs {
+		for _, h := range run.Hosts {
+			if h.MPI == "" || h.MPILibrary == "" || sameMPI(h.MPI, h.MPILibrary) {
+				continue
+			}
+			p := pair{h.MPI, mpiLibrary(h)}
+			if _, ok := nodes[p]; !ok {
+				order = append(order, p)
+			}
+			if n := nodeName(h); !slices.Contains(nodes[p], n) {
+				nodes[p] = append(nodes[p], n)
+			}
+			tool := cmpOr(run.Tool, run.Benchmark)
+			if !slices.Contains(tools[p], tool) {
+				tools[p] = append(tools[p], tool)
+			}
+		}
+	}
+	var out []string
+	for _, p := range order {
+		slices.SortFunc(nodes[p], hostlist.Compare)
+		slices.Sort(tools[p])
+		out = append(out, fmt.Sprintf("The MPI library the tool loaded is not the launcher's: %s loaded %s where the MPI in PATH is %s, on %s.",
+			strings.Join(tools[p], ", "), p.library, p.launcher, compressHosts(nodes[p])))
+	}
 	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// sameMPI reports whether a launcher's MPI ("Open MPI 4.1.4", "MPICH
+// (Hydra) 4.0", Intel MPI's "… Version 2021.10 Build …") and a library's
+// ("MPICH 4.0.2") can be the same: the same family, and one version a
+// prefix of the other at a dot (Hydra says 4.0 of MPICH 4.0.2). What
+// cannot be told apart is taken as the same.
+func sameMPI(launcher, library string) bool {
+	fl, vl := mpiIdent(launcher)
+	fb, vb := mpiIdent(library)
+	if fl == "" || fb == "" || vl == "" || vb == "" {
+		return true
+	}
+	if fl != fb {
+		return false
+	}
+	short, long := vl, vb
+	if len(short) > len(long) {
+		short, long = long, short
+	}
+	return long == short || strings.HasPrefix(long, short+".")
+}
+
+var mpiVersionRE = regexp.MustCompile(`\d+(\.\d+)+`)
+
+// mpiIdent is an MPI's family (openmpi, mpich, mvapich, intel) and
+// dotted version, from how launchers and libraries name themselves.
+func mpiIdent(s string) (family, version string) {
+	l := strings.ToLower(s)
+	switch {
+	case strings.Contains(l, "open mpi"), strings.Contains(l, "openrte"):
+		family = "openmpi"
+	case strings.Contains(l, "intel"):
+		family = "intel"
+	case strings.Contains(l, "mvapich"):
+		family = "mvapich"
+	case strings.Contains(l, "mpich"), strings.Contains(l, "hydra"):
+		family = "mpich"
+	}
+	return family, mpiVersionRE.FindString(s)
 }
 
 // mismatchFields names the fields the nodes of some run differ in, sorted.

@@ -65,7 +65,7 @@ func (r *Report) hostGroups() []*hostGroup {
 
 // systemRows are the system table's rows, in the order article 001 lists
 // its cluster.
-var systemRows = []string{"CPU", "Cores", "Memory", "OS", "Kernel", "MPI", "InfiniBand", "Network", "Governor"}
+var systemRows = []string{"CPU", "Cores", "Memory", "OS", "Kernel", "MPI", "MPI library", "InfiniBand", "Network", "Governor"}
 
 // systemSection describes the nodes the runs ran on, from the provenance
 // the runner recorded, as a table with one column per kind of node, and
@@ -85,8 +85,19 @@ func (r *Report) systemSection(d *document) {
 		d.para("No runs.", "", bodySize, black)
 		return
 	}
-	if diffs := r.mismatches(); len(diffs) > 0 {
-		d.warningBox("Warning: the nodes of a run are not alike — results between them may differ for that reason.", diffs)
+	var nodeDiffs, mpiDiffs []string
+	for _, m := range r.mismatches() {
+		if len(fieldsOf([]string{m})) > 0 {
+			nodeDiffs = append(nodeDiffs, m)
+		} else {
+			mpiDiffs = append(mpiDiffs, m)
+		}
+	}
+	if len(nodeDiffs) > 0 {
+		d.warningBox("Warning: the nodes of a run are not alike — results between them may differ for that reason.", nodeDiffs)
+	}
+	if len(mpiDiffs) > 0 {
+		d.warningBox("Warning: a tool ran with another MPI than its launcher's — the MPI row does not say what ran.", mpiDiffs)
 	}
 	const perTable = 3
 	for start := 0; start < len(groups); start += perTable {
@@ -200,7 +211,8 @@ func nodeName(h results.Host) string {
 }
 
 // HostFields is what the report's system table says about a node (CPU,
-// cores, memory, OS, kernel, MPI, InfiniBand, network, governor), in the
+// cores, memory, OS, kernel, MPI, the MPI library the tool loaded,
+// InfiniBand, network, governor), in the
 // table's order, empty fields left out.
 func HostFields(h results.Host) [][2]string { return hostFields(h) }
 
@@ -239,6 +251,7 @@ func hostFields(h results.Host) [][2]string {
 	add("OS", h.OS)
 	add("Kernel", h.Kernel)
 	add("MPI", h.MPI)
+	add("MPI library", mpiLibrary(h))
 	var ib []string
 	for _, p := range h.IB {
 		s := fmt.Sprintf("%s port %d", p.Device, p.Port)

@@ -100,24 +100,32 @@ type Job struct {
 
 // Host is what one node of a run was.
 type Host struct {
-	Hostname    string            `json:"hostname"`
-	NodeName    string            `json:"node_name,omitempty"`
-	Ranks       []int             `json:"ranks,omitempty"`
-	CPUModel    string            `json:"cpu_model,omitempty"`
-	Sockets     int               `json:"sockets,omitempty"`
-	Cores       int               `json:"cores,omitempty"`
-	Threads     int               `json:"threads,omitempty"`
-	CPUFlags    []string          `json:"cpu_flags,omitempty"`
-	Governor    string            `json:"governor,omitempty"`
-	MemoryBytes uint64            `json:"memory_bytes,omitempty"`
-	NUMANodes   int               `json:"numa_nodes,omitempty"`
-	Kernel      string            `json:"kernel,omitempty"`
-	OS          string            `json:"os,omitempty"`
-	MPI         string            `json:"mpi,omitempty"`
-	Modules     []string          `json:"modules,omitempty"`
-	IB          []IBPort          `json:"ib,omitempty"`
-	Net         []NetIf           `json:"net,omitempty"`
-	Extra       map[string]string `json:"extra,omitempty"`
+	Hostname    string   `json:"hostname"`
+	NodeName    string   `json:"node_name,omitempty"`
+	Ranks       []int    `json:"ranks,omitempty"`
+	CPUModel    string   `json:"cpu_model,omitempty"`
+	Sockets     int      `json:"sockets,omitempty"`
+	Cores       int      `json:"cores,omitempty"`
+	Threads     int      `json:"threads,omitempty"`
+	CPUFlags    []string `json:"cpu_flags,omitempty"`
+	Governor    string   `json:"governor,omitempty"`
+	MemoryBytes uint64   `json:"memory_bytes,omitempty"`
+	NUMANodes   int      `json:"numa_nodes,omitempty"`
+	Kernel      string   `json:"kernel,omitempty"`
+	OS          string   `json:"os,omitempty"`
+	// MPI is the MPI the node's launcher in PATH names (mpirun --version).
+	MPI string `json:"mpi,omitempty"`
+	// MPILibrary is the MPI library the wrapped tool loads on this node,
+	// as the dynamic loader resolves it (e.g. "Open MPI 4.1.4"), and
+	// MPILibraryPath where it found it: what ran, which may not be the
+	// launcher's. Empty for native kernels and tools without MPI; a
+	// library whose version sbench cannot read has a path alone.
+	MPILibrary     string            `json:"mpi_library,omitempty"`
+	MPILibraryPath string            `json:"mpi_library_path,omitempty"`
+	Modules        []string          `json:"modules,omitempty"`
+	IB             []IBPort          `json:"ib,omitempty"`
+	Net            []NetIf           `json:"net,omitempty"`
+	Extra          map[string]string `json:"extra,omitempty"`
 	// Traffic names the network interfaces this node's ranks' connections
 	// to other ranks crossed in this run, as Net names them: the local
 	// end's interface, or the loopback interface (lo, which Net leaves

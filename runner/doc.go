@@ -273,10 +273,18 @@
 // brings rank 0 how each command ended and the tail of its standard error.
 //
 // Since the tool is likely an MPI program, each node's description then
-// names the MPI library installed there (Host.MPI, from mpirun --version,
-// mpichversion or ompi_info, within 2 seconds); every kernel's records the
-// runner's own commit (Host.Extra["runner_revision"]) when the build
-// stamped one.
+// names the MPI installed there (Host.MPI, from mpirun --version,
+// mpichversion or ompi_info, within 2 seconds) and the MPI library the
+// tool's program loads there, which need not be the same
+// (Host.MPILibrary and MPILibraryPath, mpilib.go): the program as the
+// rank starts it (PATH, or relative to the work directory), its ELF
+// dependencies resolved as glibc's loader does (DT_RPATH up the chain of
+// loaders, LD_LIBRARY_PATH, DT_RUNPATH, /etc/ld.so.cache, the default
+// directories), and the version the library exports (Open MPI's
+// ompi_version_string, MPICH's MPII_Version_string, named after the
+// derivative whose name its read-only data holds). Nothing is run. Every
+// kernel's records the runner's own commit (Host.Extra["runner_revision"])
+// when the build stamped one.
 //
 // A command that fails anywhere fails the run at once, naming the rank, the
 // node, the command, its exit status and its last line of standard error;
@@ -289,6 +297,20 @@
 // benchmarks the run is (Benchmark.ToolBenchmark: "IMB-MPI1 PingPong",
 // "IMB-MPI1 Allreduce"), so that one command running several benchmarks
 // archives several configurations, never one.
+//
+// # Placement
+//
+// sbench's scripts tell every launch how its ranks were planned
+// (--plan-nodes N --plan-ppn K, Config.Plan). Rank 0 compares the ranks'
+// nodes, as the bootstrap met them (the bundle's hosts, each with its
+// ranks), with the plan: on another number of nodes, or with more than K
+// ranks on one node, the run is still measured, and every bundle of it
+// that did not fail is invalid with both placements in its reason
+// ("placement: planned 2 nodes × 1 rank; ran on 1 node: n1 ranks 0,1"),
+// before the reasons of failed checks. A wrapped tool runs beside each
+// rank, with its environment (its MPI rank is the runner's), so the
+// judgement holds for tools as for native kernels; a tool that is itself
+// a launcher places its own processes, which the runner does not see.
 //
 // # Checks and repeats
 //

@@ -388,6 +388,10 @@ func TestUnderMpirun(t *testing.T) {
 		if n < 10 || b.Benchmark.Command[0] != "NPopenmpi" {
 			t.Errorf("%d bandwidth samples, command %q", n, b.Benchmark.Command)
 		}
+		// NPopenmpi loads Debian's Open MPI, the one mpirun is.
+		if h := b.Hosts[0]; !strings.HasPrefix(h.MPILibrary, "Open MPI ") || h.MPILibrary != h.MPI || !strings.Contains(h.MPILibraryPath, "/libmpi.so.") {
+			t.Errorf("MPI %q, library %q at %q", h.MPI, h.MPILibrary, h.MPILibraryPath)
+		}
 	})
 
 	t.Run("latency kernel", func(t *testing.T) {

@@ -45,6 +45,10 @@ type Config struct {
 	// Repeat is the repetition index of this run (--repeat), recorded in
 	// Params["repeat"] and every sample; nil when not repeated.
 	Repeat *int
+	// Plan is how the launch was meant to place the ranks (--plan-nodes,
+	// --plan-ppn); rank 0 makes a run that ran otherwise invalid. Zero
+	// when nobody said (a runner started by hand).
+	Plan Placement
 	// Params are the variant's sweep parameters, Labels the run's labels;
 	// both are copied into the bundle.
 	Params map[string]string
@@ -169,6 +173,9 @@ func (cfg *Config) Validate() error {
 	if cfg.Repeat != nil && *cfg.Repeat < 0 {
 		return fmt.Errorf("repeat %d is negative", *cfg.Repeat)
 	}
+	if err := cfg.Plan.check(); err != nil {
+		return err
+	}
 	switch _, native := kernels.Lookup(cfg.Kernel.Kernel); {
 	case cfg.Kernel.Kernel == ExecKernel:
 		if cfg.Exec == nil {
@@ -267,8 +274,11 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		h.NodeName = id.NodeName
 		if cfg.Exec != nil && cfg.Root == "/" {
 			// The wrapped tool is likely an MPI program: say which MPI
-			// (a launcher's --version, 10-100 ms, at most 2 s).
+			// (a launcher's --version, 10-100 ms, at most 2 s), and
+			// which MPI library the tool loads here (its ELF file and
+			// its libraries', a few ms).
 			h.MPI = MPIVersion(runCtx)
+			h.MPILibraryPath, h.MPILibrary = cfg.toolMPILibrary(workdir)
 		}
 		return &h
 	}
@@ -349,6 +359,7 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 				b.Samples[i].Repeat = *cfg.Repeat
 			}
 		}
+		applyPlacement(b, cfg.Plan)
 		ApplyChecks(b, cfg.Checks)
 		path := bundlePath(cfg.ResultsDir, c.id, cfg.Benchmark, k)
 		if werr := results.WriteFile(path, b); werr != nil {
@@ -369,6 +380,25 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		}
 	}
 	return first, rankError(id, err)
+}
+
+// toolMPILibrary is the MPI library this rank's command loads: its path
+// and version, or "" when the command is not an MPI program, has none on
+// this rank, or names its program by a placeholder known only after the
+// bootstrap. A program that cannot be found says nothing here: the run
+// fails when it starts it, and says so.
+func (cfg *Config) toolMPILibrary(workdir string) (path, version string) {
+	id := cfg.Identity
+	argv := cfg.Exec.argv(id.Rank)
+	if len(argv) == 0 {
+		return "", ""
+	}
+	prog, err := expandArgv(argv[:1], argValues{rank: id.Rank, size: id.Size, workdir: workdir})
+	if err != nil {
+		return "", ""
+	}
+	path, version, _ = ToolMPILibrary(prog[0], workdir, cfg.Getenv)
+	return printable(path, 1024), version
 }
 
 // runTimeout is the cause of a run's context ending at the run's deadline.

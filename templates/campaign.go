@@ -149,6 +149,12 @@ type Launcher struct {
 	Command string `toml:"command"`
 	// MPI is srun's --mpi plugin (pmix, pmi2, none).
 	MPI string `toml:"mpi"`
+	// Flavor says whose mpirun or mpiexec Type is (FlavorOpenMPI,
+	// FlavorMPICH, FlavorIntelMPI), so that the launch line places each
+	// step's ranks per node as planned: the options differ between MPIs,
+	// and which one a launcher is cannot be asked on the login node where
+	// the scripts are rendered. srun places ranks itself and ignores it.
+	Flavor string `toml:"flavor"`
 	// Args are extra launcher arguments. {ranks}, {nodes} and {ppn} stand
 	// for the step's rank count, node count and ranks per node.
 	Args []string `toml:"args"`

@@ -170,7 +170,11 @@ func (c *Campaign) block(st Step) Block {
 	switch st.Benchmark.Pairs {
 	case "":
 		launch := c.launchLine(st, st.Ranks, st.Nodes, st.PerNode, nil)
-		body = append(body, sub(id, launch+" "+runner+stepArgs(id)))
+		nodes := count{n: st.Nodes}
+		if st.rangeNodes() {
+			nodes = count{expr: "$SLURM_JOB_NUM_NODES"}
+		}
+		body = append(body, sub(id, launch+" "+runner+planArgs(nodes, st.PerNode)+stepArgs(id)))
 	case "both-directions":
 		for _, ab := range [][2]string{{"0", "1"}, {"1", "0"}} {
 			body = append(body, "a=${sbench_nodes["+ab[0]+"]} b=${sbench_nodes["+ab[1]+"]}",
@@ -200,11 +204,11 @@ func (c *Campaign) block(st Step) Block {
 		body = append(body,
 			"a=${sbench_nodes[0]} b=${sbench_nodes[1]}",
 			sub(id+"-intra",
-				intra+" "+runner+` --label "pair=${a}->${a}" --label placement=intra-node`+stepArgs(id+"-intra")),
+				intra+" "+runner+` --label "pair=${a}->${a}" --label placement=intra-node`+planArgs(count{n: 1}, 2)+stepArgs(id+"-intra")),
 			sub(id+"-inter",
 				`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
 				"SLURM_HOSTFILE=\"$sbench_hostfile\" "+c.launchLine(st, 2, 2, 1, []string{`--nodelist="$a,$b"`, "--distribution=arbitrary"})+
-					" "+runner+` --label "pair=${a}->${b}" --label placement=inter-node`+stepArgs(id+"-inter")))
+					" "+runner+` --label "pair=${a}->${b}" --label placement=inter-node`+planArgs(count{n: 2}, 1)+stepArgs(id+"-inter")))
 	}
 	return Block{Comment: stepComment(st, c.repeats(st.Benchmark)), Body: strings.Join(body, "\n")}
 }
@@ -233,7 +237,29 @@ func stepMarker(id, what, extra string) string {
 // pairLaunch is the launch of one ordered pair $a -> $b.
 func pairLaunch(c *Campaign, st Step, runner, id string) string {
 	return "SLURM_HOSTFILE=\"$sbench_hostfile\" " + c.launchLine(st, 2, 2, 1, []string{`--nodelist="$a,$b"`, "--distribution=arbitrary"}) +
-		" " + runner + ` --label "pair=${a}->${b}"` + stepArgs(id+"-${a}-${b}")
+		" " + runner + ` --label "pair=${a}->${b}"` + planArgs(count{n: 2}, 1) + stepArgs(id+"-${a}-${b}")
+}
+
+// PlanArgs are the runner arguments that give it a launch's plan: its
+// ranks on nodes nodes, at most perNode on each. Rank 0 makes a run whose
+// ranks ran otherwise invalid.
+func PlanArgs(nodes, perNode int) []string {
+	words := planWords(count{n: nodes}, perNode)
+	args := make([]string, len(words))
+	for i, w := range words {
+		args[i] = w[0].s
+	}
+	return args
+}
+
+// planArgs is PlanArgs as script text, after a space; on a node range the
+// node count is the job's.
+func planArgs(nodes count, perNode int) string {
+	return " " + renderWords(planWords(nodes, perNode))
+}
+
+func planWords(nodes count, perNode int) []word {
+	return []word{lit("--plan-nodes"), nodes.option(""), lit("--plan-ppn"), lit(strconv.Itoa(perNode))}
 }
 
 // stepArgs names the launch: --step for the bundle's file name, --session
@@ -253,7 +279,13 @@ func stepArgs(id string) string {
 // mpirun that hangs before the runner starts, say). Placement arguments
 // (extra) are already shell text; everything else is quoted.
 func (c *Campaign) launchLine(st Step, ranks, nodes, perNode int, extra []string) string {
-	argv := st.LauncherArgv(ranks, nodes, perNode)
+	rc, nc := count{n: ranks}, count{n: nodes}
+	if st.rangeNodes() {
+		// The allocation decides the node count: take what it got.
+		nc = count{expr: "$SLURM_JOB_NUM_NODES"}
+		rc = count{expr: "$((SLURM_JOB_NUM_NODES * " + strconv.Itoa(perNode) + "))"}
+	}
+	words := st.launcherWords(rc, nc, perNode)
 	step := st.Limit
 	if step == 0 {
 		step = DefaultStepLimit
@@ -265,17 +297,20 @@ func (c *Campaign) launchLine(st Step, ranks, nodes, perNode int, extra []string
 		// Slurm ends the step too, and says so in the job's output.
 		// srun's --time counts whole minutes: round up, never cut short.
 		minutes := (limit + time.Minute - 1) / time.Minute
-		i := slices.Index(argv, "--kill-on-bad-exit=1")
-		argv = slices.Insert(argv, i+1, "--time="+formatSlurmTime(minutes*time.Minute))
+		i := slices.IndexFunc(words, func(w word) bool { return len(w) == 1 && w[0].s == "--kill-on-bad-exit=1" })
+		words = slices.Insert(words, i+1, lit("--time="+formatSlurmTime(minutes*time.Minute)))
 	}
-	if st.Config.Slurm.Nodes.IsRange() && st.Benchmark.Pairs == "" && launcherType(st.Config.Launcher) == "srun" {
-		// The allocation decides the node count: take what it got.
-		argv[1] = "--nodes=$SLURM_JOB_NUM_NODES"
-		q := QuoteArgs(argv)
-		q = strings.Replace(q, "'--nodes=$SLURM_JOB_NUM_NODES'", `--nodes="$SLURM_JOB_NUM_NODES"`, 1)
-		return killer + insertExtra(q, extra)
+	env := ""
+	for _, kv := range st.LauncherEnv() {
+		env += kv + " "
 	}
-	return killer + insertExtra(QuoteArgs(argv), extra)
+	return env + killer + insertExtra(renderWords(words), extra)
+}
+
+// rangeNodes reports whether the step runs on whatever number of nodes the
+// job got (a node range), which the script knows only at run time.
+func (st Step) rangeNodes() bool {
+	return st.Config.Slurm.Nodes.IsRange() && st.Benchmark.Pairs == ""
 }
 
 // insertExtra puts placement arguments before srun's closing "--".
@@ -296,38 +331,215 @@ func launcherType(l Launcher) string {
 	return l.Type
 }
 
+// Flavors of MPI launcher (Launcher.Flavor): whose mpirun or mpiexec it is.
+const (
+	// FlavorOpenMPI places K ranks per node with --map-by ppr:K:node.
+	FlavorOpenMPI = "openmpi"
+	// FlavorMPICH is Hydra's mpiexec (MPICH, MVAPICH): -ppn K.
+	FlavorMPICH = "mpich"
+	// FlavorIntelMPI is Intel MPI's Hydra: -ppn K, which inside a Slurm
+	// job it honours only with I_MPI_JOB_RESPECT_PROCESS_PLACEMENT=0
+	// (else it takes Slurm's tasks per node).
+	FlavorIntelMPI = "intelmpi"
+)
+
+// Flavors lists the flavors a [launcher] may name.
+var Flavors = []string{FlavorOpenMPI, FlavorMPICH, FlavorIntelMPI}
+
+// placementOptions are the options of Open MPI's mpirun and of Hydra's
+// (MPICH, Intel MPI, MVAPICH) that place ranks on nodes. Launcher args
+// holding one place the ranks themselves: sbench then adds no mapping of
+// its own, which would conflict with theirs (Open MPI 4.1 silently takes
+// the last --map-by; Hydra refuses a second -ppn).
+var placementOptions = map[string]bool{
+	// Open MPI (4.x and 5.x)
+	"--map-by": true, "-map-by": true, "--npernode": true, "-npernode": true, "-N": true,
+	"--pernode": true, "-pernode": true, "--bynode": true, "-bynode": true, "--byslot": true, "-byslot": true,
+	"--ppr": true, "-ppr": true, "--rankfile": true, "-rankfile": true, "-rf": true,
+	"--host": true, "-host": true, "-H": true, "--hostfile": true, "-hostfile": true,
+	"--machinefile": true, "-machinefile": true, "--default-hostfile": true,
+	// Hydra
+	"-ppn": true, "-perhost": true, "-hosts": true, "-f": true, "-machine": true,
+	"-rr": true, "-grr": true, "-configfile": true,
+}
+
+// PlacesRanks reports whether launcher args place ranks on nodes
+// themselves (--map-by, -ppn, --npernode, -N, a host list …).
+func PlacesRanks(args []string) bool {
+	for _, a := range args {
+		name, _, _ := strings.Cut(a, "=")
+		if placementOptions[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// perNodeArgs are the options that make an MPI launcher of flavor start
+// perNode ranks on each node, filling the allocation's first nodes.
+func perNodeArgs(flavor string, perNode int) []string {
+	k := strconv.Itoa(perNode)
+	switch flavor {
+	case FlavorOpenMPI:
+		return []string{"--map-by", "ppr:" + k + ":node"}
+	case FlavorMPICH, FlavorIntelMPI:
+		return []string{"-ppn", k}
+	}
+	return nil
+}
+
+// LauncherEnv is what the launcher's environment needs (NAME=VALUE) for
+// the step's ranks to be placed as planned: Intel MPI's mpirun takes
+// Slurm's tasks per node over -ppn unless told not to.
+func (st Step) LauncherEnv() []string {
+	l := st.Config.Launcher
+	if launcherType(l) != "srun" && l.Flavor == FlavorIntelMPI {
+		return []string{"I_MPI_JOB_RESPECT_PROCESS_PLACEMENT=0"}
+	}
+	return nil
+}
+
+// SbenchPlaces reports whether the step's launcher line places its ranks
+// per node with its flavor's options: an MPI launcher whose flavor is
+// known and whose args do not place the ranks themselves.
+func (st Step) SbenchPlaces() bool {
+	l := st.Config.Launcher
+	return launcherType(l) != "srun" && l.Flavor != "" && !PlacesRanks(l.Args)
+}
+
 // LauncherArgv is the launcher's argv for ranks on nodes (perNode each):
 // srun with counts, --mpi, the user's args and "--" before the runner;
-// mpirun/mpiexec with -np and the user's args. {ranks}, {nodes} and {ppn}
-// in the args are replaced.
+// mpirun/mpiexec with -np, its flavor's per-node placement (unless the
+// user's args place the ranks) and the user's args. {ranks}, {nodes} and
+// {ppn} in the args are replaced.
 func (st Step) LauncherArgv(ranks, nodes, perNode int) []string {
+	words := st.launcherWords(count{n: ranks}, count{n: nodes}, perNode)
+	argv := make([]string, len(words))
+	for i, w := range words {
+		argv[i] = w[0].s // counts are numbers: every word is one literal
+	}
+	return argv
+}
+
+// launcherWords is LauncherArgv as words of a launch line, whose counts
+// may be the script's expressions.
+func (st Step) launcherWords(ranks, nodes count, perNode int) []word {
 	l := st.Config.Launcher
 	typ := launcherType(l)
 	cmd := l.Command
 	if cmd == "" {
 		cmd = typ
 	}
-	r := strings.NewReplacer("{ranks}", strconv.Itoa(ranks), "{nodes}", strconv.Itoa(nodes), "{ppn}", strconv.Itoa(perNode))
-	args := make([]string, len(l.Args))
+	counts := map[string]count{"{ranks}": ranks, "{nodes}": nodes, "{ppn}": {n: perNode}}
+	args := make([]word, len(l.Args))
 	for i, a := range l.Args {
-		args[i] = r.Replace(a)
+		args[i] = expandCounts(a, counts)
 	}
-	argv := []string{cmd}
+	words := []word{lit(cmd)}
 	if typ == "srun" {
-		argv = append(argv, "--nodes="+strconv.Itoa(nodes))
-		if !st.Config.Slurm.Nodes.IsRange() || st.Benchmark.Pairs != "" {
-			argv = append(argv, "--ntasks="+strconv.Itoa(ranks))
+		words = append(words, nodes.option("--nodes="))
+		if ranks.expr == "" {
+			words = append(words, ranks.option("--ntasks="))
 		}
-		argv = append(argv, "--ntasks-per-node="+strconv.Itoa(perNode))
+		words = append(words, lit("--ntasks-per-node="+strconv.Itoa(perNode)))
 		if l.MPI != "" {
-			argv = append(argv, "--mpi="+l.MPI)
+			words = append(words, lit("--mpi="+l.MPI))
 		}
-		argv = append(argv, "--kill-on-bad-exit=1")
-		argv = append(argv, args...)
-		return append(argv, "--")
+		words = append(words, lit("--kill-on-bad-exit=1"))
+		words = append(words, args...)
+		return append(words, lit("--"))
 	}
-	argv = append(argv, "-np", strconv.Itoa(ranks))
-	return append(argv, args...)
+	words = append(words, lit("-np"), ranks.option(""))
+	if st.SbenchPlaces() {
+		for _, a := range perNodeArgs(l.Flavor, perNode) {
+			words = append(words, lit(a))
+		}
+	}
+	return append(words, args...)
+}
+
+// count is a rank or node count of a launch line: a number, or the
+// script's expression of it (a node range's, known at run time).
+type count struct {
+	n    int
+	expr string
+}
+
+// option is the word opt followed by the count.
+func (c count) option(opt string) word {
+	if c.expr == "" {
+		return lit(opt + strconv.Itoa(c.n))
+	}
+	return word{{s: opt}, {s: c.expr, expr: true}}
+}
+
+// word is one word of a launch line: literal pieces, quoted when
+// rendered, and the script's own expansions, rendered in double quotes.
+type word []piece
+
+type piece struct {
+	s    string
+	expr bool
+}
+
+func lit(s string) word { return word{{s: s}} }
+
+// expandCounts replaces {ranks}, {nodes} and {ppn} in a launcher arg.
+func expandCounts(a string, counts map[string]count) word {
+	var w word
+	text := ""
+	for a != "" {
+		i := strings.IndexByte(a, '{')
+		if i < 0 {
+			text += a
+			break
+		}
+		text += a[:i]
+		a = a[i:]
+		name := ""
+		for k := range counts {
+			if strings.HasPrefix(a, k) {
+				name = k
+			}
+		}
+		if name == "" {
+			text += "{"
+			a = a[1:]
+			continue
+		}
+		a = a[len(name):]
+		if c := counts[name]; c.expr == "" {
+			text += strconv.Itoa(c.n)
+		} else {
+			if text != "" {
+				w = append(w, piece{s: text})
+			}
+			text = ""
+			w = append(w, piece{s: c.expr, expr: true})
+		}
+	}
+	if text != "" || len(w) == 0 {
+		w = append(w, piece{s: text})
+	}
+	return w
+}
+
+// renderWords writes words as shell text.
+func renderWords(words []word) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		var b strings.Builder
+		for _, p := range w {
+			switch {
+			case p.expr:
+				b.WriteString(`"` + p.s + `"`)
+			case p.s != "" || len(w) == 1:
+				b.WriteString(Quote(p.s))
+			}
+		}
+		out[i] = b.String()
+	}
+	return strings.Join(out, " ")
 }
 
 func indent(s, prefix string) string {

@@ -342,6 +342,9 @@ func (c *Campaign) validateLauncher(prefix string, l Launcher) Problems {
 	if l.MPI != "" && l.Type != "" && l.Type != "srun" {
 		ps = append(ps, c.problem(prefix+".mpi", "is srun's --mpi option; the launcher is %s", l.Type))
 	}
+	if l.Flavor != "" && !slices.Contains(Flavors, l.Flavor) {
+		ps = append(ps, c.problem(prefix+".flavor", "%q is not an MPI launcher flavor: use %s%s", l.Flavor, strings.Join(Flavors, ", "), didYouMean(l.Flavor, Flavors, true)))
+	}
 	if l.Command != "" && strings.ContainsAny(l.Command, "\n\x00") {
 		ps = append(ps, c.problem(prefix+".command", "%q is not a command", l.Command))
 	}
@@ -597,6 +600,9 @@ func (c *Campaign) validateRuns() Problems {
 			report("slurm.nodes", "a node range (%s) needs ntasks_per_node", s.Nodes)
 		}
 		typ := r.Config.Launcher.Type
+		if p := mpiPlacementProblem(r); p != "" {
+			report(c.launcherKey(r, "type"), "%s", p)
+		}
 		if b.Pairs != "" {
 			if typ != "" && typ != "srun" {
 				report(where(".pairs"), "pairs placements need the srun launcher (they place ranks with --distribution=arbitrary), not %s", typ)
@@ -744,4 +750,57 @@ func (c *Campaign) validateKind(key string, b *Benchmark) Problems {
 		add("."+e.key, "%v", e.err)
 	}
 	return ps
+}
+
+// mpiPlacementProblem says why an MPI launcher (mpirun, mpiexec) cannot
+// place a run's ranks as its variant plans them, or "". Within an
+// allocation sized for the job's largest step, an mpirun told only -np
+// fills the first node's slots: a 2 nodes × 1 rank step would run both
+// ranks on one node. So a run on several nodes needs the launcher's
+// flavor (sbench then adds its per-node option) or args that place the
+// ranks; and the per-node option must reach every planned node.
+func mpiPlacementProblem(r Run) string {
+	l := r.Config.Launcher
+	typ := launcherType(l)
+	if typ == "srun" || PlacesRanks(l.Args) {
+		return ""
+	}
+	nodes, perNode, ranks := r.Config.NodeCount(), r.Config.TasksPerNode(), r.Config.Ranks()
+	if l.Flavor == "" {
+		if nodes < 2 && !r.Config.Slurm.Nodes.IsRange() {
+			return ""
+		}
+		return fmt.Sprintf("%s places %d rank(s) on %d node(s) only when told how: set flavor (%s) for sbench to add the per-node option, or place them in args (--map-by ppr:{ppn}:node, -ppn {ppn})",
+			typ, ranks, nodes, strings.Join(Flavors, ", "))
+	}
+	if filled := (ranks + perNode - 1) / perNode; !r.Config.Slurm.Nodes.IsRange() && filled != nodes {
+		return fmt.Sprintf("%d rank(s) on %d nodes: %s's %s puts %d on each node, so they fill %d node(s); give ntasks_per_node, or a rank count that fills every node",
+			ranks, nodes, typ, strings.Join(perNodeArgs(l.Flavor, perNode), " "), perNode, filled)
+	}
+	return ""
+}
+
+// launcherKey is where a run's launcher key is set, the layer that wins
+// first (as config applies them): the benchmark's sweep, the campaign's
+// sweep, the variant's launcher, the benchmark's, else [launcher].
+func (c *Campaign) launcherKey(r Run, key string) string {
+	for _, st := range r.BenchSettings {
+		if st.Key == "launcher."+key {
+			return fmt.Sprintf("benchmark[%d].sweep.%s", r.bench, st.Key)
+		}
+	}
+	for _, st := range r.Variant.Settings {
+		if st.Key == "launcher."+key {
+			return "sweep." + st.Key
+		}
+	}
+	if s := r.Variant.Spec; s != nil {
+		if _, ok := s.Launcher[key]; ok {
+			return fmt.Sprintf("variant[%d].launcher.%s", c.specIndex(s), key)
+		}
+	}
+	if _, ok := c.Benchmarks[r.bench].Launcher[key]; ok {
+		return fmt.Sprintf("benchmark[%d].launcher.%s", r.bench, key)
+	}
+	return "launcher." + key
 }

@@ -171,6 +171,14 @@ The exec kernel (--kernel exec):
     {workdir}         the work directory
     {{                a literal '{'
 
+Placement (--plan-nodes N --plan-ppn K, as sbench's scripts pass them): rank 0
+compares where the ranks ran (the node of each, as the bootstrap met them:
+Slurm's node name under srun, the hostname under mpirun) with the plan. A run
+on another number of nodes, or with more than K ranks on a node, is measured
+and written invalid, both placements in its reason: "placement: planned 2
+nodes × 1 rank; ran on 1 node: n1 ranks 0,1". The tool the exec kernel wraps
+runs beside each rank, so it ran where the ranks did.
+
 Checks (--check, every kernel): METRIC[@X](>=|<=|>|<)VALUE, on the samples of
 METRIC at x = X (a size: 4M = 4MiB = 4194304), or without @X on the scalar
 METRIC (or the samples of METRIC without x). A failed check makes the bundle
@@ -274,6 +282,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(vparams, "vparam", "the variant's sweep parameter `key=value`, copied to the bundle (repeatable)")
 	fs.Var(labels, "label", "label `key=value`, copied to the bundle (repeatable)")
 	fs.Var(repeat, "repeat", "repetition index `N` of this run, recorded in the bundle's params and samples")
+	planNodes, planPPN := &optIntFlag{}, &optIntFlag{}
+	fs.Var(planNodes, "plan-nodes", "the `N` nodes the launch was meant to place the ranks on (with --plan-ppn); a run that ran otherwise is invalid")
+	fs.Var(planPPN, "plan-ppn", "at most `K` ranks on each of the planned nodes (with --plan-nodes)")
 	fs.Var(checks, "check", "validity check `spec` such as 'bandwidth@4194304>=3000' or 'gflops>=100' (repeatable)")
 	fs.Var(rankArgv, "exec-rank", "exec: rank N runs this command instead of --exec, `N=JSON` (repeatable)")
 	fs.Var(files, "file", "exec: an input file rank 0 writes into the work dir, `NAME=BASE64` (repeatable)")
@@ -304,6 +315,15 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	kp, err := runner.ParseKernelParams(*kernel, params.m)
 	if err != nil {
 		return usageError{err}
+	}
+	var plan runner.Placement
+	switch {
+	case planNodes.set != planPPN.set:
+		return usagef("--plan-nodes and --plan-ppn go together")
+	case planNodes.set && (planNodes.n < 1 || planPPN.n < 1):
+		return usagef("--plan-nodes %d --plan-ppn %d: a placement needs at least 1 node and 1 rank per node", planNodes.n, planPPN.n)
+	case planNodes.set:
+		plan = runner.Placement{Nodes: planNodes.n, PerNode: planPPN.n}
 	}
 	if *bootTO <= 0 || *timeout < 0 {
 		return usagef("timeouts must be positive")
@@ -341,7 +361,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	cfg := runner.Config{
 		Campaign: *campaign, Variant: *variant, Benchmark: *benchmark, Kernel: kp, Exec: exec,
-		Checks: checks.specs, Repeat: repeat.value(),
+		Checks: checks.specs, Repeat: repeat.value(), Plan: plan,
 		Params: vparams.m, Labels: labels.m,
 		ResultsDir: *resultsD, RunDir: *rundir, Bind: *bind,
 		BootstrapTimeout: *bootTO, Timeout: *timeout,

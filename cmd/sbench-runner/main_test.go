@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"debug/elf"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/templates"
 )
 
 // clearEnv unsets the variables that change the command's defaults.
@@ -171,6 +173,59 @@ func TestRunFailureExitsOne(t *testing.T) {
 	}
 	if b.Status != results.StatusFailed || strings.Join(b.Benchmark.Command, " ") != "sbench-runner run --campaign c --variant v --benchmark solo --kernel latency --param sizes=1" {
 		t.Errorf("status %s, command %q", b.Status, b.Benchmark.Command)
+	}
+}
+
+// TestPlanRoundTrip holds the runner's flags to what sbench's scripts
+// and sbench local pass (templates.PlanArgs): a one-rank STREAM run on n1
+// planned as 1 node × 1 rank is ok; planned as 2 nodes × 1 rank it is
+// measured and invalid, both placements in its reason.
+func TestPlanRoundTrip(t *testing.T) {
+	clearEnv(t)
+	dir := t.TempDir()
+	for k, v := range map[string]string{
+		"SLURM_PROCID": "0", "SLURM_NTASKS": "1", "SLURM_LOCALID": "0", "SLURM_NODEID": "0", "SLURMD_NODENAME": "n1",
+		"SLURM_JOB_ID": "32", "SLURM_STEP_NODELIST": "n1", "SBENCH_TOKEN": "x",
+		"SBENCH_BIND": "127.0.0.1", "SBENCH_RESULTS_DIR": dir,
+	} {
+		t.Setenv(k, v)
+	}
+	for _, tt := range []struct {
+		nodes, perNode int
+		status         results.Status
+		reason         string
+	}{
+		{1, 1, results.StatusOK, ""},
+		{2, 1, results.StatusInvalid, "placement: planned 2 nodes × 1 rank; ran on 1 node: n1 rank 0"},
+		{1, 2, results.StatusOK, ""}, // a node may hold fewer ranks than planned at most
+	} {
+		step := fmt.Sprintf("%dx%d", tt.nodes, tt.perNode)
+		args := append([]string{"run", "--campaign", "c", "--variant", "v", "--benchmark", "stream", "--kernel", "stream",
+			"--param", "array_size=1000", "--param", "iterations=2", "--step", step}, templates.PlanArgs(tt.nodes, tt.perNode)...)
+		stdout, stderr, code := runCLI(t, args...)
+		path := filepath.Join(dir, "32."+step+".stream.json")
+		if code != exitOK || stdout != path+"\n" {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q", step, code, stdout, stderr)
+		}
+		b, err := results.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Status != tt.status || b.Error != tt.reason || len(b.Samples) == 0 {
+			t.Errorf("%s: status %s, error %q, %d samples; want %s, %q", step, b.Status, b.Error, len(b.Samples), tt.status, tt.reason)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--plan-nodes", "2"}, "--plan-nodes and --plan-ppn go together"},
+		{[]string{"--plan-nodes", "0", "--plan-ppn", "1"}, "a placement needs at least 1 node and 1 rank per node"},
+	} {
+		_, stderr, code := runCLI(t, append([]string{"run", "--campaign", "c", "--variant", "v", "--benchmark", "stream", "--kernel", "stream"}, tt.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
+		}
 	}
 }
 

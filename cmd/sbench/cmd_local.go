@@ -182,7 +182,16 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		l.note("%s: srun --mpi=%s runs here as mpirun -np N on this host (srun's MPI plugins need Slurm)", st.Benchmark.Name, st.Config.Launcher.MPI)
 	}
 	for _, ln := range st.Launches(nodes) {
-		args := append(append(append([]string(nil), st.RunnerArgs...), ln.Args...), "--step", ln.ID, "--session", jobID+"."+ln.ID)
+		// The plan the runner holds the run to: the launch's fake nodes,
+		// or for an MPI launcher, which starts every rank on this host,
+		// one node.
+		plan := templates.PlanArgs(len(ln.Nodes), ln.TasksPerNode)
+		typ := st.Config.Launcher.Type
+		mpiLauncher := viaMPIRun || typ != "" && typ != "srun"
+		if mpiLauncher {
+			plan = templates.PlanArgs(1, ln.Ranks)
+		}
+		args := append(append(append(append([]string(nil), st.RunnerArgs...), ln.Args...), plan...), "--step", ln.ID, "--session", jobID+"."+ln.ID)
 		args = withLabels(args, l.launchLabels(len(ln.Nodes)))
 		if len(ln.Nodes) > 1 && !l.notes["one-host "+st.Variant.Name] {
 			l.notes["one-host "+st.Variant.Name] = true
@@ -207,17 +216,19 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		lctx, cancel := context.WithTimeout(ctx, limit+templates.GraceFor(limit))
 		var err error
 		var argv []string
-		switch typ := st.Config.Launcher.Type; {
+		switch {
 		case viaMPIRun:
 			argv = l.localMPIRunArgv(ln.Ranks)
-		case typ == "" || typ == "srun":
+		case !mpiLauncher:
 			err = runner.LocalStep{
 				Runner: l.runnerPath, Args: args, Nodes: ln.Nodes, TasksPerNode: ln.TasksPerNode, Ranks: ln.Ranks,
 				JobID: jobID, StepID: ln.ID, JobName: jobName, Env: env, Stdout: out, Stderr: out,
 			}.Run(lctx)
 		default:
-			// An MPI launcher starts the ranks itself, here on this machine.
-			argv = st.LauncherArgv(ln.Ranks, len(ln.Nodes), ln.TasksPerNode)
+			// An MPI launcher starts the ranks itself, all of them here on
+			// this machine.
+			argv = st.LauncherArgv(ln.Ranks, 1, ln.Ranks)
+			env = append(env, st.LauncherEnv()...)
 		}
 		if argv != nil {
 			argv = append(append(argv, l.runnerPath), args...)
@@ -293,7 +304,9 @@ submit would (a job waiting for another runs after it, and not at all if
 that one failed). Each step's ranks start as local processes with the
 SLURM_* variables srun would set: fake nodes local1, local2 … (as many as
 the job allocates), block distribution, ranks talking over 127.0.0.1. A
-step whose launcher is mpirun or mpiexec runs that launcher here instead.
+step whose launcher is mpirun or mpiexec runs that launcher here instead,
+every rank on this one host (its flavor's per-node option says so), and
+the runner holds the run to that placement.
 The bundles are then ingested, so "sbench report" can run at once. Jobs are
 recorded in the archive like submitted ones, with ids local-TIMESTAMP-N.
 

@@ -89,6 +89,15 @@ func checkToolsVsNativeRuns(t *testing.T, dbPath string, extra, interNode map[st
 		if b.impl == "openmpi" && (r.Tool != "osu-micro-benchmarks" || r.ToolBenchmark != b.tool || r.ToolVer != "7.4") {
 			t.Errorf("run %d (%s): tool %q %q running %q, want osu-micro-benchmarks 7.4 (the stand-in's title) running %s", r.ID, r.Benchmark, r.Tool, r.ToolVer, r.ToolBenchmark, b.tool)
 		}
+		// The stand-in loads this machine's Open MPI, whose mpirun is the
+		// one in PATH; the native kernels load no MPI.
+		for _, h := range r.Hosts {
+			lib := h.MPILibrary != "" || h.MPILibraryPath != ""
+			if b.impl == "openmpi" && (!strings.HasPrefix(h.MPILibrary, "Open MPI ") || h.MPILibrary != h.MPI || !strings.Contains(h.MPILibraryPath, "libmpi.so")) ||
+				b.impl == "native" && lib {
+				t.Errorf("run %d (%s) on %s: MPI %q, library %q at %q", r.ID, r.Benchmark, h.NodeName, h.MPI, h.MPILibrary, h.MPILibraryPath)
+			}
+		}
 	}
 	for bench := range toolsVsNativeBench {
 		for _, v := range []string{"intra-node", "inter-node"} {

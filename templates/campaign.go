@@ -313,7 +313,7 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, Problems{{File: name, Line: pe.Position.Line, Col: pe.Position.Col, Key: pe.LastKey, Msg: pe.Message}}
+			return nil, Problems{syntaxProblem(name, string(data), pe)}
 		}
 		return nil, Problems{{File: name, Msg: strings.TrimPrefix(err.Error(), "toml: ")}}
 	}
@@ -360,11 +360,42 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	return c, nil
 }
 
+// syntaxProblem places a TOML syntax error. Its Position.Line is the
+// lexer's line when it gave up, one too many when that was after reading
+// the newline that showed the error ("[campaign" alone is an error at the
+// end of line 1, reported on line 2); Position.Start, the offset of what
+// is wrong, is where the column is counted from, and so the line is too.
+// LastKey is the key being defined, or in a table header the table
+// before: it is named only for an error in a key's value.
+func syntaxProblem(name, src string, pe toml.ParseError) *Problem {
+	// toml.Decode skips a byte order mark before it counts.
+	src = strings.TrimPrefix(src, "\ufeff")
+	start := min(max(pe.Position.Start, 0), len(src))
+	lineStart := strings.LastIndexByte(src[:start], '\n') + 1
+	p := &Problem{
+		File: name,
+		Line: 1 + strings.Count(src[:start], "\n"),
+		Col:  start - lineStart + 1,
+		Key:  pe.LastKey,
+		Msg:  pe.Message,
+	}
+	if strings.HasPrefix(strings.TrimSpace(src[lineStart:]), "[") {
+		p.Key = ""
+	}
+	return p
+}
+
 // problem places a semantic problem at the key it is about.
 func (c *Campaign) problem(key, format string, args ...any) *Problem {
+	return c.problemAt(key, key, format, args...)
+}
+
+// problemAt is a problem about key placed at the path at: a string in a
+// list (key[2]), where the key itself is the list.
+func (c *Campaign) problemAt(key, at, format string, args ...any) *Problem {
 	line, col := 0, 0
 	if c.index != nil {
-		line, col = c.index.lookup(key)
+		line, col = c.index.lookup(at)
 	}
 	return &Problem{File: c.File, Line: line, Col: col, Key: key, Msg: fmt.Sprintf(format, args...)}
 }

@@ -41,20 +41,34 @@ func (d *decoder) table(path string, m map[string]toml.Primitive, rv reflect.Val
 	}
 }
 
+// join adds key to path, quoted if it must be (keyPart).
 func join(path, key string) string {
 	if path == "" {
-		return key
+		return keyPart(key)
 	}
-	return path + "." + key
+	return path + "." + keyPart(key)
 }
 
 // value decodes one value into the field f: tables and lists of tables
-// field by field, everything else at once.
+// field by field, the elements of a table each at its own key, everything
+// else at once.
 func (d *decoder) value(key string, p toml.Primitive, f reflect.Value) {
 	t := f.Type()
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
 		d.leaf(key, p, f)
 		return
+	}
+	// toml decodes any value that is not a table into a Go map as no
+	// table at all (its unifyMap returns nil), and so a list of them into
+	// a list of empty tables: a launcher = "srun --mpi=pmix" would be
+	// dropped without a word. So the shape is checked before decoding.
+	var raw any
+	if err := d.md.PrimitiveDecode(p, &raw); err == nil {
+		if msg := shape(key, raw, t); msg != "" {
+			d.bad[key] = true
+			d.problem(key, "%s", msg)
+			return
+		}
 	}
 	switch {
 	case t.Kind() == reflect.Struct:
@@ -76,17 +90,17 @@ func (d *decoder) value(key string, p toml.Primitive, f reflect.Value) {
 		for i, m := range list {
 			d.table(fmt.Sprintf("%s[%d]", key, i), m, f.Index(i))
 		}
-	case t.Kind() == reflect.Map && t.Elem().Kind() == reflect.Struct:
-		var m map[string]toml.Primitive
-		if err := d.md.PrimitiveDecode(p, &m); err != nil {
-			d.mismatch(key, p, t, err)
+	case t.Kind() == reflect.Map:
+		m, ok := d.subtable(key, p, t)
+		if !ok {
 			return
 		}
 		f.Set(reflect.MakeMap(t))
 		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if sub, ok := d.subtable(join(key, k), m[k], t.Elem()); ok {
-				e := reflect.New(t.Elem()).Elem()
-				d.table(join(key, k), sub, e)
+			e := reflect.New(t.Elem()).Elem()
+			bad := len(d.bad)
+			d.value(join(key, k), m[k], e)
+			if len(d.bad) == bad {
 				f.SetMapIndex(reflect.ValueOf(k), e)
 			}
 		}
@@ -95,7 +109,18 @@ func (d *decoder) value(key string, p toml.Primitive, f reflect.Value) {
 	}
 }
 
-// subtable decodes a table's keys, for a struct of type t.
+// tableExamples are what a table the user wrote as a string usually
+// means: launcher = "srun --mpi=pmix" is launcher = { type = "srun", mpi
+// = "pmix" }.
+var (
+	tableExamples = map[string]string{
+		"launcher": `{ type = "srun", mpi = "pmix" }`,
+		"slurm":    `{ nodes = 2, ntasks_per_node = 4 }`,
+	}
+	slurmStruct, launcherStruct, overridesMap = reflect.TypeFor[Slurm](), reflect.TypeFor[Launcher](), reflect.TypeFor[map[string]any]()
+)
+
+// subtable decodes a table's keys, for a struct or map of type t.
 func (d *decoder) subtable(key string, p toml.Primitive, t reflect.Type) (map[string]toml.Primitive, bool) {
 	var m map[string]toml.Primitive
 	if err := d.md.PrimitiveDecode(p, &m); err != nil {
@@ -103,6 +128,46 @@ func (d *decoder) subtable(key string, p toml.Primitive, t reflect.Type) (map[st
 		return nil, false
 	}
 	return m, true
+}
+
+// shape says why the TOML value v cannot be a value of type t where a
+// table, or a list of tables, is wanted; "" when it can, or when t is
+// not a table (leaf reports those).
+func shape(key string, v any, t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		if _, ok := v.(map[string]any); ok {
+			return ""
+		}
+		msg := fmt.Sprintf("has type %s; want %s", tomlType(v), wanted(t))
+		name := key[strings.LastIndexByte(key, '.')+1:]
+		if ex, ok := tableExamples[name]; ok && (t == slurmStruct || t == launcherStruct || t == overridesMap) {
+			msg += fmt.Sprintf(", e.g. %s = %s", name, ex)
+		}
+		return msg
+	case reflect.Slice:
+		if t.Elem().Kind() != reflect.Struct {
+			return ""
+		}
+		var items []any
+		switch list := v.(type) {
+		case []map[string]any:
+			return ""
+		case []any:
+			items = list
+		default:
+			return fmt.Sprintf("has type %s; want %s", tomlType(v), wanted(t))
+		}
+		for i, e := range items {
+			if _, ok := e.(map[string]any); !ok {
+				return fmt.Sprintf("item %d has type %s; want a table", i+1, tomlType(e))
+			}
+		}
+	}
+	return ""
 }
 
 func (d *decoder) leaf(key string, p toml.Primitive, f reflect.Value) {

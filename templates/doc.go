@@ -1,6 +1,7 @@
 // Package templates owns the campaign: the TOML schema a user writes, its
-// validation (every problem reported at once, each with file:line and the
-// key), the expansion of sweeps into variants, the plan of Slurm jobs and
+// validation (every problem reported at once, each with file:line:col and
+// the key path, a string of a list at the string; every value the schema
+// does not take refused, never dropped), the expansion of sweeps into variants, the plan of Slurm jobs and
 // steps, and the sbatch scripts rendered from an embedded text/template that
 // a site may override.
 //

@@ -194,7 +194,7 @@ func TestKindProblems(t *testing.T) {
 		{"per_rank", `kind = "hpl"`, "kind = \"hpl\"\nper_rank = { \"0\" = [\"xhpl\"] }", []string{"benchmark[0].per_rank: kind hpl runs one MPI program on every rank"}},
 		{"pairs", `kind = "hpl"`, "kind = \"hpl\"\npairs = \"all\"", []string{"benchmark[0].pairs: kind hpl runs on every rank"}},
 		{"hpl without kind", `kind = "hpl"`, `command = ["xhpl"]`, []string{"c.toml:12:1: benchmark[0].hpl: is the input of kind"}},
-		{"own HPL.dat", "nb = 192\n", "nb = 192\n[benchmark.files.\"HPL.dat\"]\ncontent = \"x\"\n", []string{"benchmark[0].files.HPL.dat: kind hpl writes HPL.dat"}},
+		{"own HPL.dat", "nb = 192\n", "nb = 192\n[benchmark.files.\"HPL.dat\"]\ncontent = \"x\"\n", []string{`benchmark[0].files."HPL.dat": kind hpl writes HPL.dat`}},
 		{"no n", `n = "auto"`, ``, []string{"benchmark[0].hpl.n: is required"}},
 		{"n a word", `n = "auto"`, `n = "big"`, []string{"c.toml:13:1: benchmark[0].hpl.n: \"big\" is not an integer or a list of integers, or \"auto\""}},
 		{"n negative", `n = "auto"`, `n = [1000, -1]`, []string{"benchmark[0].hpl.n: item 2: -1 is out of range"}},

@@ -272,7 +272,7 @@ kernel = "latency"
 		name, text string
 		want       []string // each must appear in the error
 	}{
-		{"syntax", "[campaign\nname = 1", []string{"c.toml:2:10:", "table name"}},
+		{"syntax", "[campaign\nname = 1", []string{"c.toml:1:10:", "table name"}},
 		{"unknown top key", ok + "bogus = 1\n", []string{"c.toml:10:1: benchmark[0].bogus: unknown key"}},
 		{"unknown slurm key", strings.Replace(ok, "nodes = 2", "nodes = 2\nnode = 3", 1), []string{"c.toml:6:1: slurm.node: unknown key"}},
 		{"wrong type", strings.Replace(ok, "nodes = 2", `nodes = true`, 1), []string{"c.toml:5", "nodes"}},

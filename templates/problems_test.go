@@ -58,7 +58,7 @@ repeats = "2"
 			`c.toml:5:1: slurm.nodes: "two" is not a node count or a range such as "2-4"`,
 			`c.toml:6:1: slurm.ntasks_per_node: has type float; want an integer`,
 			`c.toml:7:1: slurm.modules: item 2 has type integer; want a string`,
-			`c.toml:8:1: slurm.env: B has type integer; want a string`,
+			`c.toml:8:18: slurm.env.B: has type integer; want a string`,
 			`c.toml:12:1: benchmark[0].repeats: has type string; want an integer`,
 		}},
 		{"a number where a list of tables goes", "benchmark = 3\n" + problemHead, []string{

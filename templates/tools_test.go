@@ -106,7 +106,7 @@ parser = "osux"
 kernel = ["bw", "bww"]
 parser = ["imbb"]
 `, []string{
-			`c.toml:11:1: variant[0].command: unknown placeholder {peer} (known: {rank}, {size}, {host:N}, {node:N}, {hostname:N}, {workdir}, {param:NAME}, {{ for a brace)`,
+			`c.toml:11:27: variant[0].command: unknown placeholder {peer} (known: {rank}, {size}, {host:N}, {node:N}, {hostname:N}, {workdir}, {param:NAME}, {{ for a brace)`,
 			`c.toml:12:1: variant[0].parser: unknown parser "osux" (did you mean "osu"?)`,
 			`c.toml:14:1: sweep.kernel: value 2: unknown kernel "bww" (did you mean "bw"?)`,
 			`c.toml:15:1: sweep.parser: value 1: unknown parser "imbb" (did you mean "imb"?)`,

@@ -51,23 +51,39 @@ func knownParser(name string) bool {
 	return ok
 }
 
+// argvProblem is a problem with a tool's argv, in its item'th string (-1:
+// with the whole list).
+type argvProblem struct {
+	item int
+	msg  string
+}
+
 // argvProblems says what is wrong with a tool's argv.
-func argvProblems(argv []string) []string {
-	var out []string
+func argvProblems(argv []string) []argvProblem {
+	var out []argvProblem
 	if len(argv) == 0 || argv[0] == "" {
-		out = append(out, "is empty")
+		out = append(out, argvProblem{-1, "is empty"})
 	}
-	for _, a := range argv {
+	for i, a := range argv {
 		if strings.ContainsRune(a, 0) {
-			out = append(out, "holds a NUL byte")
+			out = append(out, argvProblem{i, "holds a NUL byte"})
 		}
 		for _, ph := range placeholderRE.FindAllString(a, -1) {
 			if ph != "{{" && !runnerHoldRE.MatchString(ph) {
-				out = append(out, fmt.Sprintf("unknown placeholder %s (known: {rank}, {size}, {host:N}, {node:N}, {hostname:N}, {workdir}, {param:NAME}, {{ for a brace)", ph))
+				out = append(out, argvProblem{i, fmt.Sprintf("unknown placeholder %s (known: {rank}, {size}, {host:N}, {node:N}, {hostname:N}, {workdir}, {param:NAME}, {{ for a brace)", ph)})
 			}
 		}
 	}
 	return out
+}
+
+// argvAt places a problem with the argv at key: at the string it is in.
+func (c *Campaign) argvAt(key string, p argvProblem) *Problem {
+	at := key
+	if p.item >= 0 {
+		at = fmt.Sprintf("%s[%d]", key, p.item)
+	}
+	return c.problemAt(key, at, "%s", p.msg)
 }
 
 // validateTool checks the tool a [[variant]] chooses (prefix
@@ -90,8 +106,8 @@ func (c *Campaign) validateTool(prefix string, v *VariantSpec) Problems {
 		add(".parser", "%s", unknownParser(v.Parser))
 	}
 	if len(v.Command) > 0 {
-		for _, msg := range argvProblems(v.Command) {
-			add(".command", "%s", msg)
+		for _, p := range argvProblems(v.Command) {
+			ps = append(ps, c.argvAt(prefix+".command", p))
 		}
 	}
 	return ps
@@ -142,11 +158,11 @@ func (c *Campaign) validate(runs bool) Problems {
 	}
 	for _, k := range slices.Sorted(maps.Keys(m.Labels)) {
 		if err := checkParamKey(k); err != nil {
-			add("campaign.labels."+k, "%v", err)
+			add(join("campaign.labels", k), "%v", err)
 		}
 	}
-	ps = append(ps, c.validateSlurm("slurm", c.Slurm)...)
-	ps = append(ps, c.validateLauncher("launcher", c.Launcher)...)
+	ps = append(ps, c.validateSlurm(func(k string) string { return "slurm." + k }, c.Slurm)...)
+	ps = append(ps, c.validateLauncher(func(k string) string { return "launcher." + k }, c.Launcher)...)
 	if c.Slurm.JobName != "" {
 		if err := checkName(c.Slurm.JobName); err != nil {
 			add("slurm.job_name", "%v", err)
@@ -214,17 +230,17 @@ func (c *Campaign) validate(runs bool) Problems {
 		uniqueName(vnames, key, v.Name, "variants")
 		scratch := c.base()
 		if err := scratch.applyTable("", v.Slurm); err != nil {
-			add(key+".slurm."+keyOf(err), "%v", unwrapKey(err))
+			add(join(key+".slurm", keyOf(err)), "%v", unwrapKey(err))
 		}
 		if err := scratch.applyTable("launcher", v.Launcher); err != nil {
-			add(key+".launcher."+keyOf(err), "%v", unwrapKey(err))
+			add(join(key+".launcher", keyOf(err)), "%v", unwrapKey(err))
 		}
 		ps = append(ps, c.validateTool(key, v)...)
 		ps = append(ps, c.validateEnv(key+".env", v.Env)...)
 		ps = append(ps, c.validateParams(key+".params", v.Params)...)
 		for _, k := range slices.Sorted(maps.Keys(v.Labels)) {
 			if err := checkParamKey(k); err != nil {
-				add(key+".labels."+k, "%v", err)
+				add(join(key+".labels", k), "%v", err)
 			}
 		}
 	}
@@ -272,9 +288,16 @@ func unwrapKey(err error) error {
 	return err
 }
 
-func (c *Campaign) validateSlurm(prefix string, s Slurm) Problems {
+// validateSlurm checks Slurm settings; at names the key where each is set.
+func (c *Campaign) validateSlurm(at func(string) string, s Slurm) Problems {
 	var ps Problems
-	add := func(key, format string, args ...any) { ps = append(ps, c.problem(prefix+"."+key, format, args...)) }
+	add := func(key, format string, args ...any) {
+		k, item, _ := strings.Cut(key, "[")
+		if item != "" {
+			item = "[" + item
+		}
+		ps = append(ps, c.problem(at(k)+item, format, args...))
+	}
 	directives := map[string]string{
 		"partition": s.Partition, "account": s.Account, "qos": s.QOS, "reservation": s.Reservation,
 		"mem": s.Mem, "mem_per_cpu": s.MemPerCPU, "constraint": s.Constraint, "gres": s.Gres, "gpus": s.GPUs,
@@ -305,7 +328,7 @@ func (c *Campaign) validateSlurm(prefix string, s Slurm) Problems {
 			add(fmt.Sprintf("setup[%d]", i), "holds a NUL byte")
 		}
 	}
-	ps = append(ps, c.validateEnv(prefix+".env", s.Env)...)
+	ps = append(ps, c.validateEnv(at("env"), s.Env)...)
 	return ps
 }
 
@@ -313,7 +336,7 @@ func (c *Campaign) validateEnv(prefix string, env map[string]string) Problems {
 	var ps Problems
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if !envNameRE.MatchString(k) {
-			ps = append(ps, c.problem(prefix+"."+k, "%q is not a valid environment variable name", k))
+			ps = append(ps, c.problem(join(prefix, k), "%q is not a valid environment variable name", k))
 		}
 	}
 	return ps
@@ -323,30 +346,32 @@ func (c *Campaign) validateParams(prefix string, params map[string]any) Problems
 	var ps Problems
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		if err := checkParamKey(k); err != nil {
-			ps = append(ps, c.problem(prefix+"."+k, "%v", err))
+			ps = append(ps, c.problem(join(prefix, k), "%v", err))
 		} else if _, err := paramString(params[k]); err != nil {
-			ps = append(ps, c.problem(prefix+"."+k, "%v", err))
+			ps = append(ps, c.problem(join(prefix, k), "%v", err))
 		}
 	}
 	return ps
 }
 
-func (c *Campaign) validateLauncher(prefix string, l Launcher) Problems {
+// validateLauncher checks launcher settings; at names the key where each
+// is set.
+func (c *Campaign) validateLauncher(at func(string) string, l Launcher) Problems {
 	var ps Problems
 	if l.Type != "" && !launchers[l.Type] {
-		ps = append(ps, c.problem(prefix+".type", "%q is not a launcher: use srun, mpirun or mpiexec", l.Type))
+		ps = append(ps, c.problem(at("type"), "%q is not a launcher: use srun, mpirun or mpiexec", l.Type))
 	}
 	if l.MPI != "" && !paramKeyRE.MatchString(l.MPI) {
-		ps = append(ps, c.problem(prefix+".mpi", "%q is not an srun --mpi plugin name", l.MPI))
+		ps = append(ps, c.problem(at("mpi"), "%q is not an srun --mpi plugin name", l.MPI))
 	}
 	if l.MPI != "" && l.Type != "" && l.Type != "srun" {
-		ps = append(ps, c.problem(prefix+".mpi", "is srun's --mpi option; the launcher is %s", l.Type))
+		ps = append(ps, c.problem(at("mpi"), "is srun's --mpi option; the launcher is %s", l.Type))
 	}
 	if l.Flavor != "" && !slices.Contains(Flavors, l.Flavor) {
-		ps = append(ps, c.problem(prefix+".flavor", "%q is not an MPI launcher flavor: use %s%s", l.Flavor, strings.Join(Flavors, ", "), didYouMean(l.Flavor, Flavors, true)))
+		ps = append(ps, c.problem(at("flavor"), "%q is not an MPI launcher flavor: use %s%s", l.Flavor, strings.Join(Flavors, ", "), didYouMean(l.Flavor, Flavors, true)))
 	}
 	if l.Command != "" && strings.ContainsAny(l.Command, "\n\x00") {
-		ps = append(ps, c.problem(prefix+".command", "%q is not a command", l.Command))
+		ps = append(ps, c.problem(at("command"), "%q is not a command", l.Command))
 	}
 	return ps
 }
@@ -378,25 +403,25 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 			add(".parser", "%s", unknownParser(b.Parser))
 		}
 		check := func(k string, argv []string) {
-			for _, msg := range argvProblems(argv) {
-				add(k, "%s", msg)
+			for _, p := range argvProblems(argv) {
+				ps = append(ps, c.argvAt(k, p))
 			}
 		}
 		if len(b.Command) > 0 {
-			check(".command", b.Command)
+			check(key+".command", b.Command)
 		}
 		for _, r := range slices.Sorted(maps.Keys(b.PerRank)) {
 			if n, err := strconv.Atoi(r); err != nil || n < 0 || strconv.Itoa(n) != r {
-				add(".per_rank."+r, "%q is not a rank number", r)
+				add(join(".per_rank", r), "%q is not a rank number", r)
 			}
-			check(".per_rank."+r, b.PerRank[r])
+			check(join(key+".per_rank", r), b.PerRank[r])
 		}
 		if b.Output != "" && (path.IsAbs(b.Output) || strings.Contains(b.Output, "..") || !pathRE.MatchString(b.Output)) {
 			add(".output", "%q must be a plain relative file name in the step's working directory", b.Output)
 		}
 		for _, name := range slices.Sorted(maps.Keys(b.Files)) {
 			if !fileNameRE.MatchString(name) {
-				add(".files."+name, "%q is not a plain file name", name)
+				add(join(".files", name), "%q is not a plain file name", name)
 			}
 		}
 		if b.StartDelay != "" {
@@ -426,15 +451,15 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 	ps = append(ps, c.validateEnv(key+".env", b.Env)...)
 	for _, k := range slices.Sorted(maps.Keys(b.Labels)) {
 		if err := checkParamKey(k); err != nil {
-			add(".labels."+k, "%v", err)
+			add(join(".labels", k), "%v", err)
 		}
 	}
 	scratch := c.base()
 	if err := scratch.applyTable("", b.Slurm); err != nil {
-		add(".slurm."+keyOf(err), "%v", unwrapKey(err))
+		add(join(".slurm", keyOf(err)), "%v", unwrapKey(err))
 	}
 	if err := scratch.applyTable("launcher", b.Launcher); err != nil {
-		add(".launcher."+keyOf(err), "%v", unwrapKey(err))
+		add(join(".launcher", keyOf(err)), "%v", unwrapKey(err))
 	}
 	return ps
 }
@@ -476,7 +501,7 @@ func (c *Campaign) validateSweep(prefix string, sweep map[string]any, order []st
 		if k == zipKey {
 			continue
 		}
-		key := prefix + "." + k
+		key := join(prefix, k)
 		vals, ok := sweep[k].([]any)
 		if !ok {
 			ps = append(ps, c.problem(key, "must be a list of values, e.g. %s = [1, 2]", k))
@@ -522,7 +547,7 @@ func (c *Campaign) validateSweep(prefix string, sweep map[string]any, order []st
 // point sets a kernel with a command or a parser.
 func (c *Campaign) validateSweptTool(prefix, k string, vals []any) Problems {
 	var ps Problems
-	key := prefix + "." + k
+	key := join(prefix, k)
 	for i, v := range vals {
 		var t toolChoice
 		if err := t.choose(k, key, v); err != nil {
@@ -537,7 +562,9 @@ func (c *Campaign) validateSweptTool(prefix, k string, vals []any) Problems {
 			}
 		case "command":
 			if t.commandAt != "" {
-				msgs = argvProblems(t.command)
+				for _, p := range argvProblems(t.command) {
+					msgs = append(msgs, p.msg)
+				}
 			}
 		case "parser":
 			if !knownParser(t.parser) {
@@ -571,21 +598,26 @@ func (c *Campaign) validateRuns() Problems {
 			}
 			return where(own)
 		}
-		report := func(key, format string, args ...any) {
-			p := c.problem(key, "variant %s: "+format, append([]any{r.Name}, args...)...)
+		once := func(p *Problem) {
 			if !seen[p.Error()] {
 				seen[p.Error()] = true
 				ps = append(ps, p)
 			}
 		}
+		// reportAt reports a problem with key at the path at (a string
+		// in key's list), report one at key itself.
+		reportAt := func(key, at, format string, args ...any) {
+			once(c.problemAt(key, at, "variant %s: "+format, append([]any{r.Name}, args...)...))
+		}
+		report := func(key, format string, args ...any) { reportAt(key, key, format, args...) }
 		s := r.Config.Slurm
-		for _, p := range c.validateSlurm("slurm", s) {
-			if !seen[p.Error()] {
-				seen[p.Error()] = true
-				ps = append(ps, p)
-			}
+		// A setting wrong in every run is reported once, where it is set.
+		for _, p := range c.validateSlurm(func(k string) string { return c.settingKey(r, "slurm", k) }, s) {
+			once(p)
 		}
-		ps = append(ps, c.validateLauncher("launcher", r.Config.Launcher)...)
+		for _, p := range c.validateLauncher(func(k string) string { return c.settingKey(r, "launcher", k) }, r.Config.Launcher) {
+			once(p)
+		}
 		n := s.Nodes.Max
 		if n > 0 && s.NtasksPerNode > 0 && s.Ntasks > 0 && n*s.NtasksPerNode != s.Ntasks {
 			report("slurm", "nodes (%d) × ntasks_per_node (%d) = %d, but ntasks is %d", n, s.NtasksPerNode, n*s.NtasksPerNode, s.Ntasks)
@@ -600,7 +632,7 @@ func (c *Campaign) validateRuns() Problems {
 			report("slurm.nodes", "a node range (%s) needs ntasks_per_node", s.Nodes)
 		}
 		typ := r.Config.Launcher.Type
-		if p := mpiPlacementProblem(r); p != "" {
+		if p := mpiPlacementProblem(r); p != "" && (typ == "" || launchers[typ]) {
 			report(c.launcherKey(r, "type"), "%s", p)
 		}
 		if b.Pairs != "" {
@@ -624,7 +656,7 @@ func (c *Campaign) validateRuns() Problems {
 			settings []Setting
 		}{{"sweep", r.Variant.Settings}, {where(".sweep"), r.BenchSettings}} {
 			if k := toolConflict(layer.settings); k != "" {
-				report(layer.prefix+"."+k, "%s: a run executes a native kernel, or a command read by a parser; leave one of them empty (\"\" or []) in each point", settingsName(layer.settings))
+				report(join(layer.prefix, k), "%s: a run executes a native kernel, or a command read by a parser; leave one of them empty (\"\" or []) in each point", settingsName(layer.settings))
 			}
 		}
 		switch k, known := kernels.Lookup(b.Kernel); {
@@ -648,18 +680,33 @@ func (c *Campaign) validateRuns() Problems {
 				report(where(".params"), "%v", err)
 			}
 		case b.Kernel == "":
-			for _, argv := range append([][]string{b.Command}, perRankLists(b.PerRank)...) {
-				for _, a := range argv {
-					for _, m := range paramRefRE.FindAllStringSubmatch(a, -1) {
+			// Each argv with the key it is written at: a {param:…}
+			// is reported at the string holding it, per_rank."1"[2].
+			type argvAt struct {
+				key  string
+				argv []string
+			}
+			argvs := []argvAt{{at(t.commandAt, ".command"), b.Command}}
+			for _, rank := range sortedRanks(b.PerRank) {
+				argvs = append(argvs, argvAt{where(join(".per_rank", rank)), b.PerRank[rank]})
+			}
+			for _, a := range argvs {
+				for i, arg := range a.argv {
+					item := fmt.Sprintf("%s[%d]", a.key, i)
+					if strings.HasPrefix(a.key, "sweep.") || strings.Contains(a.key, ".sweep.") {
+						// A swept command is one of several lists.
+						item = a.key
+					}
+					for _, m := range paramRefRE.FindAllStringSubmatch(arg, -1) {
 						if _, ok := r.Config.Params[m[1]]; !ok {
-							report(at(t.commandAt, ".command"), "{param:%s}: no such param (set it in params or sweep param.%s)", m[1], m[1])
+							reportAt(a.key, item, "{param:%s}: no such param (set it in params or sweep param.%s)", m[1], m[1])
 						}
 					}
 				}
 			}
 			for _, rank := range slices.Sorted(maps.Keys(b.PerRank)) {
 				if n, _ := strconv.Atoi(rank); b.Pairs == "" && n >= r.Config.Ranks() {
-					report(where(".per_rank."+rank), "rank %d does not exist: the step has %d rank(s)", n, r.Config.Ranks())
+					report(where(join(".per_rank", rank)), "rank %d does not exist: the step has %d rank(s)", n, r.Config.Ranks())
 				}
 			}
 		}
@@ -698,12 +745,12 @@ func (c *Campaign) paramKey(r Run, name string) string {
 	}
 	for _, st := range r.Variant.Settings {
 		if st.Key == "param."+name {
-			return "sweep." + st.Key
+			return join("sweep", st.Key)
 		}
 	}
 	for _, st := range r.BenchSettings {
 		if st.Key == "param."+name {
-			return fmt.Sprintf("benchmark[%d].sweep.%s", r.bench, st.Key)
+			return join(fmt.Sprintf("benchmark[%d].sweep", r.bench), st.Key)
 		}
 	}
 	return fmt.Sprintf("benchmark[%d].params", r.bench)
@@ -743,7 +790,7 @@ func (c *Campaign) validateKind(key string, b *Benchmark) Problems {
 		add(".pairs", "kind %s runs on every rank of the step, not on pairs", b.Kind)
 	}
 	if _, dup := b.Files[k.input]; dup {
-		add(".files."+k.input, "kind %s writes %s from [benchmark.hpl]: drop this file (or the kind, to use it as written)", b.Kind, k.input)
+		add(join(".files", k.input), "kind %s writes %s from [benchmark.hpl]: drop this file (or the kind, to use it as written)", b.Kind, k.input)
 	}
 	_, errs := readHPL(b.HPL)
 	for _, e := range errs {
@@ -780,27 +827,44 @@ func mpiPlacementProblem(r Run) string {
 	return ""
 }
 
-// launcherKey is where a run's launcher key is set, the layer that wins
-// first (as config applies them): the benchmark's sweep, the campaign's
-// sweep, the variant's launcher, the benchmark's, else [launcher].
+// launcherKey is where a run's launcher key is set (settingKey).
 func (c *Campaign) launcherKey(r Run, key string) string {
+	return c.settingKey(r, "launcher", key)
+}
+
+// settingKey is where a run's key of table (slurm or launcher) is set,
+// the layer that wins first (as config applies them): the benchmark's
+// sweep, the campaign's sweep, the variant's table, the benchmark's, else
+// the campaign's [slurm] or [launcher].
+func (c *Campaign) settingKey(r Run, table, key string) string {
+	swept := key // as a sweep names it: nodes, launcher.type
+	if table == "launcher" {
+		swept = "launcher." + key
+	}
 	for _, st := range r.BenchSettings {
-		if st.Key == "launcher."+key {
-			return fmt.Sprintf("benchmark[%d].sweep.%s", r.bench, st.Key)
+		if st.Key == swept {
+			return join(fmt.Sprintf("benchmark[%d].sweep", r.bench), swept)
 		}
 	}
 	for _, st := range r.Variant.Settings {
-		if st.Key == "launcher."+key {
-			return "sweep." + st.Key
+		if st.Key == swept {
+			return join("sweep", swept)
 		}
+	}
+	tables := func(slurm, launcher map[string]any) map[string]any {
+		if table == "launcher" {
+			return launcher
+		}
+		return slurm
 	}
 	if s := r.Variant.Spec; s != nil {
-		if _, ok := s.Launcher[key]; ok {
-			return fmt.Sprintf("variant[%d].launcher.%s", c.specIndex(s), key)
+		if _, ok := tables(s.Slurm, s.Launcher)[key]; ok {
+			return fmt.Sprintf("variant[%d].%s.%s", c.specIndex(s), table, keyPart(key))
 		}
 	}
-	if _, ok := c.Benchmarks[r.bench].Launcher[key]; ok {
-		return fmt.Sprintf("benchmark[%d].launcher.%s", r.bench, key)
+	b := &c.Benchmarks[r.bench]
+	if _, ok := tables(b.Slurm, b.Launcher)[key]; ok {
+		return fmt.Sprintf("benchmark[%d].%s.%s", r.bench, table, keyPart(key))
 	}
-	return "launcher." + key
+	return table + "." + keyPart(key)
 }

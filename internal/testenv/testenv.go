@@ -1,16 +1,18 @@
 // Package testenv is what tests need of the machine they run on, as Go's
 // own internal/testenv is: the rule that turns an integration test's skip
-// into a failure in CI, directories made read-only for real, and free TCP
-// ports.
+// into a failure in CI, directories made read-only for real, a FUSE
+// mount, and free TCP ports.
 package testenv
 
 import (
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -99,4 +101,39 @@ func FreePort(t testing.TB) string {
 	}
 	defer l.Close()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// FUSEDir returns an empty directory on a FUSE file system — a bindfs
+// mount of src, which it returns too — for a test of what sbench does on
+// one (sshfs, GlusterFS and the like are FUSE to statfs). The mount goes
+// when the test ends; what the test opened there must be closed by
+// then, by cleanups registered after this call. Without bindfs or
+// /dev/fuse the test cannot run (Require); a mount that fails otherwise
+// fails it.
+func FUSEDir(t testing.TB) (dir, src string) {
+	t.Helper()
+	bindfs := LookPath(t, "bindfs", "bindfs")
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		Require(t, "no /dev/fuse to mount a FUSE file system: "+err.Error())
+	}
+	src, dir = t.TempDir(), t.TempDir()
+	if out, err := exec.Command(bindfs, src, dir).CombinedOutput(); err != nil {
+		t.Fatalf("bindfs %s %s: %v\n%s", src, dir, err, out)
+	}
+	t.Cleanup(func() {
+		var errs []string
+		for _, argv := range [][]string{{"fusermount3", "-u", dir}, {"fusermount", "-u", dir}, {"umount", dir}} {
+			out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+			if err == nil {
+				return
+			}
+			errs = append(errs, fmt.Sprintf("%s: %v: %s", argv[0], err, out))
+		}
+		t.Errorf("unmount %s: %s", dir, strings.Join(errs, "; "))
+	})
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil || st.Type != 0x65735546 {
+		t.Fatalf("bindfs mounted %s, but statfs says type %#x (%v), not FUSE", dir, st.Type, err)
+	}
+	return dir, src
 }

@@ -62,6 +62,10 @@ type DB struct {
 
 	// readOnly is set by OpenReadOnly.
 	readOnly bool
+
+	// fs is the file system the archive is on: a network one takes a
+	// rollback journal.
+	fs archiveFS
 }
 
 // Open opens the archive at path for writing, creating it if it does not
@@ -126,8 +130,13 @@ var accessW = func(path string) error { return unix.Access(path, unix.W_OK) }
 // whyReadOnly says what stops this process writing the archive at path, or
 // "" when nothing it can name does. SQLite writes three files: the archive,
 // and beside it PATH-wal and PATH-shm, which it creates when they are not
-// there, so the directory counts too.
+// there, so the directory counts too. (With a rollback journal, on a
+// network file system, the file beside it is PATH-journal.)
 func whyReadOnly(path string) string {
+	sides, what := []string{path + "-wal", path + "-shm"}, "its -wal and -shm files"
+	if fsOf(path).rollback() {
+		sides, what = []string{path + "-journal"}, "its -journal file"
+	}
 	why := func(err error, denied string) string {
 		switch {
 		case errors.Is(err, unix.EROFS):
@@ -141,9 +150,9 @@ func whyReadOnly(path string) string {
 		return r
 	}
 	dir := filepath.Dir(path)
-	for _, side := range []string{path + "-wal", path + "-shm"} {
+	for _, side := range sides {
 		if _, err := os.Lstat(side); err != nil {
-			if r := why(accessW(dir), "no write permission on its directory "+dir+", where SQLite keeps its -wal and -shm files"); r != "" {
+			if r := why(accessW(dir), "no write permission on its directory "+dir+", where SQLite keeps "+what); r != "" {
 				return r
 			}
 			continue
@@ -160,7 +169,8 @@ func whyReadOnly(path string) string {
 // are "unable to open database file: no such file or directory".
 func readOnlyOr(path string, err error) error {
 	var ne *NewerSchemaError
-	if errors.As(err, &ne) {
+	var fe *FileSystemError
+	if errors.As(err, &ne) || errors.As(err, &fe) {
 		return err
 	}
 	why := whyReadOnly(path)
@@ -198,6 +208,10 @@ func OpenReadOnly(path string) (*DB, error) {
 	// is for an archive this process cannot write, where query_only
 	// cannot even open it.
 	why := whyReadOnly(path)
+	fsys, err := checkFS(ctx, path, why == "")
+	if err != nil {
+		return nil, err
+	}
 	mode := read
 	if why != "" {
 		mode = readOnly
@@ -224,6 +238,7 @@ func OpenReadOnly(path string) (*DB, error) {
 			return nil, err
 		}
 	}
+	db.fs = fsys
 	if version == len(migrations) {
 		return db, nil
 	}
@@ -242,7 +257,7 @@ func OpenReadOnly(path string) (*DB, error) {
 // readImmutable), checks that it is an sbench archive this sbench can
 // read, and returns its schema version.
 func openReader(ctx context.Context, path string, mode dsnMode) (*DB, int, error) {
-	r, err := sql.Open("sqlite3", dsn(path, mode))
+	r, err := sql.Open("sqlite3", dsn(path, mode, archiveFS{}))
 	if err != nil {
 		return nil, 0, fmt.Errorf("open archive %s: %w", path, err)
 	}
@@ -273,7 +288,7 @@ func openReader(ctx context.Context, path string, mode dsnMode) (*DB, int, error
 	// The "writer" of a read-only DB is one more reading connection:
 	// the methods that write find a DB like any other and get SQLite's
 	// "attempt to write a readonly database" rather than a nil pointer.
-	w, err := sql.Open("sqlite3", dsn(path, mode))
+	w, err := sql.Open("sqlite3", dsn(path, mode, archiveFS{}))
 	if err != nil {
 		r.Close()
 		return nil, 0, fmt.Errorf("open archive %s: %w", path, err)
@@ -322,7 +337,11 @@ func connectWriter(ctx context.Context, w *sql.DB) error {
 func (db *DB) ReadOnly() bool { return db.readOnly }
 
 func openWith(ctx context.Context, path string, list []migration) (*DB, error) {
-	w, err := sql.Open(writerDriver, dsn(path, write))
+	fsys, err := checkFS(ctx, path, true)
+	if err != nil {
+		return nil, err
+	}
+	w, err := sql.Open(writerDriver, dsn(path, write, fsys))
 	if err != nil {
 		return nil, fmt.Errorf("open archive %s: %w", path, err)
 	}
@@ -334,11 +353,26 @@ func openWith(ctx context.Context, path string, list []migration) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("open archive %s: %w", path, err)
 	}
+	if fsys.rollback() {
+		// The DSN's journal_mode cannot leave WAL while another
+		// process holds the archive (an older sbench, which put it
+		// back in WAL mode since leaveWAL ran): SQLite then keeps WAL
+		// and says nothing.
+		var mode string
+		if err := w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("open archive %s: %w", path, err)
+		}
+		if mode != "delete" {
+			w.Close()
+			return nil, fmt.Errorf("open archive %s: it is on %s, where WAL mode is not safe, and another process has put it back in journal mode %s: stop it and run the command again", path, fsys.Name, mode)
+		}
+	}
 	if err := migrate(ctx, w, path, list); err != nil {
 		w.Close()
 		return nil, err
 	}
-	r, err := sql.Open("sqlite3", dsn(path, read))
+	r, err := sql.Open("sqlite3", dsn(path, read, fsys))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open archive %s: %w", path, err)
@@ -346,7 +380,7 @@ func openWith(ctx context.Context, path string, list []migration) (*DB, error) {
 	n := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
-	db := &DB{path: path, w: w, r: r, now: time.Now}
+	db := &DB{path: path, w: w, r: r, now: time.Now, fs: fsys}
 	if len(list) == len(migrations) {
 		// Statements are written for the latest schema; the migration tests
 		// open archives at older versions and only read them raw.
@@ -366,12 +400,13 @@ const (
 	read                         // a query-only reader beside the writer
 	readOnly                     // SQLite mode=ro: never writes, still locks and reads the log
 	readImmutable                // mode=ro&immutable=1: for a file nobody can write
+	leave                        // exclusive locking, to take it out of WAL mode (leaveWAL)
 )
 
-// dsn builds the go-sqlite3 data source name for path. The path goes into a
-// file: URI, escaped, so that a '?' or '%' in a file name cannot be taken for
-// a parameter.
-func dsn(path string, mode dsnMode) string {
+// dsn builds the go-sqlite3 data source name for path, on the file system
+// fsys. The path goes into a file: URI, escaped, so that a '?' or '%' in a
+// file name cannot be taken for a parameter.
+func dsn(path string, mode dsnMode, fsys archiveFS) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
@@ -384,6 +419,13 @@ func dsn(path string, mode dsnMode) string {
 	case write:
 		q.Set("_journal_mode", "WAL")
 		q.Set("_synchronous", "NORMAL")
+		if fsys.rollback() {
+			// FULL: with a rollback journal NORMAL may lose the
+			// file to a power cut at the wrong moment, not only
+			// the last commits.
+			q.Set("_journal_mode", "DELETE")
+			q.Set("_synchronous", "FULL")
+		}
 		q.Set("_txlock", "immediate")
 	case read:
 		q.Set("_query_only", "1")
@@ -392,6 +434,12 @@ func dsn(path string, mode dsnMode) string {
 	case readImmutable:
 		q.Set("mode", "ro")
 		q.Set("immutable", "1")
+	case leave:
+		// No journal_mode: go-sqlite3 would set it before the locking
+		// mode, mapping PATH-shm to read a WAL archive. leaveWAL waits
+		// for the lock itself.
+		q.Set("_locking_mode", "EXCLUSIVE")
+		q.Set("_busy_timeout", "0")
 	}
 	return "file:" + u.EscapedPath() + "?" + q.Encode()
 }

@@ -5,10 +5,10 @@
 // # Why SQLite, and how it is opened
 //
 // An archive is a single file an engineer can copy, attach to a ticket or
-// open with the sqlite3 shell. Open puts it in WAL mode so that a report can
-// read while an ingest writes, turns foreign keys on, and sets a busy
-// timeout so that two sbench processes ingesting at once wait for each other
-// instead of failing. Writes go through one connection and start with BEGIN
+// open with the sqlite3 shell. Open puts it in WAL mode (on a local file
+// system: see below) so that a report can read while an ingest writes,
+// turns foreign keys on, and sets a busy timeout so that two sbench
+// processes ingesting at once wait for each other instead of failing. Writes go through one connection and start with BEGIN
 // IMMEDIATE: a write transaction that began as a read could otherwise fail
 // with SQLITE_BUSY when another writer commits first. Reads use a separate
 // pool of query-only connections and run each multi-query read in one
@@ -17,6 +17,22 @@
 // synchronous=NORMAL is used with WAL: a power cut may lose the last commits
 // but never corrupts the file, and the bundles on disk remain the source of
 // truth (ingest is idempotent, so re-ingesting them restores what was lost).
+//
+// # On a network file system
+//
+// WAL's index of the log is shared memory (PATH-shm), which each host maps
+// on its own: SQLite documents that WAL does not work on a network file
+// system, and a cluster's home directories are one. Open and OpenReadOnly
+// ask statfs(2) for the file system (NFS, Lustre, GPFS, BeeGFS, CIFS/SMB,
+// CephFS, FUSE, AFS …: networkFileSystems) and there use a rollback journal
+// (journal_mode=DELETE, synchronous=FULL), whose only shared state is the
+// file's POSIX locks; where the mount options keep the locks on one host
+// (NFS nolock, CIFS nobrl, Lustre localflock) the archive is refused, a
+// *FileSystemError. An archive found there in WAL mode is switched first
+// (leaveWAL), in exclusive locking mode, which reads the log without
+// mapping PATH-shm and succeeds only when no other process has the archive
+// open. Readers then wait for a commit, and a commit for readers, within
+// busyTimeout. docs/install.md has the table and what remains a risk.
 //
 // # Schema and migrations
 //

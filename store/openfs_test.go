@@ -390,3 +390,23 @@ func TestNetworkArchiveRefused(t *testing.T) {
 		t.Errorf("OpenReadOnly = %v, want a FileSystemError", err)
 	}
 }
+
+// TestWhyReadOnlyRollback: with a rollback journal the file SQLite
+// creates beside the archive is PATH-journal, and an unwritable directory
+// is named for it.
+func TestWhyReadOnlyRollback(t *testing.T) {
+	pretendFS(t, 0x6969, "rw")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.db")
+	os.WriteFile(path, nil, 0o644)
+	defer func(f func(string) error) { accessW = f }(accessW)
+	accessW = func(p string) error {
+		if p == dir {
+			return unix.EACCES
+		}
+		return nil
+	}
+	if got, want := whyReadOnly(path), "no write permission on its directory "+dir+", where SQLite keeps its -journal file"; got != want {
+		t.Errorf("whyReadOnly = %q, want %q", got, want)
+	}
+}

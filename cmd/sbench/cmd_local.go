@@ -479,7 +479,8 @@ labels of the same key, as sbench ingest --label does.`,
 		Example: `  sbench local examples/quickstart.toml
   sbench local examples/quickstart.toml -n 4 --db /tmp/try.db && sbench report --db /tmp/try.db -o try.pdf
   sbench local --label host=laptop --label kernel=6.8 examples/quickstart.toml
-  sbench local examples/tools-vs-native.toml && sbench report --group-by family -o tools.pdf`,
+  sbench local examples/tools-vs-native.toml && sbench report --group-by family -o tools.pdf
+  sbench local examples/quickstart.toml --resume     # after a Ctrl-C: run what did not run`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if ranks < 0 {

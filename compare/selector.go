@@ -324,8 +324,9 @@ const submissionGap = 2 * time.Minute
 
 // localJobRE names the jobs of one sbench local invocation: they share
 // its time stamp (local-STAMP-N, local-STAMP-N_TASK) however long each job
-// ran.
-var localJobRE = regexp.MustCompile(`^local-(.+)-\d+(?:_\d+)?$`)
+// ran, and so do those of sbench local --resume, which runs the rest of
+// it (local-STAMP-N-resumeK).
+var localJobRE = regexp.MustCompile(`^local-(.+?)-\d+(?:-resume\d+)?(?:_\d+)?$`)
 
 // Submissions groups a campaign's jobs (in submission order, as
 // store.DB.Jobs returns them) into submissions, newest first. A submission

@@ -154,7 +154,8 @@ func TestSelectorFilter(t *testing.T) {
 	day := time.Date(2024, 6, 1, 9, 0, 0, 0, time.UTC)
 	// Campaign acc: submitted on June 1st (jobs 100 and 101, a minute
 	// apart), again on the 3rd (job 200, an array), and run locally on the
-	// 5th (two jobs of one sbench local, an hour apart).
+	// 5th (two jobs of one sbench local, an hour apart, the second
+	// interrupted and resumed by sbench local --resume).
 	a.job("acc", "100", day)
 	a.job("acc", "101", day.Add(time.Minute))
 	a.job("acc", "200", day.AddDate(0, 0, 2))
@@ -166,6 +167,8 @@ func TestSelectorFilter(t *testing.T) {
 	r4 := a.add("acc", "latency", "200_1", day.AddDate(0, 0, 2).Add(time.Minute), map[string]string{"fabric": "eth"})
 	r5 := a.add("acc", "latency", "local-20240605T090000000-abc123-1", day.AddDate(0, 0, 4), nil)
 	r6 := a.add("acc", "latency", "local-20240605T090000000-abc123-2", day.AddDate(0, 0, 4).Add(time.Hour), nil)
+	a.job("acc", "local-20240605T090000000-abc123-2-resume1", day.AddDate(0, 0, 4).Add(2*time.Hour))
+	r8 := a.add("acc", "bw", "local-20240605T090000000-abc123-2-resume1", day.AddDate(0, 0, 4).Add(2*time.Hour), nil)
 	r7 := a.add("other", "latency", "900", day.AddDate(0, 0, 3), nil)
 	if _, err := a.SetBaseline(ctx, store.Baseline{Name: "pre", RunIDs: []int64{r1, r2}}); err != nil {
 		t.Fatal(err)
@@ -176,12 +179,13 @@ func TestSelectorFilter(t *testing.T) {
 	}{
 		{"fabric=ib", []int64{r1, r2}},
 		{"run:1-2", []int64{1, 2}},
-		{"campaign:acc", []int64{r1, r2, r3, r4, r5, r6}},
+		{"campaign:acc", []int64{r1, r2, r3, r4, r5, r6, r8}},
 		{"campaign:acc@2024-06-03", []int64{r3, r4}},
 		{"baseline:pre", []int64{r1, r2}},
 		// A submission is the jobs submitted together: one sbench local,
-		// however long its jobs ran; one sbench submit, its jobs seconds apart.
-		{"campaign:acc@latest", []int64{r5, r6}},
+		// however long its jobs ran, with its resumes; one sbench submit,
+		// its jobs seconds apart.
+		{"campaign:acc@latest", []int64{r5, r6, r8}},
 		{"campaign:acc@2", []int64{r3, r4}},
 		{"campaign:acc@3", []int64{r1, r2}},
 		{"job:100", []int64{r1}},
@@ -190,8 +194,8 @@ func TestSelectorFilter(t *testing.T) {
 		{"job:100,900", []int64{r1, r7}},
 		{"job:local-20240605T090000000-abc123-2", []int64{r6}},
 		// The runs since the baseline: after its newest run, its own left out.
-		{"since:baseline:pre", []int64{r3, r4, r5, r6, r7}},
-		{"since:campaign:acc@2", []int64{r5, r6, r7}},
+		{"since:baseline:pre", []int64{r3, r4, r5, r6, r8, r7}},
+		{"since:campaign:acc@2", []int64{r5, r6, r8, r7}},
 	} {
 		got, err := a.selected(c.sel)
 		if err != nil || !slices.Equal(got, c.want) {

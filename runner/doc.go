@@ -5,7 +5,10 @@
 // or wraps a real tool on every rank, gathers each node's provenance, and has rank 0
 // write the result bundles atomically. It also starts a step's ranks as local
 // processes (LocalStep) for `sbench local`, with the environment srun would
-// give them.
+// give them, or an MPI launcher that starts them (LauncherStep); both stop
+// a step by signalling its ranks (the signal a context's StopSignal cause
+// names, so that a Ctrl-C is recorded as one), and kill what a rank left
+// running, found by walking /proc from the processes they started.
 //
 // The package must build without cgo (the runner is one static file copied
 // to compute nodes, whatever CGO_ENABLED says: internal/layering checks

@@ -50,6 +50,28 @@ type LocalStep struct {
 	// how long a rank has between SIGTERM and SIGKILL; default 5s.
 	Grace    time.Duration
 	KillWait time.Duration
+	// Abort, once closed, kills every rank and what it started at once,
+	// with SIGKILL (a second Ctrl-C).
+	Abort <-chan struct{}
+}
+
+// StopSignal, as the cause of a local step's context
+// (context.WithCancelCause), is the signal its ranks get when the context
+// ends: sbench local passes a Ctrl-C on as SIGINT, which the runner
+// records as such. Ranks whose context ends for another reason (the
+// step's time limit) get SIGTERM, as Slurm sends at a time limit.
+type StopSignal struct{ Signal syscall.Signal }
+
+func (s StopSignal) Error() string { return "stopped by " + s.Signal.String() }
+
+// stopSignal is the signal that stops the ranks of a step whose context
+// ended.
+func stopSignal(ctx context.Context) syscall.Signal {
+	var s StopSignal
+	if errors.As(context.Cause(ctx), &s) && s.Signal != 0 {
+		return s.Signal
+	}
+	return syscall.SIGTERM
 }
 
 // RankExit is how one rank of a local step ended.
@@ -238,8 +260,12 @@ func (s LocalStep) check() error {
 // Run starts every rank and waits for all of them. When a rank fails, the
 // others get Grace to finish (rank 0 writes its bundle), then SIGTERM, then
 // SIGKILL after KillWait, like srun --kill-on-bad-exit. Cancelling ctx stops
-// every rank the same way. The error is a *StepError naming each failed
-// rank and how it ended.
+// every rank the same way, with the signal its cause names (StopSignal).
+// SIGKILL ends a rank and every process under it: the tool a rank started
+// in a process group of its own would outlive it. Each rank runs in a
+// process group of its own, so that a Ctrl-C at the terminal reaches
+// sbench only, which stops the step in order. The error is a *StepError
+// naming each failed rank and how it ended.
 func (s LocalStep) Run(ctx context.Context) error {
 	if err := s.check(); err != nil {
 		return err
@@ -274,6 +300,7 @@ func (s LocalStep) Run(ctx context.Context) error {
 		cmd := exec.Command(s.Runner, s.Args...)
 		cmd.Env = env.rank(r)
 		cmd.Dir = s.Dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		o, e := stdout.writer(r), stderr.writer(r)
 		cmd.Stdout, cmd.Stderr = o, e
 		// The pipes' copying goroutines must not outlive a killed rank for
@@ -291,31 +318,39 @@ func (s LocalStep) Run(ctx context.Context) error {
 		}(r, cmd)
 	}
 
-	// stop signals every rank still running: SIGTERM, then SIGKILL.
-	stopOnce := sync.Once{}
-	stop := func() {
-		stopOnce.Do(func() {
-			for r := 0; r < started; r++ {
-				killedMu.Lock()
-				killed[r] = true
-				killedMu.Unlock()
-				procs[r].cmd.Process.Signal(syscall.SIGTERM)
+	exited := make([]bool, size)
+	// kill ends every rank still running, and what it started.
+	kill := func() {
+		for r := 0; r < started; r++ {
+			if !exited[r] {
+				killTree(procs[r].cmd.Process)
 			}
-			time.AfterFunc(killWait, func() {
-				for r := 0; r < started; r++ {
-					procs[r].cmd.Process.Kill() // no-op error once it has exited
-				}
-			})
-		})
+		}
+	}
+	// stop signals every rank still running: sig, then SIGKILL.
+	var killTimer <-chan time.Time
+	stop := func(sig syscall.Signal) {
+		if killTimer != nil {
+			return
+		}
+		for r := 0; r < started; r++ {
+			killedMu.Lock()
+			killed[r] = true
+			killedMu.Unlock()
+			if !exited[r] {
+				procs[r].cmd.Process.Signal(sig)
+			}
+		}
+		killTimer = time.After(killWait)
 	}
 	if startErr != nil {
-		stop()
+		stop(syscall.SIGTERM)
 	}
 
 	var failed []RankExit
 	var graceTimer <-chan time.Time
 	ctxDone := ctx.Done()
-	exited := make([]bool, size)
+	abort := s.Abort
 	for n := 0; n < started; {
 		select {
 		case e := <-exits:
@@ -341,10 +376,20 @@ func (s LocalStep) Run(ctx context.Context) error {
 				killed[r] = killed[r] || !exited[r]
 			}
 			killedMu.Unlock()
-			stop()
+			stop(syscall.SIGTERM)
 		case <-ctxDone:
 			ctxDone = nil
-			stop()
+			stop(stopSignal(ctx))
+		case <-killTimer:
+			kill()
+		case <-abort:
+			abort = nil
+			killedMu.Lock()
+			for r := range killed {
+				killed[r] = killed[r] || !exited[r]
+			}
+			killedMu.Unlock()
+			kill()
 		}
 	}
 	if startErr != nil {
@@ -428,4 +473,98 @@ func (w *lineWriter) emit(line []byte) {
 	w.l.mu.Lock()
 	defer w.l.mu.Unlock()
 	w.l.w.Write(append(append([]byte(nil), w.prefix...), line...))
+}
+
+// LauncherStep runs one step through an MPI launcher on this host
+// (sbench local with launcher mpirun or mpiexec): the launcher starts the
+// runner's ranks itself, as the job script's launch line does.
+type LauncherStep struct {
+	// Argv is the whole command line: the launcher, its options, the
+	// runner and the runner's arguments.
+	Argv []string
+	// Runner is the runner's binary: its processes under the launcher
+	// are the step's ranks.
+	Runner string
+	// Env is the launcher's whole environment (see LocalEnv).
+	Env []string
+	// Dir is the launcher's working directory; empty for the caller's.
+	Dir string
+	// Stdout and Stderr receive what the launcher and the ranks print.
+	Stdout, Stderr io.Writer
+	// KillWait is how long the ranks have, once told to stop, before
+	// SIGKILL ends the launcher and everything under it; default 5s.
+	KillWait time.Duration
+	// Abort, once closed, kills the launcher and everything under it at
+	// once, with SIGKILL.
+	Abort <-chan struct{}
+}
+
+// Run starts the launcher and waits for it. Cancelling ctx tells the
+// ranks to stop, with the signal its cause names (StopSignal, else
+// SIGTERM): the ranks themselves, not the launcher, which would kill them
+// before rank 0 writes its bundle (Open MPI's mpirun sends SIGTERM, then
+// SIGKILL a moment later). Before any rank has started, the launcher gets
+// the signal. KillWait later, SIGKILL ends everything still running. The
+// launcher runs in a process group of its own, so that a Ctrl-C at the
+// terminal reaches sbench only.
+func (s LauncherStep) Run(ctx context.Context) error {
+	if len(s.Argv) == 0 || s.Runner == "" {
+		return errors.New("launcher step: no command or no runner")
+	}
+	killWait := s.KillWait
+	if killWait <= 0 {
+		killWait = 5 * time.Second
+	}
+	cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
+	cmd.Env, cmd.Dir = s.Env, s.Dir
+	cmd.Stdout, cmd.Stderr = s.Stdout, s.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The pipes' copying goroutines must not wait for a process the
+	// launcher left behind holding them.
+	cmd.WaitDelay = killWait
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("launcher step: %w", err)
+	}
+	pid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	ctxDone, abort := ctx.Done(), s.Abort
+	var killTimer <-chan time.Time
+	for {
+		select {
+		case err := <-done:
+			if err == nil && ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			return err
+		case <-ctxDone:
+			ctxDone = nil
+			sig := stopSignal(ctx)
+			if signalRunners(pid, s.Runner, sig) == 0 {
+				syscall.Kill(-pid, sig)
+			}
+			killTimer = time.After(killWait)
+		case <-killTimer:
+			killTimer = nil
+			killTree(cmd.Process)
+		case <-abort:
+			abort = nil
+			killTree(cmd.Process)
+		}
+	}
+}
+
+// LocalEnv is the environment of a step sbench local starts through an
+// MPI launcher: the caller's, less the variables by which a launcher tells
+// a process its rank (an sbench local run inside a Slurm allocation would
+// otherwise have mpirun start its ranks on the allocation's nodes), then
+// extra.
+func LocalEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !launcherVar(kv) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -60,6 +62,61 @@ func helperRank(mode string) int {
 	case "sleep":
 		time.Sleep(time.Minute)
 		return 0
+	case "cores":
+		fmt.Println(UsableCores())
+		return 0
+	case "signal":
+		// Say which signal stopped it, as the runner records it.
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+		fmt.Println("ready")
+		select {
+		case sig := <-ch:
+			fmt.Printf("rank %s got %v\n", rank, sig)
+			return 1
+		case <-time.After(time.Minute):
+			return 0
+		}
+	case "tool":
+		// A rank whose tool runs in a process group of its own, as the
+		// runner starts one, and that only SIGKILL ends.
+		signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
+		exe, _ := os.Executable()
+		tool := exec.Command(exe, "-test.run=^$")
+		tool.Env = append(os.Environ(), "SBENCH_TEST_RANK_MODE=sleep")
+		tool.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := tool.Start(); err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		fmt.Printf("tool %d\n", tool.Process.Pid)
+		fmt.Println("ready")
+		time.Sleep(time.Minute)
+		return 0
+	case "launch":
+		// An MPI launcher that starts 2 ranks of SBENCH_TEST_LAUNCHED's
+		// mode and waits for them, deaf to the signals that stop a step:
+		// only the ranks can hear them.
+		signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
+		exe, _ := os.Executable()
+		var ranks []*exec.Cmd
+		for r := range 2 {
+			c := exec.Command(exe, "-test.run=^$")
+			c.Env = append(os.Environ(), "SBENCH_TEST_RANK_MODE="+os.Getenv("SBENCH_TEST_LAUNCHED"), fmt.Sprintf("SLURM_PROCID=%d", r))
+			c.Stdout, c.Stderr = os.Stdout, os.Stderr
+			if err := c.Start(); err != nil {
+				fmt.Println(err)
+				return 1
+			}
+			ranks = append(ranks, c)
+		}
+		code := 0
+		for _, c := range ranks {
+			if c.Wait() != nil {
+				code = 1
+			}
+		}
+		return code
 	case "chatter":
 		// Standard output and standard error at once, in writes that split
 		// lines, as a tool with unbuffered output does.
@@ -260,5 +317,223 @@ func TestLocalStepChecks(t *testing.T) {
 	s := LocalStep{Runner: "/nonexistent/sbench-runner", Nodes: []string{"n1"}, TasksPerNode: 2, JobID: "1"}
 	if err := s.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "start rank 0") {
 		t.Errorf("missing binary: %v", err)
+	}
+}
+
+// lineWatch is a writer that counts the lines holding want, and closes
+// seen once it has counted n.
+type lineWatch struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	n    int
+	seen chan struct{}
+}
+
+func newLineWatch(want string, n int) *lineWatch {
+	return &lineWatch{want: want, n: n, seen: make(chan struct{})}
+}
+
+func (w *lineWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.n > 0 && strings.Count(w.buf.String(), w.want) >= w.n {
+		w.n = 0
+		close(w.seen)
+	}
+	return len(p), nil
+}
+
+func (w *lineWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// wait waits for the lines, or fails the test when the step ended first.
+func (w *lineWatch) wait(t *testing.T, done <-chan error) {
+	t.Helper()
+	select {
+	case <-w.seen:
+	case err := <-done:
+		t.Fatalf("the step ended before %d line(s) %q: %v\n%s", w.n, w.want, err, w)
+	}
+}
+
+// toolPIDs are the pids of the tools "tool" ranks started.
+func toolPIDs(t *testing.T, out string) []int {
+	t.Helper()
+	var pids []int
+	for _, l := range strings.Split(out, "\n") {
+		var pid int
+		if _, err := fmt.Sscanf(l[strings.Index(l, ":")+1:], " tool %d", &pid); err == nil {
+			pids = append(pids, pid)
+		} else if _, err := fmt.Sscanf(l, "tool %d", &pid); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	if len(pids) == 0 {
+		t.Fatalf("no tool pid in\n%s", out)
+	}
+	return pids
+}
+
+// gone reports whether pid ends within a minute, as a process sent
+// SIGKILL does at once (a zombie nobody reaps, as PID 1 of a container may
+// leave one, has ended too).
+func gone(pid int) bool {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if st, ok := readProcStat(pid); !ok || st.zombie {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLocalStepStopSignal: ranks of a step whose context ends with a
+// StopSignal cause get that signal (sbench local passes a Ctrl-C on as
+// SIGINT, which the runner records as one), others SIGTERM.
+func TestLocalStepStopSignal(t *testing.T) {
+	for _, tt := range []struct {
+		cause error
+		want  string
+	}{
+		{StopSignal{Signal: syscall.SIGINT}, "got interrupt"},
+		{errors.New("the step's time limit"), "got terminated"},
+	} {
+		s, _, _ := helperStep(t, "signal", []string{"n1"}, 2)
+		out := newLineWatch("ready", 2)
+		s.Stdout = out
+		ctx, cancel := context.WithCancelCause(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- s.Run(ctx) }()
+		out.wait(t, done)
+		cancel(tt.cause)
+		err := <-done
+		if err == nil || strings.Count(out.String(), tt.want) != 2 {
+			t.Errorf("cause %v: error %v, output\n%s\nwant each rank to say %q", tt.cause, err, out, tt.want)
+		}
+	}
+}
+
+// TestLocalStepAbort: closing Abort kills every rank at once, and the
+// tool each started in a process group of its own, which a signal to the
+// rank would not reach; nothing is left running.
+func TestLocalStepAbort(t *testing.T) {
+	s, _, _ := helperStep(t, "tool", []string{"n1"}, 2)
+	s.KillWait = time.Hour // the abort, not the step's own escalation, kills
+	out := newLineWatch("ready", 2)
+	s.Stdout = out
+	abort := make(chan struct{})
+	s.Abort = abort
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	out.wait(t, done)
+	cancel() // a first Ctrl-C: the ranks ignore it
+	close(abort)
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "killed by signal killed") {
+			t.Errorf("got %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("ranks still running after the abort")
+	}
+	for _, pid := range toolPIDs(t, out.String()) {
+		if !gone(pid) {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			t.Errorf("tool %d outlived its killed rank", pid)
+		}
+	}
+}
+
+func launcherStep(t *testing.T, mode string) (LauncherStep, *lineWatch) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := newLineWatch("ready", 2)
+	return LauncherStep{
+		Argv: []string{exe, "-test.run=^$"}, Runner: exe,
+		Env:    append(os.Environ(), "SBENCH_TEST_RANK_MODE=launch", "SBENCH_TEST_LAUNCHED="+mode),
+		Stdout: out, Stderr: out, KillWait: 300 * time.Millisecond,
+	}, out
+}
+
+// TestLauncherStepSignalsRanks: a step under an MPI launcher is stopped by
+// signalling its ranks, with the stop signal, not the launcher (mpirun
+// would kill them before rank 0 writes its bundle).
+func TestLauncherStepSignalsRanks(t *testing.T) {
+	s, out := launcherStep(t, "signal")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	out.wait(t, done)
+	cancel(StopSignal{Signal: syscall.SIGINT})
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(out.String(), "rank 0 got interrupt") || !strings.Contains(out.String(), "rank 1 got interrupt") {
+			t.Errorf("error %v, output\n%s\nwant both ranks interrupted", err, out)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("launcher still running")
+	}
+}
+
+// TestLauncherStepKills: ranks that ignore the stop signal are killed
+// KillWait later, with the launcher and the ranks' tools; Abort does the
+// same at once.
+func TestLauncherStepKills(t *testing.T) {
+	for _, abort := range []bool{false, true} {
+		s, out := launcherStep(t, "tool")
+		ab := make(chan struct{})
+		s.Abort = ab
+		if abort {
+			s.KillWait = time.Hour
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- s.Run(ctx) }()
+		out.wait(t, done)
+		cancel()
+		if abort {
+			close(ab)
+		}
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("abort %v: a killed launcher returned no error", abort)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("abort %v: launcher still running", abort)
+		}
+		for _, pid := range toolPIDs(t, out.String()) {
+			if !gone(pid) {
+				syscall.Kill(-pid, syscall.SIGKILL)
+				t.Errorf("abort %v: tool %d outlived the step", abort, pid)
+			}
+		}
+	}
+}
+
+// TestUsableCores counts the cores a process may run on, as Open MPI's
+// mpirun gives it slots: pinned to one CPU by taskset, one.
+func TestUsableCores(t *testing.T) {
+	if n := UsableCores(); n < 1 || n > runtime.NumCPU() {
+		t.Errorf("%d usable cores of %d CPUs", n, runtime.NumCPU())
+	}
+	taskset := testenv.LookPath(t, "taskset", "util-linux")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(taskset, "-c", "0", exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SBENCH_TEST_RANK_MODE=cores")
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) != "1" {
+		t.Errorf("under taskset -c 0: %q, %v; want 1", out, err)
 	}
 }

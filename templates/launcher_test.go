@@ -132,6 +132,41 @@ func TestLauncherArgv(t *testing.T) {
 	}
 }
 
+// TestLocalLauncherArgv is an MPI launcher's argv as sbench local starts
+// it, every rank on this one host: the flavor's per-node option for all of
+// them, and none of the user's options that place ranks on the cluster's
+// nodes, which cannot hold here (Open MPI refuses 2 ranks at ppr:1:node on
+// one host, and would ssh to the hosts of --host); the others stay.
+func TestLocalLauncherArgv(t *testing.T) {
+	for _, tt := range []struct {
+		name, launcher string
+		want, dropped  string
+	}{
+		{"open mpi", `type = "mpirun"` + "\n" + `flavor = "openmpi"`, "mpirun -np 3 --map-by ppr:3:node", ""},
+		{"open mpi, the user's mapping and hosts", `type = "mpirun"` + "\n" + `flavor = "openmpi"` + "\n" +
+			`args = ["--map-by", "ppr:1:node:PE=2", "--bind-to", "core", "-H", "n1,n2", "--pernode", "--hostfile=/etc/hosts", "-x", "A=1"]`,
+			"mpirun -np 3 --map-by ppr:3:node --bind-to core -x A=1", "--map-by ppr:1:node:PE=2 -H n1,n2 --pernode --hostfile=/etc/hosts"},
+		{"mpich", `type = "mpiexec"` + "\n" + `flavor = "mpich"` + "\n" + `args = ["-ppn", "1", "-f", "hosts", "-genv", "FI_PROVIDER=tcp", "-rr"]`,
+			"mpiexec -np 3 -ppn 3 -genv FI_PROVIDER=tcp", "-ppn 1 -f hosts -rr"},
+		{"no flavor", `type = "mpirun"` + "\n" + `args = ["-N", "{ppn}", "--mca", "btl", "tcp,self"]`,
+			"mpirun -np 3 --mca btl tcp,self", "-N {ppn}"},
+	} {
+		c, err := Parse("c.toml", []byte(launcherCampaign(tt.launcher)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := mustPlan(t, c).Jobs[0].Steps[0]
+		argv, dropped := st.LocalLauncherArgv(3)
+		if got := strings.Join(argv, " "); got != tt.want || strings.Join(dropped, " ") != tt.dropped {
+			t.Errorf("%s: argv %q, dropped %q\nwant %q, dropped %q", tt.name, got, dropped, tt.want, tt.dropped)
+		}
+		// The step's own args are left as they were, for the script.
+		if b := strings.Join(st.LauncherArgv(2, 2, 1), " "); tt.dropped != "" && !strings.Contains(b, strings.Fields(tt.dropped)[0]) {
+			t.Errorf("%s: LocalLauncherArgv changed the step's args: %q", tt.name, b)
+		}
+	}
+}
+
 func TestPlacesRanks(t *testing.T) {
 	for _, args := range [][]string{
 		{"--map-by", "ppr:1:node"}, {"--map-by=node"}, {"-npernode", "2"}, {"-N", "2"}, {"--host", "a,b"},

@@ -363,6 +363,11 @@ var placementOptions = map[string]bool{
 	"-rr": true, "-grr": true, "-configfile": true,
 }
 
+// placementFlags are the placement options that take no value.
+var placementFlags = map[string]bool{
+	"--pernode": true, "-pernode": true, "--bynode": true, "-bynode": true, "--byslot": true, "-byslot": true, "-rr": true,
+}
+
 // PlacesRanks reports whether launcher args place ranks on nodes
 // themselves (--map-by, -ppn, --npernode, -N, a host list …).
 func PlacesRanks(args []string) bool {
@@ -419,6 +424,32 @@ func (st Step) LauncherArgv(ranks, nodes, perNode int) []string {
 		argv[i] = w[0].s // counts are numbers: every word is one literal
 	}
 	return argv
+}
+
+// LocalLauncherArgv is an MPI launcher's argv for sbench local, which
+// starts all ranks of a launch on this one host: -np ranks, the flavor's
+// per-node placement of all of them on the one node, and the user's args
+// less the options that place ranks on the cluster's nodes (a host list
+// or file, a per-node count, a mapping: they cannot hold on one host, or
+// would send ranks to other machines). dropped are those options and
+// their values, as the campaign gives them.
+func (st Step) LocalLauncherArgv(ranks int) (argv, dropped []string) {
+	args := st.Config.Launcher.Args
+	var kept []string
+	for i := 0; i < len(args); i++ {
+		name, _, inline := strings.Cut(args[i], "=")
+		if !placementOptions[name] {
+			kept = append(kept, args[i])
+			continue
+		}
+		dropped = append(dropped, args[i])
+		if !inline && !placementFlags[name] && i+1 < len(args) {
+			i++
+			dropped = append(dropped, args[i])
+		}
+	}
+	st.Config.Launcher.Args = kept
+	return st.LauncherArgv(ranks, 1, ranks), dropped
 }
 
 // launcherWords is LauncherArgv as words of a launch line, whose counts

@@ -75,15 +75,21 @@ func signalContext(parent context.Context) (context.Context, func()) {
 		select {
 		case sig := <-ch:
 			signal.Stop(ch)
-			name := "SIGTERM"
-			if sig == syscall.SIGINT {
-				name = "SIGINT"
-			}
-			cancel(fmt.Errorf("interrupted by %s (a time limit, scancel or Ctrl-C)", name))
+			cancel(interruptCause(sig))
 		case <-ctx.Done():
 		}
 	}()
 	return ctx, func() { signal.Stop(ch); cancel(nil) }
+}
+
+// interruptCause says what a signal that stopped the run means. SIGINT is
+// a Ctrl-C (sbench local passes its own on to the ranks as SIGINT);
+// Slurm's time limit and scancel send SIGTERM.
+func interruptCause(sig os.Signal) error {
+	if sig == syscall.SIGINT {
+		return errors.New("interrupted by Ctrl-C (SIGINT)")
+	}
+	return errors.New("interrupted by SIGTERM (a time limit, scancel or Ctrl-C)")
 }
 
 const mainUsage = `sbench-runner runs one rank of an sbench benchmark step.

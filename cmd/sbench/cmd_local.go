@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -29,6 +30,7 @@ import (
 type localRun struct {
 	e          *env
 	camp       *templates.Campaign
+	campFile   string
 	runnerPath string
 	ranks      int // -n
 	verbose    bool
@@ -38,16 +40,36 @@ type localRun struct {
 	// host is this machine's name, for the label of runs whose nodes are
 	// all this host.
 	host string
-	// mpirun starts the steps whose launcher is srun --mpi=PLUGIN
-	// (mpirunArgs its options), as srun's MPI plugins need a slurmstepd.
-	mpirun     string
-	mpirunArgs []string
+	// mpirun starts the steps whose launcher is srun --mpi=PLUGIN, as
+	// srun's MPI plugins need a slurmstepd.
+	mpirun string
+	// resultsDir is the campaign's results directory, absolute; the
+	// ranks' rendezvous files are in its .rendezvous.
+	resultsDir string
+	// openMPI says, by launcher command, whether it is Open MPI's (its
+	// --version), for launchers whose flavor does not say.
+	openMPI map[string]bool
+	// cores is how many cores Open MPI's mpirun gives slots to here (0:
+	// not known).
+	cores int
+	// abort is closed by a second Ctrl-C: the running step is killed at
+	// once, and nothing more is archived.
+	abort <-chan struct{}
+	// resume is what --resume found of the run it resumes; nil otherwise.
+	resume *resumeState
+	// stopped names the launch a signal stopped.
+	stopped string
 }
 
 // localHostLabel labels the runs sbench local placed on several nodes,
 // which were all this host: their "inter-node" results never crossed a
 // network.
 const localHostLabel = "local_host"
+
+// localKillWait is how long the ranks of a step sbench local stops (a
+// Ctrl-C, the step's limit) have before SIGKILL: a rank stops its tool
+// within 4 s (runner/exec.go), then rank 0 writes the run's bundle.
+const localKillWait = 10 * time.Second
 
 // mpiUnderSrun reports whether a step runs an MPI program that srun would
 // start through one of its MPI plugins (launcher.mpi = "pmix", "pmi2" …):
@@ -58,11 +80,18 @@ func mpiUnderSrun(st templates.Step) bool {
 	return (l.Type == "" || l.Type == "srun") && l.MPI != "" && l.MPI != "none" && st.Benchmark.Kernel == ""
 }
 
+// mpiLauncher reports whether sbench local starts a step through an MPI
+// launcher, once for all its ranks: its own mpirun or mpiexec, or mpirun
+// for srun --mpi.
+func mpiLauncher(st templates.Step) bool {
+	typ := st.Config.Launcher.Type
+	return mpiUnderSrun(st) || typ != "" && typ != "srun"
+}
+
 // findLocalMPIRun finds the mpirun that starts the plan's steps whose
-// launcher is srun with an MPI plugin, and the options that let it start
-// them here: "" when no step needs one, an error saying what to do when
-// one does and there is none.
-func findLocalMPIRun(plan *templates.Plan) (string, []string, error) {
+// launcher is srun with an MPI plugin: "" when no step needs one, an error
+// saying what to do when one does and there is none.
+func findLocalMPIRun(plan *templates.Plan) (string, error) {
 	var need []string
 	for _, j := range plan.Jobs {
 		for _, st := range j.AllSteps() {
@@ -72,35 +101,127 @@ func findLocalMPIRun(plan *templates.Plan) (string, []string, error) {
 		}
 	}
 	if len(need) == 0 {
-		return "", nil, nil
+		return "", nil
 	}
 	slices.Sort(need)
 	need = slices.Compact(need)
 	path, err := exec.LookPath("mpirun")
 	if err != nil {
-		return "", nil, fmt.Errorf("local: %s launch MPI programs through srun's MPI plugin, which needs Slurm; sbench local starts them with mpirun, and there is no mpirun in PATH: install the MPI they were built with (Debian: openmpi-bin), or run the campaign under Slurm (sbench submit)", strings.Join(need, ", "))
+		return "", fmt.Errorf("local: %s launch MPI programs through srun's MPI plugin, which needs Slurm; sbench local starts them with mpirun, and there is no mpirun in PATH: install the MPI they were built with (Debian: openmpi-bin), or run the campaign under Slurm (sbench submit)", strings.Join(need, ", "))
 	}
-	out, _ := exec.Command(path, "--version").CombinedOutput()
-	var args []string
-	if v := string(out); strings.Contains(v, "Open MPI") || strings.Contains(v, "OpenRTE") || strings.Contains(v, "Open RTE") {
-		// Every rank on this host, however many cores it has, unbound so
-		// that ranks can share a core.
-		args = []string{"--oversubscribe", "--bind-to", "none"}
-		if os.Geteuid() == 0 {
-			args = append(args, "--allow-run-as-root")
-		}
-	}
-	return path, args, nil
+	return path, nil
 }
 
-// localMPIRunArgv is the mpirun command line that starts a step meant for
-// srun --mpi=PLUGIN with ranks ranks on this host.
-func (l *localRun) localMPIRunArgv(ranks int) []string {
-	argv := []string{l.mpirun, "-np", strconv.Itoa(ranks)}
-	if len(l.mpirunArgs) > 0 { // Open MPI
-		argv = append(argv, "--host", "localhost:"+strconv.Itoa(ranks))
+// checkMPIUnderPlainSrun refuses a plan whose steps start an MPI program
+// (one that loads an MPI library) under srun without an MPI plugin. Here
+// each rank would start its copy alone, with the SLURM_* variables of a
+// step srun started but no PMI server, and MPI_Init aborts ("Local abort
+// before MPI_INIT"); under Slurm it works only where the site's default
+// plugin (MpiDefault) serves it. The message says which launcher to use.
+func checkMPIUnderPlainSrun(plan *templates.Plan) error {
+	var bad []string
+	seen := map[string]bool{}
+	for _, j := range plan.Jobs {
+		for _, st := range j.AllSteps() {
+			b := st.Benchmark
+			if mpiLauncher(st) || b.Kernel != "" {
+				continue
+			}
+			argvs := [][]string{b.Command}
+			for _, r := range slices.Sorted(maps.Keys(b.PerRank)) {
+				argvs = append(argvs, b.PerRank[r])
+			}
+			for _, argv := range argvs {
+				if len(argv) == 0 || seen[b.Name+"\x00"+argv[0]] {
+					continue
+				}
+				seen[b.Name+"\x00"+argv[0]] = true
+				if lib, _, _ := runner.ToolMPILibrary(argv[0], "", os.Getenv); lib != "" {
+					bad = append(bad, fmt.Sprintf("%s (%s loads %s)", b.Name, argv[0], filepath.Base(lib)))
+				}
+			}
+		}
 	}
-	return append(argv, l.mpirunArgs...)
+	if len(bad) == 0 {
+		return nil
+	}
+	return usagef("local: %s: an MPI program launched by srun without an MPI plugin: here each rank would start it alone, and MPI_Init aborts (\"Local abort before MPI_INIT\"). "+
+		"Give the benchmark (or [launcher]) an MPI launcher, which sbench local starts once per step with all its ranks, as the job script does: "+
+		"launcher = { type = \"mpirun\", flavor = \"openmpi\" } (mpiexec with flavor mpich or intelmpi for those MPIs); "+
+		"or srun's MPI plugin, launcher = { type = \"srun\", mpi = \"pmix\" }, which sbench local starts with mpirun", strings.Join(bad, ", "))
+}
+
+// mpiLaunch is the command line (up to the runner), and what it adds to
+// the environment, that starts a launch of ranks ranks of st through an
+// MPI launcher on this host, as the job script's launch line does: the
+// step's mpirun or mpiexec (the mpirun in PATH for srun --mpi) with -np,
+// adapted to one host (templates.Step.LocalLauncherArgv). Open MPI's
+// mpirun gives each core one slot, and refuses to run as root: it gets
+// what it needs for the launch to start here, and a note says so.
+func (l *localRun) mpiLaunch(st templates.Step, ranks int) (argv, env []string) {
+	flavor := st.Config.Launcher.Flavor
+	if mpiUnderSrun(st) {
+		argv, flavor = []string{l.mpirun, "-np", strconv.Itoa(ranks)}, ""
+	} else {
+		var dropped []string
+		argv, dropped = st.LocalLauncherArgv(ranks)
+		env = st.LauncherEnv()
+		if len(dropped) > 0 {
+			l.note("%s: launcher args %s place ranks on the cluster's nodes, which cannot hold on this one host: sbench local leaves them out", st.Benchmark.Name, strings.Join(dropped, " "))
+		}
+	}
+	if !l.isOpenMPI(argv[0], flavor) {
+		return argv, env
+	}
+	if l.cores == 0 || ranks > l.cores {
+		// Open MPI drops its default binding when oversubscribed, but not
+		// a --bind-to of the user's: the last --bind-to is the one it takes.
+		argv = append(argv, "--oversubscribe", "--bind-to", "none")
+		cores := "an unknown number of"
+		if l.cores > 0 {
+			cores = strconv.Itoa(l.cores)
+		}
+		l.note("%s: %d ranks on %s cores: Open MPI's mpirun starts one rank per core unless told, so sbench local passes it --oversubscribe --bind-to none: the ranks share cores, unbound, and their results show it", st.Benchmark.Name, ranks, cores)
+	}
+	if os.Geteuid() == 0 && !slices.Contains(argv, "--allow-run-as-root") && !rootAllowed(st.Config.Env) {
+		argv = append(argv, "--allow-run-as-root")
+		l.note("running as root: Open MPI's mpirun refuses to start ranks as root unless told, so sbench local passes it --allow-run-as-root")
+	}
+	return argv, env
+}
+
+// rootAllowed reports whether the launch's environment (the step's env
+// over sbench's) already lets Open MPI run as root.
+func rootAllowed(stepEnv map[string]string) bool {
+	get := func(k string) string {
+		if v, ok := stepEnv[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	return get("OMPI_ALLOW_RUN_AS_ROOT") == "1" && get("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM") == "1"
+}
+
+// isOpenMPI reports whether launcher is Open MPI's: as its flavor says,
+// else as its --version does (asked once per launcher).
+func (l *localRun) isOpenMPI(launcher, flavor string) bool {
+	switch flavor {
+	case templates.FlavorOpenMPI:
+		return true
+	case templates.FlavorMPICH, templates.FlavorIntelMPI:
+		return false
+	}
+	if v, ok := l.openMPI[launcher]; ok {
+		return v
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, launcher, "--version")
+	cmd.WaitDelay = time.Second // a wrapper's child holding the pipe
+	out, _ := cmd.CombinedOutput()
+	v := string(out)
+	l.openMPI[launcher] = strings.Contains(v, "Open MPI") || strings.Contains(v, "OpenRTE") || strings.Contains(v, "Open RTE")
+	return l.openMPI[launcher]
 }
 
 // withLabels returns runner arguments with labels set: a --label of the
@@ -158,7 +279,9 @@ func (l *localRun) note(format string, args ...any) {
 
 // runStep starts one step's launches; it returns the launches that failed
 // and what became of each launch, by launch id. Every launch is bounded
-// by the step's limit and its grace, as the scripts bound it.
+// by the step's limit and its grace, as the scripts bound it. When ctx
+// ends (a Ctrl-C), the running launch is stopped, its ranks told with the
+// signal ctx's cause names (runner.StopSignal), and no other starts.
 func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []string, st templates.Step) ([]string, map[string]*stepOutcome) {
 	if st.Ranks > 0 && l.ranks > 0 && st.Benchmark.Pairs == "" {
 		st.Ranks = l.ranks
@@ -177,18 +300,18 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 	if limit == 0 {
 		limit = templates.DefaultStepLimit
 	}
-	viaMPIRun := mpiUnderSrun(st)
-	if viaMPIRun {
+	if mpiUnderSrun(st) {
 		l.note("%s: srun --mpi=%s runs here as mpirun -np N on this host (srun's MPI plugins need Slurm)", st.Benchmark.Name, st.Config.Launcher.MPI)
 	}
 	for _, ln := range st.Launches(nodes) {
+		if ctx.Err() != nil {
+			break
+		}
 		// The plan the runner holds the run to: the launch's fake nodes,
 		// or for an MPI launcher, which starts every rank on this host,
 		// one node.
 		plan := templates.PlanArgs(len(ln.Nodes), ln.TasksPerNode)
-		typ := st.Config.Launcher.Type
-		mpiLauncher := viaMPIRun || typ != "" && typ != "srun"
-		if mpiLauncher {
+		if mpiLauncher(st) {
 			plan = templates.PlanArgs(1, ln.Ranks)
 		}
 		args := append(append(append(append([]string(nil), st.RunnerArgs...), ln.Args...), plan...), "--step", ln.ID, "--session", jobID+"."+ln.ID)
@@ -215,31 +338,25 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		outs[ln.ID] = o
 		lctx, cancel := context.WithTimeout(ctx, limit+templates.GraceFor(limit))
 		var err error
-		var argv []string
-		switch {
-		case viaMPIRun:
-			argv = l.localMPIRunArgv(ln.Ranks)
-		case !mpiLauncher:
+		if mpiLauncher(st) {
+			// An MPI launcher starts the ranks itself, all of them here on
+			// this machine.
+			argv, lenv := l.mpiLaunch(st, ln.Ranks)
+			err = runner.LauncherStep{
+				Argv: append(append(argv, l.runnerPath), args...), Runner: l.runnerPath,
+				Env:    runner.LocalEnv(append(append(env, lenv...), "SLURM_JOB_ID="+jobID)...),
+				Stdout: out, Stderr: out, KillWait: localKillWait, Abort: l.abort,
+			}.Run(lctx)
+		} else {
 			err = runner.LocalStep{
 				Runner: l.runnerPath, Args: args, Nodes: ln.Nodes, TasksPerNode: ln.TasksPerNode, Ranks: ln.Ranks,
 				JobID: jobID, StepID: ln.ID, JobName: jobName, Env: env, Stdout: out, Stderr: out,
+				KillWait: localKillWait, Abort: l.abort,
 			}.Run(lctx)
-		default:
-			// An MPI launcher starts the ranks itself, all of them here on
-			// this machine.
-			argv = st.LauncherArgv(ln.Ranks, 1, ln.Ranks)
-			env = append(env, st.LauncherEnv()...)
-		}
-		if argv != nil {
-			argv = append(append(argv, l.runnerPath), args...)
-			cmd := exec.CommandContext(lctx, argv[0], argv[1:]...)
-			cmd.Env = append(append(os.Environ(), env...), "SLURM_JOB_ID="+jobID)
-			cmd.Stdout, cmd.Stderr = out, out
-			cmd.WaitDelay = 5 * time.Second
-			err = cmd.Run()
 		}
 		timedOut := lctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
 		cancel()
+		l.clearLaunch(jobID, ln.ID)
 		o.end, o.ended, o.tail = time.Now().UTC(), true, tail(log.String(), tailLines)
 		switch {
 		case timedOut:
@@ -247,10 +364,14 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		case err != nil:
 			o.rc = exitStatus(err)
 		}
+		if ctx.Err() != nil {
+			// Stopped under way: a launch that left no bundle is archived
+			// as one that did not end, the job's reason saying why.
+			o.ended = false
+			l.stopped = fmt.Sprintf("job %s step %s (%s)", jobID, ln.ID, st.Benchmark.Name)
+			return append(failed, ln.ID), outs
+		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return append(failed, ln.ID), outs
-			}
 			failed = append(failed, fmt.Sprintf("%s step %s (%s)", jobID, ln.ID, st.Benchmark.Name))
 			if timedOut {
 				err = fmt.Errorf("timed out after the step's limit of %s", limit)
@@ -259,6 +380,18 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		}
 	}
 	return failed, outs
+}
+
+// clearLaunch removes what a launch's ranks leave behind when they are
+// killed: rank 0's rendezvous file, which it removes itself when it ends
+// (its session is JOB.LAUNCH, and the runner's run directory the results
+// directory's .rendezvous), and a bundle it had not finished writing.
+func (l *localRun) clearLaunch(jobID, launch string) {
+	os.Remove(filepath.Join(l.resultsDir, ".rendezvous", jobID+"."+launch+".addr"))
+	tmps, _ := filepath.Glob(filepath.Join(l.resultsDir, "."+globEscape(jobID+"."+launch)+".*.tmp*"))
+	for _, f := range tmps {
+		os.Remove(f)
+	}
 }
 
 // exitStatus is a launcher's exit status, or 1 when it has none (it could
@@ -296,25 +429,43 @@ func newLocalCmd(e *env) *cobra.Command {
 	var ranks int
 	var verbose bool
 	var labelFlags []string
+	var resume bool
 	c := &cobra.Command{
-		Use:   "local CAMPAIGN.toml [-n RANKS] [--label KEY=VALUE]...",
+		Use:   "local CAMPAIGN.toml [-n RANKS] [--label KEY=VALUE]... [--resume]",
 		Short: "Run a campaign on this machine, without Slurm",
 		Long: `Local runs every job of a campaign on this machine, in the order sbench
 submit would (a job waiting for another runs after it, and not at all if
 that one failed). Each step's ranks start as local processes with the
 SLURM_* variables srun would set: fake nodes local1, local2 … (as many as
-the job allocates), block distribution, ranks talking over 127.0.0.1. A
-step whose launcher is mpirun or mpiexec runs that launcher here instead,
-every rank on this one host (its flavor's per-node option says so), and
-the runner holds the run to that placement.
+the job allocates), block distribution, ranks talking over 127.0.0.1.
 The bundles are then ingested, so "sbench report" can run at once. Jobs are
 recorded in the archive like submitted ones, with ids local-TIMESTAMP-N.
 
-A step whose launcher is srun with an MPI plugin (launcher.mpi = "pmix",
-"pmi2") runs an MPI program that needs Slurm's PMI server; sbench local
-starts it with mpirun -np RANKS on this host instead (Open MPI's mpirun with
---oversubscribe --bind-to none, and --allow-run-as-root as root), and
-refuses at once when there is no mpirun.
+A step whose launcher is mpirun or mpiexec (an MPI tool such as IMB-MPI1)
+runs that launcher here once, with -np RANKS, as the job script does,
+every rank on this one host (its flavor's per-node option says so), and
+the runner holds the run to that placement. Launcher args that place
+ranks on the cluster's nodes (a host list or file, -ppn, --map-by …)
+cannot hold on one host and are left out, with a note. Open MPI's mpirun
+gets --oversubscribe --bind-to none when the ranks outnumber this host's
+cores, and --allow-run-as-root as root, each with a note. A step whose
+launcher is srun with an MPI plugin (launcher.mpi = "pmix", "pmi2") needs
+Slurm's PMI server; sbench local starts it with the mpirun in PATH instead,
+and refuses at once when there is none. An MPI program under srun without
+a plugin is refused: each rank would start it alone.
+
+Ctrl-C (SIGINT) or SIGTERM stops the running step in order: its ranks are
+told (a Ctrl-C as SIGINT), stop their tools and write the run's bundle,
+which is archived as failed ("interrupted by Ctrl-C"); everything that
+finished before is archived, the rendezvous files are removed, and the
+command that runs the rest is printed: sbench local CAMPAIGN.toml --resume
+(with the same --db, -n and --label). A second Ctrl-C kills the step at
+once and archives nothing more; --resume archives what finished then.
+--resume continues the campaign's last local run in the archive: it
+archives what that run left unarchived (a run killed outright), then runs,
+as new jobs (ids local-TIMESTAMP-N-resumeK), every step that has no run,
+or whose runs all failed. It refuses when the campaign no longer plans
+what that run did.
 
 All the fake nodes are this host: a step placed on several nodes (an
 "inter-node" variant) prints a warning, and its runs carry the label
@@ -328,9 +479,10 @@ labels of the same key, as sbench ingest --label does.`,
 		Example: `  sbench local examples/quickstart.toml
   sbench local examples/quickstart.toml -n 4 --db /tmp/try.db && sbench report --db /tmp/try.db -o try.pdf
   sbench local --label host=laptop --label kernel=6.8 examples/quickstart.toml
-  sbench local examples/tools-vs-native.toml && sbench report --group-by family -o tools.pdf`,
+  sbench local examples/tools-vs-native.toml && sbench report --group-by family -o tools.pdf
+  sbench local examples/quickstart.toml --resume     # after a Ctrl-C: run what did not run`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if ranks < 0 {
 				return usagef("local: -n %d: want a positive rank count", ranks)
 			}
@@ -350,20 +502,47 @@ labels of the same key, as sbench ingest --label does.`,
 			if err != nil {
 				return err
 			}
-			mpirun, mpirunArgs, err := findLocalMPIRun(plan)
+			mpirun, err := findLocalMPIRun(plan)
 			if err != nil {
+				return err
+			}
+			if err := checkMPIUnderPlainSrun(plan); err != nil {
 				return err
 			}
 			host, _ := os.Hostname()
 			if host == "" {
 				host = "localhost"
 			}
+			ctx := cmd.Context()
+			// sbench must not exit before the step it stops has ended
+			// and what finished is archived: main waits for critical.
+			if ctx.Err() == nil {
+				critical.Add(1)
+				defer critical.Done()
+			}
+			sigs := watchInterrupts(ctx)
+			defer sigs.close()
+			le := *e
+			le.stderr = &lockedWriter{w: e.stderr}
+			e := &le
 			db, err := openDB(e)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			ctx := cmd.Context()
+			// What finished is archived whatever the first signal
+			// interrupted; a second one stops that too.
+			keep, cancelKeep := context.WithCancel(context.WithoutCancel(ctx))
+			defer cancelKeep()
+			defer context.AfterFunc(sigs.abortCtx, cancelKeep)()
+			// The steps end with the signal that ended ctx as their cause,
+			// which their ranks get in turn (runner.StopSignal).
+			stepCtx, cancelSteps := context.WithCancelCause(context.WithoutCancel(ctx))
+			defer cancelSteps(nil)
+			defer context.AfterFunc(ctx, func() {
+				fmt.Fprintf(e.stderr, "%s: stopping the running step, then archiving what finished (a second Ctrl-C kills the step at once)\n", interruptReason(context.Cause(ctx)))
+				cancelSteps(stepCause(context.Cause(ctx)))
+			})()
 			resultsDir, err := filepath.Abs(camp.ResultsDir())
 			if err != nil {
 				return err
@@ -371,52 +550,95 @@ labels of the same key, as sbench ingest --label does.`,
 			if err := os.MkdirAll(resultsDir, 0o755); err != nil {
 				return err
 			}
-			l := &localRun{e: e, camp: camp, runnerPath: runnerPath, ranks: ranks, verbose: verbose, notes: map[string]bool{},
-				labels: labels, host: host, mpirun: mpirun, mpirunArgs: mpirunArgs}
+			l := &localRun{e: e, camp: camp, campFile: args[0], runnerPath: runnerPath, ranks: ranks, verbose: verbose, notes: map[string]bool{},
+				labels: labels, host: host, mpirun: mpirun, resultsDir: resultsDir, openMPI: map[string]bool{},
+				cores: runner.UsableCores(), abort: sigs.abortCtx.Done()}
 			var total ingestSummary
 			var failedSteps []string
-			lost := 0
+			lost, jobsRun, stepsRun, toRun := 0, 0, 0, 0
+			resumeCmd := resumeCommand(args[0], e.db, ranks, labelFlags)
+			// Whatever stopped the run (a step, a job's record, an ingest),
+			// an interrupted run says what it archived, and how to run
+			// what did not run.
+			defer func() {
+				if ctx.Err() == nil {
+					return
+				}
+				reason := interruptReason(context.Cause(ctx))
+				if sigs.aborted() {
+					err = fmt.Errorf("local: aborted by a second signal: %s killed, nothing more archived (the bundles of what finished are in %s); %s archives them and runs the rest: %w",
+						cmp.Or(l.stopped, "the running step"), camp.ResultsDir(), resumeCmd, context.Canceled)
+					return
+				}
+				fmt.Fprintf(e.stdout, "%d run(s) from %d job(s) archived in %s (results in %s)\n", total.added, jobsRun, e.db, camp.ResultsDir())
+				what := ""
+				if l.stopped != "" {
+					what = ", " + l.stopped + " stopped (archived as failed)"
+				}
+				left := toRun - stepsRun
+				if err != nil && !errors.Is(err, context.Canceled) {
+					// Something failed under the signal: say it, and how to
+					// run what is left.
+					err = fmt.Errorf("local: %s%s; then: %w; %s runs the %d step(s) not run", reason, what, err, resumeCmd, left)
+					return
+				}
+				err = fmt.Errorf("local: %s%s; %d of %d step(s) not run: %s runs them: %w", reason, what, left, toRun, resumeCmd, context.Canceled)
+			}()
 			jobOK := make([]bool, len(plan.Jobs))
-			stamp, err := localStamp(resultsDir)
-			if err != nil {
+			var stamp string
+			if resume {
+				if l.resume, err = l.loadResume(keep, db, plan, &total); err != nil {
+					return err
+				}
+				stamp = l.resume.stamp
+			} else if stamp, err = localStamp(resultsDir); err != nil {
 				return err
 			}
-			for ji, j := range plan.Jobs {
-				tasks := [][]templates.Step{j.Steps}
-				if len(j.Tasks) > 0 {
-					tasks = j.Tasks
+			for _, j := range plan.Jobs {
+				for ti, taskSteps := range l.jobTasks(j) {
+					toRun += len(l.stepsToRun(j, ti, taskSteps))
 				}
+			}
+			if resume && toRun == 0 {
+				fmt.Fprintf(e.stdout, "%d run(s) archived; every planned step of local run %s has a run that did not fail: nothing to resume\n", total.added, stamp)
+				return nil
+			}
+			for ji, j := range plan.Jobs {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				tasks := l.jobTasks(j)
 				blocked := ""
 				for _, d := range j.DependsOn {
 					if !jobOK[d] {
 						blocked = plan.Jobs[d].File
 					}
 				}
-				nodes := make([]string, j.Alloc.Nodes.Max)
-				for i := range nodes {
-					nodes[i] = "local" + strconv.Itoa(i+1)
-				}
+				nodes := localNodes(j)
 				jobOK[ji] = true
-				steps := plannedSteps(camp, j)
-				for i := range steps {
-					if ls := l.launchLabels(steps[i].Nodes); len(ls) > 0 {
-						steps[i].Labels = mergedLabels(steps[i].Labels, ls)
-					}
-				}
+				steps := l.plannedSteps(j)
+				ran := false
 				for ti, taskSteps := range tasks {
-					jobID := fmt.Sprintf("local-%s-%d", stamp, j.Index+1)
+					jobID := fmt.Sprintf("local-%s-%d", stamp, j.Index+1) + l.resume.suffix()
 					task := ""
 					if len(j.Tasks) > 0 {
 						task = strconv.Itoa(ti)
 						jobID += "_" + task
 					}
+					if taskSteps = l.stepsToRun(j, ti, taskSteps); len(taskSteps) == 0 {
+						continue // --resume: every step has its run
+					}
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					ran = true
 					variants := j.Variants
 					if len(j.Tasks) > 0 && len(taskSteps) > 0 {
 						variants = []string{taskSteps[0].Variant.Name}
 					}
 					var planned []store.PlannedStep
 					for _, ps := range steps {
-						if ps.Task == task {
+						if ps.Task == task && l.planned(taskSteps, ps) {
 							ps.Task = ""
 							planned = append(planned, ps)
 						}
@@ -433,41 +655,53 @@ labels of the same key, as sbench ingest --label does.`,
 						job.Start = time.Time{}
 						fmt.Fprintf(e.stderr, "job %s skipped: it waits for %s, which failed\n", jobID, blocked)
 						jobOK[ji] = false
+						stepsRun += len(taskSteps)
 					}
 					outs := map[string]*stepOutcome{}
 					for _, st := range taskSteps {
 						if blocked != "" {
 							break
 						}
-						failed, stepOuts := l.runStep(ctx, jobID, j.JobName, nodes, st)
+						failed, stepOuts := l.runStep(stepCtx, jobID, j.JobName, nodes, st)
 						maps.Copy(outs, stepOuts)
-						if ctx.Err() != nil {
-							job.State, job.Reason, job.End = "CANCELLED", "interrupted", time.Now()
-							db.UpdateJob(context.WithoutCancel(ctx), job)
-							return ctx.Err()
+						if stepCtx.Err() != nil {
+							job.State, job.ExitCode, job.Reason = "CANCELLED", "", interruptReason(context.Cause(ctx))
+							jobOK[ji] = false
+							break
 						}
+						stepsRun++
 						if len(failed) > 0 {
 							job.State, job.ExitCode, job.Reason = "FAILED", "1:0", "NonZeroExitCode"
 							failedSteps = append(failedSteps, failed...)
 							jobOK[ji] = false
 						}
 					}
+					if sigs.aborted() {
+						return ctx.Err()
+					}
 					job.End = time.Now()
-					if err := db.UpdateJob(ctx, job); err != nil {
+					if err := db.UpdateJob(keep, job); err != nil {
 						return err
 					}
 					// Every planned step ends as a run: those whose launcher
 					// failed before the runner wrote a bundle (or that never
 					// ran) are archived as failed, with what they printed.
-					n, err := archiveJob(ctx, e, db, job, map[string]map[string]*stepOutcome{"": outs}, &total)
+					n, err := archiveJob(keep, e, db, job, map[string]map[string]*stepOutcome{"": outs}, &total)
 					if err != nil {
 						return err
 					}
 					total.added += n
 					lost += n
+					if ctx.Err() != nil {
+						jobsRun++
+						return ctx.Err()
+					}
+				}
+				if ran || l.resume == nil {
+					jobsRun++
 				}
 			}
-			fmt.Fprintf(e.stdout, "%d run(s) from %d job(s) archived in %s (results in %s)\n", total.added, len(plan.Jobs), e.db, camp.ResultsDir())
+			fmt.Fprintf(e.stdout, "%d run(s) from %d job(s) archived in %s (results in %s)\n", total.added, jobsRun, e.db, camp.ResultsDir())
 			if lost > 0 {
 				fmt.Fprintf(e.stdout, "%d of them failed before sbench-runner wrote a bundle: archived as failed runs with their launcher's output\n", lost)
 			}
@@ -481,6 +715,7 @@ labels of the same key, as sbench ingest --label does.`,
 	c.Flags().IntVarP(&ranks, "ranks", "n", 0, "ranks per step (default: the variant's nodes × tasks per node)")
 	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the runner's output")
 	c.Flags().StringArrayVar(&labelFlags, "label", nil, "label every run KEY=VALUE (repeatable)")
+	c.Flags().BoolVar(&resume, "resume", false, "continue the campaign's last local run: archive what it left, run what did not run or failed")
 	return c
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -307,5 +308,205 @@ func TestInterruptedWhileBlocked(t *testing.T) {
 	p.interrupt(t, syscall.SIGTERM, unwindGrace+hangLimit)
 	if want := "sbench: interrupted (terminated signal received)\n"; p.stderr.String() != want {
 		t.Errorf("stderr %q, want %q", p.stderr, want)
+	}
+}
+
+// localStopLimit is how long sbench local may take to stop a step and
+// archive what finished after a signal: a hang detector (the ranks have
+// localKillWait before SIGKILL), not a speed target.
+const localStopLimit = localKillWait + time.Minute
+
+// ctrlcCampaign is three steps in one job: a quick native one, one held
+// until the file GO exists (then printing an OSU latency output, LAT),
+// and another quick one.
+func ctrlcCampaign(dir string) string {
+	return `[campaign]
+name = "ctrlc"
+
+[slurm]
+nodes = 1
+ntasks_per_node = 2
+
+[[benchmark]]
+name = "first"
+kernel = "latency"
+params = { sizes = "1", iterations = 10, warmup = 1 }
+
+[[benchmark]]
+name = "held"
+command = ["sh", "-c", "[ -e ` + filepath.Join(dir, "GO") + ` ] || exec sleep 300; cat ` + filepath.Join(dir, "LAT") + `"]
+parser = "osu"
+
+[[benchmark]]
+name = "last"
+kernel = "latency"
+params = { sizes = "1", iterations = 10, warmup = 1 }
+`
+}
+
+// startHeld starts sbench local on ctrlcCampaign and returns once the
+// first step's bundle is written and the held step's ranks have met (rank
+// 0's rendezvous file): the events before which a signal would stop
+// another step.
+func startHeld(t *testing.T, db string) *sbenchProcess {
+	t.Helper()
+	dir, _ := os.Getwd()
+	return startHeldCampaign(t, db, ctrlcCampaign(dir))
+}
+
+func startHeldCampaign(t *testing.T, db, camp string) *sbenchProcess {
+	t.Helper()
+	if err := os.WriteFile("c.toml", []byte(camp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startSbench(t, nil, nil, "local", "c.toml", "--db", db)
+	ended := func() {
+		select {
+		case <-p.done:
+			t.Fatalf("sbench local ended: %s", p.stderr)
+		default:
+		}
+	}
+	waitFor(t, "the first step's bundle", func() bool {
+		ended()
+		m, _ := filepath.Glob("sbench-runs/ctrlc/local-*.0.first.json")
+		return len(m) == 1
+	})
+	waitFor(t, "the held step's ranks to meet", func() bool {
+		ended()
+		m, _ := filepath.Glob("sbench-runs/ctrlc/.rendezvous/local-*.1.addr")
+		return len(m) == 1
+	})
+	return p
+}
+
+// writeLAT writes the held step's output, an OSU latency run.
+func writeLAT(t *testing.T) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(packageDir, "..", "..", "parsers", "testdata", "003-osu_latency-v7.5-2node.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("LAT", data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// leftovers are the rendezvous files and unfinished bundles left in the
+// campaign's results directory.
+func leftovers() []string {
+	addr, _ := filepath.Glob("sbench-runs/ctrlc/.rendezvous/*")
+	tmp, _ := filepath.Glob("sbench-runs/ctrlc/.*.tmp*")
+	return append(addr, tmp...)
+}
+
+// TestLocalInterrupted: Ctrl-C during sbench local, after a step finished
+// and while the next runs. It used to lose the finished run (its bundle
+// in the results directory, "sbench runs" saying the archive had no
+// runs), leave the running step's rendezvous file, and say nothing of how
+// to go on. Now the running step is stopped, the finished one archived,
+// the stopped one archived as failed "interrupted by Ctrl-C", the one
+// that never started as failed, no rendezvous file is left, and the
+// message gives the command that runs the rest — which does.
+func TestLocalInterrupted(t *testing.T) {
+	dir := endToEndDir(t, "runs a campaign and interrupts it")
+	db := filepath.Join(dir, "a.db")
+	p := startHeld(t, db)
+	p.interrupt(t, os.Interrupt, localStopLimit)
+	resume := "sbench local c.toml --db " + db + " --resume"
+	if errs := p.stderr.String(); !strings.Contains(errs, "interrupted by Ctrl-C (SIGINT)") || !strings.Contains(errs, resume+" runs them") ||
+		!strings.Contains(errs, "2 of 3 step(s) not run") {
+		t.Errorf("stderr does not say what was interrupted and how to run the rest (%q):\n%s", resume, errs)
+	}
+	if !strings.Contains(p.stdout.String(), "3 run(s) from 1 job(s) archived") {
+		t.Errorf("stdout: %s", p.stdout)
+	}
+	if l := leftovers(); len(l) > 0 {
+		t.Errorf("left behind: %q", l)
+	}
+	status := func() map[string][]string {
+		got := map[string][]string{}
+		for _, r := range storedRuns(t, db, store.Filter{Campaign: "ctrlc"}) {
+			got[r.Benchmark] = append(got[r.Benchmark], string(r.Status)+": "+r.Error)
+		}
+		return got
+	}
+	got := status()
+	if len(got["first"]) != 1 || got["first"][0] != "ok: " {
+		t.Errorf("the finished step's runs: %q, want one ok", got["first"])
+	}
+	if len(got["held"]) != 1 || !strings.HasPrefix(got["held"][0], "failed: ") || !strings.Contains(got["held"][0], "interrupted by Ctrl-C") {
+		t.Errorf("the interrupted step's runs: %q, want one failed, interrupted by Ctrl-C", got["held"])
+	}
+	if len(got["last"]) != 1 || !strings.HasPrefix(got["last"][0], "failed: ") || !strings.Contains(got["last"][0], "never started") {
+		t.Errorf("the step that never started: %q, want one failed run saying so", got["last"])
+	}
+
+	// The command it printed runs what did not run, and nothing else.
+	writeLAT(t)
+	os.WriteFile("GO", nil, 0o644)
+	out, errs, code := sbench(t, "local", "c.toml", "--db", db, "--resume")
+	if code != 0 || !strings.Contains(out, "2 run(s) from 1 job(s) archived") {
+		t.Fatalf("--resume: exit %d\n%s\n%s", code, out, errs)
+	}
+	got = status()
+	if len(got["first"]) != 1 || len(got["held"]) != 2 || got["held"][1] != "ok: " || len(got["last"]) != 2 || got["last"][1] != "ok: " {
+		t.Errorf("after --resume: %q, want first's one run, and held and last run again, ok", got)
+	}
+	if out, errs, code := sbench(t, "local", "c.toml", "--db", db, "--resume"); code != 0 || !strings.Contains(out, "nothing to resume") {
+		t.Errorf("a second --resume: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestLocalInterruptedTwice: a second signal while sbench local stops a
+// step whose tool ignores SIGINT and SIGTERM kills the step at once; it
+// still leaves no rendezvous file and no process, and says how to go on.
+// Should the step have stopped before the second signal, the same holds.
+func TestLocalInterruptedTwice(t *testing.T) {
+	dir := endToEndDir(t, "runs a campaign and interrupts it twice")
+	db := filepath.Join(dir, "a.db")
+	camp := strings.Replace(ctrlcCampaign(dir), `"[ -e `, `"trap '' INT TERM; echo $$ >>`+filepath.Join(dir, "pids")+`; [ -e `, 1)
+	p := startHeldCampaign(t, db, camp)
+	waitFor(t, "the held step's tool to start on both ranks", func() bool {
+		data, _ := os.ReadFile("pids")
+		return len(strings.Fields(string(data))) == 2
+	})
+	p.cmd.Process.Signal(os.Interrupt)
+	waitFor(t, "sbench to say it stops the step", func() bool {
+		return strings.Contains(p.stderr.String(), "stopping the running step")
+	})
+	p.interrupt(t, syscall.SIGTERM, hangLimit+localStopLimit)
+	if errs := p.stderr.String(); !strings.Contains(errs, "sbench local c.toml --db "+db+" --resume") {
+		t.Errorf("stderr does not say how to go on:\n%s", errs)
+	}
+	if l := leftovers(); len(l) > 0 {
+		t.Errorf("left behind: %q", l)
+	}
+	data, _ := os.ReadFile("pids")
+	pids := strings.Fields(string(data))
+	if len(pids) != 2 {
+		t.Fatalf("the tool's pids: %q, want one per rank", pids)
+	}
+	for _, s := range pids {
+		pid, _ := strconv.Atoi(s)
+		waitFor(t, "tool "+s+" to end", func() bool {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			return err != nil || strings.Contains(string(b), ") Z ")
+		})
+	}
+	// What finished is archived by --resume, and the rest runs.
+	os.WriteFile("GO", nil, 0o644)
+	writeLAT(t)
+	if out, errs, code := sbench(t, "local", "c.toml", "--db", db, "--resume"); code != 0 {
+		t.Fatalf("--resume: exit %d\n%s\n%s", code, out, errs)
+	}
+	ok := map[string]int{}
+	for _, r := range storedRuns(t, db, store.Filter{Campaign: "ctrlc"}) {
+		if r.Status == "ok" {
+			ok[r.Benchmark]++
+		}
+	}
+	if ok["first"] != 1 || ok["held"] != 1 || ok["last"] != 1 {
+		t.Errorf("ok runs after --resume %v, want one of each step", ok)
 	}
 }

@@ -344,18 +344,9 @@ launcher = { type = "srun", mpi = "pmi2" }
 	}
 }
 
-// TestLocalMPIRunArgv: what sbench local runs for srun --mpi steps, and
-// which steps those are.
+// TestLocalMPIRunArgv: which steps sbench local runs with mpirun for
+// srun --mpi (TestLocalMPILaunch: how).
 func TestLocalMPIRunArgv(t *testing.T) {
-	l := &localRun{mpirun: "/usr/bin/mpirun", mpirunArgs: []string{"--oversubscribe", "--bind-to", "none"}}
-	got := strings.Join(l.localMPIRunArgv(2), " ")
-	if want := "/usr/bin/mpirun -np 2 --host localhost:2 --oversubscribe --bind-to none"; got != want {
-		t.Errorf("Open MPI: %q, want %q", got, want)
-	}
-	l.mpirunArgs = nil // another MPI's mpirun: only -np
-	if got := strings.Join(l.localMPIRunArgv(4), " "); got != "/usr/bin/mpirun -np 4" {
-		t.Errorf("other mpirun: %q", got)
-	}
 	step := func(typ, mpi, kernel string) templates.Step {
 		var st templates.Step
 		st.Benchmark = &templates.Benchmark{Name: "b", Kernel: kernel}

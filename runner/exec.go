@@ -237,6 +237,18 @@ func runExec(ctx context.Context, c *comm, e *Exec, workdir string, stderr io.Wr
 	}
 	res.started = true
 	start := time.Now()
+	if argv == nil {
+		// Without a command of rank 0's, another rank's exit fails the
+		// run (judge), and at once, as any failure does: the other
+		// commands are stopped, not waited for.
+		go func() {
+			select {
+			case <-c.exited:
+				c.fail(c.firstExit())
+			case <-ctx.Done():
+			}
+		}()
+	}
 	var runErr error
 	deadline := time.Time{} // without a command, rank 0 waits for the others' to end
 	if argv != nil {
@@ -292,16 +304,14 @@ func sleepUnlessExit(ctx context.Context, d time.Duration, exited <-chan struct{
 // parsers.None (nothing but the exit status says that the run did its
 // work). A returned error fails the run everywhere.
 func (res *execResult) judge(c *comm, e *Exec, workdir string) error {
-	if err := res.collect(e, workdir); err != nil {
-		return rankError(c.id, err)
-	}
+	err := res.collect(e, workdir)
 	exits := c.commandExits()
 	if len(exits) == 0 {
-		return nil
+		return rankError(c.id, err)
 	}
 	ranks := slices.Sorted(maps.Keys(exits))
-	if res.argv == nil || e.parser() == parsers.None || res.parseErr != nil {
-		return exits[ranks[0]]
+	if err != nil || res.argv == nil || e.parser() == parsers.None || res.parseErr != nil {
+		return exits[ranks[0]] // the likelier cause of a missing output too
 	}
 	msgs := make([]string, len(ranks))
 	for i, r := range ranks {

@@ -184,6 +184,22 @@ func TestExecFailedRunKeepsSamples(t *testing.T) {
 	}
 }
 
+// Without a command on rank 0, another rank's exit fails the run at
+// once: the other ranks' commands are stopped, not waited for.
+func TestExecExitWithoutRank0Command(t *testing.T) {
+	fastStops(t)
+	e := &Exec{RankArgv: map[int][]string{1: {"sh", "-c", "echo bye >&2; exit 3"}, 2: {"sleep", "30"}}, Output: "out.txt"}
+	s := execStep(t, []string{"n1", "n2", "n3"}, 1, e)
+	start := time.Now()
+	b := s.bundle(s.run())
+	if want := "rank 1 (node n2): sh -c 'echo bye >&2; exit 3' exited with status 3: bye"; b.Status != results.StatusFailed || b.Error != want {
+		t.Errorf("status %s, error %q; want failed, %q", b.Status, b.Error, want)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("took %s: rank 2's sleep 30 was waited for", took)
+	}
+}
+
 // A command without a parser (parser none) is judged by its exit status
 // and has its wall time for a figure: hostname is ok; an application that
 // exits 1 failed, its output and time kept.

@@ -454,7 +454,7 @@ func (cfg *Config) newBundle(c *comm, start time.Time) *results.Bundle {
 // figures. An ok run whose other ranks' commands exited non-zero after a
 // complete output says so in its note. A command without a parser
 // (parsers.None) has its wall time for a figure (results.MetricWallTime),
-// in every bundle, as later figures of its own will be.
+// beside whatever else its bundle holds.
 func (cfg *Config) execBundles(base *results.Bundle, res *execResult, runErr error) ([]*results.Bundle, error) {
 	base.Benchmark.Kind = "tool"
 	base.Benchmark.Command = nil

@@ -341,8 +341,8 @@ func (res *execResult) collect(e *Exec, workdir string) error {
 	}
 	res.runs, res.parseErr = parsers.Parse(res.name, e.parser(), res.output)
 	var se parsers.SyntaxErrors
-	if e.parser() == "auto" && errors.As(res.parseErr, &se) && slices.ContainsFunc(se, func(e *parsers.SyntaxError) bool {
-		return strings.HasPrefix(e.Msg, parsers.NotToolOutputPrefix)
+	if e.parser() == "auto" && errors.As(res.parseErr, &se) && slices.ContainsFunc(se, func(x *parsers.SyntaxError) bool {
+		return strings.HasPrefix(x.Msg, parsers.NotToolOutputPrefix)
 	}) {
 		// The command may be no benchmark tool at all (hostname, an
 		// application): say how to run it anyway.

@@ -149,12 +149,25 @@ func (es SyntaxErrors) Error() string {
 // head and tail.
 const MaxRaw = 256 << 10
 
-// Parse reads every run in data. format is a registered name or "auto".
-// With "auto", data is first split into marked sections, each detected and
-// parsed on its own and labelled with its marker text; line numbers in
-// errors are those of the whole input. Every bundle gets Kind "tool", the
-// format's name as Kernel, and its section's raw text.
+// None is the parser of a command whose output holds no figures (hostname,
+// an application): Parse keeps the output, whatever it is, as one run's
+// Raw, with no samples. Such a run is judged by its command's exit status
+// alone, and the runner gives it its wall time (results.MetricWallTime) as
+// its figure. None is no registered format: a file ingested alone, without
+// its command's exit status and duration, would be a run of nothing.
+const None = "none"
+
+// Parse reads every run in data. format is a registered name, "auto" or
+// None. With "auto", data is first split into marked sections, each
+// detected and parsed on its own and labelled with its marker text; line
+// numbers in errors are those of the whole input. Every bundle gets Kind
+// "tool", the format's name as Kernel, and its section's raw text.
 func Parse(name, format string, data []byte) ([]*results.Bundle, error) {
+	if format == None {
+		b := results.New()
+		b.Benchmark.Kind, b.Benchmark.Kernel, b.Raw = "tool", None, rawText(data)
+		return []*results.Bundle{b}, nil
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, SyntaxErrors{{FileName: name, Msg: "empty input"}}
 	}
@@ -257,10 +270,7 @@ func parseWith(f Format, name string, sec Section) ([]*results.Bundle, error) {
 	if f.Name == "bundle" {
 		return runs, nil // the runner's own record, kept exactly as written
 	}
-	raw := sec.Data
-	if len(raw) > MaxRaw {
-		raw = append(append(append([]byte(nil), raw[:MaxRaw/2]...), "\n[… output cut by sbench …]\n"...), raw[len(raw)-MaxRaw/2:]...)
-	}
+	raw := rawText(sec.Data)
 	for _, b := range runs {
 		if b.Benchmark.Kind == "" {
 			b.Benchmark.Kind = "tool"
@@ -276,10 +286,19 @@ func parseWith(f Format, name string, sec Section) ([]*results.Bundle, error) {
 			b.Labels["section"] = sec.Label
 		}
 		if b.Raw == "" {
-			b.Raw = strings.ToValidUTF8(string(raw), "\uFFFD")
+			b.Raw = raw
 		}
 	}
 	return runs, nil
+}
+
+// rawText is data as a bundle keeps it: text, and within MaxRaw (its head
+// and tail).
+func rawText(data []byte) string {
+	if len(data) > MaxRaw {
+		data = append(append(append([]byte(nil), data[:MaxRaw/2]...), "\n[… output cut by sbench …]\n"...), data[len(data)-MaxRaw/2:]...)
+	}
+	return strings.ToValidUTF8(string(data), "\uFFFD")
 }
 
 // looksBinary reports data that is not text: NUL bytes or mostly invalid

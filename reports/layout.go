@@ -475,10 +475,15 @@ func (t *table) lineH() float64 { return t.size * 1.2 }
 
 // failure writes why the row above failed, in red italics indented to the
 // second column, at most maxLines lines, and rules it off.
-func (t *table) failure(text string, maxLines int) {
+func (t *table) failure(text string, maxLines int) { t.under(text, maxLines, failedRed) }
+
+// under writes text under the row above, in italics of colour c indented
+// to the second column, at most maxLines lines, and rules it off: a
+// failed run's error, an ok run's note.
+func (t *table) under(text string, maxLines int, c [3]int) {
 	d, indent := t.d, t.cols[0].width+cellPad
 	d.y += 1
-	d.paraAt(margin+indent, contentWidth-indent, text, sansFamily, "I", smallSize, failedRed, maxLines)
+	d.paraAt(margin+indent, contentWidth-indent, text, sansFamily, "I", smallSize, c, maxLines)
 	d.y += 2
 	d.rule(d.y)
 }

@@ -151,6 +151,9 @@ func (r *Report) appendix(d *document) {
 			}
 			d.fact("Error", "", failedRed)
 			d.mono(strings.Split(msg, "\n"), maxErrorLines, 0, failedRed)
+		} else if run.Note != "" {
+			d.fact("Note", "", grey)
+			d.mono(strings.Split(run.Note, "\n"), maxErrorLines, 0, grey)
 		}
 		if run.JobID != "" {
 			if script, ok := r.scripts[run.JobID]; ok && strings.TrimSpace(script) != "" {

@@ -44,6 +44,15 @@ func (r *Report) runsSection(d *document) {
 		d.para(note, "", smallSize, black)
 		d.y += 2
 	}
+	if n := r.notedRuns(); n > 0 {
+		what := fmt.Sprintf("%d ok runs carry a note", n)
+		if n == 1 {
+			what = "1 ok run carries a note"
+		}
+		d.para(what+" (under its row when listed, and in the appendix): a rank's command exited non-zero after the run's output was complete, "+
+			"which does not fail the run (NetPIPE's receiver exits 3 on its closing handshake).", "", smallSize, grey)
+		d.y += 2
+	}
 	switch {
 	case nbad == 0:
 		d.para("All runs completed and passed their checks.", "", smallSize, grey)
@@ -53,6 +62,17 @@ func (r *Report) runsSection(d *document) {
 	default:
 		d.para(fmt.Sprintf("%d of %d runs failed or are invalid (red): their results are listed but never plotted or summarised; the appendix has their whole error text.", nbad, len(r.runs)), "", smallSize, grey)
 	}
+}
+
+// notedRuns counts the ok runs with a note.
+func (r *Report) notedRuns() int {
+	n := 0
+	for i := range r.runs {
+		if run := &r.runs[i]; !bad(run) && run.Note != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // runsTable lists the runs of the given indexes.
@@ -81,9 +101,14 @@ func (r *Report) runsTable(d *document, idx []int) {
 			c = failedRed
 		}
 		cfg := r.configs.ofRun[run.ID]
-		msg := ""
-		if failed {
+		msg, msgColor := "", failedRed
+		switch {
+		case failed:
 			msg = r.failureText(run)
+		case run.Note != "":
+			// What an ok run's reader must know: a rank's command
+			// exited non-zero after the run's output was complete.
+			msg, msgColor = "Note: "+run.Note, grey
 		}
 		// The error is under the row it explains, on the same page.
 		after := 0.0
@@ -100,7 +125,7 @@ func (r *Report) runsTable(d *document, idx []int) {
 			r.stateLabel(run),
 		}, c, nil, "", -1, after)
 		if msg != "" {
-			t.failure(msg, failureLines)
+			t.under(msg, failureLines, msgColor)
 		}
 	}
 }

@@ -61,6 +61,12 @@ type Bundle struct {
 
 	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// Note says what a reader of an ok run must know that does not make
+	// it fail: a rank whose command exited non-zero after the reporting
+	// rank's output was complete (NetPIPE's receiver, which exits 3 on
+	// its closing handshake). Omitted when empty, so that bundles without
+	// one are unchanged: v1 readers and writers agree.
+	Note string `json:"note,omitempty"`
 
 	Samples []Sample `json:"samples,omitempty"`
 	Scalars []Scalar `json:"scalars,omitempty"`
@@ -287,7 +293,13 @@ const (
 	UnitMBps         = "MB/s"
 	UnitBytes        = "bytes"
 	UnitRanks        = "ranks"
+	UnitSeconds      = "s"
 )
+
+// MetricWallTime is the wall-clock time of a wrapped command that has no
+// parser (parser "none"), in UnitSeconds: its one figure, lower is better
+// (BetterFor), as any time is.
+const MetricWallTime = "wall_time"
 
 // Better says in which direction a metric improves.
 type Better int

@@ -225,3 +225,35 @@ func TestAtomicFile(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 }
+
+// An ok run's note travels with its bundle, and a bundle without one says
+// nothing of notes, as bundles did before the field existed.
+func TestNoteIsOptional(t *testing.T) {
+	b := sampleBundle()
+	data, err := Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), `"note"`) {
+		t.Errorf("a bundle without a note writes one:\n%s", data)
+	}
+	b.Note = "rank 1 (node n2): NPtcp exited with status 3"
+	if data, err = Marshal(b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(bytes.NewReader(data))
+	if err != nil || got.Note != b.Note || got.Status != StatusOK {
+		t.Fatalf("%v: note %q, status %s", err, got.Note, got.Status)
+	}
+}
+
+// A command's wall time is a time: compare and history judge it lower is
+// better by its unit, as they judge every figure.
+func TestWallTimeIsLowerIsBetter(t *testing.T) {
+	if got := BetterFor(UnitSeconds); got != BetterLower {
+		t.Errorf("BetterFor(%q) = %v, want BetterLower", UnitSeconds, got)
+	}
+	if MetricWallTime != "wall_time" {
+		t.Errorf("MetricWallTime = %q: archived runs name it wall_time", MetricWallTime)
+	}
+}

@@ -79,6 +79,11 @@ type comm struct {
 	ctrl     map[int]*ctrlConn // rank 0: ranks 1…n-1; others: rank 0
 	// reports are the exec kernel's reports of ranks 1…n-1, on rank 0.
 	reports map[int]*execReport
+	// exits are, on rank 0, the errors of the other ranks' commands that
+	// exited non-zero by themselves (commandExit), by rank; exited is
+	// closed when the first is known. Under mu.
+	exits  map[int]error
+	exited chan struct{}
 	// trafficEnds are the (local, remote) addresses of this rank's kernel
 	// connections; rankTraffic, on rank 0, the interfaces the other ranks
 	// said theirs crossed (traffic.go). Under mu.
@@ -191,6 +196,8 @@ func newComm(id Identity, token []byte, log *logger, ioTimeout time.Duration, fa
 		hosts:    map[string]*results.Host{},
 		machines: map[string]string{},
 		reports:  map[int]*execReport{},
+		exits:    map[int]error{},
+		exited:   make(chan struct{}),
 		ctrl:     map[int]*ctrlConn{},
 		peers:    map[int]chan *tcp.Conn{},
 		conns:    map[*tcp.Conn]struct{}{},
@@ -710,7 +717,11 @@ func (c *comm) watch(cc *ctrlConn) {
 			var m barrierMsg
 			if err := decode(t, payload, &m); err == nil && m.Error != "" {
 				c.storeReport(cc.rank, m.Exec)
-				if m.Timeout && c.timeout != nil {
+				if m.Exit {
+					// Not a failure yet: rank 0's command may end by
+					// itself, its output complete (exec.go).
+					c.noteExit(cc.rank, m.Error)
+				} else if m.Timeout && c.timeout != nil {
 					// The run's deadline, which our clock has not quite
 					// reached: not that rank's failure.
 					c.fail(c.timeout)
@@ -776,6 +787,39 @@ func (c *comm) storeReport(rank int, r *execReport) {
 	c.reports[rank] = r
 }
 
+// noteExit keeps, on rank 0, that rank's command exited non-zero by
+// itself, with its error (the first one heard, from the watcher or the
+// barrier).
+func (c *comm) noteExit(rank int, msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.exits[rank]; ok {
+		return
+	}
+	c.exits[rank] = fmt.Errorf("%s: %s", c.who(rank), msg)
+	if len(c.exits) == 1 {
+		close(c.exited)
+	}
+}
+
+// commandExits returns the other ranks' commands that exited non-zero by
+// themselves, by rank.
+func (c *comm) commandExits() map[int]error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.exits)
+}
+
+// firstExit is the error of the lowest rank whose command exited non-zero
+// by itself, or nil.
+func (c *comm) firstExit() error {
+	exits := c.commandExits()
+	if len(exits) == 0 {
+		return nil
+	}
+	return exits[slices.Min(slices.Collect(maps.Keys(exits)))]
+}
+
 // execReports returns the reports received so far, by rank.
 func (c *comm) execReports() map[int]*execReport {
 	c.mu.Lock()
@@ -805,33 +849,15 @@ func (c *comm) barrier(ctx context.Context, name string, myErr error, deadline t
 // barrierWith is barrier, with an exec report sent along to rank 0.
 func (c *comm) barrierWith(ctx context.Context, name string, myErr error, report *execReport, deadline time.Time) error {
 	if c.id.Rank == 0 {
-		if myErr == nil {
-			myErr = c.gather(ctx, name, deadline)
-		}
-		if myErr != nil {
-			c.abortAll(myErr.Error())
-			return myErr
-		}
-		if name == finalBarrier {
-			c.mu.Lock()
-			c.done = true
-			c.mu.Unlock()
-		}
-		payload, err := json.Marshal(releaseMsg{Name: name})
-		if err != nil {
-			return fmt.Errorf("barrier %s: %w", name, err)
-		}
-		if err := c.sendAll(msgRelease, payload); err != nil {
-			return fmt.Errorf("barrier %s: release %w", name, err)
-		}
-		return nil
+		return c.settle(ctx, name, myErr, deadline, nil)
 	}
 	m := barrierMsg{Name: name, Exec: report}
 	if name == finalBarrier {
 		m.Traffic = c.traffic()
 	}
+	var exit *commandExit
 	if myErr != nil {
-		m.Error, m.Timeout = myErr.Error(), isRunTimeout(myErr)
+		m.Error, m.Timeout, m.Exit = myErr.Error(), isRunTimeout(myErr), errors.As(myErr, &exit)
 	}
 	cc := c.ctrl[0]
 	if err := cc.send(msgBarrier, m, dialTimeout); err != nil && myErr == nil {
@@ -859,6 +885,12 @@ func (c *comm) barrierWith(ctx context.Context, name string, myErr error, report
 	for err == nil && f.t == msgRelease && isRelease(f, execStop) {
 		f, err = c.next(ctx, cc, deadline)
 	}
+	if err == nil && exit != nil && isRelease(f, name) {
+		// Rank 0 found the run complete whatever this command's status:
+		// the exit is the run's note, not its failure.
+		c.log.Printf("%s; rank 0 found the run's output complete: the run is ok, with this exit noted", myErr)
+		return nil
+	}
 	if err != nil || (myErr != nil && f.t != msgAbort) {
 		if myErr != nil {
 			return myErr
@@ -885,8 +917,42 @@ func (c *comm) barrierWith(ctx context.Context, name string, myErr error, report
 	return fmt.Errorf("barrier %s: rank 0 sent a %s message", name, f.t)
 }
 
+// settle is rank 0's side of a barrier: it waits for every rank, lets
+// judge weigh the run once all are there (the exec kernel's output against
+// the commands that exited non-zero), and releases the barrier, or aborts
+// the run everywhere with the first error. Without judge, a command's
+// non-zero exit is the run's failure.
+func (c *comm) settle(ctx context.Context, name string, myErr error, deadline time.Time, judge func() error) error {
+	if myErr == nil {
+		myErr = c.gather(ctx, name, deadline)
+	}
+	if myErr == nil && judge != nil {
+		myErr = judge()
+	} else if myErr == nil {
+		myErr = c.firstExit()
+	}
+	if myErr != nil {
+		c.abortAll(myErr.Error())
+		return myErr
+	}
+	if name == finalBarrier {
+		c.mu.Lock()
+		c.done = true
+		c.mu.Unlock()
+	}
+	payload, err := json.Marshal(releaseMsg{Name: name})
+	if err != nil {
+		return fmt.Errorf("barrier %s: %w", name, err)
+	}
+	if err := c.sendAll(msgRelease, payload); err != nil {
+		return fmt.Errorf("barrier %s: release %w", name, err)
+	}
+	return nil
+}
+
 // gather waits for every other rank's barrier message and returns the
-// first failure, naming its rank.
+// first failure, naming its rank; a command's non-zero exit is kept for
+// settle (noteExit) and the other ranks are still heard.
 //
 // When the run's deadline passes meanwhile, the ranks still at work are
 // told to stop, and their last word awaited: it names the command that was
@@ -928,6 +994,10 @@ func (c *comm) gather(ctx context.Context, name string, deadline time.Time) erro
 			return fmt.Errorf("barrier %s: %s: %w", name, c.who(r), err)
 		}
 		c.storeTraffic(r, m.Traffic)
+		if m.Error != "" && m.Exit {
+			c.noteExit(r, m.Error) // settle's to weigh
+			continue
+		}
 		if m.Error != "" {
 			return fmt.Errorf("%s: %s", c.who(r), m.Error)
 		}

@@ -289,17 +289,35 @@
 // kernel's records the runner's own commit (Host.Extra["runner_revision"])
 // when the build stamped one.
 //
-// A command that fails anywhere fails the run at once, naming the rank, the
-// node, the command, its exit status and its last line of standard error;
-// the bundle keeps the output and every rank's standard error. Otherwise
-// rank 0 parses its standard output (or Exec.Output) with the parsers
-// package (HPL and HPCC included) and writes one bundle per run found.
-// Each keeps the campaign's benchmark name and says, as the parser does
-// for the same output ingested from a file, which tool printed it
+// A command that fails anywhere fails the run, naming the rank, the node,
+// the command, its exit status and its last line of standard error. A
+// command on a rank other than 0 that exits non-zero by itself (not a
+// signal) is weighed first: rank 0's command gets execStopWait to end by
+// itself, and when it exited 0 and its output parses without an error,
+// the run is ok and the exit is its note (Bundle.Note): the other ranks'
+// commands did their part whatever status they ended with. NPtcp 3.7.2's
+// receiver is the known case: it exits 3 ("Connection reset by peer") on
+// its closing handshake, after a complete curve, and the rank whose
+// command exited succeeds too. Without a command on rank 0 (any rank may
+// have written the output) or without a parser, such an exit fails the
+// run. Whatever became of the run, rank 0 parses its standard output (or
+// Exec.Output) with the parsers package (HPL and HPCC included) and writes
+// one bundle per run found, with its samples: a failed run's bundles keep
+// them, and every rank's standard error, and no view takes them for
+// figures; an output no parser reads gives one failed bundle with it.
+// Each bundle keeps the campaign's benchmark name and says, as the parser
+// does for the same output ingested from a file, which tool printed it
 // (Benchmark.Tool: IMB-MPI1, osu-micro-benchmarks) and which of its
 // benchmarks the run is (Benchmark.ToolBenchmark: "IMB-MPI1 PingPong",
 // "IMB-MPI1 Allreduce"), so that one command running several benchmarks
 // archives several configurations, never one.
+//
+// Parser none (parsers.None) is for a command whose output holds no
+// figures (hostname, an application): its run is ok or failed by its
+// exit status, keeps its output, and has one figure, its wall time
+// (results.MetricWallTime, in s, lower is better): rank 0's command's, or
+// the time until every rank's had ended when rank 0 runs none. Parser
+// auto refuses an output no format knows, and its error says to use none.
 //
 // # Placement
 //

@@ -22,6 +22,7 @@ import (
 	// hpcc and auto. Both are cgo-free.
 	_ "github.com/sbench/sbench/hpl"
 	"github.com/sbench/sbench/parsers"
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
 )
 
@@ -35,7 +36,9 @@ type Exec struct {
 	// ranks. A rank with neither only joins the bootstrap and waits.
 	Argv     []string
 	RankArgv map[int][]string
-	// Parser is a parsers format name, or "auto" (the default) to sniff.
+	// Parser is a parsers format name, "auto" (the default) to sniff, or
+	// parsers.None for a command whose output holds no figures: its run
+	// is judged by its exit status, with its wall time as its figure.
 	Parser string
 	// Output is the file to parse, relative to WorkDir; empty for rank 0's
 	// standard output.
@@ -100,9 +103,9 @@ func (e *Exec) check(size int) error {
 	if e.argv(0) == nil && e.Output == "" {
 		return errors.New("rank 0 has no command and there is no --output file: nothing to parse")
 	}
-	if e.Parser != "" && e.Parser != "auto" {
-		if _, ok := parsers.Lookup(e.Parser); !ok {
-			return fmt.Errorf("--parser %q: unknown (known: auto, %s)", e.Parser, strings.Join(parsers.Names(), ", "))
+	if p := e.parser(); p != "auto" && p != parsers.None {
+		if _, ok := parsers.Lookup(p); !ok {
+			return fmt.Errorf("--parser %q: unknown (known: auto, %s, %s)", p, parsers.None, strings.Join(parsers.Names(), ", "))
 		}
 	}
 	if e.Output != "" && (filepath.Clean(e.Output) == "." || strings.IndexByte(e.Output, 0) >= 0) {
@@ -172,14 +175,39 @@ type execResult struct {
 	// reports are the other ranks' (and stderr is rank 0's own).
 	reports map[int]*execReport
 	stderr  string
+	// started says that the commands were started: from then on the
+	// output is read and parsed whatever becomes of the run.
+	started bool
+	// took is rank 0's command's wall time, or, when rank 0 runs none,
+	// the time until every rank's command had ended; zero when nothing ran.
+	took time.Duration
+	// collected says that the output was read and parsed: into runs, or
+	// parseErr.
+	collected bool
+	runs      []*results.Bundle
+	parseErr  error
+	// note is an ok run's note (results.Bundle.Note): the commands of
+	// the ranks in noted exited non-zero after rank 0's complete output.
+	note  string
+	noted []int
+}
+
+// parser is the format rank 0's output is read with.
+func (e *Exec) parser() string {
+	if e.Parser == "" {
+		return "auto"
+	}
+	return e.Parser
 }
 
 // runExec runs the exec kernel on this rank once the bootstrap is over:
 // rank 0 prepares the work directory; the other ranks start their
 // commands; rank 0 starts its own after StartDelay and, when it ends,
 // tells the others to stop theirs; a final barrier collects how each
-// ended. Only rank 0 returns a result, also when the run failed. Errors
-// name the rank at fault.
+// ended, and rank 0 reads its output before it releases it (judge). Only
+// rank 0 returns a result, also when the run failed, with its output
+// parsed whenever the commands were started. Errors name the rank at
+// fault.
 func runExec(ctx context.Context, c *comm, e *Exec, workdir string, stderr io.Writer) (*execResult, error) {
 	id := c.id
 	var argv []string
@@ -207,34 +235,129 @@ func runExec(ctx context.Context, c *comm, e *Exec, workdir string, stderr io.Wr
 	if err := c.barrier(ctx, "exec-start", nil, time.Now().Add(c.ioTimeout)); err != nil {
 		return res, err
 	}
+	res.started = true
+	start := time.Now()
+	if argv == nil {
+		// Without a command of rank 0's, another rank's exit fails the
+		// run (judge), and at once, as any failure does: the other
+		// commands are stopped, not waited for.
+		go func() {
+			select {
+			case <-c.exited:
+				c.fail(c.firstExit())
+			case <-ctx.Done():
+			}
+		}()
+	}
 	var runErr error
 	deadline := time.Time{} // without a command, rank 0 waits for the others' to end
 	if argv != nil {
-		sleep(ctx, e.StartDelay)
-		runErr = runOwn(ctx, id, argv, workdir, stderr, res)
+		if sleepUnlessExit(ctx, e.StartDelay, c.exited) {
+			runErr = runOwn(ctx, c, argv, workdir, stderr, res)
+		} else {
+			// Another rank's command exited before rank 0's started:
+			// nothing of the run can be complete.
+			runErr = c.firstExit()
+		}
 		if runErr == nil {
 			c.broadcast(execStop)
 		}
 		deadline = time.Now().Add(execStopWait + execKillWait + c.ioTimeout)
 	}
-	err = c.barrierWith(ctx, finalBarrier, runErr, nil, deadline)
+	err = c.settle(ctx, finalBarrier, runErr, deadline, func() error {
+		if argv == nil {
+			res.took = time.Since(start)
+		}
+		return res.judge(c, e, workdir)
+	})
 	res.reports = c.execReports()
 	if err != nil {
-		return res, err
+		res.collect(e, workdir) // what the tool printed is kept, whatever the run's end
 	}
+	return res, err
+}
+
+// sleepUnlessExit sleeps d, or until ctx ends, and reports false if
+// another rank's command exited non-zero meanwhile (exited is closed).
+func sleepUnlessExit(ctx context.Context, d time.Duration, exited <-chan struct{}) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	case <-exited:
+		return false
+	}
+	return true
+}
+
+// judge weighs, on rank 0, a run whose every rank has reached the end
+// without a failure of its own but for commands that exited non-zero by
+// themselves (comm.commandExits): it reads and parses the output, and
+// decides whether those exits fail the run. They do not when rank 0's
+// command, whose output is the run's report, exited 0 by itself and its
+// output parsed without an error: the other ranks' commands did their
+// part, whatever they said when they ended (NetPIPE's receiver exits 3
+// on its closing handshake, after a complete curve). The run is then ok,
+// with the exits as its note. They do fail it when rank 0 runs no command
+// (any rank may have written the output), and when the parser is
+// parsers.None (nothing but the exit status says that the run did its
+// work). A returned error fails the run everywhere.
+func (res *execResult) judge(c *comm, e *Exec, workdir string) error {
+	err := res.collect(e, workdir)
+	exits := c.commandExits()
+	if len(exits) == 0 {
+		return rankError(c.id, err)
+	}
+	ranks := slices.Sorted(maps.Keys(exits))
+	if err != nil || res.argv == nil || e.parser() == parsers.None || res.parseErr != nil {
+		return exits[ranks[0]] // the likelier cause of a missing output too
+	}
+	msgs := make([]string, len(ranks))
+	for i, r := range ranks {
+		msgs[i] = exits[r].Error()
+	}
+	res.note = strings.Join(msgs, "\n") + "\n(after rank 0's command exited with status 0 and its output parsed complete: the run counts)"
+	res.noted = ranks
+	return nil
+}
+
+// collect reads the output, once: the --output file, or the standard
+// output runOwn kept; and parses it. Only a file that cannot be read is
+// an error; a parse error is kept in parseErr.
+func (res *execResult) collect(e *Exec, workdir string) error {
+	if res.collected || !res.started {
+		return nil
+	}
+	res.collected = true
 	if e.Output != "" {
 		res.name = e.Output
 		data, err := readOutput(outputPath(workdir, e.Output))
 		if err != nil {
-			return res, rankError(id, err)
+			res.parseErr = err
+			return err
 		}
 		res.output = data
 	}
-	return res, nil
+	res.runs, res.parseErr = parsers.Parse(res.name, e.parser(), res.output)
+	var se parsers.SyntaxErrors
+	if e.parser() == "auto" && errors.As(res.parseErr, &se) && slices.ContainsFunc(se, func(x *parsers.SyntaxError) bool {
+		return strings.HasPrefix(x.Msg, parsers.NotToolOutputPrefix)
+	}) {
+		// The command may be no benchmark tool at all (hostname, an
+		// application): say how to run it anyway.
+		res.parseErr = fmt.Errorf("%w\nif the command prints no benchmark figures, give it parser %q: its runs are then judged by their exit status and timed (%s)",
+			res.parseErr, parsers.None, results.MetricWallTime)
+	}
+	return nil
 }
 
-// runOwn runs rank 0's command, keeping its output in res.
-func runOwn(ctx context.Context, id Identity, argv []string, workdir string, stderr io.Writer, res *execResult) error {
+// runOwn runs rank 0's command, keeping its output in res. When another
+// rank's command exits non-zero meanwhile, rank 0's gets execStopWait to
+// end by itself (its output may be complete: NetPIPE's transmitter and
+// receiver end together) before it is stopped.
+func runOwn(ctx context.Context, c *comm, argv []string, workdir string, stderr io.Writer, res *execResult) error {
+	id := c.id
 	if ctx.Err() != nil {
 		return stoppedError(ctx, id, argv)
 	}
@@ -246,11 +369,15 @@ func runOwn(ctx context.Context, id Identity, argv []string, workdir string, std
 	}
 	killWait := execKillWait
 	out.notify(func() { ch.stop(0, killWait) })
-	ended := ch.wait(ctx)
+	ended := ch.wait(ctx, c.exited, execStopWait)
 	res.name = filepath.Base(argv[0])
 	res.output = out.bytes()
 	res.stderr = ch.tail.String()
+	res.took = ch.took
 	if !ended {
+		if ctx.Err() == nil {
+			return c.firstExit()
+		}
 		return stoppedError(ctx, id, argv)
 	}
 	if out.overflowed() {
@@ -354,6 +481,9 @@ wait:
 	outcome, failed := ch.outcome()
 	if runErr == nil && failed {
 		runErr = ch.failure(outcome)
+		if ch.exitedNonZero() {
+			runErr = &commandExit{runErr}
+		}
 	}
 	report := &execReport{Command: argv, Outcome: outcome, Stderr: ch.tail.String()}
 	return c.barrierWith(ctx, finalBarrier, runErr, report, time.Time{})
@@ -403,6 +533,14 @@ func readOutput(path string) ([]byte, error) {
 	return data, nil
 }
 
+// commandExit is the error of a command that ended by itself with a
+// non-zero exit status on a rank other than 0. Rank 0 weighs it against
+// its output (execResult.judge) before it fails the run: NetPIPE's
+// receiver exits 3 at the end of a complete curve.
+type commandExit struct{ error }
+
+func (e *commandExit) Unwrap() error { return e.error }
+
 // child is one rank's command, in its own process group so that stopping
 // it stops whatever it started (a shell's children, an MPI launcher's).
 type child struct {
@@ -411,6 +549,9 @@ type child struct {
 	tail *TailWriter
 	done chan struct{}
 	err  error // of Wait, once done is closed
+	// took is the command's wall time, from its start to the end of
+	// Wait, once done is closed.
+	took time.Duration
 
 	mu       sync.Mutex
 	signaled bool
@@ -438,8 +579,10 @@ func startChild(argv []string, dir string, stdout *capWriter, stderr io.Writer) 
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", display(argv), err)
 	}
+	start := time.Now()
 	go func() {
 		ch.err = cmd.Wait()
+		ch.took = time.Since(start)
 		close(ch.done)
 	}()
 	return ch, nil
@@ -472,16 +615,32 @@ func (ch *child) stop(wait, killWait time.Duration) {
 	<-ch.done
 }
 
-// wait waits for the command to end, and reports false if ctx ended
-// first, having stopped it.
-func (ch *child) wait(ctx context.Context) bool {
+// wait waits for the command to end. It reports false, having stopped
+// the command, if ctx ended first, or if exited was closed (another
+// rank's command exited) and the command did not end within grace. A
+// command that has ended has ended, whatever else happened meanwhile.
+func (ch *child) wait(ctx context.Context, exited <-chan struct{}, grace time.Duration) bool {
 	select {
 	case <-ch.done:
 		return true
 	case <-ctx.Done():
-		ch.stop(0, execKillWait)
-		return false
+	case <-exited:
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-ch.done:
+			return true
+		case <-ctx.Done():
+		case <-t.C:
+		}
 	}
+	select {
+	case <-ch.done:
+		return true
+	default:
+	}
+	ch.stop(0, execKillWait)
+	return false
 }
 
 // outcome says how the command ended, and whether that is a failure: a
@@ -504,6 +663,16 @@ func (ch *child) outcome() (string, bool) {
 		return fmt.Sprintf("exited with status %d", ps.ExitCode()), true
 	}
 	return "exited with status 0", false
+}
+
+// exitedNonZero says that the command ended by itself with a non-zero
+// exit status: not killed by a signal, not stopped by this runner.
+func (ch *child) exitedNonZero() bool {
+	ch.mu.Lock()
+	signaled := ch.signaled
+	ch.mu.Unlock()
+	ps := ch.cmd.ProcessState
+	return !signaled && ps != nil && ps.Exited() && ps.ExitCode() != 0
 }
 
 // failure is the error of a command that failed: what it was, how it

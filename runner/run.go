@@ -442,36 +442,36 @@ func (cfg *Config) newBundle(c *comm, start time.Time) *results.Bundle {
 	return b
 }
 
-// execBundles turns the exec kernel's result into bundles: one failed
-// bundle with the output when the run or the parse failed, else one per
-// run the parser found, with the job's context. Each keeps the campaign's
-// name for the benchmark and says what the parser says of the run: the
-// tool and the benchmark it ran (IMB-MPI1 and "IMB-MPI1 PingPong"), as
-// an ingest of the same output from a file would.
+// execBundles turns the exec kernel's result into bundles: one per run
+// the parser found in the output, with the job's context, whatever became
+// of the run; one failed bundle with the output when there is none. Each
+// keeps the campaign's name for the benchmark and says what the parser
+// says of the run: the tool and the benchmark it ran (IMB-MPI1 and
+// "IMB-MPI1 PingPong"), as an ingest of the same output from a file would.
+//
+// A run that failed (runErr) keeps its samples, as measured, in bundles
+// that say it failed: views never take a failed run's samples for
+// figures. An ok run whose other ranks' commands exited non-zero after a
+// complete output says so in its note. A command without a parser
+// (parsers.None) has its wall time for a figure (results.MetricWallTime),
+// beside whatever else its bundle holds.
 func (cfg *Config) execBundles(base *results.Bundle, res *execResult, runErr error) ([]*results.Bundle, error) {
 	base.Benchmark.Kind = "tool"
 	base.Benchmark.Command = nil
 	if res != nil {
 		base.Benchmark.Command = res.argv
 	}
-	fail := func(err error) ([]*results.Bundle, error) {
+	if res == nil || res.runs == nil {
+		err := runErr
+		if err == nil {
+			err = res.parseErr
+		}
 		base.Status, base.Error = results.StatusFailed, firstLines(err.Error(), 20)
 		base.Raw = failureRaw(res)
 		return []*results.Bundle{base}, err
 	}
-	if runErr != nil {
-		return fail(runErr)
-	}
-	parser := cfg.Exec.Parser
-	if parser == "" {
-		parser = "auto"
-	}
-	runs, err := parsers.Parse(res.name, parser, res.output)
-	if err != nil {
-		return fail(err)
-	}
-	out := make([]*results.Bundle, len(runs))
-	for i, run := range runs {
+	out := make([]*results.Bundle, len(res.runs))
+	for i, run := range res.runs {
 		b := *base
 		tool := run.Benchmark.Normalized()
 		b.Benchmark.Tool, b.Benchmark.ToolBenchmark, b.Benchmark.ToolVersion = tool.Tool, tool.ToolBenchmark, tool.ToolVersion
@@ -480,22 +480,40 @@ func (cfg *Config) execBundles(base *results.Bundle, res *execResult, runErr err
 		b.Labels = merge(merge(nil, run.Labels), base.Labels)
 		b.Samples, b.Scalars, b.Checks = run.Samples, run.Scalars, run.Checks
 		b.Status, b.Error, b.Source, b.Raw = run.Status, run.Error, run.Source, run.Raw
+		if cfg.Exec.parser() == parsers.None && res.took > 0 {
+			b.Samples = append(b.Samples, results.Sample{Metric: results.MetricWallTime, Unit: results.UnitSeconds, Value: res.took.Seconds()})
+		}
+		switch {
+		case runErr != nil:
+			b.Status, b.Error = results.StatusFailed, firstLines(runErr.Error(), 20)
+			b.Raw = withTails(b.Raw, res, nil)
+		case res.note != "":
+			b.Note = res.note
+			b.Raw = withTails(b.Raw, res, res.noted)
+		}
 		out[i] = &b
 	}
-	return out, nil
+	return out, runErr
 }
 
-// failureRaw is what a failed exec run keeps: the output as far as it
-// went, and the tail of every rank's standard error, so that the bundle
-// says which rank said what.
+// failureRaw is what a failed exec run without a parsed output keeps: the
+// output as far as it went, and the tail of every rank's standard error,
+// so that the bundle says which rank said what.
 func failureRaw(res *execResult) string {
 	if res == nil {
 		return ""
 	}
+	return withTails(string(res.output), res, nil)
+}
+
+// withTails is raw with the tails of the standard error of ranks (every
+// rank's when nil) after it, each under a line naming the rank, its
+// command and how it ended; within parsers.MaxRaw, as valid UTF-8.
+func withTails(raw string, res *execResult, ranks []int) string {
 	var b strings.Builder
-	b.Write(res.output)
+	b.WriteString(raw)
 	tail := func(rank int, argv []string, outcome, stderr string) {
-		if strings.TrimSpace(stderr) == "" {
+		if strings.TrimSpace(stderr) == "" || ranks != nil && !slices.Contains(ranks, rank) {
 			return
 		}
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
@@ -513,11 +531,11 @@ func failureRaw(res *execResult) string {
 		rep := res.reports[r]
 		tail(r, rep.Command, rep.Outcome, rep.Stderr)
 	}
-	raw := b.String()
-	if len(raw) > parsers.MaxRaw {
-		raw = raw[:parsers.MaxRaw/2] + "\n[… output cut by sbench …]\n" + raw[len(raw)-parsers.MaxRaw/2:]
+	out := b.String()
+	if len(out) > parsers.MaxRaw {
+		out = out[:parsers.MaxRaw/2] + "\n[… output cut by sbench …]\n" + out[len(out)-parsers.MaxRaw/2:]
 	}
-	return strings.ToValidUTF8(raw, "\uFFFD")
+	return strings.ToValidUTF8(out, "\uFFFD")
 }
 
 // firstLines keeps the first n lines of s: a parser may find thousands of

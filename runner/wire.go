@@ -216,6 +216,10 @@ type barrierMsg struct {
 	// Exec is how the rank's command ended, at the exec kernel's final
 	// barrier (and with its error, when it failed).
 	Exec *execReport `json:"exec,omitempty"`
+	// Exit says that Error is the rank's command exiting non-zero by
+	// itself (commandExit): rank 0 weighs it against its output before
+	// it fails the run.
+	Exit bool `json:"exit,omitempty"`
 	// Traffic names the interfaces the rank's kernel connections crossed,
 	// at the final barrier (traffic.go).
 	Traffic []string `json:"traffic,omitempty"`

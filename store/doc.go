@@ -45,7 +45,7 @@
 // Tables: runs (one per bundle, unique by content hash, with the system it
 // came from: SystemOf; and its tool and the benchmark the tool ran as
 // results.Benchmark.Normalized reads them from a bundle of any sbench,
-// schema v6), run_labels,
+// schema v6; and an ok run's note, v7), run_labels,
 // run_params, hosts (each distinct host description once) and run_hosts,
 // samples, scalars, checks, bundles (the bundle as ingested, in the
 // canonical form results.Hash hashes, as JSON, gzip-compressed when large)

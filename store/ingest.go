@@ -64,7 +64,7 @@ func (s *ingestStmts) samplesStmt(ctx context.Context, n int) (*sql.Stmt, error)
 
 const (
 	sqlFindHash    = `SELECT id FROM runs WHERE hash = ?`
-	sqlInsertRun   = `INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, command, launcher, tool, tool_version, status, error, job_id, step, array_index, nodes, tasks, tasks_per_node, start_time, end_time, runner_version, source, origin, ingested_at, restart, system, tool_benchmark) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`
+	sqlInsertRun   = `INSERT INTO runs (hash, campaign, variant, benchmark, kind, kernel, command, launcher, tool, tool_version, status, error, job_id, step, array_index, nodes, tasks, tasks_per_node, start_time, end_time, runner_version, source, origin, ingested_at, restart, system, tool_benchmark, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`
 	sqlInsertBndl  = `INSERT INTO bundles (run_id, encoding, data) VALUES (?, ?, ?)`
 	sqlInsertLbl   = `INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)`
 	sqlInsertPrm   = `INSERT INTO run_params (run_id, key, value) VALUES (?, ?, ?)`
@@ -439,7 +439,7 @@ func insertRun(ctx context.Context, st *ingestStmts, source string, now any, e *
 		e.command, b.Benchmark.Launcher, tool.Tool, b.Benchmark.ToolVersion,
 		string(b.Status), b.Error,
 		b.Job.ID, b.Job.Step, b.Job.ArrayIndex, e.nodes, b.Job.Tasks, b.Job.TasksPerNode,
-		formatTime(b.Start), formatTime(b.End), b.RunnerVersion, source, b.Source, now, b.Job.Restart, SystemOf(b), tool.ToolBenchmark)
+		formatTime(b.Start), formatTime(b.End), b.RunnerVersion, source, b.Source, now, b.Job.Restart, SystemOf(b), tool.ToolBenchmark, b.Note)
 	if err != nil {
 		return 0, false, fmt.Errorf("insert run: %w", err)
 	}

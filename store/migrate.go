@@ -28,6 +28,7 @@ var migrations = []migration{
 	{"attempts and planned steps", execSQL(schemaV4)},
 	{"systems and housekeeping indexes", execSQL(schemaV5)},
 	{"tool benchmarks", migrateV6},
+	{"run notes", execSQL(schemaV7)},
 }
 
 // LatestSchemaVersion is the schema version this sbench writes.
@@ -278,6 +279,15 @@ WHERE kind = 'tool' AND kernel = 'exec' AND tool = ? AND tool_benchmark = ''`, b
 	}
 	return nil
 }
+
+// schemaV7 keeps an ok run's note (results.Bundle.Note: a rank whose
+// command exited non-zero after the run's output was complete), which the
+// report shows under the run. No archived run has one: a runner before
+// notes failed such runs, and an sbench before them refused a bundle with
+// one.
+const schemaV7 = `
+ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT '';
+`
 
 // NewerSchemaError is returned by Open for an archive written by a newer
 // sbench, whose schema this one does not know.

@@ -39,6 +39,9 @@ type Run struct {
 
 	Status results.Status
 	Error  string
+	// Note is what an ok run says that did not fail it
+	// (results.Bundle.Note); "" for most runs.
+	Note string
 
 	JobID      string
 	Step       string

@@ -165,7 +165,7 @@ func (db *DB) EachRun(ctx context.Context, f Filter, o RunOptions, fn func(*Run)
 	})
 }
 
-const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at, r.restart, r.system, r.tool_benchmark`
+const runColumns = `r.id, r.hash, r.campaign, r.variant, r.benchmark, r.kind, r.kernel, r.command, r.launcher, r.tool, r.tool_version, r.status, r.error, r.job_id, r.step, r.array_index, r.nodes, r.tasks, r.tasks_per_node, r.start_time, r.end_time, r.runner_version, r.source, r.origin, r.ingested_at, r.restart, r.system, r.tool_benchmark, r.note`
 
 // loadRuns reads the runs of f with what detail asks for: export needs no
 // hosts, prune not even parameters. Each run gets labels, parameters and
@@ -227,7 +227,7 @@ func eachRun(ctx context.Context, q queryer, f Filter, o RunOptions, fn func(*Ru
 		dst := []any{&r.ID, &r.Hash, &campaign, &variant, &benchmark, &kind, &kernel,
 			&command, &launcher, &tool, &toolVer, &status, &r.Error,
 			&r.JobID, &r.Step, &r.ArrayIndex, &nodes, &r.Tasks, &tasksPerNode,
-			&start, &end, &runnerVersion, &r.Source, &r.Origin, &ingested, &r.Restart, &system, &toolBench, &labels}
+			&start, &end, &runnerVersion, &r.Source, &r.Origin, &ingested, &r.Restart, &system, &toolBench, &r.Note, &labels}
 		if o.Detail != RunLabels {
 			dst = append(dst, &params)
 		}

@@ -191,7 +191,10 @@ type Benchmark struct {
 	// {param:NAME} from the benchmark's and the variant's params.
 	Command []string            `toml:"command"`
 	PerRank map[string][]string `toml:"per_rank"`
-	// Parser reads the tool's output (a format of sbench ingest); default auto.
+	// Parser reads the tool's output (a format of sbench ingest); default
+	// auto; "none" for a command whose output holds no figures (hostname,
+	// an application): its runs are judged by their exit status and have
+	// their wall time (wall_time, s) for a figure.
 	Parser string `toml:"parser"`
 	// Output is a file the tool writes, parsed instead of its stdout.
 	Output string `toml:"output"`

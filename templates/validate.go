@@ -42,9 +42,10 @@ func unknownKernel(name string) string {
 	return fmt.Sprintf("unknown kernel %q%s", name, didYouMean(name, kernels.Names(), true))
 }
 
-// knownParser reports whether name is a parser, auto, or unset.
+// knownParser reports whether name is a parser, auto, none (a command
+// whose output holds no figures), or unset.
 func knownParser(name string) bool {
-	if name == "" || name == "auto" {
+	if name == "" || name == "auto" || name == parsers.None {
 		return true
 	}
 	_, ok := parsers.Lookup(name)
@@ -114,7 +115,7 @@ func (c *Campaign) validateTool(prefix string, v *VariantSpec) Problems {
 }
 
 func unknownParser(name string) string {
-	return fmt.Sprintf("unknown parser %q%s", name, didYouMean(name, append([]string{"auto"}, parsers.Names()...), true))
+	return fmt.Sprintf("unknown parser %q%s", name, didYouMean(name, append([]string{"auto", parsers.None}, parsers.Names()...), true))
 }
 
 // benchmarkNames are the names of the campaign's benchmarks, in order.

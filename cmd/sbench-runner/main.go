@@ -274,7 +274,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		step       = fs.String("step", "", "sbench's step `ID` (3, 3-intra …), for the bundle's name and job step (default: Slurm's step id)")
 		repeat     = &optIntFlag{}
 		execArgv   = fs.String("exec", "", "exec: the command every rank runs, a `JSON` array of strings such as '[\"osu_bw\",\"-m\",\"1:4194304\"]'")
-		parser     = fs.String("parser", "auto", "exec: the output's format `name` (a parser, or auto to detect it)")
+		parser     = fs.String("parser", "auto", "exec: the output's format `name` (a parser, auto to detect it, or none for a command without figures: judged by its exit status, timed as wall_time)")
 		output     = fs.String("output", "", "exec: parse this `file` (relative to the work dir) instead of rank 0's standard output")
 		workdir    = fs.String("workdir", "", "exec: the commands' working `dir` (default RESULTS/work/SESSION)")
 		startDelay = fs.Duration("start-delay", 0, "exec: how long rank 0 waits after the other ranks' commands started, a `duration`")

@@ -343,6 +343,9 @@ type runJSON struct {
 	Status        results.Status    `json:"status"`
 	Error         string            `json:"error,omitempty"`
 	Labels        map[string]string `json:"labels,omitempty"`
+	// Note is what an ok run says that did not fail it (a rank's
+	// command exited non-zero after the run's output was complete).
+	Note string `json:"note,omitempty"`
 }
 
 func newRunJSON(r store.Run) runJSON {
@@ -350,5 +353,5 @@ func newRunJSON(r store.Run) runJSON {
 	if !r.Start.IsZero() {
 		start = r.Start.UTC().Format(time.RFC3339)
 	}
-	return runJSON{r.ID, r.System, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.ToolBenchmark, r.JobID, r.Step, r.Source, r.Nodes, r.Status, r.Error, r.Labels}
+	return runJSON{r.ID, r.System, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.ToolBenchmark, r.JobID, r.Step, r.Source, r.Nodes, r.Status, r.Error, r.Labels, r.Note}
 }

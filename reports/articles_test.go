@@ -296,7 +296,7 @@ func TestArticleReportsRender(t *testing.T) {
 			if _, err := r.WriteTo(&buf); err != nil {
 				t.Fatal(err)
 			}
-			path := savePDF(t, t.TempDir(), article+".pdf", buf.Bytes())
+			path := savePDF(t, keepDir(t), article+".pdf", buf.Bytes())
 			renderPages(t, path, pageCount(t, path))
 			text := strings.Join(strings.Fields(pdfFileText(t, path)), " ")
 			if r.FontPath() == "" {

@@ -31,6 +31,18 @@ func (r *Report) runsSection(d *document) {
 		}
 	}
 	summarised := len(r.listedRuns) < len(r.runs)
+	// The runs' state comes first: after the table it could be left alone
+	// on a page of its own.
+	switch {
+	case nbad == 0:
+		d.para("All runs completed and passed their checks.", "", smallSize, grey)
+	case summarised && len(r.listedRuns) < nbad:
+		d.para(fmt.Sprintf("%d of %d runs failed or are invalid: the %d newest are listed (red), with their errors; sbench runs --status failed,invalid lists them all. "+
+			"Their results are never plotted or summarised.", nbad, len(r.runs), len(r.listedRuns)), "", smallSize, grey)
+	default:
+		d.para(fmt.Sprintf("%d of %d runs failed or are invalid (red): their results are listed but never plotted or summarised; the appendix has their whole error text.", nbad, len(r.runs)), "", smallSize, grey)
+	}
+	d.y += 2
 	if summarised {
 		r.runsSummary(d)
 		d.y += 6
@@ -52,15 +64,6 @@ func (r *Report) runsSection(d *document) {
 		d.para(what+" (under its row when listed, and in the appendix): a rank's command exited non-zero after the run's output was complete, "+
 			"which does not fail the run (NetPIPE's receiver exits 3 on its closing handshake).", "", smallSize, grey)
 		d.y += 2
-	}
-	switch {
-	case nbad == 0:
-		d.para("All runs completed and passed their checks.", "", smallSize, grey)
-	case summarised && len(r.listedRuns) < nbad:
-		d.para(fmt.Sprintf("%d of %d runs failed or are invalid: the %d newest are listed (red), with their errors; sbench runs --status failed,invalid lists them all. "+
-			"Their results are never plotted or summarised.", nbad, len(r.runs), len(r.listedRuns)), "", smallSize, grey)
-	default:
-		d.para(fmt.Sprintf("%d of %d runs failed or are invalid (red): their results are listed but never plotted or summarised; the appendix has their whole error text.", nbad, len(r.runs)), "", smallSize, grey)
 	}
 }
 

@@ -163,7 +163,7 @@ func TestHPLArticle000Excerpts(t *testing.T) {
 		{"000-hpl-100mbit.txt", 5.598, 0, 0, 0, [3]bool{false, false, true}, []string{"residual check failed"}},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("/work/shared/fixtures/articles", tt.file))
+			data, err := os.ReadFile(filepath.Join("../examples/articles/testdata", tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -273,7 +273,7 @@ func TestHPLSeveralRowsWithoutHeader(t *testing.T) {
 // tool's output has one.
 func TestSniffHeaderlessAmongEveryFixture(t *testing.T) {
 	var files []string
-	for _, g := range []string{"testdata/*", "../parsers/testdata/*", "/work/shared/fixtures/*/*"} {
+	for _, g := range []string{"testdata/*", "../parsers/testdata/*", "../examples/articles/testdata/*"} {
 		m, _ := filepath.Glob(g)
 		files = append(files, m...)
 	}

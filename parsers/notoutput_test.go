@@ -87,7 +87,7 @@ func TestDescriptionCannotPassForToolOutput(t *testing.T) {
 // The article's own job script: a shell script, not sbench's, and not
 // OSU output for all its osu_ commands.
 func TestShellScriptsAreNotToolOutput(t *testing.T) {
-	data := parsers.MustRead(t, "/work/shared/fixtures/articles/004-slurm.job")
+	data := parsers.MustRead(t, "../examples/articles/testdata/004-slurm.job")
 	if why, ok := parsers.SbenchWritten("004-slurm.job", data); ok {
 		t.Errorf("SbenchWritten = %q on a user's script", why)
 	}
@@ -147,7 +147,7 @@ func TestJobOutputAndBundlesAreNotSbenchsOwnFiles(t *testing.T) {
 	}
 	// A job log that prints its own script first (cat "$0") and then
 	// marks its runs keeps them.
-	script := parsers.MustRead(t, "/work/shared/fixtures/articles/004-slurm.job")
+	script := parsers.MustRead(t, "../examples/articles/testdata/004-slurm.job")
 	out, err := os.ReadFile("testdata/004-erdma-vs-tcp-job11.out")
 	if err != nil {
 		t.Fatal(err)
@@ -185,10 +185,7 @@ func TestNoFixtureIsTakenForAScript(t *testing.T) {
 // validate, and a file sbench wrote is never read as runs.
 func FuzzParseAuto(f *testing.F) {
 	golden.Seed(f, "testdata/sbench/*.sbatch", "testdata/0*")
-	// The articles' job script, where this checkout has the shared fixtures.
-	if data, err := os.ReadFile("/work/shared/fixtures/articles/004-slurm.job"); err == nil {
-		f.Add(data)
-	}
+	f.Add(parsers.MustRead(f, "../examples/articles/testdata/004-slurm.job")) // the articles' job script
 	f.Add([]byte(rendezvousAddr))
 	f.Add([]byte("#!/bin/sh\n# OSU MPI Latency Test v7.5\n# Size          Latency (us)\n1 1.0\n"))
 	f.Add([]byte("#SBATCH -N 1\n++++++ a: START\n# OSU MPI Latency Test v7.5\n# Size          Latency (us)\n1 1.0\n------ a: END\n"))

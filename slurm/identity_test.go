@@ -9,7 +9,7 @@ import (
 )
 
 // rankEnvs reads the per-rank environments captured from a real srun
-// (../shared/fixtures/lab/srun-env.txt, copied into testdata).
+// on the test lab (testdata/srun-env.txt; docs/test-cluster.md).
 func rankEnvs(t *testing.T, path string) map[string]map[string]string {
 	t.Helper()
 	f, err := os.Open(path)

@@ -53,7 +53,7 @@ func configuring(tool, key string) bool {
 // checks each parameter the readers emit is either configuring or
 // descriptive.
 func TestEveryParameterIsClassified(t *testing.T) {
-	var dirs = []string{"../parsers/testdata", "../hpl/testdata", "../../shared/fixtures/lab", "../../shared/fixtures/articles"}
+	var dirs = []string{"../parsers/testdata", "../hpl/testdata", "../examples/articles/testdata"}
 	unknown := map[string]bool{}
 	files := 0
 	for _, dir := range dirs {

@@ -261,8 +261,7 @@ func TestBinaryIsStatic(t *testing.T) {
 }
 
 // TestBuildIsQuietAndStatic builds the runner as make does, and with cgo
-// on both with make's tags and as a plain "go build" (what a user types,
-// and ../shared/acceptance/skeleton-local does): all are static, and none
+// on both with make's tags and as a plain "go build" (what a user types): all are static, and none
 // prints glibc's warning about getaddrinfo in a static binary. The runner
 // imports nothing with C code (no package net: runner/internal/tcp), so a
 // C compiler, present or not, changes nothing.

@@ -1,5 +1,5 @@
 // Package layering holds every package of sbench to its place in the data
-// flow of DESIGN.md: the table of what each package must not import,
+// flow of docs/design.md: the table of what each package must not import,
 // checked on what it imports directly or through others.
 package layering
 
@@ -21,7 +21,7 @@ import (
 
 const module = "github.com/sbench/sbench/"
 
-// rule is a row of DESIGN.md's package table. A rule covers its package
+// rule is a row of docs/design.md's package table. A rule covers its package
 // and the packages under it (hpl covers hpl/lu).
 type rule struct {
 	pkg string
@@ -140,7 +140,7 @@ func TestLayering(t *testing.T) {
 		pkg := strings.TrimPrefix(path, module)
 		r, ok := ruleFor(pkg)
 		if !ok {
-			t.Errorf("package %s has no rule: add its row to DESIGN.md's package table and to rules here", pkg)
+			t.Errorf("package %s has no rule: add its row to the package table of docs/design.md and to rules here", pkg)
 			continue
 		}
 		for _, dep := range pkgs[path].Deps {

@@ -37,9 +37,9 @@
 // the registry start.sh writes to ($SBENCH_LAB_REGISTRY), however the
 // tests ended. What works in this kernel and what does not (no netem;
 // slurmd under nsenter, not "ip netns exec"; one hostname and /etc/hosts
-// per node for srun's callbacks) is in notes/netns-cluster.md.
+// per node for srun's callbacks) is in docs/test-cluster.md.
 //
 // The facts behind the scripts (why TmpFS per node, why batch_sched_delay=0,
-// why MinJobAge and jobcomp/filetxt) are in the lab notes,
-// notes/slurm-lab.md.
+// why MinJobAge and jobcomp/filetxt) are in
+// docs/test-cluster.md.
 package testcluster

@@ -11,7 +11,7 @@
 #
 # shape.sh LABDIR NODE off takes the shaping off again. Only tbf and htb
 # work in this kernel (no netem: slowness is emulated by rate, not delay;
-# see notes/netns-cluster.md). The qdiscs go with the veth when stop.sh
+# see docs/test-cluster.md). The qdiscs go with the veth when stop.sh
 # deletes the lab.
 #
 # Exit status: 0 done, 1 failed, 2 usage.

@@ -11,7 +11,7 @@
 # and hostname, all on one bridge that holds 198.18.0.1 on the host side
 # (RFC 2544's range for benchmarking; nothing leaves the machine). shape.sh
 # then slows one node's link. Why nsenter, and why each node needs its own
-# UTS and mount namespace (hostname, /etc/hosts): notes/netns-cluster.md.
+# UTS and mount namespace (hostname, /etc/hosts): docs/test-cluster.md.
 #
 # stdout carries only the lines to eval; progress and errors go to stderr:
 #
@@ -234,7 +234,7 @@ CTLD_ADDR=127.0.0.1
 [ "$NETNS" = 1 ] && CTLD_ADDR=$NET_PREFIX.0.1
 {
 	cat <<EOF
-# Written by sbench slurm/testcluster/start.sh; facts: notes/slurm-lab.md.
+# Written by sbench slurm/testcluster/start.sh; facts: docs/test-cluster.md.
 ClusterName=sbenchlab
 SlurmctldHost=$HOST($CTLD_ADDR)
 SlurmctldPort=$BASE

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/runner/internal/tcp"
 )
@@ -209,14 +208,7 @@ func TestFastIOPeerStalls(t *testing.T) {
 				defer l.close()
 				send := l.write
 				if spliced {
-					if err := l.setSend(SendSplice); err != nil {
-						t.Fatal(err)
-					}
-					if l.fast.pipe == nil {
-						// enableSplice logged why. This process closes its
-						// pipes (TestMain checks): the user's others hold them.
-						testenv.Require(t, "no pipe of 64 KiB for send=splice: the user's pipes hold fs.pipe-user-pages-soft pages")
-					}
+					enableSplice(t, l)
 					send = l.stream
 				}
 				// Before, the deadline ran from testLink, and the 64 MiB

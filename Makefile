@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION) -X github.com/sbench/sbench/runner.Version
 LAB     ?= /tmp/sbench-slurm-lab
 FUZZTIME ?= 30s
 
-.PHONY: all build demo test test-race test-short test-slurm fuzz vet clean
+.PHONY: all build demo test test-race test-short test-long test-slurm fuzz vet clean
 
 all: build
 
@@ -53,16 +53,26 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 # Tests that need a running Slurm; make test leaves them to make test-slurm.
-SLURM_TESTS := ^(TestSlurm.*|TestRealCluster)$$
+SLURM_NAMES := TestSlurm.*|TestRealCluster
+SLURM_TESTS := ^($(SLURM_NAMES))$$
+# Integration comparisons that take minutes (testenv.Long); make test
+# leaves them to make test-long.
+LONG_NAMES  := TestLocalToolsVsNative
+LONG_TESTS  := ^($(LONG_NAMES))$$
+NOT_HERE    := ^($(SLURM_NAMES)|$(LONG_NAMES))$$
 
 # Unit, golden and local end-to-end tests; no root and no Slurm needed.
 test: vet
-	$(GO) test -count=1 -skip '$(SLURM_TESTS)' ./...
+	$(GO) test -count=1 -skip '$(NOT_HERE)' ./...
 
 # The same tests under the race detector (every package's take under a
 # minute with it here; CI runs this too).
 test-race:
-	$(GO) test -race -count=1 -skip '$(SLURM_TESTS)' ./...
+	$(GO) test -race -count=1 -skip '$(NOT_HERE)' ./...
+
+# The long integration comparisons, and only them.
+test-long:
+	SBENCH_LONG=1 $(GO) test -count=1 -run '$(LONG_TESTS)' ./...
 
 test-short:
 	$(GO) test -short ./...

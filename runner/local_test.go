@@ -29,9 +29,29 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(nofileRankEnv); spec != "" {
 		os.Exit(nofileRank0(spec))
 	}
+	pipes := openPipes()
 	code := m.Run()
 	testenv.RemoveBuilt() // the runner, built once for all end-to-end tests
+	// A pipe left open counts against the user's pipe pages
+	// (fs.pipe-user-pages-soft) as long as the process lives: enough of
+	// them, and a later test's send=splice gets a pipe too small to use.
+	if left := openPipes() - pipes; left > 0 && code == 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: the tests left %d pipe ends open\n", left)
+		code = 1
+	}
 	os.Exit(code)
+}
+
+// openPipes counts the ends of pipes the process has open.
+func openPipes() int {
+	fds, _ := os.ReadDir("/proc/self/fd")
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.HasPrefix(target, "pipe:") {
+			n++
+		}
+	}
+	return n
 }
 
 func helperRank(mode string) int {

@@ -41,6 +41,8 @@ type step struct {
 	edit func(rank int, cfg *Config)
 	// root is the provenance tree; empty for an empty one per rank.
 	root string
+	// ended, if set, is called when a rank's Run has returned.
+	ended func(rank int)
 }
 
 var jobSeq atomic.Int64
@@ -124,6 +126,9 @@ func (s *step) run() []rankResult {
 			start := time.Now()
 			path, err := Run(ctx, cfg)
 			out[r] = rankResult{path: path, err: err, stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
+			if s.ended != nil {
+				s.ended(r)
+			}
 		}(r)
 	}
 	wg.Wait()

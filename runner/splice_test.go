@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 )
 
@@ -33,6 +34,20 @@ func drain(conn tcpConn, sizes []int, errs chan<- error) {
 	errs <- nil
 }
 
+// enableSplice turns send=splice on for l, and stops the test when the
+// system leaves its pipe below 64 KiB: the stream would write, and the
+// test would test nothing. This process closes its pipes (TestMain
+// checks): the user's other processes hold the pages then.
+func enableSplice(t *testing.T, l *link) {
+	t.Helper()
+	if err := l.setSend(SendSplice); err != nil {
+		t.Fatal(err)
+	}
+	if l.fast.pipe == nil {
+		testenv.Require(t, "no pipe of 64 KiB for send=splice: the user's pipes hold fs.pipe-user-pages-soft pages")
+	}
+}
+
 // TestStreamSplices: with splicing on, a stream's messages of spliceMin
 // bytes and more go through the pipe, in one piece or, past the pipe's
 // capacity, several, and arrive whole; smaller ones are written.
@@ -45,12 +60,7 @@ func TestStreamSplices(t *testing.T) {
 			go drain(b, sizes, errs)
 			l := testLink(t, context.Background(), a, mode, 5*time.Second)
 			defer l.close()
-			if err := l.setSend(SendSplice); err != nil {
-				t.Fatal(err)
-			}
-			if l.fast.pipe == nil {
-				t.Fatal("send=splice made no pipe")
-			}
+			enableSplice(t, l)
 			var want int64
 			// The patterns stay referenced until the peer has read them
 			// all, as the kernels' do (with a newPattern(size).msg(i)
@@ -135,9 +145,7 @@ func TestStreamSpliceDoesNotAllocate(t *testing.T) {
 			go io.Copy(io.Discard, b)
 			l := testLink(t, context.Background(), a, mode, time.Minute)
 			defer l.close()
-			if err := l.setSend(SendSplice); err != nil {
-				t.Fatal(err)
-			}
+			enableSplice(t, l)
 			msg := newPattern(256 << 10).msg(0)
 			allocs := testing.AllocsPerRun(200, func() {
 				l.refresh(time.Now())

@@ -85,6 +85,18 @@ func (b *browser) open(path string) {
 	}
 }
 
+// follow clicks the link css selects and waits for the page it opens to
+// load. A wait for an element alone could find it on the page before: the
+// click only starts the navigation.
+func (b *browser) follow(css string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	defer cancel()
+	if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(css))); err != nil {
+		b.t.Fatalf("follow %s: %v", css, err)
+	}
+}
+
 // do runs actions, failing the test on an error.
 func (b *browser) do(what string, actions ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
@@ -293,7 +305,8 @@ func TestBrowserSite(t *testing.T) {
 
 	// Follow the regression's link to its history page.
 	href := eval[string](b, `document.querySelector('.cell-line .mark.worse').parentNode.querySelector('a').getAttribute('href')`)
-	b.do("follow "+href, chromedp.Click(chromedp.CSS(`a[href="`+href+`"]`)), chromedp.WaitReady(chromedp.CSS("svg.sb-fig")))
+	b.follow(`a[href="` + href + `"]`)
+	b.do("wait for the chart", chromedp.WaitReady(chromedp.CSS("svg.sb-fig")))
 	if url := eval[string](b, `location.href`); url != "file://"+filepath.Join(dir, href) {
 		t.Errorf("followed to %s", url)
 	}

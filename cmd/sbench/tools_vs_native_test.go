@@ -246,6 +246,8 @@ func TestLocalToolsVsNative(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: runs a 24-run campaign (about a minute)")
 	}
+	// 90-400 s on two busy cores: make test-long's.
+	testenv.Long(t)
 	root := repoRoot(t)
 	buildOSUStandin(t)
 	buildBinaries(t)

@@ -28,6 +28,18 @@ func Require(t testing.TB, why string) {
 	t.Skip(why)
 }
 
+// Long stops a test that takes minutes — an integration comparison that
+// make test leaves to make test-long — unless SBENCH_LONG=1, as make
+// test-long sets it. It stops it as Require does: under
+// SBENCH_REQUIRE_INTEGRATION=1 a long test run without SBENCH_LONG fails,
+// so make test does not run these tests at all (its -skip names them).
+func Long(t testing.TB) {
+	t.Helper()
+	if os.Getenv("SBENCH_LONG") != "1" {
+		Require(t, "a long test: make test-long runs it (SBENCH_LONG=1)")
+	}
+}
+
 // LookPath returns the path of the program tool, or stops the test as
 // Require does when it is not installed. pkg is the package that installs
 // it, for the message ("" if there is nothing useful to say).

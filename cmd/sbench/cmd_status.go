@@ -19,6 +19,8 @@ type statusOptions struct {
 	campaign                string
 	wait, ingest, all, json bool
 	every                   time.Duration
+	// cancelStranded scancels the jobs that can never start.
+	cancelStranded bool
 }
 
 func newStatusCmd(e *env) *cobra.Command {
@@ -60,6 +62,7 @@ standard error as they happen.`,
 	c.Flags().BoolVar(&o.all, "all", false, "list every recorded job, not only the unfinished ones")
 	c.Flags().DurationVar(&o.every, "interval", 2*time.Second, "how often to poll Slurm with --wait")
 	c.Flags().BoolVar(&o.json, "json", false, "print the jobs (and what --ingest added) as JSON")
+	c.Flags().BoolVar(&o.cancelStranded, "cancel-stranded", false, "scancel the jobs that can never start (their afterok chain reaches a job that did not complete)")
 	return c
 }
 
@@ -68,7 +71,7 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 	if every <= 0 {
 		return usagef("status: --interval must be positive")
 	}
-	db, err := openDB(e)
+	db, err := openDBExisting(e)
 	if err != nil {
 		return err
 	}
@@ -88,6 +91,15 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 		}
 		return nil
 	}
+	// What the archive already knows strands a job: a status --wait
+	// ended before it saw the chain settle left it to this one.
+	found, err := markStranded(ctx, db, jobs)
+	if err != nil {
+		return err
+	}
+	if wait {
+		announceStranded(e.stderr, found)
+	}
 	byID := map[string]*store.Job{}
 	var open []string
 	for i := range jobs {
@@ -102,7 +114,11 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 		if j == nil {
 			return nil
 		}
+		stranded, why := isStranded(*j) && info.State == "PENDING", j.Reason
 		j.State, j.Reason, j.ExitCode, j.NodeList = info.State, info.Reason, info.ExitCode, info.NodeList
+		if stranded {
+			j.Reason = why // Slurm says "Dependency" forever
+		}
 		if !info.Start.IsZero() {
 			j.Start = info.Start
 		}
@@ -123,11 +139,15 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 				return err
 			}
 		}
+		if _, err := markStranded(ctx, db, jobs); err != nil {
+			return err
+		}
 	}
 	if wait && len(open) > 0 {
 		var applyErr error
 		progress := map[string]string{}
-		_, err := client.WaitEach(ctx, open, every, func(info slurm.JobInfo, changed bool) {
+		stranded := func(info slurm.JobInfo) bool { return byID[info.ID] != nil && isStranded(*byID[info.ID]) }
+		_, err := client.WaitUntil(ctx, open, every, func(info slurm.JobInfo, changed bool) {
 			prevRestarts := 0
 			if j := byID[info.ID]; j != nil {
 				prevRestarts = j.Restarts
@@ -137,7 +157,15 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 			}
 			now := time.Now().Format("15:04:05")
 			if changed {
-				fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, describeState(info, prevRestarts))
+				if info.State != "PENDING" || !stranded(info) { // that one said why it never starts
+					fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, describeState(info, prevRestarts))
+				}
+				// A job that ends badly may strand those waiting for it.
+				found, err := markStranded(ctx, db, jobs)
+				if err != nil && applyErr == nil {
+					applyErr = err
+				}
+				announceStranded(e.stderr, found)
 			}
 			if info.State == "RUNNING" {
 				if line := runningStep(*byID[info.ID], time.Now()); line != "" && line != progress[info.ID] {
@@ -145,7 +173,7 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 					fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, line)
 				}
 			}
-		})
+		}, stranded)
 		if err != nil {
 			return err
 		}
@@ -153,6 +181,15 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 			return applyErr
 		}
 	}
+	if o.cancelStranded {
+		if err := cancelStranded(ctx, e, db, client, jobs); err != nil {
+			return err
+		}
+	}
+	// --ingest looks at every job, not only those shown: a job that
+	// settled while no status was there to ingest it (a status --wait
+	// killed before its ingest) has its runs archived now.
+	recorded := jobs
 	if !all {
 		// Show what this call was about: the jobs that were open, or
 		// everything when nothing was.
@@ -171,8 +208,14 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 	if ingest {
 		var total ingestSummary
 		planned := 0
-		for _, j := range jobs {
+		for _, j := range recorded {
 			if !jobSettled(j) && j.State != slurm.StateUnknown {
+				continue
+			}
+			if done, err := jobArchived(ctx, db, j); err != nil || done {
+				if err != nil {
+					return err
+				}
 				continue
 			}
 			n, err := archiveJob(ctx, e, db, j, nil, &total)
@@ -212,7 +255,7 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 // jobSettled reports whether a recorded job's state will not change by
 // waiting (slurm.JobInfo.Settled).
 func jobSettled(j store.Job) bool {
-	return slurm.JobInfo{State: j.State, Reason: j.Reason}.Settled() && j.State != slurm.StateUnknown
+	return (slurm.JobInfo{State: j.State, Reason: j.Reason}.Settled() || isStranded(j)) && j.State != slurm.StateUnknown
 }
 
 // describeState says what a change of a job's state means.

@@ -199,4 +199,3 @@ func TestStatusNeverCreatesAnArchive(t *testing.T) {
 		}
 	}
 }
-

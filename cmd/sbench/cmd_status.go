@@ -26,7 +26,7 @@ type statusOptions struct {
 func newStatusCmd(e *env) *cobra.Command {
 	var o statusOptions
 	c := &cobra.Command{
-		Use:   "status [--campaign NAME] [--wait] [--ingest] [--json]",
+		Use:   "status [--campaign NAME] [--wait] [--ingest] [--cancel-stranded] [--json]",
 		Short: "Follow submitted jobs until they finish",
 		Long: `Status asks Slurm for the state of the archive's unfinished jobs (all
 campaigns, or --campaign NAME), records it and prints a table. It works
@@ -36,20 +36,36 @@ shown as UNKNOWN, never dropped. A job whose submission was interrupted
 before its id was recorded is found by the comment sbench gave it.
 
 --wait polls until every job is settled: ended (COMPLETED, FAILED,
-CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED …), or pending on a
-dependency that failed (DependencyNeverSatisfied: Slurm would keep it
-pending forever). It prints each change as it happens — a requeue after a
-node failure included — and, for a running job, which step runs and for how
-long. With --wait, the exit status is 1 when any job did not complete.
---ingest then loads the bundles the settled jobs wrote, and archives every
+CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED …), or never to
+start. It prints each change as it happens — a requeue after a node failure
+included — and, for a running job, which step runs and for how long. With
+--wait, the exit status is 1 when any job did not complete.
+
+A job that waits for others (a benchmark's "after": --dependency=afterok)
+never starts once one of them, or one they wait for in turn, ended without
+completing. Slurm marks only the first level (DependencyNeverSatisfied) and
+keeps the jobs further down the chain pending on "Dependency" forever;
+status knows every job's afterok dependencies (submit records them),
+follows the chain and reports such a job as never starting, with the job
+that did it ("because job 12 (benchmark first) failed"). --cancel-stranded
+scancels those jobs. On the cluster's side, kill_invalid_depend in
+SchedulerParameters (slurm.conf) makes Slurm cancel them itself.
+
+--ingest then loads the bundles the settled jobs wrote — every settled job
+of the archive (of --campaign), not only those shown — and archives every
 planned step that left none as a failed run, with the job's state and what
-the step printed: every planned step ends as a run.
+the step printed: every planned step ends as a run (a job that never
+started: "never ran", and why).
+
+Status reads the archive and never creates one: where there is none it
+says "no archive at PATH"; submit and local create it.
 
 With --json the final table is one JSON object on standard output,
 {"jobs": [...], "ingest": {...}}; the changes --wait follows still go to
 standard error as they happen.`,
 		Example: `  sbench status
   sbench status --campaign quickstart --wait --ingest
+  sbench status --campaign chain --wait --cancel-stranded --ingest
   sbench status --all --json | jq -r '.jobs[] | select(.state != "COMPLETED") | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -173,16 +173,14 @@ func cancelStranded(ctx context.Context, e *env, db *store.DB, client *slurm.Cli
 	return nil
 }
 
-// jobArchived reports whether every planned launch of a settled job has
-// its run in the archive, so that status --ingest need not read its
-// bundles again. A job recorded without a plan is never known to be.
+// jobArchived reports whether a settled job's runs are in the archive, so
+// that status --ingest, which looks at every job, need not read its
+// bundles again: every planned launch has its run, or for a job recorded
+// before plans were (which says nothing of its launches), any run.
 func jobArchived(ctx context.Context, db *store.DB, j store.Job) (bool, error) {
-	if len(j.Plan) == 0 {
-		return false, nil
-	}
 	have, err := db.JobRuns(ctx, j.Campaign, j.SlurmID)
-	if err != nil {
+	if err != nil || len(have) == 0 {
 		return false, err
 	}
-	return len(have) > 0 && len(missingRuns(j, have, nil)) == 0, nil
+	return len(j.Plan) == 0 || len(missingRuns(j, have, nil)) == 0, nil
 }

@@ -222,31 +222,8 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 	}
 	var ingested *statusIngestJSON
 	if ingest {
-		var total ingestSummary
-		planned := 0
-		for _, j := range recorded {
-			if !jobSettled(j) && j.State != slurm.StateUnknown {
-				continue
-			}
-			if done, err := jobArchived(ctx, db, j); err != nil || done {
-				if err != nil {
-					return err
-				}
-				continue
-			}
-			n, err := archiveJob(ctx, e, db, j, nil, &total)
-			if err != nil {
-				return err
-			}
-			planned += n
-		}
-		if o.json {
-			ingested = &statusIngestJSON{Added: total.added + planned, AlreadyArchived: total.skipped, Bundles: total.files, Missing: planned}
-		} else {
-			fmt.Fprintf(e.stdout, "%d run(s) added, %d already archived, from %d bundle(s)\n", total.added+planned, total.skipped, total.files)
-			if planned > 0 {
-				fmt.Fprintf(e.stdout, "%d planned step(s) left no bundle: archived as failed runs, with why (sbench runs --status failed)\n", planned)
-			}
+		if ingested, err = ingestSettled(ctx, e, db, recorded, o.json); err != nil {
+			return err
 		}
 	}
 	if o.json {
@@ -266,6 +243,39 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 		}
 	}
 	return nil
+}
+
+// ingestSettled archives the runs of every settled job of jobs (status
+// --ingest): their bundles, and a failed run for every planned step that
+// left none. Jobs whose runs are all archived are skipped. It says what it
+// added, or with asJSON returns it for the JSON output.
+func ingestSettled(ctx context.Context, e *env, db *store.DB, jobs []store.Job, asJSON bool) (*statusIngestJSON, error) {
+	var total ingestSummary
+	planned := 0
+	for _, j := range jobs {
+		if !jobSettled(j) && j.State != slurm.StateUnknown {
+			continue
+		}
+		if done, err := jobArchived(ctx, db, j); err != nil || done {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		n, err := archiveJob(ctx, e, db, j, nil, &total)
+		if err != nil {
+			return nil, err
+		}
+		planned += n
+	}
+	if asJSON {
+		return &statusIngestJSON{Added: total.added + planned, AlreadyArchived: total.skipped, Bundles: total.files, Missing: planned}, nil
+	}
+	fmt.Fprintf(e.stdout, "%d run(s) added, %d already archived, from %d bundle(s)\n", total.added+planned, total.skipped, total.files)
+	if planned > 0 {
+		fmt.Fprintf(e.stdout, "%d planned step(s) left no bundle: archived as failed runs, with why (sbench runs --status failed)\n", planned)
+	}
+	return nil, nil
 }
 
 // jobSettled reports whether a recorded job's state will not change by

@@ -316,8 +316,9 @@ func (s Selector) jobFilter(ctx context.Context, a Archive) (store.Filter, error
 }
 
 // submissionGap is the longest pause between two jobs of one submission
-// whose scripts do not say which submission they belong to: sbench submit
-// calls sbatch once per job, seconds apart even on a busy controller; a
+// recorded before submissions were (store.Job.Submission "") whose
+// scripts do not say which submission they belong to: sbench submit calls
+// sbatch once per job, seconds apart even on a busy controller; a
 // campaign submitted again (after a fix, the next day) is minutes or more
 // later.
 const submissionGap = 2 * time.Minute
@@ -329,16 +330,33 @@ const submissionGap = 2 * time.Minute
 var localJobRE = regexp.MustCompile(`^local-(.+?)-\d+(?:-resume\d+)?(?:_\d+)?$`)
 
 // Submissions groups a campaign's jobs (in submission order, as
-// store.DB.Jobs returns them) into submissions, newest first. A submission
-// is the jobs submitted together: by one sbench local (same stamp in
-// their ids), or by one sbench submit (their scripts in the one directory
-// it wrote them to, scripts/TIMESTAMP; jobs recorded without a script
-// each within submissionGap of the one before). Two submits a minute
-// apart are two submissions.
+// store.DB.Jobs returns them) into submissions, newest first (by their
+// first job). A submission is the jobs recorded with one submission id:
+// one sbench submit, one sbench local with its resumes (local-STAMP, the
+// prefix of its jobs' ids). Two submits seconds apart are two
+// submissions.
+//
+// Jobs recorded before submissions were (no id) are grouped as they were
+// then: an sbench local's by the stamp in their ids (as local-STAMP, so
+// that a later resume continues them), an sbench submit's by the one
+// directory it wrote their scripts to (scripts/TIMESTAMP), jobs recorded
+// without a script each within submissionGap of the one before.
 func Submissions(jobs []store.Job) [][]store.Job {
 	var subs [][]store.Job
+	index := map[string]int{} // a submission's id: its place in subs
 	for i, j := range jobs {
-		if i > 0 && together(jobs[i-1], j) {
+		if key := submissionOf(j); key != "" {
+			if k, ok := index[key]; ok {
+				subs[k] = append(subs[k], j)
+				continue
+			}
+			index[key] = len(subs)
+			subs = append(subs, []store.Job{j})
+			continue
+		}
+		// Inferred: the job before it (then the last of the last
+		// submission) was submitted with it.
+		if i > 0 && submissionOf(jobs[i-1]) == "" && together(jobs[i-1], j) {
 			subs[len(subs)-1] = append(subs[len(subs)-1], j)
 			continue
 		}
@@ -348,14 +366,21 @@ func Submissions(jobs []store.Job) [][]store.Job {
 	return subs
 }
 
+// submissionOf is the submission a job was recorded with, or for an
+// sbench local job recorded before submissions were, the one its id
+// names (local-STAMP); "" for other jobs recorded before.
+func submissionOf(j store.Job) string {
+	if j.Submission != "" {
+		return j.Submission
+	}
+	if m := localJobRE.FindStringSubmatch(j.SlurmID); m != nil {
+		return "local-" + m[1]
+	}
+	return ""
+}
+
 func together(prev, next store.Job) bool {
-	mp, mn := localJobRE.FindStringSubmatch(prev.SlurmID), localJobRE.FindStringSubmatch(next.SlurmID)
-	switch {
-	case mp != nil && mn != nil:
-		return mp[1] == mn[1]
-	case mp != nil || mn != nil:
-		return false
-	case prev.Script != "" && next.Script != "":
+	if prev.Script != "" && next.Script != "" {
 		return filepath.Dir(prev.Script) == filepath.Dir(next.Script)
 	}
 	return next.Submitted.Sub(prev.Submitted) <= submissionGap

@@ -526,6 +526,12 @@ func (c *Client) Wait(ctx context.Context, ids []string, every time.Duration, on
 // (State, Reason or Restarts): what a caller that also follows a running
 // job's progress needs.
 func (c *Client) WaitEach(ctx context.Context, ids []string, every time.Duration, onPoll func(j JobInfo, changed bool)) (map[string]JobInfo, error) {
+	return c.waitEach(ctx, ids, every, onPoll, nil)
+}
+
+// waitEach is WaitEach and WaitUntil: settled, when not nil, settles jobs
+// that JobInfo.Settled does not.
+func (c *Client) waitEach(ctx context.Context, ids []string, every time.Duration, onPoll func(j JobInfo, changed bool), settled func(JobInfo) bool) (map[string]JobInfo, error) {
 	ids, err := cleanIDs(ids)
 	if err != nil {
 		return nil, err
@@ -561,7 +567,7 @@ func (c *Client) WaitEach(ctx context.Context, ids []string, every time.Duration
 				onPoll(j, !seen || prev.State != j.State || prev.Reason != j.Reason || prev.Restarts != j.Restarts)
 			}
 			last[id] = j
-			if !j.Settled() {
+			if !j.Settled() && (settled == nil || !settled(j)) {
 				still = append(still, id)
 			}
 		}

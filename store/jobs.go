@@ -44,12 +44,16 @@ func (db *DB) RecordJob(ctx context.Context, j Job) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, err)
 	}
+	after, err := jsonOrNull(j.After, len(j.After) == 0)
+	if err != nil {
+		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, err)
+	}
 	r, err := db.w.ExecContext(ctx, `INSERT INTO jobs (slurm_id, campaign, variants, name, script, results_dir, submitted, state, reason, exit_code, start_time, end_time, nodelist, updated,
-	plan, output, error, restarts, intent)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	plan, output, error, restarts, intent, submission, after_ok)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		j.SlurmID, j.Campaign, variants, j.Name, j.Script, j.ResultsDir, formatTime(j.Submitted),
 		j.State, j.Reason, j.ExitCode, formatTime(j.Start), formatTime(j.End), j.NodeList, formatTime(j.Updated),
-		plan, j.Output, j.Error, j.Restarts, j.Intent)
+		plan, j.Output, j.Error, j.Restarts, j.Intent, j.Submission, after)
 	if isUniqueViolation(err) {
 		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, ErrExists)
 	}
@@ -122,7 +126,7 @@ WHERE slurm_id = ? AND (? = '' OR campaign = ?)`,
 // submission time, then id.
 func (db *DB) Jobs(ctx context.Context, campaign string) ([]Job, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT id, slurm_id, campaign, variants, name, script, results_dir, submitted, state, reason, exit_code, start_time, end_time, nodelist, updated,
-	plan, output, error, restarts, intent
+	plan, output, error, restarts, intent, submission, after_ok
 FROM jobs WHERE ? = '' OR campaign = ? ORDER BY submitted, id`, campaign, campaign)
 	if err != nil {
 		return nil, fmt.Errorf("query jobs of %s: %w", db.path, err)
@@ -131,10 +135,10 @@ FROM jobs WHERE ? = '' OR campaign = ? ORDER BY submitted, id`, campaign, campai
 	var out []Job
 	for rows.Next() {
 		var j Job
-		var variants, submitted, start, end, updated, plan sql.NullString
+		var variants, submitted, start, end, updated, plan, after sql.NullString
 		if err := rows.Scan(&j.ID, &j.SlurmID, &j.Campaign, &variants, &j.Name, &j.Script, &j.ResultsDir,
 			&submitted, &j.State, &j.Reason, &j.ExitCode, &start, &end, &j.NodeList, &updated,
-			&plan, &j.Output, &j.Error, &j.Restarts, &j.Intent); err != nil {
+			&plan, &j.Output, &j.Error, &j.Restarts, &j.Intent, &j.Submission, &after); err != nil {
 			return nil, fmt.Errorf("query jobs of %s: %w", db.path, err)
 		}
 		if err := unmarshalNull(variants, &j.Variants); err != nil {
@@ -142,6 +146,9 @@ FROM jobs WHERE ? = '' OR campaign = ? ORDER BY submitted, id`, campaign, campai
 		}
 		if err := unmarshalNull(plan, &j.Plan); err != nil {
 			return nil, fmt.Errorf("query jobs of %s: job %d: plan: %w", db.path, j.ID, err)
+		}
+		if err := unmarshalNull(after, &j.After); err != nil {
+			return nil, fmt.Errorf("query jobs of %s: job %d: after_ok: %w", db.path, j.ID, err)
 		}
 		var perr error
 		set := func(dst *time.Time, s sql.NullString) {

@@ -29,6 +29,7 @@ var migrations = []migration{
 	{"systems and housekeeping indexes", execSQL(schemaV5)},
 	{"tool benchmarks", migrateV6},
 	{"run notes", execSQL(schemaV7)},
+	{"submissions and job dependencies", execSQL(schemaV8)},
 }
 
 // LatestSchemaVersion is the schema version this sbench writes.
@@ -287,6 +288,17 @@ WHERE kind = 'tool' AND kernel = 'exec' AND tool = ? AND tool_benchmark = ''`, b
 // one.
 const schemaV7 = `
 ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT '';
+`
+
+// schemaV8 records what was inferred before: the submission a job belongs
+// to (jobs.submission, the id sbench submit or sbench local gave all the
+// jobs it recorded; "" for jobs recorded before, whose submission is
+// still inferred), and the jobs it waits for (jobs.after_ok, the Slurm ids
+// of its --dependency=afterok), from which sbench status tells a job that
+// can never start however long Slurm keeps it pending.
+const schemaV8 = `
+ALTER TABLE jobs ADD COLUMN submission TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN after_ok TEXT;                      -- JSON array of Slurm job ids
 `
 
 // NewerSchemaError is returned by Open for an archive written by a newer

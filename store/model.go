@@ -105,6 +105,13 @@ type Job struct {
 	// Intent is the comment sbatch was given, by which a job whose id was
 	// never recorded (an interrupted submit) is found again; "" once it is.
 	Intent string
+	// Submission is the id sbench submit or sbench local gave every job it
+	// recorded (sbench local --resume keeps the one it resumes); "" for
+	// jobs recorded before submissions were (schema v8).
+	Submission string
+	// After are the Slurm ids of the jobs this one waits for
+	// (--dependency=afterok): it starts only when all of them completed.
+	After []string
 }
 
 // PlannedStep is one step a job was submitted to run: what must end in the

@@ -645,7 +645,7 @@ labels of the same key, as sbench ingest --label does.`,
 					}
 					job := store.Job{SlurmID: jobID, Campaign: camp.Campaign.Name, Variants: variants, Name: j.JobName,
 						ResultsDir: resultsDir, Submitted: time.Now(), State: "RUNNING", Start: time.Now(), NodeList: strings.Join(nodes, ","),
-						Plan: planned}
+						Plan: planned, Submission: localSubmission(stamp)}
 					if job.ID, err = db.RecordJob(ctx, job); err != nil {
 						return err
 					}

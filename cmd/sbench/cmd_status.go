@@ -19,12 +19,14 @@ type statusOptions struct {
 	campaign                string
 	wait, ingest, all, json bool
 	every                   time.Duration
+	// cancelStranded scancels the jobs that can never start.
+	cancelStranded bool
 }
 
 func newStatusCmd(e *env) *cobra.Command {
 	var o statusOptions
 	c := &cobra.Command{
-		Use:   "status [--campaign NAME] [--wait] [--ingest] [--json]",
+		Use:   "status [--campaign NAME] [--wait] [--ingest] [--cancel-stranded] [--json]",
 		Short: "Follow submitted jobs until they finish",
 		Long: `Status asks Slurm for the state of the archive's unfinished jobs (all
 campaigns, or --campaign NAME), records it and prints a table. It works
@@ -34,20 +36,36 @@ shown as UNKNOWN, never dropped. A job whose submission was interrupted
 before its id was recorded is found by the comment sbench gave it.
 
 --wait polls until every job is settled: ended (COMPLETED, FAILED,
-CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED …), or pending on a
-dependency that failed (DependencyNeverSatisfied: Slurm would keep it
-pending forever). It prints each change as it happens — a requeue after a
-node failure included — and, for a running job, which step runs and for how
-long. With --wait, the exit status is 1 when any job did not complete.
---ingest then loads the bundles the settled jobs wrote, and archives every
+CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED …), or never to
+start. It prints each change as it happens — a requeue after a node failure
+included — and, for a running job, which step runs and for how long. With
+--wait, the exit status is 1 when any job did not complete.
+
+A job that waits for others (a benchmark's "after": --dependency=afterok)
+never starts once one of them, or one they wait for in turn, ended without
+completing. Slurm marks only the first level (DependencyNeverSatisfied) and
+keeps the jobs further down the chain pending on "Dependency" forever;
+status knows every job's afterok dependencies (submit records them),
+follows the chain and reports such a job as never starting, with the job
+that did it ("because job 12 (benchmark first) failed"). --cancel-stranded
+scancels those jobs. On the cluster's side, kill_invalid_depend in
+SchedulerParameters (slurm.conf) makes Slurm cancel them itself.
+
+--ingest then loads the bundles the settled jobs wrote — every settled job
+of the archive (of --campaign), not only those shown — and archives every
 planned step that left none as a failed run, with the job's state and what
-the step printed: every planned step ends as a run.
+the step printed: every planned step ends as a run (a job that never
+started: "never ran", and why).
+
+Status reads the archive and never creates one: where there is none it
+says "no archive at PATH"; submit and local create it.
 
 With --json the final table is one JSON object on standard output,
 {"jobs": [...], "ingest": {...}}; the changes --wait follows still go to
 standard error as they happen.`,
 		Example: `  sbench status
   sbench status --campaign quickstart --wait --ingest
+  sbench status --campaign chain --wait --cancel-stranded --ingest
   sbench status --all --json | jq -r '.jobs[] | select(.state != "COMPLETED") | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,6 +78,7 @@ standard error as they happen.`,
 	c.Flags().BoolVar(&o.all, "all", false, "list every recorded job, not only the unfinished ones")
 	c.Flags().DurationVar(&o.every, "interval", 2*time.Second, "how often to poll Slurm with --wait")
 	c.Flags().BoolVar(&o.json, "json", false, "print the jobs (and what --ingest added) as JSON")
+	c.Flags().BoolVar(&o.cancelStranded, "cancel-stranded", false, "scancel the jobs that can never start (their afterok chain reaches a job that did not complete)")
 	return c
 }
 
@@ -68,7 +87,7 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 	if every <= 0 {
 		return usagef("status: --interval must be positive")
 	}
-	db, err := openDB(e)
+	db, err := openDBExisting(e)
 	if err != nil {
 		return err
 	}
@@ -88,6 +107,15 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 		}
 		return nil
 	}
+	// What the archive already knows strands a job: a status --wait
+	// ended before it saw the chain settle left it to this one.
+	found, err := markStranded(ctx, db, jobs)
+	if err != nil {
+		return err
+	}
+	if wait {
+		announceStranded(e.stderr, found)
+	}
 	byID := map[string]*store.Job{}
 	var open []string
 	for i := range jobs {
@@ -102,7 +130,11 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 		if j == nil {
 			return nil
 		}
+		stranded, why := isStranded(*j) && info.State == "PENDING", j.Reason
 		j.State, j.Reason, j.ExitCode, j.NodeList = info.State, info.Reason, info.ExitCode, info.NodeList
+		if stranded {
+			j.Reason = why // Slurm says "Dependency" forever
+		}
 		if !info.Start.IsZero() {
 			j.Start = info.Start
 		}
@@ -123,11 +155,15 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 				return err
 			}
 		}
+		if _, err := markStranded(ctx, db, jobs); err != nil {
+			return err
+		}
 	}
 	if wait && len(open) > 0 {
 		var applyErr error
 		progress := map[string]string{}
-		_, err := client.WaitEach(ctx, open, every, func(info slurm.JobInfo, changed bool) {
+		stranded := func(info slurm.JobInfo) bool { return byID[info.ID] != nil && isStranded(*byID[info.ID]) }
+		_, err := client.WaitUntil(ctx, open, every, func(info slurm.JobInfo, changed bool) {
 			prevRestarts := 0
 			if j := byID[info.ID]; j != nil {
 				prevRestarts = j.Restarts
@@ -137,7 +173,15 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 			}
 			now := time.Now().Format("15:04:05")
 			if changed {
-				fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, describeState(info, prevRestarts))
+				if info.State != "PENDING" || !stranded(info) { // that one said why it never starts
+					fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, describeState(info, prevRestarts))
+				}
+				// A job that ends badly may strand those waiting for it.
+				found, err := markStranded(ctx, db, jobs)
+				if err != nil && applyErr == nil {
+					applyErr = err
+				}
+				announceStranded(e.stderr, found)
 			}
 			if info.State == "RUNNING" {
 				if line := runningStep(*byID[info.ID], time.Now()); line != "" && line != progress[info.ID] {
@@ -145,7 +189,7 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 					fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, line)
 				}
 			}
-		})
+		}, stranded)
 		if err != nil {
 			return err
 		}
@@ -153,6 +197,15 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 			return applyErr
 		}
 	}
+	if o.cancelStranded {
+		if err := cancelStranded(ctx, e, db, client, jobs); err != nil {
+			return err
+		}
+	}
+	// --ingest looks at every job, not only those shown: a job that
+	// settled while no status was there to ingest it (a status --wait
+	// killed before its ingest) has its runs archived now.
+	recorded := jobs
 	if !all {
 		// Show what this call was about: the jobs that were open, or
 		// everything when nothing was.
@@ -169,25 +222,8 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 	}
 	var ingested *statusIngestJSON
 	if ingest {
-		var total ingestSummary
-		planned := 0
-		for _, j := range jobs {
-			if !jobSettled(j) && j.State != slurm.StateUnknown {
-				continue
-			}
-			n, err := archiveJob(ctx, e, db, j, nil, &total)
-			if err != nil {
-				return err
-			}
-			planned += n
-		}
-		if o.json {
-			ingested = &statusIngestJSON{Added: total.added + planned, AlreadyArchived: total.skipped, Bundles: total.files, Missing: planned}
-		} else {
-			fmt.Fprintf(e.stdout, "%d run(s) added, %d already archived, from %d bundle(s)\n", total.added+planned, total.skipped, total.files)
-			if planned > 0 {
-				fmt.Fprintf(e.stdout, "%d planned step(s) left no bundle: archived as failed runs, with why (sbench runs --status failed)\n", planned)
-			}
+		if ingested, err = ingestSettled(ctx, e, db, recorded, o.json); err != nil {
+			return err
 		}
 	}
 	if o.json {
@@ -209,10 +245,43 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 	return nil
 }
 
+// ingestSettled archives the runs of every settled job of jobs (status
+// --ingest): their bundles, and a failed run for every planned step that
+// left none. Jobs whose runs are all archived are skipped. It says what it
+// added, or with asJSON returns it for the JSON output.
+func ingestSettled(ctx context.Context, e *env, db *store.DB, jobs []store.Job, asJSON bool) (*statusIngestJSON, error) {
+	var total ingestSummary
+	planned := 0
+	for _, j := range jobs {
+		if !jobSettled(j) && j.State != slurm.StateUnknown {
+			continue
+		}
+		if done, err := jobArchived(ctx, db, j); err != nil || done {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		n, err := archiveJob(ctx, e, db, j, nil, &total)
+		if err != nil {
+			return nil, err
+		}
+		planned += n
+	}
+	if asJSON {
+		return &statusIngestJSON{Added: total.added + planned, AlreadyArchived: total.skipped, Bundles: total.files, Missing: planned}, nil
+	}
+	fmt.Fprintf(e.stdout, "%d run(s) added, %d already archived, from %d bundle(s)\n", total.added+planned, total.skipped, total.files)
+	if planned > 0 {
+		fmt.Fprintf(e.stdout, "%d planned step(s) left no bundle: archived as failed runs, with why (sbench runs --status failed)\n", planned)
+	}
+	return nil, nil
+}
+
 // jobSettled reports whether a recorded job's state will not change by
 // waiting (slurm.JobInfo.Settled).
 func jobSettled(j store.Job) bool {
-	return slurm.JobInfo{State: j.State, Reason: j.Reason}.Settled() && j.State != slurm.StateUnknown
+	return (slurm.JobInfo{State: j.State, Reason: j.Reason}.Settled() || isStranded(j)) && j.State != slurm.StateUnknown
 }
 
 // describeState says what a change of a job's state means.

@@ -62,6 +62,10 @@ put first in the job's PATH so that the sbench-runner beside it is found.`,
 			}
 			resultsDir := filepath.Join(cwd, camp.ResultsDir())
 			scriptDir := filepath.Join(resultsDir, "scripts", time.Now().UTC().Format("20060102T150405.000"))
+			submission, err := newSubmissionID("submit")
+			if err != nil {
+				return err
+			}
 			plan, err := camp.Plan()
 			if err != nil {
 				return err
@@ -90,9 +94,9 @@ put first in the job's PATH so that the sbench-runner beside it is found.`,
 					return err
 				}
 				env := append(os.Environ(), "SBENCH_TOKEN="+token, "PATH="+pathWithSelf(os.Getenv("PATH")))
-				var sbatchArgs []string
+				var sbatchArgs, deps []string
 				if len(j.DependsOn) > 0 {
-					deps := make([]string, len(j.DependsOn))
+					deps = make([]string, len(j.DependsOn))
 					for k, d := range j.DependsOn {
 						deps[k] = ids[d]
 					}
@@ -103,7 +107,8 @@ put first in the job's PATH so that the sbench-runner beside it is found.`,
 				out, errFile := camp.OutputFiles(j)
 				job := store.Job{SlurmID: "intent-" + token[:16], Intent: intent, Campaign: camp.Campaign.Name, Variants: j.Variants,
 					Name: j.JobName, Script: paths[i], ResultsDir: resultsDir, Submitted: time.Now(), State: "SUBMITTING",
-					Plan: plannedSteps(camp, j), Output: absUnder(cwd, out), Error: absUnder(cwd, errFile)}
+					Plan: plannedSteps(camp, j), Output: absUnder(cwd, out), Error: absUnder(cwd, errFile),
+					Submission: submission, After: deps}
 				critical.Add(1)
 				id, err := submitOne(keep, db, client, job, paths[i], slurm.SubmitOptions{Dir: cwd, Env: env, Args: sbatchArgs})
 				critical.Done()

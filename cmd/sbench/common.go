@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -44,9 +45,25 @@ func openDB(e *env) (*store.DB, error) {
 func openDBRead(e *env) (*store.DB, error) {
 	db, err := store.OpenReadOnly(e.db)
 	if errors.Is(err, store.ErrNoArchive) {
-		return nil, usagef("no archive at %s: the archive is --db FILE, else $SBENCH_DB, else ./sbench.db; sbench ingest or sbench local create one", e.db)
+		return nil, noArchive(e)
 	}
 	return db, err
+}
+
+// noArchive is the error of a command that needs an archive where there is
+// none.
+func noArchive(e *env) error {
+	return usagef("no archive at %s: the archive is --db FILE, else $SBENCH_DB, else ./sbench.db; sbench ingest or sbench local create one", e.db)
+}
+
+// openDBExisting opens the archive for a command that writes to it but
+// has nothing to add to an archive that does not exist (status): like the
+// reading commands, it never creates one.
+func openDBExisting(e *env) (*store.DB, error) {
+	if _, err := os.Stat(e.db); errors.Is(err, fs.ErrNotExist) {
+		return nil, noArchive(e)
+	}
+	return openDB(e)
 }
 
 // openFiltered reads the filter flags, then opens the archive to read it:

@@ -234,7 +234,13 @@ func TestStatusJSON(t *testing.T) {
 		t.Errorf("status --json ingest: %+v (the planned step left no bundle: one failed run)", st.Ingest)
 	}
 
+	// An archive with no jobs (status never creates one).
 	empty := filepath.Join(dir, "empty.db")
+	if db, err := store.Open(empty); err != nil {
+		t.Fatal(err)
+	} else {
+		db.Close()
+	}
 	stdout, _, code = sbench(t, "status", "--db", empty, "--json")
 	var none struct {
 		Jobs []any `json:"jobs"`

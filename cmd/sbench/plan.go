@@ -282,7 +282,10 @@ func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *
 		state += ", " + j.Reason
 	}
 	var why string
+	neverRan, stranded := strandedWhy(j)
 	switch {
+	case o == nil && stranded:
+		why = neverRan
 	case o == nil && (j.State == "PENDING" || j.Start.IsZero()):
 		why = "never ran: the job ended without starting (" + state + ")"
 		if j.Reason == slurm.ReasonDependencyNeverSatisfied {

@@ -97,10 +97,8 @@ func runRuns(ctx context.Context, o runsOptions, e *env) error {
 var runsColumns = []string{"ID", "WHEN", "SYSTEM", "CAMPAIGN", "VARIANT", "BENCHMARK", "JOB/SOURCE", "NODES", "STATUS", "LABELS"}
 
 func runCells(r *store.Run) []string {
-	job := r.JobID
-	if r.Step != "" {
-		job += "." + r.Step
-	}
+	// 1234.3, and 1234.3 r1 for the run of Slurm's second attempt.
+	job := r.Launch()
 	if job == "" {
 		job = r.Source
 	}

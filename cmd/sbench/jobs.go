@@ -97,12 +97,18 @@ func archiveJob(ctx context.Context, e *env, db *store.DB, j store.Job, outs map
 	for i, f := range files {
 		ins[i] = fileInput(f, false)
 	}
-	sum, err := ingestFiles(ctx, e, db, ins, ingestOptions{format: "bundle"})
+	if outs == nil {
+		outs = planOutcomes(j)
+	}
+	// Each attempt of a requeued job is reconciled on its own, and a run
+	// Slurm ended quotes how (attempts.go).
+	ends := attemptEnds(ctx, j, lastAttempt(j, nil, outs))
+	sum, err := ingestFiles(ctx, e, db, ins, ingestOptions{format: "bundle", amend: amendByAttempt(j, ends)})
 	total.files += sum.files
 	total.added += sum.added
 	total.skipped += sum.skipped
 	if err != nil {
 		return 0, err
 	}
-	return recordMissingRuns(ctx, db, j, outs)
+	return recordMissingRuns(ctx, db, j, outs, ends)
 }

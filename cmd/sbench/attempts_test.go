@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/slurm"
+	"github.com/sbench/sbench/store"
+)
+
+// requeuedJob is job 1 of testdata/lab-requeued-steps.out, the output of a
+// real Slurm job (TestSlurmEveryAttemptsLaunches): the slurmd of n2 was
+// killed during step 0; step 1's launch failed on n2, step 2 ran on n1
+// until Slurm requeued the job (NODE_FAIL); attempt 1 ran every step.
+func requeuedJob() store.Job {
+	return store.Job{SlurmID: "1", Campaign: "attempts", Name: "attempts-steps", State: "COMPLETED", ExitCode: "0:0",
+		NodeList: "n[1-2]", Restarts: 1, Start: time.Unix(1796373617, 0),
+		Plan: []store.PlannedStep{
+			{Step: "0", Benchmark: "hold", Kind: "tool", Kernel: "exec", Variant: "default", Ranks: 2, Nodes: 2},
+			{Step: "1", Benchmark: "spread", Kind: "tool", Kernel: "exec", Variant: "default", Ranks: 2, Nodes: 2},
+			{Step: "2", Benchmark: "long", Kind: "tool", Kernel: "exec", Variant: "default", Ranks: 1, Nodes: 1},
+		}}
+}
+
+func labOutcomes(t *testing.T) map[string]map[string]*stepOutcome {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "lab-requeued-steps.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return map[string]map[string]*stepOutcome{"": outcomes(f)}
+}
+
+// Every launch keeps its attempts: step 1 began in attempt 0 and failed
+// (rc 233, srun's launch failure on n2), and ran again in attempt 1.
+func TestOutcomesKeepEveryAttempt(t *testing.T) {
+	outs := labOutcomes(t)[""]
+	byAttempt := launches(outs["1"])
+	first, second := byAttempt[0], byAttempt[1]
+	if first == nil || second == nil {
+		t.Fatalf("step 1's launches by attempt: %v", byAttempt)
+	}
+	if !first.ended || first.rc != 233 || !strings.Contains(first.tail, "failed on node n2") {
+		t.Errorf("attempt 0 of step 1: %+v", first)
+	}
+	if !second.ended || second.rc != 0 || strings.Contains(second.tail, "n2") {
+		t.Errorf("attempt 1 of step 1: %+v", second)
+	}
+	if o := launches(outs["2"])[0]; o == nil || o.ended {
+		t.Errorf("attempt 0 of step 2 did not end (Slurm requeued the job under it): %+v", o)
+	}
+}
+
+// A launch that failed in attempt 0 is a failed run of attempt 0 whatever
+// attempt 1 did, and its reason quotes how Slurm ended the attempt.
+func TestMissingRunsPerAttempt(t *testing.T) {
+	j := requeuedJob()
+	have := []store.Run{{Step: "0", Restart: 0}, {Step: "0", Restart: 1}, {Step: "2", Restart: 0, Status: results.StatusFailed},
+		{Step: "1", Restart: 1}, {Step: "2", Restart: 1}}
+	ends := map[int]attemptEnd{0: {State: "NODE_FAIL", ExitCode: "0:0"}, 1: {State: "COMPLETED", ExitCode: "0:0"}}
+	got := missingRuns(j, have, labOutcomes(t), ends)
+	if len(got) != 1 {
+		t.Fatalf("%d runs made, want attempt 0's step 1: %v", len(got), got)
+	}
+	b := got[0]
+	if b.Job.Step != "1" || b.Job.Restart != 0 || b.Status != results.StatusFailed || b.Benchmark.Name != "spread" {
+		t.Errorf("run %+v, want step 1 of attempt 0, failed", b.Job)
+	}
+	for _, w := range []string{"launcher exited 233", "Task launch for StepId=1.1 failed on node n2", "Slurm ended attempt 0: NODE_FAIL", "requeued"} {
+		if !strings.Contains(b.Error, w) {
+			t.Errorf("error %q lacks %q", b.Error, w)
+		}
+	}
+	if err := b.Validate(); err != nil {
+		t.Error(err)
+	}
+	// Without the runner's bundle, attempt 0's step 2 is a failed run
+	// that Slurm ended under it.
+	got = missingRuns(j, have[:2], labOutcomes(t), ends)
+	var step2 *results.Bundle
+	for _, b := range got {
+		if b.Job.Step == "2" && b.Job.Restart == 0 {
+			step2 = b
+		}
+	}
+	if step2 == nil || !strings.Contains(step2.Error, "did not end: Slurm ended attempt 0 under it (NODE_FAIL 0:0)") {
+		t.Errorf("attempt 0's step 2: %+v", step2)
+	}
+	// An attempt's launch it never began is no run of that attempt; the
+	// last attempt must leave every planned launch.
+	var names []string
+	for _, b := range got {
+		names = append(names, store.LaunchName(b.Job.ID, "", b.Job.Step, b.Job.Restart))
+	}
+	slices.Sort(names)
+	if want := []string{"1.1", "1.1 r1", "1.2", "1.2 r1"}; !slices.Equal(names, want) {
+		t.Errorf("runs made %v, want %v", names, want)
+	}
+}
+
+// The runner's failed bundle of an attempt Slurm ended says Slurm's state,
+// not the runner's guess at who sent SIGTERM.
+func TestAmendByAttempt(t *testing.T) {
+	j := requeuedJob()
+	ends := map[int]attemptEnd{0: {State: "NODE_FAIL", ExitCode: "0:0"}, 1: {State: "CANCELLED", Reason: "CANCELLED by 1000"}}
+	amend := amendByAttempt(j, ends)
+	mk := func(restart int, status results.Status, msg string) *results.Bundle {
+		b := results.New()
+		b.Status, b.Error = status, msg
+		b.Job = results.Job{ID: "1", Step: "2", Restart: restart}
+		amend(b)
+		return b
+	}
+	if b := mk(0, results.StatusFailed, "interrupted by SIGTERM (a time limit, scancel or Ctrl-C)"); b.Error != "interrupted by SIGTERM; Slurm ended attempt 0: NODE_FAIL 0:0" {
+		t.Errorf("attempt 0: %q", b.Error)
+	}
+	if b := mk(1, results.StatusFailed, "rank 0 (node n1): sh was killed by signal SIGTERM"); !strings.HasSuffix(b.Error, "; Slurm ended attempt 1: CANCELLED, CANCELLED by 1000") {
+		t.Errorf("attempt 1: %q", b.Error)
+	}
+	if b := mk(0, results.StatusFailed, "rank 0: exit 3"); b.Error != "rank 0: exit 3" {
+		t.Errorf("a failure of its own is left alone: %q", b.Error)
+	}
+	if b := mk(0, results.StatusOK, ""); b.Error != "" {
+		t.Errorf("an ok run is left alone: %q", b.Error)
+	}
+	done := mk(0, results.StatusFailed, "interrupted by SIGTERM (a time limit, scancel or Ctrl-C)")
+	again := done.Error
+	amend(done)
+	if done.Error != again {
+		t.Errorf("amended twice: %q", done.Error)
+	}
+}
+
+// attemptEnds takes the last attempt from the job's record and the earlier
+// ones from Slurm.
+func TestAttemptEnds(t *testing.T) {
+	defer func(f func(context.Context, string, int) ([]slurm.Attempt, string)) { slurmAttempts = f }(slurmAttempts)
+	var asked []string
+	slurmAttempts = func(_ context.Context, id string, restarts int) ([]slurm.Attempt, string) {
+		asked = append(asked, id)
+		return []slurm.Attempt{{Restart: 0, State: "NODE_FAIL", ExitCode: "0:0"}, {Restart: 1, State: "COMPLETED"}}, ""
+	}
+	ends := attemptEnds(context.Background(), requeuedJob(), 1)
+	if ends[0].State != "NODE_FAIL" || ends[1].State != "COMPLETED" || ends[1].ExitCode != "0:0" {
+		t.Errorf("ends %+v", ends)
+	}
+	j := requeuedJob()
+	j.Restarts = 0
+	asked = nil
+	if ends := attemptEnds(context.Background(), j, 0); len(asked) != 0 || ends[0].State != "COMPLETED" {
+		t.Errorf("a job run once asks Slurm nothing: asked %v, ends %+v", asked, ends)
+	}
+}

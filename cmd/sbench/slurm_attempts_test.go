@@ -150,6 +150,7 @@ parser = "osu"
 			continue
 		}
 		msg, _ := r["error"].(string)
+		t.Logf("%s of attempt 0: %s", r["benchmark"], msg)
 		if !strings.Contains(msg, "NODE_FAIL") {
 			t.Errorf("%s of attempt 0: error %q does not say NODE_FAIL", r["benchmark"], msg)
 		}
@@ -164,6 +165,7 @@ parser = "osu"
 	if code != 0 {
 		t.Fatalf("runs: %s", errs)
 	}
+	t.Logf("sbench runs:\n%s", table)
 	for _, step := range []string{"0", "1", "2"} {
 		first, second := id+"."+step+" ", id+"."+step+" r1"
 		if !strings.Contains(table, first) || !strings.Contains(table, second) {

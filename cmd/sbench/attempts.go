@@ -141,3 +141,18 @@ func planOutcomes(j store.Job) map[string]map[string]*stepOutcome {
 	}
 	return jobOutcomes(j, tasks)
 }
+
+// archivedFiles counts the runs of job j already archived, by the file
+// they were ingested from. archiveJob does not read such a file again: its
+// bundles were amended (amendByAttempt) with what Slurm then said of the
+// attempt, and Slurm may have forgotten since (a rotated jobcomp log), so
+// the file read again could hash differently and be archived twice.
+func archivedFiles(ctx context.Context, db *store.DB, j store.Job) (map[string]int, error) {
+	out := map[string]int{}
+	flt := store.Filter{Campaign: j.Campaign, JobIDs: []string{j.SlurmID}}
+	err := db.EachRun(ctx, flt, store.RunOptions{Detail: store.RunLabels}, func(r *store.Run) error {
+		out[r.Source]++
+		return nil
+	})
+	return out, err
+}

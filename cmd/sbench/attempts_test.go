@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -217,5 +218,87 @@ func TestRunsShowAndSelectAttempts(t *testing.T) {
 	// Several, comma-separated, as every --job takes them.
 	if out, errs := mustSbench(t, 0, "runs", "--db", db, "--json", "--job", "8.3r1,8.4r1"); strings.Count(out, `"restart": 1`) != 2 {
 		t.Errorf("--job 8.3r1,8.4r1:\n%s%s", out, errs)
+	}
+}
+
+// archiveJob of a requeued job: the runner's bundle of attempt 0 says
+// NODE_FAIL, attempt 0's launch that left no bundle is archived, and
+// archiving again once Slurm has forgotten the attempt (a rotated jobcomp
+// log) adds nothing: the file is not read again, so it cannot hash
+// otherwise and be archived twice.
+func TestArchiveJobEveryAttempt(t *testing.T) {
+	defer func(f func(context.Context, string, int) ([]slurm.Attempt, string)) { slurmAttempts = f }(slurmAttempts)
+	slurmAttempts = func(context.Context, string, int) ([]slurm.Attempt, string) {
+		return []slurm.Attempt{{Restart: 0, State: "NODE_FAIL", ExitCode: "0:0"}, {Restart: 1, State: "COMPLETED", ExitCode: "0:0"}}, ""
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "attempts-steps-1.out")
+	data, err := os.ReadFile(filepath.Join("testdata", "lab-requeued-steps.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j := requeuedJob()
+	j.ResultsDir, j.Error = dir, filepath.Join(dir, "attempts-steps-%j.out")
+	for _, c := range []struct {
+		name, step string
+		restart    int
+		status     results.Status
+		msg        string
+	}{
+		{"1.0.hold.json", "0", 0, results.StatusOK, ""},
+		{"1.2.long.json", "2", 0, results.StatusFailed, "interrupted by SIGTERM (a time limit, scancel or Ctrl-C)"},
+		{"1.r1.0.hold.json", "0", 1, results.StatusOK, ""},
+		{"1.r1.1.spread.json", "1", 1, results.StatusOK, ""},
+		{"1.r1.2.long.json", "2", 1, results.StatusOK, ""},
+	} {
+		b := results.New()
+		b.Campaign, b.Variant, b.Status, b.Error = "attempts", "default", c.status, c.msg
+		b.Job = results.Job{ID: "1", Step: c.step, Restart: c.restart, Nodes: []string{"n1"}, Tasks: 1}
+		b.Benchmark = results.Benchmark{Name: "lat", Kind: "native", Kernel: "latency"}
+		b.Start = time.Unix(1796373586, 0).UTC()
+		if c.status == results.StatusOK {
+			b.Samples = []results.Sample{{Metric: "latency", Unit: "us", X: results.F(1), XUnit: "bytes", Value: 1.5}}
+		}
+		if err := results.WriteFile(filepath.Join(dir, c.name), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := store.Open(filepath.Join(dir, "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+	var total ingestSummary
+	made, err := archiveJob(context.Background(), e, db, j, nil, &total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if made != 1 || total.added != 5 {
+		t.Errorf("archived %d bundles' runs and made %d, want 5 and attempt 0's step 1", total.added, made)
+	}
+	runs, err := db.Runs(context.Background(), store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := map[string]string{}
+	for _, r := range runs {
+		errs[r.Launch()] = r.Error
+	}
+	if len(runs) != 6 || !strings.Contains(errs["1.1"], "Slurm ended attempt 0: NODE_FAIL") ||
+		errs["1.2"] != "interrupted by SIGTERM; Slurm ended attempt 0: NODE_FAIL 0:0" {
+		t.Errorf("runs %v", errs)
+	}
+	slurmAttempts = func(context.Context, string, int) ([]slurm.Attempt, string) { return nil, "sacct: no record; jobcomp: not in it" }
+	total = ingestSummary{}
+	made, err = archiveJob(context.Background(), e, db, j, nil, &total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if made != 0 || total.added != 0 || total.skipped != 5 {
+		t.Errorf("archiving again added %d, made %d, skipped %d; want 0, 0, 5", total.added, made, total.skipped)
 	}
 }

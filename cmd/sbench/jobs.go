@@ -93,9 +93,18 @@ func archiveJob(ctx context.Context, e *env, db *store.DB, j store.Job, outs map
 	if err != nil {
 		return 0, err
 	}
-	ins := make([]ingestInput, len(files))
-	for i, f := range files {
-		ins[i] = fileInput(f, false)
+	archived, err := archivedFiles(ctx, db, j)
+	if err != nil {
+		return 0, err
+	}
+	var ins []ingestInput
+	for _, f := range files {
+		if n := archived[f]; n > 0 {
+			total.files++
+			total.skipped += n
+			continue
+		}
+		ins = append(ins, fileInput(f, false))
 	}
 	if outs == nil {
 		outs = planOutcomes(j)

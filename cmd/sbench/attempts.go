@@ -89,9 +89,19 @@ func attemptEnds(ctx context.Context, j store.Job, last int) map[int]attemptEnd 
 }
 
 // slurmEndedText is what a failed run of attempt a adds when Slurm ended
-// that attempt: "Slurm ended attempt 0: NODE_FAIL".
-func slurmEndedText(a int, end attemptEnd) string {
-	return fmt.Sprintf("Slurm ended attempt %d: %s", a, end.text())
+// that attempt: "Slurm ended attempt 0: NODE_FAIL", or of a job Slurm ran
+// once (last 0) "Slurm ended the job: TIMEOUT".
+func slurmEndedText(a, last int, end attemptEnd) string {
+	return fmt.Sprintf("Slurm ended %s: %s", attemptName(a, last), end.text())
+}
+
+// attemptName is "attempt 1" of a job Slurm requeued, "the job" of one it
+// ran once.
+func attemptName(a, last int) string {
+	if last == 0 {
+		return "the job"
+	}
+	return fmt.Sprintf("attempt %d", a)
 }
 
 // runnerSignalText is the runner's guess at who sent the SIGTERM that
@@ -102,7 +112,7 @@ const runnerSignalText = " (a time limit, scancel or Ctrl-C)"
 // before they are archived: a failed run that a signal ended, in an
 // attempt Slurm ended, says Slurm's state (NODE_FAIL, PREEMPTED, TIMEOUT,
 // CANCELLED by UID) rather than the runner's guess at who sent the signal.
-func amendByAttempt(j store.Job, ends map[int]attemptEnd) func(*results.Bundle) {
+func amendByAttempt(j store.Job, last int, ends map[int]attemptEnd) func(*results.Bundle) {
 	return func(b *results.Bundle) {
 		if b.Status != results.StatusFailed || b.Job.ID != j.SlurmID {
 			return
@@ -111,10 +121,10 @@ func amendByAttempt(j store.Job, ends map[int]attemptEnd) func(*results.Bundle) 
 		if !ok || !end.bySlurm() || !strings.Contains(b.Error, "SIGTERM") && !strings.Contains(b.Error, "SIGKILL") {
 			return
 		}
-		if strings.Contains(b.Error, "Slurm ended attempt") {
+		if strings.Contains(b.Error, "; Slurm ended ") {
 			return
 		}
-		b.Error = strings.Replace(b.Error, runnerSignalText, "", 1) + "; " + slurmEndedText(b.Job.Restart, end)
+		b.Error = strings.Replace(b.Error, runnerSignalText, "", 1) + "; " + slurmEndedText(b.Job.Restart, last, end)
 	}
 }
 

@@ -113,7 +113,7 @@ func TestMissingRunsPerAttempt(t *testing.T) {
 func TestAmendByAttempt(t *testing.T) {
 	j := requeuedJob()
 	ends := map[int]attemptEnd{0: {State: "NODE_FAIL", ExitCode: "0:0"}, 1: {State: "CANCELLED", Reason: "CANCELLED by 1000"}}
-	amend := amendByAttempt(j, ends)
+	amend := amendByAttempt(j, 1, ends)
 	mk := func(restart int, status results.Status, msg string) *results.Bundle {
 		b := results.New()
 		b.Status, b.Error = status, msg
@@ -138,6 +138,15 @@ func TestAmendByAttempt(t *testing.T) {
 	amend(done)
 	if done.Error != again {
 		t.Errorf("amended twice: %q", done.Error)
+	}
+	// A job Slurm ran once and ended at its time limit.
+	j.Restarts = 0
+	b := results.New()
+	b.Status, b.Error = results.StatusFailed, "interrupted by SIGTERM (a time limit, scancel or Ctrl-C)"
+	b.Job = results.Job{ID: "1", Step: "2"}
+	amendByAttempt(j, 0, map[int]attemptEnd{0: {State: "TIMEOUT", ExitCode: "0:0"}})(b)
+	if b.Error != "interrupted by SIGTERM; Slurm ended the job: TIMEOUT 0:0" {
+		t.Errorf("a job ended at its limit: %q", b.Error)
 	}
 }
 

@@ -111,8 +111,9 @@ func archiveJob(ctx context.Context, e *env, db *store.DB, j store.Job, outs map
 	}
 	// Each attempt of a requeued job is reconciled on its own, and a run
 	// Slurm ended quotes how (attempts.go).
-	ends := attemptEnds(ctx, j, lastAttempt(j, nil, outs))
-	sum, err := ingestFiles(ctx, e, db, ins, ingestOptions{format: "bundle", amend: amendByAttempt(j, ends)})
+	last := lastAttempt(j, nil, outs)
+	ends := attemptEnds(ctx, j, last)
+	sum, err := ingestFiles(ctx, e, db, ins, ingestOptions{format: "bundle", amend: amendByAttempt(j, last, ends)})
 	total.files += sum.files
 	total.added += sum.added
 	total.skipped += sum.skipped

@@ -322,7 +322,7 @@ func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *
 	case o == nil:
 		why = "never started: the job ended before this step (" + state + "), or its output has no marker for it"
 	case !o.ended && end.bySlurm():
-		why = fmt.Sprintf("started at %s and did not end: Slurm ended attempt %d under it (%s)", o.begin.Format(time.RFC3339), attempt, state)
+		why = fmt.Sprintf("started at %s and did not end: Slurm ended %s under it (%s)", o.begin.Format(time.RFC3339), attemptName(attempt, last), state)
 	case !o.ended:
 		why = fmt.Sprintf("started at %s and did not end: the job ended under it (%s)", o.begin.Format(time.RFC3339), state)
 	case o.rc == 124 || o.rc == 137 && ps.Limit > 0:
@@ -332,7 +332,7 @@ func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *
 	}
 	switch {
 	case attempt < last && o.ended && end.bySlurm():
-		why += "; " + slurmEndedText(attempt, end) + ", and requeued the job"
+		why += "; " + slurmEndedText(attempt, last, end) + ", and requeued the job"
 	case attempt < last:
 		why += fmt.Sprintf("; Slurm requeued the job after attempt %d", attempt)
 	case last > 0:

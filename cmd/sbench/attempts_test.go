@@ -311,3 +311,15 @@ func TestArchiveJobEveryAttempt(t *testing.T) {
 		t.Errorf("archiving again added %d, made %d, skipped %d; want 0, 0, 5", total.added, made, total.skipped)
 	}
 }
+
+// runnerSignalText is the runner's own words: were they to change, amended
+// reasons would keep the runner's guess beside Slurm's state.
+func TestRunnerSignalTextIsTheRunners(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "sbench-runner", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), `"interrupted by SIGTERM`+runnerSignalText+`"`) {
+		t.Errorf("cmd/sbench-runner/main.go no longer says %q", "interrupted by SIGTERM"+runnerSignalText)
+	}
+}

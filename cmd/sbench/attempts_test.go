@@ -301,7 +301,9 @@ func TestArchiveJobEveryAttempt(t *testing.T) {
 		errs["1.2"] != "interrupted by SIGTERM; Slurm ended attempt 0: NODE_FAIL 0:0" {
 		t.Errorf("runs %v", errs)
 	}
-	slurmAttempts = func(context.Context, string, int) ([]slurm.Attempt, string) { return nil, "sacct: no record; jobcomp: not in it" }
+	slurmAttempts = func(context.Context, string, int) ([]slurm.Attempt, string) {
+		return nil, "sacct: no record; jobcomp: not in it"
+	}
 	total = ingestSummary{}
 	made, err = archiveJob(context.Background(), e, db, j, nil, &total)
 	if err != nil {

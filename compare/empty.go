@@ -253,9 +253,9 @@ func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, 
 		tries = append(tries, relax{"status", func(g *store.Filter) { g.Statuses = nil },
 			distinct(func(r *store.Run) []string { return []string{string(r.Status)} })})
 	}
-	if len(f.JobIDs) > 0 {
-		tries = append(tries, relax{"job", func(g *store.Filter) { g.JobIDs = nil },
-			distinct(func(r *store.Run) []string { return []string{r.JobID} })})
+	if len(f.JobIDs) > 0 || len(f.Launches) > 0 {
+		tries = append(tries, relax{"job", func(g *store.Filter) { g.JobIDs, g.Launches = nil, nil },
+			distinct(func(r *store.Run) []string { return []string{r.Launch()} })})
 	}
 	if len(f.RunIDs) > 0 {
 		tries = append(tries, relax{"run ids", func(g *store.Filter) { g.RunIDs = nil },

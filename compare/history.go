@@ -491,16 +491,9 @@ func (h *History) Regressions() int {
 }
 
 // JobName is a run's job step as history names it: 1234.0, or 1234 with no
-// step; "" for a run of no job.
-func JobName(r *store.Run) string {
-	if r.JobID == "" {
-		return ""
-	}
-	if r.Step != "" {
-		return r.JobID + "." + r.Step
-	}
-	return r.JobID
-}
+// step, and 1234.0 r1 for a run of a requeued job's attempt 1
+// (store.LaunchName); "" for a run of no job.
+func JobName(r *store.Run) string { return r.Launch() }
 
 // Provenance returns the fields of what a run ran on that differ between
 // two runs: kernel, OS, MPI, CPU, InfiniBand firmware, port rate and link

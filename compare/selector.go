@@ -45,6 +45,8 @@ const (
 //	campaign:acceptance@2            … of the one before it (@1 is @latest)
 //	baseline:pre-upgrade     the runs a baseline was set to
 //	job:4242,4250            the runs of these Slurm or local jobs
+//	job:4242.3,4242.3r1      step 3 of job 4242, every attempt; its
+//	                         attempt r1 only (store.JobRef)
 //	since:baseline:pre-upgrade       runs that started after the baseline's
 //	                                 newest run, the baseline's own left out
 type Selector struct {
@@ -63,7 +65,7 @@ type Selector struct {
 }
 
 // selectorForms is what ParseSelector reads, for its errors.
-const selectorForms = "KEY=VALUE[,…], run:ID[,…], campaign:NAME[@YYYY-MM-DD|@latest|@N], baseline:NAME, job:ID[,…] or since:SELECTOR"
+const selectorForms = "KEY=VALUE[,…], run:ID[,…], campaign:NAME[@YYYY-MM-DD|@latest|@N], baseline:NAME, job:ID[.STEP][rN][,…] or since:SELECTOR"
 
 // ParseSelector reads a selector. Errors say what was expected.
 func ParseSelector(s string) (Selector, error) {
@@ -91,7 +93,10 @@ func ParseSelector(s string) (Selector, error) {
 			for _, id := range strings.Split(rest, ",") {
 				id = strings.TrimSpace(id)
 				if !jobIDRE.MatchString(id) {
-					return Selector{}, fmt.Errorf("selector %q: job id %q: want a Slurm job id (4242, 4242_7) or a local one (local-…)", s, id)
+					return Selector{}, fmt.Errorf("selector %q: job id %q: want a Slurm job id (4242, 4242_7) or a local one (local-…), a step (4242.3) or an attempt (4242.3r1)", s, id)
+				}
+				if _, err := store.ParseJobRef(id); err != nil {
+					return Selector{}, fmt.Errorf("selector %q: %w", s, err)
 				}
 				if !slices.Contains(ids, id) {
 					ids = append(ids, id)
@@ -283,12 +288,24 @@ func (s Selector) unknownBaseline(ctx context.Context, a Archive, cause error) e
 // is every task of array 4242, job:4242_7 one of them.
 func (s Selector) jobFilter(ctx context.Context, a Archive) (store.Filter, error) {
 	var whole, tasks []string
+	var launches []store.JobRef
 	for _, id := range s.JobIDs {
+		if ref, err := store.ParseJobRef(id); err == nil && !ref.Plain() {
+			launches = append(launches, ref) // a step or an attempt: job:4242.3r1
+			continue
+		}
 		if arrayOf(id) != id {
 			tasks = append(tasks, id)
 		} else {
 			whole = append(whole, id)
 		}
+	}
+	if len(launches) > 0 {
+		for _, id := range tasks {
+			ref, _ := store.ParseJobRef(id)
+			launches = append(launches, ref)
+		}
+		return store.Filter{JobIDs: whole, Launches: launches}, nil
 	}
 	if len(tasks) == 0 {
 		return store.Filter{JobIDs: whole}, nil

@@ -39,6 +39,7 @@ func TestParseSelector(t *testing.T) {
 		{"job:4242", Selector{Kind: SelectJob, JobIDs: []string{"4242"}}, "job:4242"},
 		{"job:4242_7,local-20261201T110323508-56164d-1,4242_7", Selector{Kind: SelectJob, JobIDs: []string{"4242_7", "local-20261201T110323508-56164d-1"}},
 			"job:4242_7,local-20261201T110323508-56164d-1"},
+		{"job:4242.3r1,4242.3", Selector{Kind: SelectJob, JobIDs: []string{"4242.3r1", "4242.3"}}, "job:4242.3r1,4242.3"},
 		{"since:baseline:pre", Selector{Kind: SelectSince, Since: &Selector{Kind: SelectBaseline, Baseline: "pre"}}, "since:baseline:pre"},
 		{"since:campaign:acc@1", Selector{Kind: SelectSince, Since: &Selector{Kind: SelectCampaign, Campaign: "acc", Submission: 1}}, "since:campaign:acc@latest"},
 		{"since:fabric=ib", Selector{Kind: SelectSince, Since: &Selector{Kind: SelectLabels, Labels: map[string]string{"fabric": "ib"}}}, "since:fabric=ib"},
@@ -301,5 +302,31 @@ func TestSubmissionsByScriptDirectory(t *testing.T) {
 	}
 	if want := [][]string{{"3"}, {"1", "2"}}; !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("submissions %q, want %q (newest first)", got, want)
+	}
+}
+
+// job:8.3r1 picks one attempt of one step of a requeued job; job:8r1 every
+// step of that attempt; job:8.3 the step in every attempt.
+func TestSelectorJobAttempts(t *testing.T) {
+	a := newArchive(t)
+	for in, want := range map[string]store.Filter{
+		"job:8.3r1":     {Launches: []store.JobRef{{Job: "8", Step: "3", Restart: 1}}},
+		"job:8r1,9":     {JobIDs: []string{"9"}, Launches: []store.JobRef{{Job: "8", Restart: 1}}},
+		"job:8.3,8_2r0": {Launches: []store.JobRef{{Job: "8", Step: "3", Restart: -1}, {Job: "8", Task: "2", Restart: 0}}},
+	} {
+		sel, err := ParseSelector(in)
+		if err != nil {
+			t.Fatalf("ParseSelector(%q): %v", in, err)
+		}
+		got, err := sel.Filter(context.Background(), a)
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: filter %+v, want %+v", in, got, want)
+		}
+	}
+	if _, err := ParseSelector("job:8.3.1r1"); err == nil || !strings.Contains(err.Error(), "step") {
+		t.Errorf("job:8.3.1r1: %v", err)
 	}
 }

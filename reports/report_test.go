@@ -436,7 +436,7 @@ func TestReportRunListsCompressed(t *testing.T) {
 	if want := "runs 1-2 appear more than once in the data"; !strings.Contains(notes, want) {
 		t.Errorf("notes lack %q:\n%s", want, notes)
 	}
-	want := "Job 2001 was requeued by Slurm 1 time (a node failure or a preemption); the runs of every attempt are kept (attempt 1: runs 10-12,20; attempt 2: runs 21-22)."
+	want := "Job 2001 was requeued by Slurm 1 time (a node failure or a preemption); the runs of every attempt are kept (2001: runs 10-12,20; 2001 r1: runs 21-22)."
 	if got := r.requeueNote(); got != want {
 		t.Errorf("requeue note\n%s\nwant\n%s", got, want)
 	}

@@ -177,19 +177,13 @@ func (r *Report) runsSummary(d *document) {
 	}
 }
 
-// jobLabel is Slurm's name for the run's job step: 1234, 1234_7 or 1234.0.
+// jobLabel is Slurm's name for the run's job step, 1234, 1234_7 or
+// 1234.0, then " r1" for a run of a requeued job's attempt 1 (store.LaunchName).
 func jobLabel(run *store.Run) string {
 	if run.JobID == "" {
 		return "—"
 	}
-	s := run.JobID
-	if run.ArrayIndex != "" && !strings.Contains(s, "_") {
-		s += "_" + run.ArrayIndex
-	}
-	if run.Step != "" {
-		s += "." + run.Step
-	}
-	return s
+	return run.Launch()
 }
 
 // runNodes are the nodes a run used, by the name Slurm knows them by.
@@ -230,8 +224,8 @@ func tasksLabel(n int) string {
 	return strconv.Itoa(n)
 }
 
-// stateLabel is the run's own status, and its attempt when Slurm requeued
-// its job. The job's Slurm state is not the run's: a job that FAILED at
+// stateLabel is the run's own status (its attempt, when Slurm requeued its
+// job, is in the job column: 1234.0 r1). The job's Slurm state is not the run's: a job that FAILED at
 // its last step leaves its earlier steps ok, and "FAILED / ok" read as a
 // contradiction. Where the job's state explains a failure, failureText
 // says it.
@@ -239,9 +233,6 @@ func (r *Report) stateLabel(run *store.Run) string {
 	status := string(run.Status)
 	if status == "" {
 		status = "—"
-	}
-	if run.Restart > 0 {
-		status += fmt.Sprintf(" (attempt %d)", run.Restart+1)
 	}
 	return status
 }
@@ -284,7 +275,11 @@ func (r *Report) requeueNote() string {
 		var attempts []string
 		for a := 0; a <= j.restarts; a++ {
 			if ids := j.runs[a]; len(ids) > 0 {
-				attempts = append(attempts, fmt.Sprintf("attempt %d: run%s %s", a+1, plural(len(ids)), runIDs(ids)))
+				name := key // the first attempt, as the runs table names it
+				if a > 0 {
+					name += fmt.Sprintf(" r%d", a)
+				}
+				attempts = append(attempts, fmt.Sprintf("%s: run%s %s", name, plural(len(ids)), runIDs(ids)))
 			}
 		}
 		parts = append(parts, fmt.Sprintf("Job %s was requeued by Slurm %d time%s (a node failure or a preemption); the runs of every attempt are kept (%s).",

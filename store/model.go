@@ -159,6 +159,13 @@ type Filter struct {
 	Statuses []results.Status
 	// JobIDs selects the runs of these Slurm (or local) jobs.
 	JobIDs []string
+	// Launches selects the runs of any of these tasks, steps or attempts
+	// of jobs (JobRef: 4242.3r1); with JobIDs, a run of either is
+	// selected.
+	Launches []JobRef
+	// andLaunches are further Launches that must hold too (And of two
+	// filters that both name launches).
+	andLaunches [][]JobRef
 	// ExcludeRunIDs leaves these runs out, whatever else selects them.
 	ExcludeRunIDs []int64
 	Since         time.Time
@@ -197,7 +204,17 @@ func (f Filter) And(g Filter) Filter {
 	}
 	out.Benchmark, out.Benchmarks = "", both(f.benchmarks(), g.benchmarks())
 	out.Systems = both(f.Systems, g.Systems)
-	out.JobIDs = both(f.JobIDs, g.JobIDs)
+	switch {
+	case len(f.Launches) > 0 && len(g.Launches)+len(g.JobIDs) > 0,
+		len(g.Launches) > 0 && len(f.JobIDs) > 0:
+		// Launches and job ids of both sides: each side's must hold.
+		out.JobIDs, out.Launches = nil, nil
+		out.andLaunches = append(append(slices.Clone(f.andLaunches), g.andLaunches...), f.jobRefs(), g.jobRefs())
+	default:
+		out.JobIDs = both(f.JobIDs, g.JobIDs)
+		out.Launches = append(slices.Clone(f.Launches), g.Launches...)
+		out.andLaunches = append(slices.Clone(f.andLaunches), g.andLaunches...)
+	}
 	var fs, gs []string
 	for _, s := range f.Statuses {
 		fs = append(fs, string(s))

@@ -59,7 +59,16 @@ func (f Filter) where() (string, []any) {
 		statuses[i] = string(st)
 	}
 	inList("r.status", statuses)
-	inList("r.job_id", f.JobIDs)
+	if len(f.Launches) > 0 {
+		c, a := launchCond(f.jobRefs())
+		conds, args = append(conds, c), append(args, a...)
+	} else {
+		inList("r.job_id", f.JobIDs)
+	}
+	for _, refs := range f.andLaunches {
+		c, a := launchCond(refs)
+		conds, args = append(conds, c), append(args, a...)
+	}
 	if len(f.ExcludeRunIDs) > 0 {
 		ids, _ := json.Marshal(f.ExcludeRunIDs)
 		conds = append(conds, "r.id NOT IN (SELECT value FROM json_each(?))")

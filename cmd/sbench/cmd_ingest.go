@@ -173,6 +173,8 @@ func (s skipped) Error() string { return s.name + ": " + s.why }
 type ingestOptions struct {
 	format string
 	labels map[string]string
+	// amend, if set, is applied to every bundle before it is archived.
+	amend func(*results.Bundle)
 }
 
 // ingestSummary counts what an ingest did.
@@ -475,6 +477,9 @@ func readInput(ctx context.Context, in ingestInput, o ingestOptions) ([]*results
 		}
 		for k, v := range o.labels {
 			b.Labels[k] = v
+		}
+		if o.amend != nil {
+			o.amend(b)
 		}
 	}
 	return bundles, nil

@@ -35,6 +35,11 @@ func newRunsCmd(e *env) *cobra.Command {
 variant, benchmark, job, nodes, status and labels. It reads one run at a time,
 so listing an archive of years costs no more memory than listing a day.
 
+The job is the step as Slurm names it, 8.3; a run of a job Slurm requeued
+(a node failure, a preemption) and ran again is shown with the attempt's
+restart count, 8.3 r1, and selected with --job 8.3r1 (--job 8r1: every step
+of that attempt; --job 8.3: the step in every attempt).
+
 --limit N lists only the newest N runs the filters select (still oldest
 first), and says on standard error how many were left out. --group-by KEY
 prints one line per value of KEY instead — system, campaign, benchmark,
@@ -97,10 +102,8 @@ func runRuns(ctx context.Context, o runsOptions, e *env) error {
 var runsColumns = []string{"ID", "WHEN", "SYSTEM", "CAMPAIGN", "VARIANT", "BENCHMARK", "JOB/SOURCE", "NODES", "STATUS", "LABELS"}
 
 func runCells(r *store.Run) []string {
-	job := r.JobID
-	if r.Step != "" {
-		job += "." + r.Step
-	}
+	// 1234.3, and 1234.3 r1 for the run of Slurm's second attempt.
+	job := r.Launch()
 	if job == "" {
 		job = r.Source
 	}

@@ -98,7 +98,8 @@ cluster a run came from: ingest --system, or Slurm's cluster name), --campaign
 NAME, --benchmark NAME (repeatable or comma-separated), --label KEY=VALUE
 (repeatable; all must match: a label, else a swept value by its name, a
 parameter such as buf=16384 or a sweep's Slurm key such as
-ntasks_per_node=2), --run IDS (1-24,30), --job ID, --status
+ntasks_per_node=2), --run IDS (1-24,30), --job ID (a job, 4242; a step,
+4242.3; an attempt of a requeued job, 4242r1 or 4242.3r1), --status
 ok|failed|invalid, --since and --until (a date 2006-01-02, a time
 2006-01-02T15:04:05Z, or an age such as 30d or 12h; --since inclusive,
 --until exclusive).`
@@ -110,7 +111,7 @@ func (f *filterFlags) add(c *cobra.Command) {
 	fl.StringArrayVar(&f.benchmarks, "benchmark", nil, "only runs of this benchmark (repeatable or comma-separated)")
 	fl.StringArrayVar(&f.labels, "label", nil, "only runs with this label or swept value, KEY=VALUE (repeatable; all must match)")
 	fl.StringArrayVar(&f.runs, "run", nil, "only these run ids: 12, 3,7-9, 1-24,30 (repeatable)")
-	fl.StringArrayVar(&f.jobs, "job", nil, "only the runs of this Slurm (or local) job id (repeatable or comma-separated)")
+	fl.StringArrayVar(&f.jobs, "job", nil, "only the runs of this Slurm (or local) job, JOB[.STEP][rN] (4242, 4242.3, 4242.3r1: step 3 of attempt r1; repeatable or comma-separated)")
 	fl.StringArrayVar(&f.statuses, "status", nil, "only runs with this status: ok, failed, invalid (repeatable or comma-separated)")
 	fl.StringVar(&f.since, "since", "", "only runs started at or after this time: 2006-01-02, 2006-01-02T15:04:05Z or an age (30d, 12h)")
 	fl.StringVar(&f.until, "until", "", "only runs started before this time (same forms as --since)")
@@ -119,8 +120,11 @@ func (f *filterFlags) add(c *cobra.Command) {
 
 // filter checks the flags and makes the store's filter.
 func (f *filterFlags) filter() (store.Filter, error) {
-	flt := store.Filter{Campaign: f.campaign, Systems: splitList(f.systems), Benchmarks: splitList(f.benchmarks), JobIDs: splitList(f.jobs)}
+	flt := store.Filter{Campaign: f.campaign, Systems: splitList(f.systems), Benchmarks: splitList(f.benchmarks)}
 	var err error
+	if flt.JobIDs, flt.Launches, err = jobRefs(splitList(f.jobs)); err != nil {
+		return flt, err
+	}
 	if flt.Labels, err = parseLabels("--label", f.labels); err != nil {
 		return flt, err
 	}
@@ -352,14 +356,17 @@ type runJSON struct {
 	Benchmark string `json:"benchmark"`
 	// ToolBenchmark is the benchmark the run's tool ran ("IMB-MPI1
 	// PingPong"), as export's column.
-	ToolBenchmark string            `json:"tool_benchmark,omitempty"`
-	Job           string            `json:"job,omitempty"`
-	Step          string            `json:"step,omitempty"`
-	Source        string            `json:"source,omitempty"`
-	Nodes         []string          `json:"nodes,omitempty"`
-	Status        results.Status    `json:"status"`
-	Error         string            `json:"error,omitempty"`
-	Labels        map[string]string `json:"labels,omitempty"`
+	ToolBenchmark string `json:"tool_benchmark,omitempty"`
+	Job           string `json:"job,omitempty"`
+	Step          string `json:"step,omitempty"`
+	// Restart is the attempt of a job Slurm requeued that made the run:
+	// Slurm's restart count, 0 (left out) for the first attempt.
+	Restart int               `json:"restart,omitempty"`
+	Source  string            `json:"source,omitempty"`
+	Nodes   []string          `json:"nodes,omitempty"`
+	Status  results.Status    `json:"status"`
+	Error   string            `json:"error,omitempty"`
+	Labels  map[string]string `json:"labels,omitempty"`
 	// Note is what an ok run says that did not fail it (a rank's
 	// command exited non-zero after the run's output was complete).
 	Note string `json:"note,omitempty"`
@@ -370,5 +377,22 @@ func newRunJSON(r store.Run) runJSON {
 	if !r.Start.IsZero() {
 		start = r.Start.UTC().Format(time.RFC3339)
 	}
-	return runJSON{r.ID, r.System, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.ToolBenchmark, r.JobID, r.Step, r.Source, r.Nodes, r.Status, r.Error, r.Labels, r.Note}
+	return runJSON{r.ID, r.System, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.ToolBenchmark, r.JobID, r.Step, r.Restart, r.Source, r.Nodes, r.Status, r.Error, r.Labels, r.Note}
+}
+
+// jobRefs splits --job's values into whole jobs and the steps or attempts
+// of jobs (store.JobRef).
+func jobRefs(values []string) (ids []string, launches []store.JobRef, err error) {
+	for _, v := range values {
+		ref, err := store.ParseJobRef(v)
+		if err != nil {
+			return nil, nil, usagef("--job: %v", err)
+		}
+		if ref.Plain() {
+			ids = append(ids, v)
+		} else {
+			launches = append(launches, ref)
+		}
+	}
+	return ids, launches, nil
 }

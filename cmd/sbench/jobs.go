@@ -93,16 +93,32 @@ func archiveJob(ctx context.Context, e *env, db *store.DB, j store.Job, outs map
 	if err != nil {
 		return 0, err
 	}
-	ins := make([]ingestInput, len(files))
-	for i, f := range files {
-		ins[i] = fileInput(f, false)
+	archived, err := archivedFiles(ctx, db, j)
+	if err != nil {
+		return 0, err
 	}
-	sum, err := ingestFiles(ctx, e, db, ins, ingestOptions{format: "bundle"})
+	var ins []ingestInput
+	for _, f := range files {
+		if n := archived[f]; n > 0 {
+			total.files++
+			total.skipped += n
+			continue
+		}
+		ins = append(ins, fileInput(f, false))
+	}
+	if outs == nil {
+		outs = planOutcomes(j)
+	}
+	// Each attempt of a requeued job is reconciled on its own, and a run
+	// Slurm ended quotes how (attempts.go).
+	last := lastAttempt(j, nil, outs)
+	ends := attemptEnds(ctx, j, last)
+	sum, err := ingestFiles(ctx, e, db, ins, ingestOptions{format: "bundle", amend: amendByAttempt(j, last, ends)})
 	total.files += sum.files
 	total.added += sum.added
 	total.skipped += sum.skipped
 	if err != nil {
 		return 0, err
 	}
-	return recordMissingRuns(ctx, db, j, outs)
+	return recordMissingRuns(ctx, db, j, outs, ends)
 }

@@ -67,11 +67,25 @@ type stepOutcome struct {
 	rc         int
 	// tail is the end of what the launch printed.
 	tail string
+	// earlier are the launches of the same id in the job's earlier
+	// attempts (a requeued job runs its steps again), oldest first.
+	earlier []*stepOutcome
+}
+
+// again returns the outcome of a launch in attempt, keeping prev's
+// launches of other attempts as its earlier ones.
+func again(prev *stepOutcome, attempt int) *stepOutcome {
+	o := &stepOutcome{attempt: attempt}
+	if prev != nil {
+		o.earlier = append(prev.earlier, prev)
+		prev.earlier = nil
+	}
+	return o
 }
 
 // outcomes reads the step markers (templates.StepMarker) of a job's output
-// and keeps, per launch id, its last attempt and the lines it printed
-// between them (at most the last tailLines).
+// and keeps, per launch id, its last attempt (with those before it) and
+// the lines it printed between them (at most the last tailLines).
 func outcomes(r io.Reader) map[string]*stepOutcome {
 	out := map[string]*stepOutcome{}
 	var cur *stepOutcome
@@ -94,12 +108,19 @@ func outcomes(r io.Reader) map[string]*stepOutcome {
 				at := unixTime(kv["at"])
 				switch what {
 				case "begin":
-					cur, lines = &stepOutcome{attempt: attempt, begin: at}, nil
+					prev := out[id]
+					if prev != nil && prev.attempt == attempt {
+						// The same launch begun again: the last wins.
+						cur = &stepOutcome{attempt: attempt, earlier: prev.earlier}
+					} else {
+						cur = again(prev, attempt)
+					}
+					cur.begin, lines = at, nil
 					out[id] = cur
 				case "end":
 					o := out[id]
 					if o == nil || o.attempt != attempt {
-						o = &stepOutcome{attempt: attempt}
+						o = again(o, attempt)
 						out[id] = o
 					}
 					o.end, o.ended = at, true
@@ -224,13 +245,18 @@ func readTail(path string, max int64) ([]byte, error) {
 
 // missingRuns makes a failed run for every launch of j's plan that left
 // no run in the archive: the plan is the source of truth for what should
-// exist. outs are the launches' outcomes by task and launch id (nil when
-// unknown); have are the job's archived runs.
-func missingRuns(j store.Job, have []store.Run, outs map[string]map[string]*stepOutcome) []*results.Bundle {
+// exist. Each attempt of a requeued job is a launch of its own: the last
+// attempt must leave a run of every planned launch, an earlier one of
+// every launch its output shows it began, whatever a later attempt did.
+// outs are the launches' outcomes by task and launch id (nil when
+// unknown); have are the job's archived runs; ends say how Slurm ended
+// each attempt.
+func missingRuns(j store.Job, have []store.Run, outs map[string]map[string]*stepOutcome, ends map[int]attemptEnd) []*results.Bundle {
 	done := map[string]bool{}
 	for _, r := range have {
-		done[r.ArrayIndex+"\x00"+r.Step] = true
+		done[fmt.Sprintf("%s\x00%s\x00%d", r.ArrayIndex, r.Step, r.Restart)] = true
 	}
+	last := lastAttempt(j, have, outs)
 	nodes, _ := hostlist.Expand(j.NodeList)
 	var out []*results.Bundle
 	for _, ps := range j.Plan {
@@ -239,14 +265,19 @@ func missingRuns(j store.Job, have []store.Run, outs map[string]map[string]*step
 			ids = []string{ps.Step} // a pairs step of a job that never got nodes
 		}
 		for _, id := range ids {
-			if done[ps.Task+"\x00"+id] {
-				continue
+			var byAttempt map[int]*stepOutcome
+			if outs != nil {
+				byAttempt = launches(outs[ps.Task][id])
+			} else {
+				byAttempt = launches(nil)
 			}
-			var o *stepOutcome
-			if outs != nil && outs[ps.Task] != nil {
-				o = outs[ps.Task][id]
+			for a := 0; a <= last; a++ {
+				o := byAttempt[a]
+				if done[fmt.Sprintf("%s\x00%s\x00%d", ps.Task, id, a)] || a < last && o == nil {
+					continue
+				}
+				out = append(out, failedRun(j, ps, id, nodes, o, a, last, ends[a]))
 			}
-			out = append(out, failedRun(j, ps, id, nodes, o))
 		}
 	}
 	return out
@@ -254,7 +285,7 @@ func missingRuns(j store.Job, have []store.Run, outs map[string]map[string]*step
 
 // failedRun is the run of a launch that wrote no bundle, made from what is
 // known: the plan, Slurm's view of the job, and the launch's outcome.
-func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *stepOutcome) *results.Bundle {
+func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *stepOutcome, attempt, last int, end attemptEnd) *results.Bundle {
 	b := results.New()
 	b.Status = results.StatusFailed
 	b.Campaign, b.Variant = j.Campaign, ps.Variant
@@ -269,17 +300,17 @@ func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *
 		}
 	}
 	b.Benchmark = results.Benchmark{Name: ps.Benchmark, Kind: ps.Kind, Kernel: ps.Kernel}
-	b.Job = results.Job{ID: j.SlurmID, Step: id, ArrayIndex: ps.Task, Name: j.Name, Tasks: ps.Ranks, Restart: j.Restarts}
+	b.Job = results.Job{ID: j.SlurmID, Step: id, ArrayIndex: ps.Task, Name: j.Name, Tasks: ps.Ranks, Restart: attempt}
 	if len(nodes) > 0 && ps.Pairs == "" {
 		b.Job.Nodes = nodes[:min(len(nodes), max(ps.Nodes, 1))]
 	}
 	b.Source = "sbench: planned step " + id + " of job " + j.SlurmID + ", no bundle"
-	state := j.State
-	if j.ExitCode != "" {
-		state += " " + j.ExitCode
-	}
-	if j.Reason != "" {
-		state += ", " + j.Reason
+	state := end.text()
+	if !end.known() {
+		state = (attemptEnd{State: j.State, ExitCode: j.ExitCode, Reason: j.Reason}).text()
+		if attempt < last {
+			state = "requeued; how Slurm ended it is no longer known"
+		}
 	}
 	var why string
 	neverRan, stranded := strandedWhy(j)
@@ -293,6 +324,8 @@ func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *
 		}
 	case o == nil:
 		why = "never started: the job ended before this step (" + state + "), or its output has no marker for it"
+	case !o.ended && end.bySlurm():
+		why = fmt.Sprintf("started at %s and did not end: Slurm ended %s under it (%s)", o.begin.Format(time.RFC3339), attemptName(attempt, last), state)
 	case !o.ended:
 		why = fmt.Sprintf("started at %s and did not end: the job ended under it (%s)", o.begin.Format(time.RFC3339), state)
 	case o.rc == 124 || o.rc == 137 && ps.Limit > 0:
@@ -300,13 +333,17 @@ func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *
 	default:
 		why = fmt.Sprintf("the launcher exited %d before sbench-runner wrote a bundle", o.rc)
 	}
-	if j.Restarts > 0 {
-		why += fmt.Sprintf("; the job was requeued %d time(s)", j.Restarts)
+	switch {
+	case attempt < last && o.ended && end.bySlurm():
+		why += "; " + slurmEndedText(attempt, last, end) + ", and requeued the job"
+	case attempt < last:
+		why += fmt.Sprintf("; Slurm requeued the job after attempt %d", attempt)
+	case last > 0:
+		why += fmt.Sprintf("; the job was requeued %d time(s)", last)
 	}
 	b.Error = "no result: " + why
 	if o != nil {
 		b.Start, b.End = o.begin, o.end
-		b.Job.Restart = o.attempt
 		if o.tail != "" {
 			b.Error += "; it printed: " + telltale(o.tail)
 			b.Raw = o.tail
@@ -371,8 +408,17 @@ func mergeLabels(a, b map[string]string) map[string]string {
 var telltaleWords = []string{"error", "fail", "abort", "unknown", "unrecognized", "invalid", "not found", "no such",
 	"denied", "refused", "killed", "cancelled", "cannot", "unable", "time limit"}
 
+// Slurm's own words for why it ended or refused a step say most of all.
+var telltaleSlurm = []string{"task launch for", "due to node failure", "due to preemption", "due to time limit"}
+
 func telltale(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		low := strings.ToLower(lines[i])
+		if slices.ContainsFunc(telltaleSlurm, func(w string) bool { return strings.Contains(low, w) }) {
+			return clipLine(strings.TrimSpace(lines[i]))
+		}
+	}
 	pick := ""
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
@@ -388,15 +434,19 @@ func telltale(s string) string {
 			break
 		}
 	}
-	if len(pick) > 300 {
-		pick = pick[:300] + "…"
+	return clipLine(pick)
+}
+
+func clipLine(s string) string {
+	if len(s) > 300 {
+		s = s[:300] + "…"
 	}
-	return pick
+	return s
 }
 
 // recordMissingRuns archives a failed run for every planned launch of j
 // that has none, and returns how many it added.
-func recordMissingRuns(ctx context.Context, db *store.DB, j store.Job, outs map[string]map[string]*stepOutcome) (int, error) {
+func recordMissingRuns(ctx context.Context, db *store.DB, j store.Job, outs map[string]map[string]*stepOutcome, ends map[int]attemptEnd) (int, error) {
 	if len(j.Plan) == 0 {
 		return 0, nil // a job recorded before plans were
 	}
@@ -404,16 +454,7 @@ func recordMissingRuns(ctx context.Context, db *store.DB, j store.Job, outs map[
 	if err != nil {
 		return 0, err
 	}
-	if outs == nil {
-		var tasks []string
-		for _, ps := range j.Plan {
-			if !slices.Contains(tasks, ps.Task) {
-				tasks = append(tasks, ps.Task)
-			}
-		}
-		outs = jobOutcomes(j, tasks)
-	}
-	missing := missingRuns(j, have, outs)
+	missing := missingRuns(j, have, outs, ends)
 	if len(missing) == 0 {
 		return 0, nil
 	}

@@ -55,10 +55,10 @@ func TestMissingRuns(t *testing.T) {
 			{Step: "3", Benchmark: "never", Kind: "native", Kernel: "latency", Variant: "v", Ranks: 2, Nodes: 2},
 		}}
 	have := []store.Run{{Step: "0", Restart: 0}, {Step: "0", Restart: 1}, {Step: "2-node-1-node-2", Restart: 1}}
-	got := missingRuns(j, have, map[string]map[string]*stepOutcome{"": outcomes(strings.NewReader(jobOutput))})
+	got := missingRuns(j, have, map[string]map[string]*stepOutcome{"": outcomes(strings.NewReader(jobOutput))}, nil)
 	byStep := map[string]*results.Bundle{}
 	for _, b := range got {
-		byStep[b.Job.Step] = b
+		byStep[strings.TrimPrefix(store.LaunchName("41", "", b.Job.Step, b.Job.Restart), "41.")] = b
 		if err := b.Validate(); err != nil {
 			t.Errorf("step %s: %v", b.Job.Step, err)
 		}
@@ -66,13 +66,15 @@ func TestMissingRuns(t *testing.T) {
 			t.Errorf("step %s: %+v", b.Job.Step, b)
 		}
 	}
-	if len(got) != 3 {
-		t.Fatalf("%d runs for missing steps (%v), want 1, 2-node-2-node-1 and 3", len(got), byStep)
+	// Attempt 0's step 1 is a launch of its own: its node failed under it.
+	if len(got) != 4 {
+		t.Fatalf("%d runs for missing steps (%v), want 1 of attempt 0, and 1, 2-node-2-node-1 and 3 of attempt 1", len(got), byStep)
 	}
 	for step, want := range map[string][]string{
-		"1":               {"launcher exited 1 before sbench-runner wrote a bundle", "unrecognized option '--bogus'", "requeued 1 time"},
-		"2-node-2-node-1": {"timed out", "limit of 1m0s", "rc=124", "DUE TO TIME LIMIT"},
-		"3":               {"never started", "FAILED 1:0, NonZeroExitCode"},
+		"1":                  {"started at", "did not end", "Slurm requeued the job after attempt 0"},
+		"1 r1":               {"launcher exited 1 before sbench-runner wrote a bundle", "unrecognized option '--bogus'", "requeued 1 time"},
+		"2-node-2-node-1 r1": {"timed out", "limit of 1m0s", "rc=124", "DUE TO TIME LIMIT"},
+		"3 r1":               {"never started", "FAILED 1:0, NonZeroExitCode"},
 	} {
 		b := byStep[step]
 		if b == nil {
@@ -85,16 +87,16 @@ func TestMissingRuns(t *testing.T) {
 			}
 		}
 	}
-	if b := byStep["2-node-2-node-1"]; b.Labels["pair"] != "node-2->node-1" || b.Job.Restart != 1 {
+	if b := byStep["2-node-2-node-1 r1"]; b.Labels["pair"] != "node-2->node-1" || b.Job.Restart != 1 {
 		t.Errorf("pair run labels %v restart %d", b.Labels, b.Job.Restart)
 	}
-	if b := byStep["1"]; b.Params["repeat"] != "0" || b.Labels["fabric"] != "tcp" || b.Raw == "" {
+	if b := byStep["1 r1"]; b.Params["repeat"] != "0" || b.Labels["fabric"] != "tcp" || b.Raw == "" {
 		t.Errorf("step 1 run: params %v labels %v raw %q", b.Params, b.Labels, b.Raw)
 	}
 	// A job that never started: every step, pairs without nodes as one.
 	never := j
 	never.State, never.Reason, never.NodeList, never.Start = "PENDING", "DependencyNeverSatisfied", "", time.Time{}
-	got = missingRuns(never, nil, nil)
+	got = missingRuns(never, nil, nil, nil)
 	if len(got) != 4 || !strings.Contains(got[0].Error, "never ran: the job it waits for") {
 		t.Errorf("never-started job: %d runs, first %q", len(got), got[0].Error)
 	}

@@ -182,5 +182,5 @@ func jobArchived(ctx context.Context, db *store.DB, j store.Job) (bool, error) {
 	if err != nil || len(have) == 0 {
 		return false, err
 	}
-	return len(j.Plan) == 0 || len(missingRuns(j, have, nil)) == 0, nil
+	return len(j.Plan) == 0 || len(missingRuns(j, have, nil, nil)) == 0, nil
 }

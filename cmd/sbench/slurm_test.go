@@ -415,29 +415,75 @@ func slurmRun(t *testing.T, campaign, name string, jobs, runs int) (dir, db stri
 	return dir, db, ids, status
 }
 
-// slurmWaitLimit bounds a status --wait on the test cluster. Every test
-// job asks for at most 5 minutes, after which Slurm ends it, so a wait that
-// outlasts this is a hang.
+// slurmWaitLimit bounds how long a status --wait on the test cluster may
+// go without progress: no job changing state and no step starting or
+// ending. Every step of a test job has a time limit of at most 5 minutes,
+// after which Slurm ends it, so a wait that sees nothing happen for longer
+// is a hang. A busy machine makes steps slow, not a job silent: the bound
+// is on the silence, not on the whole wait (a job of 24 steps ran 8 minutes
+// at load 17 and was still making progress).
 const slurmWaitLimit = 8 * time.Minute
 
 // slurmWait runs status --wait --ingest on the archive db, with the
-// further args, and gives up after limit: a job that never settles fails
-// the test with what Slurm says of the jobs, the nodes and its logs,
-// instead of hanging the package until go test's timeout hides which job
-// it was. It reports with t.Errorf, so a test may call it from another
-// goroutine; on a timeout code is -1.
+// further args, and gives up when the test cluster shows no progress for
+// limit (see slurmWaitLimit), or a minute before go test's own deadline:
+// a job that never settles fails the test with what Slurm says of the
+// jobs, the nodes and its logs, instead of hanging the package until go
+// test's timeout hides which job it was. It reports with t.Errorf, so a
+// test may call it from another goroutine; on a give-up code is -1.
 func slurmWait(t *testing.T, limit time.Duration, db string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	why := make(chan string, 1)
+	go watchSlurmProgress(ctx, t, limit, cancel, why)
 	args = append([]string{"status", "--db", db, "--wait", "--interval", "300ms", "--ingest"}, args...)
 	stdout, stderr, code = testenv.CLI(ctx, run, exitCode, args...)
 	if ctx.Err() != nil {
-		t.Errorf("sbench %s: still waiting after %s\n%s", strings.Join(args, " "), limit, stderr)
+		t.Errorf("sbench %s: %s\n%s", strings.Join(args, " "), <-why, stderr)
 		logSlurmState(t)
 		return stdout, stderr, -1
 	}
 	return stdout, stderr, code
+}
+
+// watchSlurmProgress cancels when squeue's view of the cluster's jobs and
+// steps has not changed for limit, or when go test's deadline is a minute
+// away, and says which in why.
+func watchSlurmProgress(ctx context.Context, t *testing.T, limit time.Duration, cancel func(), why chan<- string) {
+	var end <-chan time.Time
+	if d, ok := t.Deadline(); ok {
+		end = time.After(time.Until(d) - time.Minute)
+	}
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	last, since := slurmActivity(), time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-end:
+			why <- "go test's deadline is a minute away"
+			cancel()
+			return
+		case <-tick.C:
+		}
+		if now := slurmActivity(); now != last {
+			last, since = now, time.Now()
+		} else if time.Since(since) > limit {
+			why <- fmt.Sprintf("no job or step of the test cluster changed for %s", limit)
+			cancel()
+			return
+		}
+	}
+}
+
+// slurmActivity is squeue's view of the jobs (id, state) and of the
+// running steps: what changes while a job makes progress.
+func slurmActivity() string {
+	jobs, _ := exec.Command("squeue", "-h", "-a", "-o", "%i %T").Output()
+	steps, _ := exec.Command("squeue", "-h", "-a", "-s", "-o", "%i").Output()
+	return string(jobs) + "\x00" + string(steps)
 }
 
 // logSlurmState logs what the test cluster says of its jobs and nodes, the

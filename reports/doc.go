@@ -78,9 +78,9 @@
 // # HTML
 //
 // WriteHTML writes the same report as one self-contained HTML page: the
-// document that draws the PDF also records what it draws — headings,
-// paragraphs, table rows, figures, quotes — as HTML, so the page cannot
-// drift from the PDF. Figures are the same plots drawn as inline SVG by
+// sections write their content once — headings, paragraphs, tables,
+// figures, quotes — and the PDF and the page each render it, so the page
+// cannot drift from the PDF. Figures are the same plots drawn as inline SVG by
 // gonum's vgsvg (package svgplot), with their points' value, size and runs
 // on hover and their series toggled from the legend; tables sort by a
 // click; nothing is loaded from anywhere (package webpage).

@@ -20,21 +20,15 @@ import (
 // runs on hover (a click goes to the run in the appendix), and each series
 // shown or hidden from the legend.
 //
-// The page is the PDF's content because it is drawn by the PDF's own
-// section code: the document records, as HTML, what every heading,
-// paragraph, table row, figure and quote it draws is, and the PDF drawn
-// along is thrown away. No section has an HTML twin to keep in step.
+// The page is the PDF's content because both render the same content
+// (Report.content): the headings, paragraphs, tables, figures and quotes
+// the sections write. No section has an HTML twin to keep in step.
 func (r *Report) WriteHTML(w io.Writer) (int64, error) {
 	if err := r.saveExtras(); err != nil {
 		return 0, err
 	}
-	doc := newDocument(r.data, r.opts, r.font)
 	sink := &htmlSink{ids: map[string]int{}}
-	doc.html = sink
-	r.drawSections(doc)
-	if err := doc.pdf.Error(); err != nil {
-		return 0, fmt.Errorf("write html report: %w", err)
-	}
+	sink.render(r.content())
 	if sink.err != nil {
 		return 0, fmt.Errorf("write html report: %w", sink.err)
 	}
@@ -68,17 +62,14 @@ func (r *Report) saveExtras() error {
 	return nil
 }
 
-// htmlSink is the HTML the document's primitives draw. A primitive that
-// draws others (a bullet is a paragraph, a row may repeat the header on a
-// new page) records itself only: take returns nil while one is recording.
+// htmlSink is the HTML page a content renders to.
 type htmlSink struct {
-	muted int
-	b     bytes.Buffer
+	b bytes.Buffer
 	// open is the element later primitives may add to: "ul" (bullets),
 	// "dl" (an appendix run's facts), "table", "figure" (waiting for its
 	// caption), "" for none.
 	open  string
-	table *htmlTable
+	table *tableBlock
 	// section is whether a <section> is open; toc the level-2 headings
 	// and where the table of contents goes.
 	section bool
@@ -88,29 +79,38 @@ type htmlSink struct {
 	err     error
 }
 
-type htmlTable struct {
-	cols []column
-	rows []htmlRow
-}
-
-type htmlRow struct {
-	cells   []string
-	class   string
-	swatch  *style
-	strike  bool
-	plain   int
-	details []string
-}
-
-func (s *htmlSink) take() *htmlSink {
-	if s == nil || s.muted > 0 {
-		return nil
+// render writes the blocks of c; those that only lay out the PDF's pages
+// (space, page breaks, rules) have no HTML.
+func (s *htmlSink) render(c *content) {
+	for _, b := range c.blocks {
+		switch b := b.(type) {
+		case titleBlock:
+			s.title(b.text)
+		case headingBlock:
+			s.heading(b.text, b.size)
+		case paraBlock:
+			s.para(b.text, b.style, b.size, b.color)
+		case bulletBlock:
+			s.bullet(b.text, b.color)
+		case warningBlock:
+			s.warning(b.head, b.items)
+		case figureBlock:
+			s.figure(b.f)
+		case captionBlock:
+			s.caption(b.text)
+		case anchorBlock:
+			s.anchor(b.id)
+		case factBlock:
+			s.fact(b.key, b.value, b.color)
+		case monoBlock:
+			s.mono(b.lines, b.head, b.tail, b.color)
+		case *tableBlock:
+			s.flush()
+			s.table = b
+			s.open = "table"
+		}
 	}
-	s.muted++
-	return s
 }
-
-func (s *htmlSink) done() { s.muted-- }
 
 var esc = html.EscapeString
 
@@ -166,9 +166,6 @@ func (s *htmlSink) flush() {
 }
 
 func (s *htmlSink) title(text string) {
-	if s == nil || s.muted > 0 {
-		return
-	}
 	s.flush()
 	fmt.Fprintf(&s.b, "<h1>%s</h1>\n", esc(text))
 }
@@ -196,14 +193,8 @@ func (s *htmlSink) heading(text string, size float64) {
 	fmt.Fprintf(&s.b, "<h%d id=\"%s\">%s</h%d>\n", level, id, esc(text), level)
 }
 
-// para records a paragraph; an indented one right after a table row is
-// that row's detail (a failed run's error, an invalid HPL row's checks).
-func (s *htmlSink) para(indented bool, text, style string, size float64, c [3]int) {
-	if indented && s.open == "table" && len(s.table.rows) > 0 {
-		last := &s.table.rows[len(s.table.rows)-1]
-		last.details = append(last.details, text)
-		return
-	}
+// para writes a paragraph; one that starts with a bullet is a list item.
+func (s *htmlSink) para(text, style string, size float64, c [3]int) {
 	if rest, ok := strings.CutPrefix(text, "• "); ok {
 		s.bullet(rest, c)
 		return
@@ -243,20 +234,6 @@ func (s *htmlSink) warning(head string, items []string) {
 	s.b.WriteString("</ul></div>\n")
 }
 
-func (s *htmlSink) tableHead(cols []column) {
-	s.flush()
-	s.table = &htmlTable{cols: cols}
-	s.open = "table"
-}
-
-func (s *htmlSink) row(cells []string, c [3]int, swatch *style, fontStyle string, plain int) {
-	if s.open != "table" {
-		s.tableHead(nil)
-	}
-	s.table.rows = append(s.table.rows, htmlRow{cells: cells, class: colorClass(c), swatch: swatch,
-		strike: strings.Contains(fontStyle, "S"), plain: plain})
-}
-
 func (s *htmlSink) writeTable() {
 	t := s.table
 	if t == nil {
@@ -268,7 +245,7 @@ func (s *htmlSink) writeTable() {
 	}
 	details := false
 	for _, r := range t.rows {
-		details = details || len(r.details) > 0
+		details = details || r.under != ""
 	}
 	// A table of values keyed by their first column (the system table,
 	// whose first header is empty) is not something to sort.
@@ -288,7 +265,8 @@ func (s *htmlSink) writeTable() {
 		if details {
 			s.b.WriteString("<tbody>\n")
 		}
-		fmt.Fprintf(&s.b, "<tr%s>", classAttr(r.class))
+		class := colorClass(r.color)
+		fmt.Fprintf(&s.b, "<tr%s>", classAttr(class))
 		for i := 0; i < n; i++ {
 			cell := ""
 			if i < len(r.cells) {
@@ -304,7 +282,7 @@ func (s *htmlSink) writeTable() {
 					text = fmt.Sprintf("<a href=\"#run-%d\">%d</a>", id, id)
 				}
 			}
-			if r.strike && i != r.plain && cell != "" {
+			if strings.Contains(r.fontStyle, "S") && i != r.plain && cell != "" {
 				text = "<s>" + text + "</s>"
 			}
 			if i == 0 && r.swatch != nil {
@@ -313,8 +291,8 @@ func (s *htmlSink) writeTable() {
 			fmt.Fprintf(&s.b, "<td%s>%s</td>", classAttr(map[bool]string{true: "num"}[col.right]), text)
 		}
 		s.b.WriteString("</tr>\n")
-		for _, d := range r.details {
-			fmt.Fprintf(&s.b, "<tr%s><td></td><td colspan=\"%d\">%s</td></tr>\n", classAttr("detail", r.class), max(1, n-1), esc(d))
+		if r.under != "" {
+			fmt.Fprintf(&s.b, "<tr%s><td></td><td colspan=\"%d\">%s</td></tr>\n", classAttr("detail", class), max(1, n-1), esc(r.under))
 		}
 		if details {
 			s.b.WriteString("</tbody>\n")
@@ -370,9 +348,6 @@ func (s *htmlSink) caption(text string) {
 // anchor marks where a run's part of the appendix starts, for the links
 // of the runs table and of the figures' points.
 func (s *htmlSink) anchor(id string) {
-	if s == nil || s.muted > 0 {
-		return
-	}
 	s.flush()
 	fmt.Fprintf(&s.b, "<div class=\"anchor\" id=\"%s\"></div>\n", esc(id))
 }

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/jung-kurt/gofpdf"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Page geometry, in points (the document's unit): A4 with 15 mm margins.
@@ -47,8 +49,6 @@ type document struct {
 	noteY float64
 	// utf8 is the embedded font all text is set in, nil for the core fonts.
 	utf8 *utf8Font
-	// html, when set, records what is drawn as an HTML page (WriteHTML).
-	html *htmlSink
 }
 
 // Font families of the document's text.
@@ -157,10 +157,6 @@ func (d *document) ellipsis() string {
 // heading writes a section heading and reserves room for keep points of
 // what follows, so a heading is never the last line of a page.
 func (d *document) heading(text string, size, keep float64) {
-	if s := d.html.take(); s != nil {
-		defer s.done()
-		s.heading(text, size)
-	}
 	lead := size * 1.6
 	d.need(lead + keep)
 	if d.y > contentTop {
@@ -179,10 +175,6 @@ func (d *document) para(text, style string, size float64, c [3]int) {
 // paraAt writes wrapped text in a column; maxLines > 0 cuts it short with a
 // count of what was left out.
 func (d *document) paraAt(x, w float64, text, family, style string, size float64, c [3]int, maxLines int) {
-	if s := d.html.take(); s != nil {
-		defer s.done()
-		s.para(x > margin, text, style, size, c)
-	}
 	d.pdf.SetTextColor(c[0], c[1], c[2])
 	lines := d.paraLines(w, text, family, style, size, maxLines)
 	lead := size * 1.3
@@ -381,6 +373,8 @@ type column struct {
 	// middle keeps the cell on one line, cut in the middle with "…": an
 	// identifier whose start and end both matter.
 	middle bool
+	// art marks the column a row's art draws into.
+	art bool
 }
 
 // table draws rows with a header that is repeated on every page it spans.
@@ -395,16 +389,15 @@ type table struct {
 
 const cellPad = 3
 
+// rowHeight is the height of a table row of one line.
+const rowHeight = smallSize * 1.55
+
 func (d *document) table(cols []column) *table {
-	return &table{d: d, cols: cols, size: smallSize, rowH: smallSize * 1.55}
+	return &table{d: d, cols: cols, size: smallSize, rowH: rowHeight}
 }
 
 func (t *table) header() {
 	d := t.d
-	if s := d.html.take(); s != nil {
-		defer s.done()
-		s.tableHead(t.cols)
-	}
 	d.need(2 * t.rowH)
 	d.pdf.SetFillColor(headFill[0], headFill[1], headFill[2])
 	d.pdf.Rect(margin, d.y, contentWidth, t.rowH, "F")
@@ -444,10 +437,6 @@ func (t *table) rowStyled(cells []string, c [3]int, swatch *style, fontStyle str
 // break between them would leave the text under another page's header.
 func (t *table) rowKeeping(cells []string, c [3]int, swatch *style, fontStyle string, plain int, after float64) (top, h float64) {
 	d := t.d
-	if s := d.html.take(); s != nil {
-		defer s.done()
-		s.row(cells, c, swatch, fontStyle, plain)
-	}
 	d.font("", t.size, c)
 	ml := t.maxLines
 	if ml == 0 {
@@ -602,4 +591,121 @@ func (d *document) rule(y float64) {
 	d.pdf.SetLineWidth(0.4)
 	d.pdf.Line(margin, y, margin+contentWidth, y)
 	d.pdf.SetDrawColor(0, 0, 0)
+}
+
+// bullet writes one bulleted paragraph.
+func (d *document) bullet(text string, c [3]int) {
+	d.need(bodySize * 1.3)
+	d.font("", bodySize, c)
+	d.pdf.Text(margin+2, d.y+bodySize, d.enc.encode("•"))
+	d.paraAt(margin+14, contentWidth-14, text, sansFamily, "", bodySize, c, 0)
+	d.y += 3
+}
+
+// warningBox draws a red-framed box with a bold first line and the items
+// below it.
+func (d *document) warningBox(head string, items []string) {
+	const pad = 6
+	w := contentWidth - 2*pad
+	d.setFont(sansFamily, "B", bodySize)
+	headLines := d.wrap(head, w)
+	d.setFont(sansFamily, "", smallSize)
+	var itemLines [][]string
+	n := 0
+	for _, it := range items {
+		ls := d.wrap("• "+it, w-8)
+		itemLines = append(itemLines, ls)
+		n += len(ls)
+	}
+	h := 2*pad + float64(len(headLines))*bodySize*1.3 + float64(n)*smallSize*1.3 + 2
+	d.need(h + 4)
+	d.pdf.SetDrawColor(failedRed[0], failedRed[1], failedRed[2])
+	d.pdf.SetFillColor(253, 240, 238)
+	d.pdf.SetLineWidth(1)
+	d.pdf.Rect(margin, d.y, contentWidth, h, "FD")
+	d.pdf.SetLineWidth(0.5)
+	d.pdf.SetDrawColor(0, 0, 0)
+	y := d.y + pad
+	d.font("B", bodySize, failedRed)
+	for _, l := range headLines {
+		d.pdf.Text(margin+pad, y+bodySize, l)
+		y += bodySize * 1.3
+	}
+	y += 2
+	d.font("", smallSize, failedRed)
+	for _, ls := range itemLines {
+		for k, l := range ls {
+			x := margin + pad
+			if k > 0 {
+				x += 8
+			}
+			d.pdf.Text(x, y+smallSize, l)
+			y += smallSize * 1.3
+		}
+	}
+	d.y += h + 8
+}
+
+// fact writes one "Key: value" line, the value wrapped under itself.
+func (d *document) fact(k, v string, c [3]int) {
+	const keyW = 64
+	d.need(smallSize * 1.35)
+	d.font("B", smallSize, grey)
+	d.pdf.Text(margin, d.y+smallSize, d.enc.encode(k))
+	if v == "" {
+		d.y += smallSize * 1.35
+		return
+	}
+	d.paraAt(margin+keyW, contentWidth-keyW, v, sansFamily, "", smallSize, c, 6)
+}
+
+// mono quotes lines of a tool's output in a monospaced font: the first head
+// lines and, when tail > 0, the last tail, with a count of what is left
+// out between them. Long lines are cut to the width with "…". A line the
+// core fonts cannot show is set in the embedded font, when there is one.
+func (d *document) mono(lines []string, head, tail int, c [3]int) {
+	lines = cutLines(lines, head, tail)
+	const indent = 8
+	lead := monoSize * 1.22
+	for _, l := range lines {
+		d.need(lead)
+		l = expandTabs(l)
+		var enc string
+		if d.utf8 != nil && !d.enc.fits(l) {
+			d.pdf.SetFont(pdfUTF8Family, "", monoSize)
+			enc = d.enc.encode(l)
+		} else {
+			d.pdf.SetFont(monoFamily, "", monoSize)
+			enc = d.enc.encodeCP1252(l)
+		}
+		d.pdf.SetTextColor(c[0], c[1], c[2])
+		d.pdf.Text(margin+indent, d.y+monoSize, d.fit(enc, contentWidth-indent))
+		d.y += lead
+	}
+	d.y += 3
+}
+
+// plot draws p at the cursor, w×h points. A drawing error stays in the
+// document and is returned when it is written.
+func (d *document) plot(p *plot.Plot, w, h float64) {
+	d.need(h)
+	c := newCanvas(d.pdf, d.enc, margin, d.y, w, h)
+	p.Draw(draw.New(c))
+	c.Close()
+	d.y += h + 4
+}
+
+// lateNote writes text in the room the first page keeps for a note known
+// only once everything is drawn (noteY), in bold red, at most 3 lines.
+func (d *document) lateNote(text string) {
+	last := d.pdf.PageNo()
+	d.pdf.SetPage(1)
+	// Page 1's stream ends in whatever font it last used, not the one
+	// gofpdf now believes current: SetFontSize writes gofpdf's current
+	// font, so the two agree again before the note (see Canvas.Close).
+	fontPt, _ := d.pdf.GetFontSize()
+	d.pdf.SetFontSize(fontPt)
+	d.y = d.noteY
+	d.paraAt(margin, contentWidth, text, sansFamily, "B", smallSize, failedRed, 3)
+	d.pdf.SetPage(last)
 }

@@ -666,15 +666,15 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	doc := newDocument(r.data, r.opts, r.font)
-	r.drawSections(doc)
+	renderPDF(doc, r.content())
 	r.replacementNote(doc)
 	return doc.output(w)
 }
 
-// drawSections draws the report's content, section by section: into the
-// PDF, and into the HTML page when the document records one (WriteHTML),
-// so that both show the same.
-func (r *Report) drawSections(doc *document) {
+// content is the report's content, section by section, as the PDF
+// (WriteTo) and the HTML page (WriteHTML) both render it.
+func (r *Report) content() *content {
+	doc := &content{}
 	r.titlePage(doc)
 	r.overviewSection(doc)
 	if r.showOverview() {
@@ -688,6 +688,7 @@ func (r *Report) drawSections(doc *document) {
 	r.comparisonSection(doc)
 	r.notesSection(doc)
 	r.appendix(doc)
+	return doc
 }
 
 // latestRunTime is the latest end (or start) of the runs, or the Unix epoch

@@ -112,7 +112,7 @@ func cutLines(lines []string, head, tail int) []string {
 // numbers traceable: the job, its state, the command and launcher, the
 // script that was submitted, the hosts, and an excerpt of the tool's own
 // output; and how many it left out, and how to see them.
-func (r *Report) appendix(d *document) {
+func (r *Report) appendix(d *content) {
 	if len(r.runs) == 0 || r.opts.appendix == AppendixNone {
 		return
 	}
@@ -124,7 +124,7 @@ func (r *Report) appendix(d *document) {
 	} else {
 		d.para(r.appendixNote(), "I", smallSize, grey)
 	}
-	d.y += 4
+	d.space(4)
 	shownScript := map[string]int64{}
 	for _, i := range r.appendixRuns {
 		run := &r.runs[i]
@@ -136,11 +136,11 @@ func (r *Report) appendix(d *document) {
 		facts := r.runFacts(run)
 		// The heading stays with its facts: no run title alone at a page's foot.
 		d.need(2*bodySize*1.3 + 8 + float64(min(len(facts), 10))*smallSize*1.35)
-		d.y += 4
-		d.html.anchor(fmt.Sprintf("run-%d", run.ID))
-		d.paraAt(margin, contentWidth, head, sansFamily, "B", bodySize+0.5, c, 2)
-		d.rule(d.y + 1)
-		d.y += 4
+		d.space(4)
+		d.anchor(fmt.Sprintf("run-%d", run.ID))
+		d.paraLines(head, "B", bodySize+0.5, c, 2)
+		d.rule(1)
+		d.space(4)
 		for _, kv := range facts {
 			d.fact(kv[0], kv[1], black)
 		}
@@ -170,7 +170,7 @@ func (r *Report) appendix(d *document) {
 			d.fact("Output", fmt.Sprintf("%d line%s of the tool's output", q.total, plural(q.total)), black)
 			d.mono(q.lines, len(q.lines), 0, black)
 		}
-		d.y += 6
+		d.space(6)
 	}
 }
 
@@ -274,53 +274,6 @@ func RunFacts(run *store.Run, j *store.Job) [][2]string {
 		add("Runner", "sbench-runner "+run.RunnerVersion)
 	}
 	return out
-}
-
-// fact writes one "Key: value" line, the value wrapped under itself.
-func (d *document) fact(k, v string, c [3]int) {
-	if s := d.html.take(); s != nil {
-		defer s.done()
-		s.fact(k, v, c)
-	}
-	const keyW = 64
-	d.need(smallSize * 1.35)
-	d.font("B", smallSize, grey)
-	d.pdf.Text(margin, d.y+smallSize, d.enc.encode(k))
-	if v == "" {
-		d.y += smallSize * 1.35
-		return
-	}
-	d.paraAt(margin+keyW, contentWidth-keyW, v, sansFamily, "", smallSize, c, 6)
-}
-
-// mono quotes lines of a tool's output in a monospaced font: the first head
-// lines and, when tail > 0, the last tail, with a count of what is left
-// out between them. Long lines are cut to the width with "…". A line the
-// core fonts cannot show is set in the embedded font, when there is one.
-func (d *document) mono(lines []string, head, tail int, c [3]int) {
-	if s := d.html.take(); s != nil {
-		defer s.done()
-		s.mono(lines, head, tail, c)
-	}
-	lines = cutLines(lines, head, tail)
-	const indent = 8
-	lead := monoSize * 1.22
-	for _, l := range lines {
-		d.need(lead)
-		l = expandTabs(l)
-		var enc string
-		if d.utf8 != nil && !d.enc.fits(l) {
-			d.pdf.SetFont(pdfUTF8Family, "", monoSize)
-			enc = d.enc.encode(l)
-		} else {
-			d.pdf.SetFont(monoFamily, "", monoSize)
-			enc = d.enc.encodeCP1252(l)
-		}
-		d.pdf.SetTextColor(c[0], c[1], c[2])
-		d.pdf.Text(margin+indent, d.y+monoSize, d.fit(enc, contentWidth-indent))
-		d.y += lead
-	}
-	d.y += 3
 }
 
 func splitLines(s string) []string {

@@ -59,7 +59,7 @@ func WithComparison(c *Comparison) Option {
 var betterGreen = [3]int{0, 120, 40}
 
 // comparisonSection draws the tables, regressions in red.
-func (r *Report) comparisonSection(d *document) {
+func (r *Report) comparisonSection(d *content) {
 	c := r.opts.comparison
 	if c == nil {
 		return
@@ -92,7 +92,6 @@ func (r *Report) comparisonSection(d *document) {
 			cols[i] = column{title: h, width: w, right: i > 0 && i < len(t.Header)-1}
 		}
 		tb := d.table(cols)
-		tb.header()
 		for i, row := range t.Rows {
 			col := black
 			if i < len(t.Worse) && t.Worse[i] {
@@ -103,12 +102,12 @@ func (r *Report) comparisonSection(d *document) {
 			tb.row(row, col, nil)
 		}
 		if t.Note != "" {
-			d.y += 2
-			d.paraAt(margin, contentWidth, t.Note, sansFamily, "I", smallSize, grey, 4)
+			d.space(2)
+			d.paraLines(t.Note, "I", smallSize, grey, 4)
 		}
-		d.y += 6
+		d.space(6)
 	}
 	for _, n := range c.Notes {
-		d.paraAt(margin, contentWidth, n, sansFamily, "I", smallSize, grey, 4)
+		d.paraLines(n, "I", smallSize, grey, 4)
 	}
 }

@@ -4,13 +4,13 @@ import "fmt"
 
 // notesSection lists what the report left out, so a missing curve is
 // explained in the report rather than discovered by its reader.
-func (r *Report) notesSection(d *document) {
+func (r *Report) notesSection(d *content) {
 	if len(r.notes) == 0 {
 		return
 	}
 	d.heading("Notes", h2Size, 30)
 	for _, n := range r.notes {
-		d.paraAt(margin, contentWidth, "• "+n, sansFamily, "", smallSize, black, 4)
+		d.paraLines("• "+n, "", smallSize, black, 4)
 	}
 }
 
@@ -31,14 +31,5 @@ func (r *Report) replacementNote(d *document) {
 		}
 		msg = fmt.Sprintf("%d character%s the report's fonts cannot show (%s) are printed as '?'", n, plural(n), sample[1:])
 	}
-	last := d.pdf.PageNo()
-	d.pdf.SetPage(1)
-	// Page 1's stream ends in whatever font it last used, not the one
-	// gofpdf now believes current: SetFontSize writes gofpdf's current
-	// font, so the two agree again before the note (see Canvas.Close).
-	fontPt, _ := d.pdf.GetFontSize()
-	d.pdf.SetFontSize(fontPt)
-	d.y = d.noteY
-	d.paraAt(margin, contentWidth, "Note: "+msg+".", sansFamily, "B", smallSize, failedRed, 3)
-	d.pdf.SetPage(last)
+	d.lateNote("Note: " + msg + ".")
 }

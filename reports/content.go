@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/sbench/sbench/reports/typeset"
 	"unicode"
 	"unicode/utf8"
 )
@@ -72,32 +73,30 @@ type (
 // tableBlock is a table: its header, then its rows.
 type tableBlock struct {
 	cols []column
-	// maxLines bounds a cell's lines; 0 means maxCellLines.
+	// maxLines bounds a cell's lines; 0 means 3.
 	maxLines int
-	rows     []*tableRow
+	rows     []*typeset.Row
 }
 
-// tableRow is one row of a table.
-type tableRow struct {
-	cells []string
-	color [3]int
-	// swatch, if set, is drawn before the first cell's text.
-	swatch *style
-	// fontStyle is the row's font style ("S" strikes it through), but
-	// for column plain, which stays regular.
-	fontStyle string
-	plain     int
-	// under is text written under the row in italics (a failed run's
-	// error), at most underLines lines; keepUnder keeps it on the row's
-	// page.
-	under      string
-	underLines int
-	underColor [3]int
-	keepUnder  bool
-	// art draws into the cell of the column whose art is set: the box
-	// is the cell less its padding.
-	art func(d *document, x, y, w, h float64)
+// column is a table's column, declared once for the PDF and the HTML
+// page: its title, its width rule (points, or 0: an equal share of what
+// the columns of a fixed width leave), its alignment, and how its cells
+// read.
+type column struct {
+	title string
+	width float64
+	right bool // numbers
+	// middle keeps a cell on one line in the PDF, cut in the middle.
+	middle bool
+	// art marks the column a row's art draws into (in the PDF).
+	art bool
+	// runLink makes a cell that is a run's number a link to the run in
+	// the HTML page's appendix.
+	runLink bool
 }
+
+// runColumn is the column of the runs' numbers.
+var runColumn = column{title: "Run", width: 30, right: true, runLink: true}
 
 func (d *content) add(b any) { d.blocks = append(d.blocks, b) }
 
@@ -148,23 +147,26 @@ func (d *content) table(cols []column) *tableBlock {
 }
 
 // row adds a row; swatch, if set, is drawn before the first cell's text.
-func (t *tableBlock) row(cells []string, c [3]int, swatch *style) *tableRow {
+func (t *tableBlock) row(cells []string, c [3]int, swatch *style) *typeset.Row {
 	return t.rowStyled(cells, c, swatch, "", -1)
 }
 
 // rowStyled adds a row in a font style ("S" strikes the text through)
 // except for column plain, which stays in the regular style.
-func (t *tableBlock) rowStyled(cells []string, c [3]int, swatch *style, fontStyle string, plain int) *tableRow {
-	r := &tableRow{cells: cells, color: c, swatch: swatch, fontStyle: fontStyle, plain: plain}
+func (t *tableBlock) rowStyled(cells []string, c [3]int, swatch *style, fontStyle string, plain int) *typeset.Row {
+	r := &typeset.Row{Cells: cells, Color: c, FontStyle: fontStyle, Plain: plain}
+	if swatch != nil {
+		r.Swatch = &swatch.Swatch
+	}
 	t.rows = append(t.rows, r)
 	return r
 }
 
-// explain writes text under the row, in italics of colour c indented to
-// the second column, at most lines lines: a failed run's error, an ok
-// run's note. keep keeps it on the row's page.
-func (r *tableRow) explain(text string, lines int, c [3]int, keep bool) {
-	r.under, r.underLines, r.underColor, r.keepUnder = text, lines, c, keep
+// explain writes text under row r, in italics of colour c indented to the
+// second column, at most lines lines: a failed run's error, an ok run's
+// note. keep keeps it on the row's page.
+func explain(r *typeset.Row, text string, lines int, c [3]int, keep bool) {
+	r.Under, r.UnderLines, r.UnderColor, r.KeepUnder = text, lines, c, keep
 }
 
 // caption writes a figure's caption, as a sentence.

@@ -58,8 +58,9 @@
 // # Drawing
 //
 // Figures are gonum/plot plots drawn straight into the PDF as vector
-// graphics by Canvas, an implementation of vg.Canvas on a region of a gofpdf
-// page. Text stays text: titles, labels, tick labels, legends and heatmap
+// graphics by typeset.Canvas, an implementation of vg.Canvas on a region of
+// a gofpdf page; package typeset sets the pages, knowing nothing of
+// benchmarks. Text stays text: titles, labels, tick labels, legends and heatmap
 // cells can be searched and extracted with pdftotext, and a 100-figure
 // report stays small because nothing is rasterised. The same plots can be
 // saved as PNG, SVG or PDF files (SaveFigures) and their data as CSV

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbench/sbench/reports/typeset"
 	"github.com/sbench/sbench/svgplot"
 	"github.com/sbench/sbench/webpage"
 )
@@ -36,9 +37,11 @@ func (r *Report) WriteHTML(w io.Writer) (int64, error) {
 	if r.data.Version != "" {
 		gen += " " + r.data.Version
 	}
-	cw := &countingWriter{w: w}
-	err := webpage.Write(cw, webpage.Page{Title: r.title(), Generator: gen, Class: "sb-report", Body: template.HTML(sink.finish())})
-	return cw.n, err
+	var page bytes.Buffer
+	if err := webpage.Write(&page, webpage.Page{Title: r.title(), Generator: gen, Class: "sb-report", Body: template.HTML(sink.finish())}); err != nil {
+		return 0, err
+	}
+	return page.WriteTo(w)
 }
 
 // HTMLWarnings are the Warnings that concern the reader of the HTML page:
@@ -241,11 +244,11 @@ func (s *htmlSink) writeTable() {
 	}
 	n := len(t.cols)
 	for _, r := range t.rows {
-		n = max(n, len(r.cells))
+		n = max(n, len(r.Cells))
 	}
 	details := false
 	for _, r := range t.rows {
-		details = details || r.under != ""
+		details = details || r.Under != ""
 	}
 	// A table of values keyed by their first column (the system table,
 	// whose first header is empty) is not something to sort.
@@ -265,34 +268,34 @@ func (s *htmlSink) writeTable() {
 		if details {
 			s.b.WriteString("<tbody>\n")
 		}
-		class := colorClass(r.color)
+		class := colorClass(r.Color)
 		fmt.Fprintf(&s.b, "<tr%s>", classAttr(class))
 		for i := 0; i < n; i++ {
 			cell := ""
-			if i < len(r.cells) {
-				cell = r.cells[i]
+			if i < len(r.Cells) {
+				cell = r.Cells[i]
 			}
 			var col column
 			if i < len(t.cols) {
 				col = t.cols[i]
 			}
 			text := esc(cell)
-			if col.title == "Run" {
+			if col.runLink {
 				if id, err := strconv.ParseInt(cell, 10, 64); err == nil {
 					text = fmt.Sprintf("<a href=\"#run-%d\">%d</a>", id, id)
 				}
 			}
-			if strings.Contains(r.fontStyle, "S") && i != r.plain && cell != "" {
+			if strings.Contains(r.FontStyle, "S") && i != r.Plain && cell != "" {
 				text = "<s>" + text + "</s>"
 			}
-			if i == 0 && r.swatch != nil {
-				text = swatchSVG(*r.swatch) + text
+			if i == 0 && r.Swatch != nil {
+				text = swatchSVG(*r.Swatch) + text
 			}
 			fmt.Fprintf(&s.b, "<td%s>%s</td>", classAttr(map[bool]string{true: "num"}[col.right]), text)
 		}
 		s.b.WriteString("</tr>\n")
-		if r.under != "" {
-			fmt.Fprintf(&s.b, "<tr%s><td></td><td colspan=\"%d\">%s</td></tr>\n", classAttr("detail", class), max(1, n-1), esc(r.under))
+		if r.Under != "" {
+			fmt.Fprintf(&s.b, "<tr%s><td></td><td colspan=\"%d\">%s</td></tr>\n", classAttr("detail", class), max(1, n-1), esc(r.Under))
 		}
 		if details {
 			s.b.WriteString("</tbody>\n")
@@ -306,7 +309,7 @@ func (s *htmlSink) writeTable() {
 
 // swatchSVG is a configuration's line style, as the tables' key to the
 // figures' colours.
-func swatchSVG(st style) string {
+func swatchSVG(st typeset.Swatch) string {
 	dash := ""
 	if len(st.Dash) > 0 {
 		var ds []string
@@ -364,7 +367,7 @@ func (s *htmlSink) fact(k, v string, c [3]int) {
 // mono quotes lines as the PDF does: the first head and last tail, with
 // the count of what is left out between them.
 func (s *htmlSink) mono(lines []string, head, tail int, c [3]int) {
-	lines = cutLines(lines, head, tail)
+	lines = typeset.CutLines(lines, head, tail)
 	pre := fmt.Sprintf("<pre%s>%s</pre>", classAttr(colorClass(c)), esc(strings.Join(lines, "\n")))
 	if s.open == "dl" {
 		fmt.Fprintf(&s.b, "<dd class=\"wide\">%s</dd>\n", pre)

@@ -1,88 +1,74 @@
 package reports
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sbench/sbench/reports/typeset"
+)
+
+// The page, type sizes and colours the sections lay out with.
+const (
+	contentWidth  = typeset.ContentWidth
+	contentTop    = typeset.ContentTop
+	contentBottom = typeset.ContentBottom
+	bodySize      = typeset.BodySize
+	smallSize     = typeset.SmallSize
+	monoSize      = typeset.MonoSize
+	h1Size        = typeset.H1Size
+	h2Size        = typeset.H2Size
+	rowHeight     = typeset.RowHeight
+)
+
+var (
+	black     = typeset.Black
+	grey      = typeset.Grey
+	failedRed = typeset.Red
+)
 
 // renderPDF draws the content into the document.
-func renderPDF(doc *document, c *content) {
+func renderPDF(doc *typeset.Document, c *content) {
 	for _, b := range c.blocks {
 		switch b := b.(type) {
 		case newPageBlock:
-			doc.newPage()
+			doc.NewPage()
 		case pageUnlessRoom:
-			if doc.y+b.h > contentBottom {
-				doc.newPage()
-			} else {
-				doc.y += b.gap
-			}
+			doc.PageUnlessRoom(b.h, b.gap)
 		case spaceBlock:
-			doc.y += b.h
+			doc.Space(b.h)
 		case needBlock:
-			doc.need(b.h)
+			doc.Need(b.h)
 		case titleBlock:
-			doc.newPage()
-			doc.y = 96
-			doc.font("B", 22, black)
-			for _, l := range doc.wrap(b.text, contentWidth) {
-				doc.pdf.Text(margin, doc.y+22, l)
-				doc.y += 28
-			}
-			doc.y += 8
+			doc.Title(b.text)
 		case noteRoomBlock:
-			doc.noteY = doc.y
-			doc.y += 3 * smallSize * 1.3
+			doc.KeepNoteRoom()
 		case headingBlock:
-			doc.heading(b.text, b.size, b.keep)
+			doc.Heading(b.text, b.size, b.keep)
 		case paraBlock:
-			doc.paraAt(margin, contentWidth, b.text, sansFamily, b.style, b.size, b.color, b.maxLines)
+			doc.Para(b.text, b.style, b.size, b.color, b.maxLines)
 		case bulletBlock:
-			doc.bullet(b.text, b.color)
+			doc.Bullet(b.text, b.color)
 		case warningBlock:
-			doc.warningBox(b.head, b.items)
+			doc.WarningBox(b.head, b.items)
 		case figureBlock:
-			doc.plot(b.f.Plot, b.f.width().Points(), b.f.height().Points())
+			doc.Plot(b.f.Plot, b.f.width().Points(), b.f.height().Points())
 		case captionBlock:
-			doc.para(b.text, "I", smallSize, grey)
-			doc.y += 2
+			doc.Para(b.text, "I", smallSize, grey, 0)
+			doc.Space(2)
 		case anchorBlock:
 		case ruleBlock:
-			doc.rule(doc.y + b.dy)
+			doc.Rule(b.dy)
 		case factBlock:
-			doc.fact(b.key, b.value, b.color)
+			doc.Fact(b.key, b.value, b.color)
 		case monoBlock:
-			doc.mono(b.lines, b.head, b.tail, b.color)
+			doc.Mono(b.lines, b.head, b.tail, b.color)
 		case *tableBlock:
-			renderTable(doc, b)
-		default:
-			panic("reports: no PDF for a block of type " + typeName(b))
-		}
-	}
-}
-
-// renderTable draws a table: its header, repeated on every page it spans,
-// and its rows, each with what it writes under itself.
-func renderTable(doc *document, tb *tableBlock) {
-	t := doc.table(tb.cols)
-	t.maxLines = tb.maxLines
-	t.header()
-	for _, r := range tb.rows {
-		after := 0.0
-		if r.under != "" && r.keepUnder {
-			after = t.failureHeight(r.under, r.underLines)
-		}
-		top, h := t.rowKeeping(r.cells, r.color, r.swatch, r.fontStyle, r.plain, after)
-		if r.art != nil {
-			x := margin
-			for _, c := range tb.cols {
-				if c.art {
-					r.art(doc, x+cellPad, top+2, c.width-2*cellPad, h-4)
-				}
-				x += c.width
+			cols := make([]typeset.Column, len(b.cols))
+			for i, c := range b.cols {
+				cols[i] = typeset.Column{Title: c.title, Width: c.width, Right: c.right, Middle: c.middle, Art: c.art}
 			}
-		}
-		if r.under != "" {
-			t.under(r.under, r.underLines, r.underColor)
+			doc.Table(cols, b.maxLines, b.rows)
+		default:
+			panic(fmt.Sprintf("reports: no PDF for a block of type %T", b))
 		}
 	}
 }
-
-func typeName(v any) string { return fmt.Sprintf("%T", v) }

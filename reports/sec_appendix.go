@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sbench/sbench/reports/typeset"
 	"github.com/sbench/sbench/store"
 )
 
@@ -20,7 +21,6 @@ const (
 	// stack trace per rank must not push the rest of the report off by
 	// fifty pages.
 	maxErrorLines = 30
-	monoSize      = 8
 )
 
 // How many runs a large report lists and quotes: the runs section lists
@@ -70,8 +70,8 @@ func (r *Report) chooseQuoted() error {
 		}
 		if strings.TrimSpace(raw) != "" {
 			// What the appendix quotes of it, not the whole output.
-			lines := trimBlank(splitLines(raw))
-			r.raw[run.ID] = quote{lines: cutLines(lines, rawHead, rawTail), total: len(lines)}
+			lines := typeset.TrimBlank(splitLines(raw))
+			r.raw[run.ID] = quote{lines: typeset.CutLines(lines, rawHead, rawTail), total: len(lines)}
 		}
 		if run.JobID == "" {
 			continue
@@ -93,19 +93,6 @@ func (r *Report) chooseQuoted() error {
 type quote struct {
 	lines []string
 	total int
-}
-
-// cutLines keeps the first head lines and, when tail > 0, the last tail
-// of lines (less blank ones at either end), with a line counting what is
-// left out between them.
-func cutLines(lines []string, head, tail int) []string {
-	lines = trimBlank(lines)
-	if len(lines) > head+tail+1 {
-		omitted := len(lines) - head - tail
-		cut := append(append([]string(nil), lines[:head]...), fmt.Sprintf("… (%d line%s left out) …", omitted, plural(omitted)))
-		lines = append(cut, lines[len(lines)-tail:]...)
-	}
-	return lines
 }
 
 // appendix lists the runs chooseQuoted picked with what makes their
@@ -285,46 +272,11 @@ func excerpt(s string, head, tail int) string {
 	if s == "" {
 		return ""
 	}
-	lines := trimBlank(splitLines(s))
+	lines := typeset.TrimBlank(splitLines(s))
 	if len(lines) > head+tail+1 {
 		lines = append(append([]string(nil), lines[:head]...), lines[len(lines)-tail:]...)
 	}
 	return strings.Join(lines, "\n")
-}
-
-func trimBlank(lines []string) []string {
-	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = strings.TrimRight(l, " \t\r")
-	}
-	return out
-}
-
-// expandTabs replaces tabs by spaces to the next multiple of 8 columns, as
-// a terminal shows them, so tool tables stay aligned.
-func expandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 8 - col%8
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return b.String()
 }
 
 func keyValues(m map[string]string) string {

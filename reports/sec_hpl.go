@@ -133,7 +133,7 @@ func (r *Report) hplSection(d *content, f *familyResult) {
 		rows = r.hplSummary(d, f)
 	}
 	cols := []column{
-		{title: "Run", width: 30, right: true},
+		runColumn,
 		{title: "Configuration", width: 80},
 		{title: "T/V", width: 64},
 		{title: "N", width: 46, right: true},
@@ -177,7 +177,7 @@ func (r *Report) hplSection(d *content, f *familyResult) {
 			if len(why) == 0 {
 				why = append(why, row.Error)
 			}
-			tr.explain(strings.Join(why, "\n"), 4, failedRed, false)
+			explain(tr, strings.Join(why, "\n"), 4, failedRed, false)
 		}
 	}
 	d.space(4)
@@ -218,7 +218,7 @@ func (r *Report) hplSection(d *content, f *familyResult) {
 	d.heading("Residual checks", bodySize+1, 40)
 	d.need(rowHeight * 3)
 	ct := d.table([]column{
-		{title: "Run", width: 30, right: true},
+		runColumn,
 		{title: "Check", width: 246},
 		{title: "Value", width: 80, right: true},
 		{title: "Must be", width: 70, right: true},

@@ -1,6 +1,10 @@
 package reports
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sbench/sbench/reports/typeset"
+)
 
 // notesSection lists what the report left out, so a missing curve is
 // explained in the report rather than discovered by its reader.
@@ -18,18 +22,18 @@ func (r *Report) notesSection(d *content) {
 // replaced, once every text of the report (figures included) has been set:
 // the font chosen up front says why when it could not show them; this
 // catches any other.
-func (r *Report) replacementNote(d *document) {
-	n := d.enc.replacedCount()
+func (r *Report) replacementNote(d *typeset.Document) {
+	n := d.ReplacedCount()
 	msg := r.fontNote
 	if msg == "" && n == 0 {
 		return
 	}
 	if msg == "" {
 		sample := ""
-		for _, c := range d.enc.replacedSample(4) {
+		for _, c := range d.ReplacedSample(4) {
 			sample += fmt.Sprintf(" U+%04X", c)
 		}
 		msg = fmt.Sprintf("%d character%s the report's fonts cannot show (%s) are printed as '?'", n, plural(n), sample[1:])
 	}
-	d.lateNote("Note: " + msg + ".")
+	d.LateNote("Note: " + msg + ".")
 }

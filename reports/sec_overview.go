@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/reports/typeset"
 )
 
 // overviewRuns is how many runs make a report long enough to open with an
@@ -170,7 +171,7 @@ func (r *Report) overviewSection(d *content) {
 			if n := row.Failed + row.Invalid; n > 0 {
 				failed = strconv.Itoa(n)
 			}
-			t.row([]string{name, figureName(row), latest, last, "", level, failed}, c, nil).art = func(doc *document, x, y, w, h float64) {
+			t.row([]string{name, figureName(row), latest, last, "", level, failed}, c, nil).Art = func(doc *typeset.Document, x, y, w, h float64) {
 				drawTrace(doc, x, y, w, h, row)
 			}
 		}
@@ -252,8 +253,8 @@ func clip(s string) string {
 
 // drawTrace draws a row's trace in the box (x, y, w, h): the values over time
 // as a line, the steps as red ticks.
-func drawTrace(d *document, x, y, w, h float64, row compare.OverviewRow) {
-	pts := row.Trace
+func drawTrace(d *typeset.Document, x, y, w, h float64, row compare.OverviewRow) {
+	pdf, pts := d.PDF(), row.Trace
 	if len(pts) < 2 || w <= 0 || h <= 0 {
 		return
 	}
@@ -283,16 +284,16 @@ func drawTrace(d *document, x, y, w, h float64, row compare.OverviewRow) {
 		}
 		return y + h - h*(v-lo)/(hi-lo)
 	}
-	d.pdf.SetLineWidth(0.6)
-	d.pdf.SetDrawColor(0x00, 0x72, 0xB2)
+	pdf.SetLineWidth(0.6)
+	pdf.SetDrawColor(0x00, 0x72, 0xB2)
 	for i := 1; i < len(pts); i++ {
-		d.pdf.Line(px(pts[i-1].When), py(pts[i-1].Value), px(pts[i].When), py(pts[i].Value))
+		pdf.Line(px(pts[i-1].When), py(pts[i-1].Value), px(pts[i].When), py(pts[i].Value))
 	}
-	d.pdf.SetDrawColor(failedRed[0], failedRed[1], failedRed[2])
+	pdf.SetDrawColor(failedRed[0], failedRed[1], failedRed[2])
 	for _, s := range row.Steps {
 		sx := px(s.When)
-		d.pdf.Line(sx, y, sx, y+h)
+		pdf.Line(sx, y, sx, y+h)
 	}
-	d.pdf.SetLineWidth(0.5)
-	d.pdf.SetDrawColor(0, 0, 0)
+	pdf.SetLineWidth(0.5)
+	pdf.SetDrawColor(0, 0, 0)
 }

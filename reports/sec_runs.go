@@ -87,7 +87,7 @@ func (r *Report) runsTable(d *content, idx []int) {
 	// (local-20261201T110323508-56164d-1) is cut in the middle, where it
 	// is least telling; the appendix has it whole.
 	t := d.table([]column{
-		{title: "Run", width: 30, right: true},
+		runColumn,
 		{title: "Job", width: 100, middle: true},
 		{title: "Benchmark", width: 78},
 		{title: "Configuration", width: 110},
@@ -123,7 +123,7 @@ func (r *Report) runsTable(d *content, idx []int) {
 		}, c, nil)
 		if msg != "" {
 			// The error is under the row it explains, on the same page.
-			tr.explain(msg, failureLines, msgColor, true)
+			explain(tr, msg, failureLines, msgColor, true)
 		}
 	}
 }

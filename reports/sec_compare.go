@@ -77,19 +77,14 @@ func (r *Report) comparisonSection(d *content) {
 	}
 	for _, t := range c.Tables {
 		d.heading(t.Heading, h2Size, 50)
-		cols := make([]column, len(t.Header))
 		// The x column narrow, the verdict column narrow, the rest shared.
-		xw, vw := 70.0, 80.0
-		rest := (contentWidth - xw - vw) / float64(max(1, len(t.Header)-2))
+		cols := make([]column, len(t.Header))
 		for i, h := range t.Header {
-			w := rest
-			switch i {
-			case 0:
-				w = xw
-			case len(t.Header) - 1:
-				w = vw
-			}
-			cols[i] = column{title: h, width: w, right: i > 0 && i < len(t.Header)-1}
+			cols[i] = column{title: h, right: true}
+		}
+		cols[0] = column{title: t.Header[0], width: 70}
+		if n := len(cols) - 1; n > 0 {
+			cols[n] = column{title: t.Header[n], width: 80}
 		}
 		tb := d.table(cols)
 		for i, row := range t.Rows {

@@ -225,7 +225,7 @@ func (r *Report) bandwidthTable(d *content, f *familyResult, g *sizeGroup) {
 		{title: "N½", width: 56, right: true},
 		{title: "At largest size", width: 86, right: true},
 		{title: "vs best", width: 46, right: true},
-		{title: "Runs (n)", width: contentWidth - 458, right: true},
+		{title: "Runs (n)", right: true},
 	})
 	for _, b := range g.bandwidth {
 		pct, half := "—", "—"
@@ -263,7 +263,7 @@ func (r *Report) latencyTable(d *content, f *familyResult, g *sizeGroup) {
 		{title: "Latency (µs)", width: 66, right: true},
 		{title: "Largest", width: 50, right: true},
 		{title: "Latency (µs)", width: 66, right: true},
-		{title: "Runs (n)", width: contentWidth - 454, right: true},
+		{title: "Runs (n)", right: true},
 	})
 	for _, l := range g.latency {
 		at, ratio := "—", "—"
@@ -294,7 +294,7 @@ func (r *Report) matrixTable(d *content, g *matrixGroup) {
 		{title: "There (" + unit + ")", width: 80, right: true},
 		{title: "Back (" + unit + ")", width: 80, right: true},
 		{title: "% of median", width: 70, right: true},
-		{title: "Asymmetry", width: contentWidth - 410, right: true},
+		{title: "Asymmetry", right: true},
 	})
 	for _, w := range s.Worst {
 		back, asym := "—", "—"
@@ -342,7 +342,7 @@ func (r *Report) valuesTable(d *content, f *familyResult) {
 		{title: "Max", width: 50, right: true},
 		{title: "Unit", width: 40},
 		{title: "Samples (n)", width: 64, right: true},
-		{title: "Runs (n)", width: contentWidth - 454, right: true},
+		{title: "Runs (n)", right: true},
 	})
 	for _, v := range f.values {
 		t.row([]string{v.Metric, v.Config, formatNumber(v.Median), formatNumber(v.Min), formatNumber(v.Max),

@@ -143,12 +143,8 @@ func (r *Report) hplSection(d *content, f *familyResult) {
 		{title: "Time (s)", width: 54, right: true},
 		{title: "Gflops", width: 60, right: true},
 		{title: "% Rpeak", width: 52, right: true},
+		{title: "Result"},
 	}
-	used := 0.0
-	for _, c := range cols {
-		used += c.width
-	}
-	cols = append(cols, column{title: "Result", width: contentWidth - used})
 	d.need(rowHeight * float64(2+min(len(rows), 20)))
 	t := d.table(cols)
 	rpeakKnown := false
@@ -222,7 +218,7 @@ func (r *Report) hplSection(d *content, f *familyResult) {
 		{title: "Check", width: 246},
 		{title: "Value", width: 80, right: true},
 		{title: "Must be", width: 70, right: true},
-		{title: "Result", width: contentWidth - 426},
+		{title: "Result"},
 	})
 	for _, row := range rows {
 		for _, ck := range row.Checks {
@@ -271,7 +267,7 @@ func (r *Report) hplSummary(d *content, f *familyResult) []HPLRow {
 		{title: "Best Gflops", width: 78, right: true},
 		{title: "Median", width: 70, right: true},
 		{title: "Latest", width: 70, right: true},
-		{title: "Invalid", width: contentWidth - 404, right: true},
+		{title: "Invalid", right: true},
 	})
 	var list []HPLRow
 	var invalid []HPLRow

@@ -141,7 +141,7 @@ func (r *Report) overviewSection(d *content) {
 			{title: "Last run", width: 64, right: true},
 			{title: "Trend", width: 80, art: true},
 			{title: "Level", width: 46, right: true},
-			{title: "Failed", width: contentWidth - 472, right: true},
+			{title: "Failed", right: true},
 		}
 		t := d.table(cols)
 		for _, row := range rows {

@@ -93,7 +93,7 @@ func (r *Report) runsTable(d *content, idx []int) {
 		{title: "Configuration", width: 110},
 		{title: "Nodes", width: 84},
 		{title: "Tasks", width: 40, right: true},
-		{title: "Status", width: contentWidth - 442},
+		{title: "Status"},
 	})
 	for _, i := range idx {
 		run := &r.runs[i]
@@ -156,7 +156,7 @@ func (r *Report) runsSummary(d *content) {
 		{title: "Failed", width: 44, right: true},
 		{title: "Invalid", width: 44, right: true},
 		{title: "First", width: 72, right: true},
-		{title: "Last", width: contentWidth - 438, right: true},
+		{title: "Last", right: true},
 	})
 	keys := slices.SortedFunc(maps.Keys(counts), func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 	for _, k := range keys {

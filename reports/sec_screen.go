@@ -70,7 +70,7 @@ func verdictColor(v *screen.Verdict) [3]int {
 // limit.
 func (r *Report) screenChecks(d *content, v *screen.Verdict) {
 	t := d.table([]column{{title: "Check", width: 70}, {title: "Runs", width: 60}, {title: "Measured", width: 130},
-		{title: "Reference and limit", width: contentWidth - 320}, {title: "Flagged", width: 60, right: true}})
+		{title: "Reference and limit"}, {title: "Flagged", width: 60, right: true}})
 	if m := v.Matrix; m != nil {
 		what := fmt.Sprintf("%d of %d ordered pairs", m.Pairs, m.Nodes*(m.Nodes-1))
 		if m.Schedule != "" {
@@ -119,7 +119,7 @@ func (r *Report) screenFindings(d *content, v *screen.Verdict) {
 	if !subsection(d, "Findings", len(v.Findings), "Nothing flagged.") {
 		return
 	}
-	t := d.table([]column{{title: "Finding", width: 90}, {title: "Evidence", width: contentWidth - 140}, {title: "Drain", width: 50}})
+	t := d.table([]column{{title: "Finding", width: 90}, {title: "Evidence"}, {title: "Drain", width: 50}})
 	t.maxLines = 12
 	for _, f := range v.Findings {
 		subject := kindTitles[f.Kind] + " " + f.Subject
@@ -150,7 +150,7 @@ func (r *Report) worstNodes(d *content, v *screen.Verdict) {
 	d.heading(fmt.Sprintf("Nodes, the worst %d of %d", n, len(v.NodeStats)), h2Size, 60)
 	t := d.table([]column{{title: "Node", width: 70}, {title: "Verdict", width: 60}, {title: "Bad from", width: 62, right: true},
 		{title: "Bad to", width: 62, right: true}, {title: "Mean MB/s", width: 80, right: true},
-		{title: "STREAM MB/s", width: 80, right: true}, {title: "HPL Gflops", width: contentWidth - 414, right: true}})
+		{title: "STREAM MB/s", width: 80, right: true}, {title: "HPL Gflops", right: true}})
 	for _, st := range v.NodeStats[:n] {
 		c := black
 		if st.Status == screen.Bad {
@@ -203,7 +203,7 @@ func (r *Report) worstPairs(d *content, v *screen.Verdict) {
 	d.para(note, "", smallSize, grey)
 	t := d.table([]column{{title: "Pair", width: 90}, {title: "Latency (µs)", width: 66, right: true}, {title: "× min", width: 40, right: true},
 		{title: "MB/s", width: 70, right: true}, {title: "of max", width: 44, right: true}, {title: "Verdict", width: 60},
-		{title: "Re-tests", width: contentWidth - 370}})
+		{title: "Re-tests"}})
 	for _, l := range worst {
 		var re []string
 		for _, rt := range l.Retests {
@@ -246,7 +246,7 @@ func (r *Report) referenceLinks(d *content, v *screen.Verdict) {
 		return
 	}
 	t := d.table([]column{{title: "Link", width: 90}, {title: "Latency (µs)", width: 70, right: true}, {title: "× min", width: 44, right: true},
-		{title: "MB/s", width: 74, right: true}, {title: "of max", width: 50, right: true}, {title: "Verdict", width: contentWidth - 328}})
+		{title: "MB/s", width: 74, right: true}, {title: "of max", width: 50, right: true}, {title: "Verdict"}})
 	for _, l := range off {
 		verdict := string(l.Status())
 		if l.Note != "" {

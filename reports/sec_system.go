@@ -103,14 +103,10 @@ func (r *Report) systemSection(d *content) {
 	for start := 0; start < len(groups); start += perTable {
 		end := min(start+perTable, len(groups))
 		part := groups[start:end]
-		keyW := 74.0
-		cols := []column{{title: "", width: keyW}}
+		cols := []column{{title: "", width: 74}}
 		for _, g := range part {
 			n := len(g.nodes)
-			cols = append(cols, column{
-				title: fmt.Sprintf("%s (%d node%s)", compressHosts(g.nodes), n, plural(n)),
-				width: (contentWidth - keyW) / float64(len(part)),
-			})
+			cols = append(cols, column{title: fmt.Sprintf("%s (%d node%s)", compressHosts(g.nodes), n, plural(n))})
 		}
 		t := d.table(cols)
 		t.maxLines = 4

@@ -202,8 +202,12 @@ func (r *Report) hplSection(d *content, f *familyResult) {
 	}
 	d.para(strings.Join(notes, " "), "", smallSize, grey)
 	d.space(6)
+	residualChecks(d, rows)
+}
 
-	// The residual checks, as HPL lists them under each row.
+// residualChecks lists the rows' residual checks, as HPL lists them under
+// each row.
+func residualChecks(d *content, rows []HPLRow) {
 	anyChecks := false
 	for _, row := range rows {
 		anyChecks = anyChecks || len(row.Checks) > 0

@@ -369,14 +369,7 @@ func (d *Document) fit(enc string, w float64) string {
 
 // cut shortens encoded text until it and a closing "…" fit width w.
 func (d *Document) cut(enc string, w float64) string {
-	ell := d.ellipsis()
-	// Cut points: every byte of Windows-1252 text, every rune start of UTF-8.
-	var cuts []int
-	for i := 1; i <= len(enc); i++ {
-		if d.utf8 == nil || i == len(enc) || utf8.RuneStart(enc[i]) {
-			cuts = append(cuts, i)
-		}
-	}
+	ell, cuts := d.ellipsis(), d.cutPoints(enc)[1:]
 	// The width of a prefix grows with its length: binary search for the
 	// longest that fits.
 	fits := func(k int) bool {
@@ -389,6 +382,18 @@ func (d *Document) cut(enc string, w float64) string {
 	return strings.TrimRight(enc[:cuts[k-1]], " ") + ell
 }
 
+// cutPoints are where encoded text may be cut, from 0 to its length:
+// every byte of Windows-1252 text, every rune start of UTF-8.
+func (d *Document) cutPoints(enc string) []int {
+	var cuts []int
+	for i := 0; i <= len(enc); i++ {
+		if d.utf8 == nil || i == len(enc) || utf8.RuneStart(enc[i]) {
+			cuts = append(cuts, i)
+		}
+	}
+	return cuts
+}
+
 // fitMiddle cuts encoded text to width w in the current font by taking
 // characters out of its middle, replaced by "…": of
 // "local-20261201T110323508-56164d-1.3" the reader keeps what kind of job
@@ -397,14 +402,7 @@ func (d *Document) fitMiddle(enc string, w float64) string {
 	if d.pdf.GetStringWidth(enc) <= w {
 		return enc
 	}
-	// Cut points: every byte of Windows-1252 text, every rune start of UTF-8.
-	var cuts []int
-	for i := 0; i <= len(enc); i++ {
-		if d.utf8 == nil || i == len(enc) || utf8.RuneStart(enc[i]) {
-			cuts = append(cuts, i)
-		}
-	}
-	ell := d.ellipsis()
+	ell, cuts := d.ellipsis(), d.cutPoints(enc)
 	n := len(cuts) - 1 // characters
 	// Keeping k characters, half from each end (the end's half rounded
 	// up); the width grows with k, so binary search for the largest that

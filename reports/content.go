@@ -9,7 +9,7 @@ import (
 
 // content is what the sections write: a list of blocks (headings,
 // paragraphs, tables, figures, quotes) that the PDF writer (renderPDF) and
-// the HTML writer (htmlSink.render) each render. A section knows nothing of
+// the HTML writer (htmlWriter.render) each render. A section knows nothing of
 // either; layout hints (need, space, page breaks) are blocks the HTML
 // writer passes over.
 type content struct {

@@ -28,7 +28,7 @@ func (r *Report) WriteHTML(w io.Writer) (int64, error) {
 	if err := r.saveExtras(); err != nil {
 		return 0, err
 	}
-	sink := &htmlSink{ids: map[string]int{}}
+	sink := &htmlWriter{ids: map[string]int{}}
 	sink.render(r.content())
 	if sink.err != nil {
 		return 0, fmt.Errorf("write html report: %w", sink.err)
@@ -65,14 +65,13 @@ func (r *Report) saveExtras() error {
 	return nil
 }
 
-// htmlSink is the HTML page a content renders to.
-type htmlSink struct {
+// htmlWriter writes a content as the body of an HTML page.
+type htmlWriter struct {
 	b bytes.Buffer
 	// open is the element later primitives may add to: "ul" (bullets),
-	// "dl" (an appendix run's facts), "table", "figure" (waiting for its
-	// caption), "" for none.
-	open  string
-	table *tableBlock
+	// "dl" (an appendix run's facts), "figure" (waiting for its caption),
+	// "" for none.
+	open string
 	// section is whether a <section> is open; toc the level-2 headings
 	// and where the table of contents goes.
 	section bool
@@ -84,7 +83,7 @@ type htmlSink struct {
 
 // render writes the blocks of c; those that only lay out the PDF's pages
 // (space, page breaks, rules) have no HTML.
-func (s *htmlSink) render(c *content) {
+func (s *htmlWriter) render(c *content) {
 	for _, b := range c.blocks {
 		switch b := b.(type) {
 		case titleBlock:
@@ -109,8 +108,7 @@ func (s *htmlSink) render(c *content) {
 			s.mono(b.lines, b.head, b.tail, b.color)
 		case *tableBlock:
 			s.flush()
-			s.table = b
-			s.open = "table"
+			s.writeTable(b)
 		}
 	}
 }
@@ -144,7 +142,7 @@ func classAttr(classes ...string) string {
 }
 
 // id makes a unique element id of text.
-func (s *htmlSink) id(text string) string {
+func (s *htmlWriter) id(text string) string {
 	base := fileName(text)
 	s.ids[base]++
 	if n := s.ids[base]; n > 1 {
@@ -154,7 +152,7 @@ func (s *htmlSink) id(text string) string {
 }
 
 // flush closes what is open.
-func (s *htmlSink) flush() {
+func (s *htmlWriter) flush() {
 	switch s.open {
 	case "ul":
 		s.b.WriteString("</ul>\n")
@@ -162,18 +160,16 @@ func (s *htmlSink) flush() {
 		s.b.WriteString("</dl>\n")
 	case "figure":
 		s.b.WriteString("</figure>\n")
-	case "table":
-		s.writeTable()
 	}
-	s.open, s.table = "", nil
+	s.open = ""
 }
 
-func (s *htmlSink) title(text string) {
+func (s *htmlWriter) title(text string) {
 	s.flush()
 	fmt.Fprintf(&s.b, "<h1>%s</h1>\n", esc(text))
 }
 
-func (s *htmlSink) heading(text string, size float64) {
+func (s *htmlWriter) heading(text string, size float64) {
 	s.flush()
 	level := 4
 	switch {
@@ -197,7 +193,7 @@ func (s *htmlSink) heading(text string, size float64) {
 }
 
 // para writes a paragraph; one that starts with a bullet is a list item.
-func (s *htmlSink) para(text, style string, size float64, c [3]int) {
+func (s *htmlWriter) para(text, style string, size float64, c [3]int) {
 	if rest, ok := strings.CutPrefix(text, "• "); ok {
 		s.bullet(rest, c)
 		return
@@ -219,7 +215,7 @@ func (s *htmlSink) para(text, style string, size float64, c [3]int) {
 	fmt.Fprintf(&s.b, "<p%s>%s</p>\n", classAttr(append(cls, colorClass(c))...), esc(text))
 }
 
-func (s *htmlSink) bullet(text string, c [3]int) {
+func (s *htmlWriter) bullet(text string, c [3]int) {
 	if s.open != "ul" {
 		s.flush()
 		s.b.WriteString("<ul class=\"bullets\">\n")
@@ -228,7 +224,7 @@ func (s *htmlSink) bullet(text string, c [3]int) {
 	fmt.Fprintf(&s.b, "<li%s>%s</li>\n", classAttr(colorClass(c)), esc(text))
 }
 
-func (s *htmlSink) warning(head string, items []string) {
+func (s *htmlWriter) warning(head string, items []string) {
 	s.flush()
 	fmt.Fprintf(&s.b, "<div class=\"warn\" role=\"alert\"><strong>%s</strong><ul>\n", esc(head))
 	for _, it := range items {
@@ -237,11 +233,7 @@ func (s *htmlSink) warning(head string, items []string) {
 	s.b.WriteString("</ul></div>\n")
 }
 
-func (s *htmlSink) writeTable() {
-	t := s.table
-	if t == nil {
-		return
-	}
+func (s *htmlWriter) writeTable(t *tableBlock) {
 	n := len(t.cols)
 	for _, r := range t.rows {
 		n = max(n, len(r.Cells))
@@ -322,7 +314,7 @@ func swatchSVG(st typeset.Swatch) string {
 		st.Color.R, st.Color.G, st.Color.B, dash)
 }
 
-func (s *htmlSink) figure(f *Figure) {
+func (s *htmlWriter) figure(f *Figure) {
 	s.flush()
 	if f.Plot == nil {
 		return
@@ -338,7 +330,7 @@ func (s *htmlSink) figure(f *Figure) {
 	s.open = "figure"
 }
 
-func (s *htmlSink) caption(text string) {
+func (s *htmlWriter) caption(text string) {
 	if s.open == "figure" {
 		fmt.Fprintf(&s.b, "<figcaption>%s</figcaption>\n</figure>\n", esc(text))
 		s.open = ""
@@ -350,12 +342,12 @@ func (s *htmlSink) caption(text string) {
 
 // anchor marks where a run's part of the appendix starts, for the links
 // of the runs table and of the figures' points.
-func (s *htmlSink) anchor(id string) {
+func (s *htmlWriter) anchor(id string) {
 	s.flush()
 	fmt.Fprintf(&s.b, "<div class=\"anchor\" id=\"%s\"></div>\n", esc(id))
 }
 
-func (s *htmlSink) fact(k, v string, c [3]int) {
+func (s *htmlWriter) fact(k, v string, c [3]int) {
 	if s.open != "dl" {
 		s.flush()
 		s.b.WriteString("<dl class=\"facts\">\n")
@@ -366,7 +358,7 @@ func (s *htmlSink) fact(k, v string, c [3]int) {
 
 // mono quotes lines as the PDF does: the first head and last tail, with
 // the count of what is left out between them.
-func (s *htmlSink) mono(lines []string, head, tail int, c [3]int) {
+func (s *htmlWriter) mono(lines []string, head, tail int, c [3]int) {
 	lines = typeset.CutLines(lines, head, tail)
 	pre := fmt.Sprintf("<pre%s>%s</pre>", classAttr(colorClass(c)), esc(strings.Join(lines, "\n")))
 	if s.open == "dl" {
@@ -379,7 +371,7 @@ func (s *htmlSink) mono(lines []string, head, tail int, c [3]int) {
 
 // finish closes what is open and puts the table of contents before the
 // first section.
-func (s *htmlSink) finish() string {
+func (s *htmlWriter) finish() string {
 	s.flush()
 	if s.section {
 		s.b.WriteString("</section>\n")

@@ -463,9 +463,9 @@ type Row struct {
 	Art func(d *Document, x, y, w, h float64)
 }
 
-// Widths are the columns' widths in points, those of width 0 sharing
+// widths are the columns' widths in points, those of width 0 sharing
 // what the others leave of the text width.
-func Widths(cols []Column) []float64 {
+func widths(cols []Column) []float64 {
 	fixed, shares := 0.0, 0
 	for _, c := range cols {
 		if c.Width > 0 {
@@ -488,7 +488,7 @@ func Widths(cols []Column) []float64 {
 // its rows, each with what it writes under itself. maxLines bounds a
 // cell's lines; 0 means 3.
 func (d *Document) Table(cols []Column, maxLines int, rows []*Row) {
-	t := &table{d: d, cols: cols, widths: Widths(cols), size: SmallSize, rowH: RowHeight, maxLines: maxLines}
+	t := &table{d: d, cols: cols, widths: widths(cols), size: SmallSize, rowH: RowHeight, maxLines: maxLines}
 	t.header()
 	for _, r := range rows {
 		after := 0.0

@@ -1,6 +1,8 @@
 package typeset
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,4 +56,20 @@ func FuzzLatinEncode(f *testing.F) {
 			t.Fatalf("encode(%q): %d '?' added but %d counted as replaced", s, replaced, l.replacedCount())
 		}
 	})
+}
+
+// Columns of width 0 share what the fixed ones leave of the text width,
+// so a table with one is exactly as wide as the text.
+func TestWidths(t *testing.T) {
+	got := widths([]Column{{Width: 30}, {}, {Width: 100}, {}})
+	share := (ContentWidth - 130) / 2
+	if want := []float64{30, share, 100, share}; !slices.Equal(got, want) {
+		t.Errorf("widths = %v, want %v", got, want)
+	}
+	if sum := got[0] + got[1] + got[2] + got[3]; math.Abs(sum-ContentWidth) > 1e-9 {
+		t.Errorf("the columns span %v, the text %v", sum, ContentWidth)
+	}
+	if got := widths([]Column{{Width: 30}, {Width: 40}}); !slices.Equal(got, []float64{30, 40}) {
+		t.Errorf("fixed widths changed: %v", got)
+	}
 }

@@ -72,3 +72,12 @@ func renderPDF(doc *typeset.Document, c *content) {
 		}
 	}
 }
+
+// redIf is the colour of text that says something failed when bad, else
+// black.
+func redIf(bad bool) [3]int {
+	if bad {
+		return failedRed
+	}
+	return black
+}

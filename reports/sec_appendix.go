@@ -116,10 +116,7 @@ func (r *Report) appendix(d *content) {
 	for _, i := range r.appendixRuns {
 		run := &r.runs[i]
 		head := fmt.Sprintf("Run %d — %s — %s — %s", run.ID, family(run), r.configs.ofRun[run.ID], orDash(string(run.Status)))
-		c := black
-		if bad(run) {
-			c = failedRed
-		}
+		c := redIf(bad(run))
 		facts := r.runFacts(run)
 		// The heading stays with its facts: no run title alone at a page's foot.
 		d.need(2*bodySize*1.3 + 8 + float64(min(len(facts), 10))*smallSize*1.35)

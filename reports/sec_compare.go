@@ -66,10 +66,7 @@ func (r *Report) comparisonSection(d *content) {
 	}
 	d.heading(c.Title, h1Size, 60)
 	for _, s := range c.Summary {
-		col := black
-		if strings.HasPrefix(s, "Warning:") {
-			col = failedRed
-		}
+		col := redIf(strings.HasPrefix(s, "Warning:"))
 		d.bullet(s, col)
 	}
 	if len(c.Tables) == 0 {

@@ -39,10 +39,7 @@ func (r *Report) familySections(d *content) {
 		}
 		d.heading(title, h1Size, 60)
 		for _, v := range r.familyVerdict(f) {
-			c := black
-			if strings.Contains(v, "FAILED") || strings.Contains(v, "no valid result") {
-				c = failedRed
-			}
+			c := redIf(strings.Contains(v, "FAILED") || strings.Contains(v, "no valid result"))
 			d.bullet(v, c)
 		}
 		d.space(4)

@@ -290,10 +290,7 @@ func (r *Report) hplSummary(d *content, f *familyResult) []HPLRow {
 			list = append(list, top)
 		}
 		invalid = append(invalid, c.invalid...)
-		col := black
-		if len(c.valid) == 0 {
-			col = failedRed
-		}
+		col := redIf(len(c.valid) == 0)
 		t.row([]string{orDash(name), strconv.Itoa(len(c.valid)), best, med, latest, strconv.Itoa(len(c.invalid))}, col, nil)
 	}
 	slices.SortFunc(invalid, func(a, b HPLRow) int { return cmp.Compare(a.Run, b.Run) })

@@ -178,10 +178,7 @@ func (r *Report) overviewSection(d *content) {
 		d.space(4)
 		for _, row := range rows {
 			for _, s := range row.Steps {
-				col := black
-				if s.Change == compare.Worse {
-					col = failedRed
-				}
+				col := redIf(s.Change == compare.Worse)
 				d.bullet(stepText(row, s), col)
 			}
 		}

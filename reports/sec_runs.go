@@ -98,10 +98,7 @@ func (r *Report) runsTable(d *content, idx []int) {
 	for _, i := range idx {
 		run := &r.runs[i]
 		failed := run.Status == results.StatusFailed || run.Status == results.StatusInvalid
-		c := black
-		if failed {
-			c = failedRed
-		}
+		c := redIf(failed)
 		cfg := r.configs.ofRun[run.ID]
 		msg, msgColor := "", failedRed
 		switch {

@@ -70,10 +70,7 @@ func (r *Report) verdictSection(d *content) {
 		"that follow, but median latencies (each run's p50 over its iterations, which sbench export lists).", "I", smallSize, grey)
 	d.space(3)
 	for _, v := range r.verdict {
-		c := black
-		if strings.HasPrefix(v, "Warning:") || strings.Contains(v, "FAILED") || strings.Contains(v, "no valid result") {
-			c = failedRed
-		}
+		c := redIf(strings.HasPrefix(v, "Warning:") || strings.Contains(v, "FAILED") || strings.Contains(v, "no valid result"))
 		d.bullet(v, c)
 	}
 }

@@ -446,24 +446,6 @@ func TestLinearTicks(t *testing.T) {
 	}
 }
 
-func TestWrapRunes(t *testing.T) {
-	width := func(s string) float64 { return float64(len([]rune(s))) } // one unit a character
-	for _, c := range []struct {
-		in   string
-		w    float64
-		want string
-	}{
-		{"eRDMA と TCP の比較", 8, "eRDMA と|TCP の比較"},
-		{"帯域幅テストの実行", 4, "帯域幅テ|ストの実|行"},
-		{"one two three", 7, "one two|three"},
-		{"abcdefghij", 4, "abcd|efgh|ij"},
-	} {
-		if got := strings.Join(wrapRunes(c.in, c.w, width), "|"); got != c.want {
-			t.Errorf("wrapRunes(%q, %v) = %q, want %q", c.in, c.w, got, c.want)
-		}
-	}
-}
-
 // A report whose text needs a font finds one in the font folders it is
 // given and embeds it: Liberation Sans (which gonum measures text with) has
 // Greek, which Windows-1252 lacks.

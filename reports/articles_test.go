@@ -14,6 +14,7 @@ import (
 
 	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/internal/testenv"
+	"github.com/sbench/sbench/reports/typeset"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
@@ -305,7 +306,7 @@ func TestArticleReportsRender(t *testing.T) {
 				if !strings.Contains(text, "they are printed as '?'") {
 					t.Errorf("the report does not say its title's characters could not be shown")
 				}
-				testenv.Require(t, fmt.Sprintf("no CJK TrueType font found in %v (install fonts-ipafont-gothic and fonts-nanum)", SystemFontDirs))
+				testenv.Require(t, fmt.Sprintf("no CJK TrueType font found in %v (install fonts-ipafont-gothic and fonts-nanum)", typeset.SystemFontDirs))
 			}
 			// pdftotext may put spaces between CJK glyphs: compare without.
 			squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
+
+	"github.com/sbench/sbench/reports/typeset"
 )
 
 func benchPlot(b *testing.B) *plot.Plot {
@@ -29,7 +31,7 @@ func BenchmarkFigurePDF(b *testing.B) {
 	p := benchPlot(b)
 	var size int
 	for b.Loop() {
-		size = len(drawPDF(b, gofpdf.New("P", "pt", "A4", ""), p, margin, margin, figureWidth.Points(), figureHeight.Points()))
+		size = len(drawPDF(b, gofpdf.New("P", "pt", "A4", ""), p, typeset.Margin, typeset.Margin, figureWidth.Points(), figureHeight.Points()))
 	}
 	b.ReportMetric(float64(size), "file-bytes")
 }
@@ -117,11 +119,13 @@ func BenchmarkReport100Figures(b *testing.B) {
 	}
 	var size int64
 	for b.Loop() {
-		cw := &countingWriter{w: io.Discard}
-		if err := Write(cw, d); err != nil {
+		r, err := New(d)
+		if err != nil {
 			b.Fatal(err)
 		}
-		size = cw.n
+		if size, err = r.WriteTo(io.Discard); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ReportMetric(float64(size), "file-bytes")
 }

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/sbench/sbench/reports/typeset"
 	"github.com/sbench/sbench/store"
 )
 
@@ -388,16 +389,14 @@ var glyphs = []draw.GlyphDrawer{
 
 // style is how configuration i is drawn.
 type style struct {
-	Color color.RGBA
-	Dash  []vg.Length
-	Glyph draw.GlyphDrawer
+	typeset.Swatch // colour and dash
+	Glyph          draw.GlyphDrawer
 }
 
 func styleOf(i int) style {
 	return style{
-		Color: palette[i%len(palette)],
-		Dash:  dashes[(i/len(palette))%len(dashes)],
-		Glyph: glyphs[i%len(glyphs)],
+		Swatch: typeset.Swatch{Color: palette[i%len(palette)], Dash: dashes[(i/len(palette))%len(dashes)]},
+		Glyph:  glyphs[i%len(glyphs)],
 	}
 }
 

@@ -58,8 +58,9 @@
 // # Drawing
 //
 // Figures are gonum/plot plots drawn straight into the PDF as vector
-// graphics by Canvas, an implementation of vg.Canvas on a region of a gofpdf
-// page. Text stays text: titles, labels, tick labels, legends and heatmap
+// graphics by typeset.Canvas, an implementation of vg.Canvas on a region of
+// a gofpdf page; package typeset sets the pages, knowing nothing of
+// benchmarks. Text stays text: titles, labels, tick labels, legends and heatmap
 // cells can be searched and extracted with pdftotext, and a 100-figure
 // report stays small because nothing is rasterised. The same plots can be
 // saved as PNG, SVG or PDF files (SaveFigures) and their data as CSV
@@ -78,9 +79,9 @@
 // # HTML
 //
 // WriteHTML writes the same report as one self-contained HTML page: the
-// document that draws the PDF also records what it draws — headings,
-// paragraphs, table rows, figures, quotes — as HTML, so the page cannot
-// drift from the PDF. Figures are the same plots drawn as inline SVG by
+// sections write their content once — headings, paragraphs, tables,
+// figures, quotes — and the PDF and the page each render it, so the page
+// cannot drift from the PDF. Figures are the same plots drawn as inline SVG by
 // gonum's vgsvg (package svgplot), with their points' value, size and runs
 // on hover and their series toggled from the legend; tables sort by a
 // click; nothing is loaded from anywhere (package webpage).

@@ -251,78 +251,20 @@ func (r *Report) sizePlot(f *Figure, zoom bool) bool {
 		p.Y.Label.Text = "bandwidth (MB/s)"
 		p.Y.Tick.Marker = plot.TickerFunc(linearTicks)
 	}
-
-	xmin, xmax, ymin, ymax := 0.0, 0.0, 0.0, 0.0
-	drawn, hidden, bands := 0, 0, 0
+	var b sizeBounds
+	hidden, bands := 0, 0
 	for si, s := range f.Series {
-		var xys, lo, hi plotter.XYs
-		var hover []svgplot.Point
-		banded := false
-		for _, pt := range s.Points {
-			if pt.X <= 0 || (logY && pt.Y <= 0) || (zoom && pt.X > zoomLimit) {
-				if !zoom || pt.X <= zoomLimit {
-					hidden++
-				}
-				continue
-			}
-			pmin, pmax := pt.Min, pt.Max
-			if logY && pmin <= 0 {
-				pmin = pt.Y
-			}
-			if drawn == 0 {
-				xmin, xmax, ymin, ymax = pt.X, pt.X, pmin, pmax
-			}
-			xmin, xmax = min(xmin, pt.X), max(xmax, pt.X)
-			ymin, ymax = min(ymin, pmin, pt.Y), max(ymax, pmax, pt.Y)
-			xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
-			hover = append(hover, hoverPoint(s, pt, proseSize(pt.X), f.Unit))
-			lo = append(lo, plotter.XY{X: pt.X, Y: pmin})
-			hi = append(hi, plotter.XY{X: pt.X, Y: pmax})
-			if pt.N > 1 && pmax > pmin {
-				banded = true
-			}
-			drawn++
-		}
+		xys, lo, hi, hover, banded, h := b.seriesPoints(f, s, logY, zoom)
+		hidden += h
 		if len(xys) == 0 {
 			continue
 		}
-		st := r.configs.style(s.Config)
-		dash := st.Dash
-		if s.Ranks > 0 && dash == nil {
-			dash = rankDash(f.Series, s)
-		}
 		if banded {
-			for _, seg := range segments(xys) {
-				if band := bandPolygon(lo[seg[0]:seg[1]], hi[seg[0]:seg[1]], st.Color); band != nil {
-					p.Add(svgplot.Group(si, band))
-				}
-			}
 			bands++
 		}
-		points, err := plotter.NewScatter(xys)
-		if err != nil {
-			// Values are finite by the bundle's contract; a NaN that got
-			// past it must not take the whole report down.
-			r.notef("%s: %s not drawn: %v", f.Title, s.Label(), err)
-			continue
-		}
-		points.Shape, points.Color, points.Radius = st.Glyph, st.Color, vg.Points(2.5)
-		var first *plotter.Line
-		for _, seg := range segments(xys) {
-			line, err := plotter.NewLine(xys[seg[0]:seg[1]])
-			if err != nil {
-				continue
-			}
-			line.Color, line.Width, line.Dashes = st.Color, vg.Points(1.5), dash
-			p.Add(svgplot.Group(si, line))
-			if first == nil {
-				first = line
-			}
-		}
-		p.Add(svgplot.Group(si, points), svgplot.Points(si, hover))
-		legend.addSeries(si, s.Label(), first, points)
+		r.addSizeSeries(p, legend, f, si, xys, lo, hi, hover, banded)
 	}
-	if drawn == 0 {
+	if b.drawn == 0 {
 		return false
 	}
 	if f.Kind == KindBandwidth {
@@ -330,7 +272,7 @@ func (r *Report) sizePlot(f *Figure, zoom bool) bool {
 			f.LinkRates = append(f.LinkRates, rate)
 			ref := &refLine{y: rate * 125, label: formatRate(rate) + " link", style: r.text.style(tickSize, false)}
 			p.Add(ref)
-			ymax = max(ymax, rate*125)
+			b.ymax = max(b.ymax, rate*125)
 		}
 		if len(f.LinkRates) > 0 {
 			legend.add("theoretical link rate", &refLine{})
@@ -340,19 +282,99 @@ func (r *Report) sizePlot(f *Figure, zoom bool) bool {
 		legend.note = "band: min–max of repeats"
 	}
 	p.Add(legend)
-	p.X.Min, p.X.Max = log2Range(xmin, xmax)
+	p.X.Min, p.X.Max = log2Range(b.xmin, b.xmax)
 	switch {
 	case logY:
-		p.Y.Min, p.Y.Max = log10Range(ymin, ymax)
+		p.Y.Min, p.Y.Max = log10Range(b.ymin, b.ymax)
 	default:
 		// From zero, so heights compare honestly; headroom for the legend.
-		p.Y.Min, p.Y.Max = 0, ymax*1.15
-		if ymax <= 0 {
+		p.Y.Min, p.Y.Max = 0, b.ymax*1.15
+		if b.ymax <= 0 {
 			p.Y.Max = 1
 		}
 	}
 	f.Plot, f.legend, f.Hidden, f.Bands = p, legend, hidden, bands
 	return true
+}
+
+// sizeBounds are the bounds of the points a size plot draws, and how many
+// it draws.
+type sizeBounds struct {
+	xmin, xmax, ymin, ymax float64
+	drawn                  int
+}
+
+// seriesPoints are the points of s a size plot draws — medians, their
+// minimum and maximum, what they say on hover — whether any has a band,
+// and how many were left out (size or value 0 on a log axis; beyond the
+// zoom, those are not counted).
+func (b *sizeBounds) seriesPoints(f *Figure, s Series, logY, zoom bool) (xys, lo, hi plotter.XYs, hover []svgplot.Point, banded bool, hidden int) {
+	for _, pt := range s.Points {
+		if pt.X <= 0 || (logY && pt.Y <= 0) || (zoom && pt.X > zoomLimit) {
+			if !zoom || pt.X <= zoomLimit {
+				hidden++
+			}
+			continue
+		}
+		pmin, pmax := pt.Min, pt.Max
+		if logY && pmin <= 0 {
+			pmin = pt.Y
+		}
+		if b.drawn == 0 {
+			b.xmin, b.xmax, b.ymin, b.ymax = pt.X, pt.X, pmin, pmax
+		}
+		b.xmin, b.xmax = min(b.xmin, pt.X), max(b.xmax, pt.X)
+		b.ymin, b.ymax = min(b.ymin, pmin, pt.Y), max(b.ymax, pmax, pt.Y)
+		xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
+		hover = append(hover, hoverPoint(s, pt, proseSize(pt.X), f.Unit))
+		lo = append(lo, plotter.XY{X: pt.X, Y: pmin})
+		hi = append(hi, plotter.XY{X: pt.X, Y: pmax})
+		if pt.N > 1 && pmax > pmin {
+			banded = true
+		}
+		b.drawn++
+	}
+	return xys, lo, hi, hover, banded, hidden
+}
+
+// addSizeSeries adds series si of f to p: its band, its line (broken at
+// gaps in size), its points and its legend entry.
+func (r *Report) addSizeSeries(p *plot.Plot, legend *boxLegend, f *Figure, si int, xys, lo, hi plotter.XYs, hover []svgplot.Point, banded bool) {
+	s := f.Series[si]
+	st := r.configs.style(s.Config)
+	dash := st.Dash
+	if s.Ranks > 0 && dash == nil {
+		dash = rankDash(f.Series, s)
+	}
+	if banded {
+		for _, seg := range segments(xys) {
+			if band := bandPolygon(lo[seg[0]:seg[1]], hi[seg[0]:seg[1]], st.Color); band != nil {
+				p.Add(svgplot.Group(si, band))
+			}
+		}
+	}
+	points, err := plotter.NewScatter(xys)
+	if err != nil {
+		// Values are finite by the bundle's contract; a NaN that got
+		// past it must not take the whole report down.
+		r.notef("%s: %s not drawn: %v", f.Title, s.Label(), err)
+		return
+	}
+	points.Shape, points.Color, points.Radius = st.Glyph, st.Color, vg.Points(2.5)
+	var first *plotter.Line
+	for _, seg := range segments(xys) {
+		line, err := plotter.NewLine(xys[seg[0]:seg[1]])
+		if err != nil {
+			continue
+		}
+		line.Color, line.Width, line.Dashes = st.Color, vg.Points(1.5), dash
+		p.Add(svgplot.Group(si, line))
+		if first == nil {
+			first = line
+		}
+	}
+	p.Add(svgplot.Group(si, points), svgplot.Points(si, hover))
+	legend.addSeries(si, s.Label(), first, points)
 }
 
 // hoverPoint is what a point of s says on hover in the HTML report: the

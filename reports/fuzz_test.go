@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -13,39 +12,6 @@ import (
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
-
-func FuzzLatinEncode(f *testing.F) {
-	for _, s := range []string{"", "plain", "µs × 1000 — “quoted” €", "日本語", "tab\there\nnew\x00line", "\xff\xfe bad utf-8"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		l := newLatin()
-		out := l.encode(s)
-		kept, added := 0, 0
-		for _, r := range s {
-			switch {
-			case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r == 0x7F:
-			case r >= 0x80 && transliterations[r] != "" && l.table[r] == 0:
-				kept += len(transliterations[r])
-				added += strings.Count(transliterations[r], "?")
-			default:
-				kept++
-			}
-		}
-		if len(out) != kept {
-			t.Fatalf("encode(%q) = %q: %d bytes for %d printable runes", s, out, len(out), kept)
-		}
-		for i := 0; i < len(out); i++ {
-			if out[i] < 0x20 || out[i] == 0x7F {
-				t.Fatalf("encode(%q) holds control byte %#x", s, out[i])
-			}
-		}
-		replaced := strings.Count(out, "?") - strings.Count(s, "?") - added
-		if replaced != l.replacedCount() {
-			t.Fatalf("encode(%q): %d '?' added but %d counted as replaced", s, replaced, l.replacedCount())
-		}
-	})
-}
 
 // FuzzWrite feeds arbitrary text where users put theirs: the report must
 // still be a complete PDF.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbench/sbench/reports/typeset"
 	"github.com/sbench/sbench/svgplot"
 	"github.com/sbench/sbench/webpage"
 )
@@ -20,21 +21,15 @@ import (
 // runs on hover (a click goes to the run in the appendix), and each series
 // shown or hidden from the legend.
 //
-// The page is the PDF's content because it is drawn by the PDF's own
-// section code: the document records, as HTML, what every heading,
-// paragraph, table row, figure and quote it draws is, and the PDF drawn
-// along is thrown away. No section has an HTML twin to keep in step.
+// The page is the PDF's content because both render the same content
+// (Report.content): the headings, paragraphs, tables, figures and quotes
+// the sections write. No section has an HTML twin to keep in step.
 func (r *Report) WriteHTML(w io.Writer) (int64, error) {
 	if err := r.saveExtras(); err != nil {
 		return 0, err
 	}
-	doc := newDocument(r.data, r.opts, r.font)
-	sink := &htmlSink{ids: map[string]int{}}
-	doc.html = sink
-	r.drawSections(doc)
-	if err := doc.pdf.Error(); err != nil {
-		return 0, fmt.Errorf("write html report: %w", err)
-	}
+	sink := &htmlWriter{ids: map[string]int{}}
+	sink.render(r.content())
 	if sink.err != nil {
 		return 0, fmt.Errorf("write html report: %w", sink.err)
 	}
@@ -42,9 +37,11 @@ func (r *Report) WriteHTML(w io.Writer) (int64, error) {
 	if r.data.Version != "" {
 		gen += " " + r.data.Version
 	}
-	cw := &countingWriter{w: w}
-	err := webpage.Write(cw, webpage.Page{Title: r.title(), Generator: gen, Class: "sb-report", Body: template.HTML(sink.finish())})
-	return cw.n, err
+	var page bytes.Buffer
+	if err := webpage.Write(&page, webpage.Page{Title: r.title(), Generator: gen, Class: "sb-report", Body: template.HTML(sink.finish())}); err != nil {
+		return 0, err
+	}
+	return page.WriteTo(w)
 }
 
 // HTMLWarnings are the Warnings that concern the reader of the HTML page:
@@ -68,17 +65,13 @@ func (r *Report) saveExtras() error {
 	return nil
 }
 
-// htmlSink is the HTML the document's primitives draw. A primitive that
-// draws others (a bullet is a paragraph, a row may repeat the header on a
-// new page) records itself only: take returns nil while one is recording.
-type htmlSink struct {
-	muted int
-	b     bytes.Buffer
+// htmlWriter writes a content as the body of an HTML page.
+type htmlWriter struct {
+	b bytes.Buffer
 	// open is the element later primitives may add to: "ul" (bullets),
-	// "dl" (an appendix run's facts), "table", "figure" (waiting for its
-	// caption), "" for none.
-	open  string
-	table *htmlTable
+	// "dl" (an appendix run's facts), "figure" (waiting for its caption),
+	// "" for none.
+	open string
 	// section is whether a <section> is open; toc the level-2 headings
 	// and where the table of contents goes.
 	section bool
@@ -88,29 +81,37 @@ type htmlSink struct {
 	err     error
 }
 
-type htmlTable struct {
-	cols []column
-	rows []htmlRow
-}
-
-type htmlRow struct {
-	cells   []string
-	class   string
-	swatch  *style
-	strike  bool
-	plain   int
-	details []string
-}
-
-func (s *htmlSink) take() *htmlSink {
-	if s == nil || s.muted > 0 {
-		return nil
+// render writes the blocks of c; those that only lay out the PDF's pages
+// (space, page breaks, rules) have no HTML.
+func (s *htmlWriter) render(c *content) {
+	for _, b := range c.blocks {
+		switch b := b.(type) {
+		case titleBlock:
+			s.title(b.text)
+		case headingBlock:
+			s.heading(b.text, b.size)
+		case paraBlock:
+			s.para(b.text, b.style, b.size, b.color)
+		case bulletBlock:
+			s.bullet(b.text, b.color)
+		case warningBlock:
+			s.warning(b.head, b.items)
+		case figureBlock:
+			s.figure(b.f)
+		case captionBlock:
+			s.caption(b.text)
+		case anchorBlock:
+			s.anchor(b.id)
+		case factBlock:
+			s.fact(b.key, b.value, b.color)
+		case monoBlock:
+			s.mono(b.lines, b.head, b.tail, b.color)
+		case *tableBlock:
+			s.flush()
+			s.writeTable(b)
+		}
 	}
-	s.muted++
-	return s
 }
-
-func (s *htmlSink) done() { s.muted-- }
 
 var esc = html.EscapeString
 
@@ -141,7 +142,7 @@ func classAttr(classes ...string) string {
 }
 
 // id makes a unique element id of text.
-func (s *htmlSink) id(text string) string {
+func (s *htmlWriter) id(text string) string {
 	base := fileName(text)
 	s.ids[base]++
 	if n := s.ids[base]; n > 1 {
@@ -151,7 +152,7 @@ func (s *htmlSink) id(text string) string {
 }
 
 // flush closes what is open.
-func (s *htmlSink) flush() {
+func (s *htmlWriter) flush() {
 	switch s.open {
 	case "ul":
 		s.b.WriteString("</ul>\n")
@@ -159,21 +160,16 @@ func (s *htmlSink) flush() {
 		s.b.WriteString("</dl>\n")
 	case "figure":
 		s.b.WriteString("</figure>\n")
-	case "table":
-		s.writeTable()
 	}
-	s.open, s.table = "", nil
+	s.open = ""
 }
 
-func (s *htmlSink) title(text string) {
-	if s == nil || s.muted > 0 {
-		return
-	}
+func (s *htmlWriter) title(text string) {
 	s.flush()
 	fmt.Fprintf(&s.b, "<h1>%s</h1>\n", esc(text))
 }
 
-func (s *htmlSink) heading(text string, size float64) {
+func (s *htmlWriter) heading(text string, size float64) {
 	s.flush()
 	level := 4
 	switch {
@@ -196,14 +192,8 @@ func (s *htmlSink) heading(text string, size float64) {
 	fmt.Fprintf(&s.b, "<h%d id=\"%s\">%s</h%d>\n", level, id, esc(text), level)
 }
 
-// para records a paragraph; an indented one right after a table row is
-// that row's detail (a failed run's error, an invalid HPL row's checks).
-func (s *htmlSink) para(indented bool, text, style string, size float64, c [3]int) {
-	if indented && s.open == "table" && len(s.table.rows) > 0 {
-		last := &s.table.rows[len(s.table.rows)-1]
-		last.details = append(last.details, text)
-		return
-	}
+// para writes a paragraph; one that starts with a bullet is a list item.
+func (s *htmlWriter) para(text, style string, size float64, c [3]int) {
 	if rest, ok := strings.CutPrefix(text, "• "); ok {
 		s.bullet(rest, c)
 		return
@@ -225,7 +215,7 @@ func (s *htmlSink) para(indented bool, text, style string, size float64, c [3]in
 	fmt.Fprintf(&s.b, "<p%s>%s</p>\n", classAttr(append(cls, colorClass(c))...), esc(text))
 }
 
-func (s *htmlSink) bullet(text string, c [3]int) {
+func (s *htmlWriter) bullet(text string, c [3]int) {
 	if s.open != "ul" {
 		s.flush()
 		s.b.WriteString("<ul class=\"bullets\">\n")
@@ -234,7 +224,7 @@ func (s *htmlSink) bullet(text string, c [3]int) {
 	fmt.Fprintf(&s.b, "<li%s>%s</li>\n", classAttr(colorClass(c)), esc(text))
 }
 
-func (s *htmlSink) warning(head string, items []string) {
+func (s *htmlWriter) warning(head string, items []string) {
 	s.flush()
 	fmt.Fprintf(&s.b, "<div class=\"warn\" role=\"alert\"><strong>%s</strong><ul>\n", esc(head))
 	for _, it := range items {
@@ -243,32 +233,14 @@ func (s *htmlSink) warning(head string, items []string) {
 	s.b.WriteString("</ul></div>\n")
 }
 
-func (s *htmlSink) tableHead(cols []column) {
-	s.flush()
-	s.table = &htmlTable{cols: cols}
-	s.open = "table"
-}
-
-func (s *htmlSink) row(cells []string, c [3]int, swatch *style, fontStyle string, plain int) {
-	if s.open != "table" {
-		s.tableHead(nil)
-	}
-	s.table.rows = append(s.table.rows, htmlRow{cells: cells, class: colorClass(c), swatch: swatch,
-		strike: strings.Contains(fontStyle, "S"), plain: plain})
-}
-
-func (s *htmlSink) writeTable() {
-	t := s.table
-	if t == nil {
-		return
-	}
+func (s *htmlWriter) writeTable(t *tableBlock) {
 	n := len(t.cols)
 	for _, r := range t.rows {
-		n = max(n, len(r.cells))
+		n = max(n, len(r.Cells))
 	}
 	details := false
 	for _, r := range t.rows {
-		details = details || len(r.details) > 0
+		details = details || r.Under != ""
 	}
 	// A table of values keyed by their first column (the system table,
 	// whose first header is empty) is not something to sort.
@@ -288,33 +260,34 @@ func (s *htmlSink) writeTable() {
 		if details {
 			s.b.WriteString("<tbody>\n")
 		}
-		fmt.Fprintf(&s.b, "<tr%s>", classAttr(r.class))
+		class := colorClass(r.Color)
+		fmt.Fprintf(&s.b, "<tr%s>", classAttr(class))
 		for i := 0; i < n; i++ {
 			cell := ""
-			if i < len(r.cells) {
-				cell = r.cells[i]
+			if i < len(r.Cells) {
+				cell = r.Cells[i]
 			}
 			var col column
 			if i < len(t.cols) {
 				col = t.cols[i]
 			}
 			text := esc(cell)
-			if col.title == "Run" {
+			if col.runLink {
 				if id, err := strconv.ParseInt(cell, 10, 64); err == nil {
 					text = fmt.Sprintf("<a href=\"#run-%d\">%d</a>", id, id)
 				}
 			}
-			if r.strike && i != r.plain && cell != "" {
+			if strings.Contains(r.FontStyle, "S") && i != r.Plain && cell != "" {
 				text = "<s>" + text + "</s>"
 			}
-			if i == 0 && r.swatch != nil {
-				text = swatchSVG(*r.swatch) + text
+			if i == 0 && r.Swatch != nil {
+				text = swatchSVG(*r.Swatch) + text
 			}
 			fmt.Fprintf(&s.b, "<td%s>%s</td>", classAttr(map[bool]string{true: "num"}[col.right]), text)
 		}
 		s.b.WriteString("</tr>\n")
-		for _, d := range r.details {
-			fmt.Fprintf(&s.b, "<tr%s><td></td><td colspan=\"%d\">%s</td></tr>\n", classAttr("detail", r.class), max(1, n-1), esc(d))
+		if r.Under != "" {
+			fmt.Fprintf(&s.b, "<tr%s><td></td><td colspan=\"%d\">%s</td></tr>\n", classAttr("detail", class), max(1, n-1), esc(r.Under))
 		}
 		if details {
 			s.b.WriteString("</tbody>\n")
@@ -328,7 +301,7 @@ func (s *htmlSink) writeTable() {
 
 // swatchSVG is a configuration's line style, as the tables' key to the
 // figures' colours.
-func swatchSVG(st style) string {
+func swatchSVG(st typeset.Swatch) string {
 	dash := ""
 	if len(st.Dash) > 0 {
 		var ds []string
@@ -341,7 +314,7 @@ func swatchSVG(st style) string {
 		st.Color.R, st.Color.G, st.Color.B, dash)
 }
 
-func (s *htmlSink) figure(f *Figure) {
+func (s *htmlWriter) figure(f *Figure) {
 	s.flush()
 	if f.Plot == nil {
 		return
@@ -357,7 +330,7 @@ func (s *htmlSink) figure(f *Figure) {
 	s.open = "figure"
 }
 
-func (s *htmlSink) caption(text string) {
+func (s *htmlWriter) caption(text string) {
 	if s.open == "figure" {
 		fmt.Fprintf(&s.b, "<figcaption>%s</figcaption>\n</figure>\n", esc(text))
 		s.open = ""
@@ -369,15 +342,12 @@ func (s *htmlSink) caption(text string) {
 
 // anchor marks where a run's part of the appendix starts, for the links
 // of the runs table and of the figures' points.
-func (s *htmlSink) anchor(id string) {
-	if s == nil || s.muted > 0 {
-		return
-	}
+func (s *htmlWriter) anchor(id string) {
 	s.flush()
 	fmt.Fprintf(&s.b, "<div class=\"anchor\" id=\"%s\"></div>\n", esc(id))
 }
 
-func (s *htmlSink) fact(k, v string, c [3]int) {
+func (s *htmlWriter) fact(k, v string, c [3]int) {
 	if s.open != "dl" {
 		s.flush()
 		s.b.WriteString("<dl class=\"facts\">\n")
@@ -388,8 +358,8 @@ func (s *htmlSink) fact(k, v string, c [3]int) {
 
 // mono quotes lines as the PDF does: the first head and last tail, with
 // the count of what is left out between them.
-func (s *htmlSink) mono(lines []string, head, tail int, c [3]int) {
-	lines = cutLines(lines, head, tail)
+func (s *htmlWriter) mono(lines []string, head, tail int, c [3]int) {
+	lines = typeset.CutLines(lines, head, tail)
 	pre := fmt.Sprintf("<pre%s>%s</pre>", classAttr(colorClass(c)), esc(strings.Join(lines, "\n")))
 	if s.open == "dl" {
 		fmt.Fprintf(&s.b, "<dd class=\"wide\">%s</dd>\n", pre)
@@ -401,7 +371,7 @@ func (s *htmlSink) mono(lines []string, head, tail int, c [3]int) {
 
 // finish closes what is open and puts the table of contents before the
 // first section.
-func (s *htmlSink) finish() string {
+func (s *htmlWriter) finish() string {
 	s.flush()
 	if s.section {
 		s.b.WriteString("</section>\n")

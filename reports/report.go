@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/reports/typeset"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/screen"
 	"github.com/sbench/sbench/store"
@@ -213,6 +214,10 @@ func WithFont(path string) Option {
 	return func(o *options) error { o.fontPath = path; return nil }
 }
 
+// FontError is a font given with WithFont that cannot be used: the user's
+// mistake, which the CLI reports as such.
+type FontError = typeset.FontError
+
 // WithFontSearch makes the report look for a font in dirs (SystemFontDirs
 // when none are given) when its text has characters the PDF core fonts
 // cannot show and no font was given with WithFont.
@@ -221,7 +226,7 @@ func WithFontSearch(dirs ...string) Option {
 		o.searchFonts = true
 		o.fontDirs = dirs
 		if len(dirs) == 0 {
-			o.fontDirs = SystemFontDirs
+			o.fontDirs = typeset.SystemFontDirs
 		}
 		return nil
 	}
@@ -293,7 +298,7 @@ type Report struct {
 	byID    map[int64]*store.Run
 	jobs    map[string]*store.Job
 	configs *configs
-	font    *utf8Font
+	font    *typeset.Font
 	text    *textStyles
 	// missingGlyphs are characters the report's text needs and its fonts
 	// lack; fontNote says why, for the title page and Warnings.
@@ -429,7 +434,7 @@ func uniqueIDs(runs []store.Run) bool {
 // for, the best one found.
 func (r *Report) chooseFont() error {
 	if r.opts.fontPath != "" {
-		f, err := loadFont(r.opts.fontPath)
+		f, err := typeset.LoadFont(r.opts.fontPath)
 		if err != nil {
 			return err
 		}
@@ -437,13 +442,13 @@ func (r *Report) chooseFont() error {
 		r.checkGlyphs()
 		return nil
 	}
-	need := needsFont(r.texts)
+	need := typeset.NeedsFont(r.texts)
 	if len(need) == 0 {
 		return nil
 	}
 	if r.opts.searchFonts {
-		if path, _ := findFont(r.opts.fontDirs, need); path != "" {
-			f, err := loadFont(path)
+		if path, _ := typeset.FindFont(r.opts.fontDirs, need); path != "" {
+			f, err := typeset.LoadFont(path)
 			if err == nil {
 				r.font = f
 				r.checkGlyphs()
@@ -462,15 +467,15 @@ func (r *Report) chooseFont() error {
 // checkGlyphs notes the characters the chosen font lacks.
 func (r *Report) checkGlyphs() {
 	var miss []rune
-	for _, c := range needsFont(r.texts) {
-		if !r.font.has(c) {
+	for _, c := range typeset.NeedsFont(r.texts) {
+		if !r.font.Has(c) {
 			miss = append(miss, c)
 		}
 	}
 	if len(miss) > 0 {
 		r.missingGlyphs = miss
 		r.fontNote = fmt.Sprintf("the font %s has no glyph for %d character%s of the report's text (%s); they are printed as '?'",
-			filepath.Base(r.font.path), len(miss), plural(len(miss)), runeSample(miss, 4))
+			filepath.Base(r.font.Path()), len(miss), plural(len(miss)), runeSample(miss, 4))
 	}
 }
 
@@ -480,7 +485,7 @@ func (r *Report) FontPath() string {
 	if r.font == nil {
 		return ""
 	}
-	return r.font.path
+	return r.font.Path()
 }
 
 // Warnings says what the reader of the PDF could miss: characters no font
@@ -665,16 +670,20 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 	if err := r.saveExtras(); err != nil {
 		return 0, err
 	}
-	doc := newDocument(r.data, r.opts, r.font)
-	r.drawSections(doc)
+	producer := "sbench"
+	if r.data.Version != "" {
+		producer += " " + r.data.Version
+	}
+	doc := typeset.New(producer, r.data.Generated, r.opts.compress, r.font)
+	renderPDF(doc, r.content())
 	r.replacementNote(doc)
-	return doc.output(w)
+	return doc.Output(w)
 }
 
-// drawSections draws the report's content, section by section: into the
-// PDF, and into the HTML page when the document records one (WriteHTML),
-// so that both show the same.
-func (r *Report) drawSections(doc *document) {
+// content is the report's content, section by section, as the PDF
+// (WriteTo) and the HTML page (WriteHTML) both render it.
+func (r *Report) content() *content {
+	doc := &content{}
 	r.titlePage(doc)
 	r.overviewSection(doc)
 	if r.showOverview() {
@@ -688,6 +697,7 @@ func (r *Report) drawSections(doc *document) {
 	r.comparisonSection(doc)
 	r.notesSection(doc)
 	r.appendix(doc)
+	return doc
 }
 
 // latestRunTime is the latest end (or start) of the runs, or the Unix epoch

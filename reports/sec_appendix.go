@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sbench/sbench/reports/typeset"
 	"github.com/sbench/sbench/store"
 )
 
@@ -20,7 +21,6 @@ const (
 	// stack trace per rank must not push the rest of the report off by
 	// fifty pages.
 	maxErrorLines = 30
-	monoSize      = 8
 )
 
 // How many runs a large report lists and quotes: the runs section lists
@@ -70,8 +70,8 @@ func (r *Report) chooseQuoted() error {
 		}
 		if strings.TrimSpace(raw) != "" {
 			// What the appendix quotes of it, not the whole output.
-			lines := trimBlank(splitLines(raw))
-			r.raw[run.ID] = quote{lines: cutLines(lines, rawHead, rawTail), total: len(lines)}
+			lines := typeset.TrimBlank(splitLines(raw))
+			r.raw[run.ID] = quote{lines: typeset.CutLines(lines, rawHead, rawTail), total: len(lines)}
 		}
 		if run.JobID == "" {
 			continue
@@ -95,24 +95,11 @@ type quote struct {
 	total int
 }
 
-// cutLines keeps the first head lines and, when tail > 0, the last tail
-// of lines (less blank ones at either end), with a line counting what is
-// left out between them.
-func cutLines(lines []string, head, tail int) []string {
-	lines = trimBlank(lines)
-	if len(lines) > head+tail+1 {
-		omitted := len(lines) - head - tail
-		cut := append(append([]string(nil), lines[:head]...), fmt.Sprintf("… (%d line%s left out) …", omitted, plural(omitted)))
-		lines = append(cut, lines[len(lines)-tail:]...)
-	}
-	return lines
-}
-
 // appendix lists the runs chooseQuoted picked with what makes their
 // numbers traceable: the job, its state, the command and launcher, the
 // script that was submitted, the hosts, and an excerpt of the tool's own
 // output; and how many it left out, and how to see them.
-func (r *Report) appendix(d *document) {
+func (r *Report) appendix(d *content) {
 	if len(r.runs) == 0 || r.opts.appendix == AppendixNone {
 		return
 	}
@@ -124,23 +111,20 @@ func (r *Report) appendix(d *document) {
 	} else {
 		d.para(r.appendixNote(), "I", smallSize, grey)
 	}
-	d.y += 4
+	d.space(4)
 	shownScript := map[string]int64{}
 	for _, i := range r.appendixRuns {
 		run := &r.runs[i]
 		head := fmt.Sprintf("Run %d — %s — %s — %s", run.ID, family(run), r.configs.ofRun[run.ID], orDash(string(run.Status)))
-		c := black
-		if bad(run) {
-			c = failedRed
-		}
+		c := redIf(bad(run))
 		facts := r.runFacts(run)
 		// The heading stays with its facts: no run title alone at a page's foot.
 		d.need(2*bodySize*1.3 + 8 + float64(min(len(facts), 10))*smallSize*1.35)
-		d.y += 4
-		d.html.anchor(fmt.Sprintf("run-%d", run.ID))
-		d.paraAt(margin, contentWidth, head, sansFamily, "B", bodySize+0.5, c, 2)
-		d.rule(d.y + 1)
-		d.y += 4
+		d.space(4)
+		d.anchor(fmt.Sprintf("run-%d", run.ID))
+		d.paraLines(head, "B", bodySize+0.5, c, 2)
+		d.rule(1)
+		d.space(4)
 		for _, kv := range facts {
 			d.fact(kv[0], kv[1], black)
 		}
@@ -170,7 +154,7 @@ func (r *Report) appendix(d *document) {
 			d.fact("Output", fmt.Sprintf("%d line%s of the tool's output", q.total, plural(q.total)), black)
 			d.mono(q.lines, len(q.lines), 0, black)
 		}
-		d.y += 6
+		d.space(6)
 	}
 }
 
@@ -276,53 +260,6 @@ func RunFacts(run *store.Run, j *store.Job) [][2]string {
 	return out
 }
 
-// fact writes one "Key: value" line, the value wrapped under itself.
-func (d *document) fact(k, v string, c [3]int) {
-	if s := d.html.take(); s != nil {
-		defer s.done()
-		s.fact(k, v, c)
-	}
-	const keyW = 64
-	d.need(smallSize * 1.35)
-	d.font("B", smallSize, grey)
-	d.pdf.Text(margin, d.y+smallSize, d.enc.encode(k))
-	if v == "" {
-		d.y += smallSize * 1.35
-		return
-	}
-	d.paraAt(margin+keyW, contentWidth-keyW, v, sansFamily, "", smallSize, c, 6)
-}
-
-// mono quotes lines of a tool's output in a monospaced font: the first head
-// lines and, when tail > 0, the last tail, with a count of what is left
-// out between them. Long lines are cut to the width with "…". A line the
-// core fonts cannot show is set in the embedded font, when there is one.
-func (d *document) mono(lines []string, head, tail int, c [3]int) {
-	if s := d.html.take(); s != nil {
-		defer s.done()
-		s.mono(lines, head, tail, c)
-	}
-	lines = cutLines(lines, head, tail)
-	const indent = 8
-	lead := monoSize * 1.22
-	for _, l := range lines {
-		d.need(lead)
-		l = expandTabs(l)
-		var enc string
-		if d.utf8 != nil && !d.enc.fits(l) {
-			d.pdf.SetFont(pdfUTF8Family, "", monoSize)
-			enc = d.enc.encode(l)
-		} else {
-			d.pdf.SetFont(monoFamily, "", monoSize)
-			enc = d.enc.encodeCP1252(l)
-		}
-		d.pdf.SetTextColor(c[0], c[1], c[2])
-		d.pdf.Text(margin+indent, d.y+monoSize, d.fit(enc, contentWidth-indent))
-		d.y += lead
-	}
-	d.y += 3
-}
-
 func splitLines(s string) []string {
 	return strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 }
@@ -332,46 +269,11 @@ func excerpt(s string, head, tail int) string {
 	if s == "" {
 		return ""
 	}
-	lines := trimBlank(splitLines(s))
+	lines := typeset.TrimBlank(splitLines(s))
 	if len(lines) > head+tail+1 {
 		lines = append(append([]string(nil), lines[:head]...), lines[len(lines)-tail:]...)
 	}
 	return strings.Join(lines, "\n")
-}
-
-func trimBlank(lines []string) []string {
-	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = strings.TrimRight(l, " \t\r")
-	}
-	return out
-}
-
-// expandTabs replaces tabs by spaces to the next multiple of 8 columns, as
-// a terminal shows them, so tool tables stay aligned.
-func expandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 8 - col%8
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return b.String()
 }
 
 func keyValues(m map[string]string) string {

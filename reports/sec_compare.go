@@ -59,17 +59,14 @@ func WithComparison(c *Comparison) Option {
 var betterGreen = [3]int{0, 120, 40}
 
 // comparisonSection draws the tables, regressions in red.
-func (r *Report) comparisonSection(d *document) {
+func (r *Report) comparisonSection(d *content) {
 	c := r.opts.comparison
 	if c == nil {
 		return
 	}
 	d.heading(c.Title, h1Size, 60)
 	for _, s := range c.Summary {
-		col := black
-		if strings.HasPrefix(s, "Warning:") {
-			col = failedRed
-		}
+		col := redIf(strings.HasPrefix(s, "Warning:"))
 		d.bullet(s, col)
 	}
 	if len(c.Tables) == 0 {
@@ -77,22 +74,16 @@ func (r *Report) comparisonSection(d *document) {
 	}
 	for _, t := range c.Tables {
 		d.heading(t.Heading, h2Size, 50)
-		cols := make([]column, len(t.Header))
 		// The x column narrow, the verdict column narrow, the rest shared.
-		xw, vw := 70.0, 80.0
-		rest := (contentWidth - xw - vw) / float64(max(1, len(t.Header)-2))
+		cols := make([]column, len(t.Header))
 		for i, h := range t.Header {
-			w := rest
-			switch i {
-			case 0:
-				w = xw
-			case len(t.Header) - 1:
-				w = vw
-			}
-			cols[i] = column{title: h, width: w, right: i > 0 && i < len(t.Header)-1}
+			cols[i] = column{title: h, right: true}
+		}
+		cols[0] = column{title: t.Header[0], width: 70}
+		if n := len(cols) - 1; n > 0 {
+			cols[n] = column{title: t.Header[n], width: 80}
 		}
 		tb := d.table(cols)
-		tb.header()
 		for i, row := range t.Rows {
 			col := black
 			if i < len(t.Worse) && t.Worse[i] {
@@ -103,12 +94,12 @@ func (r *Report) comparisonSection(d *document) {
 			tb.row(row, col, nil)
 		}
 		if t.Note != "" {
-			d.y += 2
-			d.paraAt(margin, contentWidth, t.Note, sansFamily, "I", smallSize, grey, 4)
+			d.space(2)
+			d.paraLines(t.Note, "I", smallSize, grey, 4)
 		}
-		d.y += 6
+		d.space(6)
 	}
 	for _, n := range c.Notes {
-		d.paraAt(margin, contentWidth, n, sansFamily, "I", smallSize, grey, 4)
+		d.paraLines(n, "I", smallSize, grey, 4)
 	}
 }

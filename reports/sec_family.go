@@ -6,18 +6,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/sbench/sbench/sizes"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // familySections gives each benchmark its own pages: its verdict, its
 // figures, each with a caption and a table of the numbers a reader would
 // otherwise read off the curve by eye, HPL's table, and the values that
 // have no curve.
-func (r *Report) familySections(d *document) {
+func (r *Report) familySections(d *content) {
 	if len(r.families) == 0 {
 		d.newPage()
 		d.heading("Results", h1Size, 30)
@@ -28,10 +25,10 @@ func (r *Report) familySections(d *document) {
 		// Each benchmark starts a page, unless the one before left room
 		// for this one's verdict, first figure and table: a short section
 		// need not leave half a page blank.
-		if i == 0 || d.y+r.firstBlockHeight(f) > contentBottom {
+		if i == 0 {
 			d.newPage()
 		} else {
-			d.y += 14
+			d.pageUnlessRoom(r.firstBlockHeight(f), 14)
 		}
 		title := "Benchmark: " + f.name
 		if f.collective {
@@ -42,13 +39,10 @@ func (r *Report) familySections(d *document) {
 		}
 		d.heading(title, h1Size, 60)
 		for _, v := range r.familyVerdict(f) {
-			c := black
-			if strings.Contains(v, "FAILED") || strings.Contains(v, "no valid result") {
-				c = failedRed
-			}
+			c := redIf(strings.Contains(v, "FAILED") || strings.Contains(v, "no valid result"))
 			d.bullet(v, c)
 		}
-		d.y += 4
+		d.space(4)
 		for _, g := range f.groups {
 			for i, idx := range g.figs {
 				last := i == len(g.figs)-1
@@ -64,14 +58,14 @@ func (r *Report) familySections(d *document) {
 			case KindLatency:
 				r.latencyTable(d, f, g)
 			}
-			d.y += 10
+			d.space(10)
 		}
 		for _, m := range f.matrices {
 			for _, idx := range m.figs {
 				r.drawFigure(d, &r.figures[idx], true)
 			}
 			r.matrixTable(d, m)
-			d.y += 10
+			d.space(10)
 		}
 		if len(f.hpl) > 0 {
 			r.hplSection(d, f)
@@ -80,7 +74,7 @@ func (r *Report) familySections(d *document) {
 			for _, idx := range s.figs {
 				r.drawFigure(d, &r.figures[idx], true)
 			}
-			d.y += 10
+			d.space(10)
 		}
 		if len(f.values) > 0 {
 			r.valuesTable(d, f)
@@ -106,7 +100,7 @@ func (r *Report) firstBlockHeight(f *familyResult) float64 {
 
 // drawFigure draws a figure and its caption, on the page that also has room
 // for its table when withTable.
-func (r *Report) drawFigure(d *document, fig *Figure, withTable bool) {
+func (r *Report) drawFigure(d *content, fig *Figure, withTable bool) {
 	d.need(fig.height().Points() + 4 + r.belowFigure(fig, withTable))
 	d.figure(fig)
 	d.caption(r.figureCaption(fig))
@@ -202,19 +196,6 @@ func (r *Report) figureCaption(f *Figure) string {
 	return strings.Join(parts, "; ") + "."
 }
 
-// caption writes a figure's caption, as a sentence.
-func (d *document) caption(text string) {
-	if r, n := utf8.DecodeRuneInString(text); n > 0 {
-		text = string(unicode.ToUpper(r)) + text[n:]
-	}
-	if s := d.html.take(); s != nil {
-		defer s.done()
-		s.caption(text)
-	}
-	d.para(text, "I", smallSize, grey)
-	d.y += 2
-}
-
 // configHeading is the configuration column's title: "Configuration",
 // or the attribute the configurations are values of.
 func (r *Report) configHeading(fam string) string {
@@ -228,10 +209,11 @@ func (r *Report) configHeading(fam string) string {
 	return "Configuration"
 }
 
-func (r *Report) bandwidthTable(d *document, f *familyResult, g *sizeGroup) {
+func (r *Report) bandwidthTable(d *content, f *familyResult, g *sizeGroup) {
 	if g == nil {
 		return
 	}
+	d.need(rowHeight * float64(2+len(g.bandwidth)))
 	t := d.table([]column{
 		{title: r.configHeading(f.name), width: 100},
 		{title: "Peak (MB/s)", width: 66, right: true},
@@ -240,10 +222,8 @@ func (r *Report) bandwidthTable(d *document, f *familyResult, g *sizeGroup) {
 		{title: "N½", width: 56, right: true},
 		{title: "At largest size", width: 86, right: true},
 		{title: "vs best", width: 46, right: true},
-		{title: "Runs (n)", width: contentWidth - 458, right: true},
+		{title: "Runs (n)", right: true},
 	})
-	d.need(t.rowH * float64(2+len(g.bandwidth)))
-	t.header()
 	for _, b := range g.bandwidth {
 		pct, half := "—", "—"
 		if b.PercentOfLink > 0 {
@@ -256,11 +236,11 @@ func (r *Report) bandwidthTable(d *document, f *familyResult, g *sizeGroup) {
 		t.row([]string{label(b.Config, b.Ranks), formatValue(b.Peak), sizes.Format(b.PeakAt), pct, half,
 			formatValue(b.Largest) + " @ " + sizes.Format(b.LargestAt), formatRatio(b.Ratio, 1), strconv.Itoa(len(b.Runs))}, black, &st)
 	}
-	d.y += 2
+	d.space(2)
 	d.para("N½: the smallest size reaching half the peak. vs best: the peak over the best configuration's.", "", smallSize, grey)
 }
 
-func (r *Report) latencyTable(d *document, f *familyResult, g *sizeGroup) {
+func (r *Report) latencyTable(d *content, f *familyResult, g *sizeGroup) {
 	if g == nil {
 		return
 	}
@@ -271,6 +251,7 @@ func (r *Report) latencyTable(d *document, f *familyResult, g *sizeGroup) {
 			break
 		}
 	}
+	d.need(rowHeight * float64(2+len(g.latency)))
 	t := d.table([]column{
 		{title: r.configHeading(f.name), width: 104},
 		{title: common, width: 68, right: true},
@@ -279,10 +260,8 @@ func (r *Report) latencyTable(d *document, f *familyResult, g *sizeGroup) {
 		{title: "Latency (µs)", width: 66, right: true},
 		{title: "Largest", width: 50, right: true},
 		{title: "Latency (µs)", width: 66, right: true},
-		{title: "Runs (n)", width: contentWidth - 454, right: true},
+		{title: "Runs (n)", right: true},
 	})
-	d.need(t.rowH * float64(2+len(g.latency)))
-	t.header()
 	for _, l := range g.latency {
 		at, ratio := "—", "—"
 		if l.AtCommon > 0 {
@@ -294,7 +273,7 @@ func (r *Report) latencyTable(d *document, f *familyResult, g *sizeGroup) {
 	}
 }
 
-func (r *Report) matrixTable(d *document, g *matrixGroup) {
+func (r *Report) matrixTable(d *content, g *matrixGroup) {
 	s := g.summary
 	unit := unitLabel(s.Unit)
 	d.para(fmt.Sprintf("%d pairs: minimum %s, median %s, maximum %s %s.", s.Pairs,
@@ -306,15 +285,14 @@ func (r *Report) matrixTable(d *document, g *matrixGroup) {
 	if !g.higherBetter() {
 		word = "Highest"
 	}
+	d.need(rowHeight * float64(2+len(s.Worst)))
 	t := d.table([]column{
 		{title: word + " pairs", width: 180},
 		{title: "There (" + unit + ")", width: 80, right: true},
 		{title: "Back (" + unit + ")", width: 80, right: true},
 		{title: "% of median", width: 70, right: true},
-		{title: "Asymmetry", width: contentWidth - 410, right: true},
+		{title: "Asymmetry", right: true},
 	})
-	d.need(t.rowH * float64(2+len(s.Worst)))
-	t.header()
 	for _, w := range s.Worst {
 		back, asym := "—", "—"
 		if w.Reverse > 0 {
@@ -351,7 +329,7 @@ func absDiff(a, b float64) float64 {
 	return b - a
 }
 
-func (r *Report) valuesTable(d *document, f *familyResult) {
+func (r *Report) valuesTable(d *content, f *familyResult) {
 	d.heading("Values without a size axis", h2Size, 60)
 	t := d.table([]column{
 		{title: "Metric", width: 96},
@@ -361,14 +339,13 @@ func (r *Report) valuesTable(d *document, f *familyResult) {
 		{title: "Max", width: 50, right: true},
 		{title: "Unit", width: 40},
 		{title: "Samples (n)", width: 64, right: true},
-		{title: "Runs (n)", width: contentWidth - 454, right: true},
+		{title: "Runs (n)", right: true},
 	})
-	t.header()
 	for _, v := range f.values {
 		t.row([]string{v.Metric, v.Config, formatNumber(v.Median), formatNumber(v.Min), formatNumber(v.Max),
 			unitLabel(v.Unit), strconv.Itoa(v.N), strconv.Itoa(len(v.Runs))}, black, nil)
 	}
-	d.y += 6
+	d.space(6)
 }
 
 // formatNumber writes a value of any magnitude readably: two decimals in
@@ -382,19 +359,4 @@ func formatNumber(v float64) string {
 		return strconv.FormatFloat(v, 'g', 6, 64)
 	}
 	return formatValue(v)
-}
-
-// figure draws a plot at the cursor, the full text width wide. A drawing
-// error stays in the document and is returned when it is written.
-func (d *document) figure(f *Figure) {
-	if s := d.html.take(); s != nil {
-		defer s.done()
-		s.figure(f)
-	}
-	h := f.height().Points()
-	d.need(h)
-	c := newCanvas(d.pdf, d.enc, margin, d.y, f.width().Points(), h)
-	f.Plot.Draw(draw.New(c))
-	c.Close()
-	d.y += h + 4
 }

@@ -126,14 +126,14 @@ func formatHPLGflops(v float64) string { return fmt.Sprintf("%.3e", v) }
 // Time, Gflops), with the efficiency against Rpeak and the residual
 // checks. An invalid row is struck through in red and followed by the
 // checks it failed, so its Gflops cannot be mistaken for a result.
-func (r *Report) hplSection(d *document, f *familyResult) {
+func (r *Report) hplSection(d *content, f *familyResult) {
 	d.heading("HPL results", h2Size, 60)
 	rows := f.hpl
 	if len(rows) > maxHPLRows {
 		rows = r.hplSummary(d, f)
 	}
 	cols := []column{
-		{title: "Run", width: 30, right: true},
+		runColumn,
 		{title: "Configuration", width: 80},
 		{title: "T/V", width: 64},
 		{title: "N", width: 46, right: true},
@@ -143,15 +143,10 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 		{title: "Time (s)", width: 54, right: true},
 		{title: "Gflops", width: 60, right: true},
 		{title: "% Rpeak", width: 52, right: true},
+		{title: "Result"},
 	}
-	used := 0.0
-	for _, c := range cols {
-		used += c.width
-	}
-	cols = append(cols, column{title: "Result", width: contentWidth - used})
+	d.need(rowHeight * float64(2+min(len(rows), 20)))
 	t := d.table(cols)
-	d.need(t.rowH * float64(2+min(len(rows), 20)))
-	t.header()
 	rpeakKnown := false
 	for _, row := range rows {
 		eff := "—"
@@ -163,7 +158,7 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 		if !row.Valid {
 			result, c, style = "INVALID", failedRed, "S"
 		}
-		t.rowStyled([]string{
+		tr := t.rowStyled([]string{
 			strconv.FormatInt(row.Run, 10), row.Config, orDash(row.TV),
 			strconv.Itoa(row.N), strconv.Itoa(row.NB), gridDim(row.P), gridDim(row.Q),
 			formatHPLTime(row.Time), formatHPLGflops(row.Gflops), eff, result,
@@ -178,10 +173,10 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 			if len(why) == 0 {
 				why = append(why, row.Error)
 			}
-			t.failure(strings.Join(why, "\n"), 4)
+			explain(tr, strings.Join(why, "\n"), 4, failedRed, false)
 		}
 	}
-	d.y += 4
+	d.space(4)
 	notes := []string{"Time and Gflops as HPL prints them; % Rpeak is Gflops over the theoretical peak of the nodes used."}
 	// One note per way Rpeak was worked out, naming its runs: a hundred
 	// rows of one machine need one line, not a hundred.
@@ -206,9 +201,13 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 		notes = append(notes, "Rpeak is unknown for these runs"+why+"; give it with --rpeak GFLOPS, or an rpeak label, to see the efficiency.")
 	}
 	d.para(strings.Join(notes, " "), "", smallSize, grey)
-	d.y += 6
+	d.space(6)
+	residualChecks(d, rows)
+}
 
-	// The residual checks, as HPL lists them under each row.
+// residualChecks lists the rows' residual checks, as HPL lists them under
+// each row.
+func residualChecks(d *content, rows []HPLRow) {
 	anyChecks := false
 	for _, row := range rows {
 		anyChecks = anyChecks || len(row.Checks) > 0
@@ -217,15 +216,14 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 		return
 	}
 	d.heading("Residual checks", bodySize+1, 40)
+	d.need(rowHeight * 3)
 	ct := d.table([]column{
-		{title: "Run", width: 30, right: true},
+		runColumn,
 		{title: "Check", width: 246},
 		{title: "Value", width: 80, right: true},
 		{title: "Must be", width: 70, right: true},
-		{title: "Result", width: contentWidth - 426},
+		{title: "Result"},
 	})
-	d.need(ct.rowH * 3)
-	ct.header()
 	for _, row := range rows {
 		for _, ck := range row.Checks {
 			must := "—"
@@ -239,7 +237,7 @@ func (r *Report) hplSection(d *document, f *familyResult) {
 			ct.row([]string{strconv.FormatInt(row.Run, 10), ck.Name, strconv.FormatFloat(ck.Value, 'f', 7, 64), must, res}, c, nil)
 		}
 	}
-	d.y += 6
+	d.space(6)
 }
 
 // maxHPLRows is the most HPL rows a report lists: a year of nightly HPL
@@ -250,7 +248,7 @@ const maxHPLRows = 30
 // hplSummary sums up a family's HPL runs per configuration — valid runs,
 // best, median and latest Gflops, invalid runs — and returns the rows to
 // list: each configuration's best valid run, and the newest invalid ones.
-func (r *Report) hplSummary(d *document, f *familyResult) []HPLRow {
+func (r *Report) hplSummary(d *content, f *familyResult) []HPLRow {
 	type conf struct {
 		valid, invalid []HPLRow
 	}
@@ -273,9 +271,8 @@ func (r *Report) hplSummary(d *document, f *familyResult) []HPLRow {
 		{title: "Best Gflops", width: 78, right: true},
 		{title: "Median", width: 70, right: true},
 		{title: "Latest", width: 70, right: true},
-		{title: "Invalid", width: contentWidth - 404, right: true},
+		{title: "Invalid", right: true},
 	})
-	t.header()
 	var list []HPLRow
 	var invalid []HPLRow
 	for _, name := range r.configOrder(slices.Sorted(maps.Keys(confs))) {
@@ -293,20 +290,17 @@ func (r *Report) hplSummary(d *document, f *familyResult) []HPLRow {
 			list = append(list, top)
 		}
 		invalid = append(invalid, c.invalid...)
-		col := black
-		if len(c.valid) == 0 {
-			col = failedRed
-		}
+		col := redIf(len(c.valid) == 0)
 		t.row([]string{orDash(name), strconv.Itoa(len(c.valid)), best, med, latest, strconv.Itoa(len(c.invalid))}, col, nil)
 	}
 	slices.SortFunc(invalid, func(a, b HPLRow) int { return cmp.Compare(a.Run, b.Run) })
 	shownInvalid := invalid[max(0, len(invalid)-maxHPLRows/2):]
 	list = append(list, shownInvalid...)
 	slices.SortFunc(list, func(a, b HPLRow) int { return cmp.Compare(a.Run, b.Run) })
-	d.y += 4
+	d.space(4)
 	d.para(fmt.Sprintf("%d HPL runs, summed up per configuration; listed below: the best valid run of each configuration and the newest %d of the %d invalid runs. "+
 		"sbench export --benchmark %s lists every row.", len(f.hpl), len(shownInvalid), len(invalid), f.name), "", smallSize, grey)
-	d.y += 4
+	d.space(4)
 	return list
 }
 

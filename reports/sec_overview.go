@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/reports/typeset"
 )
 
 // overviewRuns is how many runs make a report long enough to open with an
@@ -95,7 +96,7 @@ func signedPercent(f float64) string {
 // figure, its latest value, a trace of it over time with its steps marked,
 // its change since its first level, its failures — then the steps, each
 // with what changed in the runs' provenance across it.
-func (r *Report) overviewSection(d *document) {
+func (r *Report) overviewSection(d *content) {
 	if !r.showOverview() {
 		return
 	}
@@ -119,7 +120,7 @@ func (r *Report) overviewSection(d *document) {
 		"one family, held to a false discovery rate of 0.05 (Benjamini–Hochberg), so that noise in some of many series is not "+
 		"taken for a change.",
 		ov.Runs, where, span, ov.Failed, ov.Invalid, minTestedRuns, ov.Tested), "", smallSize, grey)
-	d.y += 4
+	d.space(4)
 	bySystem := map[string][]compare.OverviewRow{}
 	for _, row := range ov.Rows {
 		bySystem[row.System] = append(bySystem[row.System], row)
@@ -138,16 +139,11 @@ func (r *Report) overviewSection(d *document) {
 			{title: "Figure", width: 98},
 			{title: "Latest", width: 56, right: true},
 			{title: "Last run", width: 64, right: true},
-			{title: "Trend", width: 80},
+			{title: "Trend", width: 80, art: true},
 			{title: "Level", width: 46, right: true},
-			{title: "Failed", width: contentWidth - 472, right: true},
+			{title: "Failed", right: true},
 		}
 		t := d.table(cols)
-		t.header()
-		traceX := margin
-		for _, c := range cols[:4] {
-			traceX += c.width
-		}
 		for _, row := range rows {
 			name := row.Benchmark
 			if len(row.Config) > 0 {
@@ -175,20 +171,18 @@ func (r *Report) overviewSection(d *document) {
 			if n := row.Failed + row.Invalid; n > 0 {
 				failed = strconv.Itoa(n)
 			}
-			top, h := t.row([]string{name, figureName(row), latest, last, "", level, failed}, c, nil)
-			d.trace(traceX+cellPad, top+2, cols[4].width-2*cellPad, h-4, row)
+			t.row([]string{name, figureName(row), latest, last, "", level, failed}, c, nil).Art = func(doc *typeset.Document, x, y, w, h float64) {
+				drawTrace(doc, x, y, w, h, row)
+			}
 		}
-		d.y += 4
+		d.space(4)
 		for _, row := range rows {
 			for _, s := range row.Steps {
-				col := black
-				if s.Change == compare.Worse {
-					col = failedRed
-				}
+				col := redIf(s.Change == compare.Worse)
 				d.bullet(stepText(row, s), col)
 			}
 		}
-		d.y += 6
+		d.space(6)
 	}
 	if n := countOutside(ov); n > 0 {
 		d.para(fmt.Sprintf("!: the latest run of %d series lies outside its control band (mean ± 3 standard deviations of the runs before it at its level): sbench history shows it.", n), "I", smallSize, grey)
@@ -254,10 +248,10 @@ func clip(s string) string {
 	return s
 }
 
-// trace draws a row's trace in the box (x, y, w, h): the values over time
+// drawTrace draws a row's trace in the box (x, y, w, h): the values over time
 // as a line, the steps as red ticks.
-func (d *document) trace(x, y, w, h float64, row compare.OverviewRow) {
-	pts := row.Trace
+func drawTrace(d *typeset.Document, x, y, w, h float64, row compare.OverviewRow) {
+	pdf, pts := d.PDF(), row.Trace
 	if len(pts) < 2 || w <= 0 || h <= 0 {
 		return
 	}
@@ -287,16 +281,16 @@ func (d *document) trace(x, y, w, h float64, row compare.OverviewRow) {
 		}
 		return y + h - h*(v-lo)/(hi-lo)
 	}
-	d.pdf.SetLineWidth(0.6)
-	d.pdf.SetDrawColor(0x00, 0x72, 0xB2)
+	pdf.SetLineWidth(0.6)
+	pdf.SetDrawColor(0x00, 0x72, 0xB2)
 	for i := 1; i < len(pts); i++ {
-		d.pdf.Line(px(pts[i-1].When), py(pts[i-1].Value), px(pts[i].When), py(pts[i].Value))
+		pdf.Line(px(pts[i-1].When), py(pts[i-1].Value), px(pts[i].When), py(pts[i].Value))
 	}
-	d.pdf.SetDrawColor(failedRed[0], failedRed[1], failedRed[2])
+	pdf.SetDrawColor(failedRed[0], failedRed[1], failedRed[2])
 	for _, s := range row.Steps {
 		sx := px(s.When)
-		d.pdf.Line(sx, y, sx, y+h)
+		pdf.Line(sx, y, sx, y+h)
 	}
-	d.pdf.SetLineWidth(0.5)
-	d.pdf.SetDrawColor(0, 0, 0)
+	pdf.SetLineWidth(0.5)
+	pdf.SetDrawColor(0, 0, 0)
 }

@@ -18,7 +18,7 @@ import (
 // nobody mistakes its numbers for a result. A report of more than
 // maxListed runs sums them up per system and benchmark instead, and lists
 // its newest failed and invalid runs.
-func (r *Report) runsSection(d *document) {
+func (r *Report) runsSection(d *content) {
 	d.heading("Runs", h1Size, 60)
 	if len(r.runs) == 0 {
 		d.para("The report has no runs.", "", bodySize, black)
@@ -42,19 +42,19 @@ func (r *Report) runsSection(d *document) {
 	default:
 		d.para(fmt.Sprintf("%d of %d runs failed or are invalid (red): their results are listed but never plotted or summarised; the appendix has their whole error text.", nbad, len(r.runs)), "", smallSize, grey)
 	}
-	d.y += 2
+	d.space(2)
 	if summarised {
 		r.runsSummary(d)
-		d.y += 6
+		d.space(6)
 		if len(r.listedRuns) > 0 {
 			d.heading("Failed and invalid runs", h2Size, 60)
 		}
 	}
 	r.runsTable(d, r.listedRuns)
-	d.y += 6
+	d.space(6)
 	if note := r.requeueNote(); note != "" {
 		d.para(note, "", smallSize, black)
-		d.y += 2
+		d.space(2)
 	}
 	if n := r.notedRuns(); n > 0 {
 		what := fmt.Sprintf("%d ok runs carry a note", n)
@@ -63,7 +63,7 @@ func (r *Report) runsSection(d *document) {
 		}
 		d.para(what+" (under its row when listed, and in the appendix): a rank's command exited non-zero after the run's output was complete, "+
 			"which does not fail the run (NetPIPE's receiver exits 3 on its closing handshake).", "", smallSize, grey)
-		d.y += 2
+		d.space(2)
 	}
 }
 
@@ -79,7 +79,7 @@ func (r *Report) notedRuns() int {
 }
 
 // runsTable lists the runs of the given indexes.
-func (r *Report) runsTable(d *document, idx []int) {
+func (r *Report) runsTable(d *content, idx []int) {
 	if len(idx) == 0 {
 		return
 	}
@@ -87,22 +87,18 @@ func (r *Report) runsTable(d *document, idx []int) {
 	// (local-20261201T110323508-56164d-1) is cut in the middle, where it
 	// is least telling; the appendix has it whole.
 	t := d.table([]column{
-		{title: "Run", width: 30, right: true},
+		runColumn,
 		{title: "Job", width: 100, middle: true},
 		{title: "Benchmark", width: 78},
 		{title: "Configuration", width: 110},
 		{title: "Nodes", width: 84},
 		{title: "Tasks", width: 40, right: true},
-		{title: "Status", width: contentWidth - 442},
+		{title: "Status"},
 	})
-	t.header()
 	for _, i := range idx {
 		run := &r.runs[i]
 		failed := run.Status == results.StatusFailed || run.Status == results.StatusInvalid
-		c := black
-		if failed {
-			c = failedRed
-		}
+		c := redIf(failed)
 		cfg := r.configs.ofRun[run.ID]
 		msg, msgColor := "", failedRed
 		switch {
@@ -113,12 +109,7 @@ func (r *Report) runsTable(d *document, idx []int) {
 			// exited non-zero after the run's output was complete.
 			msg, msgColor = "Note: "+run.Note, grey
 		}
-		// The error is under the row it explains, on the same page.
-		after := 0.0
-		if msg != "" {
-			after = t.failureHeight(msg, failureLines)
-		}
-		t.rowKeeping([]string{
+		tr := t.row([]string{
 			strconv.FormatInt(run.ID, 10),
 			jobLabel(run),
 			family(run),
@@ -126,9 +117,10 @@ func (r *Report) runsTable(d *document, idx []int) {
 			nodesLabel(run),
 			tasksLabel(run.Tasks),
 			r.stateLabel(run),
-		}, c, nil, "", -1, after)
+		}, c, nil)
 		if msg != "" {
-			t.under(msg, failureLines, msgColor)
+			// The error is under the row it explains, on the same page.
+			explain(tr, msg, failureLines, msgColor, true)
 		}
 	}
 }
@@ -139,7 +131,7 @@ const failureLines = 3
 
 // runsSummary counts the runs per system and benchmark: how many, how
 // they ended, when the first and the last ran.
-func (r *Report) runsSummary(d *document) {
+func (r *Report) runsSummary(d *content) {
 	counts := map[[2]string]*store.Tally{}
 	for i := range r.runs {
 		run := &r.runs[i]
@@ -152,7 +144,7 @@ func (r *Report) runsSummary(d *document) {
 		c.Add(run)
 	}
 	d.para(fmt.Sprintf("The report's %d runs, per system and benchmark (sbench runs --group-by system or --group-by benchmark lists the same).", len(r.runs)), "", smallSize, grey)
-	d.y += 2
+	d.space(2)
 	t := d.table([]column{
 		{title: "System", width: 80},
 		{title: "Benchmark", width: 110},
@@ -161,9 +153,8 @@ func (r *Report) runsSummary(d *document) {
 		{title: "Failed", width: 44, right: true},
 		{title: "Invalid", width: 44, right: true},
 		{title: "First", width: 72, right: true},
-		{title: "Last", width: contentWidth - 438, right: true},
+		{title: "Last", right: true},
 	})
-	t.header()
 	keys := slices.SortedFunc(maps.Keys(counts), func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 	for _, k := range keys {
 		c := counts[k]

@@ -21,7 +21,7 @@ const (
 // with their evidence, the nodes and the pairs ranked worst first, the
 // links to the reference node that are off, the drain list, the transient
 // links and the warnings.
-func (r *Report) screeningSection(d *document) {
+func (r *Report) screeningSection(d *content) {
 	v := r.screen
 	if v == nil {
 		return
@@ -37,7 +37,7 @@ func (r *Report) screeningSection(d *document) {
 		"more than half of those to it are bad, both its links to the reference node are, its STREAM triad or HPL is below %s of the node median, or its provenance "+
 		"differs from most nodes'; one-way when more than half of its links one way are bad and the others fine (its port or cable, not the node).",
 		len(v.Nodes), hostlist.Compress(v.Nodes), trimFloat(v.LatencyFactor), percent(v.BandwidthFraction), ck, percent(v.NodeFraction)), "", smallSize, grey)
-	d.y += 4
+	d.space(4)
 	r.screenChecks(d, v)
 	r.screenFindings(d, v)
 	r.worstNodes(d, v)
@@ -56,7 +56,7 @@ func (r *Report) screeningSection(d *document) {
 	if len(v.Warnings) > 0 {
 		d.warningBox("The screening could not judge everything:", v.Warnings)
 	}
-	d.y += 8
+	d.space(8)
 }
 
 func verdictColor(v *screen.Verdict) [3]int {
@@ -68,10 +68,9 @@ func verdictColor(v *screen.Verdict) [3]int {
 
 // screenChecks is one row per check: what it measured, its reference and
 // limit.
-func (r *Report) screenChecks(d *document, v *screen.Verdict) {
+func (r *Report) screenChecks(d *content, v *screen.Verdict) {
 	t := d.table([]column{{title: "Check", width: 70}, {title: "Runs", width: 60}, {title: "Measured", width: 130},
-		{title: "Reference and limit", width: contentWidth - 320}, {title: "Flagged", width: 60, right: true}})
-	t.header()
+		{title: "Reference and limit"}, {title: "Flagged", width: 60, right: true}})
 	if m := v.Matrix; m != nil {
 		what := fmt.Sprintf("%d of %d ordered pairs", m.Pairs, m.Nodes*(m.Nodes-1))
 		if m.Schedule != "" {
@@ -110,19 +109,18 @@ func (r *Report) screenChecks(d *document, v *screen.Verdict) {
 	}
 	t.row([]string{"provenance", "", fmt.Sprintf("%d field%s differ", len(v.Provenance), plural(len(v.Provenance))), "the value most nodes have",
 		fmt.Sprintf("%d node%s", odd, plural(odd))}, black, nil)
-	d.y += 8
+	d.space(8)
 }
 
 var kindTitles = map[screen.Kind]string{screen.KindNode: "node", screen.KindOneWay: "one-way", screen.KindLink: "link", screen.KindRun: "not ok:"}
 
 // screenFindings lists every finding with its evidence.
-func (r *Report) screenFindings(d *document, v *screen.Verdict) {
+func (r *Report) screenFindings(d *content, v *screen.Verdict) {
 	if !subsection(d, "Findings", len(v.Findings), "Nothing flagged.") {
 		return
 	}
-	t := d.table([]column{{title: "Finding", width: 90}, {title: "Evidence", width: contentWidth - 140}, {title: "Drain", width: 50}})
+	t := d.table([]column{{title: "Finding", width: 90}, {title: "Evidence"}, {title: "Drain", width: 50}})
 	t.maxLines = 12
-	t.header()
 	for _, f := range v.Findings {
 		subject := kindTitles[f.Kind] + " " + f.Subject
 		drain := ""
@@ -140,11 +138,11 @@ func (r *Report) screenFindings(d *document, v *screen.Verdict) {
 			t.row([]string{subject, e.Check + ": " + e.Text, drain}, c, nil)
 		}
 	}
-	d.y += 8
+	d.space(8)
 }
 
 // worstNodes ranks the nodes, the worst first.
-func (r *Report) worstNodes(d *document, v *screen.Verdict) {
+func (r *Report) worstNodes(d *content, v *screen.Verdict) {
 	if len(v.NodeStats) == 0 {
 		return
 	}
@@ -152,8 +150,7 @@ func (r *Report) worstNodes(d *document, v *screen.Verdict) {
 	d.heading(fmt.Sprintf("Nodes, the worst %d of %d", n, len(v.NodeStats)), h2Size, 60)
 	t := d.table([]column{{title: "Node", width: 70}, {title: "Verdict", width: 60}, {title: "Bad from", width: 62, right: true},
 		{title: "Bad to", width: 62, right: true}, {title: "Mean MB/s", width: 80, right: true},
-		{title: "STREAM MB/s", width: 80, right: true}, {title: "HPL Gflops", width: contentWidth - 414, right: true}})
-	t.header()
+		{title: "STREAM MB/s", width: 80, right: true}, {title: "HPL Gflops", right: true}})
 	for _, st := range v.NodeStats[:n] {
 		c := black
 		if st.Status == screen.Bad {
@@ -166,12 +163,12 @@ func (r *Report) worstNodes(d *document, v *screen.Verdict) {
 		t.row([]string{st.Node, verdict, ratio(st.BadOut, st.OutLinks), ratio(st.BadIn, st.InLinks),
 			valueOrDash(st.MeanBandwidth), valueOrDash(st.Stream), valueOrDash(st.HPL)}, c, nil)
 	}
-	d.y += 8
+	d.space(8)
 }
 
 // worstPairs ranks the matrix's pairs by how far below the best pair they
 // are, flagged or not.
-func (r *Report) worstPairs(d *document, v *screen.Verdict) {
+func (r *Report) worstPairs(d *content, v *screen.Verdict) {
 	m := v.Matrix
 	if m == nil {
 		return
@@ -206,8 +203,7 @@ func (r *Report) worstPairs(d *document, v *screen.Verdict) {
 	d.para(note, "", smallSize, grey)
 	t := d.table([]column{{title: "Pair", width: 90}, {title: "Latency (µs)", width: 66, right: true}, {title: "× min", width: 40, right: true},
 		{title: "MB/s", width: 70, right: true}, {title: "of max", width: 44, right: true}, {title: "Verdict", width: 60},
-		{title: "Re-tests", width: contentWidth - 370}})
-	t.header()
+		{title: "Re-tests"}})
 	for _, l := range worst {
 		var re []string
 		for _, rt := range l.Retests {
@@ -227,12 +223,12 @@ func (r *Report) worstPairs(d *document, v *screen.Verdict) {
 		t.row([]string{l.Name(), valueOrDash(l.Latency), factor(l.Latency, m.MinLatency), valueOrDash(l.Bandwidth), share(l.Bandwidth, m.MaxBandwidth),
 			string(l.Status()), orDash(strings.Join(re, "; "))}, c, nil)
 	}
-	d.y += 8
+	d.space(8)
 }
 
 // referenceLinks lists the links to and from the reference node that are
 // not within tolerance (the others are summed up in one line).
-func (r *Report) referenceLinks(d *document, v *screen.Verdict) {
+func (r *Report) referenceLinks(d *content, v *screen.Verdict) {
 	rc := v.Reference
 	if rc == nil {
 		return
@@ -246,12 +242,11 @@ func (r *Report) referenceLinks(d *document, v *screen.Verdict) {
 	d.heading("Links to the reference node "+rc.Node, h2Size, 50)
 	d.para(fmt.Sprintf("%d links, %d within tolerance.", len(rc.Links), len(rc.Links)-len(off)), "", smallSize, black)
 	if len(off) == 0 {
-		d.y += 6
+		d.space(6)
 		return
 	}
 	t := d.table([]column{{title: "Link", width: 90}, {title: "Latency (µs)", width: 70, right: true}, {title: "× min", width: 44, right: true},
-		{title: "MB/s", width: 74, right: true}, {title: "of max", width: 50, right: true}, {title: "Verdict", width: contentWidth - 328}})
-	t.header()
+		{title: "MB/s", width: 74, right: true}, {title: "of max", width: 50, right: true}, {title: "Verdict"}})
 	for _, l := range off {
 		verdict := string(l.Status())
 		if l.Note != "" {
@@ -259,11 +254,11 @@ func (r *Report) referenceLinks(d *document, v *screen.Verdict) {
 		}
 		t.row([]string{l.Name(), valueOrDash(l.Latency), factor(l.Latency, rc.MinLatency), valueOrDash(l.Bandwidth), share(l.Bandwidth, rc.MaxBandwidth), verdict}, black, nil)
 	}
-	d.y += 8
+	d.space(8)
 }
 
 // drainList prints the scontrol lines that drain the bad nodes.
-func (r *Report) drainList(d *document, v *screen.Verdict) {
+func (r *Report) drainList(d *content, v *screen.Verdict) {
 	if !subsection(d, "Drain list", len(v.Drain), "No node to drain.") {
 		return
 	}
@@ -282,11 +277,11 @@ func (r *Report) drainList(d *document, v *screen.Verdict) {
 
 // subsection heads a list of n entries, or says none when n is 0; it
 // reports whether the list follows.
-func subsection(d *document, title string, n int, none string) bool {
+func subsection(d *content, title string, n int, none string) bool {
 	d.heading(title, h2Size, 40)
 	if n == 0 {
 		d.para(none, "", bodySize, black)
-		d.y += 6
+		d.space(6)
 	}
 	return n > 0
 }

@@ -70,7 +70,7 @@ var systemRows = []string{"CPU", "Cores", "Memory", "OS", "Kernel", "MPI", "MPI 
 // systemSection describes the nodes the runs ran on, from the provenance
 // the runner recorded, as a table with one column per kind of node, and
 // calls out in a box the ways the nodes of one run differ.
-func (r *Report) systemSection(d *document) {
+func (r *Report) systemSection(d *content) {
 	d.heading("System", h1Size, 80)
 	groups := r.hostGroups()
 	bare := 0
@@ -103,18 +103,13 @@ func (r *Report) systemSection(d *document) {
 	for start := 0; start < len(groups); start += perTable {
 		end := min(start+perTable, len(groups))
 		part := groups[start:end]
-		keyW := 74.0
-		cols := []column{{title: "", width: keyW}}
+		cols := []column{{title: "", width: 74}}
 		for _, g := range part {
 			n := len(g.nodes)
-			cols = append(cols, column{
-				title: fmt.Sprintf("%s (%d node%s)", compressHosts(g.nodes), n, plural(n)),
-				width: (contentWidth - keyW) / float64(len(part)),
-			})
+			cols = append(cols, column{title: fmt.Sprintf("%s (%d node%s)", compressHosts(g.nodes), n, plural(n))})
 		}
 		t := d.table(cols)
 		t.maxLines = 4
-		t.header()
 		for _, row := range systemRows {
 			cells := []string{row}
 			anyValue := false
@@ -127,7 +122,7 @@ func (r *Report) systemSection(d *document) {
 				t.row(cells, black, nil)
 			}
 		}
-		d.y += 8
+		d.space(8)
 	}
 	if bare > 0 {
 		verb := "carry"
@@ -143,7 +138,7 @@ func (r *Report) systemSection(d *document) {
 		}
 		d.para(text+".", "", smallSize, grey)
 	}
-	d.y += 6
+	d.space(6)
 }
 
 func fieldOf(fields [][2]string, key string) string {
@@ -153,54 +148,6 @@ func fieldOf(fields [][2]string, key string) string {
 		}
 	}
 	return ""
-}
-
-// warningBox draws a red-framed box with a bold first line and the items
-// below it.
-func (d *document) warningBox(head string, items []string) {
-	if s := d.html.take(); s != nil {
-		defer s.done()
-		s.warning(head, items)
-	}
-	const pad = 6
-	w := contentWidth - 2*pad
-	d.setFont(sansFamily, "B", bodySize)
-	headLines := d.wrap(head, w)
-	d.setFont(sansFamily, "", smallSize)
-	var itemLines [][]string
-	n := 0
-	for _, it := range items {
-		ls := d.wrap("• "+it, w-8)
-		itemLines = append(itemLines, ls)
-		n += len(ls)
-	}
-	h := 2*pad + float64(len(headLines))*bodySize*1.3 + float64(n)*smallSize*1.3 + 2
-	d.need(h + 4)
-	d.pdf.SetDrawColor(failedRed[0], failedRed[1], failedRed[2])
-	d.pdf.SetFillColor(253, 240, 238)
-	d.pdf.SetLineWidth(1)
-	d.pdf.Rect(margin, d.y, contentWidth, h, "FD")
-	d.pdf.SetLineWidth(0.5)
-	d.pdf.SetDrawColor(0, 0, 0)
-	y := d.y + pad
-	d.font("B", bodySize, failedRed)
-	for _, l := range headLines {
-		d.pdf.Text(margin+pad, y+bodySize, l)
-		y += bodySize * 1.3
-	}
-	y += 2
-	d.font("", smallSize, failedRed)
-	for _, ls := range itemLines {
-		for k, l := range ls {
-			x := margin + pad
-			if k > 0 {
-				x += 8
-			}
-			d.pdf.Text(x, y+smallSize, l)
-			y += smallSize * 1.3
-		}
-	}
-	d.y += h + 8
 }
 
 func nodeName(h results.Host) string {

@@ -44,6 +44,7 @@ var rules = []rule{
 	{pkg: "results", leaf: true, why: "the bundle schema is the contract every package above may import; it imports none of ours"},
 	{pkg: "sizes", leaf: true, why: "one size parser for every package"},
 	{pkg: "svgplot", leaf: true, why: "drawing a plot as SVG for a page knows nothing of benchmarks"},
+	{pkg: "reports/typeset", leaf: true, why: "setting pages, tables and figures in a PDF knows nothing of benchmarks"},
 	{pkg: "webpage", leaf: true, why: "the pages' shell, style and script are below every HTML view"},
 	{pkg: "kernels", leaf: true, only: []string{"sizes", "results"}, why: "the table of native kernels that templates and runner both read"},
 	{pkg: "parsers", leaf: true, only: []string{"results", "sizes"}, why: "the parsers sit below everything that uses them"},

@@ -1,4 +1,4 @@
-package reports
+package typeset
 
 import (
 	"sort"
@@ -56,7 +56,7 @@ var lookalikes = map[rune]rune{'µ': 'μ', '\u00A0': ' ', '·': '・', '•': '�
 // has no glyph for are replaced.
 type latin struct {
 	table    map[rune]byte
-	utf8     *utf8Font
+	utf8     *Font
 	replaced map[rune]int
 }
 
@@ -66,7 +66,7 @@ func newLatin() *latin {
 
 // newEncoder encodes for the embedded font f, or for the core fonts when f
 // is nil.
-func newEncoder(f *utf8Font) *latin {
+func newEncoder(f *Font) *latin {
 	l := newLatin()
 	l.utf8 = f
 	return l
@@ -105,9 +105,9 @@ func (l *latin) encodeUTF8(s string) string {
 		case r < 0x20 || r == 0x7F:
 		case r < 0x80:
 			b.WriteRune(r)
-		case l.utf8.has(r):
+		case l.utf8.Has(r):
 			b.WriteRune(r)
-		case lookalikes[r] != 0 && l.utf8.has(lookalikes[r]):
+		case lookalikes[r] != 0 && l.utf8.Has(lookalikes[r]):
 			b.WriteRune(lookalikes[r])
 		case transliterations[r] != "":
 			b.WriteString(transliterations[r])

@@ -1,4 +1,4 @@
-package reports
+package typeset
 
 import (
 	"bytes"
@@ -220,7 +220,7 @@ func (c *Canvas) Push() {
 // Pop restores what the matching Push saved.
 func (c *Canvas) Pop() {
 	if len(c.stack) == 1 {
-		panic("reports: Canvas.Pop without Push")
+		panic("typeset: Canvas.Pop without Push")
 	}
 	c.stack = c.stack[:len(c.stack)-1]
 }
@@ -443,7 +443,7 @@ func (c *Canvas) FillString(f font.Face, pt vg.Point, text string) {
 	s := c.state()
 	size := f.Font.Size.Points() * s.m.scale()
 	var str string
-	if c.enc.utf8 != nil && f.Font.Typeface == utf8Typeface {
+	if c.enc.utf8 != nil && f.Font.Typeface == UTF8Typeface {
 		// gonum measured the text with the embedded font: set it in that.
 		c.pdf.SetFont(pdfUTF8Family, "", size)
 		str = c.enc.encode(text)

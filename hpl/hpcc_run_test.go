@@ -1,7 +1,6 @@
 package hpl
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
@@ -40,8 +38,7 @@ func TestHPCCRunsGeneratedInput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hpccinf.txt"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	cmd := exec.CommandContext(ctx, "mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2", "hpcc")
 	cmd.Dir = dir
 	// As the lab's notes say: loopback only, and root allowed.

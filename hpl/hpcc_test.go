@@ -2,7 +2,6 @@ package hpl
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -256,8 +255,7 @@ func TestHPCCRealRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hpccinf.txt"), []byte(in), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	cmd := exec.CommandContext(ctx, mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", "2", hpcc)
 	cmd.Dir = dir
 	// As root on a machine with only loopback, as in the lab notes.

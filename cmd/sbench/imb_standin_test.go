@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/parsers"
@@ -62,8 +60,7 @@ var imbRowRE = regexp.MustCompile(`^( {0,12}\d{1,13}){2}( {0,10}\d{1,10}\.\d\d)+
 func TestIMBStandinPrintsIMBsFormat(t *testing.T) {
 	buildIMBStandin(t)
 	mpirun := testenv.LookPath(t, "mpirun", "openmpi-bin")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	cmd := exec.CommandContext(ctx, mpirun, "--oversubscribe", "--bind-to", "none", "-np", "2", "IMB-MPI1", "PingPong", "Allreduce")
 	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
 		"OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo")

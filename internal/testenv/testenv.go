@@ -5,6 +5,7 @@
 package testenv
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Require skips the test for why — a tool, a service, a privilege it
@@ -148,4 +150,21 @@ func FUSEDir(t testing.TB) (dir, src string) {
 		t.Fatalf("bindfs mounted %s, but statfs says type %#x (%v), not FUSE", dir, st.Type, err)
 	}
 	return dir, src
+}
+
+// Context is for a test that runs an outside program which could hang (an
+// MPI job, a benchmark): it ends with the test, or a minute before go
+// test's -timeout would end the whole package, so a hang fails this test
+// by name. A fixed limit of its own would be a timing assertion: a busy
+// machine makes an MPI job slow, not wrong.
+func Context(t testing.TB) context.Context {
+	ctx := context.Background()
+	var cancel context.CancelFunc
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, ok := d.Deadline(); ok {
+			ctx, cancel = context.WithDeadline(ctx, end.Add(-time.Minute))
+			t.Cleanup(cancel)
+		}
+	}
+	return ctx
 }

@@ -113,7 +113,8 @@ func (r *Report) analyse() error {
 		return f
 	}
 	for i := range r.runs {
-		get(family(&r.runs[i]))
+		f := get(family(&r.runs[i]))
+		f.collective = f.collective || compare.Collective(&r.runs[i])
 	}
 	groups := map[[3]string]*sizeGroup{}
 	matrices := map[[3]string]*matrixGroup{}
@@ -212,7 +213,7 @@ func (r *Report) analyse() error {
 			k := [3]string{fam, s.Metric, split}
 			g := groups[k]
 			if g == nil {
-				g = &sizeGroup{family: fam, metric: s.Metric, kind: kind, split: split, collective: isCollective(fam),
+				g = &sizeGroup{family: fam, metric: s.Metric, kind: kind, split: split, collective: compare.Collective(run),
 					raw: map[seriesKey]map[float64][]float64{}, ids: map[seriesKey]map[int64]bool{},
 					rawRuns: map[seriesKey]map[float64][]int64{}, rawP50: map[seriesKey]map[float64][]float64{}}
 				groups[k] = g

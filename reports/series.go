@@ -163,9 +163,11 @@ func family(run *store.Run) string {
 	return "unnamed benchmark"
 }
 
-// isCollective reports whether a family times a collective operation,
-// whose latency depends on the process count.
-func isCollective(fam string) bool { return compare.CollectiveOp(fam) != "" }
+// isCollective reports whether a metric family (compare.MetricFamily) is a
+// collective operation's, whose latency depends on the process count; a
+// benchmark's family (family) is collective when its runs are
+// (compare.Collective).
+func isCollective(fam string) bool { return slices.Contains(results.Collectives, fam) }
 
 // maxIDList is the longest list of run ids a sentence of the report
 // prints; a figure pooling a year of runs names their range instead.

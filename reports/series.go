@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -187,16 +186,10 @@ func runIDs(ids []int64) string {
 // median is robust to the one slow repetition a busy node produces, which a
 // mean would smear over the whole curve.
 func median(vs []float64) float64 {
-	s := append([]float64(nil), vs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n == 0 {
+	if len(vs) == 0 {
 		return 0
 	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return compare.Median(vs)
 }
 
 // point combines the samples at one x.

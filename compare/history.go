@@ -157,14 +157,19 @@ func LoadHistory(ctx context.Context, db *store.DB, q HistoryQuery) (*History, e
 	// error: one of each (metric, x) is kept for that. Without, every
 	// sample counts: the choice of metric is the runs' of the
 	// configuration q picks, which BuildHistory works out.
-	seen := map[string]bool{}
+	type metricX struct {
+		metric string
+		x      float64
+		hasX   bool
+	}
+	seen := map[metricX]bool{}
 	keep := func(s *store.Sample) bool {
 		if q.Metric == "" || s.Metric == q.Metric && (q.X == nil || s.X != nil && *s.X == *q.X) {
 			return true
 		}
-		k := s.Metric
+		k := metricX{metric: s.Metric}
 		if s.X != nil {
-			k += "\x00" + strconv.FormatFloat(*s.X, 'g', -1, 64)
+			k.x, k.hasX = *s.X, true
 		}
 		if !seen[k] {
 			seen[k] = true

@@ -111,7 +111,7 @@ type OverviewBuilder struct {
 	runs   map[int64]*ovRun
 	order  []*ovRun
 	strs   interner
-	cfgs   map[string]*ovConfig
+	cfgs   map[ovKey]*ovConfig
 	cur    *ovRun
 	curAcc map[ovMetric][]float64
 }
@@ -119,7 +119,15 @@ type OverviewBuilder struct {
 type ovConfig struct {
 	system, benchmark string
 	attrs             store.Config // less campaign and system
-	key               string
+	key               ovKey
+}
+
+// ovKey is a configuration of the overview: a system's benchmark, run
+// with the rest of its configuration (store.Config.Key).
+type ovKey struct{ system, benchmark, cfg string }
+
+func (a ovKey) compare(b ovKey) int {
+	return cmp.Or(cmp.Compare(a.system, b.system), cmp.Compare(a.benchmark, b.benchmark), cmp.Compare(a.cfg, b.cfg))
 }
 
 type ovRun struct {
@@ -161,7 +169,7 @@ func NewOverviewBuilder(o OverviewOptions) *OverviewBuilder {
 	if o.Points <= 0 {
 		o.Points = 120
 	}
-	return &OverviewBuilder{o: o, runs: map[int64]*ovRun{}, strs: interner{}, cfgs: map[string]*ovConfig{}}
+	return &OverviewBuilder{o: o, runs: map[int64]*ovRun{}, strs: interner{}, cfgs: map[ovKey]*ovConfig{}}
 }
 
 func (b *OverviewBuilder) intern(s string) string { return b.strs.of(s) }
@@ -170,7 +178,7 @@ func (b *OverviewBuilder) intern(s string) string { return b.strs.of(s) }
 func (b *OverviewBuilder) AddRun(r *store.Run) {
 	cfg := store.ConfigOf(r).Without(store.AttrCampaign)
 	cfg = slices.DeleteFunc(cfg, func(a store.Attr) bool { return a.Kind == store.AttrLabel && a.Key == "system" })
-	key := r.System + "\x00" + r.Benchmark + "\x00" + cfg.Key()
+	key := ovKey{r.System, r.Benchmark, cfg.Key()}
 	c := b.cfgs[key]
 	if c == nil {
 		c = &ovConfig{system: b.intern(r.System), benchmark: b.intern(r.Benchmark), attrs: cfg, key: key}
@@ -249,15 +257,16 @@ func (b *OverviewBuilder) settle() {
 		unit, xunit string
 		pts         map[float64]float64 // x -> median
 	}
-	curves := map[string]*curve{}
+	type metricUnit struct{ metric, unit string }
+	curves := map[metricUnit]*curve{}
 	for k, v := range b.curAcc {
 		kind := MetricKind(k.metric)
 		switch {
 		case k.hasX && kind != "" && sizeAxis(k.xunit):
-			c := curves[k.metric+"\x00"+k.unit]
+			c := curves[metricUnit{k.metric, k.unit}]
 			if c == nil {
 				c = &curve{unit: k.unit, xunit: k.xunit, pts: map[float64]float64{}}
-				curves[k.metric+"\x00"+k.unit] = c
+				curves[metricUnit{k.metric, k.unit}] = c
 			}
 			c.pts[k.x] = Median(v)
 		case !k.hasX && kind == KindBandwidth:
@@ -270,8 +279,8 @@ func (b *OverviewBuilder) settle() {
 			b.offer(r, ovFigure{rank: 5, metric: k.metric, unit: k.unit, what: "median " + k.metric, value: Median(v)})
 		}
 	}
-	for name, c := range curves {
-		metric, _, _ := strings.Cut(name, "\x00")
+	for mu, c := range curves {
+		metric := mu.metric
 		switch MetricKind(metric) {
 		case KindBandwidth:
 			peak, at := math.Inf(-1), 0.0
@@ -360,7 +369,7 @@ func (b *OverviewBuilder) Finish(runs func(ids []int64) (map[int64]*store.Run, e
 	// family, and which are searched for steps, at what level, depends on
 	// all of them (StepFamily).
 	keys := slices.SortedFunc(maps.Keys(series), func(a, b seriesKey) int {
-		return cmp.Or(cmp.Compare(a.cfg.key, b.cfg.key), cmp.Compare(a.metric, b.metric), cmp.Compare(a.unit, b.unit), cmp.Compare(a.what, b.what))
+		return cmp.Or(a.cfg.key.compare(b.cfg.key), cmp.Compare(a.metric, b.metric), cmp.Compare(a.unit, b.unit), cmp.Compare(a.what, b.what))
 	})
 	searches := make([]*StepSearch, len(keys))
 	ps, tested := make([]float64, len(keys)), make([]bool, len(keys))

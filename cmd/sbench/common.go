@@ -266,7 +266,6 @@ func requireRuns(ctx context.Context, db *store.DB, what string, flt store.Filte
 	return noRuns(ctx, db, what, flt)
 }
 
-
 // newProgressBar shows a bar of n steps on stderr, described as what,
 // when the work is worth one and stderr is a terminal (or SBENCH_PROGRESS=1
 // asks for it anyway); otherwise a bar that draws nothing.

@@ -16,7 +16,7 @@ import (
 // declares its family here.
 
 // osuCollectives are OSU's collective programs, by operation; every other
-// program of osuPrograms is point-to-point.
+// program of osuTitles is point-to-point.
 var osuCollectives = families(map[string]string{
 	"allgather": "osu_allgather osu_allgatherv osu_iallgather osu_iallgatherv osu_neighbor_allgather osu_neighbor_allgatherv " +
 		"osu_ineighbor_allgather osu_ineighbor_allgatherv osu_allgather_persistent osu_allgatherv_persistent",
@@ -62,11 +62,11 @@ func families(ops map[string]string) map[string]string {
 	return t
 }
 
-// osuNames are the programs osuPrograms names.
+// osuNames are the programs osuTitles names.
 var osuNames = sync.OnceValue(func() map[string]bool {
 	names := map[string]bool{}
-	for _, n := range osuPrograms() {
-		names[n] = true
+	for _, nt := range osuTitles {
+		names[nt[0]] = true
 	}
 	return names
 })

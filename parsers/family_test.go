@@ -12,7 +12,7 @@ import (
 func TestFamilyTables(t *testing.T) {
 	for name, op := range osuCollectives {
 		if !osuNames()[name] {
-			t.Errorf("osuCollectives: %s is no program of osuPrograms", name)
+			t.Errorf("osuCollectives: %s is no program of osuTitles", name)
 		}
 		if !slices.Contains(results.Collectives, op) {
 			t.Errorf("osuCollectives: %s's %q is not in results.Collectives", name, op)

@@ -268,7 +268,9 @@ func wanted(o Options, benchmark, metric string) bool {
 // the same name stay apart.
 type cfgKey struct{ kind, name string }
 
-func (a cfgKey) compare(b cfgKey) int { return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.name, b.name)) }
+func (a cfgKey) compare(b cfgKey) int {
+	return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.name, b.name))
+}
 
 // runConfig is what identifies a run's configuration (store.ConfigOf).
 func runConfig(r *store.Run) map[cfgKey]string {

@@ -70,7 +70,7 @@ func Collective(r *store.Run) bool {
 // bandwidth against message size; "" for any other metric, which has no
 // family beyond its benchmark.
 func MetricFamily(r *store.Run, metric, xunit string) string {
-	if MetricKind(metric) == "" || !sizeAxis(xunit) {
+	if MetricKind(metric) == "" || !SizeAxis(xunit) {
 		return ""
 	}
 	return BenchmarkFamily(r)
@@ -82,7 +82,8 @@ func native(r *store.Run) bool {
 	return r.Kind == "native" || r.Tool == "" && r.Kind != "tool" && r.Kernel != ""
 }
 
-func sizeAxis(xunit string) bool {
+// SizeAxis reports whether a sample's x, in xunit, is a message size.
+func SizeAxis(xunit string) bool {
 	switch strings.ToLower(xunit) {
 	case "", "bytes", "byte", "b":
 		return true

@@ -262,7 +262,7 @@ func (b *OverviewBuilder) settle() {
 	for k, v := range b.curAcc {
 		kind := MetricKind(k.metric)
 		switch {
-		case k.hasX && kind != "" && sizeAxis(k.xunit):
+		case k.hasX && kind != "" && SizeAxis(k.xunit):
 			c := curves[metricUnit{k.metric, k.unit}]
 			if c == nil {
 				c = &curve{unit: k.unit, xunit: k.xunit, pts: map[float64]float64{}}

@@ -177,7 +177,7 @@ func (r *Report) analyse() error {
 		fam := family(run)
 		cfg := r.configs.ofRun[run.ID]
 		m := strings.ToLower(s.Metric)
-		kind := metricKind(s.Metric)
+		kind := compare.MetricKind(s.Metric)
 		switch {
 		case strings.HasPrefix(m, "matrix_retest_"):
 			// Re-tests of suspect pairs: the screening section's.
@@ -197,7 +197,7 @@ func (r *Report) analyse() error {
 		case results.AltUnitMetric(s.Metric):
 			// The same measurement as bandwidth, in another unit: nothing
 			// is left out by not drawing it twice.
-		case kind != "" && s.X != nil && isSizeAxis(s.XUnit):
+		case kind != "" && s.X != nil && compare.SizeAxis(s.XUnit):
 			factor, ok := unitFactor(kind, s.Unit)
 			if !ok {
 				notShown[fmt.Sprintf("%s: %s in unknown unit %q", fam, s.Metric, s.Unit)]++

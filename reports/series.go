@@ -71,10 +71,6 @@ const (
 	KindScaling     = "scaling"      // a key figure against rank count
 )
 
-// metricKind says which figure a metric belongs in, from its name
-// (compare.MetricKind).
-func metricKind(metric string) string { return compare.MetricKind(metric) }
-
 // unitFactor converts a sample's unit to the figure's: MB/s (10^6 bytes/s,
 // as OSU prints it) for bandwidth, microseconds for latency.
 func unitFactor(kind, unit string) (float64, bool) {
@@ -119,15 +115,6 @@ func figureUnit(kind string) string {
 		return results.UnitMBps
 	}
 	return results.UnitMicroseconds
-}
-
-// isSizeAxis reports whether a sample's x is a message size.
-func isSizeAxis(xunit string) bool {
-	switch strings.ToLower(xunit) {
-	case "", "bytes", "byte", "b":
-		return true
-	}
-	return false
 }
 
 // isRanksAxis reports whether a sample's x is a process count.

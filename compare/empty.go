@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -318,7 +319,7 @@ func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, 
 			verb = "matches"
 		}
 		e.Exists = append(e.Exists, fmt.Sprintf("each condition matches runs, not all together: without the %s condition %d run%s %s, with %s",
-			t.name, len(runs), plural(len(runs)), verb, listOf(t.have(runs))))
+			t.name, len(runs), results.Plural(len(runs)), verb, listOf(t.have(runs))))
 		return e
 	}
 	e.Exists = append(e.Exists, "each condition matches runs, but no two together")
@@ -383,13 +384,6 @@ func orList(s []string) string {
 		return s[0]
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Suggest returns the candidates a user may have meant by typed, closest

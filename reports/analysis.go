@@ -390,11 +390,11 @@ func (r *Report) analyse() error {
 			n += c
 		}
 		r.notef("%d samples or scalars belong to run%s %s, which %s not in the report's runs",
-			n, plural(len(unknownRun)), runIDs(slices.Collect(maps.Keys(unknownRun))), isAre(len(unknownRun)))
+			n, results.Plural(len(unknownRun)), runIDs(slices.Collect(maps.Keys(unknownRun))), isAre(len(unknownRun)))
 	}
 	if len(badRuns) > 0 {
 		r.notef("the samples of %d failed or invalid run%s (%s) are not plotted or summarised",
-			len(badRuns), plural(len(badRuns)), runIDs(slices.Collect(maps.Keys(badRuns))))
+			len(badRuns), results.Plural(len(badRuns)), runIDs(slices.Collect(maps.Keys(badRuns))))
 	}
 	for _, what := range slices.Sorted(maps.Keys(notShown)) {
 		r.notef("not plotted: %s, %d samples", what, notShown[what])

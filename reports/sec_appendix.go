@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -102,7 +103,7 @@ func cutLines(lines []string, head, tail int) []string {
 	lines = trimBlank(lines)
 	if len(lines) > head+tail+1 {
 		omitted := len(lines) - head - tail
-		cut := append(append([]string(nil), lines[:head]...), fmt.Sprintf("… (%d line%s left out) …", omitted, plural(omitted)))
+		cut := append(append([]string(nil), lines[:head]...), fmt.Sprintf("… (%d line%s left out) …", omitted, results.Plural(omitted)))
 		lines = append(cut, lines[len(lines)-tail:]...)
 	}
 	return lines
@@ -167,7 +168,7 @@ func (r *Report) appendix(d *document) {
 			}
 		}
 		if q, ok := r.raw[run.ID]; ok {
-			d.fact("Output", fmt.Sprintf("%d line%s of the tool's output", q.total, plural(q.total)), black)
+			d.fact("Output", fmt.Sprintf("%d line%s of the tool's output", q.total, results.Plural(q.total)), black)
 			d.mono(q.lines, len(q.lines), 0, black)
 		}
 		d.y += 6
@@ -243,7 +244,7 @@ func RunFacts(run *store.Run, j *store.Job) [][2]string {
 	if nodes := compressHosts(runNodes(run)); nodes != "" {
 		s := nodes
 		if run.Tasks > 0 {
-			s += fmt.Sprintf(", %d task%s", run.Tasks, plural(run.Tasks))
+			s += fmt.Sprintf(", %d task%s", run.Tasks, results.Plural(run.Tasks))
 			if run.TasksPerNode != "" {
 				s += " (" + run.TasksPerNode + " per node)"
 			}

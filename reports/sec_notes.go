@@ -1,6 +1,10 @@
 package reports
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sbench/sbench/results"
+)
 
 // notesSection lists what the report left out, so a missing curve is
 // explained in the report rather than discovered by its reader.
@@ -29,7 +33,7 @@ func (r *Report) replacementNote(d *document) {
 		for _, c := range d.enc.replacedSample(4) {
 			sample += fmt.Sprintf(" U+%04X", c)
 		}
-		msg = fmt.Sprintf("%d character%s the report's fonts cannot show (%s) are printed as '?'", n, plural(n), sample[1:])
+		msg = fmt.Sprintf("%d character%s the report's fonts cannot show (%s) are printed as '?'", n, results.Plural(n), sample[1:])
 	}
 	last := d.pdf.PageNo()
 	d.pdf.SetPage(1)

@@ -41,3 +41,12 @@ func NaturalCompare(a, b string) int {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// Plural is the suffix that makes a noun counted n times plural: "s", or
+// "" for one ("%d run%s", n, Plural(n)).
+func Plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

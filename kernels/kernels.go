@@ -11,10 +11,12 @@
 //
 // The runner keeps the run functions, keyed by these names; the campaign
 // reference (docs/campaign.md) and `sbench-runner run --help` are written
-// from this table, and tests hold all three to it.
+// from this table, and tests hold all three to it. Each kernel's row also
+// declares the metrics it writes (rows of results' metric table) and its
+// family, which compare and reports read.
 //
-// The package is a leaf: it imports nothing of sbench's own but package
-// sizes, so that templates can read the table without importing the runner
+// The package is a leaf: it imports nothing of sbench's own but packages
+// sizes and results, so that templates can read the table without importing the runner
 // (and, through it, the parsers and the HPL solver).
 package kernels
 

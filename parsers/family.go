@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"cmp"
 	"strings"
 	"sync"
 
@@ -13,25 +14,7 @@ import (
 // (osu_allreduce and IMB-MPI1 Allreduce, osu_latency and NPtcp) are the
 // same measurement made by two tools. Each name is declared here, never
 // guessed from what it contains: a parser that names a new benchmark
-// declares its family here.
-
-// osuCollectives are OSU's collective programs, by operation; every other
-// program of osuTitles is point-to-point.
-var osuCollectives = families(map[string]string{
-	"allgather": "osu_allgather osu_allgatherv osu_iallgather osu_iallgatherv osu_neighbor_allgather osu_neighbor_allgatherv " +
-		"osu_ineighbor_allgather osu_ineighbor_allgatherv osu_allgather_persistent osu_allgatherv_persistent",
-	"allreduce": "osu_allreduce osu_iallreduce osu_allreduce_persistent",
-	"alltoall": "osu_alltoall osu_alltoallv osu_alltoallw osu_ialltoall osu_ialltoallv osu_ialltoallw osu_nccl_alltoall " +
-		"osu_neighbor_alltoall osu_neighbor_alltoallv osu_neighbor_alltoallw osu_ineighbor_alltoall osu_ineighbor_alltoallv " +
-		"osu_ineighbor_alltoallw osu_alltoall_persistent osu_alltoallv_persistent osu_alltoallw_persistent",
-	"barrier": "osu_barrier osu_ibarrier osu_barrier_persistent",
-	"bcast":   "osu_bcast osu_ibcast osu_bcast_persistent",
-	"gather":  "osu_gather osu_gatherv osu_igather osu_igatherv osu_gather_persistent osu_gatherv_persistent",
-	"reduce":  "osu_reduce osu_ireduce osu_reduce_persistent",
-	"reduce_scatter": "osu_reduce_scatter osu_reduce_scatter_block osu_ireduce_scatter osu_ireduce_scatter_block " +
-		"osu_reduce_scatter_persistent osu_reduce_scatter_block_persistent",
-	"scatter": "osu_scatter osu_scatterv osu_iscatter osu_iscatterv osu_scatter_persistent osu_scatterv_persistent",
-})
+// declares its family here (OSU's programs, in osuTitles).
 
 // imbCollectives are IMB's collective benchmarks (IMB-MPI1's, IMB-NBC's
 // non-blocking and _pure ones; "Multi-" runs of them too), by operation;
@@ -62,13 +45,13 @@ func families(ops map[string]string) map[string]string {
 	return t
 }
 
-// osuNames are the programs osuTitles names.
-var osuNames = sync.OnceValue(func() map[string]bool {
-	names := map[string]bool{}
-	for _, nt := range osuTitles {
-		names[nt[0]] = true
+// osuFamilies are OSU's programs' families (osuTitles), by name.
+var osuFamilies = sync.OnceValue(func() map[string]string {
+	fams := map[string]string{}
+	for _, row := range osuTitles {
+		fams[row[1]] = cmp.Or(row[0], results.FamilyPointToPoint)
 	}
-	return names
+	return fams
 })
 
 // BenchmarkFamily is the family of a benchmark a parser names: its
@@ -76,11 +59,8 @@ var osuNames = sync.OnceValue(func() map[string]bool {
 // for a name no parser declares. perf_main and sockperf name a benchmark
 // by the tool and the test ("perf_main RC BW", "sockperf latency").
 func BenchmarkFamily(name string) (string, bool) {
-	if op, ok := osuCollectives[name]; ok {
-		return op, true
-	}
-	if osuNames()[name] {
-		return results.FamilyPointToPoint, true
+	if fam, ok := osuFamilies()[name]; ok {
+		return fam, true
 	}
 	if suite, bench, ok := strings.Cut(name, " "); ok && strings.HasPrefix(suite, "IMB-") {
 		if op, ok := imbCollectives[strings.TrimPrefix(bench, "Multi-")]; ok {

@@ -62,11 +62,12 @@ func (p *PairID) parts() []string {
 	return out
 }
 
-func (p *PairID) key() string {
+// key is the pair as a map key (pairKey.id's inverse).
+func (p *PairID) key() pairKey {
 	if p == nil {
-		return ""
+		return pairKey{}
 	}
-	return p.From + "\x00" + p.To + "\x00" + p.Placement + "\x00" + rankList(p.Ranks)
+	return newPairKey(p.From, p.To, p.Placement, p.Ranks)
 }
 
 func comparePairs(a, b *PairID) int {
@@ -138,7 +139,7 @@ func (ri *runInfo) run() *store.Run {
 
 // runConfigs is one configuration (runConfig), shared by its runs.
 type runConfigs struct {
-	m map[string]string
+	m map[cfgKey]string
 }
 
 // accumulator builds a comparison one run and one sample at a time: it
@@ -185,6 +186,20 @@ type pairKey struct {
 	from, to, placement string
 	n, r0, r1           int
 	more                string // ranks beyond two, rarely
+}
+
+func newPairKey(from, to, placement string, ranks []int) pairKey {
+	k := pairKey{from: from, to: to, placement: placement, n: len(ranks)}
+	switch len(ranks) {
+	case 0:
+	case 1:
+		k.r0 = ranks[0]
+	case 2:
+		k.r0, k.r1 = ranks[0], ranks[1]
+	default:
+		k.more = rankList(ranks)
+	}
+	return k
 }
 
 func (k pairKey) id() *PairID {
@@ -353,14 +368,7 @@ func (sa *sideAcc) addSample(s *store.Sample) {
 	if len(extra) > 0 {
 		k.extra = strings.Join(extra, "\x00")
 	}
-	switch k.pair.n = len(ranks); {
-	case len(ranks) > 2:
-		k.pair.more = rankList(ranks)
-	case len(ranks) == 2:
-		k.pair.r0, k.pair.r1 = ranks[0], ranks[1]
-	case len(ranks) == 1:
-		k.pair.r0 = ranks[0]
-	}
+	k.pair = newPairKey(k.pair.from, k.pair.to, k.pair.placement, ranks)
 	if s.X != nil {
 		k.x, k.hasX = *s.X, true
 	}
@@ -481,12 +489,12 @@ type rowAcc struct {
 // tables merges the groups of both sides into tables: one per benchmark
 // (or family), metric and configuration, one row per x and pair.
 func (a *accumulator) tables() []Table {
-	famCfgs := map[familyKey]*[2][]map[string]string{}
+	famCfgs := map[familyKey]*[2][]map[cfgKey]string{}
 	for i, sa := range a.sides {
 		for f, set := range sa.fams {
 			fc := famCfgs[f]
 			if fc == nil {
-				fc = &[2][]map[string]string{}
+				fc = &[2][]map[cfgKey]string{}
 				famCfgs[f] = fc
 			}
 			for c := range set {
@@ -494,22 +502,27 @@ func (a *accumulator) tables() []Table {
 			}
 		}
 	}
-	famKeys := map[familyKey][]string{}
+	famKeys := map[familyKey][]cfgKey{}
 	for f, cfgs := range famCfgs {
 		famKeys[f] = configKeys(*cfgs)
 	}
-	tables := map[string]*tableAcc{}
+	// A table is a family's, in one configuration (its parts, a list
+	// joined), for one set of other tags and one x unit.
+	type tableKey struct {
+		family              familyKey
+		parts, extra, xunit string
+	}
+	tables := map[tableKey]*tableAcc{}
 	for side, sa := range a.sides {
 		for _, g := range sa.groups {
 			k := g.key
 			var parts []string
 			for _, key := range famKeys[k.family] {
-				parts = append(parts, displayKey(key)+"="+k.cfg.m[key])
+				parts = append(parts, key.name+"="+k.cfg.m[key])
 			}
 			parts = append(parts, g.extraParts...)
 			slices.Sort(parts)
-			fam := k.family.benchmark + "\x00" + k.family.metric + "\x00" + k.family.unit
-			tkey := fam + "\x00" + strings.Join(parts, "\x00") + "\x00" + k.extra + "\x00" + k.xunit
+			tkey := tableKey{k.family, strings.Join(parts, "\x00"), k.extra, k.xunit}
 			ta := tables[tkey]
 			if ta == nil {
 				ta = &tableAcc{t: Table{Benchmark: k.family.benchmark, Metric: k.family.metric, Unit: k.family.unit, XUnit: k.xunit,
@@ -624,7 +637,7 @@ func (a *accumulator) finishTable(ta *tableAcc) Table {
 // verdicts once the rows are judged.
 func (a *accumulator) pairSummary(rows []Row) *PairSummary {
 	ps := &PairSummary{Rows: len(rows)}
-	pairs := map[string]bool{}
+	pairs := map[pairKey]bool{}
 	type side struct{ medians [2][]float64 }
 	byX := map[string]*side{}
 	var xs []*float64

@@ -264,16 +264,23 @@ func wanted(o Options, benchmark, metric string) bool {
 		(len(o.Metrics) == 0 || slices.Contains(o.Metrics, metric))
 }
 
-// runConfig is what identifies a run's configuration (store.ConfigOf),
-// keyed so that a label and a parameter of the same name stay apart.
-func runConfig(r *store.Run) map[string]string {
+// cfgKey is a key of a run's configuration: a label and a parameter of
+// the same name stay apart.
+type cfgKey struct{ kind, name string }
+
+func (a cfgKey) compare(b cfgKey) int {
+	return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.name, b.name))
+}
+
+// runConfig is what identifies a run's configuration (store.ConfigOf).
+func runConfig(r *store.Run) map[cfgKey]string {
 	cfg := store.ConfigOf(r)
-	c := make(map[string]string, len(cfg)+2)
+	c := make(map[cfgKey]string, len(cfg)+2)
 	// Absent campaign or variant is a value too ("" on one side only).
-	c[store.AttrCampaign+"\x00"+store.AttrCampaign] = ""
-	c[store.AttrVariant+"\x00"+store.AttrVariant] = ""
+	c[cfgKey{store.AttrCampaign, store.AttrCampaign}] = ""
+	c[cfgKey{store.AttrVariant, store.AttrVariant}] = ""
 	for _, a := range cfg {
-		c[a.Kind+"\x00"+a.Key] = a.Value
+		c[cfgKey{a.Kind, a.Key}] = a.Value
 	}
 	return c
 }
@@ -286,8 +293,8 @@ func runConfig(r *store.Run) map[string]string {
 // that varies on both sides with shared values (ntasks_per_node=1 and 2 on
 // each) makes separate tables. Keys with one value across both sides split
 // nothing and are left out too.
-func configKeys(runs [2][]map[string]string) []string {
-	keys := map[string]bool{}
+func configKeys(runs [2][]map[cfgKey]string) []cfgKey {
+	keys := map[cfgKey]bool{}
 	for _, side := range runs {
 		for _, c := range side {
 			for k := range c {
@@ -295,7 +302,7 @@ func configKeys(runs [2][]map[string]string) []string {
 			}
 		}
 	}
-	var out []string
+	var out []cfgKey
 	for k := range keys {
 		var vals [2]map[string]bool
 		all := map[string]bool{}
@@ -320,14 +327,8 @@ func configKeys(runs [2][]map[string]string) []string {
 			out = append(out, k)
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, cfgKey.compare)
 	return out
-}
-
-// displayKey turns a runConfig key into what the user typed.
-func displayKey(k string) string {
-	_, name, _ := strings.Cut(k, "\x00")
-	return name
 }
 
 func cmpX(a, b *float64) int {

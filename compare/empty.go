@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -107,45 +108,8 @@ func ExplainEmpty(ctx context.Context, a Archive, what string, f store.Filter) e
 	// KEY=VALUE names a label, else a parameter or a setting a variant is
 	// named by (store.Run.Setting): the message names both.
 	for _, k := range slices.Sorted(maps.Keys(f.Labels)) {
-		v := f.Labels[k]
-		labels, isLabel := inv.Labels[k]
-		settings, isSetting := inv.Settings[settingName(k)]
-		switch {
-		case !isLabel && !isSetting:
+		if c := labelClause(k, f.Labels[k], &inv); c != "" {
 			unknown = true
-			keys := slices.Sorted(maps.Keys(inv.Labels))
-			names := slices.Sorted(maps.Keys(inv.Settings))
-			c := "no run has a label or parameter " + k
-			if s := Suggest(k, append(slices.Clone(keys), names...)); len(s) > 0 {
-				c += " (did you mean " + orList(s) + "?)"
-			}
-			if len(keys) > 0 {
-				c += "; " + listClause("label keys", keys, "")
-			}
-			if len(names) > 0 {
-				c += "; " + listClause("parameters and swept settings", names, "")
-			}
-			e.Exists = append(e.Exists, c)
-		case !slices.Contains(labels, v) && !slices.Contains(settings, v):
-			unknown = true
-			var pairs []string
-			for _, w := range labels {
-				pairs = append(pairs, k+"="+w)
-			}
-			for _, w := range settings {
-				if !slices.Contains(labels, w) {
-					pairs = append(pairs, settingName(k)+"="+w)
-				}
-			}
-			what := map[[2]bool]string{{true, false}: "labels", {false, true}: "parameters", {true, true}: "labels and parameters"}[[2]bool{isLabel, isSetting}]
-			c := what + " in the archive: " + strings.Join(pairs, ", ")
-			if len(labels) >= 8 || len(settings) >= 8 {
-				// The inventory lists the most common values only.
-				c += ", …"
-			}
-			if s := Suggest(v, append(slices.Clone(labels), settings...)); len(s) > 0 {
-				c += " (did you mean " + k + "=" + orList(s) + "?)"
-			}
 			e.Exists = append(e.Exists, c)
 		}
 	}
@@ -186,6 +150,50 @@ func ExplainEmpty(ctx context.Context, a Archive, what string, f store.Filter) e
 	// Every value exists on its own: say which condition leaves nothing,
 	// and what the runs matching the others have instead.
 	return explainCombination(ctx, a, e, f, inv)
+}
+
+// labelClause says what the archive has instead of k=v, a label or a
+// setting of runs (see ExplainEmpty); "" when some run has it.
+func labelClause(k, v string, inv *store.Inventory) string {
+	labels, isLabel := inv.Labels[k]
+	settings, isSetting := inv.Settings[settingName(k)]
+	switch {
+	case !isLabel && !isSetting:
+		keys := slices.Sorted(maps.Keys(inv.Labels))
+		names := slices.Sorted(maps.Keys(inv.Settings))
+		c := "no run has a label or parameter " + k
+		if s := Suggest(k, append(slices.Clone(keys), names...)); len(s) > 0 {
+			c += " (did you mean " + orList(s) + "?)"
+		}
+		if len(keys) > 0 {
+			c += "; " + listClause("label keys", keys, "")
+		}
+		if len(names) > 0 {
+			c += "; " + listClause("parameters and swept settings", names, "")
+		}
+		return c
+	case !slices.Contains(labels, v) && !slices.Contains(settings, v):
+		var pairs []string
+		for _, w := range labels {
+			pairs = append(pairs, k+"="+w)
+		}
+		for _, w := range settings {
+			if !slices.Contains(labels, w) {
+				pairs = append(pairs, settingName(k)+"="+w)
+			}
+		}
+		what := map[[2]bool]string{{true, false}: "labels", {false, true}: "parameters", {true, true}: "labels and parameters"}[[2]bool{isLabel, isSetting}]
+		c := what + " in the archive: " + strings.Join(pairs, ", ")
+		if len(labels) >= 8 || len(settings) >= 8 {
+			// The inventory lists the most common values only.
+			c += ", …"
+		}
+		if s := Suggest(v, append(slices.Clone(labels), settings...)); len(s) > 0 {
+			c += " (did you mean " + k + "=" + orList(s) + "?)"
+		}
+		return c
+	}
+	return ""
 }
 
 // settingName is the name the inventory lists a setting under: without
@@ -311,7 +319,7 @@ func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, 
 			verb = "matches"
 		}
 		e.Exists = append(e.Exists, fmt.Sprintf("each condition matches runs, not all together: without the %s condition %d run%s %s, with %s",
-			t.name, len(runs), plural(len(runs)), verb, listOf(t.have(runs))))
+			t.name, len(runs), results.Plural(len(runs)), verb, listOf(t.have(runs))))
 		return e
 	}
 	e.Exists = append(e.Exists, "each condition matches runs, but no two together")
@@ -376,13 +384,6 @@ func orList(s []string) string {
 		return s[0]
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Suggest returns the candidates a user may have meant by typed, closest

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sbench/sbench/kernels"
+	"github.com/sbench/sbench/parsers"
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -18,72 +21,69 @@ import (
 
 // PointToPoint is the family of the latency and bandwidth of
 // point-to-point benchmarks (ping-pong, streaming, bidirectional).
-const PointToPoint = "point-to-point"
+const PointToPoint = results.FamilyPointToPoint
 
 // Kinds of metrics a family groups, as MetricKind names them.
 const (
-	KindBandwidth = "bandwidth"
-	KindLatency   = "latency"
+	KindBandwidth = string(results.KindBandwidth)
+	KindLatency   = string(results.KindLatency)
 )
 
-// MetricKind says whether a metric is a bandwidth or a latency, from its
-// name as OSU, IMB, NetPIPE and the runner's kernels all name them
-// ("bandwidth", "bidirectional_bandwidth", "latency", "t_avg_latency"); ""
-// for any other.
-func MetricKind(metric string) string {
-	m := strings.ToLower(metric)
-	switch {
-	case strings.Contains(m, "bandwidth"):
-		return KindBandwidth
-	case strings.Contains(m, "latency"):
-		return KindLatency
+// MetricKind says whether a metric is a bandwidth or a latency, as the
+// metric table declares it (results.KindOf); "" for any other, and for a
+// metric the table does not declare.
+func MetricKind(metric string) string { return string(results.KindOf(metric)) }
+
+// BenchmarkFamily is the family the benchmark of run r is declared in:
+// its native kernel's (kernels.Kernel.Family), or that of the benchmark
+// its tool ran (parsers.BenchmarkFamily) — the tool's benchmark says it
+// first, whatever a campaign calls the benchmark wrapping it; "" when
+// none of its names is declared.
+func BenchmarkFamily(r *store.Run) string {
+	if native(r) {
+		k, _ := kernels.Lookup(r.Kernel)
+		return k.Family
+	}
+	names := []string{r.ToolBenchmark}
+	if r.ToolBenchmark == "" {
+		// Bundles before ToolBenchmark: the tool's benchmark is the run's
+		// name or its Tool.
+		names = []string{r.Benchmark, r.Tool}
+	}
+	for _, n := range names {
+		if fam, ok := parsers.BenchmarkFamily(n); ok {
+			return fam
+		}
 	}
 	return ""
 }
 
-// collectiveNames are what collective benchmarks are called, by OSU, IMB
-// and the runner's kernels; "allreduce" before "reduce", as the first that
-// a name contains is its operation.
-var collectiveNames = []string{"allreduce", "alltoall", "allgather", "bcast", "barrier", "reduce_scatter", "reduce", "gather", "scatter", "collective"}
-
-// CollectiveOp is the collective operation a benchmark's name says it
-// times ("allreduce" of osu_allreduce or "IMB-MPI1 Allreduce"), "" for a
-// point-to-point one. Collectives' latency depends on the operation and
-// the process count; their family is the operation.
-func CollectiveOp(name string) string {
-	n := strings.ToLower(name)
-	for _, c := range collectiveNames {
-		if strings.Contains(n, c) {
-			return c
-		}
-	}
-	return ""
+// Collective reports whether run r times a collective operation, whose
+// latency depends on the process count.
+func Collective(r *store.Run) bool {
+	fam := BenchmarkFamily(r)
+	return fam != "" && fam != PointToPoint
 }
 
 // MetricFamily is the family of a metric of run r, for a sample with an
-// x in xunit: the collective operation r times, or PointToPoint, for a
-// latency or bandwidth against message size; "" for any other metric,
-// which has no family beyond its benchmark. The benchmark the tool ran
-// says it first, whatever a campaign calls the benchmark wrapping it.
+// x in xunit: its benchmark's (BenchmarkFamily), for a latency or
+// bandwidth against message size; "" for any other metric, which has no
+// family beyond its benchmark.
 func MetricFamily(r *store.Run, metric, xunit string) string {
-	if MetricKind(metric) == "" || !sizeAxis(xunit) {
+	if MetricKind(metric) == "" || !SizeAxis(xunit) {
 		return ""
 	}
-	if r.ToolBenchmark != "" {
-		if op := CollectiveOp(r.ToolBenchmark); op != "" {
-			return op
-		}
-		return PointToPoint
-	}
-	for _, s := range []string{r.Benchmark, r.Kernel, r.Tool} {
-		if op := CollectiveOp(s); op != "" {
-			return op
-		}
-	}
-	return PointToPoint
+	return BenchmarkFamily(r)
 }
 
-func sizeAxis(xunit string) bool {
+// native reports whether r ran a native kernel (runs before Kind was
+// written say it by a kernel without a tool).
+func native(r *store.Run) bool {
+	return r.Kind == "native" || r.Tool == "" && r.Kind != "tool" && r.Kernel != ""
+}
+
+// SizeAxis reports whether a sample's x, in xunit, is a message size.
+func SizeAxis(xunit string) bool {
 	switch strings.ToLower(xunit) {
 	case "", "bytes", "byte", "b":
 		return true
@@ -101,7 +101,7 @@ func sizeAxis(xunit string) bool {
 func ToolLabel(r *store.Run) string {
 	var parts []string
 	switch {
-	case r.Kind == "native" || r.Tool == "" && r.Kind != "tool" && r.Kernel != "":
+	case native(r):
 		parts = append(parts, "sbench-runner")
 		if r.RunnerVersion != "" {
 			parts = append(parts, r.RunnerVersion)

@@ -151,3 +151,35 @@ func TestToolLabelAndFamily(t *testing.T) {
 		}
 	}
 }
+
+// A family is declared by name (parsers.BenchmarkFamily, kernels'
+// Family), not read from what a name contains: nccl-tests' names, which no
+// parser reads, have none, where a substring rule read all_reduce_perf as
+// a reduce, all_gather_perf as a gather and broadcast_perf as
+// point-to-point; and a metric is a latency or a bandwidth when the table
+// says so (results.MetricOf), not when its name holds the word.
+func TestFamilyIsDeclared(t *testing.T) {
+	for _, c := range []struct {
+		run    store.Run
+		metric string
+		fam    string
+	}{
+		{store.Run{Benchmark: "ar", Kind: "tool", Kernel: "exec", Tool: "nccl-tests", ToolBenchmark: "all_reduce_perf"}, "latency", ""},
+		{store.Run{Benchmark: "ag", Kind: "tool", Kernel: "exec", Tool: "nccl-tests", ToolBenchmark: "all_gather_perf"}, "latency", ""},
+		{store.Run{Benchmark: "bc", Kind: "tool", Kernel: "exec", Tool: "nccl-tests", ToolBenchmark: "broadcast_perf"}, "latency", ""},
+		{store.Run{Benchmark: "allreduce", Kind: "native", Kernel: "allreduce"}, "latency", "allreduce"},
+		{store.Run{Benchmark: "b", Kind: "native", Kernel: "bcast"}, "latency", "bcast"},
+		{store.Run{Benchmark: "pairs", Kind: "native", Kernel: "pairs"}, "aggregate_bandwidth", PointToPoint},
+		{store.Run{Benchmark: "osu_bw", Kind: "tool", Tool: "osu-micro-benchmarks", ToolBenchmark: "osu_bw"}, "bandwidth_latency_ratio", ""},
+	} {
+		if got := MetricFamily(&c.run, c.metric, "bytes"); got != c.fam {
+			t.Errorf("MetricFamily(%s, %s) = %q, want %q", c.run.ToolBenchmark+c.run.Kernel, c.metric, got, c.fam)
+		}
+	}
+	for metric, kind := range map[string]string{"latency": KindLatency, "aggregate_bandwidth": KindBandwidth,
+		"matrix_latency": KindLatency, "message_rate": "", "latency_tolerance": "", "rtt": ""} {
+		if got := MetricKind(metric); got != kind {
+			t.Errorf("MetricKind(%s) = %q, want %q", metric, got, kind)
+		}
+	}
+}

@@ -157,14 +157,19 @@ func LoadHistory(ctx context.Context, db *store.DB, q HistoryQuery) (*History, e
 	// error: one of each (metric, x) is kept for that. Without, every
 	// sample counts: the choice of metric is the runs' of the
 	// configuration q picks, which BuildHistory works out.
-	seen := map[string]bool{}
+	type metricX struct {
+		metric string
+		x      float64
+		hasX   bool
+	}
+	seen := map[metricX]bool{}
 	keep := func(s *store.Sample) bool {
 		if q.Metric == "" || s.Metric == q.Metric && (q.X == nil || s.X != nil && *s.X == *q.X) {
 			return true
 		}
-		k := s.Metric
+		k := metricX{metric: s.Metric}
 		if s.X != nil {
-			k += "\x00" + strconv.FormatFloat(*s.X, 'g', -1, 64)
+			k.x, k.hasX = *s.X, true
 		}
 		if !seen[k] {
 			seen[k] = true
@@ -206,6 +211,46 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 		q.Alpha = 0.05
 	}
 	h := &History{Benchmark: q.Benchmark, Window: q.Window, Alpha: q.Alpha, Threshold: q.Threshold}
+	byID, err := historyRuns(runs, h, q)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := historyValues(samples, byID, h, q)
+	if err != nil {
+		return nil, err
+	}
+	h.Better = betterName(results.BetterFor(h.Unit))
+	for i := range runs {
+		r := &runs[i]
+		v := vals[r.ID]
+		if byID[r.ID] == nil || len(v) == 0 {
+			continue
+		}
+		when := r.Start
+		if when.IsZero() {
+			when = r.IngestedAt
+		}
+		h.Points = append(h.Points, Point{Run: r.ID, Job: JobName(r), When: when,
+			Value: Median(v), Min: slices.Min(v), Max: slices.Max(v), N: len(v), run: r})
+	}
+	// Runs come from the archive in start order with unknown starts
+	// first; order by the time shown instead, stably.
+	slices.SortStableFunc(h.Points, func(a, b Point) int { return a.When.Compare(b.When) })
+	series := make([]float64, len(h.Points))
+	for i, p := range h.Points {
+		series[i] = p.Value
+	}
+	h.search = NewStepSearch(series, StepOptions{Alpha: q.Alpha, Seed: q.Seed, Permutations: q.Permutations})
+	if p, ok := h.search.First(); ok {
+		h.Tested, h.P = true, p
+	}
+	h.findSteps(q.Alpha)
+	return h, nil
+}
+
+// historyRuns are the ok runs of the history's configuration, by id: of
+// its benchmark, variant and configuration (q's), which must leave one.
+func historyRuns(runs []store.Run, h *History, q HistoryQuery) (map[int64]*store.Run, error) {
 	byID := map[int64]*store.Run{}
 	variants := map[string]bool{}
 	notOK := map[results.Status][]int64{}
@@ -254,6 +299,12 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	if err := oneConfig(byID, q); err != nil {
 		return nil, err
 	}
+	return byID, nil
+}
+
+// historyValues are the values of the history's metric at its x, by run:
+// q's, or the one the runs have (more is ambiguous).
+func historyValues(samples []store.Sample, byID map[int64]*store.Run, h *History, q HistoryQuery) (map[int64][]float64, error) {
 	var rel []store.Sample
 	metrics := map[string]bool{}
 	for _, s := range samples {
@@ -309,33 +360,7 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	if len(vals) == 0 {
 		return nil, fmt.Errorf("no run of benchmark %q has %s at x = %s: %w", q.Benchmark, q.Metric, strconv.FormatFloat(*q.X, 'f', -1, 64), ErrNoData)
 	}
-	h.Better = betterName(results.BetterFor(h.Unit))
-	for i := range runs {
-		r := &runs[i]
-		v := vals[r.ID]
-		if byID[r.ID] == nil || len(v) == 0 {
-			continue
-		}
-		when := r.Start
-		if when.IsZero() {
-			when = r.IngestedAt
-		}
-		h.Points = append(h.Points, Point{Run: r.ID, Job: JobName(r), When: when,
-			Value: Median(v), Min: slices.Min(v), Max: slices.Max(v), N: len(v), run: r})
-	}
-	// Runs come from the archive in start order with unknown starts
-	// first; order by the time shown instead, stably.
-	slices.SortStableFunc(h.Points, func(a, b Point) int { return a.When.Compare(b.When) })
-	series := make([]float64, len(h.Points))
-	for i, p := range h.Points {
-		series[i] = p.Value
-	}
-	h.search = NewStepSearch(series, StepOptions{Alpha: q.Alpha, Seed: q.Seed, Permutations: q.Permutations})
-	if p, ok := h.search.First(); ok {
-		h.Tested, h.P = true, p
-	}
-	h.findSteps(q.Alpha)
-	return h, nil
+	return vals, nil
 }
 
 // findSteps finds the history's steps at significance level (see

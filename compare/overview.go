@@ -111,7 +111,7 @@ type OverviewBuilder struct {
 	runs   map[int64]*ovRun
 	order  []*ovRun
 	strs   interner
-	cfgs   map[string]*ovConfig
+	cfgs   map[ovKey]*ovConfig
 	cur    *ovRun
 	curAcc map[ovMetric][]float64
 }
@@ -119,7 +119,15 @@ type OverviewBuilder struct {
 type ovConfig struct {
 	system, benchmark string
 	attrs             store.Config // less campaign and system
-	key               string
+	key               ovKey
+}
+
+// ovKey is a configuration of the overview: a system's benchmark, run
+// with the rest of its configuration (store.Config.Key).
+type ovKey struct{ system, benchmark, cfg string }
+
+func (a ovKey) compare(b ovKey) int {
+	return cmp.Or(cmp.Compare(a.system, b.system), cmp.Compare(a.benchmark, b.benchmark), cmp.Compare(a.cfg, b.cfg))
 }
 
 type ovRun struct {
@@ -161,7 +169,7 @@ func NewOverviewBuilder(o OverviewOptions) *OverviewBuilder {
 	if o.Points <= 0 {
 		o.Points = 120
 	}
-	return &OverviewBuilder{o: o, runs: map[int64]*ovRun{}, strs: interner{}, cfgs: map[string]*ovConfig{}}
+	return &OverviewBuilder{o: o, runs: map[int64]*ovRun{}, strs: interner{}, cfgs: map[ovKey]*ovConfig{}}
 }
 
 func (b *OverviewBuilder) intern(s string) string { return b.strs.of(s) }
@@ -170,7 +178,7 @@ func (b *OverviewBuilder) intern(s string) string { return b.strs.of(s) }
 func (b *OverviewBuilder) AddRun(r *store.Run) {
 	cfg := store.ConfigOf(r).Without(store.AttrCampaign)
 	cfg = slices.DeleteFunc(cfg, func(a store.Attr) bool { return a.Kind == store.AttrLabel && a.Key == "system" })
-	key := r.System + "\x00" + r.Benchmark + "\x00" + cfg.Key()
+	key := ovKey{r.System, r.Benchmark, cfg.Key()}
 	c := b.cfgs[key]
 	if c == nil {
 		c = &ovConfig{system: b.intern(r.System), benchmark: b.intern(r.Benchmark), attrs: cfg, key: key}
@@ -249,15 +257,16 @@ func (b *OverviewBuilder) settle() {
 		unit, xunit string
 		pts         map[float64]float64 // x -> median
 	}
-	curves := map[string]*curve{}
+	type metricUnit struct{ metric, unit string }
+	curves := map[metricUnit]*curve{}
 	for k, v := range b.curAcc {
 		kind := MetricKind(k.metric)
 		switch {
-		case k.hasX && kind != "" && sizeAxis(k.xunit):
-			c := curves[k.metric+"\x00"+k.unit]
+		case k.hasX && kind != "" && SizeAxis(k.xunit):
+			c := curves[metricUnit{k.metric, k.unit}]
 			if c == nil {
 				c = &curve{unit: k.unit, xunit: k.xunit, pts: map[float64]float64{}}
-				curves[k.metric+"\x00"+k.unit] = c
+				curves[metricUnit{k.metric, k.unit}] = c
 			}
 			c.pts[k.x] = Median(v)
 		case !k.hasX && kind == KindBandwidth:
@@ -270,8 +279,8 @@ func (b *OverviewBuilder) settle() {
 			b.offer(r, ovFigure{rank: 5, metric: k.metric, unit: k.unit, what: "median " + k.metric, value: Median(v)})
 		}
 	}
-	for name, c := range curves {
-		metric, _, _ := strings.Cut(name, "\x00")
+	for mu, c := range curves {
+		metric := mu.metric
 		switch MetricKind(metric) {
 		case KindBandwidth:
 			peak, at := math.Inf(-1), 0.0
@@ -306,18 +315,78 @@ func sizeText(x float64, unit string) string {
 	return strconv.FormatFloat(x, 'f', -1, 64) + " " + unit
 }
 
+// ovSeriesKey is a series of the overview: a configuration's key figure.
+type ovSeriesKey struct {
+	cfg        *ovConfig
+	metric     string
+	unit, what string
+}
+
+// ovPending is a row of the overview before its steps are described.
+type ovPending struct {
+	row   *OverviewRow
+	cfg   *ovConfig
+	steps []Step
+	pts   []*ovRun
+}
+
 // Finish builds the overview. runs gives the runs either side of each
 // step, in full, for their provenance (nil leaves it out).
 func (b *OverviewBuilder) Finish(runs func(ids []int64) (map[int64]*store.Run, error)) (*Overview, error) {
 	b.settle()
 	ov := &Overview{}
-	type seriesKey struct {
-		cfg        *ovConfig
-		metric     string
-		unit, what string
+	series, failed := b.tally(ov)
+	rows, need := b.seriesRows(ov, series)
+	counted := map[*ovConfig]bool{}
+	for _, p := range rows {
+		counted[p.cfg] = true
 	}
-	series := map[seriesKey][]*ovRun{}
-	failed := map[*ovConfig][2]int{}
+	for c, f := range failed {
+		if !counted[c] && f[0]+f[1] > 0 {
+			// A configuration whose every run failed: a row of its own.
+			rows = append(rows, ovPending{row: &OverviewRow{System: c.system, Benchmark: c.benchmark, What: "no ok run"}, cfg: c})
+		}
+	}
+	var full map[int64]*store.Run
+	if runs != nil && len(need) > 0 {
+		var err error
+		if full, err = runs(slices.Compact(slices.Sorted(slices.Values(need)))); err != nil {
+			return nil, fmt.Errorf("overview: %w", err)
+		}
+	}
+	for _, p := range rows {
+		b.describeSteps(p, full)
+	}
+	// Each row names the attributes that tell it from the other rows of
+	// its system and benchmark: what a reader needs, not every setting.
+	bySB := map[[2]string][]store.Config{}
+	for _, p := range rows {
+		k := [2]string{p.cfg.system, p.cfg.benchmark}
+		bySB[k] = append(bySB[k], p.cfg.attrs)
+	}
+	for _, p := range rows {
+		p.row.Config = differing(p.cfg.attrs, bySB[[2]string{p.cfg.system, p.cfg.benchmark}])
+	}
+	slices.SortFunc(rows, func(a, b ovPending) int {
+		return cmp.Or(cmp.Compare(a.row.System, b.row.System), cmp.Compare(a.row.Benchmark, b.row.Benchmark),
+			slices.Compare(a.row.Config, b.row.Config), cmp.Compare(a.row.What, b.row.What))
+	})
+	// A configuration's failed runs count in its first row.
+	done := map[*ovConfig]bool{}
+	for _, p := range rows {
+		if !done[p.cfg] {
+			done[p.cfg] = true
+			p.row.Failed, p.row.Invalid = failed[p.cfg][0], failed[p.cfg][1]
+		}
+		ov.Rows = append(ov.Rows, *p.row)
+	}
+	return ov, nil
+}
+
+// tally counts the runs into ov, and sorts those with a key figure into
+// their series; failed has each configuration's failed and invalid runs.
+func (b *OverviewBuilder) tally(ov *Overview) (series map[ovSeriesKey][]*ovRun, failed map[*ovConfig][2]int) {
+	series, failed = map[ovSeriesKey][]*ovRun{}, map[*ovConfig][2]int{}
 	systems := map[string]bool{}
 	for _, r := range b.order {
 		ov.Runs++
@@ -343,24 +412,21 @@ func (b *OverviewBuilder) Finish(runs func(ids []int64) (map[int64]*store.Run, e
 		if !r.hasFig {
 			continue
 		}
-		k := seriesKey{r.cfg, r.fig.metric, r.fig.unit, r.fig.what}
+		k := ovSeriesKey{r.cfg, r.fig.metric, r.fig.unit, r.fig.what}
 		series[k] = append(series[k], r)
 	}
 	ov.Systems = slices.Sorted(maps.Keys(systems))
-	var need []int64
-	type pending struct {
-		row   *OverviewRow
-		cfg   *ovConfig
-		steps []Step
-		pts   []*ovRun
-	}
-	var rows []pending
-	counted := map[*ovConfig]bool{}
+	return series, failed
+}
+
+// seriesRows makes a row of each series, its steps found; need are the
+// runs either side of each step.
+func (b *OverviewBuilder) seriesRows(ov *Overview, series map[ovSeriesKey][]*ovRun) (rows []ovPending, need []int64) {
 	// Every series' first test first: the series of one overview are one
 	// family, and which are searched for steps, at what level, depends on
 	// all of them (StepFamily).
-	keys := slices.SortedFunc(maps.Keys(series), func(a, b seriesKey) int {
-		return cmp.Or(cmp.Compare(a.cfg.key, b.cfg.key), cmp.Compare(a.metric, b.metric), cmp.Compare(a.unit, b.unit), cmp.Compare(a.what, b.what))
+	keys := slices.SortedFunc(maps.Keys(series), func(a, b ovSeriesKey) int {
+		return cmp.Or(a.cfg.key.compare(b.cfg.key), cmp.Compare(a.metric, b.metric), cmp.Compare(a.unit, b.unit), cmp.Compare(a.what, b.what))
 	})
 	searches := make([]*StepSearch, len(keys))
 	ps, tested := make([]float64, len(keys)), make([]bool, len(keys))
@@ -371,14 +437,17 @@ func (b *OverviewBuilder) Finish(runs func(ids []int64) (map[int64]*store.Run, e
 		}
 	}
 	perms := FamilyPermutations(m, b.o.Alpha)
-	for i, k := range keys {
-		rs := series[k]
-		slices.SortStableFunc(rs, func(a, b *ovRun) int { return cmp.Or(a.when.Compare(b.when), cmp.Compare(a.id, b.id)) })
+	values := func(rs []*ovRun) []float64 {
 		vals := make([]float64, len(rs))
 		for j, r := range rs {
 			vals[j] = r.fig.value
 		}
-		searches[i] = NewStepSearch(vals, StepOptions{Alpha: b.o.Alpha, Seed: b.o.Seed, Permutations: perms})
+		return vals
+	}
+	for i, k := range keys {
+		rs := series[k]
+		slices.SortStableFunc(rs, func(a, b *ovRun) int { return cmp.Or(a.when.Compare(b.when), cmp.Compare(a.id, b.id)) })
+		searches[i] = NewStepSearch(values(rs), StepOptions{Alpha: b.o.Alpha, Seed: b.o.Seed, Permutations: perms})
 		ps[i], tested[i] = searches[i].First()
 		if tested[i] {
 			ov.Tested++
@@ -396,11 +465,7 @@ func (b *OverviewBuilder) Finish(runs func(ids []int64) (map[int64]*store.Run, e
 			x := f.x
 			row.X = &x
 		}
-		counted[k.cfg] = true
-		vals := make([]float64, len(rs))
-		for i, r := range rs {
-			vals[i] = r.fig.value
-		}
+		vals := values(rs)
 		last := rs[len(rs)-1]
 		row.Latest = Point{Run: last.id, Job: last.job, When: last.when, Value: last.fig.value, Min: last.fig.value, Max: last.fig.value, N: 1}
 		steps := searches[i].Steps(levels[i])
@@ -422,67 +487,34 @@ func (b *OverviewBuilder) Finish(runs func(ids []int64) (map[int64]*store.Run, e
 		for _, s := range steps {
 			need = append(need, rs[s.Index-1].id, rs[s.Index].id)
 		}
-		rows = append(rows, pending{row, k.cfg, steps, rs})
+		rows = append(rows, ovPending{row, k.cfg, steps, rs})
 	}
-	for c, f := range failed {
-		if !counted[c] && f[0]+f[1] > 0 {
-			// A configuration whose every run failed: a row of its own.
-			rows = append(rows, pending{row: &OverviewRow{System: c.system, Benchmark: c.benchmark, What: "no ok run"}, cfg: c})
+	return rows, need
+}
+
+// describeSteps adds p's steps beyond the threshold to its row, judged
+// and with what changed between the runs either side (full, by id).
+func (b *OverviewBuilder) describeSteps(p ovPending, full map[int64]*store.Run) {
+	for _, s := range p.steps {
+		before, after := p.pts[s.Index-1], p.pts[s.Index]
+		c := StepChange{Index: s.Index, Run: after.id, Job: after.job, When: after.when, Before: s.Before, After: s.After, P: s.P, Change: Same}
+		if s.Before != 0 {
+			c.Delta = s.After/s.Before - 1
 		}
-	}
-	var full map[int64]*store.Run
-	if runs != nil && len(need) > 0 {
-		var err error
-		if full, err = runs(slices.Compact(slices.Sorted(slices.Values(need)))); err != nil {
-			return nil, fmt.Errorf("overview: %w", err)
+		if s.Before != 0 && math.Abs(c.Delta) <= b.o.Threshold+1e-9 {
+			continue
 		}
-	}
-	for _, p := range rows {
-		for _, s := range p.steps {
-			before, after := p.pts[s.Index-1], p.pts[s.Index]
-			c := StepChange{Index: s.Index, Run: after.id, Job: after.job, When: after.when, Before: s.Before, After: s.After, P: s.P, Change: Same}
-			if s.Before != 0 {
-				c.Delta = s.After/s.Before - 1
-			}
-			if s.Before != 0 && math.Abs(c.Delta) <= b.o.Threshold+1e-9 {
-				continue
-			}
-			switch bt := results.BetterFor(p.row.Unit); {
-			case bt == results.BetterUnknown || s.Before == 0:
-				c.Change = Changed
-			case (c.Delta > 0) == (bt == results.BetterHigher):
-				c.Change = Better
-			default:
-				c.Change = Worse
-			}
-			c.Provenance = Provenance(full[before.id], full[after.id])
-			p.row.Steps = append(p.row.Steps, c)
+		switch bt := results.BetterFor(p.row.Unit); {
+		case bt == results.BetterUnknown || s.Before == 0:
+			c.Change = Changed
+		case (c.Delta > 0) == (bt == results.BetterHigher):
+			c.Change = Better
+		default:
+			c.Change = Worse
 		}
+		c.Provenance = Provenance(full[before.id], full[after.id])
+		p.row.Steps = append(p.row.Steps, c)
 	}
-	// Each row names the attributes that tell it from the other rows of
-	// its system and benchmark: what a reader needs, not every setting.
-	bySB := map[[2]string][]store.Config{}
-	for _, p := range rows {
-		k := [2]string{p.cfg.system, p.cfg.benchmark}
-		bySB[k] = append(bySB[k], p.cfg.attrs)
-	}
-	for _, p := range rows {
-		p.row.Config = differing(p.cfg.attrs, bySB[[2]string{p.cfg.system, p.cfg.benchmark}])
-	}
-	slices.SortFunc(rows, func(a, b pending) int {
-		return cmp.Or(cmp.Compare(a.row.System, b.row.System), cmp.Compare(a.row.Benchmark, b.row.Benchmark),
-			slices.Compare(a.row.Config, b.row.Config), cmp.Compare(a.row.What, b.row.What))
-	})
-	// A configuration's failed runs count in its first row.
-	done := map[*ovConfig]bool{}
-	for _, p := range rows {
-		if !done[p.cfg] {
-			done[p.cfg] = true
-			p.row.Failed, p.row.Invalid = failed[p.cfg][0], failed[p.cfg][1]
-		}
-		ov.Rows = append(ov.Rows, *p.row)
-	}
-	return ov, nil
 }
 
 // differing is c's attributes that tell it from others: in their order,

@@ -54,7 +54,7 @@ func (r *Result) Method() string {
 	if r.Family == 0 {
 		s += fmt.Sprintf("no row tested (it takes %d runs a side)", RunsNeeded(r.Alpha))
 	} else {
-		s += fmt.Sprintf("Benjamini–Hochberg over %d tested row%s", r.Family, plural(r.Family))
+		s += fmt.Sprintf("Benjamini–Hochberg over %d tested row%s", r.Family, results.Plural(r.Family))
 	}
 	if r.ThresholdOnly {
 		s += "; rows too few to test judged by the change alone (--threshold-only)"

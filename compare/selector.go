@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -416,7 +417,7 @@ func (s Selector) submissionFilter(ctx context.Context, a Archive) (store.Filter
 		switch {
 		case len(subs) > 0:
 			newest := subs[0][0].Submitted.UTC().Format("2006-01-02 15:04")
-			e.Exists = append(e.Exists, fmt.Sprintf("campaign %s has %d submission%s (the newest on %s)", s.Campaign, len(subs), plural(len(subs)), newest))
+			e.Exists = append(e.Exists, fmt.Sprintf("campaign %s has %d submission%s (the newest on %s)", s.Campaign, len(subs), results.Plural(len(subs)), newest))
 		default:
 			e.Exists = append(e.Exists, "campaign "+s.Campaign+" has no recorded jobs (submissions are what sbench submit and sbench local record)")
 			all, err := a.Jobs(ctx, "")

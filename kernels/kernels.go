@@ -11,10 +11,12 @@
 //
 // The runner keeps the run functions, keyed by these names; the campaign
 // reference (docs/campaign.md) and `sbench-runner run --help` are written
-// from this table, and tests hold all three to it.
+// from this table, and tests hold all three to it. Each kernel's row also
+// declares the metrics it writes (rows of results' metric table) and its
+// family, which compare and reports read.
 //
-// The package is a leaf: it imports nothing of sbench's own but package
-// sizes, so that templates can read the table without importing the runner
+// The package is a leaf: it imports nothing of sbench's own but packages
+// sizes and results, so that templates can read the table without importing the runner
 // (and, through it, the parsers and the HPL solver).
 package kernels
 
@@ -26,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
 )
 
@@ -43,6 +46,13 @@ type Kernel struct {
 	// parameter is unset. Kernels without messages run once, as size 0,
 	// so that every native kernel has a sweep.
 	Sizes string
+	// Family is what the kernel's latency and bandwidth against message
+	// size are comparable with: results.FamilyPointToPoint, or the
+	// collective operation it times; "" for none.
+	Family string
+	// Metrics are the sample metrics it writes (rows of the metric
+	// table, results.MetricOf).
+	Metrics []string
 	// check checks what the parameters' own rules cannot.
 	check func(*Params) error
 }
@@ -202,21 +212,21 @@ func (p Param) with(def string) Param {
 
 // table is every native kernel, in the order the docs list them.
 var table = []Kernel{
-	{Name: "latency", MinRanks: 2, Sizes: PointToPointSizes,
+	{Name: "latency", MinRanks: 2, Sizes: PointToPointSizes, Family: results.FamilyPointToPoint, Metrics: []string{"latency"},
 		Measures: "ping-pong between ranks 0 and 1: half the round trip (µs; avg, min, max, p50, p99)",
 		Params:   []Param{pSizes.with(PointToPointSizes), pIterations, pWarmup, pPoll}},
-	{Name: "bw", MinRanks: 2, Sizes: PointToPointSizes,
+	{Name: "bw", MinRanks: 2, Sizes: PointToPointSizes, Family: results.FamilyPointToPoint, Metrics: []string{"bandwidth"},
 		Measures: "windowed streaming from rank 0 to rank 1 (MB/s)",
 		Params:   []Param{pSizes.with(PointToPointSizes), pIterations, pWarmup, pWindow, pPoll, pSend}},
-	{Name: "bibw", MinRanks: 2, Sizes: PointToPointSizes,
+	{Name: "bibw", MinRanks: 2, Sizes: PointToPointSizes, Family: results.FamilyPointToPoint, Metrics: []string{"bidirectional_bandwidth"},
 		Measures: "windowed streaming between ranks 0 and 1, both ways at once (MB/s)",
 		Params:   []Param{pSizes.with(PointToPointSizes), pIterations, pWarmup, pWindow}},
-	{Name: "pairs", MinRanks: 2, Sizes: PointToPointSizes,
+	{Name: "pairs", MinRanks: 2, Sizes: PointToPointSizes, Family: results.FamilyPointToPoint, Metrics: []string{"bandwidth", "aggregate_bandwidth", "message_rate"},
 		Measures: "several rank pairs stream at once: per pair and aggregate (MB/s; as systest, osu_mbw_mr)",
 		Params: []Param{pSizes.with(PointToPointSizes), pIterations, pWarmup, pWindow, pSend,
 			{Name: "placement", Kind: Choice, Choices: []string{PlacementHalf, PlacementIntra, PlacementInter}, Default: PlacementHalf,
 				Doc: "which ranks pair: half (rank i with i+N/2), intra (pairs within each node) or inter (node j with node j+M/2)"}}},
-	{Name: "matrix", MinRanks: 2, Sizes: noSizes,
+	{Name: "matrix", MinRanks: 2, Sizes: noSizes, Family: results.FamilyPointToPoint, Metrics: []string{"matrix_latency", "matrix_bandwidth", "matrix_retest_latency", "matrix_retest_bandwidth"},
 		Measures: "every ordered node pair, one rank per node, n/2 pairs at a time: latency and bandwidth, for a heatmap; then re-tests of the links outside tolerance",
 		Params: []Param{
 			{Name: "latency_size", Kind: Size, Default: "8", Doc: "the message size of every pair's latency"},
@@ -236,10 +246,10 @@ var table = []Kernel{
 			}
 			return nil
 		}},
-	{Name: "barrier", MinRanks: 2, Sizes: noSizes,
+	{Name: "barrier", MinRanks: 2, Sizes: noSizes, Family: "barrier", Metrics: []string{"latency"},
 		Measures: "barrier over all ranks: latency (µs; avg, min, max across ranks)",
 		Params:   []Param{pIterations, pWarmup}},
-	{Name: "allreduce", MinRanks: 2, Sizes: CollectiveSizes,
+	{Name: "allreduce", MinRanks: 2, Sizes: CollectiveSizes, Family: "allreduce", Metrics: []string{"latency"},
 		Measures: "allreduce (a sum of float64) over all ranks: latency vs size (µs; avg, min, max across ranks; data verified)",
 		Params:   []Param{pSizes.with(CollectiveSizes), pIterations, pWarmup},
 		check: func(p *Params) error {
@@ -250,13 +260,13 @@ var table = []Kernel{
 			}
 			return nil
 		}},
-	{Name: "alltoall", MinRanks: 2, Sizes: CollectiveSizes,
+	{Name: "alltoall", MinRanks: 2, Sizes: CollectiveSizes, Family: "alltoall", Metrics: []string{"latency"},
 		Measures: "alltoall over all ranks: latency vs size (µs; avg, min, max across ranks; data verified)",
 		Params:   []Param{pSizes.with(CollectiveSizes), pIterations, pWarmup}},
-	{Name: "bcast", MinRanks: 2, Sizes: CollectiveSizes,
+	{Name: "bcast", MinRanks: 2, Sizes: CollectiveSizes, Family: "bcast", Metrics: []string{"latency"},
 		Measures: "broadcast from rank 0 to all ranks: latency vs size (µs; avg, min, max across ranks; data verified)",
 		Params:   []Param{pSizes.with(CollectiveSizes), pIterations, pWarmup}},
-	{Name: "stream", MinRanks: 1, Sizes: noSizes,
+	{Name: "stream", MinRanks: 1, Sizes: noSizes, Metrics: []string{"stream_copy", "stream_scale", "stream_add", "stream_triad", "node_stream_copy", "node_stream_scale", "node_stream_add", "node_stream_triad"},
 		Measures: "STREAM copy, scale, add and triad on every rank at once, per rank and per node (MB/s)",
 		Params: []Param{
 			{Name: "array_size", Kind: Count, Min: 1, Max: MaxStreamArraySize, Default: strconv.Itoa(DefaultStreamArraySize),
@@ -268,7 +278,7 @@ var table = []Kernel{
 			}
 			return nil
 		}},
-	{Name: "hpl", MinRanks: 1, Sizes: noSizes,
+	{Name: "hpl", MinRanks: 1, Sizes: noSizes, Metrics: []string{"hpl_gflops", "hpl_time", "hpl_residual", "node_hpl_gflops"},
 		Measures: "HPL's LU solve in pure Go on every rank, each its own system (EP): Gflops (2/3·N³+3/2·N²) per rank and node; HPL's scaled residual < 16 or the run is invalid — for nodes without xhpl",
 		Params: []Param{
 			{Name: "n", Kind: Count, Min: 1, Max: MaxHPLN, Default: strconv.Itoa(DefaultHPLN), Doc: "order of each rank's system"},

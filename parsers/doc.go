@@ -20,6 +20,15 @@
 // with the original figure kept as a sample of its own metric, named so
 // that results.AltUnitMetric knows it for a copy (bandwidth_mbps).
 //
+// Each metric a parser writes has a row of results' metric table
+// (results/metric.go: its unit, hence its direction, and the figure it is
+// drawn in), and each benchmark it names whose latency or bandwidth
+// compares with other tools' a family (family.go: point-to-point, or the
+// collective it times). Adding a parser is a file here, its rows in
+// family.go, and for a metric no tool wrote before a row of the metric
+// table; TestEveryParsedMetricHasARow holds the real outputs of testdata
+// to both. Nothing in compare or reports guesses from a name.
+//
 // The package imports only results: the runner, the archive and the
 // command line all sit above it.
 package parsers

@@ -451,26 +451,7 @@ func (r *IMBReader) bundle(b *imbBlock) *results.Bundle {
 	out.Benchmark.Tool = tool
 	out.Benchmark.ToolBenchmark = out.Benchmark.Name
 	out.Benchmark.ToolVersion = h.version
-	out.Params = map[string]string{}
-	for k, v := range h.params {
-		out.Params[k] = v
-	}
-	if b.processes > 0 {
-		out.Params["processes"] = strconv.FormatInt(b.processes, 10)
-	}
-	if b.groups > 0 {
-		out.Params["groups"] = strconv.FormatInt(b.groups, 10)
-	}
-	if b.waiting > 0 {
-		out.Params["additional_processes"] = strconv.FormatInt(b.waiting, 10)
-	}
-	if b.mode != "" {
-		out.Params["mode"] = b.mode
-	}
-	if len(b.failures) > 0 {
-		out.Params["failed_sizes"] = strings.Join(b.failures, "; ")
-	}
-
+	out.Params = b.params(h)
 	col := func(c imbCol) int { return b.has(c) }
 	iGroup, iBytes, iReps := col(imbColGroup), col(imbColBytes), col(imbColReps)
 	iT, iMin, iMax, iAvg := col(imbColT), col(imbColTMin), col(imbColTMax), col(imbColTAvg)
@@ -565,8 +546,40 @@ func (r *IMBReader) bundle(b *imbBlock) *results.Bundle {
 		}
 	}
 
+	b.judge(out, iDef >= 0, maxDefect, negative)
+	return out
+}
+
+// params are the run's parameters: the header's, and what the block says.
+func (b *imbBlock) params(h *imbHeader) map[string]string {
+	p := maps.Clone(h.params)
+	if p == nil {
+		p = map[string]string{}
+	}
+	if b.processes > 0 {
+		p["processes"] = strconv.FormatInt(b.processes, 10)
+	}
+	if b.groups > 0 {
+		p["groups"] = strconv.FormatInt(b.groups, 10)
+	}
+	if b.waiting > 0 {
+		p["additional_processes"] = strconv.FormatInt(b.waiting, 10)
+	}
+	if b.mode != "" {
+		p["mode"] = b.mode
+	}
+	if len(b.failures) > 0 {
+		p["failed_sizes"] = strings.Join(b.failures, "; ")
+	}
+	return p
+}
+
+// judge adds the block's checks to out, and makes it invalid for defects
+// beyond IMB's tolerance (with a defects column), a failed data check or
+// negative figures.
+func (b *imbBlock) judge(out *results.Bundle, defects bool, maxDefect float64, negative []string) {
 	var problems []string
-	if iDef >= 0 && len(b.rows) > 0 {
+	if defects && len(b.rows) > 0 {
 		c := results.Check{Name: "defects", Value: maxDefect, Threshold: imbTol, Op: "<=", Passed: maxDefect <= imbTol}
 		out.Checks = append(out.Checks, c)
 		if !c.Passed {
@@ -584,7 +597,6 @@ func (r *IMBReader) bundle(b *imbBlock) *results.Bundle {
 		out.Status = results.StatusInvalid
 		out.Error = strings.Join(problems, "; ")
 	}
-	return out
 }
 
 // imbMbyteFromRows infers IMB's Mbyte from a table that prints both a time

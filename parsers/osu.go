@@ -79,126 +79,132 @@ var (
 // millisecond.
 var osuPrograms = sync.OnceValue(func() map[string]string {
 	programs := map[string]string{}
-	for name, titles := range map[string][]string{
-		"osu_latency":            {"OSU MPI Latency Test"},
-		"osu_bw":                 {"OSU MPI Bandwidth Test"},
-		"osu_bibw":               {"OSU MPI Bi-Directional Bandwidth Test"},
-		"osu_multi_lat":          {"OSU MPI Multi Latency Test"},
-		"osu_latency_mt":         {"OSU MPI Multi-threaded Latency Test"},
-		"osu_latency_mp":         {"OSU MPI Multi-process Latency Test"},
-		"osu_mbw_mr":             {"OSU MPI Multiple Bandwidth / Message Rate Test"},
-		"osu_latency_persistent": {"OSU MPI Latency Persistent Test"},
-		"osu_bw_persistent":      {"OSU MPI Bandwidth Persistent Test"},
-		"osu_bibw_persistent":    {"OSU MPI Bi-Directional Bandwidth Persistent Test"},
-		"osu_put_latency":        {"OSU MPI_Put Latency Test"},
-		"osu_get_latency":        {"OSU MPI_Get latency Test"},
-		"osu_put_bw":             {"OSU MPI_Put Bandwidth Test"},
-		"osu_get_bw":             {"OSU MPI_Get Bandwidth Test"},
-		"osu_put_bibw":           {"OSU MPI_Put Bi-directional Bandwidth Test"},
-		"osu_acc_latency":        {"OSU MPI_Accumulate latency Test"},
-		"osu_get_acc_latency":    {"OSU MPI_Get_accumulate latency Test"},
-		"osu_fop_latency":        {"OSU MPI_Fetch_and_op latency Test"},
-		"osu_cas_latency":        {"OSU MPI_Compare_and_swap latency Test"},
-		"osu_hello":              {"OSU MPI Hello World Test"},
-		"osu_init":               {"OSU MPI Init Test"},
-		"osu_allgather":          {"OSU MPI Allgather Latency Test"},
-		"osu_allgatherv":         {"OSU MPI Allgatherv Latency Test"},
-		"osu_allreduce":          {"OSU MPI Allreduce Latency Test"},
-		"osu_alltoall":           {"OSU MPI All-to-All Personalized Exchange Latency Test"},
-		"osu_alltoallv":          {"OSU MPI All-to-Allv Personalized Exchange Latency Test"},
-		"osu_alltoallw":          {"OSU MPI All-to-Allw Personalized Exchange Latency Test"},
-		"osu_barrier":            {"OSU MPI Barrier Latency Test"},
-		"osu_bcast":              {"OSU MPI Broadcast Latency Test"},
-		"osu_gather":             {"OSU MPI Gather Latency Test"},
-		"osu_gatherv":            {"OSU MPI Gatherv Latency Test"},
-		"osu_reduce":             {"OSU MPI Reduce Latency Test"},
-		"osu_reduce_scatter":     {"OSU MPI Reduce_scatter Latency Test"},
-		"osu_reduce_scatter_block": {
-			"OSU MPI Reduce_scatter_block Latency Test"},
-		"osu_scatter":    {"OSU MPI Scatter Latency Test"},
-		"osu_scatterv":   {"OSU MPI Scatterv Latency Test"},
-		"osu_iallgather": {"OSU MPI Non-blocking Allgather Latency Test"},
-		"osu_iallgatherv": {
-			"OSU MPI Non-blocking Allgatherv Latency Test"},
-		"osu_iallreduce": {"OSU MPI Non-blocking Allreduce Latency Test"},
-		"osu_ialltoall": {
-			"OSU MPI Non-blocking All-to-All Latency Test", // 5.x
-			"OSU MPI Non-blocking All-to-All Personalized Exchange Latency Test"},
-		"osu_ialltoallv": {"OSU MPI Non-blocking All-to-Allv Personalized Exchange Latency Test"},
-		"osu_ialltoallw": {"OSU MPI Non-blocking All-to-Allw Personalized Exchange Latency Test"},
-		"osu_ibarrier":   {"OSU MPI Non-blocking Barrier Latency Test"},
-		"osu_ibcast":     {"OSU MPI Non-blocking Broadcast Latency Test"},
-		"osu_igather":    {"OSU MPI Non-blocking Gather Latency Test"},
-		"osu_igatherv":   {"OSU MPI Non-blocking Gatherv Latency Test"},
-		"osu_ireduce":    {"OSU MPI Non-blocking Reduce Latency Test"},
-		"osu_ireduce_scatter": {
-			"OSU MPI Non-blocking Reduce_scatter Latency Test"},
-		"osu_ireduce_scatter_block": {
-			"OSU MPI Non-blocking Reduce_scatter_block Latency Test"},
-		"osu_iscatter":  {"OSU MPI Non-blocking Scatter Latency Test"},
-		"osu_iscatterv": {"OSU MPI Non-blocking Scatterv Latency Test"},
-		"osu_neighbor_allgather": {
-			"OSU MPI Neighborhood Allgather Latency Test"},
-		"osu_neighbor_allgatherv": {
-			"OSU MPI Neighborhood Allgatherv Latency Test"},
-		"osu_neighbor_alltoall": {
-			"OSU MPI Neighborhood All-to-All Latency Test",
-			"OSU MPI Neighbor Alltoall Latency Test"},
-		"osu_neighbor_alltoallv": {
-			"OSU MPI Neighborhood All-to-Allv Latency Test"},
-		"osu_neighbor_alltoallw": {
-			"OSU MPI Neighborhood All-to-Allw Latency Test"},
-		"osu_ineighbor_allgather": {
-			"OSU MPI Non-blocking Neighborhood Allgather Latency Test"},
-		"osu_ineighbor_allgatherv": {
-			"OSU MPI Non-blocking Neighborhood Allgatherv Latency Test",
-			"OSU MPI Non-blocking Neighbor Allgatherv Latency Test"},
-		"osu_ineighbor_alltoall": {
-			"OSU MPI Non-blocking Neighborhood All-to-All Latency Test"},
-		"osu_ineighbor_alltoallv": {
-			"OSU MPI Non-blocking Neighborhood All-to-Allv Latency Test"},
-		"osu_ineighbor_alltoallw": {
-			"OSU MPI Non-blocking Neighborhood All-to-Allw Latency Test"},
-		"osu_allgather_persistent": {
-			"OSU MPI Allgather Persistent Latency Test"},
-		"osu_allgatherv_persistent": {
-			"OSU MPI Allgatherv Persistent Latency Test"},
-		"osu_allreduce_persistent": {
-			"OSU MPI Allreduce Persistent Latency Test"},
-		"osu_alltoall_persistent": {
-			"OSU MPI All-to-All Personalized Exchange Persistent Latency Test"},
-		"osu_alltoallv_persistent": {
-			"OSU MPI All-to-Allv Personalized Exchange Persistent Latency Test"},
-		"osu_alltoallw_persistent": {
-			"OSU MPI All-to-Allw Personalized Exchange Persistent Latency Test"},
-		"osu_barrier_persistent": {
-			"OSU MPI Barrier Persistent Latency Test"},
-		"osu_bcast_persistent": {
-			"OSU MPI Broadcast Persistent Latency Test"},
-		"osu_gather_persistent": {
-			"OSU MPI Gather Persistent Latency Test"},
-		"osu_gatherv_persistent": {
-			"OSU MPI Gatherv Persistent Latency Test"},
-		"osu_reduce_persistent": {
-			"OSU MPI Reduce Persistent Latency Test"},
-		"osu_reduce_scatter_persistent": {
-			"OSU MPI Reduce_scatter Persistent Latency Test"},
-		"osu_reduce_scatter_block_persistent": {
-			"OSU MPI Reduce_scatter_block Persistent Latency Test"},
-		"osu_scatter_persistent": {
-			"OSU MPI Scatter Persistent Latency Test"},
-		"osu_scatterv_persistent": {
-			"OSU MPI Scatterv Persistent Latency Test"},
-		"osu_nccl_latency":  {"OSU NCCL Latency Test"},
-		"osu_nccl_bibw":     {"OSU NCCL Bi-Directional Bandwidth Test"},
-		"osu_nccl_alltoall": {"OSU NCCL All-to-All Personalized Exchange Latency Test"},
-	} {
-		for _, t := range titles {
-			programs[osuTitleKey(t)] = name
+	for _, row := range osuTitles {
+		for _, t := range row[2:] {
+			programs[osuTitleKey(t)] = row[1]
 		}
 	}
 	return programs
 })
+
+// osuTitles are each program's family (the collective operation it times,
+// "" for point-to-point: parsers.BenchmarkFamily), its name, then its
+// titles: data the compiler lays out, which costs no process anything
+// until osuPrograms is built.
+var osuTitles = [][]string{
+	{"", "osu_latency", "OSU MPI Latency Test"},
+	{"", "osu_bw", "OSU MPI Bandwidth Test"},
+	{"", "osu_bibw", "OSU MPI Bi-Directional Bandwidth Test"},
+	{"", "osu_multi_lat", "OSU MPI Multi Latency Test"},
+	{"", "osu_latency_mt", "OSU MPI Multi-threaded Latency Test"},
+	{"", "osu_latency_mp", "OSU MPI Multi-process Latency Test"},
+	{"", "osu_mbw_mr", "OSU MPI Multiple Bandwidth / Message Rate Test"},
+	{"", "osu_latency_persistent", "OSU MPI Latency Persistent Test"},
+	{"", "osu_bw_persistent", "OSU MPI Bandwidth Persistent Test"},
+	{"", "osu_bibw_persistent", "OSU MPI Bi-Directional Bandwidth Persistent Test"},
+	{"", "osu_put_latency", "OSU MPI_Put Latency Test"},
+	{"", "osu_get_latency", "OSU MPI_Get latency Test"},
+	{"", "osu_put_bw", "OSU MPI_Put Bandwidth Test"},
+	{"", "osu_get_bw", "OSU MPI_Get Bandwidth Test"},
+	{"", "osu_put_bibw", "OSU MPI_Put Bi-directional Bandwidth Test"},
+	{"", "osu_acc_latency", "OSU MPI_Accumulate latency Test"},
+	{"", "osu_get_acc_latency", "OSU MPI_Get_accumulate latency Test"},
+	{"", "osu_fop_latency", "OSU MPI_Fetch_and_op latency Test"},
+	{"", "osu_cas_latency", "OSU MPI_Compare_and_swap latency Test"},
+	{"", "osu_hello", "OSU MPI Hello World Test"},
+	{"", "osu_init", "OSU MPI Init Test"},
+	{"allgather", "osu_allgather", "OSU MPI Allgather Latency Test"},
+	{"allgather", "osu_allgatherv", "OSU MPI Allgatherv Latency Test"},
+	{"allreduce", "osu_allreduce", "OSU MPI Allreduce Latency Test"},
+	{"alltoall", "osu_alltoall", "OSU MPI All-to-All Personalized Exchange Latency Test"},
+	{"alltoall", "osu_alltoallv", "OSU MPI All-to-Allv Personalized Exchange Latency Test"},
+	{"alltoall", "osu_alltoallw", "OSU MPI All-to-Allw Personalized Exchange Latency Test"},
+	{"barrier", "osu_barrier", "OSU MPI Barrier Latency Test"},
+	{"bcast", "osu_bcast", "OSU MPI Broadcast Latency Test"},
+	{"gather", "osu_gather", "OSU MPI Gather Latency Test"},
+	{"gather", "osu_gatherv", "OSU MPI Gatherv Latency Test"},
+	{"reduce", "osu_reduce", "OSU MPI Reduce Latency Test"},
+	{"reduce_scatter", "osu_reduce_scatter", "OSU MPI Reduce_scatter Latency Test"},
+	{"reduce_scatter", "osu_reduce_scatter_block",
+		"OSU MPI Reduce_scatter_block Latency Test"},
+	{"scatter", "osu_scatter", "OSU MPI Scatter Latency Test"},
+	{"scatter", "osu_scatterv", "OSU MPI Scatterv Latency Test"},
+	{"allgather", "osu_iallgather", "OSU MPI Non-blocking Allgather Latency Test"},
+	{"allgather", "osu_iallgatherv",
+		"OSU MPI Non-blocking Allgatherv Latency Test"},
+	{"allreduce", "osu_iallreduce", "OSU MPI Non-blocking Allreduce Latency Test"},
+	{"alltoall", "osu_ialltoall",
+		"OSU MPI Non-blocking All-to-All Latency Test", // 5.x
+		"OSU MPI Non-blocking All-to-All Personalized Exchange Latency Test"},
+	{"alltoall", "osu_ialltoallv", "OSU MPI Non-blocking All-to-Allv Personalized Exchange Latency Test"},
+	{"alltoall", "osu_ialltoallw", "OSU MPI Non-blocking All-to-Allw Personalized Exchange Latency Test"},
+	{"barrier", "osu_ibarrier", "OSU MPI Non-blocking Barrier Latency Test"},
+	{"bcast", "osu_ibcast", "OSU MPI Non-blocking Broadcast Latency Test"},
+	{"gather", "osu_igather", "OSU MPI Non-blocking Gather Latency Test"},
+	{"gather", "osu_igatherv", "OSU MPI Non-blocking Gatherv Latency Test"},
+	{"reduce", "osu_ireduce", "OSU MPI Non-blocking Reduce Latency Test"},
+	{"reduce_scatter", "osu_ireduce_scatter",
+		"OSU MPI Non-blocking Reduce_scatter Latency Test"},
+	{"reduce_scatter", "osu_ireduce_scatter_block",
+		"OSU MPI Non-blocking Reduce_scatter_block Latency Test"},
+	{"scatter", "osu_iscatter", "OSU MPI Non-blocking Scatter Latency Test"},
+	{"scatter", "osu_iscatterv", "OSU MPI Non-blocking Scatterv Latency Test"},
+	{"allgather", "osu_neighbor_allgather",
+		"OSU MPI Neighborhood Allgather Latency Test"},
+	{"allgather", "osu_neighbor_allgatherv",
+		"OSU MPI Neighborhood Allgatherv Latency Test"},
+	{"alltoall", "osu_neighbor_alltoall",
+		"OSU MPI Neighborhood All-to-All Latency Test",
+		"OSU MPI Neighbor Alltoall Latency Test"},
+	{"alltoall", "osu_neighbor_alltoallv",
+		"OSU MPI Neighborhood All-to-Allv Latency Test"},
+	{"alltoall", "osu_neighbor_alltoallw",
+		"OSU MPI Neighborhood All-to-Allw Latency Test"},
+	{"allgather", "osu_ineighbor_allgather",
+		"OSU MPI Non-blocking Neighborhood Allgather Latency Test"},
+	{"allgather", "osu_ineighbor_allgatherv",
+		"OSU MPI Non-blocking Neighborhood Allgatherv Latency Test",
+		"OSU MPI Non-blocking Neighbor Allgatherv Latency Test"},
+	{"alltoall", "osu_ineighbor_alltoall",
+		"OSU MPI Non-blocking Neighborhood All-to-All Latency Test"},
+	{"alltoall", "osu_ineighbor_alltoallv",
+		"OSU MPI Non-blocking Neighborhood All-to-Allv Latency Test"},
+	{"alltoall", "osu_ineighbor_alltoallw",
+		"OSU MPI Non-blocking Neighborhood All-to-Allw Latency Test"},
+	{"allgather", "osu_allgather_persistent",
+		"OSU MPI Allgather Persistent Latency Test"},
+	{"allgather", "osu_allgatherv_persistent",
+		"OSU MPI Allgatherv Persistent Latency Test"},
+	{"allreduce", "osu_allreduce_persistent",
+		"OSU MPI Allreduce Persistent Latency Test"},
+	{"alltoall", "osu_alltoall_persistent",
+		"OSU MPI All-to-All Personalized Exchange Persistent Latency Test"},
+	{"alltoall", "osu_alltoallv_persistent",
+		"OSU MPI All-to-Allv Personalized Exchange Persistent Latency Test"},
+	{"alltoall", "osu_alltoallw_persistent",
+		"OSU MPI All-to-Allw Personalized Exchange Persistent Latency Test"},
+	{"barrier", "osu_barrier_persistent",
+		"OSU MPI Barrier Persistent Latency Test"},
+	{"bcast", "osu_bcast_persistent",
+		"OSU MPI Broadcast Persistent Latency Test"},
+	{"gather", "osu_gather_persistent",
+		"OSU MPI Gather Persistent Latency Test"},
+	{"gather", "osu_gatherv_persistent",
+		"OSU MPI Gatherv Persistent Latency Test"},
+	{"reduce", "osu_reduce_persistent",
+		"OSU MPI Reduce Persistent Latency Test"},
+	{"reduce_scatter", "osu_reduce_scatter_persistent",
+		"OSU MPI Reduce_scatter Persistent Latency Test"},
+	{"reduce_scatter", "osu_reduce_scatter_block_persistent",
+		"OSU MPI Reduce_scatter_block Persistent Latency Test"},
+	{"scatter", "osu_scatter_persistent",
+		"OSU MPI Scatter Persistent Latency Test"},
+	{"scatter", "osu_scatterv_persistent",
+		"OSU MPI Scatterv Persistent Latency Test"},
+	{"", "osu_nccl_latency", "OSU NCCL Latency Test"},
+	{"", "osu_nccl_bibw", "OSU NCCL Bi-Directional Bandwidth Test"},
+	{"alltoall", "osu_nccl_alltoall", "OSU NCCL All-to-All Personalized Exchange Latency Test"},
+}
 
 func osuTitleKey(title string) string {
 	return strings.ToLower(strings.Join(strings.Fields(title), ""))

@@ -322,40 +322,9 @@ func (r *PerftestReader) row(run *perftestRun, t string, n int) {
 		r.errorf(n, "%s: row has %d columns, the table header (line %d) has %d", r.name(run), len(fields), run.headerLine, len(run.cols))
 		return
 	}
-	v := map[string]float64{}
-	port := map[string]float64{}
-	var size float64
-	iters := 0
-	var sl string
-	for i, f := range fields {
-		c := run.cols[i]
-		switch c.kind {
-		case "bytes", "iters", "sl":
-			x, ok := Integer(f)
-			if !ok {
-				r.errorf(n, "%s: column %d is %q, want a non-negative integer", r.name(run), i+1, f)
-				return
-			}
-			switch c.kind {
-			case "bytes":
-				size = float64(x)
-			case "iters":
-				iters = int(x)
-			case "sl":
-				sl = f
-			}
-		default:
-			x, ok := Number(f)
-			if !ok {
-				r.errorf(n, "%s: column %d is %q, want a number", r.name(run), i+1, f)
-				return
-			}
-			if c.port != "" {
-				port[c.kind+c.port] = x
-			} else {
-				v[c.kind] = x
-			}
-		}
+	v, port, size, iters, sl, ok := r.values(run, fields, n)
+	if !ok {
+		return
 	}
 	var tags map[string]string
 	if run.side != "" || sl != "" {
@@ -458,6 +427,44 @@ func (r *PerftestReader) row(run *perftestRun, t string, n int) {
 	if has("tps") {
 		add("transaction_rate", "Transactions/s", v["tps"])
 	}
+}
+
+// values reads a row's fields by the table's columns: the figures (v), the
+// ports' figures (port, by kind and port), the message size, iterations
+// and service level; false after an error.
+func (r *PerftestReader) values(run *perftestRun, fields []string, n int) (v, port map[string]float64, size float64, iters int, sl string, ok bool) {
+	v, port = map[string]float64{}, map[string]float64{}
+	for i, f := range fields {
+		c := run.cols[i]
+		switch c.kind {
+		case "bytes", "iters", "sl":
+			x, ok := Integer(f)
+			if !ok {
+				r.errorf(n, "%s: column %d is %q, want a non-negative integer", r.name(run), i+1, f)
+				return nil, nil, 0, 0, "", false
+			}
+			switch c.kind {
+			case "bytes":
+				size = float64(x)
+			case "iters":
+				iters = int(x)
+			case "sl":
+				sl = f
+			}
+		default:
+			x, ok := Number(f)
+			if !ok {
+				r.errorf(n, "%s: column %d is %q, want a number", r.name(run), i+1, f)
+				return nil, nil, 0, 0, "", false
+			}
+			if c.port != "" {
+				port[c.kind+c.port] = x
+			} else {
+				v[c.kind] = x
+			}
+		}
+	}
+	return v, port, size, iters, sl, true
 }
 
 // perftestUnitFromRate returns the other bandwidth unit when the printed

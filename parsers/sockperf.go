@@ -229,52 +229,7 @@ func (r *SockperfReader) line(text string) {
 		r.closeStats(n)
 		run.cur = &spStats{line: n, server: m[1]}
 		run.hasContent = true
-	case spValidRE.MatchString(t):
-		m := spValidRE.FindStringSubmatch(t)
-		if _, ok := num(m[1]); ok {
-			r.stats(n).valid = m[1:]
-		}
-	case spAvgRE.MatchString(t):
-		m := spAvgRE.FindStringSubmatch(t)
-		st := r.stats(n)
-		st.metric = map[string]string{"lat": "latency", "latency": "latency", "rtt": "rtt"}[m[1]]
-		v, ok := num(m[2])
-		st.avg = v
-		if ok && m[3] != "" {
-			r.spread(n, st, m[3])
-		}
-	case spDropRE.MatchString(t):
-		r.stats(n).drops = spDropRE.FindStringSubmatch(t)[1:]
-	case spSummaryRE.MatchString(t):
-		num(spSummaryRE.FindStringSubmatch(t)[1]) // the average again
-	case spObsRE.MatchString(t):
-		m := spObsRE.FindStringSubmatch(t)
-		v, ok := Integer(m[1])
-		if !ok {
-			r.errorf(n, "sockperf: observation count %q does not parse", m[1])
-			return
-		}
-		r.stats(n).obs = v
-	case spMinMaxRE.MatchString(t):
-		m := spMinMaxRE.FindStringSubmatch(t)
-		v, ok := num(m[2])
-		if !ok {
-			return
-		}
-		st := r.stats(n)
-		if m[1] == "MAX" {
-			st.max = results.F(v)
-		} else {
-			st.min = results.F(v)
-		}
-	case spPctRE.MatchString(t):
-		m := spPctRE.FindStringSubmatch(t)
-		p, ok1 := num(m[1])
-		v, ok2 := num(m[2])
-		if ok1 && ok2 {
-			st := r.stats(n)
-			st.pct = append(st.pct, [2]float64{p, v})
-		}
+	case r.statLine(n, t, num):
 	case spSentRE.MatchString(t):
 		m := spSentRE.FindStringSubmatch(t)
 		if _, ok := num(m[2]); ok {
@@ -303,6 +258,63 @@ func (r *SockperfReader) line(text string) {
 			r.params(m[1])
 		}
 	}
+}
+
+// statLine reads a line of a server's statistics (valid duration,
+// average, drops, observations, min/max, percentiles); false for any
+// other line. num reads a figure, saying what is wrong with it.
+func (r *SockperfReader) statLine(n int, t string, num func(string) (float64, bool)) bool {
+	switch {
+	case spValidRE.MatchString(t):
+		m := spValidRE.FindStringSubmatch(t)
+		if _, ok := num(m[1]); ok {
+			r.stats(n).valid = m[1:]
+		}
+	case spAvgRE.MatchString(t):
+		m := spAvgRE.FindStringSubmatch(t)
+		st := r.stats(n)
+		st.metric = map[string]string{"lat": "latency", "latency": "latency", "rtt": "rtt"}[m[1]]
+		v, ok := num(m[2])
+		st.avg = v
+		if ok && m[3] != "" {
+			r.spread(n, st, m[3])
+		}
+	case spDropRE.MatchString(t):
+		r.stats(n).drops = spDropRE.FindStringSubmatch(t)[1:]
+	case spSummaryRE.MatchString(t):
+		num(spSummaryRE.FindStringSubmatch(t)[1]) // the average again
+	case spObsRE.MatchString(t):
+		m := spObsRE.FindStringSubmatch(t)
+		v, ok := Integer(m[1])
+		if !ok {
+			r.errorf(n, "sockperf: observation count %q does not parse", m[1])
+			return true
+		}
+		r.stats(n).obs = v
+	case spMinMaxRE.MatchString(t):
+		m := spMinMaxRE.FindStringSubmatch(t)
+		v, ok := num(m[2])
+		if !ok {
+			return true
+		}
+		st := r.stats(n)
+		if m[1] == "MAX" {
+			st.max = results.F(v)
+		} else {
+			st.min = results.F(v)
+		}
+	case spPctRE.MatchString(t):
+		m := spPctRE.FindStringSubmatch(t)
+		p, ok1 := num(m[1])
+		v, ok2 := num(m[2])
+		if ok1 && ok2 {
+			st := r.stats(n)
+			st.pct = append(st.pct, [2]float64{p, v})
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // spread reads the statistics of spread in parentheses after the average:

@@ -113,7 +113,8 @@ func (r *Report) analyse() error {
 		return f
 	}
 	for i := range r.runs {
-		get(family(&r.runs[i]))
+		f := get(family(&r.runs[i]))
+		f.collective = f.collective || compare.Collective(&r.runs[i])
 	}
 	groups := map[[3]string]*sizeGroup{}
 	matrices := map[[3]string]*matrixGroup{}
@@ -176,7 +177,7 @@ func (r *Report) analyse() error {
 		fam := family(run)
 		cfg := r.configs.ofRun[run.ID]
 		m := strings.ToLower(s.Metric)
-		kind := metricKind(s.Metric)
+		kind := compare.MetricKind(s.Metric)
 		switch {
 		case strings.HasPrefix(m, "matrix_retest_"):
 			// Re-tests of suspect pairs: the screening section's.
@@ -196,7 +197,7 @@ func (r *Report) analyse() error {
 		case results.AltUnitMetric(s.Metric):
 			// The same measurement as bandwidth, in another unit: nothing
 			// is left out by not drawing it twice.
-		case kind != "" && s.X != nil && isSizeAxis(s.XUnit):
+		case kind != "" && s.X != nil && compare.SizeAxis(s.XUnit):
 			factor, ok := unitFactor(kind, s.Unit)
 			if !ok {
 				notShown[fmt.Sprintf("%s: %s in unknown unit %q", fam, s.Metric, s.Unit)]++
@@ -212,7 +213,7 @@ func (r *Report) analyse() error {
 			k := [3]string{fam, s.Metric, split}
 			g := groups[k]
 			if g == nil {
-				g = &sizeGroup{family: fam, metric: s.Metric, kind: kind, split: split, collective: isCollective(fam),
+				g = &sizeGroup{family: fam, metric: s.Metric, kind: kind, split: split, collective: compare.Collective(run),
 					raw: map[seriesKey]map[float64][]float64{}, ids: map[seriesKey]map[int64]bool{},
 					rawRuns: map[seriesKey]map[float64][]int64{}, rawP50: map[seriesKey]map[float64][]float64{}}
 				groups[k] = g
@@ -389,11 +390,11 @@ func (r *Report) analyse() error {
 			n += c
 		}
 		r.notef("%d samples or scalars belong to run%s %s, which %s not in the report's runs",
-			n, plural(len(unknownRun)), runIDs(slices.Collect(maps.Keys(unknownRun))), isAre(len(unknownRun)))
+			n, results.Plural(len(unknownRun)), runIDs(slices.Collect(maps.Keys(unknownRun))), isAre(len(unknownRun)))
 	}
 	if len(badRuns) > 0 {
 		r.notef("the samples of %d failed or invalid run%s (%s) are not plotted or summarised",
-			len(badRuns), plural(len(badRuns)), runIDs(slices.Collect(maps.Keys(badRuns))))
+			len(badRuns), results.Plural(len(badRuns)), runIDs(slices.Collect(maps.Keys(badRuns))))
 	}
 	for _, what := range slices.Sorted(maps.Keys(notShown)) {
 		r.notef("not plotted: %s, %d samples", what, notShown[what])

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
 	"github.com/sbench/sbench/store"
 	"github.com/sbench/sbench/svgplot"
@@ -392,7 +393,7 @@ func hoverPoint(s Series, pt Point, at, unit string) svgplot.Point {
 	}
 	href := ""
 	if len(runs) > 0 {
-		fmt.Fprintf(&b, "\nrun%s %s", plural(len(runs)), store.FormatRunIDs(runs))
+		fmt.Fprintf(&b, "\nrun%s %s", results.Plural(len(runs)), store.FormatRunIDs(runs))
 		href = fmt.Sprintf("#run-%d", runs[0])
 	}
 	return svgplot.Point{X: pt.X, Y: pt.Y, Tip: b.String(), Href: href}

@@ -58,10 +58,10 @@ func (r *Report) buildFamilyView() error {
 	runs := map[[2]string]map[int64]bool{}
 	err := r.src.EachSample(r.ctx, func(s store.Sample) error {
 		run := r.byID[s.RunID]
-		if run == nil || bad(run) || s.X == nil || !isSizeAxis(s.XUnit) || metricKind(s.Metric) == "" {
+		if run == nil || bad(run) || s.X == nil {
 			return nil
 		}
-		fam := r.sampleFamily(run, s.Metric, s.XUnit)
+		fam := r.sampleFamily(run, s.Metric, s.XUnit) // "" unless a latency or bandwidth against size
 		if fam == "" {
 			return nil
 		}

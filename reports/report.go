@@ -372,7 +372,7 @@ func NewFrom(ctx context.Context, d Data, src Source, opts ...Option) (*Report, 
 	}
 	if len(dups) > 0 {
 		r.notef("run%s %s appear%s more than once in the data; the first copy is used",
-			plural(len(slices.Compact(dups))), store.FormatRunIDs(dups), verbS(len(slices.Compact(dups))))
+			results.Plural(len(slices.Compact(dups))), store.FormatRunIDs(dups), verbS(len(slices.Compact(dups))))
 		r.runs = uniq
 	}
 	r.byID = make(map[int64]*store.Run, len(r.runs))
@@ -460,7 +460,7 @@ func (r *Report) chooseFont() error {
 	r.fontNote = fmt.Sprintf("%d character%s of the report's text (%s) need a font with %s glyphs: "+
 		"pass a TrueType font (--font FILE.ttf), or install fonts-ipafont-gothic (Japanese) or fonts-nanum (Korean); "+
 		"they are printed as '?'",
-		len(need), plural(len(need)), runeSample(need, 4), scriptNames(need))
+		len(need), results.Plural(len(need)), runeSample(need, 4), scriptNames(need))
 	return nil
 }
 
@@ -475,7 +475,7 @@ func (r *Report) checkGlyphs() {
 	if len(miss) > 0 {
 		r.missingGlyphs = miss
 		r.fontNote = fmt.Sprintf("the font %s has no glyph for %d character%s of the report's text (%s); they are printed as '?'",
-			filepath.Base(r.font.Path()), len(miss), plural(len(miss)), runeSample(miss, 4))
+			filepath.Base(r.font.Path()), len(miss), results.Plural(len(miss)), runeSample(miss, 4))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sbench/sbench/reports/typeset"
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -151,7 +152,7 @@ func (r *Report) appendix(d *content) {
 			}
 		}
 		if q, ok := r.raw[run.ID]; ok {
-			d.fact("Output", fmt.Sprintf("%d line%s of the tool's output", q.total, plural(q.total)), black)
+			d.fact("Output", fmt.Sprintf("%d line%s of the tool's output", q.total, results.Plural(q.total)), black)
 			d.mono(q.lines, len(q.lines), 0, black)
 		}
 		d.space(6)
@@ -227,7 +228,7 @@ func RunFacts(run *store.Run, j *store.Job) [][2]string {
 	if nodes := compressHosts(runNodes(run)); nodes != "" {
 		s := nodes
 		if run.Tasks > 0 {
-			s += fmt.Sprintf(", %d task%s", run.Tasks, plural(run.Tasks))
+			s += fmt.Sprintf(", %d task%s", run.Tasks, results.Plural(run.Tasks))
 			if run.TasksPerNode != "" {
 				s += " (" + run.TasksPerNode + " per node)"
 			}

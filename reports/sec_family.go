@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
 )
 
@@ -136,7 +137,7 @@ func (r *Report) figureCaption(f *Figure) string {
 		parts = append(parts,
 			"rows are senders and columns receivers, so the two directions of a pair are mirror cells",
 			"colour: shortfall from the best pair, white when on par, full vermillion at half of it or worse",
-			fmt.Sprintf("%d node%s, from %d run%s", len(g.nodes), plural(len(g.nodes)), runs, plural(runs)))
+			fmt.Sprintf("%d node%s, from %d run%s", len(g.nodes), results.Plural(len(g.nodes)), runs, results.Plural(runs)))
 		switch {
 		case r.screenMatrix(g) != nil:
 			if len(g.nodes) > byNameUpTo {
@@ -171,7 +172,7 @@ func (r *Report) figureCaption(f *Figure) string {
 	}
 	// The tables below count the runs; the caption names them, for the
 	// appendix.
-	parts = append(parts, fmt.Sprintf("%d line%s from %d run%s (%s)", len(f.Series), plural(len(f.Series)), len(runs), plural(len(runs)),
+	parts = append(parts, fmt.Sprintf("%d line%s from %d run%s (%s)", len(f.Series), results.Plural(len(f.Series)), len(runs), results.Plural(len(runs)),
 		runIDs(slices.Collect(maps.Keys(runs)))))
 	if combined {
 		s := "each point is the median of the samples at that size"
@@ -191,7 +192,7 @@ func (r *Report) figureCaption(f *Figure) string {
 		parts = append(parts, "linear latency axis, to compare small messages")
 	}
 	if f.Hidden > 0 {
-		parts = append(parts, fmt.Sprintf("%d point%s at size or value 0 not drawn on the log axis (see the table)", f.Hidden, plural(f.Hidden)))
+		parts = append(parts, fmt.Sprintf("%d point%s at size or value 0 not drawn on the log axis (see the table)", f.Hidden, results.Plural(f.Hidden)))
 	}
 	return strings.Join(parts, "; ") + "."
 }

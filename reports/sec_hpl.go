@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sbench/sbench/hpl"
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -191,7 +192,7 @@ func (r *Report) hplSection(d *content, f *familyResult) {
 	slices.SortFunc(byRuns, func(a, b string) int { return cmp.Compare(slices.Min(hows[a]), slices.Min(hows[b])) })
 	for _, how := range byRuns {
 		ids := slices.Compact(slices.Sorted(slices.Values(hows[how])))
-		notes = append(notes, fmt.Sprintf("run%s %s: %s.", plural(len(ids)), runIDs(ids), how))
+		notes = append(notes, fmt.Sprintf("run%s %s: %s.", results.Plural(len(ids)), runIDs(ids), how))
 	}
 	if !rpeakKnown {
 		why := ""

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sbench/sbench/reports/typeset"
+	"github.com/sbench/sbench/results"
 )
 
 // notesSection lists what the report left out, so a missing curve is
@@ -33,7 +34,7 @@ func (r *Report) replacementNote(d *typeset.Document) {
 		for _, c := range d.ReplacedSample(4) {
 			sample += fmt.Sprintf(" U+%04X", c)
 		}
-		msg = fmt.Sprintf("%d character%s the report's fonts cannot show (%s) are printed as '?'", n, plural(n), sample[1:])
+		msg = fmt.Sprintf("%d character%s the report's fonts cannot show (%s) are printed as '?'", n, results.Plural(n), sample[1:])
 	}
 	d.LateNote("Note: " + msg + ".")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/reports/typeset"
+	"github.com/sbench/sbench/results"
 )
 
 // overviewRuns is how many runs make a report long enough to open with an
@@ -63,14 +64,14 @@ func (r *Report) overviewVerdict() []string {
 	case steps == 0:
 		return []string{fmt.Sprintf("Over time (Overview): no figure changed level beyond 5%% in the %d series with the runs to tell.", r.overview.Tested)}
 	case len(worse) == 0:
-		return []string{fmt.Sprintf("Over time (Overview): %d change%s of level, none for the worse.", steps, plural(steps))}
+		return []string{fmt.Sprintf("Over time (Overview): %d change%s of level, none for the worse.", steps, results.Plural(steps))}
 	}
 	shown := worse
 	if len(shown) > 4 {
 		shown = append(shown[:4:4], fmt.Sprintf("%d more", len(worse)-4))
 	}
 	return []string{fmt.Sprintf("Warning: over time (Overview), %d of %d change%s of level %s for the worse: %s.",
-		len(worse), steps, plural(steps), map[bool]string{true: "is", false: "are"}[len(worse) == 1], strings.Join(shown, "; "))}
+		len(worse), steps, results.Plural(steps), map[bool]string{true: "is", false: "are"}[len(worse) == 1], strings.Join(shown, "; "))}
 }
 
 // rowTitle names a row in sentences: "alpha osu_bw (variant=inter) peak
@@ -111,7 +112,7 @@ func (r *Report) overviewSection(d *content) {
 	systems := slices.DeleteFunc(slices.Clone(ov.Systems), func(s string) bool { return s == "" })
 	where := ""
 	if len(systems) > 0 {
-		where = fmt.Sprintf(" of %d system%s (%s)", len(systems), plural(len(systems)), strings.Join(systems, ", "))
+		where = fmt.Sprintf(" of %d system%s (%s)", len(systems), results.Plural(len(systems)), strings.Join(systems, ", "))
 	}
 	d.para(fmt.Sprintf("%d runs%s%s; %d failed, %d invalid. Each line follows one figure of one benchmark and configuration over time: "+
 		"its latest value, a trace of every run (medians of equal spans when there are many; red ticks: changes of level), "+

@@ -270,11 +270,11 @@ func (r *Report) requeueNote() string {
 				if a > 0 {
 					name += fmt.Sprintf(" r%d", a)
 				}
-				attempts = append(attempts, fmt.Sprintf("%s: run%s %s", name, plural(len(ids)), runIDs(ids)))
+				attempts = append(attempts, fmt.Sprintf("%s: run%s %s", name, results.Plural(len(ids)), runIDs(ids)))
 			}
 		}
 		parts = append(parts, fmt.Sprintf("Job %s was requeued by Slurm %d time%s (a node failure or a preemption); the runs of every attempt are kept (%s).",
-			key, j.restarts, plural(j.restarts), strings.Join(attempts, "; ")))
+			key, j.restarts, results.Plural(j.restarts), strings.Join(attempts, "; ")))
 	}
 	return strings.Join(parts, " ")
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/screen"
 	"github.com/sbench/sbench/sizes"
 	"github.com/sbench/sbench/slurm/hostlist"
@@ -51,7 +52,7 @@ func (r *Report) screeningSection(d *content) {
 			parts = append(parts, l.Name())
 		}
 		d.para(fmt.Sprintf("%d link%s outside tolerance once and within when measured again (a re-test, another run, or the matrix for a link to the reference): %s. Not flagged.",
-			len(v.Transient), plural(len(v.Transient)), strings.Join(parts, ", ")), "", smallSize, black)
+			len(v.Transient), results.Plural(len(v.Transient)), strings.Join(parts, ", ")), "", smallSize, black)
 	}
 	if len(v.Warnings) > 0 {
 		d.warningBox("The screening could not judge everything:", v.Warnings)
@@ -107,8 +108,8 @@ func (r *Report) screenChecks(d *content, v *screen.Verdict) {
 			odd += len(fc.Odd)
 		}
 	}
-	t.row([]string{"provenance", "", fmt.Sprintf("%d field%s differ", len(v.Provenance), plural(len(v.Provenance))), "the value most nodes have",
-		fmt.Sprintf("%d node%s", odd, plural(odd))}, black, nil)
+	t.row([]string{"provenance", "", fmt.Sprintf("%d field%s differ", len(v.Provenance), results.Plural(len(v.Provenance))), "the value most nodes have",
+		fmt.Sprintf("%d node%s", odd, results.Plural(odd))}, black, nil)
 	d.space(8)
 }
 

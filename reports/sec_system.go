@@ -106,7 +106,7 @@ func (r *Report) systemSection(d *content) {
 		cols := []column{{title: "", width: 74}}
 		for _, g := range part {
 			n := len(g.nodes)
-			cols = append(cols, column{title: fmt.Sprintf("%s (%d node%s)", compressHosts(g.nodes), n, plural(n))})
+			cols = append(cols, column{title: fmt.Sprintf("%s (%d node%s)", compressHosts(g.nodes), n, results.Plural(n))})
 		}
 		t := d.table(cols)
 		t.maxLines = 4
@@ -129,7 +129,7 @@ func (r *Report) systemSection(d *content) {
 		if bare == 1 {
 			verb = "carries"
 		}
-		text := fmt.Sprintf("%d run%s %s no host provenance (tool output ingested from files records none)", bare, plural(bare), verb)
+		text := fmt.Sprintf("%d run%s %s no host provenance (tool output ingested from files records none)", bare, results.Plural(bare), verb)
 		if nodes := compressHosts(bareNodes); nodes != "" {
 			text += "; their nodes: " + nodes
 		}
@@ -178,7 +178,7 @@ func hostFields(h results.Host) [][2]string {
 	add("CPU", h.CPUModel)
 	var topo []string
 	if h.Sockets > 0 {
-		topo = append(topo, fmt.Sprintf("%d socket%s", h.Sockets, plural(h.Sockets)))
+		topo = append(topo, fmt.Sprintf("%d socket%s", h.Sockets, results.Plural(h.Sockets)))
 	}
 	if h.Cores > 0 {
 		topo = append(topo, fmt.Sprintf("%d cores", h.Cores))
@@ -192,7 +192,7 @@ func hostFields(h results.Host) [][2]string {
 		mem = append(mem, sizes.Approx(h.MemoryBytes))
 	}
 	if h.NUMANodes > 0 {
-		mem = append(mem, fmt.Sprintf("%d NUMA node%s", h.NUMANodes, plural(h.NUMANodes)))
+		mem = append(mem, fmt.Sprintf("%d NUMA node%s", h.NUMANodes, results.Plural(h.NUMANodes)))
 	}
 	add("Memory", strings.Join(mem, ", "))
 	add("OS", h.OS)

@@ -148,7 +148,7 @@ func (r *Report) systemLine() string {
 		}
 	}
 	if n := distinct(nodes); n > 0 {
-		s := fmt.Sprintf("%d node%s (%s)", n, plural(n), compressHosts(slices.SortedFunc(slices.Values(nodes), hostlist.Compare)))
+		s := fmt.Sprintf("%d node%s (%s)", n, results.Plural(n), compressHosts(slices.SortedFunc(slices.Values(nodes), hostlist.Compare)))
 		if len(cpus) == 1 {
 			s += ", " + slices.Sorted(maps.Keys(cpus))[0]
 		}
@@ -158,13 +158,6 @@ func (r *Report) systemLine() string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, "; ")
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // verbS is the ending of a verb in the present tense after n things:

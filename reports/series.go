@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -72,10 +71,6 @@ const (
 	KindScaling     = "scaling"      // a key figure against rank count
 )
 
-// metricKind says which figure a metric belongs in, from its name
-// (compare.MetricKind).
-func metricKind(metric string) string { return compare.MetricKind(metric) }
-
 // unitFactor converts a sample's unit to the figure's: MB/s (10^6 bytes/s,
 // as OSU prints it) for bandwidth, microseconds for latency.
 func unitFactor(kind, unit string) (float64, bool) {
@@ -122,15 +117,6 @@ func figureUnit(kind string) string {
 	return results.UnitMicroseconds
 }
 
-// isSizeAxis reports whether a sample's x is a message size.
-func isSizeAxis(xunit string) bool {
-	switch strings.ToLower(xunit) {
-	case "", "bytes", "byte", "b":
-		return true
-	}
-	return false
-}
-
 // isRanksAxis reports whether a sample's x is a process count.
 func isRanksAxis(xunit string) bool {
 	switch strings.ToLower(xunit) {
@@ -163,9 +149,11 @@ func family(run *store.Run) string {
 	return "unnamed benchmark"
 }
 
-// isCollective reports whether a family times a collective operation,
-// whose latency depends on the process count.
-func isCollective(fam string) bool { return compare.CollectiveOp(fam) != "" }
+// isCollective reports whether a metric family (compare.MetricFamily) is a
+// collective operation's, whose latency depends on the process count; a
+// benchmark's family (family) is collective when its runs are
+// (compare.Collective).
+func isCollective(fam string) bool { return slices.Contains(results.Collectives, fam) }
 
 // maxIDList is the longest list of run ids a sentence of the report
 // prints; a figure pooling a year of runs names their range instead.
@@ -185,16 +173,10 @@ func runIDs(ids []int64) string {
 // median is robust to the one slow repetition a busy node produces, which a
 // mean would smear over the whole curve.
 func median(vs []float64) float64 {
-	s := append([]float64(nil), vs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n == 0 {
+	if len(vs) == 0 {
 		return 0
 	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return compare.Median(vs)
 }
 
 // point combines the samples at one x.

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
@@ -216,15 +217,15 @@ func (c *comm) listenerTrouble() string {
 	case a.enfile > 0:
 		msg = fmt.Sprintf("the node of rank %d ran out of file descriptors (ENFILE) while it accepted connections", c.id.Rank)
 	case a.n > 0:
-		msg = fmt.Sprintf("rank %d could not accept connections %s (last: %v)", c.id.Rank, plural(a.n, "time"), a.last)
+		msg = fmt.Sprintf("rank %d could not accept connections %d time%s (last: %v)", c.id.Rank, a.n, results.Plural(a.n), a.last)
 	}
 	// Bad tokens have their own note; the others are strangers or ranks
 	// shut out by them.
 	if n := strangers - badToken; n > 0 {
 		if msg == "" {
-			return fmt.Sprintf("rank %d refused %s", c.id.Rank, plural(n, "unauthenticated connection"))
+			return fmt.Sprintf("rank %d refused %d unauthenticated connection%s", c.id.Rank, n, results.Plural(n))
 		}
-		msg += fmt.Sprintf("; %s refused", plural(n, "unauthenticated connection"))
+		msg += fmt.Sprintf("; %d unauthenticated connection%s refused", n, results.Plural(n))
 	}
 	return msg
 }

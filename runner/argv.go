@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/sbench/sbench/results"
 )
 
 // Limits on an exec command line, so that a broken template is an error
@@ -148,7 +150,7 @@ func checkArgv(argv []string, size int) error {
 		}
 		for _, p := range parts {
 			if placeholders[p.name] && p.n >= size {
-				return fmt.Errorf("argument %d: {%s:%d}: the step has %s", i, p.name, p.n, plural(size, "rank"))
+				return fmt.Errorf("argument %d: {%s:%d}: the step has %d rank%s", i, p.name, p.n, size, results.Plural(size))
 			}
 		}
 	}

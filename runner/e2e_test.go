@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/internal/testenv"
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
 )
 
@@ -34,7 +36,26 @@ func rank0Bundle(t *testing.T, stdout, path string) *results.Bundle {
 	if b.Status != results.StatusOK {
 		t.Fatalf("status %s: %s", b.Status, b.Error)
 	}
+	checkDeclared(t, b)
 	return b
+}
+
+// checkDeclared: a native kernel writes only the metrics its row of the
+// kernels table declares (kernels.Kernel.Metrics), each with a row of the
+// metric table in the unit of that row's direction.
+func checkDeclared(t *testing.T, b *results.Bundle) {
+	t.Helper()
+	if b.Benchmark.Kind != "native" {
+		return
+	}
+	k, _ := kernels.Lookup(b.Benchmark.Kernel)
+	for _, s := range b.Samples {
+		m, ok := results.MetricOf(s.Metric)
+		if !slices.Contains(k.Metrics, s.Metric) || !ok || results.BetterFor(s.Unit) != m.Better() {
+			t.Errorf("kernel %s writes %s in %q: not what kernels.Kernel.Metrics and results/metric.go declare", k.Name, s.Metric, s.Unit)
+			return
+		}
+	}
 }
 
 // runnerBinary builds cmd/sbench-runner, as shipped, with the version

@@ -91,7 +91,7 @@ func (e *Exec) check(size int) error {
 	}
 	for _, r := range slices.Sorted(maps.Keys(e.RankArgv)) {
 		if r < 0 || r >= size {
-			return fmt.Errorf("--exec-rank %d: the step has %s", r, plural(size, "rank"))
+			return fmt.Errorf("--exec-rank %d: the step has %d rank%s", r, size, results.Plural(size))
 		}
 		if len(e.RankArgv[r]) == 0 {
 			return fmt.Errorf("--exec-rank %d: empty command", r)

@@ -111,6 +111,7 @@ func runLocal(t *testing.T, bin string, nodes []string, jobID, benchmark string,
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkDeclared(t, b)
 	return b
 }
 

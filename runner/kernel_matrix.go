@@ -50,7 +50,7 @@ import (
 func runMatrix(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error) {
 	nodes := ranksByNode(c.nodeOfRanks())
 	if len(nodes) < 2 {
-		return nil, fmt.Errorf("the matrix kernel needs ranks on 2 nodes; the step has %s", plural(len(nodes), "node"))
+		return nil, fmt.Errorf("the matrix kernel needs ranks on 2 nodes; the step has %d node%s", len(nodes), results.Plural(len(nodes)))
 	}
 	if err := p.Tolerance.Check(); err != nil {
 		return nil, fmt.Errorf("matrix kernel: %w (a bug in sbench-runner: the parameters are checked before)", err)

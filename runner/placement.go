@@ -21,7 +21,7 @@ func (p Placement) IsZero() bool { return p == Placement{} }
 // String says the plan as the reason of an invalid run does: "2 nodes ×
 // 1 rank".
 func (p Placement) String() string {
-	return plural(p.Nodes, "node") + " × " + plural(p.PerNode, "rank")
+	return fmt.Sprintf("%d node%s × %d rank%s", p.Nodes, results.Plural(p.Nodes), p.PerNode, results.Plural(p.PerNode))
 }
 
 // check refuses a plan that no launch can have.
@@ -72,7 +72,7 @@ func judgePlacement(plan Placement, hosts []results.Host) string {
 		}
 		where = append(where, name+" "+noun+" "+rankList(h.Ranks))
 	}
-	return fmt.Sprintf("placement: planned %s; ran on %s: %s", plan, plural(len(hosts), "node"), strings.Join(where, ", "))
+	return fmt.Sprintf("placement: planned %s; ran on %d node%s: %s", plan, len(hosts), results.Plural(len(hosts)), strings.Join(where, ", "))
 }
 
 // rankList writes sorted ranks with runs of three or more as ranges:

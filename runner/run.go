@@ -310,7 +310,7 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		}
 		if err == nil {
 			if id.Rank == 0 {
-				log.Printf("%s on %s joined in %s", plural(id.Size, "rank"), plural(len(c.id.Nodes), "node"), time.Since(start).Round(time.Millisecond))
+				log.Printf("%d rank%s on %d node%s joined in %s", id.Size, results.Plural(id.Size), len(c.id.Nodes), results.Plural(len(c.id.Nodes)), time.Since(start).Round(time.Millisecond))
 			}
 			if cfg.Exec != nil {
 				res, err = runExec(runCtx, c, cfg.Exec, workdir, cfg.Stderr)
@@ -576,13 +576,6 @@ func rankError(id Identity, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s%w", prefix, err)
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func nonEmpty(m map[string]string) map[string]string {

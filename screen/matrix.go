@@ -6,11 +6,12 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/kernels"
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/slurm/hostlist"
 	"github.com/sbench/sbench/store"
 )
@@ -293,7 +294,7 @@ func (b *builder) matrix(runs []store.Run, byRun map[int64][]store.Sample) {
 			maxBws, bwLimits = append(maxBws, jv.MaxBandwidth), append(bwLimits, jv.BandwidthLimit)
 		}
 		// Every pass's re-tests against the first pass's references.
-		passes := slices.SortedFunc(maps.Keys(rl.retest), naturalCompare)
+		passes := slices.SortedFunc(maps.Keys(rl.retest), results.NaturalCompare)
 		mc.Passes = max(mc.Passes, len(passes))
 		stillLat := map[pair][]bool{}
 		stillBw := map[pair][]bool{}
@@ -743,29 +744,13 @@ func ranks(sorted []string) map[string]int {
 	return r
 }
 
-// naturalCompare orders re-test passes "1", "2" … "10" as numbers.
-func naturalCompare(a, b string) int {
-	ia, ea := strconv.Atoi(a)
-	ib, eb := strconv.Atoi(b)
-	if ea == nil && eb == nil {
-		return cmp.Compare(ia, ib)
-	}
-	return strings.Compare(a, b)
-}
-
 func measured(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
 
 func medianOr0(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
+	return compare.Median(xs)
 }
 
 func mean(xs []float64) float64 {

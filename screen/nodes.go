@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/slurm/hostlist"
 	"github.com/sbench/sbench/store"
 )
@@ -62,7 +63,7 @@ func (b *builder) nodeValues(runs []store.Run, byRun map[int64][]store.Sample) {
 				unit = cmp.Or(unit, s.Unit)
 			}
 		}
-		keys := slices.SortedFunc(maps.Keys(vals), func(a, b key) int { return naturalCompare(a.ranks, b.ranks) })
+		keys := slices.SortedFunc(maps.Keys(vals), func(a, b key) int { return results.NaturalCompare(a.ranks, b.ranks) })
 		if len(keys) > 1 {
 			b.warnf("%s was measured with different ranks per node; each count is judged on its own", nm.what)
 		}

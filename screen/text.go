@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
 	"github.com/sbench/sbench/slurm/hostlist"
 	"github.com/sbench/sbench/store"
@@ -21,7 +22,7 @@ import (
 func (v *Verdict) WriteText(w io.Writer, what string) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format+"\n", args...) }
-	p("screening of %s: %s, runs %s", what, plural(len(v.Nodes), "node")+" "+dashIfEmpty(hostlist.Compress(v.Nodes)), dashIfEmpty(store.FormatRunIDs(v.Runs)))
+	p("screening of %s: %d node%s %s, runs %s", what, len(v.Nodes), results.Plural(len(v.Nodes)), dashIfEmpty(hostlist.Compress(v.Nodes)), dashIfEmpty(store.FormatRunIDs(v.Runs)))
 	p("limits: latency ≤ %s× the minimum, bandwidth ≥ %s of the maximum%s; STREAM triad and HPL ≥ %s of the node median",
 		ftoa(v.LatencyFactor), pct(v.BandwidthFraction), clusterKit(v), pct(v.NodeFraction))
 	p("")
@@ -49,9 +50,9 @@ func (v *Verdict) WriteText(w io.Writer, what string) error {
 	for _, c := range v.NodeValues {
 		ranks := ""
 		if c.Ranks != "" {
-			ranks = ", " + plural(atoi(c.Ranks), "rank") + " per node"
+			ranks = fmt.Sprintf(", %d rank%s per node", atoi(c.Ranks), results.Plural(atoi(c.Ranks)))
 		}
-		p("  %-11s %s, %s%s: node median %s %s (limit %s); %d low", c.Check, runList(c.Runs), plural(len(c.Values), "node"), ranks,
+		p("  %-11s %s, %d node%s%s: node median %s %s (limit %s); %d low", c.Check, runList(c.Runs), len(c.Values), results.Plural(len(c.Values)), ranks,
 			ftoa(c.Median), c.Unit, ftoa(c.Limit), len(c.Low))
 	}
 	odd := 0
@@ -108,9 +109,9 @@ func (v *Verdict) Summary() string {
 		counts[f.Kind] = append(counts[f.Kind], f.Subject)
 	}
 	if len(v.Findings) == 0 {
-		s := fmt.Sprintf("nothing flagged on %s", plural(len(v.Nodes), "node"))
+		s := fmt.Sprintf("nothing flagged on %d node%s", len(v.Nodes), results.Plural(len(v.Nodes)))
 		if len(v.Transient) > 0 {
-			s += fmt.Sprintf(" (%s recovered on a re-test)", plural(len(v.Transient), "transient link"))
+			s += fmt.Sprintf(" (%d transient link%s recovered on a re-test)", len(v.Transient), results.Plural(len(v.Transient)))
 		}
 		return s
 	}
@@ -225,13 +226,6 @@ func runList(ids []int64) string {
 		return fmt.Sprintf("run %d", ids[0])
 	}
 	return "runs " + store.FormatRunIDs(ids)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func atoi(s string) int {

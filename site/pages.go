@@ -174,7 +174,7 @@ func historyPage(g *group, metric string, hs metricHistories) webpage.Page {
 		if last.Outside {
 			line += ` — <span class="mark outside">OUTSIDE the band</span>`
 		}
-		p.f("<p>%s. %d runs; %d step%s.</p>\n</section>\n", line, len(h.Points), len(h.Changes), plural(len(h.Changes)))
+		p.f("<p>%s. %d runs; %d step%s.</p>\n</section>\n", line, len(h.Points), len(h.Changes), results.Plural(len(h.Changes)))
 	}
 
 	if len(hs.all) < hs.sizes {
@@ -318,13 +318,6 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // maxQuote bounds the output and script a run page quotes whole.
@@ -535,9 +528,9 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 			worse++
 		}
 	}
-	p.f("<p>%d histories of %d cluster%s; %d failed or invalid run%s; latest run %s. ", len(sums), len(cs), plural(len(cs)), failed, plural(failed), esc(when(latest)))
+	p.f("<p>%d histories of %d cluster%s; %d failed or invalid run%s; latest run %s. ", len(sums), len(cs), results.Plural(len(cs)), failed, results.Plural(failed), esc(when(latest)))
 	if worse > 0 {
-		p.f("<span class=\"mark worse\">%d regression%s</span> in the current level of a history.</p>\n", worse, plural(worse))
+		p.f("<span class=\"mark worse\">%d regression%s</span> in the current level of a history.</p>\n", worse, results.Plural(worse))
 	} else {
 		p.WriteString("No history's current level is a regression.</p>\n")
 	}

@@ -436,47 +436,11 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 		return fmt.Errorf("import %s: line 1: %d runs and %d baselines is not a header of %s", name, h.Runs, h.Baselines, h.Schema)
 	}
 	header(h)
-	// The bundles are decoded and checked on other goroutines, a batch of
-	// lines at a time, while the caller stores the batch before: decoding
-	// was most of an import's time, on one core. Runs still reach run in
-	// the file's order, and the first bad line is the error, as if read
-	// one by one.
-	var prev, cur []*rawRun
-	var wait func()
-	deliver := func(batch []*rawRun) error {
-		for _, r := range batch {
-			if r.err != nil {
-				return fmt.Errorf("import %s: line %d: %w", name, r.line, r.err)
-			}
-			if err := run(r.line, &archivedRun{source: r.e.Source, ingestedAt: r.e.IngestedAt, bundle: r.b, enc: r.enc, encErr: r.encErr}); err != nil {
-				return fmt.Errorf("import %s: %w", name, err)
-			}
-		}
-		return nil
-	}
-	// drain hands on every run read so far.
-	drain := func() error {
-		if wait != nil {
-			wait()
-			wait = nil
-		}
-		err := deliver(prev)
-		prev = nil
-		if err == nil {
-			decodeRuns(cur)
-			err = deliver(cur)
-		}
-		cur = nil
-		return err
-	}
-	defer func() {
-		if wait != nil {
-			wait()
-		}
-	}()
+	p := &runPipeline{name: name, run: run}
+	defer p.stop()
 	// fail is err, unless a line before it was bad.
 	fail := func(err error) error {
-		if e := drain(); e != nil {
+		if e := p.drain(); e != nil {
 			return e
 		}
 		return err
@@ -498,7 +462,7 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 			if baselines++; baselines > h.Baselines {
 				return fail(fmt.Errorf("import %s: line %d: more baselines than the header's %d", name, line, h.Baselines))
 			}
-			if err := drain(); err != nil {
+			if err := p.drain(); err != nil {
 				return err
 			}
 			if err := baseline(line, e.Baseline); err != nil {
@@ -515,27 +479,11 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 		if runs++; runs > h.Runs {
 			return fail(fmt.Errorf("import %s: line %d: more runs than the header's %d", name, line, h.Runs))
 		}
-		cur = append(cur, &rawRun{line: line, e: e})
-		if len(cur) < decodeBatch {
-			continue
-		}
-		if wait != nil {
-			wait()
-		}
-		batch := cur
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			decodeRuns(batch)
-		}()
-		wait = func() { <-done }
-		err = deliver(prev)
-		prev, cur = batch, nil
-		if err != nil {
+		if err := p.add(&rawRun{line: line, e: e}); err != nil {
 			return err
 		}
 	}
-	if err := drain(); err != nil {
+	if err := p.drain(); err != nil {
 		return err
 	}
 	if runs != h.Runs && h.Baselines == 0 {
@@ -543,6 +491,71 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 	}
 	if runs != h.Runs || baselines != h.Baselines {
 		return fmt.Errorf("import %s: header says %d runs and %d baselines, the file holds %d and %d (truncated?)", name, h.Runs, h.Baselines, runs, baselines)
+	}
+	return nil
+}
+
+// runPipeline decodes and checks the bundles of an archive on other
+// goroutines, a batch of lines at a time, while the caller stores the
+// batch before: decoding was most of an import's time, on one core. Runs
+// still reach run in the file's order, and the first bad line is the
+// error, as if read one by one.
+type runPipeline struct {
+	name      string
+	run       func(line int, e *archivedRun) error
+	prev, cur []*rawRun
+	wait      func()
+}
+
+// add adds a line's run; a full batch starts decoding, and the batch
+// before it is handed on.
+func (p *runPipeline) add(r *rawRun) error {
+	p.cur = append(p.cur, r)
+	if len(p.cur) < decodeBatch {
+		return nil
+	}
+	p.stop()
+	batch := p.cur
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		decodeRuns(batch)
+	}()
+	p.wait = func() { <-done }
+	err := p.deliver(p.prev)
+	p.prev, p.cur = batch, nil
+	return err
+}
+
+// stop waits for the batch being decoded.
+func (p *runPipeline) stop() {
+	if p.wait != nil {
+		p.wait()
+		p.wait = nil
+	}
+}
+
+// drain hands on every run read so far.
+func (p *runPipeline) drain() error {
+	p.stop()
+	err := p.deliver(p.prev)
+	p.prev = nil
+	if err == nil {
+		decodeRuns(p.cur)
+		err = p.deliver(p.cur)
+	}
+	p.cur = nil
+	return err
+}
+
+func (p *runPipeline) deliver(batch []*rawRun) error {
+	for _, r := range batch {
+		if r.err != nil {
+			return fmt.Errorf("import %s: line %d: %w", p.name, r.line, r.err)
+		}
+		if err := p.run(r.line, &archivedRun{source: r.e.Source, ingestedAt: r.e.IngestedAt, bundle: r.b, enc: r.enc, encErr: r.encErr}); err != nil {
+			return fmt.Errorf("import %s: %w", p.name, err)
+		}
 	}
 	return nil
 }

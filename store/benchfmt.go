@@ -13,6 +13,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/perf/benchfmt"
+
 	"github.com/sbench/sbench/results"
 )
 
@@ -23,13 +25,15 @@ var benchfmtFixed = []string{"campaign", "variant", "tool_benchmark", "nodes", "
 
 // ExportBenchfmt writes the samples, then the scalars that have a unit (and
 // do not repeat a sample of their run), of the runs f selects in the Go benchmark format
-// (https://go.dev/design/14313-benchmark-format), so that benchstat and the
-// rest of golang.org/x/perf read sbench's archive:
+// (https://go.dev/design/14313-benchmark-format), with golang.org/x/perf's
+// writer, so that benchstat and the rest of golang.org/x/perf read sbench's
+// archive:
 //
 //	Unit MB/s better=higher
 //	campaign: acceptance
 //	nodes: 2
 //	fabric: ib
+//
 //	BenchmarkOsu_bw/metric=bandwidth/size=1048576 1 11873.52 MB/s
 //
 // Each run's campaign, variant, tool benchmark (when its name does not say
@@ -46,22 +50,32 @@ var benchfmtFixed = []string{"campaign", "variant", "tool_benchmark", "nodes", "
 func (db *DB) ExportBenchfmt(ctx context.Context, w io.Writer, f Filter) error {
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		bw := bufio.NewWriter(w)
+		out := benchfmt.NewWriter(bw)
 		units, err := benchfmtUnits(ctx, tx, f)
 		if err != nil {
 			return err
 		}
 		for _, u := range units {
-			switch results.BetterFor(u) {
-			case results.BetterHigher:
-				fmt.Fprintf(bw, "Unit %s better=higher\n", benchfmtUnit(u))
-			case results.BetterLower:
-				fmt.Fprintf(bw, "Unit %s better=lower\n", benchfmtUnit(u))
+			better := map[results.Better]string{results.BetterHigher: "higher", results.BetterLower: "lower"}[results.BetterFor(u)]
+			if better != "" {
+				out.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Key: "better"}, OrigUnit: benchfmtUnit(u), Value: better})
 			}
 		}
-		cfg := &benchfmtConfig{w: bw, cur: map[string]string{}}
+		// One result per run, its configuration set once: the writer
+		// writes what changed from the previous run's.
+		var res *benchfmt.Result
+		var runID int64
+		write := func(r *Run, name string, iters int, value float64, unit string) error {
+			if res == nil || r.ID != runID {
+				res, runID = &benchfmt.Result{Config: benchfmtConfig(r)}, r.ID
+			}
+			// The writer writes "Benchmark" itself.
+			res.Name, res.Iters = benchfmt.Name(strings.TrimPrefix(benchfmtName(name), "Benchmark")), iters
+			res.Values = []benchfmt.Value{{Value: value, Unit: benchfmtUnit(unit)}}
+			return out.Write(res)
+		}
 		var line strings.Builder
 		sampleLine := func(r *Run, s Sample) error {
-			cfg.set(r)
 			line.Reset()
 			line.WriteString(benchfmtBase(r.Benchmark))
 			line.WriteString("/metric=" + benchfmtPart(s.Metric))
@@ -82,16 +96,15 @@ func (db *DB) ExportBenchfmt(ctx context.Context, w io.Writer, f Filter) error {
 			if unit == "" {
 				unit = s.Metric
 			}
-			iters := max(s.Iterations, 1)
-			_, err := fmt.Fprintf(bw, "%s %d %s %s\n", benchfmtName(line.String()), iters, formatFloat(s.Value), benchfmtUnit(unit))
-			return err
+			return write(r, line.String(), max(s.Iterations, 1), s.Value, unit)
 		}
+		type metricUnit struct{ metric, unit string }
 		err = eachRunWithRows(ctx, tx, f, func(r *Run, samples func(func(Sample) error) error, _ func(func(Scalar) error) error) error {
 			return samples(func(s Sample) error { return sampleLine(r, s) })
 		}, func(r *Run, samples func(func(Sample) error) error, scalars func(func(Scalar) error) error) error {
 			// A scalar that repeats a sample of its run (HPL's Gflops,
 			// say) is not written twice: the run's metrics, read again.
-			var sampled map[string]bool
+			var sampled map[metricUnit]bool
 			return scalars(func(s Scalar) error {
 				// Scalars with no unit are a run's settings (HPL's N, NB,
 				// P, Q), not measurements.
@@ -99,21 +112,18 @@ func (db *DB) ExportBenchfmt(ctx context.Context, w io.Writer, f Filter) error {
 					return nil
 				}
 				if sampled == nil {
-					sampled = map[string]bool{}
+					sampled = map[metricUnit]bool{}
 					if err := samples(func(x Sample) error {
-						sampled[x.Metric+"\x00"+x.Unit] = true
+						sampled[metricUnit{x.Metric, x.Unit}] = true
 						return nil
 					}); err != nil {
 						return err
 					}
 				}
-				if sampled[s.Name+"\x00"+s.Unit] {
+				if sampled[metricUnit{s.Name, s.Unit}] {
 					return nil
 				}
-				cfg.set(r)
-				name := benchfmtBase(r.Benchmark) + "/metric=" + benchfmtPart(s.Name)
-				_, err := fmt.Fprintf(bw, "%s 1 %s %s\n", benchfmtName(name), formatFloat(s.Value), benchfmtUnit(s.Unit))
-				return err
+				return write(r, benchfmtBase(r.Benchmark)+"/metric="+benchfmtPart(s.Name), 1, s.Value, s.Unit)
 			})
 		})
 		if err != nil {
@@ -136,30 +146,20 @@ UNION SELECT s.unit FROM scalars s JOIN runs r ON r.id = s.run_id`+where+` ORDER
 	return slices.DeleteFunc(units, func(u string) bool { return u == "" }), err
 }
 
-// benchfmtConfig writes the configuration lines that change between runs.
-type benchfmtConfig struct {
-	w    io.Writer
-	run  int64
-	cur  map[string]string
-	keys []string // keys of cur in the order written
-}
-
-func (c *benchfmtConfig) set(r *Run) {
-	if r.ID == c.run && c.run != 0 {
-		return
-	}
-	c.run = r.ID
-	next := map[string]string{}
-	var order []string
+// benchfmtConfig is a run's configuration lines, in order.
+func benchfmtConfig(r *Run) []benchfmt.Config {
+	var out []benchfmt.Config
 	put := func(k, v string) {
-		v = benchfmtValue(v)
-		if v == "" {
+		if v = benchfmtValue(v); v == "" {
 			return
 		}
-		if _, dup := next[k]; !dup {
-			order = append(order, k)
+		for i := range out {
+			if out[i].Key == k {
+				out[i].Value = []byte(v)
+				return
+			}
 		}
-		next[k] = v
+		out = append(out, benchfmt.Config{Key: k, Value: []byte(v), File: true})
 	}
 	cfg := ConfigOf(r)
 	put("campaign", r.Campaign)
@@ -181,27 +181,14 @@ func (c *benchfmtConfig) set(r *Run) {
 	// (never the repeat index, which would keep benchstat from pooling
 	// repeats), then labels.
 	for _, a := range cfg {
-		switch a.Kind {
-		case AttrParam:
+		if a.Kind == AttrParam {
 			put("param."+benchfmtKey(a.Key), a.Value)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
 		put(benchfmtKey(k), r.Labels[k])
 	}
-	// Clear what the previous run had and this one has not, then write
-	// what changed, keys in a stable order.
-	for _, k := range c.keys {
-		if _, ok := next[k]; !ok {
-			fmt.Fprintf(c.w, "%s:\n", k)
-		}
-	}
-	for _, k := range order {
-		if c.cur[k] != next[k] {
-			fmt.Fprintf(c.w, "%s: %s\n", k, next[k])
-		}
-	}
-	c.cur, c.keys = next, order
+	return out
 }
 
 // benchfmtKey turns a label key into a configuration key: the format wants

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/perf/benchfmt"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -54,60 +55,53 @@ func TestExportBenchfmtGolden(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "export.benchfmt"), buf.Bytes())
 }
 
-// TestExportBenchfmtFollowsTheFormat checks every line against the rules
-// of the Go benchmark format, as golang.org/x/perf/benchfmt reads them.
+// TestExportBenchfmtFollowsTheFormat reads an export back with
+// golang.org/x/perf/benchfmt's reader: every line is a result, a unit or a
+// configuration line, every result has its run's configuration, and the
+// values are the archive's.
 func TestExportBenchfmtFollowsTheFormat(t *testing.T) {
 	db := benchfmtArchive(t)
 	var buf bytes.Buffer
 	if err := db.ExportBenchfmt(context.Background(), &buf, Filter{}); err != nil {
 		t.Fatal(err)
 	}
-	config := map[string]string{}
-	results := 0
-	sc := bufio.NewScanner(&buf)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "Unit "):
-			f := strings.Fields(line)
-			if len(f) != 3 || (f[2] != "better=higher" && f[2] != "better=lower") {
-				t.Errorf("line %d: unit line %q", n, line)
+	// The reader skips what is none of the three: no line may be that.
+	for n, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		k, _, isConfig := strings.Cut(line, ":")
+		isConfig = isConfig && k != "" && k == strings.ToLower(k) && !strings.ContainsAny(k, " \t") && 'a' <= k[0] && k[0] <= 'z'
+		if line != "" && !isConfig && !strings.HasPrefix(line, "Unit ") && !strings.HasPrefix(line, "Benchmark") {
+			t.Errorf("line %d: %q is neither a result, a unit nor a config line", n+1, line)
+		}
+	}
+	rd := benchfmt.NewReader(bytes.NewReader(buf.Bytes()), "export")
+	results, better := 0, 0
+	for rd.Scan() {
+		switch rec := rd.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Errorf("%v", rec)
+		case *benchfmt.UnitMetadata:
+			if rec.Key != "better" || rec.Value != "higher" && rec.Value != "lower" {
+				t.Errorf("unit metadata %+v", rec)
 			}
-		case strings.HasPrefix(line, "Benchmark"):
+			better++
+		case *benchfmt.Result:
 			results++
-			f := strings.Fields(line)
-			if len(f) != 4 {
-				t.Errorf("line %d: %q: want name, iterations, value, unit", n, line)
-				continue
-			}
-			name := f[0][len("Benchmark"):]
-			if name == "" || strings.ToUpper(name[:1]) != name[:1] {
-				t.Errorf("line %d: name %q must start with an upper-case letter", n, f[0])
+			if rec.GetConfig("campaign") != "acc" || rec.GetConfig("status") == "" || len(rec.Values) != 1 {
+				t.Errorf("%s: config %v, values %v", rec.Name, rec.Config, rec.Values)
 			}
 			// A final -DIGITS would be read as GOMAXPROCS.
-			if i := strings.LastIndexByte(name, '-'); i >= 0 && strings.Trim(name[i+1:], "0123456789") == "" && i+1 < len(name) {
-				t.Errorf("line %d: name %q ends in -DIGITS", n, f[0])
-			}
-			if config["campaign"] != "acc" || config["status"] == "" {
-				t.Errorf("line %d: result with config %v", n, config)
-			}
-		default:
-			k, v, ok := strings.Cut(line, ":")
-			if !ok || k == "" || strings.ContainsAny(k, " \t") || strings.ToLower(k) != k || !('a' <= k[0] && k[0] <= 'z') {
-				t.Errorf("line %d: %q is neither a result, a unit nor a valid config line", n, line)
-				continue
-			}
-			if v = strings.TrimSpace(v); v == "" {
-				delete(config, k)
-			} else {
-				config[k] = v
+			if _, procs := rec.Name.Parts(); len(procs) > 0 && bytes.HasPrefix(procs[len(procs)-1], []byte("-")) {
+				t.Errorf("name %s ends in -DIGITS", rec.Name.Full())
 			}
 		}
 	}
+	if err := rd.Err(); err != nil {
+		t.Fatal(err)
+	}
 	// 3+3+2+1 samples, 2 HPL samples and HPL's time: its Gflops scalar
 	// repeats a sample, its N, NB, P, Q have no unit.
-	if results != 12 {
-		t.Errorf("%d result lines, want 12", results)
+	if results != 12 || better != 4 {
+		t.Errorf("%d result lines, %d units, want 12 and 4", results, better)
 	}
 }
 
@@ -126,7 +120,7 @@ func TestBenchstatReadsExport(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "ib.txt"), ib.Bytes(), 0o644)
 	os.WriteFile(filepath.Join(dir, "eth.txt"), eth.Bytes(), 0o644)
-	// Outside the module, so that go.mod need not require x/perf.
+	// Outside the module: benchstat's own dependencies are not sbench's.
 	cmd := exec.Command(goBin, "run", "golang.org/x/perf/cmd/benchstat@"+benchstatVersion,
 		"-table", "", "-col", ".file", "-row", ".fullname", "ib.txt", "eth.txt")
 	cmd.Dir = dir

@@ -296,13 +296,13 @@ const maxShared = 4096
 type runDecoder struct {
 	strs   interner
 	lists  map[string][]string
-	maps   map[string]map[string]string
+	maps   map[kvKey]map[string]string
 	hostsL map[string][]results.Host
 	hc     hostCache
 }
 
 func newRunDecoder(q queryer) *runDecoder {
-	return &runDecoder{strs: interner{}, lists: map[string][]string{}, maps: map[string]map[string]string{},
+	return &runDecoder{strs: interner{}, lists: map[string][]string{}, maps: map[kvKey]map[string]string{},
 		hostsL: map[string][]results.Host{}, hc: hostCache{q: q, decoded: map[int64]*results.Host{}}}
 }
 
@@ -328,6 +328,9 @@ func (d *runDecoder) list(b sql.RawBytes) ([]string, error) {
 	return v, nil
 }
 
+// kvKey is a decoded map of keyValues: its JSON and the run's system.
+type kvKey struct{ json, system string }
+
 // keyValues decodes a json_group_object of labels or parameters, with
 // system as the "system" label when it has none; none at all is a nil
 // map, as a bundle without them has.
@@ -335,7 +338,7 @@ func (d *runDecoder) keyValues(b sql.RawBytes, system string) (map[string]string
 	if b == nil || string(b) == "{}" && system == "" {
 		return nil, nil
 	}
-	key := string(b) + "\x00" + system
+	key := kvKey{string(b), system}
 	if m, ok := d.maps[key]; ok {
 		return m, nil
 	}

@@ -117,19 +117,39 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 	p.X.Tick.Marker = dateTicks(h)
 	p.Add(plotter.NewGrid())
 
+	if err := addBands(p, h); err != nil {
+		return nil, err
+	}
+	if err := addSeries(p, h, &o); err != nil {
+		return nil, err
+	}
+	lo, hi := yRange(h)
+	if err := addSteps(p, h, lo, hi); err != nil {
+		return nil, err
+	}
+	p.X.Min, p.X.Max = 0.5, float64(len(h.Points))+0.5
+	p.Y.Min, p.Y.Max = lo, hi
+	p.Legend.Top = true
+	p.Legend.Left = true
+	return p, nil
+}
+
+// addBands draws each point's control band (a box and its mean) and the
+// range of its repeats.
+func addBands(p *plot.Plot, h *compare.History) error {
 	for i, pt := range h.Points {
 		x := float64(i + 1)
 		if b := pt.Band; b != nil {
 			box, err := plotter.NewPolygon(plotter.XYs{{X: x - 0.5, Y: b.Lo}, {X: x + 0.5, Y: b.Lo}, {X: x + 0.5, Y: b.Hi}, {X: x - 0.5, Y: b.Hi}})
 			if err != nil {
-				return nil, err
+				return err
 			}
 			box.Color = bandColor
 			box.LineStyle.Width = 0
 			p.Add(svgplot.Group(GroupBand, box))
 			mean, err := plotter.NewLine(plotter.XYs{{X: x - 0.5, Y: b.Mean}, {X: x + 0.5, Y: b.Mean}})
 			if err != nil {
-				return nil, err
+				return err
 			}
 			mean.Color = bandMean
 			mean.Width = vg.Points(0.75)
@@ -138,13 +158,19 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 		if pt.N > 1 && pt.Max > pt.Min {
 			bar, err := plotter.NewLine(plotter.XYs{{X: x, Y: pt.Min}, {X: x, Y: pt.Max}})
 			if err != nil {
-				return nil, err
+				return err
 			}
 			bar.Color = repeatColor
 			bar.Width = vg.Points(2)
 			p.Add(svgplot.Group(GroupRepeats, bar))
 		}
 	}
+	return nil
+}
+
+// addSeries draws the runs' values, linked and with their hover text,
+// and rings those outside their band.
+func addSeries(p *plot.Plot, h *compare.History, o *options) error {
 	xys := make(plotter.XYs, len(h.Points))
 	var outside plotter.XYs
 	for i, pt := range h.Points {
@@ -155,7 +181,7 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 	}
 	line, points, err := plotter.NewLinePoints(xys)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	line.Color = seriesColor
 	line.Width = vg.Points(1.25)
@@ -174,7 +200,7 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 	if len(outside) > 0 {
 		ring, err := plotter.NewScatter(outside)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		ring.Color = outsideColor
 		ring.Shape = thickRing{}
@@ -182,13 +208,18 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 		p.Add(svgplot.Group(GroupOutside, ring))
 		p.Legend.Add("outside control band", ring)
 	}
-	lo, hi := yRange(h)
+	return nil
+}
+
+// addSteps draws each step as a dashed line between y = lo and hi, the
+// levels either side, and a label naming its first run.
+func addSteps(p *plot.Plot, h *compare.History, lo, hi float64) error {
 	var labels plotter.XYLabels
 	for _, c := range h.Changes {
 		x := float64(c.Index) + 0.5 // between the last old and first new run
 		v, err := plotter.NewLine(plotter.XYs{{X: x, Y: lo}, {X: x, Y: hi}})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		v.Color = stepColor
 		v.Width = vg.Points(1.5)
@@ -206,7 +237,7 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 		for _, lvl := range []plotter.XYs{{{X: start, Y: c.Before}, {X: x, Y: c.Before}}, {{X: x, Y: c.After}, {X: end, Y: c.After}}} {
 			l, err := plotter.NewLine(lvl)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			l.Color = stepColor
 			l.Width = vg.Points(1)
@@ -223,7 +254,7 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 	if len(labels.XYs) > 0 {
 		l, err := plotter.NewLabels(labels)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for i := range l.TextStyle {
 			l.TextStyle[i].Font.Variant = "Sans"
@@ -238,11 +269,7 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 		dummy.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 		p.Legend.Add("step (first run of the new level)", &dummy)
 	}
-	p.X.Min, p.X.Max = 0.5, float64(len(h.Points))+0.5
-	p.Y.Min, p.Y.Max = lo, hi
-	p.Legend.Top = true
-	p.Legend.Left = true
-	return p, nil
+	return nil
 }
 
 // pointTip is what a run's point says on hover: when, which run and job,

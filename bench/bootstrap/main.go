@@ -34,6 +34,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/runner"
 )
@@ -86,19 +87,10 @@ func run(args []string, stdout io.Writer) error {
 			cpu = append(cpu, (childCPU() - before).Seconds())
 		}
 		slices.Sort(took)
-		fmt.Fprintf(stdout, "%d %.3f %.3f %.3f %.2f %.2f\n", n, median(took), took[0], took[len(took)-1],
-			median(took)*1000/float64(n), median(cpu)*1000/float64(n))
+		fmt.Fprintf(stdout, "%d %.3f %.3f %.3f %.2f %.2f\n", n, compare.Median(took), took[0], took[len(took)-1],
+			compare.Median(took)*1000/float64(n), compare.Median(cpu)*1000/float64(n))
 	}
 	return nil
-}
-
-// median of xs, which it sorts.
-func median(xs []float64) float64 {
-	slices.Sort(xs)
-	if len(xs)%2 == 0 {
-		return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
-	}
-	return xs[len(xs)/2]
 }
 
 // childCPU is the user and system time of this process's children that

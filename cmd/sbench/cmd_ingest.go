@@ -128,7 +128,7 @@ func expandInputs(ctx context.Context, e *env, args []string) ([]ingestInput, er
 		if err != nil {
 			return nil, err
 		}
-		slices.SortFunc(found, naturalCompare)
+		slices.SortFunc(found, results.NaturalCompare)
 		for _, p := range found {
 			ins = append(ins, fileInput(p, true))
 		}

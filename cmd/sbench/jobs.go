@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
 
@@ -76,7 +77,7 @@ func jobBundles(dir, jobID string) ([]string, error) {
 		}
 		all = append(all, matches...)
 	}
-	slices.SortFunc(all, naturalCompare)
+	slices.SortFunc(all, results.NaturalCompare)
 	return all, nil
 }
 

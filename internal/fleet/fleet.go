@@ -11,6 +11,7 @@ package fleet
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -86,52 +87,65 @@ func Bundles(s Spec) []*results.Bundle {
 	if s.Start.IsZero() {
 		s.Start = time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 	}
-	rng := rand.New(rand.NewPCG(s.Seed, 0x5c4ee7))
-	noisy := func(v float64) float64 { return v * (1 + s.Noise*(2*rng.Float64()-1)) }
-	nodes := make([]string, s.Nodes)
-	for i := range nodes {
-		nodes[i] = s.Node(i + 1)
-	}
-	in := func(list []string, n string) bool {
-		for _, x := range list {
-			if x == n {
-				return true
-			}
-		}
-		return false
-	}
-	pairIn := func(list [][2]string, a, b string) bool {
-		for _, p := range list {
-			if p[0] == a && p[1] == b {
-				return true
-			}
-		}
-		return false
-	}
-	// link is a direction's true rate and latency.
-	link := func(a, b string, retest bool) (lat, bw float64) {
-		lat, bw = latencyUS, bandwidth
-		if in(s.SlowNodes, a) || in(s.SlowNodes, b) {
-			lat, bw = 3*lat, bw/3
-		}
-		if in(s.SlowSenders, a) {
-			bw /= 2
-		}
-		if pairIn(s.BadLinks, a, b) || (!retest && pairIn(s.Transient, a, b)) {
-			bw *= 0.6
-		}
-		return noisy(lat), noisy(bw)
+	g := &gen{Spec: s, rng: rand.New(rand.NewPCG(s.Seed, 0x5c4ee7)), t: s.Start}
+	for i := 0; i < s.Nodes; i++ {
+		g.nodes = append(g.nodes, s.Node(i+1))
 	}
 	var out []*results.Bundle
-	t := s.Start
-	next := func(d time.Duration) [2]time.Time {
-		start := t
-		t = t.Add(d)
-		return [2]time.Time{start, t}
+	// The matrix is made (and draws its noise) even when left out, so
+	// that the other bundles do not change with NoMatrix.
+	if mb := g.matrix(); !s.NoMatrix {
+		out = append(out, mb)
 	}
+	out = append(out, g.stream())
+	if !s.NoHPL {
+		out = append(out, g.hpl())
+	}
+	if !s.NoReference && len(g.nodes) > 1 {
+		out = append(out, g.reference()...)
+	}
+	return out
+}
 
-	// The matrix, in the rounds of the runner's round-robin schedule.
-	mb := s.bundle("matrix", "matrix", nodes, next(time.Duration(s.Nodes)*time.Second))
+// gen makes a Spec's bundles, one step after the other, with the noise of
+// one random stream.
+type gen struct {
+	Spec
+	rng   *rand.Rand
+	nodes []string
+	t     time.Time
+}
+
+func (g *gen) noisy(v float64) float64 { return v * (1 + g.Noise*(2*g.rng.Float64()-1)) }
+
+// next is the span of a step of d after the one before.
+func (g *gen) next(d time.Duration) [2]time.Time {
+	start := g.t
+	g.t = g.t.Add(d)
+	return [2]time.Time{start, g.t}
+}
+
+// link is a direction's true rate and latency.
+func (g *gen) link(a, b string, retest bool) (lat, bw float64) {
+	lat, bw = latencyUS, bandwidth
+	if slices.Contains(g.SlowNodes, a) || slices.Contains(g.SlowNodes, b) {
+		lat, bw = 3*lat, bw/3
+	}
+	if slices.Contains(g.SlowSenders, a) {
+		bw /= 2
+	}
+	if slices.Contains(g.BadLinks, [2]string{a, b}) || (!retest && slices.Contains(g.Transient, [2]string{a, b})) {
+		bw *= 0.6
+	}
+	return g.noisy(lat), g.noisy(bw)
+}
+
+// matrix is the matrix kernel's bundle, in the rounds of the runner's
+// round-robin schedule, with two passes of re-tests of its suspect pairs:
+// what recovers leaves.
+func (g *gen) matrix() *results.Bundle {
+	nodes := g.nodes
+	mb := g.bundle("matrix", "matrix", nodes, g.next(time.Duration(g.Nodes)*time.Second))
 	mb.Params = map[string]string{"latency_size": "8", "bandwidth_size": "1MiB",
 		"latency_tolerance": "2.1", "bandwidth_tolerance": "0.93"}
 	rank := map[string]int{}
@@ -143,7 +157,7 @@ func Bundles(s Spec) []*results.Bundle {
 		for _, p := range round {
 			for _, dir := range [][2]int{{p[0], p[1]}, {p[1], p[0]}} {
 				a, b := nodes[dir[0]], nodes[dir[1]]
-				lat, bw := link(a, b, false)
+				lat, bw := g.link(a, b, false)
 				tags := map[string]string{"from": a, "to": b, "round": strconv.Itoa(r + 1), "schedule": "rounds"}
 				mb.Samples = append(mb.Samples,
 					results.Sample{Metric: "matrix_latency", Unit: results.UnitMicroseconds, Value: round3(lat), Iterations: 100,
@@ -156,7 +170,6 @@ func Bundles(s Spec) []*results.Bundle {
 			}
 		}
 	}
-	// Re-tests of the suspects, two passes: what recovers leaves.
 	for pass := 1; pass <= 2; pass++ {
 		for _, a := range nodes {
 			for _, b := range nodes {
@@ -164,7 +177,7 @@ func Bundles(s Spec) []*results.Bundle {
 				if !suspects[k] {
 					continue
 				}
-				lat, bw := link(a, b, true)
+				lat, bw := g.link(a, b, true)
 				tags := map[string]string{"from": a, "to": b, "pass": strconv.Itoa(pass), "schedule": "rounds"}
 				mb.Samples = append(mb.Samples,
 					results.Sample{Metric: "matrix_retest_latency", Unit: results.UnitMicroseconds, Value: round3(lat), Iterations: 50,
@@ -177,60 +190,65 @@ func Bundles(s Spec) []*results.Bundle {
 			}
 		}
 	}
-	if !s.NoMatrix {
-		out = append(out, mb)
-	}
+	return mb
+}
 
-	sb := s.bundle("stream", "stream", nodes, next(20*time.Second))
-	for i, n := range nodes {
+// stream is the STREAM kernel's bundle: per node and per rank.
+func (g *gen) stream() *results.Bundle {
+	sb := g.bundle("stream", "stream", g.nodes, g.next(20*time.Second))
+	for i, n := range g.nodes {
 		v := streamMBps
-		if in(s.LowStream, n) {
+		if slices.Contains(g.LowStream, n) {
 			v *= 0.7
 		}
-		sb.Samples = append(sb.Samples, results.Sample{Metric: "node_stream_triad", Unit: results.UnitMBps, Value: round3(noisy(v)),
+		sb.Samples = append(sb.Samples, results.Sample{Metric: "node_stream_triad", Unit: results.UnitMBps, Value: round3(g.noisy(v)),
 			Iterations: 10, Tags: map[string]string{"node": n, "ranks": "1"}},
-			results.Sample{Metric: "stream_triad", Unit: results.UnitMBps, Value: round3(noisy(v)),
+			results.Sample{Metric: "stream_triad", Unit: results.UnitMBps, Value: round3(g.noisy(v)),
 				Iterations: 10, Tags: map[string]string{"node": n, "rank": strconv.Itoa(i)}})
 	}
-	out = append(out, sb)
+	return sb
+}
 
-	if !s.NoHPL {
-		hb := s.bundle("hpl", "hpl", nodes, next(60*time.Second))
-		for _, n := range nodes {
-			v := hplGflops
-			if in(s.LowHPL, n) {
-				v *= 0.7
-			}
-			hb.Samples = append(hb.Samples, results.Sample{Metric: "node_hpl_gflops", Unit: "Gflops", Value: round3(noisy(v)),
-				Iterations: 1, Tags: map[string]string{"node": n, "ranks": "1"}})
+// hpl is the HPL kernel's bundle: per node.
+func (g *gen) hpl() *results.Bundle {
+	hb := g.bundle("hpl", "hpl", g.nodes, g.next(60*time.Second))
+	for _, n := range g.nodes {
+		v := hplGflops
+		if slices.Contains(g.LowHPL, n) {
+			v *= 0.7
 		}
-		out = append(out, hb)
+		hb.Samples = append(hb.Samples, results.Sample{Metric: "node_hpl_gflops", Unit: "Gflops", Value: round3(g.noisy(v)),
+			Iterations: 1, Tags: map[string]string{"node": n, "ranks": "1"}})
 	}
+	return hb
+}
 
-	if !s.NoReference && len(nodes) > 1 {
-		ref := nodes[0]
-		for _, kernel := range []string{"latency", "bw"} {
-			for _, x := range nodes[1:] {
-				for _, ab := range [][2]string{{ref, x}, {x, ref}} {
-					b := s.bundle("ref-"+kernel, kernel, []string{ab[0], ab[1]}, next(2*time.Second))
-					b.Labels["pair"] = ab[0] + "->" + ab[1]
-					b.Labels["reference"] = ref
-					b.Job.Step += "-" + ab[0] + "-" + ab[1]
-					lat, bw := link(ab[0], ab[1], true)
-					if pairIn(s.RefHiccups, ab[0], ab[1]) {
-						bw *= 0.3
-					}
-					if kernel == "latency" {
-						x := 8.0
-						b.Samples = []results.Sample{{Metric: "latency", Unit: results.UnitMicroseconds, X: &x, XUnit: results.UnitBytes,
-							Value: round3(lat * 1.05), P50: results.F(round3(lat)), Iterations: 1000}}
-					} else {
-						x := float64(1 << 20)
-						b.Samples = []results.Sample{{Metric: "bandwidth", Unit: results.UnitMBps, X: &x, XUnit: results.UnitBytes,
-							Value: round3(bw), Iterations: 20}}
-					}
-					out = append(out, b)
+// reference is the reference pairs' bundles: latency, then bandwidth,
+// from the first node to every other and back.
+func (g *gen) reference() []*results.Bundle {
+	var out []*results.Bundle
+	ref := g.nodes[0]
+	for _, kernel := range []string{"latency", "bw"} {
+		for _, x := range g.nodes[1:] {
+			for _, ab := range [][2]string{{ref, x}, {x, ref}} {
+				b := g.bundle("ref-"+kernel, kernel, []string{ab[0], ab[1]}, g.next(2*time.Second))
+				b.Labels["pair"] = ab[0] + "->" + ab[1]
+				b.Labels["reference"] = ref
+				b.Job.Step += "-" + ab[0] + "-" + ab[1]
+				lat, bw := g.link(ab[0], ab[1], true)
+				if slices.Contains(g.RefHiccups, ab) {
+					bw *= 0.3
 				}
+				if kernel == "latency" {
+					x := 8.0
+					b.Samples = []results.Sample{{Metric: "latency", Unit: results.UnitMicroseconds, X: &x, XUnit: results.UnitBytes,
+						Value: round3(lat * 1.05), P50: results.F(round3(lat)), Iterations: 1000}}
+				} else {
+					x := float64(1 << 20)
+					b.Samples = []results.Sample{{Metric: "bandwidth", Unit: results.UnitMBps, X: &x, XUnit: results.UnitBytes,
+						Value: round3(bw), Iterations: 20}}
+				}
+				out = append(out, b)
 			}
 		}
 	}

@@ -216,7 +216,7 @@ var table = []Kernel{
 		Params: []Param{pSizes.with(PointToPointSizes), pIterations, pWarmup, pWindow, pSend,
 			{Name: "placement", Kind: Choice, Choices: []string{PlacementHalf, PlacementIntra, PlacementInter}, Default: PlacementHalf,
 				Doc: "which ranks pair: half (rank i with i+N/2), intra (pairs within each node) or inter (node j with node j+M/2)"}}},
-	{Name: "matrix", MinRanks: 2, Sizes: noSizes,
+	{Name: KernelMatrix, MinRanks: 2, Sizes: noSizes,
 		Measures: "every ordered node pair, one rank per node, n/2 pairs at a time: latency and bandwidth, for a heatmap; then re-tests of the links outside tolerance",
 		Params: []Param{
 			{Name: "latency_size", Kind: Size, Default: "8", Doc: "the message size of every pair's latency"},
@@ -256,7 +256,7 @@ var table = []Kernel{
 	{Name: "bcast", MinRanks: 2, Sizes: CollectiveSizes,
 		Measures: "broadcast from rank 0 to all ranks: latency vs size (µs; avg, min, max across ranks; data verified)",
 		Params:   []Param{pSizes.with(CollectiveSizes), pIterations, pWarmup}},
-	{Name: "stream", MinRanks: 1, Sizes: noSizes,
+	{Name: KernelStream, MinRanks: 1, Sizes: noSizes,
 		Measures: "STREAM copy, scale, add and triad on every rank at once, per rank and per node (MB/s)",
 		Params: []Param{
 			{Name: "array_size", Kind: Count, Min: 1, Max: MaxStreamArraySize, Default: strconv.Itoa(DefaultStreamArraySize),
@@ -268,7 +268,7 @@ var table = []Kernel{
 			}
 			return nil
 		}},
-	{Name: "hpl", MinRanks: 1, Sizes: noSizes,
+	{Name: KernelHPL, MinRanks: 1, Sizes: noSizes,
 		Measures: "HPL's LU solve in pure Go on every rank, each its own system (EP): Gflops (2/3·N³+3/2·N²) per rank and node; HPL's scaled residual < 16 or the run is invalid — for nodes without xhpl",
 		Params: []Param{
 			{Name: "n", Kind: Count, Min: 1, Max: MaxHPLN, Default: strconv.Itoa(DefaultHPLN), Doc: "order of each rank's system"},

@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/screen"
 	"github.com/sbench/sbench/store"
 )
 
@@ -168,19 +170,19 @@ func (r *Report) analyse() error {
 			return nil
 		}
 		ob.AddSample(&s)
-		if r.screenRuns[run.ID] && referenceRun(run) {
+		if r.screenRuns[run.ID] && run.Labels[screen.LabelReference] != "" {
 			// The screening section shows every node's links to the
 			// reference in one table, not a configuration per pair.
 			return nil
 		}
 		fam := family(run)
 		cfg := r.configs.ofRun[run.ID]
-		m := strings.ToLower(s.Metric)
+		matrix, retest := kernels.MatrixMetric(strings.ToLower(s.Metric))
 		kind := metricKind(s.Metric)
 		switch {
-		case strings.HasPrefix(m, "matrix_retest_"):
+		case retest:
 			// Re-tests of suspect pairs: the screening section's.
-		case strings.HasPrefix(m, "matrix_"):
+		case matrix:
 			from, to := s.Tags["from"], s.Tags["to"]
 			if from == "" || to == "" {
 				notShown[fmt.Sprintf("%s: %s without from/to node tags", fam, s.Metric)]++

@@ -15,13 +15,8 @@ import (
 	"github.com/sbench/sbench/store"
 )
 
-// The matrix kernel's metrics (the runner's contract): the first pass,
-// and the re-test passes of the pairs it found suspect.
+// The matrix kernel's parameters a screening reads: its tolerances.
 const (
-	MetricLatency          = "matrix_latency"
-	MetricBandwidth        = "matrix_bandwidth"
-	MetricRetestLatency    = "matrix_retest_latency"
-	MetricRetestBandwidth  = "matrix_retest_bandwidth"
 	paramLatencyTolerance  = "latency_tolerance"
 	paramBandwidthTolerane = "bandwidth_tolerance"
 )
@@ -215,8 +210,8 @@ func (b *builder) matrix(runs []store.Run, byRun map[int64][]store.Sample) {
 		for _, s := range byRun[r.ID] {
 			var m map[pair]*kernels.LinkMeasure
 			switch s.Metric {
-			case MetricLatency, MetricBandwidth:
-			case MetricRetestLatency, MetricRetestBandwidth:
+			case kernels.MetricMatrixLatency, kernels.MetricMatrixBandwidth:
+			case kernels.MetricMatrixRetestLatency, kernels.MetricMatrixRetestBandwidth:
 			default:
 				continue
 			}
@@ -231,7 +226,7 @@ func (b *builder) matrix(runs []store.Run, byRun map[int64][]store.Sample) {
 				configs[store.ConfigOf(&r).Without(store.AttrProcesses).Key()] = true
 			}
 			k := pair{id(from), id(to)}
-			if s.Metric == MetricLatency || s.Metric == MetricBandwidth {
+			if s.Metric == kernels.MetricMatrixLatency || s.Metric == kernels.MetricMatrixBandwidth {
 				m = rl.first
 				if rd := s.Tags["round"]; rd != "" {
 					rl.round[k] = rd
@@ -550,7 +545,7 @@ func (b *builder) attributeMatrix(mc *MatrixCheck) {
 			count(j, i, &in, &badIn)
 		}
 		head := fmt.Sprintf("%d of %d links from %s and %d of %d links to it are outside tolerance", badOut, out, mc.order[i], badIn, in)
-		b.nodeFinding(mc.order[i], b.linkEvidence("matrix", head, ls, mc.Limits), ls...)
+		b.nodeFinding(mc.order[i], b.linkEvidence(CheckMatrix, head, ls, mc.Limits), ls...)
 	}
 	if attribute {
 		for i := 0; i < n; i++ {
@@ -585,7 +580,7 @@ func (b *builder) attributeMatrix(mc *MatrixCheck) {
 				if anyBad {
 					head += " (links with bad nodes not counted)"
 				}
-				b.oneWayFinding(name, dir, ls, b.linkEvidence("matrix", head, ls, mc.Limits))
+				b.oneWayFinding(name, dir, ls, b.linkEvidence(CheckMatrix, head, ls, mc.Limits))
 			}
 		}
 	}
@@ -602,10 +597,10 @@ func (b *builder) attributeMatrix(mc *MatrixCheck) {
 					continue
 				}
 				explained[j*n+i] = true
-				b.linkFinding(l.From+"↔"+l.To, []*Link{l, back}, b.linkEvidence("matrix", fmt.Sprintf("both directions of %s↔%s are outside tolerance", l.From, l.To), []*Link{l, back}, mc.Limits))
+				b.linkFinding(l.From+"↔"+l.To, []*Link{l, back}, b.linkEvidence(CheckMatrix, fmt.Sprintf("both directions of %s↔%s are outside tolerance", l.From, l.To), []*Link{l, back}, mc.Limits))
 				continue
 			}
-			b.linkFinding(l.Name(), []*Link{l}, b.linkEvidence("matrix", l.Name(), []*Link{l}, mc.Limits))
+			b.linkFinding(l.Name(), []*Link{l}, b.linkEvidence(CheckMatrix, l.Name(), []*Link{l}, mc.Limits))
 		}
 	}
 	// Node statistics for the ranked tables and the heatmap's order.

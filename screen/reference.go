@@ -185,13 +185,13 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 		badIn := in != nil && in.Status() == Bad
 		switch {
 		case badOut && badIn:
-			b.nodeFinding(n, b.linkEvidence("reference", fmt.Sprintf("both links between %s and the reference %s are outside tolerance", n, rc.Node), []*Link{out, in}, rc.Limits), out, in)
+			b.nodeFinding(n, b.linkEvidence(CheckReference, fmt.Sprintf("both links between %s and the reference %s are outside tolerance", n, rc.Node), []*Link{out, in}, rc.Limits), out, in)
 		case badOut || badIn:
 			l, dir := out, "out"
 			if badIn {
 				l, dir = in, "in"
 			}
-			ev := b.linkEvidence("reference", fmt.Sprintf("%s (%s is within tolerance)", l.Name(), reverse(l)), []*Link{l}, rc.Limits)
+			ev := b.linkEvidence(CheckReference, fmt.Sprintf("%s (%s is within tolerance)", l.Name(), reverse(l)), []*Link{l}, rc.Limits)
 			if b.oneWay[[2]string{n, dir}] != nil {
 				// The matrix says so of all of the node's links that way.
 				b.oneWayFinding(n, dir, []*Link{l}, ev)

@@ -38,6 +38,7 @@ import (
 	"time"
 
 	_ "github.com/sbench/sbench/hpl" // registers the hpl format
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/parsers"
 	"github.com/sbench/sbench/results"
 )
@@ -553,13 +554,13 @@ func (g *generator) matrix(sys *system, t time.Time) *results.Bundle {
 				lat *= 1.6
 			}
 			b.Samples = append(b.Samples,
-				results.Sample{Metric: "matrix_latency", Unit: results.UnitMicroseconds, Value: round2(lat), Iterations: 100, Pair: []int{a, c}, Tags: tags()},
-				results.Sample{Metric: "matrix_bandwidth", Unit: results.UnitMBps, Value: round(bw), Iterations: 8, Pair: []int{a, c}, Tags: tags()})
+				results.Sample{Metric: kernels.MetricMatrixLatency, Unit: results.UnitMicroseconds, Value: round2(lat), Iterations: 100, Pair: []int{a, c}, Tags: tags()},
+				results.Sample{Metric: kernels.MetricMatrixBandwidth, Unit: results.UnitMBps, Value: round(bw), Iterations: 8, Pair: []int{a, c}, Tags: tags()})
 			if a == bad || c == bad {
 				for pass := 1; pass <= 2; pass++ {
 					tt := tags()
 					tt["pass"] = strconv.Itoa(pass)
-					b.Samples = append(b.Samples, results.Sample{Metric: "matrix_retest_bandwidth", Unit: results.UnitMBps,
+					b.Samples = append(b.Samples, results.Sample{Metric: kernels.MetricMatrixRetestBandwidth, Unit: results.UnitMBps,
 						Value: round(bw * g.noise()), Iterations: 8, Pair: []int{a, c}, Tags: tt})
 				}
 			}

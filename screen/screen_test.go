@@ -434,3 +434,30 @@ func TestLatestNotFromToolHPL(t *testing.T) {
 		t.Error("a tool's hpl run counts as a screening run")
 	}
 }
+
+// Slurm numbers jobs per cluster: without the submission recorded, the
+// screening is its job's runs in its own campaign, not those of another
+// campaign's job of the same id.
+func TestLatestJobOfItsCampaign(t *testing.T) {
+	bs := fleet.Bundles(fleet.Spec{Nodes: 4})
+	other := results.New()
+	other.Benchmark = results.Benchmark{Name: "osu_bw", Kind: "tool", Kernel: "osu"}
+	other.Campaign, other.Job.ID, other.Job.Nodes = "nightly", "4242", []string{"x1", "x2"}
+	other.Start, other.End = bs[0].Start, bs[0].End
+	other.Samples = []results.Sample{{Metric: "bandwidth", Unit: results.UnitMBps, Value: 100, Iterations: 1}}
+	db := archive(t, append(bs, other))
+	ctx := context.Background()
+	f, what, err := Latest(ctx, db, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := Load(ctx, db, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range in.Runs {
+		if r.Campaign != "screen" {
+			t.Errorf("%s selects run %d of campaign %q, job %s", what, r.ID, r.Campaign, r.JobID)
+		}
+	}
+}

@@ -50,7 +50,9 @@ type Selection struct {
 	// reference, STREAM or HPL); Starts reports whether a run is of its kind.
 	Start  store.Run
 	Starts func(*store.Run) bool
-	// Campaign and JobIDs are the submission's, JobIDs alone a job's.
+	// Campaign and JobIDs are the submission's, else the job's (Slurm
+	// numbers jobs per cluster: a job id alone may name another
+	// campaign's job).
 	Campaign string
 	JobIDs   []string
 	// What says what was chosen, for the output's first line.
@@ -105,7 +107,7 @@ func Newest(runs []store.Run, jobs []store.Job) (s Selection, ok bool) {
 		}
 	}
 	if start.JobID != "" {
-		s.JobIDs = []string{start.JobID}
+		s.Campaign, s.JobIDs = start.Campaign, []string{start.JobID}
 		s.What = fmt.Sprintf("job:%s (run %d, the newest %s run)", start.JobID, start.ID, start.Kernel)
 		return s, true
 	}
@@ -127,7 +129,7 @@ func (s Selection) Holds(r *store.Run) bool {
 	if len(s.JobIDs) == 0 {
 		return r.ID == s.Start.ID
 	}
-	return (s.Campaign == "" || r.Campaign == s.Campaign) && slices.Contains(s.JobIDs, r.JobID)
+	return r.Campaign == s.Campaign && slices.Contains(s.JobIDs, r.JobID)
 }
 
 var okOnly = []results.Status{results.StatusOK}

@@ -7,7 +7,9 @@
 # The archive is bench/sitearchive's: three systems measured nightly from
 # 2022 to 2025 (OSU point-to-point and allreduce wrapped by the runner, the
 # runner's pairs and matrix kernels, HPL), three labels per run, a step
-# change on two systems, failed and invalid runs; about 50 samples a run.
+# change on two systems, failed and invalid runs; about 50 samples a run
+# beside the site's screenings: about 2.9k matrix runs of 16 nodes in 20k
+# runs (480 samples each; MATRIX_NODES=24 makes them 24 nodes, 1,104).
 # It is built with the real CLI: "sbench archive import" of the generated
 # archive file (that import is one of the timed commands), and "sbench
 # ingest" of the same runs as bundle files is timed on its own.
@@ -29,7 +31,7 @@ while getopts "r:s:k:" opt; do
 	r) REPEATS=$OPTARG ;;
 	s) SIZES=$OPTARG ;;
 	k) KEEP=$OPTARG ;;
-	*) sed -n '2,22p' "$0"; exit 2 ;;
+	*) sed -n '2,23p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -82,8 +84,8 @@ note() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$W/notes"; }
 rm -f "$W/results" "$W/notes"
 for n in $SIZES; do
 	A="$W/site-$n.sbench.gz"
-	[ -s "$A" ] || "$GEN" -runs "$n" -o "$A"
-	[ -d "$W/bundles-$n" ] || "$GEN" -runs "$n" -dir "$W/bundles-$n"
+	[ -s "$A" ] || "$GEN" -runs "$n" -matrix-nodes "${MATRIX_NODES:-16}" -o "$A"
+	[ -d "$W/bundles-$n" ] || "$GEN" -runs "$n" -matrix-nodes "${MATRIX_NODES:-16}" -dir "$W/bundles-$n"
 	DB="$W/site-$n.db"
 
 	PREP="rm -f '$W/import.db' '$W/import.db-wal' '$W/import.db-shm'" \

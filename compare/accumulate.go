@@ -239,7 +239,6 @@ type groupKey struct {
 // run; Build sorts them so), so that the run in progress is the only one
 // whose samples are held.
 type group struct {
-	key        groupKey
 	extraParts []string
 	// vals are the finished runs' values; cur the samples of run.
 	vals  []float64
@@ -389,7 +388,7 @@ func (sa *sideAcc) addScalar(sc *store.Scalar) {
 func (sa *sideAcc) add(k groupKey, extra []string, run int64, value float64, tool string) {
 	g := sa.groups[k]
 	if g == nil {
-		g = &group{key: k, extraParts: extra}
+		g = &group{extraParts: extra}
 		sa.groups[k] = g
 		f := sa.fams[k.family]
 		if f == nil {
@@ -513,21 +512,34 @@ func (a *accumulator) tables() []Table {
 		parts, extra, xunit string
 	}
 	tables := map[tableKey]*tableAcc{}
+	// A table is the same for every group of a family, configuration,
+	// other tags and x unit: the tens of thousands of node pairs of a
+	// site's matrices are a few tables.
+	type groupTable struct {
+		family       familyKey
+		cfg          *runConfigs
+		extra, xunit string
+	}
+	of := map[groupTable]*tableAcc{}
 	for side, sa := range a.sides {
-		for _, g := range sa.groups {
-			k := g.key
-			var parts []string
-			for _, key := range famKeys[k.family] {
-				parts = append(parts, key.name+"="+k.cfg.m[key])
-			}
-			parts = append(parts, g.extraParts...)
-			slices.Sort(parts)
-			tkey := tableKey{k.family, strings.Join(parts, "\x00"), k.extra, k.xunit}
-			ta := tables[tkey]
+		for k, g := range sa.groups {
+			gt := groupTable{k.family, k.cfg, k.extra, k.xunit}
+			ta := of[gt]
 			if ta == nil {
-				ta = &tableAcc{t: Table{Benchmark: k.family.benchmark, Metric: k.family.metric, Unit: k.family.unit, XUnit: k.xunit,
-					Better: betterName(results.BetterFor(k.family.unit)), Config: parts}, rows: map[rowKey]*rowAcc{}, pairs: map[pairKey]*PairID{}}
-				tables[tkey] = ta
+				var parts []string
+				for _, key := range famKeys[k.family] {
+					parts = append(parts, key.name+"="+k.cfg.m[key])
+				}
+				parts = append(parts, g.extraParts...)
+				slices.Sort(parts)
+				tkey := tableKey{k.family, strings.Join(parts, "\x00"), k.extra, k.xunit}
+				ta = tables[tkey]
+				if ta == nil {
+					ta = &tableAcc{t: Table{Benchmark: k.family.benchmark, Metric: k.family.metric, Unit: k.family.unit, XUnit: k.xunit,
+						Better: betterName(results.BetterFor(k.family.unit)), Config: parts}, rows: map[rowKey]*rowAcc{}, pairs: map[pairKey]*PairID{}}
+					tables[tkey] = ta
+				}
+				of[gt] = ta
 			}
 			rk := rowKey{pair: k.pair, x: k.x, hasX: k.hasX}
 			ra := ta.rows[rk]

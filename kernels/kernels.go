@@ -226,7 +226,7 @@ var table = []Kernel{
 		Params: []Param{pSizes.with(PointToPointSizes), pIterations, pWarmup, pWindow, pSend,
 			{Name: "placement", Kind: Choice, Choices: []string{PlacementHalf, PlacementIntra, PlacementInter}, Default: PlacementHalf,
 				Doc: "which ranks pair: half (rank i with i+N/2), intra (pairs within each node) or inter (node j with node j+M/2)"}}},
-	{Name: "matrix", MinRanks: 2, Sizes: noSizes, Family: results.FamilyPointToPoint, Metrics: []string{"matrix_latency", "matrix_bandwidth", "matrix_retest_latency", "matrix_retest_bandwidth"},
+	{Name: KernelMatrix, MinRanks: 2, Sizes: noSizes, Family: results.FamilyPointToPoint, Metrics: []string{MetricMatrixLatency, MetricMatrixBandwidth, MetricMatrixRetestLatency, MetricMatrixRetestBandwidth},
 		Measures: "every ordered node pair, one rank per node, n/2 pairs at a time: latency and bandwidth, for a heatmap; then re-tests of the links outside tolerance",
 		Params: []Param{
 			{Name: "latency_size", Kind: Size, Default: "8", Doc: "the message size of every pair's latency"},
@@ -266,7 +266,7 @@ var table = []Kernel{
 	{Name: "bcast", MinRanks: 2, Sizes: CollectiveSizes, Family: "bcast", Metrics: []string{"latency"},
 		Measures: "broadcast from rank 0 to all ranks: latency vs size (µs; avg, min, max across ranks; data verified)",
 		Params:   []Param{pSizes.with(CollectiveSizes), pIterations, pWarmup}},
-	{Name: "stream", MinRanks: 1, Sizes: noSizes, Metrics: []string{"stream_copy", "stream_scale", "stream_add", "stream_triad", "node_stream_copy", "node_stream_scale", "node_stream_add", "node_stream_triad"},
+	{Name: KernelStream, MinRanks: 1, Sizes: noSizes, Metrics: []string{"stream_copy", "stream_scale", "stream_add", "stream_triad", "node_stream_copy", "node_stream_scale", "node_stream_add", MetricNodeStreamTriad},
 		Measures: "STREAM copy, scale, add and triad on every rank at once, per rank and per node (MB/s)",
 		Params: []Param{
 			{Name: "array_size", Kind: Count, Min: 1, Max: MaxStreamArraySize, Default: strconv.Itoa(DefaultStreamArraySize),
@@ -278,7 +278,7 @@ var table = []Kernel{
 			}
 			return nil
 		}},
-	{Name: "hpl", MinRanks: 1, Sizes: noSizes, Metrics: []string{"hpl_gflops", "hpl_time", "hpl_residual", "node_hpl_gflops"},
+	{Name: KernelHPL, MinRanks: 1, Sizes: noSizes, Metrics: []string{"hpl_gflops", "hpl_time", "hpl_residual", MetricNodeHPLGflops},
 		Measures: "HPL's LU solve in pure Go on every rank, each its own system (EP): Gflops (2/3·N³+3/2·N²) per rank and node; HPL's scaled residual < 16 or the run is invalid — for nodes without xhpl",
 		Params: []Param{
 			{Name: "n", Kind: Count, Min: 1, Max: MaxHPLN, Default: strconv.Itoa(DefaultHPLN), Doc: "order of each rank's system"},

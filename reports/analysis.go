@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/screen"
 	"github.com/sbench/sbench/store"
 )
 
@@ -103,168 +105,233 @@ type ValueRow struct {
 // the samples once, one at a time, and builds the overview from the same
 // walk.
 func (r *Report) analyse() error {
-	fams := map[string]*familyResult{}
-	get := func(name string) *familyResult {
-		f := fams[name]
-		if f == nil {
-			f = &familyResult{name: name, collective: isCollective(name)}
-			fams[name] = f
-		}
-		return f
-	}
-	for i := range r.runs {
-		f := get(family(&r.runs[i]))
-		f.collective = f.collective || compare.Collective(&r.runs[i])
-	}
-	groups := map[[3]string]*sizeGroup{}
-	matrices := map[[3]string]*matrixGroup{}
-	ranksAxis := map[[2]string]map[string]map[float64][]float64{} // family/metric -> config -> ranks -> values
-	values := map[[4]string]*ValueRow{}
-	valueData := map[[4]string][]float64{}
-	valueRuns := map[[4]string]map[int64]bool{}
-	unknownRun := map[int64]int{}
-	notShown := map[string]int{}
-	badRuns := map[int64]bool{}
-	addValue := func(run *store.Run, metric, unit string, v float64) {
-		k := [4]string{family(run), r.configs.ofRun[run.ID], metric, unit}
-		if values[k] == nil {
-			values[k] = &ValueRow{Family: k[0], Config: k[1], Metric: metric, Unit: unit}
-			valueRuns[k] = map[int64]bool{}
-		}
-		valueData[k] = append(valueData[k], v)
-		valueRuns[k][run.ID] = true
-	}
-
-	ob := compare.NewOverviewBuilder(compare.OverviewOptions{})
-	for i := range r.runs {
-		ob.AddRun(&r.runs[i])
-	}
-	r.sampleTexts = map[string]bool{}
-	text := func(s string) {
-		for i := 0; i < len(s); i++ {
-			if s[i] >= 0x80 {
-				r.sampleTexts[s] = true
-				return
-			}
-		}
-	}
-	err := r.src.EachSample(r.ctx, func(s store.Sample) error {
-		run := r.byID[s.RunID]
-		if run == nil {
-			unknownRun[s.RunID]++
-			return nil
-		}
-		text(s.Metric)
-		text(s.Unit)
-		for _, v := range s.Tags {
-			text(v)
-		}
-		if r.screenRuns[run.ID] {
-			r.screenSamples = append(r.screenSamples, s)
-		}
-		if bad(run) {
-			// A failed or invalid run's numbers must never become a curve or
-			// a peak figure; the runs table and appendix list them instead.
-			badRuns[run.ID] = true
-			return nil
-		}
-		ob.AddSample(&s)
-		if r.screenRuns[run.ID] && referenceRun(run) {
-			// The screening section shows every node's links to the
-			// reference in one table, not a configuration per pair.
-			return nil
-		}
-		fam := family(run)
-		cfg := r.configs.ofRun[run.ID]
-		m := strings.ToLower(s.Metric)
-		kind := compare.MetricKind(s.Metric)
-		switch {
-		case strings.HasPrefix(m, "matrix_retest_"):
-			// Re-tests of suspect pairs: the screening section's.
-		case strings.HasPrefix(m, "matrix_"):
-			from, to := s.Tags["from"], s.Tags["to"]
-			if from == "" || to == "" {
-				notShown[fmt.Sprintf("%s: %s without from/to node tags", fam, s.Metric)]++
-				return nil
-			}
-			k := [3]string{fam, s.Metric, cfg}
-			g := matrices[k]
-			if g == nil {
-				g = newMatrixGroup(fam, s.Metric, s.Unit, cfg)
-				matrices[k] = g
-			}
-			g.add(run.ID, from, to, s.Value)
-		case results.AltUnitMetric(s.Metric):
-			// The same measurement as bandwidth, in another unit: nothing
-			// is left out by not drawing it twice.
-		case kind != "" && s.X != nil && compare.SizeAxis(s.XUnit):
-			factor, ok := unitFactor(kind, s.Unit)
-			if !ok {
-				notShown[fmt.Sprintf("%s: %s in unknown unit %q", fam, s.Metric, s.Unit)]++
-				return nil
-			}
-			split := ""
-			if mf := r.sampleFamily(run, s.Metric, s.XUnit); mf != "" {
-				// The family view: the line is the tool, the figure the
-				// attributes the tools share (buildFamilyView).
-				l := r.fview.lines[[2]string{mf, s.Metric}][run.ID]
-				fam, cfg, split = mf, l.name, l.split
-			}
-			k := [3]string{fam, s.Metric, split}
-			g := groups[k]
-			if g == nil {
-				g = &sizeGroup{family: fam, metric: s.Metric, kind: kind, split: split, collective: compare.Collective(run),
-					raw: map[seriesKey]map[float64][]float64{}, ids: map[seriesKey]map[int64]bool{},
-					rawRuns: map[seriesKey]map[float64][]int64{}, rawP50: map[seriesKey]map[float64][]float64{}}
-				groups[k] = g
-			}
-			sk := seriesKey{cfg, store.ProcessCount(run)}
-			if g.raw[sk] == nil {
-				g.raw[sk] = map[float64][]float64{}
-				g.ids[sk] = map[int64]bool{}
-				g.rawRuns[sk] = map[float64][]int64{}
-				g.rawP50[sk] = map[float64][]float64{}
-			}
-			g.raw[sk][*s.X] = append(g.raw[sk][*s.X], s.Value*factor)
-			g.rawRuns[sk][*s.X] = append(g.rawRuns[sk][*s.X], run.ID)
-			if kind == KindLatency {
-				p50 := math.NaN()
-				if s.P50 != nil {
-					p50 = *s.P50 * factor
-				}
-				g.rawP50[sk][*s.X] = append(g.rawP50[sk][*s.X], p50)
-			}
-			g.ids[sk][run.ID] = true
-		case s.X != nil && isRanksAxis(s.XUnit):
-			k := [2]string{fam, s.Metric + "\x00" + s.Unit}
-			if ranksAxis[k] == nil {
-				ranksAxis[k] = map[string]map[float64][]float64{}
-			}
-			if ranksAxis[k][cfg] == nil {
-				ranksAxis[k][cfg] = map[float64][]float64{}
-			}
-			ranksAxis[k][cfg][*s.X] = append(ranksAxis[k][cfg][*s.X], s.Value)
-		case s.X != nil:
-			notShown[fmt.Sprintf("%s: %s against %s (only message size and rank count are plotted)", fam, s.Metric, orDash(s.XUnit))]++
-		default:
-			addValue(run, s.Metric, s.Unit, s.Value)
-		}
-		return nil
-	})
-	if err != nil {
+	a := newAccumulator(r)
+	if err := r.src.EachSample(r.ctx, a.addSample); err != nil {
 		return err
 	}
+	if err := a.addScalars(); err != nil {
+		return err
+	}
+	a.finish()
+	r.families = a.order()
+	a.notes()
+	var err error
+	r.overview, err = a.ob.Finish(func(ids []int64) (map[int64]*store.Run, error) {
+		out := make(map[int64]*store.Run, len(ids))
+		for _, id := range ids {
+			out[id] = r.byID[id]
+		}
+		return out, nil
+	})
+	return err
+}
 
-	// Scalars: HPL's become its table, others are values like any.
-	// Scalars are few (HPL's dozen per run): grouped by run whatever
-	// their order.
+// accumulator is what analyse gathers while it reads: the groups of every
+// family (curves against size, node-pair matrices, values, scaling), and
+// what it leaves out.
+type accumulator struct {
+	r        *Report
+	fams     map[string]*familyResult
+	groups   map[groupKey]*sizeGroup
+	matrices map[matrixKey]*matrixGroup
+	scaling  map[scalingKey]map[string]map[float64][]float64 // config -> ranks -> values
+	values   map[valueKey]*valueData
+	ob       *compare.OverviewBuilder
+
+	unknownRun map[int64]int
+	notShown   map[string]int
+	badRuns    map[int64]bool
+}
+
+type groupKey struct{ family, metric, split string }
+
+type matrixKey struct{ family, metric, config string }
+
+type scalingKey struct{ family, metric, unit string }
+
+type valueKey struct{ family, config, metric, unit string }
+
+// valueData is one ValueRow's values and runs while they are read.
+type valueData struct {
+	row  ValueRow
+	data []float64
+	runs map[int64]bool
+}
+
+func newAccumulator(r *Report) *accumulator {
+	a := &accumulator{r: r, fams: map[string]*familyResult{}, groups: map[groupKey]*sizeGroup{},
+		matrices: map[matrixKey]*matrixGroup{}, scaling: map[scalingKey]map[string]map[float64][]float64{},
+		values: map[valueKey]*valueData{}, ob: compare.NewOverviewBuilder(compare.OverviewOptions{}),
+		unknownRun: map[int64]int{}, notShown: map[string]int{}, badRuns: map[int64]bool{}}
+	for i := range r.runs {
+		f := a.family(family(&r.runs[i]))
+		f.collective = f.collective || compare.Collective(&r.runs[i])
+		a.ob.AddRun(&r.runs[i])
+	}
+	r.sampleTexts = map[string]bool{}
+	return a
+}
+
+// family is the family of that name, made on first use.
+func (a *accumulator) family(name string) *familyResult {
+	f := a.fams[name]
+	if f == nil {
+		f = &familyResult{name: name, collective: isCollective(name)}
+		a.fams[name] = f
+	}
+	return f
+}
+
+// text notes a sample's text that is not ASCII (the fonts must draw it).
+func (a *accumulator) text(s string) {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			a.r.sampleTexts[s] = true
+			return
+		}
+	}
+}
+
+// addSample sorts one sample into its group.
+func (a *accumulator) addSample(s store.Sample) error {
+	r := a.r
+	run := r.byID[s.RunID]
+	if run == nil {
+		a.unknownRun[s.RunID]++
+		return nil
+	}
+	a.text(s.Metric)
+	a.text(s.Unit)
+	for _, v := range s.Tags {
+		a.text(v)
+	}
+	if r.screenRuns[run.ID] {
+		r.screenSamples = append(r.screenSamples, s)
+	}
+	if bad(run) {
+		// A failed or invalid run's numbers must never become a curve or
+		// a peak figure; the runs table and appendix list them instead.
+		a.badRuns[run.ID] = true
+		return nil
+	}
+	a.ob.AddSample(&s)
+	if r.screenRuns[run.ID] && run.Labels[screen.LabelReference] != "" {
+		// The screening section shows every node's links to the
+		// reference in one table, not a configuration per pair.
+		return nil
+	}
+	fam := family(run)
+	cfg := r.configs.ofRun[run.ID]
+	matrix, retest := kernels.MatrixMetric(strings.ToLower(s.Metric))
+	kind := compare.MetricKind(s.Metric)
+	switch {
+	case retest:
+		// Re-tests of suspect pairs: the screening section's.
+	case matrix:
+		a.addMatrix(run, fam, cfg, &s)
+	case results.AltUnitMetric(s.Metric):
+		// The same measurement as bandwidth, in another unit: nothing
+		// is left out by not drawing it twice.
+	case kind != "" && s.X != nil && compare.SizeAxis(s.XUnit):
+		a.addSized(run, fam, cfg, kind, &s)
+	case s.X != nil && isRanksAxis(s.XUnit):
+		k := scalingKey{fam, s.Metric, s.Unit}
+		if a.scaling[k] == nil {
+			a.scaling[k] = map[string]map[float64][]float64{}
+		}
+		if a.scaling[k][cfg] == nil {
+			a.scaling[k][cfg] = map[float64][]float64{}
+		}
+		a.scaling[k][cfg][*s.X] = append(a.scaling[k][cfg][*s.X], s.Value)
+	case s.X != nil:
+		a.notShown[fmt.Sprintf("%s: %s against %s (only message size and rank count are plotted)", fam, s.Metric, orDash(s.XUnit))]++
+	default:
+		a.addValue(run, s.Metric, s.Unit, s.Value)
+	}
+	return nil
+}
+
+// addMatrix adds a sample of the matrix kernel to its heatmap.
+func (a *accumulator) addMatrix(run *store.Run, fam, cfg string, s *store.Sample) {
+	from, to := s.Tags["from"], s.Tags["to"]
+	if from == "" || to == "" {
+		a.notShown[fmt.Sprintf("%s: %s without from/to node tags", fam, s.Metric)]++
+		return
+	}
+	k := matrixKey{fam, s.Metric, cfg}
+	g := a.matrices[k]
+	if g == nil {
+		g = newMatrixGroup(fam, s.Metric, s.Unit, cfg)
+		a.matrices[k] = g
+	}
+	g.add(run.ID, from, to, s.Value)
+}
+
+// addSized adds a sample against message size to its curve.
+func (a *accumulator) addSized(run *store.Run, fam, cfg, kind string, s *store.Sample) {
+	factor, ok := unitFactor(kind, s.Unit)
+	if !ok {
+		a.notShown[fmt.Sprintf("%s: %s in unknown unit %q", fam, s.Metric, s.Unit)]++
+		return
+	}
+	split := ""
+	if mf := a.r.sampleFamily(run, s.Metric, s.XUnit); mf != "" {
+		// The family view: the line is the tool, the figure the
+		// attributes the tools share (buildFamilyView).
+		l := a.r.fview.lines[[2]string{mf, s.Metric}][run.ID]
+		fam, cfg, split = mf, l.name, l.split
+	}
+	k := groupKey{fam, s.Metric, split}
+	g := a.groups[k]
+	if g == nil {
+		g = &sizeGroup{family: fam, metric: s.Metric, kind: kind, split: split, collective: compare.Collective(run),
+			raw: map[seriesKey]map[float64][]float64{}, ids: map[seriesKey]map[int64]bool{},
+			rawRuns: map[seriesKey]map[float64][]int64{}, rawP50: map[seriesKey]map[float64][]float64{}}
+		a.groups[k] = g
+	}
+	sk := seriesKey{cfg, store.ProcessCount(run)}
+	if g.raw[sk] == nil {
+		g.raw[sk] = map[float64][]float64{}
+		g.ids[sk] = map[int64]bool{}
+		g.rawRuns[sk] = map[float64][]int64{}
+		g.rawP50[sk] = map[float64][]float64{}
+	}
+	g.raw[sk][*s.X] = append(g.raw[sk][*s.X], s.Value*factor)
+	g.rawRuns[sk][*s.X] = append(g.rawRuns[sk][*s.X], run.ID)
+	if kind == KindLatency {
+		p50 := math.NaN()
+		if s.P50 != nil {
+			p50 = *s.P50 * factor
+		}
+		g.rawP50[sk][*s.X] = append(g.rawP50[sk][*s.X], p50)
+	}
+	g.ids[sk][run.ID] = true
+}
+
+// addValue adds a measurement without a size axis to its row.
+func (a *accumulator) addValue(run *store.Run, metric, unit string, v float64) {
+	k := valueKey{family(run), a.r.configs.ofRun[run.ID], metric, unit}
+	d := a.values[k]
+	if d == nil {
+		d = &valueData{row: ValueRow{Family: k.family, Config: k.config, Metric: metric, Unit: unit}, runs: map[int64]bool{}}
+		a.values[k] = d
+	}
+	d.data = append(d.data, v)
+	d.runs[run.ID] = true
+}
+
+// addScalars reads the scalars: HPL's become its table, others are values
+// like any. Scalars are few (HPL's dozen per run): grouped by run whatever
+// their order.
+func (a *accumulator) addScalars() error {
+	r := a.r
 	byRun := map[int64][]store.Scalar{}
-	err = r.src.EachScalar(r.ctx, func(s store.Scalar) error {
+	err := r.src.EachScalar(r.ctx, func(s store.Scalar) error {
 		if r.byID[s.RunID] == nil {
-			unknownRun[s.RunID]++
+			a.unknownRun[s.RunID]++
 			return nil
 		}
-		ob.AddScalar(&s)
+		a.ob.AddScalar(&s)
 		byRun[s.RunID] = append(byRun[s.RunID], s)
 		return nil
 	})
@@ -274,48 +341,50 @@ func (r *Report) analyse() error {
 	for _, id := range slices.Sorted(maps.Keys(byRun)) {
 		run := r.byID[id]
 		if row, ok := r.hplRow(run, byRun[id]); ok {
-			f := get(family(run))
+			f := a.family(family(run))
 			f.hpl = append(f.hpl, row)
 			continue
 		}
 		if bad(run) {
-			badRuns[run.ID] = true
+			a.badRuns[run.ID] = true
 			continue
 		}
 		for _, s := range byRun[id] {
-			addValue(run, s.Name, s.Unit, s.Value)
+			a.addValue(run, s.Name, s.Unit, s.Value)
 		}
 	}
+	return nil
+}
 
+// finish summarises every group and hands it to its family.
+func (a *accumulator) finish() {
+	r := a.r
 	// In key order: finishing a group may add notes, which must come in
 	// the same order every time.
-	for _, k := range slices.SortedFunc(maps.Keys(groups), func(a, b [3]string) int {
-		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]), cmp.Compare(a[2], b[2]))
+	for _, k := range slices.SortedFunc(maps.Keys(a.groups), func(x, y groupKey) int {
+		return cmp.Or(cmp.Compare(x.family, y.family), cmp.Compare(x.metric, y.metric), cmp.Compare(x.split, y.split))
 	}) {
-		g := groups[k]
+		g := a.groups[k]
 		r.finishSizeGroup(g)
-		f := get(g.family)
+		f := a.family(g.family)
 		f.groups = append(f.groups, g)
 	}
-	for _, g := range matrices {
+	for _, g := range a.matrices {
 		g.finish()
-		f := get(g.family)
+		f := a.family(g.family)
 		f.matrices = append(f.matrices, g)
 	}
-	for k, v := range values {
-		v.Median = median(valueData[k])
-		v.Min, v.Max = valueData[k][0], valueData[k][0]
-		for _, x := range valueData[k] {
-			v.Min, v.Max = min(v.Min, x), max(v.Max, x)
-		}
-		v.N = len(valueData[k])
-		v.Runs = slices.Sorted(maps.Keys(valueRuns[k]))
-		f := get(v.Family)
-		f.values = append(f.values, *v)
+	for _, d := range a.values {
+		v := d.row
+		v.Median = median(d.data)
+		v.Min, v.Max = slices.Min(d.data), slices.Max(d.data)
+		v.N = len(d.data)
+		v.Runs = slices.Sorted(maps.Keys(d.runs))
+		f := a.family(v.Family)
+		f.values = append(f.values, v)
 	}
-	for k, byCfg := range ranksAxis {
-		metric, unit, _ := strings.Cut(k[1], "\x00")
-		sg := &scalingGroup{family: k[0], what: metric, unit: unit}
+	for k, byCfg := range a.scaling {
+		sg := &scalingGroup{family: k.family, what: k.metric, unit: k.unit}
 		for _, cfg := range r.configOrder(slices.Sorted(maps.Keys(byCfg))) {
 			s := Series{Config: cfg, Color: r.configs.style(cfg).Color}
 			for _, x := range slices.Sorted(maps.Keys(byCfg[cfg])) {
@@ -323,12 +392,18 @@ func (r *Report) analyse() error {
 			}
 			sg.series = append(sg.series, s)
 		}
-		get(k[0]).scaling = append(get(k[0]).scaling, sg)
+		f := a.family(k.family)
+		f.scaling = append(f.scaling, sg)
 	}
+}
 
-	names := slices.Sorted(maps.Keys(fams))
-	// Point-to-point curves first, then collectives, node-pair matrices and
-	// HPL, as the articles go from the link up to the whole machine.
+// order is the families with something to show, in the report's order:
+// point-to-point curves first, then collectives, node-pair matrices and
+// HPL, as the articles go from the link up to the whole machine; within
+// each, bandwidth before latency, then by metric and configuration.
+func (a *accumulator) order() []*familyResult {
+	r := a.r
+	names := slices.Sorted(maps.Keys(a.fams))
 	rank := func(f *familyResult) int {
 		switch {
 		case len(f.groups) > 0 && !f.collective:
@@ -342,9 +417,10 @@ func (r *Report) analyse() error {
 		}
 		return 4
 	}
-	sort.SliceStable(names, func(i, j int) bool { return rank(fams[names[i]]) < rank(fams[names[j]]) })
+	sort.SliceStable(names, func(i, j int) bool { return rank(a.fams[names[i]]) < rank(a.fams[names[j]]) })
+	var out []*familyResult
 	for _, name := range names {
-		f := fams[name]
+		f := a.fams[name]
 		sort.Slice(f.groups, func(i, j int) bool {
 			a, b := f.groups[i], f.groups[j]
 			if a.kind != b.kind {
@@ -380,33 +456,30 @@ func (r *Report) analyse() error {
 		})
 		r.addScaling(f)
 		if len(f.groups)+len(f.matrices)+len(f.hpl)+len(f.values)+len(f.scaling) > 0 {
-			r.families = append(r.families, f)
+			out = append(out, f)
 		}
 	}
+	return out
+}
 
-	if len(unknownRun) > 0 {
+// notes says what the analysis left out.
+func (a *accumulator) notes() {
+	r := a.r
+	if len(a.unknownRun) > 0 {
 		n := 0
-		for _, c := range unknownRun {
+		for _, c := range a.unknownRun {
 			n += c
 		}
 		r.notef("%d samples or scalars belong to run%s %s, which %s not in the report's runs",
-			n, results.Plural(len(unknownRun)), runIDs(slices.Collect(maps.Keys(unknownRun))), isAre(len(unknownRun)))
+			n, results.Plural(len(a.unknownRun)), runIDs(slices.Collect(maps.Keys(a.unknownRun))), isAre(len(a.unknownRun)))
 	}
-	if len(badRuns) > 0 {
+	if len(a.badRuns) > 0 {
 		r.notef("the samples of %d failed or invalid run%s (%s) are not plotted or summarised",
-			len(badRuns), results.Plural(len(badRuns)), runIDs(slices.Collect(maps.Keys(badRuns))))
+			len(a.badRuns), results.Plural(len(a.badRuns)), runIDs(slices.Collect(maps.Keys(a.badRuns))))
 	}
-	for _, what := range slices.Sorted(maps.Keys(notShown)) {
-		r.notef("not plotted: %s, %d samples", what, notShown[what])
+	for _, what := range slices.Sorted(maps.Keys(a.notShown)) {
+		r.notef("not plotted: %s, %d samples", what, a.notShown[what])
 	}
-	r.overview, err = ob.Finish(func(ids []int64) (map[int64]*store.Run, error) {
-		out := make(map[int64]*store.Run, len(ids))
-		for _, id := range ids {
-			out[id] = r.byID[id]
-		}
-		return out, nil
-	})
-	return err
 }
 
 // configOrder sorts configuration names in colour order.

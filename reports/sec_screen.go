@@ -83,7 +83,7 @@ func (r *Report) screenChecks(d *content, v *screen.Verdict) {
 		if m.Retested > 0 {
 			what += fmt.Sprintf("; %d re-tested", m.Retested)
 		}
-		t.row([]string{"matrix", runIDs(m.Runs), what, ref, flagged}, black, nil)
+		t.row([]string{screen.CheckMatrix, runIDs(m.Runs), what, ref, flagged}, black, nil)
 	}
 	if rc := v.Reference; rc != nil {
 		bad := 0
@@ -95,10 +95,10 @@ func (r *Report) screenChecks(d *content, v *screen.Verdict) {
 		what := fmt.Sprintf("%d links to and from %s; latency at %s, bandwidth at %s", len(rc.Links), rc.Node, sizes.Label(rc.LatencySize), sizes.Label(rc.BandwidthSize))
 		ref := fmt.Sprintf("latency min %s µs, limit %s; bandwidth max %s MB/s, limit %s", formatValue(rc.MinLatency), formatValue(rc.LatencyLimit),
 			formatValue(rc.MaxBandwidth), formatValue(rc.BandwidthLimit))
-		t.row([]string{"reference", runIDs(rc.Runs), what, ref, fmt.Sprintf("%d bad", bad)}, black, nil)
+		t.row([]string{screen.CheckReference, runIDs(rc.Runs), what, ref, fmt.Sprintf("%d bad", bad)}, black, nil)
 	}
 	for _, c := range v.NodeValues {
-		name := map[string]string{"stream": "STREAM triad", "hpl": "HPL"}[c.Check]
+		name := screen.CheckName(c.Check)
 		t.row([]string{c.Check, runIDs(c.Runs), fmt.Sprintf("%s on %d nodes", name, len(c.Values)),
 			fmt.Sprintf("node median %s %s, limit %s", formatValue(c.Median), c.Unit, formatValue(c.Limit)), fmt.Sprintf("%d low", len(c.Low))}, black, nil)
 	}
@@ -108,7 +108,7 @@ func (r *Report) screenChecks(d *content, v *screen.Verdict) {
 			odd += len(fc.Odd)
 		}
 	}
-	t.row([]string{"provenance", "", fmt.Sprintf("%d field%s differ", len(v.Provenance), results.Plural(len(v.Provenance))), "the value most nodes have",
+	t.row([]string{screen.CheckProvenance, "", fmt.Sprintf("%d field%s differ", len(v.Provenance), results.Plural(len(v.Provenance))), "the value most nodes have",
 		fmt.Sprintf("%d node%s", odd, results.Plural(odd))}, black, nil)
 	d.space(8)
 }

@@ -430,9 +430,9 @@ func (x *matrixRun) fail(err error) error {
 // samples are rank 0's samples of a pass, in schedule order: round by
 // round, pair by pair, a to b then b to a, latency then bandwidth.
 func (x *matrixRun) samples(ps matrixPass) []results.Sample {
-	latMetric, bwMetric := "matrix_latency", "matrix_bandwidth"
+	latMetric, bwMetric := kernels.MetricMatrixLatency, kernels.MetricMatrixBandwidth
 	if ps.k > 0 {
-		latMetric, bwMetric = "matrix_retest_latency", "matrix_retest_bandwidth"
+		latMetric, bwMetric = kernels.MetricMatrixRetestLatency, kernels.MetricMatrixRetestBandwidth
 	}
 	var out []results.Sample
 	for r, round := range ps.rounds {

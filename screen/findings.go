@@ -238,12 +238,12 @@ func drainOf(f Finding) Drain {
 	var clauses []string
 	matrix := map[string]bool{}
 	for _, e := range f.Evidence {
-		if e.Check == "matrix" {
+		if e.Check == CheckMatrix {
 			matrix[e.Metric] = true
 		}
 	}
 	for _, e := range f.Evidence {
-		if e.Check == "reference" && matrix[e.Metric] {
+		if e.Check == CheckReference && matrix[e.Metric] {
 			continue
 		}
 		c := reasonClause(e)
@@ -263,18 +263,18 @@ func drainOf(f Finding) Drain {
 // reasonClause is one piece of evidence as a drain reason says it.
 func reasonClause(e Evidence) string {
 	switch e.Check {
-	case "matrix", "reference":
+	case CheckMatrix, CheckReference:
 		what := "links"
-		if e.Check == "reference" {
+		if e.Check == CheckReference {
 			what = "links to the reference"
 		}
 		if e.Metric == "latency" {
 			return fmt.Sprintf("%s latency %s %s = %sx min", what, ftoa(e.Value), asciiUnit(e.Unit), strconv.FormatFloat(e.Value/e.Reference, 'f', 1, 64))
 		}
 		return fmt.Sprintf("%s bandwidth %s %s = %s of max", what, ftoa(e.Value), asciiUnit(e.Unit), pct(e.Value/e.Reference))
-	case "stream", "hpl":
+	case CheckStream, CheckHPL:
 		return fmt.Sprintf("%s %s %s = %s of node median", e.Check, ftoa(e.Value), asciiUnit(e.Unit), pct(e.Value/e.Reference))
-	case "provenance":
+	case CheckProvenance:
 		return fmt.Sprintf("%s %s, not %s", strings.TrimPrefix(e.Metric, "InfiniBand "), e.Found, e.Expected)
 	}
 	return ""

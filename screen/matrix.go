@@ -16,13 +16,8 @@ import (
 	"github.com/sbench/sbench/store"
 )
 
-// The matrix kernel's metrics (the runner's contract): the first pass,
-// and the re-test passes of the pairs it found suspect.
+// The matrix kernel's parameters a screening reads: its tolerances.
 const (
-	MetricLatency          = "matrix_latency"
-	MetricBandwidth        = "matrix_bandwidth"
-	MetricRetestLatency    = "matrix_retest_latency"
-	MetricRetestBandwidth  = "matrix_retest_bandwidth"
 	paramLatencyTolerance  = "latency_tolerance"
 	paramBandwidthTolerane = "bandwidth_tolerance"
 )
@@ -198,26 +193,63 @@ func sortedPairs(m map[pair]*kernels.LinkMeasure) []pair {
 // runs together: a link is bad when it is bad in every run that measured
 // it, transient when it is bad or transient in some.
 func (b *builder) matrix(runs []store.Run, byRun map[int64][]store.Sample) {
+	var nodes nodeIDs
+	mrs := b.collectMatrix(runs, byRun, &nodes)
+	if len(mrs) == 0 {
+		return
+	}
+	mc := &MatrixCheck{}
+	b.v.Matrix = mc
+	per := map[pair][]perRun{}
+	var minLats, maxBws, latLimits, bwLimits []float64
+	for _, rl := range mrs {
+		jv := b.judgeMatrixRun(mc, rl, per)
+		if !math.IsNaN(jv.MinLatency) {
+			minLats, latLimits = append(minLats, jv.MinLatency), append(latLimits, jv.LatencyLimit)
+		}
+		if !math.IsNaN(jv.MaxBandwidth) {
+			maxBws, bwLimits = append(maxBws, jv.MaxBandwidth), append(bwLimits, jv.BandwidthLimit)
+		}
+	}
+	mc.MinLatency, mc.LatencyLimit = medianOr0(minLats), medianOr0(latLimits)
+	mc.MaxBandwidth, mc.BandwidthLimit = medianOr0(maxBws), medianOr0(bwLimits)
+	b.matrixTable(mc, per, nodes.names)
+	b.attributeMatrix(mc)
+}
+
+// nodeIDs numbers node names in their order of first appearance.
+type nodeIDs struct {
+	ids   map[string]int
+	names []string
+}
+
+func (n *nodeIDs) id(name string) int {
+	i, ok := n.ids[name]
+	if !ok {
+		if n.ids == nil {
+			n.ids = map[string]int{}
+		}
+		i = len(n.names)
+		n.ids[name] = i
+		n.names = append(n.names, name)
+	}
+	return i
+}
+
+// collectMatrix gathers each matrix run's links, first pass and re-tests,
+// warning of what it leaves out and of runs of several configurations.
+func (b *builder) collectMatrix(runs []store.Run, byRun map[int64][]store.Sample, nodes *nodeIDs) []*runLinks {
 	var mrs []*runLinks
 	configs := map[string]bool{}
-	ids := map[string]int{}
-	var names []string
-	id := func(name string) int {
-		i, ok := ids[name]
-		if !ok {
-			i = len(names)
-			ids[name] = i
-			names = append(names, name)
-		}
-		return i
-	}
 	for _, r := range runs {
 		var rl *runLinks
 		for _, s := range byRun[r.ID] {
 			var m map[pair]*kernels.LinkMeasure
+			first := false
 			switch s.Metric {
-			case MetricLatency, MetricBandwidth:
-			case MetricRetestLatency, MetricRetestBandwidth:
+			case kernels.MetricMatrixLatency, kernels.MetricMatrixBandwidth:
+				first = true
+			case kernels.MetricMatrixRetestLatency, kernels.MetricMatrixRetestBandwidth:
 			default:
 				continue
 			}
@@ -231,8 +263,8 @@ func (b *builder) matrix(runs []store.Run, byRun map[int64][]store.Sample) {
 				mrs = append(mrs, rl)
 				configs[store.ConfigOf(&r).Without(store.AttrProcesses).Key()] = true
 			}
-			k := pair{id(from), id(to)}
-			if s.Metric == MetricLatency || s.Metric == MetricBandwidth {
+			k := pair{nodes.id(from), nodes.id(to)}
+			if first {
 				m = rl.first
 				if rd := s.Tags["round"]; rd != "" {
 					rl.round[k] = rd
@@ -255,92 +287,90 @@ func (b *builder) matrix(runs []store.Run, byRun map[int64][]store.Sample) {
 			}
 		}
 	}
-	if len(mrs) == 0 {
-		return
-	}
 	if len(configs) > 1 {
 		b.warnf("the matrix runs are of %d configurations; they are judged together", len(configs))
 	}
-	mc := &MatrixCheck{}
-	b.v.Matrix = mc
-	type perRun struct {
-		lat, bw             float64
-		latStatus, bwStatus Status
-		round               string
-		retests             []Retest
+	return mrs
+}
+
+// perRun is one run's verdict on one link.
+type perRun struct {
+	lat, bw             float64
+	latStatus, bwStatus Status
+	round               string
+	retests             []Retest
+}
+
+// judgeMatrixRun judges one run's links against its own references and
+// its re-tests against the first pass's, adding each link's verdict to
+// per; it returns the run's judgement.
+func (b *builder) judgeMatrixRun(mc *MatrixCheck, rl *runLinks, per map[pair][]perRun) kernels.Verdict {
+	mc.Runs = append(mc.Runs, rl.run)
+	if mc.Schedule == "" || mc.Schedule == rl.schedule {
+		mc.Schedule = rl.schedule
+	} else {
+		mc.Schedule = "mixed"
 	}
-	per := map[pair][]perRun{}
-	var minLats, maxBws, latLimits, bwLimits []float64
-	for _, rl := range mrs {
-		mc.Runs = append(mc.Runs, rl.run)
-		if mc.Schedule == "" || mc.Schedule == rl.schedule {
-			mc.Schedule = rl.schedule
-		} else {
-			mc.Schedule = "mixed"
+	mc.LatencyUnit = cmp.Or(mc.LatencyUnit, rl.latUnit)
+	mc.BandwidthUnit = cmp.Or(mc.BandwidthUnit, rl.bwUnit)
+	b.runnerTolerance(rl)
+	keys := sortedPairs(rl.first)
+	links := make([]kernels.LinkMeasure, len(keys))
+	for i, k := range keys {
+		links[i] = *rl.first[k]
+	}
+	jv := b.o.Tolerance.Judge(links)
+	// Every pass's re-tests against the first pass's references.
+	passes := slices.SortedFunc(maps.Keys(rl.retest), results.NaturalCompare)
+	mc.Passes = max(mc.Passes, len(passes))
+	stillLat := map[pair][]bool{}
+	stillBw := map[pair][]bool{}
+	retests := map[pair][]Retest{}
+	for _, pass := range passes {
+		rk := sortedPairs(rl.retest[pass])
+		rlinks := make([]kernels.LinkMeasure, len(rk))
+		for i, k := range rk {
+			rlinks[i] = *rl.retest[pass][k]
 		}
-		mc.LatencyUnit = cmp.Or(mc.LatencyUnit, rl.latUnit)
-		mc.BandwidthUnit = cmp.Or(mc.BandwidthUnit, rl.bwUnit)
-		b.runnerTolerance(rl)
-		keys := sortedPairs(rl.first)
-		links := make([]kernels.LinkMeasure, len(keys))
-		for i, k := range keys {
-			links[i] = *rl.first[k]
-		}
-		jv := b.o.Tolerance.Judge(links)
-		if !math.IsNaN(jv.MinLatency) {
-			minLats, latLimits = append(minLats, jv.MinLatency), append(latLimits, jv.LatencyLimit)
-		}
-		if !math.IsNaN(jv.MaxBandwidth) {
-			maxBws, bwLimits = append(maxBws, jv.MaxBandwidth), append(bwLimits, jv.BandwidthLimit)
-		}
-		// Every pass's re-tests against the first pass's references.
-		passes := slices.SortedFunc(maps.Keys(rl.retest), results.NaturalCompare)
-		mc.Passes = max(mc.Passes, len(passes))
-		stillLat := map[pair][]bool{}
-		stillBw := map[pair][]bool{}
-		retests := map[pair][]Retest{}
-		for _, pass := range passes {
-			rk := sortedPairs(rl.retest[pass])
-			rlinks := make([]kernels.LinkMeasure, len(rk))
-			for i, k := range rk {
-				rlinks[i] = *rl.retest[pass][k]
-			}
-			rv := b.o.Tolerance.JudgeAgainst(rlinks, jv.MinLatency, jv.MaxBandwidth)
-			for i, k := range rk {
-				lm := rlinks[i]
-				rt := Retest{Run: rl.run, Pass: pass}
-				if measured(lm.Latency) {
-					rt.Latency = lm.Latency
-					stillLat[k] = append(stillLat[k], in(rv.SlowLatency, i))
-				}
-				if measured(lm.Bandwidth) {
-					rt.Bandwidth = lm.Bandwidth
-					stillBw[k] = append(stillBw[k], in(rv.LowBandwidth, i))
-				}
-				retests[k] = append(retests[k], rt)
-			}
-		}
-		for i, k := range keys {
-			lm := links[i]
-			p := perRun{lat: lm.Latency, bw: lm.Bandwidth, round: rl.round[k], retests: retests[k]}
+		rv := b.o.Tolerance.JudgeAgainst(rlinks, jv.MinLatency, jv.MaxBandwidth)
+		for i, k := range rk {
+			lm := rlinks[i]
+			rt := Retest{Run: rl.run, Pass: pass}
 			if measured(lm.Latency) {
-				p.latStatus = judged(in(jv.SlowLatency, i), stillLat[k])
+				rt.Latency = lm.Latency
+				stillLat[k] = append(stillLat[k], in(rv.SlowLatency, i))
 			}
 			if measured(lm.Bandwidth) {
-				p.bwStatus = judged(in(jv.LowBandwidth, i), stillBw[k])
+				rt.Bandwidth = lm.Bandwidth
+				stillBw[k] = append(stillBw[k], in(rv.LowBandwidth, i))
 			}
-			if in(jv.SlowLatency, i) || in(jv.LowBandwidth, i) {
-				mc.Suspects++
-				if len(retests[k]) > 0 {
-					mc.Retested++
-				}
-			}
-			per[k] = append(per[k], p)
+			retests[k] = append(retests[k], rt)
 		}
 	}
-	mc.MinLatency, mc.LatencyLimit = medianOr0(minLats), medianOr0(latLimits)
-	mc.MaxBandwidth, mc.BandwidthLimit = medianOr0(maxBws), medianOr0(bwLimits)
-	// The nodes of the links, in name order, and the dense table.
+	for i, k := range keys {
+		lm := links[i]
+		p := perRun{lat: lm.Latency, bw: lm.Bandwidth, round: rl.round[k], retests: retests[k]}
+		if measured(lm.Latency) {
+			p.latStatus = judged(in(jv.SlowLatency, i), stillLat[k])
+		}
+		if measured(lm.Bandwidth) {
+			p.bwStatus = judged(in(jv.LowBandwidth, i), stillBw[k])
+		}
+		if in(jv.SlowLatency, i) || in(jv.LowBandwidth, i) {
+			mc.Suspects++
+			if len(retests[k]) > 0 {
+				mc.Retested++
+			}
+		}
+		per[k] = append(per[k], p)
+	}
+	return jv
+}
+
+// matrixTable combines each link's verdicts over the runs into the
+// check's dense table of its nodes (in name order), its bad and transient
+// links.
+func (b *builder) matrixTable(mc *MatrixCheck, per map[pair][]perRun, names []string) {
 	used := map[int]bool{}
 	for k := range per {
 		used[k[0]], used[k[1]] = true, true
@@ -404,7 +434,6 @@ func (b *builder) matrix(runs []store.Run, byRun map[int64][]store.Sample) {
 		b.see(name)
 	}
 	slices.SortStableFunc(mc.BadLinks, func(a, b Link) int { return cmp.Compare(b.Shortfall(), a.Shortfall()) })
-	b.attributeMatrix(mc)
 }
 
 // judged is a value's verdict in one run: bad when outside tolerance in
@@ -473,46 +502,78 @@ func (b *builder) runnerTolerance(rl *runLinks) {
 // its sending (or receiving) side. What is left are links.
 func (b *builder) attributeMatrix(mc *MatrixCheck) {
 	n := len(mc.order)
-	badNode := make([]bool, n)
-	anyBad := false
-	bad := func(i, j int) (*Link, bool) {
-		l := mc.at(i, j)
-		return l, l != nil && l.Status() == Bad
-	}
-	type dirs struct{ out, in, badOut, badIn int }
-	count := func(i int) dirs {
-		var d dirs
-		for j := 0; j < n; j++ {
-			if j == i || badNode[j] {
-				continue
-			}
-			if l, isBad := bad(i, j); l != nil {
-				d.out++
-				if isBad {
-					d.badOut++
-				}
-			}
-			if l, isBad := bad(j, i); l != nil {
-				d.in++
-				if isBad {
-					d.badIn++
-				}
-			}
-		}
-		return d
-	}
-	most := func(bad, all int) bool { return all > 0 && 2*bad > all }
+	a := &attribution{mc: mc, n: n, badNode: make([]bool, n), explained: make([]bool, n*n)}
 	attribute := mc.Nodes >= minAttribution
 	if !attribute && mc.Bad > 0 {
 		b.warnf("with %d nodes a bad link cannot be told from a bad node (that takes %d): the bad links are listed as links", mc.Nodes, minAttribution)
 	}
-	for attribute {
+	if attribute {
+		a.findBadNodes()
+	}
+	b.badNodeFindings(a)
+	if attribute {
+		b.oneWayFindings(a)
+	}
+	b.linkFindings(a)
+	b.matrixStats(a)
+}
+
+// attribution is the matrix's links as attributeMatrix blames them: the
+// nodes found bad, and the bad links a finding already explains.
+type attribution struct {
+	mc        *MatrixCheck
+	n         int
+	badNode   []bool
+	anyBad    bool
+	explained []bool // by from*n+to
+}
+
+// bad is the link i → j, if measured, and whether it is bad.
+func (a *attribution) bad(i, j int) (*Link, bool) {
+	l := a.mc.at(i, j)
+	return l, l != nil && l.Status() == Bad
+}
+
+// dirs counts a node's links, and its bad links, each way.
+type dirs struct{ out, in, badOut, badIn int }
+
+// count counts node i's links to and from the nodes not found bad.
+func (a *attribution) count(i int) dirs {
+	var d dirs
+	for j := 0; j < a.n; j++ {
+		if j == i || a.badNode[j] {
+			continue
+		}
+		if l, isBad := a.bad(i, j); l != nil {
+			d.out++
+			if isBad {
+				d.badOut++
+			}
+		}
+		if l, isBad := a.bad(j, i); l != nil {
+			d.in++
+			if isBad {
+				d.badIn++
+			}
+		}
+	}
+	return d
+}
+
+// most reports whether bad is most of all.
+func most(bad, all int) bool { return all > 0 && 2*bad > all }
+
+// findBadNodes blames, one at a time, the node with the largest share of
+// bad links when most of its links both ways are bad, not counting the
+// links of the nodes already blamed.
+func (a *attribution) findBadNodes() {
+	for {
 		best, bestShare := -1, 0.0
-		for i := 0; i < n; i++ {
-			if badNode[i] {
+		for i := 0; i < a.n; i++ {
+			if a.badNode[i] {
 				continue
 			}
-			d := count(i)
+			d := a.count(i)
 			if most(d.badOut, d.out) && most(d.badIn, d.in) {
 				if share := float64(d.badOut+d.badIn) / float64(d.out+d.in); share > bestShare {
 					best, bestShare = i, share
@@ -520,13 +581,17 @@ func (b *builder) attributeMatrix(mc *MatrixCheck) {
 			}
 		}
 		if best < 0 {
-			break
+			return
 		}
-		badNode[best], anyBad = true, true
+		a.badNode[best], a.anyBad = true, true
 	}
-	explained := make([]bool, n*n)
+}
+
+// badNodeFindings is a node finding per bad node, with its bad links.
+func (b *builder) badNodeFindings(a *attribution) {
+	mc, n := a.mc, a.n
 	for i := 0; i < n; i++ {
-		if !badNode[i] {
+		if !a.badNode[i] {
 			continue
 		}
 		var ls []*Link
@@ -534,12 +599,12 @@ func (b *builder) attributeMatrix(mc *MatrixCheck) {
 		// count counts the link from → to, if measured, in links, and in
 		// bads if it is bad.
 		count := func(from, to int, links, bads *int) {
-			if l, isBad := bad(from, to); l != nil {
+			if l, isBad := a.bad(from, to); l != nil {
 				*links++
 				if isBad {
 					*bads++
 					ls = append(ls, l)
-					explained[from*n+to] = true
+					a.explained[from*n+to] = true
 				}
 			}
 		}
@@ -551,71 +616,84 @@ func (b *builder) attributeMatrix(mc *MatrixCheck) {
 			count(j, i, &in, &badIn)
 		}
 		head := fmt.Sprintf("%d of %d links from %s and %d of %d links to it are outside tolerance", badOut, out, mc.order[i], badIn, in)
-		b.nodeFinding(mc.order[i], b.linkEvidence("matrix", head, ls, mc.Limits), ls...)
+		b.nodeFinding(mc.order[i], b.linkEvidence(CheckMatrix, head, ls, mc.Limits), ls...)
 	}
-	if attribute {
-		for i := 0; i < n; i++ {
-			if badNode[i] {
+}
+
+// oneWayFindings blames one direction of a node's links when most links
+// that way are bad and most the other way are not.
+func (b *builder) oneWayFindings(a *attribution) {
+	mc, n := a.mc, a.n
+	for i := 0; i < n; i++ {
+		if a.badNode[i] {
+			continue
+		}
+		d := a.count(i)
+		for _, dir := range []string{"out", "in"} {
+			nBad, all, otherBad, otherAll := d.badOut, d.out, d.badIn, d.in
+			if dir == "in" {
+				nBad, all, otherBad, otherAll = d.badIn, d.in, d.badOut, d.out
+			}
+			if !most(nBad, all) || most(otherBad, otherAll) {
 				continue
 			}
-			d := count(i)
-			for _, dir := range []string{"out", "in"} {
-				nBad, all, otherBad, otherAll := d.badOut, d.out, d.badIn, d.in
+			var ls []*Link
+			for j := 0; j < n; j++ {
+				from, to := i, j
 				if dir == "in" {
-					nBad, all, otherBad, otherAll = d.badIn, d.in, d.badOut, d.out
+					from, to = j, i
 				}
-				if !most(nBad, all) || most(otherBad, otherAll) {
-					continue
+				if l, isBad := a.bad(from, to); isBad && !a.badNode[j] {
+					ls = append(ls, l)
+					a.explained[from*n+to] = true
 				}
-				var ls []*Link
-				for j := 0; j < n; j++ {
-					from, to := i, j
-					if dir == "in" {
-						from, to = j, i
-					}
-					if l, isBad := bad(from, to); isBad && !badNode[j] {
-						ls = append(ls, l)
-						explained[from*n+to] = true
-					}
-				}
-				name := mc.order[i]
-				head := fmt.Sprintf("%d of %d links from %s are outside tolerance and %d of %d links to it", nBad, all, name, otherBad, otherAll)
-				if dir == "in" {
-					head = fmt.Sprintf("%d of %d links to %s are outside tolerance and %d of %d links from it", nBad, all, name, otherBad, otherAll)
-				}
-				if anyBad {
-					head += " (links with bad nodes not counted)"
-				}
-				b.oneWayFinding(name, dir, ls, b.linkEvidence("matrix", head, ls, mc.Limits))
 			}
+			name := mc.order[i]
+			head := fmt.Sprintf("%d of %d links from %s are outside tolerance and %d of %d links to it", nBad, all, name, otherBad, otherAll)
+			if dir == "in" {
+				head = fmt.Sprintf("%d of %d links to %s are outside tolerance and %d of %d links from it", nBad, all, name, otherBad, otherAll)
+			}
+			if a.anyBad {
+				head += " (links with bad nodes not counted)"
+			}
+			b.oneWayFinding(name, dir, ls, b.linkEvidence(CheckMatrix, head, ls, mc.Limits))
 		}
 	}
-	// The rest: one pair, in one direction or both (the pair once, from
-	// its first node).
+}
+
+// linkFindings blames the bad links no other finding explains: one pair,
+// in one direction or both (the pair once, from its first node).
+func (b *builder) linkFindings(a *attribution) {
+	n := a.n
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
-			l, isBad := bad(i, j)
-			if !isBad || explained[i*n+j] {
+			l, isBad := a.bad(i, j)
+			if !isBad || a.explained[i*n+j] {
 				continue
 			}
-			if back, backBad := bad(j, i); backBad && !explained[j*n+i] {
+			if back, backBad := a.bad(j, i); backBad && !a.explained[j*n+i] {
 				if i > j {
 					continue
 				}
-				explained[j*n+i] = true
-				b.linkFinding(l.From+"↔"+l.To, []*Link{l, back}, b.linkEvidence("matrix", fmt.Sprintf("both directions of %s↔%s are outside tolerance", l.From, l.To), []*Link{l, back}, mc.Limits))
+				a.explained[j*n+i] = true
+				b.linkFinding(l.From+"↔"+l.To, []*Link{l, back}, b.linkEvidence(CheckMatrix, fmt.Sprintf("both directions of %s↔%s are outside tolerance", l.From, l.To), []*Link{l, back}, a.mc.Limits))
 				continue
 			}
-			b.linkFinding(l.Name(), []*Link{l}, b.linkEvidence("matrix", l.Name(), []*Link{l}, mc.Limits))
+			b.linkFinding(l.Name(), []*Link{l}, b.linkEvidence(CheckMatrix, l.Name(), []*Link{l}, a.mc.Limits))
 		}
 	}
-	// Node statistics for the ranked tables and the heatmap's order.
+}
+
+// matrixStats are every node's link statistics, for the ranked tables and
+// the heatmap's order.
+func (b *builder) matrixStats(a *attribution) {
+	n := a.n
 	for i := 0; i < n; i++ {
-		st := b.stat(mc.order[i])
+		st := b.stat(a.mc.order[i])
 		var bw, lat []float64
 		for j := 0; j < n; j++ {
 			for _, k := range [][2]int{{i, j}, {j, i}} {
-				l, isBad := bad(k[0], k[1])
+				l, isBad := a.bad(k[0], k[1])
 				if l == nil || i == j {
 					continue
 				}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/slurm/hostlist"
 	"github.com/sbench/sbench/store"
@@ -34,11 +35,33 @@ type NodeValueCheck struct {
 	Low []string `json:"low,omitempty"`
 }
 
+// The checks of a screening (Evidence.Check, NodeValueCheck.Check).
+const (
+	CheckMatrix     = kernels.KernelMatrix
+	CheckReference  = "reference"
+	CheckStream     = kernels.KernelStream
+	CheckHPL        = kernels.KernelHPL
+	CheckProvenance = "provenance"
+	CheckRun        = "run"
+)
+
 // nodeMetrics are the per-node figures a screening judges: what the
-// stream and hpl kernels report per node.
+// stream and hpl kernels report per node, under the kernel's name as the
+// check's (NodeValueCheck.Check).
 var nodeMetrics = []struct{ check, metric, what string }{
-	{"stream", "node_stream_triad", "STREAM triad"},
-	{"hpl", "node_hpl_gflops", "HPL"},
+	{CheckStream, kernels.MetricNodeStreamTriad, "STREAM triad"},
+	{CheckHPL, kernels.MetricNodeHPLGflops, "HPL"},
+}
+
+// CheckName is what a per-node check (NodeValueCheck.Check) measures, in
+// words: "STREAM triad" for stream.
+func CheckName(check string) string {
+	for _, nm := range nodeMetrics {
+		if nm.check == check {
+			return nm.what
+		}
+	}
+	return check
 }
 
 // nodeValues holds every node's STREAM triad and HPL Gflops to
@@ -75,7 +98,7 @@ func (b *builder) nodeValues(runs []store.Run, byRun map[int64][]store.Sample) {
 				c.Values[n] = medianOr0(vs)
 				all = append(all, c.Values[n])
 				b.see(n)
-				if nm.check == "stream" {
+				if nm.check == CheckStream {
 					b.stat(n).Stream = c.Values[n]
 				} else {
 					b.stat(n).HPL = c.Values[n]

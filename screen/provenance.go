@@ -111,7 +111,7 @@ func (b *builder) provenance(runs []store.Run) {
 		fc.Majority, fc.MajorityNodes = top, counts[top]
 		b.v.Provenance = append(b.v.Provenance, fc)
 		for _, n := range slices.SortedFunc(maps.Keys(fc.Odd), hostlist.Compare) {
-			b.nodeFinding(n, []Evidence{{Check: "provenance", Metric: f,
+			b.nodeFinding(n, []Evidence{{Check: CheckProvenance, Metric: f,
 				Text:  fmt.Sprintf("%s is %s, not %s as on %d of %d nodes", f, fc.Odd[n], top, counts[top], len(nodes)),
 				Found: fc.Odd[n], Expected: top}})
 		}
@@ -145,7 +145,7 @@ func (b *builder) memory(nodes []string, memory map[string]uint64) {
 	fc.MajorityNodes = len(nodes) - len(fc.Odd)
 	b.v.Provenance = append(b.v.Provenance, fc)
 	for _, n := range slices.SortedFunc(maps.Keys(fc.Odd), hostlist.Compare) {
-		b.nodeFinding(n, []Evidence{{Check: "provenance", Metric: "memory",
+		b.nodeFinding(n, []Evidence{{Check: CheckProvenance, Metric: "memory",
 			Text:  fmt.Sprintf("memory is %s, not %s (the median of %d nodes, within %s)", fc.Odd[n], fc.Majority, len(nodes), pct(memorySlack)),
 			Value: float64(memory[n]), Reference: med, Unit: "bytes", Found: fc.Odd[n], Expected: fc.Majority}})
 	}

@@ -38,12 +38,32 @@ type ReferenceCheck struct {
 // direction alone is that link (or, with a matrix that says so too, the
 // node's one-way finding).
 func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
-	type point struct{ x, v float64 }
-	type acc struct {
-		lat, bw []point
+	rc, pairs, refNodes := b.collectReference(runs, byRun)
+	if len(rc.Runs) == 0 {
+		return
 	}
+	if len(refNodes) > 1 {
+		b.warnf("the reference runs name %d reference nodes (%s): each link is judged with the others all the same", len(refNodes),
+			hostlist.Compress(slices.SortedFunc(maps.Keys(refNodes), hostlist.Compare)))
+	}
+	rc.Node = slices.SortedFunc(maps.Keys(refNodes), hostlist.Compare)[0]
+	keys := b.judgeReference(rc, pairs)
+	b.confirmByMatrix(rc)
+	b.v.Reference = rc
+	b.referenceFindings(rc, keys, refNodes)
+}
+
+// refPoint is one value of a reference link at a message size.
+type refPoint struct{ x, v float64 }
+
+// refPair is what the runs measured of one reference link.
+type refPair struct{ lat, bw []refPoint }
+
+// collectReference gathers the reference runs' latency and bandwidth per
+// link, the reference nodes they name, and the check's runs and units.
+func (b *builder) collectReference(runs []store.Run, byRun map[int64][]store.Sample) (*ReferenceCheck, map[[2]string]*refPair, map[string]bool) {
 	refNodes := map[string]bool{}
-	pairs := map[[2]string]*acc{}
+	pairs := map[[2]string]*refPair{}
 	rc := &ReferenceCheck{}
 	for _, r := range runs {
 		ref := r.Labels[LabelReference]
@@ -59,7 +79,7 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 		k := [2]string{from, to}
 		a := pairs[k]
 		if a == nil {
-			a = &acc{}
+			a = &refPair{}
 			pairs[k] = a
 		}
 		used := false
@@ -73,11 +93,11 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 				if s.P50 != nil {
 					v = *s.P50 // the median: one hiccup must not colour a node
 				}
-				a.lat = append(a.lat, point{*s.X, v})
+				a.lat = append(a.lat, refPoint{*s.X, v})
 				rc.LatencyUnit = cmp.Or(rc.LatencyUnit, s.Unit)
 				used = true
 			case s.Metric == "bandwidth" && results.BetterFor(s.Unit) == results.BetterHigher:
-				a.bw = append(a.bw, point{*s.X, s.Value})
+				a.bw = append(a.bw, refPoint{*s.X, s.Value})
 				rc.BandwidthUnit = cmp.Or(rc.BandwidthUnit, s.Unit)
 				used = true
 			}
@@ -86,26 +106,25 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 			rc.Runs = append(rc.Runs, r.ID)
 		}
 	}
-	if len(rc.Runs) == 0 {
-		return
-	}
-	if len(refNodes) > 1 {
-		b.warnf("the reference runs name %d reference nodes (%s): each link is judged with the others all the same", len(refNodes),
-			hostlist.Compress(slices.SortedFunc(maps.Keys(refNodes), hostlist.Compare)))
-	}
-	rc.Node = slices.SortedFunc(maps.Keys(refNodes), hostlist.Compare)[0]
-	// One size for all: the smallest latency size and the largest
-	// bandwidth size every pair measured.
+	return rc, pairs, refNodes
+}
+
+// judgeReference judges the links together at one size for all — the
+// smallest latency size and the largest bandwidth size every pair
+// measured — into rc.Links; it returns the links' pairs in rc.Links'
+// order.
+func (b *builder) judgeReference(rc *ReferenceCheck, pairs map[[2]string]*refPair) [][2]string {
 	latSize, bwSize := math.Inf(-1), math.Inf(1)
+	byX := func(p, q refPoint) int { return cmp.Compare(p.x, q.x) }
 	for _, a := range pairs {
 		if len(a.lat) > 0 {
-			latSize = max(latSize, slices.MinFunc(a.lat, func(p, q point) int { return cmp.Compare(p.x, q.x) }).x)
+			latSize = max(latSize, slices.MinFunc(a.lat, byX).x)
 		}
 		if len(a.bw) > 0 {
-			bwSize = min(bwSize, slices.MaxFunc(a.bw, func(p, q point) int { return cmp.Compare(p.x, q.x) }).x)
+			bwSize = min(bwSize, slices.MaxFunc(a.bw, byX).x)
 		}
 	}
-	at := func(ps []point, x float64) float64 {
+	at := func(ps []refPoint, x float64) float64 {
 		var vs []float64
 		for _, p := range ps {
 			if p.x == x {
@@ -134,7 +153,6 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 	if !math.IsNaN(jv.MaxBandwidth) {
 		rc.MaxBandwidth, rc.BandwidthLimit = jv.MaxBandwidth, jv.BandwidthLimit
 	}
-	byKey := map[[2]string]*Link{}
 	for i, k := range keys {
 		l := Link{From: k[0], To: k[1], Runs: 1}
 		if measured(links[i].Latency) {
@@ -147,12 +165,15 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 		b.see(k[0])
 		b.see(k[1])
 	}
+	return keys
+}
+
+// confirmByMatrix takes the matrix's word for a link it measured too, and
+// more than once when repeated or re-tested: where it found the value
+// within tolerance, the reference's one measurement was a hiccup.
+func (b *builder) confirmByMatrix(rc *ReferenceCheck) {
 	for i := range rc.Links {
 		l := &rc.Links[i]
-		byKey[[2]string{l.From, l.To}] = l
-		// The matrix measured the same link, and more than once when
-		// repeated or re-tested: where it found the value within
-		// tolerance, the reference's one measurement was a hiccup.
 		m, ok := b.matrixLink(l.From, l.To)
 		if !ok {
 			continue
@@ -169,7 +190,17 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 			b.v.Transient = append(b.v.Transient, *l)
 		}
 	}
-	b.v.Reference = rc
+}
+
+// referenceFindings blames a node whose links to and from the reference
+// are both bad, else the one bad link (or the node's one-way finding when
+// the matrix says so of all its links that way).
+func (b *builder) referenceFindings(rc *ReferenceCheck, keys [][2]string, refNodes map[string]bool) {
+	byKey := map[[2]string]*Link{}
+	for i := range rc.Links {
+		l := &rc.Links[i]
+		byKey[[2]string{l.From, l.To}] = l
+	}
 	var others []string
 	for _, k := range keys {
 		for _, n := range k {
@@ -185,13 +216,13 @@ func (b *builder) reference(runs []store.Run, byRun map[int64][]store.Sample) {
 		badIn := in != nil && in.Status() == Bad
 		switch {
 		case badOut && badIn:
-			b.nodeFinding(n, b.linkEvidence("reference", fmt.Sprintf("both links between %s and the reference %s are outside tolerance", n, rc.Node), []*Link{out, in}, rc.Limits), out, in)
+			b.nodeFinding(n, b.linkEvidence(CheckReference, fmt.Sprintf("both links between %s and the reference %s are outside tolerance", n, rc.Node), []*Link{out, in}, rc.Limits), out, in)
 		case badOut || badIn:
 			l, dir := out, "out"
 			if badIn {
 				l, dir = in, "in"
 			}
-			ev := b.linkEvidence("reference", fmt.Sprintf("%s (%s is within tolerance)", l.Name(), reverse(l)), []*Link{l}, rc.Limits)
+			ev := b.linkEvidence(CheckReference, fmt.Sprintf("%s (%s is within tolerance)", l.Name(), reverse(l)), []*Link{l}, rc.Limits)
 			if b.oneWay[[2]string{n, dir}] != nil {
 				// The matrix says so of all of the node's links that way.
 				b.oneWayFinding(n, dir, []*Link{l}, ev)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
@@ -220,7 +219,7 @@ func Analyze(in Input, o Options) *Verdict {
 			ok = append(ok, r)
 			continue
 		}
-		if screening(r, byRun[r.ID]) {
+		if Screening(&r) {
 			v.Findings = append(v.Findings, failedRun(r))
 		}
 	}
@@ -237,22 +236,6 @@ func Analyze(in Input, o Options) *Verdict {
 	return v
 }
 
-// screening reports whether a run is one of a screening's: a matrix, a
-// reference pair, a per-node figure of the runner's own kernels (not
-// xhpl's output, which the hpl parser reads).
-func screening(r store.Run, samples []store.Sample) bool {
-	native := r.Kind == "native"
-	if native && (r.Kernel == "matrix" || r.Kernel == "stream" || r.Kernel == "hpl") || r.Labels[LabelReference] != "" {
-		return true
-	}
-	for _, s := range samples {
-		if strings.HasPrefix(s.Metric, "matrix_") {
-			return true
-		}
-	}
-	return false
-}
-
 func failedRun(r store.Run) Finding {
 	what := r.Benchmark
 	if r.Kernel != "" && r.Kernel != r.Benchmark {
@@ -264,7 +247,7 @@ func failedRun(r store.Run) Finding {
 	}
 	text := fmt.Sprintf("run %d, %s on %s, is %s: %s; what it was to measure is not judged", r.ID, what, dashIfEmpty(hostlist.Compress(r.Nodes)), r.Status, why)
 	return Finding{Kind: KindRun, Subject: fmt.Sprintf("run %d", r.ID), Nodes: slices.Clone(r.Nodes),
-		Evidence: []Evidence{{Check: "run", Text: text}}}
+		Evidence: []Evidence{{Check: CheckRun, Text: text}}}
 }
 
 func dashIfEmpty(s string) string {

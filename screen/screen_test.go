@@ -414,3 +414,50 @@ func TestDrainLine(t *testing.T) {
 		}
 	}
 }
+
+// An xhpl output the hpl parser read (kind tool, kernel hpl) is no
+// screening run: it has no per-node figure. The newest STREAM or HPL run
+// of the runner's own kernels starts the screening, as in the report.
+func TestLatestNotFromToolHPL(t *testing.T) {
+	bs := fleet.Bundles(fleet.Spec{Nodes: 4, NoMatrix: true, NoReference: true})
+	xhpl := results.New()
+	xhpl.Benchmark = results.Benchmark{Name: "hpl", Kind: "tool", Kernel: "hpl"}
+	xhpl.Campaign, xhpl.Job.ID, xhpl.Job.Nodes = "nightly", "9000", []string{"n1", "n2"}
+	xhpl.Start, xhpl.End = bs[0].Start.AddDate(0, 0, 1), bs[0].End.AddDate(0, 0, 1)
+	xhpl.Samples = []results.Sample{{Metric: "gflops", Unit: "Gflops", Value: 100, Iterations: 1}}
+	db := archive(t, append(bs, xhpl))
+	f, what, err := Latest(context.Background(), db, store.Filter{})
+	if err != nil || !slices.Equal(f.JobIDs, []string{"4242"}) {
+		t.Errorf("Latest: %+v, %q, %v; want job 4242's screening, not the xhpl run's job 9000", f, what, err)
+	}
+	if Screening(&store.Run{Kind: "tool", Kernel: kernels.KernelHPL}) {
+		t.Error("a tool's hpl run counts as a screening run")
+	}
+}
+
+// Slurm numbers jobs per cluster: without the submission recorded, the
+// screening is its job's runs in its own campaign, not those of another
+// campaign's job of the same id.
+func TestLatestJobOfItsCampaign(t *testing.T) {
+	bs := fleet.Bundles(fleet.Spec{Nodes: 4})
+	other := results.New()
+	other.Benchmark = results.Benchmark{Name: "osu_bw", Kind: "tool", Kernel: "osu"}
+	other.Campaign, other.Job.ID, other.Job.Nodes = "nightly", "4242", []string{"x1", "x2"}
+	other.Start, other.End = bs[0].Start, bs[0].End
+	other.Samples = []results.Sample{{Metric: "bandwidth", Unit: results.UnitMBps, Value: 100, Iterations: 1}}
+	db := archive(t, append(bs, other))
+	ctx := context.Background()
+	f, what, err := Latest(ctx, db, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := Load(ctx, db, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range in.Runs {
+		if r.Campaign != "screen" {
+			t.Errorf("%s selects run %d of campaign %q, job %s", what, r.ID, r.Campaign, r.JobID)
+		}
+	}
+}

@@ -249,7 +249,11 @@ func (b *builder) group(g *group) (groupEntry, error) {
 		}
 		page := "h/" + g.slug + "-" + slug(metric) + ".html"
 		sum := hs.summary(g, page)
-		if err := b.write(page, key, historyPage(g, metric, hs)); err != nil {
+		hp, err := historyPage(g, metric, hs)
+		if err != nil {
+			return groupEntry{}, err
+		}
+		if err := b.write(page, key, hp); err != nil {
 			return groupEntry{}, err
 		}
 		ge.Pages = append(ge.Pages, sum)

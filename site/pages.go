@@ -2,9 +2,9 @@ package site
 
 import (
 	"cmp"
+	_ "embed"
 	"errors"
 	"fmt"
-	"html"
 	"html/template"
 	"io"
 	"maps"
@@ -26,8 +26,6 @@ import (
 	"github.com/sbench/sbench/trend"
 	"github.com/sbench/sbench/webpage"
 )
-
-var esc = html.EscapeString
 
 const dateLayout = "2006-01-02 15:04"
 
@@ -62,61 +60,153 @@ func when(t time.Time) string {
 	return t.UTC().Format(dateLayout)
 }
 
-// page collects a page's body.
-type page struct{ strings.Builder }
+//go:embed pages.tmpl
+var pagesText string
 
-func (p *page) f(format string, args ...any) { fmt.Fprintf(p, format, args...) }
+// pageTemplates are the bodies of the site's pages (pages.tmpl).
+var pageTemplates = template.Must(template.New("pages").Parse(pagesText))
 
-func (p *page) facts(kv [][2]string) {
-	p.WriteString("<dl class=\"facts\">\n")
-	for _, f := range kv {
-		p.f("<dt>%s</dt><dd>%s</dd>\n", esc(f[0]), esc(f[1]))
+// render is the body of a page: the template name with data.
+func render(name string, data any) (template.HTML, error) {
+	var sb strings.Builder
+	if err := pageTemplates.ExecuteTemplate(&sb, name, data); err != nil {
+		return "", err
 	}
-	p.WriteString("</dl>\n")
+	return template.HTML(sb.String()), nil
 }
 
-// table writes a sortable table: head, then rows of cells already HTML;
-// a cell whose column is numeric (num[i]) is right-aligned.
-func (p *page) table(head []string, num []bool, rows [][]string, rowAttrs []string) {
-	class := ""
-	if len(rows) > 1 {
-		class = ` class="sb-sort"`
+// cell is a table cell (or a crumb): text, a link, a mark or a bold
+// header; Num right-aligns it.
+type cell struct {
+	Text, Href, Mark string
+	Bold, Num        bool
+}
+
+func linkCell(href, text string) cell { return cell{Text: text, Href: href} }
+
+// mark is a verdict's mark: its word in capitals, coloured by the change.
+func mark(change string) cell {
+	return cell{Text: strings.ToUpper(changeWord(compare.Change(change))), Mark: change}
+}
+
+// texts are cells of plain text.
+func texts(ss ...string) []cell {
+	out := make([]cell, len(ss))
+	for i, s := range ss {
+		out[i] = cell{Text: s}
 	}
-	p.f("<div class=\"tbl\"><table%s>\n<thead><tr>", class)
+	return out
+}
+
+type column struct {
+	Text string
+	Num  bool
+}
+
+// row is a table row; Bad marks a failed run's, Step a step's (its data
+// for the page's script).
+type row struct {
+	Cells []cell
+	Bad   bool
+	Step  *stepAttrs
+}
+
+type stepAttrs struct {
+	X, Before, After, Delta, P, Change string
+	Index                              int
+	Run                                int64
+}
+
+// tableView is a sortable table: a cell whose column is numeric is
+// right-aligned.
+type tableView struct {
+	Head []column
+	Rows []row
+}
+
+func newTable(head []string, num ...bool) *tableView {
+	t := &tableView{}
 	for i, h := range head {
-		p.f("<th%s>%s</th>", numClass(num, i), esc(h))
+		t.Head = append(t.Head, column{Text: h, Num: i < len(num) && num[i]})
 	}
-	p.WriteString("</tr></thead>\n<tbody>\n")
-	for r, row := range rows {
-		attrs := ""
-		if r < len(rowAttrs) {
-			attrs = rowAttrs[r]
-		}
-		p.f("<tr%s>", attrs)
-		for i, c := range row {
-			p.f("<td%s>%s</td>", numClass(num, i), c)
-		}
-		p.WriteString("</tr>\n")
-	}
-	p.WriteString("</tbody></table></div>\n")
+	return t
 }
 
-func numClass(num []bool, i int) string {
-	if i < len(num) && num[i] {
-		return ` class="num"`
+func (t *tableView) add(r row) {
+	for i := range r.Cells {
+		r.Cells[i].Num = i < len(t.Head) && t.Head[i].Num
 	}
-	return ""
+	t.Rows = append(t.Rows, r)
 }
-
-func a(href, text string) string { return `<a href="` + esc(href) + `">` + esc(text) + `</a>` }
 
 // historyPage is one benchmark, metric and configuration over time.
-func historyPage(g *group, metric string, hs metricHistories) webpage.Page {
-	var p page
+func historyPage(g *group, metric string, hs metricHistories) (webpage.Page, error) {
 	title := g.benchmark + ": " + metric
-	p.f("<p class=\"crumbs\">%s › %s › %s</p>\n", a("../index.html", "index"), esc(orDash(g.cluster)), esc(g.benchmark))
-	p.f("<h1>%s</h1>\n<p>%s</p>\n", esc(title), esc(g.configName()))
 	first := hs.all[0]
+	v := historyView{Cluster: orDash(g.cluster), Benchmark: g.benchmark, Title: title, Config: g.configName(), Facts: historyFacts(g, first),
+		Toggles: historyToggles, SomeSizes: len(hs.all) < hs.sizes, KeySizes: len(hs.all), Sizes: hs.sizes}
+	warned := map[string]bool{}
+	for _, h := range hs.all {
+		for _, w := range h.Warnings {
+			if !warned[w] {
+				warned[w] = true
+				v.Warnings = append(v.Warnings, w)
+			}
+		}
+	}
+	for i, h := range hs.keys {
+		v.Charts = append(v.Charts, historyChart(i, h))
+	}
+	v.StepTable = stepTable(hs.all)
+	switch {
+	case v.StepTable != nil:
+	case !first.Tested:
+		v.NoSteps = fmt.Sprintf("No step tested: %d runs, and a change of level takes %d to be tested.", len(first.Points), compare.MinStepRuns(first.Alpha))
+	default:
+		v.NoSteps = fmt.Sprintf("No step at any size: the level held over the %d runs.", len(first.Points))
+	}
+	if len(hs.all) > 1 {
+		v.BySize = sizeTable(hs.all, first.Unit)
+	}
+	v.Runs = historyRuns(g, hs.keys[0], first.Unit)
+	body, err := render("history", v)
+	return webpage.Page{Title: title + " — " + g.configName(), Class: "sb-site", Assets: "../", Body: body}, err
+}
+
+// historyView is what a history page shows.
+type historyView struct {
+	Cluster, Benchmark, Title, Config string
+	Facts                             [][2]string
+	Warnings                          []string
+	Charts                            []chartView
+	Toggles                           []toggle
+	SomeSizes                         bool
+	KeySizes, Sizes                   int
+	StepTable, BySize, Runs           *tableView
+	NoSteps                           string
+}
+
+// chartView is a history's chart at one key size, with its latest run.
+type chartView struct {
+	ID, Head, Err      string
+	SVG                template.HTML
+	Cut                bool
+	Shown, Runs, Steps int
+	Latest, Unit, When string
+	Run                cell
+	Band               string
+	Outside            bool
+}
+
+// toggle is a button that shows or hides a chart's group of marks.
+type toggle struct {
+	S    int
+	Name string
+}
+
+var historyToggles = []toggle{{trend.GroupBand, "control band"}, {trend.GroupRepeats, "range of repeats"}, {trend.GroupOutside, "outside the band"}, {trend.GroupSteps, "steps"}}
+
+func historyFacts(g *group, first *compare.History) [][2]string {
 	ok := 0
 	for _, r := range g.runs {
 		if r.Status == results.StatusOK {
@@ -129,144 +219,106 @@ func historyPage(g *group, metric string, hs metricHistories) webpage.Page {
 		facts = append(facts, [2]string{"Better", first.Better + " " + first.Unit})
 	}
 	thr := full(100*first.Threshold) + "%"
-	facts = append(facts, [2]string{"Judged by", fmt.Sprintf("each run against a control band, the mean ± 3σ of up to %d earlier runs; steps at α = %s, in a series of %d runs or more, the sizes of this page one family (Benjamini–Hochberg); a step beyond %s for the worse is a regression (sbench history --window %d --alpha %s --threshold %s)",
+	return append(facts, [2]string{"Judged by", fmt.Sprintf("each run against a control band, the mean ± 3σ of up to %d earlier runs; steps at α = %s, in a series of %d runs or more, the sizes of this page one family (Benjamini–Hochberg); a step beyond %s for the worse is a regression (sbench history --window %d --alpha %s --threshold %s)",
 		first.Window, full(first.Alpha), compare.MinStepRuns(first.Alpha), thr, first.Window, full(first.Alpha), thr)})
-	p.facts(facts)
-	warned := map[string]bool{}
-	for _, h := range hs.all {
-		for _, w := range h.Warnings {
-			if !warned[w] {
-				warned[w] = true
-				p.f("<p class=\"small muted\">%s</p>\n", esc(w))
-			}
-		}
-	}
+}
 
-	for i, h := range hs.keys {
-		at := xLabel(h.X, h.XUnit)
-		head := "History"
-		if at != "" {
-			head = "At " + at
-		}
-		id := fmt.Sprintf("chart-%d", i)
-		p.f("<section>\n<h2 id=\"%s\">%s</h2>\n", id, esc(head))
-		if svg, err := historySVG(h); err == nil {
-			p.f("<figure class=\"sb-figure\" id=\"fig-%s\">%s</figure>\n", id, svg)
-			p.WriteString("<div class=\"sb-legend\" role=\"group\" aria-label=\"show or hide\">")
-			for _, t := range []struct {
-				s    int
-				name string
-			}{{trend.GroupBand, "control band"}, {trend.GroupRepeats, "range of repeats"}, {trend.GroupOutside, "outside the band"}, {trend.GroupSteps, "steps"}} {
-				p.f("<button type=\"button\" class=\"sb-toggle\" data-fig=\"fig-%s\" data-s=\"%d\" aria-pressed=\"true\">%s</button>", id, t.s, t.name)
-			}
-			p.WriteString("</div>\n")
-			if n := len(h.Points); n > chartRuns {
-				p.f("<p class=\"small muted\">The chart shows the last %d of the %d runs; the tables below have them all.</p>\n", chartRuns, n)
-			}
-		} else {
-			p.f("<p class=\"bad\">%s</p>\n", esc(err.Error()))
-		}
-		last := h.Points[len(h.Points)-1]
-		line := fmt.Sprintf("Latest: %s %s, run %s on %s", esc(value(last.Value)), esc(h.Unit), a("../"+runPath(last.Run), strconv.FormatInt(last.Run, 10)), esc(when(last.When)))
-		if last.Band != nil {
-			line += fmt.Sprintf("; control band %s–%s", esc(value(last.Band.Lo)), esc(value(last.Band.Hi)))
-		}
-		if last.Outside {
-			line += ` — <span class="mark outside">OUTSIDE the band</span>`
-		}
-		p.f("<p>%s. %d runs; %d step%s.</p>\n</section>\n", line, len(h.Points), len(h.Changes), results.Plural(len(h.Changes)))
+func historyChart(i int, h *compare.History) chartView {
+	c := chartView{ID: fmt.Sprintf("chart-%d", i), Head: "History", Runs: len(h.Points), Steps: len(h.Changes), Unit: h.Unit}
+	if at := xLabel(h.X, h.XUnit); at != "" {
+		c.Head = "At " + at
 	}
-
-	if len(hs.all) < hs.sizes {
-		p.f("<section>\n<h2 id=\"steps\">Steps</h2>\n<p class=\"small muted\">At the key sizes, %d of the %d measured; sbench site --all-sizes follows every size.</p>\n", len(hs.all), hs.sizes)
+	if svg, err := historySVG(h); err == nil {
+		c.SVG = template.HTML(svg)
+		c.Cut, c.Shown = len(h.Points) > chartRuns, chartRuns
 	} else {
-		p.WriteString("<section>\n<h2 id=\"steps\">Steps at every size</h2>\n")
+		c.Err = err.Error()
 	}
-	var rows [][]string
-	var attrs []string
-	for _, h := range hs.all {
+	last := h.Points[len(h.Points)-1]
+	c.Latest, c.When, c.Outside = value(last.Value), when(last.When), last.Outside
+	c.Run = linkCell("../"+runPath(last.Run), strconv.FormatInt(last.Run, 10))
+	if last.Band != nil {
+		c.Band = value(last.Band.Lo) + "–" + value(last.Band.Hi)
+	}
+	return c
+}
+
+// stepTable is every step at every size, nil when there is none.
+func stepTable(all []*compare.History) *tableView {
+	t := newTable([]string{"Size", "First run", "Job", "Date", "Before", "After", "Change", "p", "Verdict", "Provenance change"},
+		true, true, false, false, true, true, true, true)
+	for _, h := range all {
 		for _, c := range h.Changes {
-			rows = append(rows, []string{esc(orDash(xLabel(h.X, h.XUnit))), a("../"+runPath(c.Run), strconv.FormatInt(c.Run, 10)), esc(orDash(c.Job)),
-				esc(when(c.When)), esc(value(c.Before)), esc(value(c.After)), esc(pct(c.Delta)), esc(full(c.P)),
-				`<span class="mark ` + string(c.Change) + `">` + esc(strings.ToUpper(changeWord(c.Change))) + `</span>`, esc(orDash(provenanceText(c.Provenance)))})
+			cells := texts(orDash(xLabel(h.X, h.XUnit)), "", orDash(c.Job), when(c.When), value(c.Before), value(c.After), pct(c.Delta), full(c.P), "", orDash(provenanceText(c.Provenance)))
+			cells[1], cells[8] = linkCell("../"+runPath(c.Run), strconv.FormatInt(c.Run, 10)), mark(string(c.Change))
 			x := ""
 			if h.X != nil {
 				x = full(*h.X)
 			}
-			attrs = append(attrs, fmt.Sprintf(` class="step" data-x="%s" data-index="%d" data-run="%d" data-before="%s" data-after="%s" data-delta="%s" data-p="%s" data-change="%s"`,
-				x, c.Index, c.Run, full(c.Before), full(c.After), full(c.Delta), full(c.P), c.Change))
+			t.add(row{Cells: cells, Step: &stepAttrs{X: x, Index: c.Index, Run: c.Run, Before: full(c.Before), After: full(c.After),
+				Delta: full(c.Delta), P: full(c.P), Change: string(c.Change)}})
 		}
 	}
-	switch {
-	case len(rows) == 0 && !first.Tested:
-		p.f("<p>No step tested: %d runs, and a change of level takes %d to be tested.</p>\n", len(first.Points), compare.MinStepRuns(first.Alpha))
-	case len(rows) == 0:
-		p.f("<p>No step at any size: the level held over the %d runs.</p>\n", len(first.Points))
-	default:
-		p.WriteString("<p class=\"small muted\">Each step names the first run of the new level and what changed in the nodes' provenance between the runs either side of it.</p>\n")
-		p.table([]string{"Size", "First run", "Job", "Date", "Before", "After", "Change", "p", "Verdict", "Provenance change"},
-			[]bool{true, true, false, false, true, true, true, true}, rows, attrs)
+	if len(t.Rows) == 0 {
+		return nil
 	}
-	p.WriteString("</section>\n")
+	return t
+}
 
-	if len(hs.all) > 1 {
-		p.WriteString("<section>\n<h2 id=\"sizes\">By size</h2>\n")
-		rows = nil
-		for _, h := range hs.all {
-			last := h.Points[len(h.Points)-1]
-			band := "—"
-			if last.Band != nil {
-				band = value(last.Band.Lo) + "–" + value(last.Band.Hi)
-			}
-			step := "—"
-			if n := len(h.Changes); n > 0 {
-				c := h.Changes[n-1]
-				step = pct(c.Delta) + " at run " + strconv.FormatInt(c.Run, 10) + " (" + changeWord(c.Change) + ")"
-			}
-			out := ""
-			if last.Outside {
-				out = "OUTSIDE"
-			}
-			rows = append(rows, []string{esc(orDash(xLabel(h.X, h.XUnit))), strconv.Itoa(len(h.Points)), esc(value(last.Value)),
-				esc(band), esc(out), strconv.Itoa(len(h.Changes)), esc(step)})
+// sizeTable is every size's latest value, band and last step.
+func sizeTable(all []*compare.History, unit string) *tableView {
+	t := newTable([]string{"Size", "Runs", "Latest (" + unit + ")", "Control band", "Latest run", "Steps", "Last step"}, true, true, true, true)
+	for _, h := range all {
+		last := h.Points[len(h.Points)-1]
+		band := "—"
+		if last.Band != nil {
+			band = value(last.Band.Lo) + "–" + value(last.Band.Hi)
 		}
-		p.table([]string{"Size", "Runs", "Latest (" + first.Unit + ")", "Control band", "Latest run", "Steps", "Last step"},
-			[]bool{true, true, true, true}, rows, nil)
-		p.WriteString("</section>\n")
+		step := "—"
+		if n := len(h.Changes); n > 0 {
+			c := h.Changes[n-1]
+			step = pct(c.Delta) + " at run " + strconv.FormatInt(c.Run, 10) + " (" + changeWord(c.Change) + ")"
+		}
+		out := ""
+		if last.Outside {
+			out = "OUTSIDE"
+		}
+		t.add(row{Cells: texts(orDash(xLabel(h.X, h.XUnit)), strconv.Itoa(len(h.Points)), value(last.Value), band, out, strconv.Itoa(len(h.Changes)), step)})
 	}
+	return t
+}
 
-	p.WriteString("<section>\n<h2 id=\"runs\">Runs</h2>\n")
+// historyRuns are the group's runs, the newest first, with their value at
+// the key size.
+func historyRuns(g *group, key *compare.History, unit string) *tableView {
 	vals := map[int64]compare.Point{}
-	for _, pt := range hs.keys[0].Points {
+	for _, pt := range key.Points {
 		vals[pt.Run] = pt
 	}
-	keyAt := xLabel(hs.keys[0].X, hs.keys[0].XUnit)
-	col := "Value (" + first.Unit + ")"
-	if keyAt != "" {
-		col = "At " + keyAt + " (" + first.Unit + ")"
+	col := "Value (" + unit + ")"
+	if at := xLabel(key.X, key.XUnit); at != "" {
+		col = "At " + at + " (" + unit + ")"
 	}
-	rows, attrs = nil, nil
+	t := newTable([]string{"Run", "Job", "Date", "Campaign", "Status", col}, true, false, false, false, false, true)
 	for i := len(g.runs) - 1; i >= 0; i-- {
 		r := &g.runs[i]
 		v := "—"
 		if pt, ok := vals[r.ID]; ok {
 			v = value(pt.Value)
 		}
-		t := r.Start
-		if t.IsZero() {
-			t = r.IngestedAt
-		}
-		rows = append(rows, []string{a("../"+runPath(r.ID), strconv.FormatInt(r.ID, 10)), esc(orDash(compare.JobName(r))), esc(when(t)), esc(orDash(r.Campaign)),
-			esc(string(r.Status)), esc(v)})
-		if r.Status != results.StatusOK {
-			attrs = append(attrs, ` class="bad"`)
-		} else {
-			attrs = append(attrs, "")
-		}
+		cells := texts("", orDash(compare.JobName(r)), when(runTime(r)), orDash(r.Campaign), string(r.Status), v)
+		cells[0] = linkCell("../"+runPath(r.ID), strconv.FormatInt(r.ID, 10))
+		t.add(row{Cells: cells, Bad: r.Status != results.StatusOK})
 	}
-	p.table([]string{"Run", "Job", "Date", "Campaign", "Status", col}, []bool{true, false, false, false, false, true}, rows, attrs)
-	p.WriteString("</section>\n")
-	return webpage.Page{Title: title + " — " + g.configName(), Class: "sb-site", Assets: "../", Body: template.HTML(p.String())}
+	return t
+}
+
+// runTime is when a run started, else when it was archived.
+func runTime(r *store.Run) time.Time {
+	if r.Start.IsZero() {
+		return r.IngestedAt
+	}
+	return r.Start
 }
 
 // chartRuns is the most runs a history chart draws: a year of nightly
@@ -384,110 +436,120 @@ func (b *builder) runPage(r *store.Run, pages []link) error {
 		}
 	}
 
-	var p page
-	crumbs := []string{a("../index.html", "index")}
+	v := runView{Crumbs: []cell{linkCell("../index.html", "index")}, Title: fmt.Sprintf("Run %d — %s — %s", r.ID, orDash(r.Benchmark), orDash(string(r.Status))),
+		Bad: r.Status == results.StatusFailed || r.Status == results.StatusInvalid, Config: orDash(store.ConfigOf(r).String()),
+		Facts: reports.RunFacts(r, job), Hosts: hostsTable(r.Hosts)}
 	for _, l := range pages {
-		crumbs = append(crumbs, a("../"+l.path, "history of "+l.text))
+		v.Crumbs = append(v.Crumbs, linkCell("../"+l.path, "history of "+l.text))
 	}
-	p.f("<p class=\"crumbs\">%s</p>\n", strings.Join(crumbs, " · "))
-	title := fmt.Sprintf("Run %d — %s — %s", r.ID, orDash(r.Benchmark), orDash(string(r.Status)))
-	class := ""
-	if r.Status == results.StatusFailed || r.Status == results.StatusInvalid {
-		class = ` class="bad"`
+	if why := reports.FailureText(r, job, checks); why != "" && v.Bad {
+		v.Why = why
 	}
-	p.f("<h1%s>%s</h1>\n<p>%s</p>\n", class, esc(title), esc(orDash(store.ConfigOf(r).String())))
-	if why := reports.FailureText(r, job, checks); why != "" && class != "" {
-		p.f("<div class=\"warn pre-line\" role=\"alert\">%s</div>\n", esc(why))
-	}
-	p.facts(reports.RunFacts(r, job))
-
-	if len(r.Hosts) > 0 {
-		p.WriteString("<h2 id=\"hosts\">Hosts</h2>\n")
-		head := []string{""}
-		fields := map[string][]string{}
-		var order []string
-		for hi, h := range r.Hosts {
-			head = append(head, reports.NodeName(h))
-			for _, f := range reports.HostFields(h) {
-				if _, ok := fields[f[0]]; !ok {
-					order = append(order, f[0])
-					fields[f[0]] = make([]string, len(r.Hosts))
-				}
-				fields[f[0]][hi] = f[1]
-			}
-		}
-		var rows [][]string
-		for _, k := range order {
-			row := []string{"<b>" + esc(k) + "</b>"}
-			for _, v := range fields[k] {
-				row = append(row, esc(orDash(v)))
-			}
-			rows = append(rows, row)
-		}
-		p.WriteString("<div class=\"tbl\"><table>\n<thead><tr>")
-		for _, h := range head {
-			p.f("<th>%s</th>", esc(h))
-		}
-		p.WriteString("</tr></thead>\n<tbody>\n")
-		for _, row := range rows {
-			p.f("<tr><td>%s</td></tr>\n", strings.Join(row, "</td><td>"))
-		}
-		p.WriteString("</tbody></table></div>\n")
-	}
-
-	if len(samples) > 0 {
-		p.f("<h2 id=\"samples\">Samples (%d)</h2>\n", len(samples))
-		var rows [][]string
-		for _, s := range samples {
-			x := ""
-			if s.X != nil {
-				x = xLabel(s.X, s.XUnit)
-			}
-			var tags []string
-			for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
-				tags = append(tags, k+"="+s.Tags[k])
-			}
-			rows = append(rows, []string{esc(s.Metric), esc(orDash(x)), esc(full(s.Value)),
-				esc(s.Unit), strconv.Itoa(s.Repeat), esc(strings.Join(tags, ", "))})
-		}
-		p.table([]string{"Metric", "x", "Value", "Unit", "Repeat", "Tags"}, []bool{false, true, true, false, true}, rows, nil)
-	}
-	if len(scalars) > 0 {
-		p.WriteString("<h2 id=\"scalars\">Scalars</h2>\n")
-		var rows [][]string
-		for _, s := range scalars {
-			rows = append(rows, []string{esc(s.Name), esc(full(s.Value)), esc(s.Unit)})
-		}
-		p.table([]string{"Name", "Value", "Unit"}, []bool{false, true}, rows, nil)
-	}
-	if len(checks) > 0 {
-		p.WriteString("<h2 id=\"checks\">Checks</h2>\n")
-		var rows [][]string
-		var attrs []string
-		for _, c := range checks {
-			res, attr := "PASSED", ""
-			if !c.Passed {
-				res, attr = "FAILED", ` class="bad"`
-			}
-			rows = append(rows, []string{esc(c.Name), esc(full(c.Value)), esc(strings.TrimSpace(c.Op + " " + full(c.Threshold))), res})
-			attrs = append(attrs, attr)
-		}
-		p.table([]string{"Check", "Value", "Must be", "Result"}, []bool{false, true, true}, rows, attrs)
-	}
+	v.Samples, v.Scalars, v.Checks = samplesTable(samples), scalarsTable(scalars), checksTable(checks)
 	if script != "" {
 		if text, err := readQuote(script); err == nil {
-			p.f("<h2 id=\"script\">sbatch script</h2>\n<p class=\"small muted\">%s, job %s</p>\n<pre>%s</pre>\n", esc(script), esc(job.SlurmID), esc(text))
+			v.Script, v.ScriptJob, v.ScriptText = script, job.SlurmID, text
 		}
 	}
 	if strings.TrimSpace(raw) != "" {
-		note := ""
 		if len(raw) > maxQuote {
-			note = fmt.Sprintf(" (the first %d of %d bytes)", maxQuote, len(raw))
+			v.RawNote = fmt.Sprintf(" (the first %d of %d bytes)", maxQuote, len(raw))
 			raw = raw[:maxQuote]
 		}
-		p.f("<h2 id=\"output\">Output</h2>\n<p class=\"small muted\">What the tool printed, as the run recorded it%s.</p>\n<pre>%s</pre>\n", note, esc(raw))
+		v.Raw = raw
 	}
-	return b.write(path, key, webpage.Page{Title: title, Class: "sb-site", Assets: "../", Body: template.HTML(p.String())})
+	body, err := render("run", v)
+	if err != nil {
+		return err
+	}
+	return b.write(path, key, webpage.Page{Title: v.Title, Class: "sb-site", Assets: "../", Body: body})
+}
+
+// runView is what a run's page shows.
+type runView struct {
+	Crumbs                        []cell
+	Title, Config, Why            string
+	Bad                           bool
+	Facts                         [][2]string
+	Hosts                         *hostsView
+	Samples, Scalars, Checks      *tableView
+	Script, ScriptJob, ScriptText string
+	Raw, RawNote                  string
+}
+
+// hostsView is a run's hosts side by side: a column per host, a row per
+// field of their provenance.
+type hostsView struct {
+	Head []string
+	Rows [][]cell
+}
+
+func hostsTable(hosts []results.Host) *hostsView {
+	if len(hosts) == 0 {
+		return nil
+	}
+	v := &hostsView{Head: []string{""}}
+	fields := map[string][]string{}
+	var order []string
+	for hi, h := range hosts {
+		v.Head = append(v.Head, reports.NodeName(h))
+		for _, f := range reports.HostFields(h) {
+			if _, ok := fields[f[0]]; !ok {
+				order = append(order, f[0])
+				fields[f[0]] = make([]string, len(hosts))
+			}
+			fields[f[0]][hi] = f[1]
+		}
+	}
+	for _, k := range order {
+		r := []cell{{Text: k, Bold: true}}
+		for _, val := range fields[k] {
+			r = append(r, cell{Text: orDash(val)})
+		}
+		v.Rows = append(v.Rows, r)
+	}
+	return v
+}
+
+func samplesTable(samples []results.Sample) *tableView {
+	if len(samples) == 0 {
+		return nil
+	}
+	t := newTable([]string{"Metric", "x", "Value", "Unit", "Repeat", "Tags"}, false, true, true, false, true)
+	for _, s := range samples {
+		var tags []string
+		for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
+			tags = append(tags, k+"="+s.Tags[k])
+		}
+		t.add(row{Cells: texts(s.Metric, orDash(xLabel(s.X, s.XUnit)), full(s.Value), s.Unit, strconv.Itoa(s.Repeat), strings.Join(tags, ", "))})
+	}
+	return t
+}
+
+func scalarsTable(scalars []results.Scalar) *tableView {
+	if len(scalars) == 0 {
+		return nil
+	}
+	t := newTable([]string{"Name", "Value", "Unit"}, false, true)
+	for _, s := range scalars {
+		t.add(row{Cells: texts(s.Name, full(s.Value), s.Unit)})
+	}
+	return t
+}
+
+func checksTable(checks []store.Check) *tableView {
+	if len(checks) == 0 {
+		return nil
+	}
+	t := newTable([]string{"Check", "Value", "Must be", "Result"}, false, true, true)
+	for _, c := range checks {
+		res := "PASSED"
+		if !c.Passed {
+			res = "FAILED"
+		}
+		t.add(row{Cells: texts(c.Name, full(c.Value), strings.TrimSpace(c.Op+" "+full(c.Threshold)), res), Bad: !c.Passed})
+	}
+	return t
 }
 
 func readQuote(path string) (string, error) {
@@ -503,39 +565,80 @@ func readQuote(path string) (string, error) {
 // index is the site's first page: clusters × benchmarks, then the latest
 // steps and runs.
 func (b *builder) index(sums []summary, runs []store.Run) error {
-	var p page
 	clusters := map[string]bool{}
 	for _, s := range sums {
 		clusters[s.Cluster] = true
 	}
 	cs := slices.Sorted(maps.Keys(clusters))
+	v := indexView{Runs: len(runs), Histories: len(sums), Clusters: len(cs), Latest: "—"}
 	latest := time.Time{}
-	failed := 0
-	for _, r := range runs {
-		t := r.Start
-		if t.IsZero() {
-			t = r.IngestedAt
-		}
-		latest = later(latest, t)
-		if r.Status != results.StatusOK {
-			failed++
+	for i := range runs {
+		latest = later(latest, runTime(&runs[i]))
+		if runs[i].Status != results.StatusOK {
+			v.Failed++
 		}
 	}
-	p.f("<h1>sbench: %d runs</h1>\n", len(runs))
-	worse := 0
+	v.Latest = when(latest)
 	for _, s := range sums {
 		if c := currentChange(s); c != nil && c.Change == string(compare.Worse) {
-			worse++
+			v.Worse++
 		}
 	}
-	p.f("<p>%d histories of %d cluster%s; %d failed or invalid run%s; latest run %s. ", len(sums), len(cs), results.Plural(len(cs)), failed, results.Plural(failed), esc(when(latest)))
-	if worse > 0 {
-		p.f("<span class=\"mark worse\">%d regression%s</span> in the current level of a history.</p>\n", worse, results.Plural(worse))
-	} else {
-		p.WriteString("No history's current level is a regression.</p>\n")
+	for _, c := range cs {
+		v.ClusterNames = append(v.ClusterNames, cmp.Or(c, "(no system)"))
 	}
-	p.WriteString("<p class=\"small muted\">Each line: a configuration, its latest value at the key size, its history, and a mark when its last step was for the worse (red) or the better (green), or its latest run lies outside its control band.</p>\n")
+	v.Grid = indexGrid(sums, cs)
+	v.Steps, v.AllSteps = latestSteps(sums)
+	v.StepsCut = v.Steps != nil && len(v.Steps.Rows) < v.AllSteps
+	v.LatestRuns = newTable([]string{"Run", "Date", "Cluster", "Benchmark", "Campaign", "Job", "Status"}, true)
+	const maxRuns = 50
+	for i := len(runs) - 1; i >= 0 && len(v.LatestRuns.Rows) < maxRuns; i-- {
+		r := &runs[i]
+		cells := texts("", when(runTime(r)), orDash(clusterOf(r)), orDash(r.Benchmark), orDash(r.Campaign), orDash(compare.JobName(r)), string(r.Status))
+		cells[0] = linkCell(runPath(r.ID), strconv.FormatInt(r.ID, 10))
+		v.LatestRuns.add(row{Cells: cells, Bad: r.Status != results.StatusOK})
+	}
+	body, err := render("index", v)
+	if err != nil {
+		return err
+	}
+	return b.write("index.html", "", webpage.Page{Title: "sbench site", Class: "sb-site", Assets: "./", Body: body})
+}
 
+// indexView is what the index shows.
+type indexView struct {
+	Runs, Histories, Clusters, Failed, Worse int
+	Latest                                   string
+	ClusterNames                             []string
+	Grid                                     []gridRow
+	Steps, LatestRuns                        *tableView
+	AllSteps                                 int
+	StepsCut                                 bool
+}
+
+// gridRow is a benchmark and metric: per cluster, a line per
+// configuration.
+type gridRow struct {
+	Benchmark, Metric string
+	Cells             [][]cellLine
+}
+
+// cellLine is one configuration's line in an index cell: its latest value
+// at the key size, its sparkline, the change of its current level.
+type cellLine struct {
+	Page, Name, When, Value, Unit, At string
+	Run                               int64
+	Spark                             template.HTML
+	Change                            *lineChange
+	Outside                           bool
+}
+
+type lineChange struct {
+	Class, Word, When, Arrow, Delta string
+	Run                             int64
+}
+
+func indexGrid(sums []summary, cs []string) []gridRow {
 	type rowKey struct{ bench, metric string }
 	cells := map[rowKey]map[string][]summary{}
 	for _, s := range sums {
@@ -547,30 +650,42 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 	}
 	keys := slices.SortedFunc(maps.Keys(cells), func(x, y rowKey) int { return cmp.Or(cmp.Compare(x.bench, y.bench), cmp.Compare(x.metric, y.metric)) })
 	names := shortNames(sums)
-	p.WriteString("<h2 id=\"benchmarks\">Benchmarks</h2>\n<div class=\"tbl\"><table class=\"grid\">\n<thead><tr><th>Benchmark</th><th>Metric</th>")
-	for _, c := range cs {
-		name := c
-		if name == "" {
-			name = "(no system)"
-		}
-		p.f("<th>%s</th>", esc(name))
-	}
-	p.WriteString("</tr></thead>\n<tbody>\n")
+	var grid []gridRow
 	for _, k := range keys {
-		p.f("<tr><td>%s</td><td>%s</td>", esc(k.bench), esc(k.metric))
+		gr := gridRow{Benchmark: k.bench, Metric: k.metric}
 		for _, c := range cs {
-			p.WriteString("<td>")
 			line := cells[k][c]
 			slices.SortStableFunc(line, func(x, y summary) int { return cmp.Compare(names[x.Page], names[y.Page]) })
+			var ls []cellLine
 			for _, s := range line {
-				p.cellLine(s, names[s.Page])
+				ls = append(ls, lineOf(s, names[s.Page]))
 			}
-			p.WriteString("</td>")
+			gr.Cells = append(gr.Cells, ls)
 		}
-		p.WriteString("</tr>\n")
+		grid = append(grid, gr)
 	}
-	p.WriteString("</tbody></table></div>\n")
+	return grid
+}
 
+func lineOf(s summary, name string) cellLine {
+	l := cellLine{Page: s.Page, Name: name, Run: s.LatestRun, When: when(s.LatestWhen), Value: value(s.Latest), Unit: s.Unit,
+		Spark: template.HTML(spark(s)), Outside: s.Outside}
+	if at := xLabel(s.X, s.XUnit); at != "" {
+		l.At = " @ " + at
+	}
+	if c := currentChange(s); c != nil && c.Change != string(compare.Same) {
+		arrow := "▲"
+		if c.Delta < 0 {
+			arrow = "▼"
+		}
+		l.Change = &lineChange{Class: c.Change, Word: changeWord(compare.Change(c.Change)), Run: c.Run, When: when(c.When), Arrow: arrow, Delta: pct(c.Delta)}
+	}
+	return l
+}
+
+// latestSteps are the latest steps of every history, the newest first,
+// and how many there are; nil when there is none.
+func latestSteps(sums []summary) (*tableView, int) {
 	type step struct {
 		s summary
 		c change
@@ -581,68 +696,20 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 			steps = append(steps, step{s, c})
 		}
 	}
-	slices.SortStableFunc(steps, func(x, y step) int { return y.c.When.Compare(x.c.When) })
-	p.WriteString("<h2 id=\"steps\">Latest steps</h2>\n")
 	if len(steps) == 0 {
-		p.WriteString("<p>No history has a step.</p>\n")
-	} else {
-		const maxSteps = 100
-		if len(steps) > maxSteps {
-			p.f("<p class=\"small muted\">The %d latest of %d; each history page lists all of its own.</p>\n", maxSteps, len(steps))
-			steps = steps[:maxSteps]
-		}
-		var rows [][]string
-		for _, st := range steps {
-			rows = append(rows, []string{esc(when(st.c.When)), esc(orDash(st.s.Cluster)), a(st.s.Page, st.s.Benchmark+": "+st.s.Metric),
-				esc(orDash(xLabel(st.c.X, st.c.XUnit))), esc(st.s.Config), esc(pct(st.c.Delta)),
-				`<span class="mark ` + esc(st.c.Change) + `">` + esc(strings.ToUpper(changeWord(compare.Change(st.c.Change)))) + `</span>`,
-				a(runPath(st.c.Run), strconv.FormatInt(st.c.Run, 10)), esc(orDash(st.c.Provenance))})
-		}
-		p.table([]string{"Date", "Cluster", "History", "Size", "Configuration", "Change", "Verdict", "First run", "Provenance change"},
-			[]bool{false, false, false, true, false, true, false, true}, rows, nil)
+		return nil, 0
 	}
-
-	p.WriteString("<h2 id=\"runs\">Latest runs</h2>\n")
-	const maxRuns = 50
-	var rows [][]string
-	var attrs []string
-	for i := len(runs) - 1; i >= 0 && len(rows) < maxRuns; i-- {
-		r := &runs[i]
-		t := r.Start
-		if t.IsZero() {
-			t = r.IngestedAt
-		}
-		rows = append(rows, []string{a(runPath(r.ID), strconv.FormatInt(r.ID, 10)), esc(when(t)), esc(orDash(clusterOf(r))), esc(orDash(r.Benchmark)),
-			esc(orDash(r.Campaign)), esc(orDash(compare.JobName(r))), esc(string(r.Status))})
-		if r.Status != results.StatusOK {
-			attrs = append(attrs, ` class="bad"`)
-		} else {
-			attrs = append(attrs, "")
-		}
+	slices.SortStableFunc(steps, func(x, y step) int { return y.c.When.Compare(x.c.When) })
+	const maxSteps = 100
+	t := newTable([]string{"Date", "Cluster", "History", "Size", "Configuration", "Change", "Verdict", "First run", "Provenance change"},
+		false, false, false, true, false, true, false, true)
+	for _, st := range steps[:min(len(steps), maxSteps)] {
+		cells := texts(when(st.c.When), orDash(st.s.Cluster), "", orDash(xLabel(st.c.X, st.c.XUnit)), st.s.Config, pct(st.c.Delta), "", "", orDash(st.c.Provenance))
+		cells[2], cells[6] = linkCell(st.s.Page, st.s.Benchmark+": "+st.s.Metric), mark(st.c.Change)
+		cells[7] = linkCell(runPath(st.c.Run), strconv.FormatInt(st.c.Run, 10))
+		t.add(row{Cells: cells})
 	}
-	p.table([]string{"Run", "Date", "Cluster", "Benchmark", "Campaign", "Job", "Status"}, []bool{true}, rows, attrs)
-	return b.write("index.html", "", webpage.Page{Title: "sbench site", Class: "sb-site", Assets: "./", Body: template.HTML(p.String())})
-}
-
-// cellLine is one configuration's line in an index cell.
-func (p *page) cellLine(s summary, name string) {
-	at := xLabel(s.X, s.XUnit)
-	if at != "" {
-		at = " @ " + at
-	}
-	p.f("<div class=\"cell-line\">%s <span class=\"num\" title=\"run %d, %s\">%s %s%s</span>%s",
-		a(s.Page, name), s.LatestRun, esc(when(s.LatestWhen)), esc(value(s.Latest)), esc(s.Unit), esc(at), spark(s))
-	if c := currentChange(s); c != nil && c.Change != string(compare.Same) {
-		arrow := "▲"
-		if c.Delta < 0 {
-			arrow = "▼"
-		}
-		p.f(" <span class=\"mark %s\" title=\"%s at run %d, %s\">%s %s</span>", esc(c.Change), esc(changeWord(compare.Change(c.Change))), c.Run, esc(when(c.When)), arrow, esc(pct(c.Delta)))
-	}
-	if s.Outside {
-		p.WriteString(` <span class="mark outside" title="the latest run lies outside its control band">outside</span>`)
-	}
-	p.WriteString("</div>")
+	return t, len(steps)
 }
 
 // currentChange is the step at the start of the key size's current level,

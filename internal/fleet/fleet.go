@@ -160,9 +160,9 @@ func (g *gen) matrix() *results.Bundle {
 				lat, bw := g.link(a, b, false)
 				tags := map[string]string{"from": a, "to": b, "round": strconv.Itoa(r + 1), "schedule": "rounds"}
 				mb.Samples = append(mb.Samples,
-					results.Sample{Metric: "matrix_latency", Unit: results.UnitMicroseconds, Value: round3(lat), Iterations: 100,
+					results.Sample{Metric: kernels.MetricMatrixLatency, Unit: results.UnitMicroseconds, Value: round3(lat), Iterations: 100,
 						Pair: []int{dir[0], dir[1]}, Tags: tags},
-					results.Sample{Metric: "matrix_bandwidth", Unit: results.UnitMBps, Value: round3(bw), Iterations: 32,
+					results.Sample{Metric: kernels.MetricMatrixBandwidth, Unit: results.UnitMBps, Value: round3(bw), Iterations: 32,
 						Pair: []int{dir[0], dir[1]}, Tags: tags})
 				if bw < 0.9*bandwidth || lat > 1.8*latencyUS {
 					suspects[[2]string{a, b}] = true
@@ -180,9 +180,9 @@ func (g *gen) matrix() *results.Bundle {
 				lat, bw := g.link(a, b, true)
 				tags := map[string]string{"from": a, "to": b, "pass": strconv.Itoa(pass), "schedule": "rounds"}
 				mb.Samples = append(mb.Samples,
-					results.Sample{Metric: "matrix_retest_latency", Unit: results.UnitMicroseconds, Value: round3(lat), Iterations: 50,
+					results.Sample{Metric: kernels.MetricMatrixRetestLatency, Unit: results.UnitMicroseconds, Value: round3(lat), Iterations: 50,
 						Pair: []int{rank[a], rank[b]}, Tags: tags},
-					results.Sample{Metric: "matrix_retest_bandwidth", Unit: results.UnitMBps, Value: round3(bw), Iterations: 16,
+					results.Sample{Metric: kernels.MetricMatrixRetestBandwidth, Unit: results.UnitMBps, Value: round3(bw), Iterations: 16,
 						Pair: []int{rank[a], rank[b]}, Tags: tags})
 				if bw >= 0.9*bandwidth && lat <= 1.8*latencyUS {
 					delete(suspects, k)
@@ -201,7 +201,7 @@ func (g *gen) stream() *results.Bundle {
 		if slices.Contains(g.LowStream, n) {
 			v *= 0.7
 		}
-		sb.Samples = append(sb.Samples, results.Sample{Metric: "node_stream_triad", Unit: results.UnitMBps, Value: round3(g.noisy(v)),
+		sb.Samples = append(sb.Samples, results.Sample{Metric: kernels.MetricNodeStreamTriad, Unit: results.UnitMBps, Value: round3(g.noisy(v)),
 			Iterations: 10, Tags: map[string]string{"node": n, "ranks": "1"}},
 			results.Sample{Metric: "stream_triad", Unit: results.UnitMBps, Value: round3(g.noisy(v)),
 				Iterations: 10, Tags: map[string]string{"node": n, "rank": strconv.Itoa(i)}})
@@ -217,7 +217,7 @@ func (g *gen) hpl() *results.Bundle {
 		if slices.Contains(g.LowHPL, n) {
 			v *= 0.7
 		}
-		hb.Samples = append(hb.Samples, results.Sample{Metric: "node_hpl_gflops", Unit: "Gflops", Value: round3(g.noisy(v)),
+		hb.Samples = append(hb.Samples, results.Sample{Metric: kernels.MetricNodeHPLGflops, Unit: "Gflops", Value: round3(g.noisy(v)),
 			Iterations: 1, Tags: map[string]string{"node": n, "ranks": "1"}})
 	}
 	return hb

@@ -53,7 +53,7 @@ at a glance.`,
   sbench runs --system alpha --group-by benchmark --since 30d`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRuns(cmd.Context(), o, e)
+			return runRuns(cmd.Context(), e, o)
 		},
 	}
 	o.filter.add(c)
@@ -63,7 +63,7 @@ at a glance.`,
 	return c
 }
 
-func runRuns(ctx context.Context, o runsOptions, e *env) error {
+func runRuns(ctx context.Context, e *env, o runsOptions) error {
 	if o.limit < 0 {
 		return usagef("runs: --limit %d: want 0 (all) or a positive number", o.limit)
 	}

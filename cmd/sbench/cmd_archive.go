@@ -127,7 +127,7 @@ func runArchiveExport(ctx context.Context, e *env, o archiveExportOptions) error
 			Runs      int      `json:"runs"`
 			Baselines []string `json:"baselines"`
 			Left      []string `json:"baselines_left_out,omitempty"`
-		}{o.out, res.Runs, nonNilStrings(res.Baselines), res.Left})
+		}{o.out, res.Runs, nonNil(res.Baselines), res.Left})
 	}
 	msg := fmt.Sprintf("exported %d run(s)", res.Runs)
 	if len(res.Baselines) > 0 {
@@ -209,7 +209,7 @@ func runArchiveImport(ctx context.Context, e *env, o archiveImportOptions, args 
 			continue
 		}
 		files = append(files, ingest.FileReport{Source: name, Added: nonNil(res.Added), Already: nonNil(res.Skipped),
-			Baselines: nonNilStrings(res.Baselines), BaselinesKnown: nonNilStrings(res.Known)})
+			Baselines: nonNil(res.Baselines), BaselinesKnown: nonNil(res.Known)})
 		ids = append(ids, res.Added...)
 		if !o.json {
 			msg := fmt.Sprintf("%s: %d run(s) added, %d already archived", name, len(res.Added), len(res.Skipped))
@@ -234,13 +234,6 @@ func runArchiveImport(ctx context.Context, e *env, o archiveImportOptions, args 
 	return nil
 }
 
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 func orNone(s []string) string {
 	if len(s) == 0 {
 		return "none"
@@ -248,10 +241,10 @@ func orNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-// nonNil is ids, or an empty list for JSON's [] rather than null.
-func nonNil(ids []int64) []int64 {
-	if ids == nil {
-		return []int64{}
+// nonNil is s, or an empty list for JSON's [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	return ids
+	return s
 }

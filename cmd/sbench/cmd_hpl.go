@@ -33,11 +33,7 @@ func newHPLCmd(e *env) *cobra.Command {
 			return cmd.Help()
 		},
 	}
-	for _, sub := range []*cobra.Command{newHPLSizeCmd(e), newHPLRpeakCmd(e), newHPLInputCmd(e)} {
-		sub.Long = strings.TrimSpace(sub.Long) + "\n" + exitStatuses
-		sub.Args = wrapArgs(sub.Args)
-		c.AddCommand(sub)
-	}
+	addSubcommands(c, newHPLSizeCmd(e), newHPLRpeakCmd(e), newHPLInputCmd(e))
 	return c
 }
 

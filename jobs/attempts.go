@@ -108,7 +108,7 @@ func attemptName(a, last int) string {
 // interrupted it; Slurm's state replaces it when Slurm is known to have.
 const RunnerSignalText = " (a time limit, scancel or Ctrl-C)"
 
-// AmendByAttempt returns what archiveJob does to the bundles of job j
+// AmendByAttempt returns what Archive does to the bundles of job j
 // before they are archived: a failed run that a signal ended, in an
 // attempt Slurm ended, says Slurm's state (NODE_FAIL, PREEMPTED, TIMEOUT,
 // CANCELLED by UID) rather than the runner's guess at who sent the signal.

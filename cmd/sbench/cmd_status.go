@@ -93,7 +93,7 @@ func runStatus(ctx context.Context, e *env, o statusOptions) error {
 	}
 	defer db.Close()
 	client := slurmClient()
-	if err := resolveIntents(ctx, e, db, client, o.campaign); err != nil {
+	if err := jobs.ResolveIntents(ctx, db, client, o.campaign, e.stderr); err != nil {
 		return err
 	}
 	all, err := db.Jobs(ctx, o.campaign)
@@ -370,39 +370,6 @@ func runningStep(j store.Job, now time.Time) string {
 	// Minutes are what matter to someone waiting; the line changes when
 	// the step or the minute does.
 	return fmt.Sprintf("%s running for %s", what, now.Sub(cur.Begin).Truncate(time.Minute))
-}
-
-// resolveIntents finds the Slurm id of jobs recorded before sbatch answered
-// (an interrupted submit) by the comment sbatch gave them.
-func resolveIntents(ctx context.Context, e *env, db *store.DB, client *slurm.Client, campaign string) error {
-	jobs, err := db.Jobs(ctx, campaign)
-	if err != nil {
-		return err
-	}
-	for _, j := range jobs {
-		if j.Intent == "" {
-			continue
-		}
-		id, found, err := client.FindByComment(ctx, j.Name, j.Intent)
-		if err != nil {
-			return err
-		}
-		if !found {
-			if j.State != slurm.StateUnknown {
-				j.State, j.Reason = slurm.StateUnknown, "its submission was interrupted and Slurm has no job with comment "+j.Intent
-				if err := db.UpdateJob(ctx, j); err != nil {
-					return err
-				}
-			}
-			fmt.Fprintf(e.stderr, "job %s of campaign %s: submission interrupted, and Slurm knows no job with comment %s (never accepted, or ended long ago)\n", j.Name, j.Campaign, j.Intent)
-			continue
-		}
-		if err := db.ResolveIntent(ctx, j.Campaign, j.Intent, id); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "job %s of campaign %s: its submission was interrupted; Slurm accepted it as job %s\n", j.Name, j.Campaign, id)
-	}
-	return nil
 }
 
 // statusIngestJSON is what status --ingest --json says it archived.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -126,7 +125,7 @@ func runSubmit(ctx context.Context, e *env, o submitOptions, args []string) erro
 			Plan: jobs.PlannedSteps(camp, j), Output: absUnder(cwd, out), Error: absUnder(cwd, errFile),
 			Submission: submission, After: deps}
 		critical.Add(1)
-		id, err := submitOne(keep, db, client, job, paths[i], slurm.SubmitOptions{Dir: cwd, Env: env, Args: sbatchArgs})
+		id, err := jobs.Submit(keep, db, client, job, paths[i], slurm.SubmitOptions{Dir: cwd, Env: env, Args: sbatchArgs})
 		critical.Done()
 		if err != nil {
 			if i > 0 {
@@ -140,25 +139,6 @@ func runSubmit(ctx context.Context, e *env, o submitOptions, args []string) erro
 	fmt.Fprintf(e.stderr, "%d job(s) of campaign %s submitted; follow them with: sbench status --campaign %s --wait --ingest\n",
 		len(plan.Jobs), camp.Campaign.Name, camp.Campaign.Name)
 	return nil
-}
-
-// submitOne records job (its intent), submits its script and records the
-// id Slurm gave it; a job sbatch refused is forgotten again.
-func submitOne(ctx context.Context, db *store.DB, client *slurm.Client, job store.Job, script string, o slurm.SubmitOptions) (string, error) {
-	if _, err := db.RecordJob(ctx, job); err != nil {
-		return "", fmt.Errorf("record the job before submitting it: %w", err)
-	}
-	id, err := client.Submit(ctx, script, o)
-	if err != nil {
-		if derr := db.DropIntent(ctx, job.Campaign, job.Intent); derr != nil {
-			err = errors.Join(err, derr)
-		}
-		return "", err
-	}
-	if err := db.ResolveIntent(ctx, job.Campaign, job.Intent, id); err != nil {
-		return "", fmt.Errorf("job %s was submitted but its id could not be recorded (sbench status finds it by its comment %s): %w", id, job.Intent, err)
-	}
-	return id, nil
 }
 
 // absUnder makes a relative output pattern absolute under dir, where sbatch

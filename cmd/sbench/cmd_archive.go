@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sbench/sbench/ingest"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
@@ -40,10 +42,15 @@ runs costs no more memory than moving one.`,
 	return c
 }
 
+// archiveExportOptions are archive export's flags.
+type archiveExportOptions struct {
+	filter filterFlags
+	out    string
+	json   bool
+}
+
 func newArchiveExportCmd(e *env) *cobra.Command {
-	var f filterFlags
-	var out string
-	var asJSON bool
+	var o archiveExportOptions
 	c := &cobra.Command{
 		Use:   "export [filters] [-o FILE|-] [--json]",
 		Short: "Write the selected runs as an archive file",
@@ -60,72 +67,83 @@ summary is JSON on standard output: {"file": FILE, "runs": N,
   sbench archive export --label fabric=ib -o ib.sbench.gz --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if asJSON && (out == "" || out == "-") {
-				return usagef("archive export: --json prints the summary on standard output: give -o FILE for the archive")
-			}
-			db, flt, err := openFiltered(e, f)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := requireRuns(cmd.Context(), db, "archive export", flt); err != nil {
-				return err
-			}
-			w := e.stdout
-			var file *results.AtomicFile
-			if out != "" && out != "-" {
-				if file, err = results.CreateAtomic(out, 0o644); err != nil {
-					return err
-				}
-				defer file.Abort()
-				w = file
-			}
-			var zw *gzip.Writer
-			if strings.HasSuffix(out, ".gz") {
-				zw = gzip.NewWriter(w)
-				w = zw
-			}
-			res, err := db.ExportArchive(cmd.Context(), w, flt)
-			if err != nil {
-				return err
-			}
-			if zw != nil {
-				if err := zw.Close(); err != nil {
-					return err
-				}
-			}
-			if file != nil {
-				if err := file.Commit(); err != nil {
-					return err
-				}
-			}
-			for _, l := range res.Left {
-				fmt.Fprintf(e.stderr, "sbench: archive export: %s: left out\n", l)
-			}
-			if asJSON {
-				return writeJSON(e, struct {
-					File      string   `json:"file"`
-					Runs      int      `json:"runs"`
-					Baselines []string `json:"baselines"`
-					Left      []string `json:"baselines_left_out,omitempty"`
-				}{out, res.Runs, nonNilStrings(res.Baselines), res.Left})
-			}
-			msg := fmt.Sprintf("exported %d run(s)", res.Runs)
-			if len(res.Baselines) > 0 {
-				msg += fmt.Sprintf(" and %d baseline(s) (%s)", len(res.Baselines), strings.Join(res.Baselines, ", "))
-			}
-			fmt.Fprintln(e.stderr, msg)
-			return nil
+			return runArchiveExport(cmd.Context(), e, o)
 		},
 	}
-	f.add(c)
-	c.Flags().StringVarP(&out, "output", "o", "", "file to write (.gz to compress); - or none for standard output")
-	c.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON (needs -o FILE)")
+	o.filter.add(c)
+	c.Flags().StringVarP(&o.out, "output", "o", "", "file to write (.gz to compress); - or none for standard output")
+	c.Flags().BoolVar(&o.json, "json", false, "print the summary as JSON (needs -o FILE)")
 	return c
 }
 
+// runArchiveExport writes the selected runs, and the baselines that go
+// with them, as an archive file.
+func runArchiveExport(ctx context.Context, e *env, o archiveExportOptions) error {
+	if o.json && (o.out == "" || o.out == "-") {
+		return usagef("archive export: --json prints the summary on standard output: give -o FILE for the archive")
+	}
+	db, flt, err := openFiltered(e, o.filter)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := requireRuns(ctx, db, "archive export", flt); err != nil {
+		return err
+	}
+	w := e.stdout
+	var file *results.AtomicFile
+	if o.out != "" && o.out != "-" {
+		if file, err = results.CreateAtomic(o.out, 0o644); err != nil {
+			return err
+		}
+		defer file.Abort()
+		w = file
+	}
+	var zw *gzip.Writer
+	if strings.HasSuffix(o.out, ".gz") {
+		zw = gzip.NewWriter(w)
+		w = zw
+	}
+	res, err := db.ExportArchive(ctx, w, flt)
+	if err != nil {
+		return err
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	}
+	if file != nil {
+		if err := file.Commit(); err != nil {
+			return err
+		}
+	}
+	for _, l := range res.Left {
+		fmt.Fprintf(e.stderr, "sbench: archive export: %s: left out\n", l)
+	}
+	if o.json {
+		return writeJSON(e, struct {
+			File      string   `json:"file"`
+			Runs      int      `json:"runs"`
+			Baselines []string `json:"baselines"`
+			Left      []string `json:"baselines_left_out,omitempty"`
+		}{o.out, res.Runs, nonNil(res.Baselines), res.Left})
+	}
+	msg := fmt.Sprintf("exported %d run(s)", res.Runs)
+	if len(res.Baselines) > 0 {
+		msg += fmt.Sprintf(" and %d baseline(s) (%s)", len(res.Baselines), strings.Join(res.Baselines, ", "))
+	}
+	fmt.Fprintln(e.stderr, msg)
+	return nil
+}
+
+// archiveImportOptions are archive import's flags.
+type archiveImportOptions struct {
+	json bool
+}
+
 func newArchiveImportCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var o archiveImportOptions
 	c := &cobra.Command{
 		Use:   "import [--json] FILE...|-",
 		Short: "Store the runs of archive files in this archive",
@@ -143,78 +161,77 @@ with the same runs it is left as it is, with other runs the file is refused.`,
   sbench archive import --json a.sbench.gz | jq -r .run_ids`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := openDB(e)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			failed := 0
-			var files []ingestedFile
-			var ids []int64
-			for _, name := range args {
-				var r io.Reader
-				if name == "-" {
-					r = e.stdin
-				} else {
-					fh, err := os.Open(name)
-					if err != nil {
-						return usageError{err}
-					}
-					defer fh.Close()
-					r = bufio.NewReader(fh)
-				}
-				bar := newProgressBar(e, "import "+name, 0, true)
-				res, err := db.ImportArchive(cmd.Context(), r, name, store.ImportOptions{Progress: func(done, total int) {
-					bar.ChangeMax(total)
-					bar.Set(done)
-				}})
-				bar.Finish()
-				if err != nil && cmd.Context().Err() != nil {
-					// Interrupted: nothing of this file was stored,
-					// and the files after it are not read.
-					return cmd.Context().Err()
-				}
-				if err != nil {
-					fmt.Fprintf(e.stderr, "sbench: %v\n", err)
-					failed++
-					files = append(files, ingestedFile{Source: name, Added: []int64{}, Already: []int64{}, Error: err.Error()})
-					continue
-				}
-				files = append(files, ingestedFile{Source: name, Added: nonNil(res.Added), Already: nonNil(res.Skipped),
-					Baselines: nonNilStrings(res.Baselines), BaselinesKnown: nonNilStrings(res.Known)})
-				ids = append(ids, res.Added...)
-				if !asJSON {
-					msg := fmt.Sprintf("%s: %d run(s) added, %d already archived", name, len(res.Added), len(res.Skipped))
-					if len(res.Baselines)+len(res.Known) > 0 {
-						msg += fmt.Sprintf("; baselines set: %s, already here: %s", orNone(res.Baselines), orNone(res.Known))
-					}
-					fmt.Fprintln(e.stdout, msg)
-				}
-			}
-			if asJSON {
-				if err := writeJSON(e, struct {
-					Archive string         `json:"archive"`
-					Files   []ingestedFile `json:"files"`
-					RunIDs  string         `json:"run_ids"`
-				}{e.db, files, store.FormatRunIDs(ids)}); err != nil {
-					return err
-				}
-			}
-			if failed > 0 {
-				return exitError{code: exitUsage, msg: fmt.Sprintf("archive import: %d of %d file(s) failed, nothing from them was stored", failed, len(args))}
-			}
-			return nil
+			return runArchiveImport(cmd.Context(), e, o, args)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	c.Flags().BoolVar(&o.json, "json", false, "print the summary as JSON")
 	return c
 }
 
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
+// runArchiveImport stores the runs of the archive files args, each file
+// whole or not at all.
+func runArchiveImport(ctx context.Context, e *env, o archiveImportOptions, args []string) error {
+	db, err := openDB(e)
+	if err != nil {
+		return err
 	}
-	return s
+	defer db.Close()
+	failed := 0
+	var files []ingest.FileReport
+	var ids []int64
+	for _, name := range args {
+		var r io.Reader
+		if name == "-" {
+			r = e.stdin
+		} else {
+			fh, err := os.Open(name)
+			if err != nil {
+				return usageError{err}
+			}
+			defer fh.Close()
+			r = bufio.NewReader(fh)
+		}
+		bar := newProgressBar(e, "import "+name, 0, true)
+		res, err := db.ImportArchive(ctx, r, name, store.ImportOptions{Progress: func(done, total int) {
+			bar.ChangeMax(total)
+			bar.Set(done)
+		}})
+		bar.Finish()
+		if err != nil && ctx.Err() != nil {
+			// Interrupted: nothing of this file was stored,
+			// and the files after it are not read.
+			return ctx.Err()
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "sbench: %v\n", err)
+			failed++
+			files = append(files, ingest.FileReport{Source: name, Added: []int64{}, Already: []int64{}, Error: err.Error()})
+			continue
+		}
+		files = append(files, ingest.FileReport{Source: name, Added: nonNil(res.Added), Already: nonNil(res.Skipped),
+			Baselines: nonNil(res.Baselines), BaselinesKnown: nonNil(res.Known)})
+		ids = append(ids, res.Added...)
+		if !o.json {
+			msg := fmt.Sprintf("%s: %d run(s) added, %d already archived", name, len(res.Added), len(res.Skipped))
+			if len(res.Baselines)+len(res.Known) > 0 {
+				msg += fmt.Sprintf("; baselines set: %s, already here: %s", orNone(res.Baselines), orNone(res.Known))
+			}
+			fmt.Fprintln(e.stdout, msg)
+		}
+	}
+	if o.json {
+		if err := writeJSON(e, struct {
+			Archive string              `json:"archive"`
+			Files   []ingest.FileReport `json:"files"`
+			RunIDs  string              `json:"run_ids"`
+		}{e.db, files, store.FormatRunIDs(ids)}); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return exitError{code: exitUsage, msg: fmt.Sprintf("archive import: %d of %d file(s) failed, nothing from them was stored", failed, len(args))}
+	}
+	return nil
 }
 
 func orNone(s []string) string {
@@ -224,10 +241,10 @@ func orNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-// nonNil is ids, or an empty list for JSON's [] rather than null.
-func nonNil(ids []int64) []int64 {
-	if ids == nil {
-		return []int64{}
+// nonNil is s, or an empty list for JSON's [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	return ids
+	return s
 }

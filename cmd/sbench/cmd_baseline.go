@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -55,8 +56,13 @@ func needSubcommand(c *cobra.Command, args []string) error {
 	return usagef("%s: want a subcommand: %s (see %s --help)", c.CommandPath(), strings.Join(names, ", "), c.CommandPath())
 }
 
+// baselineSetOptions are baseline set's flags.
+type baselineSetOptions struct {
+	note string
+}
+
 func newBaselineSetCmd(e *env) *cobra.Command {
-	var note string
+	var o baselineSetOptions
 	c := &cobra.Command{
 		Use:   "set NAME SELECTION",
 		Short: "Record the runs SELECTION finds as baseline NAME",
@@ -68,61 +74,70 @@ out.`,
   sbench baseline set --note "before OFED 24.04" ofed-23 run:1-40`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := args[0]
-			if err := store.CheckBaselineName(name); err != nil {
-				return usagef("baseline set: %v", err)
-			}
-			sels, err := parseSelectors("baseline set", args[1:])
-			if err != nil {
-				return err
-			}
-			db, err := openDB(e)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			ctx := cmd.Context()
-			f, err := sels[0].Filter(ctx, db)
-			if err != nil {
-				return dataError(fmt.Errorf("baseline set: %w", err))
-			}
-			runs, err := db.Runs(ctx, f)
-			if err != nil {
-				return err
-			}
-			var ids []int64
-			left := 0
-			for _, r := range runs {
-				if r.Status == results.StatusOK {
-					ids = append(ids, r.ID)
-				} else {
-					left++
-				}
-			}
-			if len(ids) == 0 {
-				return usagef("baseline set: %s finds no ok run in %s (%d run(s) not ok)", sels[0], e.db, left)
-			}
-			replaced, err := db.SetBaseline(ctx, store.Baseline{Name: name, Selection: sels[0].String(), Note: note, RunIDs: ids})
-			if err != nil {
-				return err
-			}
-			verb := "set"
-			if replaced {
-				verb = "replaced"
-			}
-			fmt.Fprintf(e.stdout, "baseline %s %s: %d run(s) (run:%s) from %s\n", name, verb, len(ids), store.FormatRunIDs(ids), sels[0])
-			if left > 0 {
-				fmt.Fprintf(e.stderr, "baseline %s: %d run(s) left out: not ok\n", name, left)
-			}
-			return nil
+			return runBaselineSet(cmd.Context(), e, o, args)
 		},
 	}
-	c.Flags().StringVar(&note, "note", "", "what the baseline is (shown by list)")
+	c.Flags().StringVar(&o.note, "note", "", "what the baseline is (shown by list)")
 	return c
 }
 
+// runBaselineSet records the ok runs of selector args[1] as baseline args[0].
+func runBaselineSet(ctx context.Context, e *env, o baselineSetOptions, args []string) error {
+	name := args[0]
+	if err := store.CheckBaselineName(name); err != nil {
+		return usagef("baseline set: %v", err)
+	}
+	sels, err := parseSelectors("baseline set", args[1:])
+	if err != nil {
+		return err
+	}
+	db, err := openDB(e)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	f, err := sels[0].Filter(ctx, db)
+	if err != nil {
+		return dataError(fmt.Errorf("baseline set: %w", err))
+	}
+	runs, err := db.Runs(ctx, f)
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	left := 0
+	for _, r := range runs {
+		if r.Status == results.StatusOK {
+			ids = append(ids, r.ID)
+		} else {
+			left++
+		}
+	}
+	if len(ids) == 0 {
+		return usagef("baseline set: %s finds no ok run in %s (%d run(s) not ok)", sels[0], e.db, left)
+	}
+	replaced, err := db.SetBaseline(ctx, store.Baseline{Name: name, Selection: sels[0].String(), Note: o.note, RunIDs: ids})
+	if err != nil {
+		return err
+	}
+	verb := "set"
+	if replaced {
+		verb = "replaced"
+	}
+	fmt.Fprintf(e.stdout, "baseline %s %s: %d run(s) (run:%s) from %s\n", name, verb, len(ids), store.FormatRunIDs(ids), sels[0])
+	if left > 0 {
+		fmt.Fprintf(e.stderr, "baseline %s: %d run(s) left out: not ok\n", name, left)
+	}
+	return nil
+}
+
+// baselineListOptions are baseline list's flags.
+type baselineListOptions struct {
+	json bool
+}
+
 func newBaselineListCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var o baselineListOptions
 	c := &cobra.Command{
 		Use:     "list [--json]",
 		Short:   "List the baselines",
@@ -130,40 +145,45 @@ func newBaselineListCmd(e *env) *cobra.Command {
 		Example: `  sbench baseline list --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := openDBRead(e)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			bls, err := db.Baselines(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				type row struct {
-					Name      string  `json:"name"`
-					Created   string  `json:"created"`
-					Selection string  `json:"selection"`
-					Note      string  `json:"note,omitempty"`
-					Runs      []int64 `json:"runs"`
-				}
-				out := make([]row, len(bls))
-				for i, b := range bls {
-					out[i] = row{b.Name, b.Created.UTC().Format(time.RFC3339), b.Selection, b.Note, b.RunIDs}
-				}
-				return writeJSON(e, out)
-			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tSET\tRUNS\tSELECTION\tNOTE")
-			for _, b := range bls {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.Name, b.Created.Local().Format("2006-01-02 15:04"),
-					"run:"+store.FormatRunIDs(b.RunIDs), dash(b.Selection), b.Note)
-			}
-			return tw.Flush()
+			return runBaselineList(cmd.Context(), e, o)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	c.Flags().BoolVar(&o.json, "json", false, "print JSON instead of a table")
 	return c
+}
+
+// runBaselineList prints the baselines.
+func runBaselineList(ctx context.Context, e *env, o baselineListOptions) error {
+	db, err := openDBRead(e)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	bls, err := db.Baselines(ctx)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		type row struct {
+			Name      string  `json:"name"`
+			Created   string  `json:"created"`
+			Selection string  `json:"selection"`
+			Note      string  `json:"note,omitempty"`
+			Runs      []int64 `json:"runs"`
+		}
+		out := make([]row, len(bls))
+		for i, b := range bls {
+			out[i] = row{b.Name, b.Created.UTC().Format(time.RFC3339), b.Selection, b.Note, b.RunIDs}
+		}
+		return writeJSON(e, out)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSET\tRUNS\tSELECTION\tNOTE")
+	for _, b := range bls {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.Name, b.Created.Local().Format("2006-01-02 15:04"),
+			"run:"+store.FormatRunIDs(b.RunIDs), dash(b.Selection), b.Note)
+	}
+	return tw.Flush()
 }
 
 func newBaselineRmCmd(e *env) *cobra.Command {
@@ -174,16 +194,21 @@ func newBaselineRmCmd(e *env) *cobra.Command {
 		Example: `  sbench baseline rm ofed-23`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := openDB(e)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := db.DeleteBaseline(cmd.Context(), args[0]); err != nil {
-				return dataError(err)
-			}
-			fmt.Fprintf(e.stdout, "baseline %s removed\n", args[0])
-			return nil
+			return runBaselineRm(cmd.Context(), e, args)
 		},
 	}
+}
+
+// runBaselineRm forgets baseline args[0].
+func runBaselineRm(ctx context.Context, e *env, args []string) error {
+	db, err := openDB(e)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.DeleteBaseline(ctx, args[0]); err != nil {
+		return dataError(err)
+	}
+	fmt.Fprintf(e.stdout, "baseline %s removed\n", args[0])
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -22,13 +23,17 @@ func parseSelectors(cmd string, args []string) ([]compare.Selector, error) {
 	return sels, nil
 }
 
+// compareOptions are compare's flags.
+type compareOptions struct {
+	metrics             []string
+	filter              filterFlags
+	threshold, groupBy  string
+	alpha               float64
+	json, thresholdOnly bool
+}
+
 func newCompareCmd(e *env) *cobra.Command {
-	var metrics []string
-	var f filterFlags
-	var threshold string
-	var alpha float64
-	var asJSON, thresholdOnly bool
-	var groupBy string
+	var o compareOptions
 	c := &cobra.Command{
 		Use:   "compare [--metric M]... [--group-by family] [--threshold 5%] [--alpha 0.05] [--threshold-only] [--json] OLD NEW",
 		Short: "Compare two sets of runs and say what got worse",
@@ -107,51 +112,57 @@ bad input (exit status 2), never mistaken for a regression.`,
   sbench compare --system alpha campaign:acceptance@2 campaign:acceptance@latest`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			th, err := parsePercent("--threshold", threshold)
-			if err != nil {
-				return err
-			}
-			if err := checkAlpha(alpha); err != nil {
-				return err
-			}
-			families := false
-			switch groupBy {
-			case "":
-			case "family":
-				families = true
-			default:
-				return usagef("compare: --group-by %q: want family (rows are already kept apart by every configuration the sides share)", groupBy)
-			}
-			sels, err := parseSelectors("compare", args)
-			if err != nil {
-				return err
-			}
-			db, flt, err := openFiltered(e, f)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			o := compare.Options{Threshold: th, Alpha: alpha, Metrics: splitList(metrics), Filter: flt, Families: families, ThresholdOnly: thresholdOnly}
-			raiseHeap(compareHeapLimit)
-			res, err := compare.Compare(cmd.Context(), db, sels[0], sels[1], o)
-			if err != nil {
-				return dataError(fmt.Errorf("compare: %w", err))
-			}
-			if err := writeResult(e, res, asJSON); err != nil {
-				return err
-			}
-			if n := res.Regressions(); n > 0 {
-				return exitError{code: exitGate, msg: fmt.Sprintf("compare: %d regression(s) beyond %s", n, strings.TrimSpace(threshold))}
-			}
-			return nil
+			return runCompare(cmd.Context(), e, o, args)
 		},
 	}
-	c.Flags().StringArrayVar(&metrics, "metric", nil, "compare only this metric (repeatable or comma-separated)")
-	f.add(c)
-	c.Flags().StringVar(&threshold, "threshold", "5%", "smallest change that counts as a regression")
-	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney tests, and false discovery rate of their family")
-	c.Flags().BoolVar(&thresholdOnly, "threshold-only", false, "judge rows with too few runs to test by the change alone: no evidence is behind it, and on a noisy machine identical re-runs trip it")
-	c.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
-	c.Flags().StringVar(&groupBy, "group-by", "", "family: match rows by metric family (osu_latency with the latency kernel), not by benchmark")
+	c.Flags().StringArrayVar(&o.metrics, "metric", nil, "compare only this metric (repeatable or comma-separated)")
+	o.filter.add(c)
+	c.Flags().StringVar(&o.threshold, "threshold", "5%", "smallest change that counts as a regression")
+	c.Flags().Float64Var(&o.alpha, "alpha", 0.05, "significance level of the Mann-Whitney tests, and false discovery rate of their family")
+	c.Flags().BoolVar(&o.thresholdOnly, "threshold-only", false, "judge rows with too few runs to test by the change alone: no evidence is behind it, and on a noisy machine identical re-runs trip it")
+	c.Flags().BoolVar(&o.json, "json", false, "print the comparison as JSON")
+	c.Flags().StringVar(&o.groupBy, "group-by", "", "family: match rows by metric family (osu_latency with the latency kernel), not by benchmark")
 	return c
+}
+
+// runCompare compares the runs of two selectors (args) and fails on a
+// regression.
+func runCompare(ctx context.Context, e *env, o compareOptions, args []string) error {
+	th, err := parsePercent("--threshold", o.threshold)
+	if err != nil {
+		return err
+	}
+	if err := checkAlpha(o.alpha); err != nil {
+		return err
+	}
+	families := false
+	switch o.groupBy {
+	case "":
+	case "family":
+		families = true
+	default:
+		return usagef("compare: --group-by %q: want family (rows are already kept apart by every configuration the sides share)", o.groupBy)
+	}
+	sels, err := parseSelectors("compare", args)
+	if err != nil {
+		return err
+	}
+	db, flt, err := openFiltered(e, o.filter)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	opts := compare.Options{Threshold: th, Alpha: o.alpha, Metrics: splitList(o.metrics), Filter: flt, Families: families, ThresholdOnly: o.thresholdOnly}
+	raiseHeap(compareHeapLimit)
+	res, err := compare.Compare(ctx, db, sels[0], sels[1], opts)
+	if err != nil {
+		return dataError(fmt.Errorf("compare: %w", err))
+	}
+	if err := writeResult(e, res, o.json); err != nil {
+		return err
+	}
+	if n := res.Regressions(); n > 0 {
+		return exitError{code: exitGate, msg: fmt.Sprintf("compare: %d regression(s) beyond %s", n, strings.TrimSpace(o.threshold))}
+	}
+	return nil
 }

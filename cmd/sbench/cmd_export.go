@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
 	"github.com/spf13/cobra"
 )
 
+// exportOptions are export's flags.
+type exportOptions struct {
+	filter filterFlags
+	format string
+}
+
 func newExportCmd(e *env) *cobra.Command {
-	var f filterFlags
-	var format string
+	var o exportOptions
 	c := &cobra.Command{
 		Use:   "export [--format csv|json|benchfmt] [filters]",
 		Short: "Print the archive's samples as CSV, JSON or Go benchmark format",
@@ -29,26 +35,31 @@ runs: sbench export --format benchfmt --label stage=before > old.txt.`,
   sbench export --format benchfmt --label fabric=ib > ib.txt && benchstat ib.txt eth.txt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, flt, err := openFiltered(e, f)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := requireRuns(cmd.Context(), db, "export", flt); err != nil {
-				return err
-			}
-			switch format {
-			case "csv":
-				return db.ExportCSV(cmd.Context(), e.stdout, flt)
-			case "json":
-				return db.ExportJSON(cmd.Context(), e.stdout, flt)
-			case "benchfmt":
-				return db.ExportBenchfmt(cmd.Context(), e.stdout, flt)
-			}
-			return usagef("export: --format %q: want csv, json or benchfmt", format)
+			return runExport(cmd.Context(), e, o)
 		},
 	}
-	f.add(c)
-	c.Flags().StringVar(&format, "format", "csv", "csv, json or benchfmt")
+	o.filter.add(c)
+	c.Flags().StringVar(&o.format, "format", "csv", "csv, json or benchfmt")
 	return c
+}
+
+// runExport writes the selected runs' samples as CSV, JSON or benchfmt.
+func runExport(ctx context.Context, e *env, o exportOptions) error {
+	db, flt, err := openFiltered(e, o.filter)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := requireRuns(ctx, db, "export", flt); err != nil {
+		return err
+	}
+	switch o.format {
+	case "csv":
+		return db.ExportCSV(ctx, e.stdout, flt)
+	case "json":
+		return db.ExportJSON(ctx, e.stdout, flt)
+	case "benchfmt":
+		return db.ExportBenchfmt(ctx, e.stdout, flt)
+	}
+	return usagef("export: --format %q: want csv, json or benchfmt", o.format)
 }

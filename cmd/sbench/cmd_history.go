@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -37,12 +38,17 @@ func parseSize(s string) (float64, error) {
 	return v * mult, nil
 }
 
+// historyOptions are history's flags.
+type historyOptions struct {
+	query             compare.HistoryQuery
+	filter            filterFlags
+	x, threshold, out string
+	configs           []string
+	json              bool
+}
+
 func newHistoryCmd(e *env) *cobra.Command {
-	var q compare.HistoryQuery
-	var f filterFlags
-	var x, threshold, out string
-	var configs []string
-	var asJSON bool
+	var o historyOptions
 	c := &cobra.Command{
 		Use:   "history --benchmark NAME [--metric M] [--x SIZE] [--config K=V]... [filters] [-o trend.png|pdf|svg]",
 		Short: "Follow one metric over time: control band, outliers, steps",
@@ -79,82 +85,87 @@ extension).`,
   sbench history --benchmark imb_allreduce --metric latency --x 4MiB --config processes=4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, err := f.filter()
-			if err != nil {
-				return err
-			}
-			switch len(flt.Benchmarks) {
-			case 0:
-				return usagef("history: --benchmark is required")
-			case 1:
-				q.Benchmark, q.Filter = flt.Benchmarks[0], flt
-			default:
-				return usagef("history: --benchmark %s: a history follows one benchmark", strings.Join(flt.Benchmarks, ","))
-			}
-			if x != "" {
-				v, err := parseSize(x)
-				if err != nil {
-					return err
-				}
-				q.X = &v
-			}
-			if q.Threshold, err = parsePercent("--threshold", threshold); err != nil {
-				return err
-			}
-			if err := checkAlpha(q.Alpha); err != nil {
-				return err
-			}
-			if q.Window < compare.MinBandPoints {
-				return usagef("history: --window %d: want at least %d", q.Window, compare.MinBandPoints)
-			}
-			if q.Config, err = parseLabels("--config", configs); err != nil {
-				return err
-			}
-			format := ""
-			if out != "" {
-				format = strings.ToLower(strings.TrimPrefix(filepath.Ext(out), "."))
-				if format != "png" && format != "pdf" && format != "svg" {
-					return usagef("history: -o %s: want a .png, .pdf or .svg file", out)
-				}
-			}
-			db, err := openDBRead(e)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			h, err := compare.LoadHistory(cmd.Context(), db, q)
-			var amb *compare.AmbiguousError
-			if errors.As(err, &amb) {
-				return usagef("history: %v", err)
-			}
-			if err != nil {
-				return dataError(fmt.Errorf("history: %w", err))
-			}
-			if err := writeResult(e, h, asJSON); err != nil {
-				return err
-			}
-			if out != "" {
-				data, err := trend.Render(out, h)
-				if err != nil {
-					return err
-				}
-				if err := results.WriteAtomic(out, data, 0o644); err != nil {
-					return err
-				}
-				fmt.Fprintf(e.stderr, "wrote %s\n", out)
-			}
-			return nil
+			return runHistory(cmd.Context(), e, o)
 		},
 	}
-	c.Flags().StringVar(&q.Metric, "metric", "", "metric to follow (needed when the runs have several)")
-	c.Flags().StringVar(&x, "x", "", "message size or other x to follow, e.g. 8, 4K, 1MiB (needed when there are several)")
-	c.Flags().StringVar(&q.Variant, "variant", "", "only runs of this variant (needed when there are several)")
-	c.Flags().StringArrayVar(&configs, "config", nil, "only runs whose configuration has KEY=VALUE: a label, swept value (buf=16384, ntasks_per_node=2), variant, processes or tool_benchmark (repeatable)")
-	f.add(c)
-	c.Flags().IntVar(&q.Window, "window", compare.DefaultWindow, "earlier runs a control band is computed from")
-	c.Flags().Float64Var(&q.Alpha, "alpha", 0.05, "significance level of a step")
-	c.Flags().StringVar(&threshold, "threshold", "5%", "smallest step that counts as a regression")
-	c.Flags().StringVarP(&out, "output", "o", "", "write the figure to this .png, .pdf or .svg file")
-	c.Flags().BoolVar(&asJSON, "json", false, "print the history as JSON")
+	c.Flags().StringVar(&o.query.Metric, "metric", "", "metric to follow (needed when the runs have several)")
+	c.Flags().StringVar(&o.x, "x", "", "message size or other x to follow, e.g. 8, 4K, 1MiB (needed when there are several)")
+	c.Flags().StringVar(&o.query.Variant, "variant", "", "only runs of this variant (needed when there are several)")
+	c.Flags().StringArrayVar(&o.configs, "config", nil, "only runs whose configuration has KEY=VALUE: a label, swept value (buf=16384, ntasks_per_node=2), variant, processes or tool_benchmark (repeatable)")
+	o.filter.add(c)
+	c.Flags().IntVar(&o.query.Window, "window", compare.DefaultWindow, "earlier runs a control band is computed from")
+	c.Flags().Float64Var(&o.query.Alpha, "alpha", 0.05, "significance level of a step")
+	c.Flags().StringVar(&o.threshold, "threshold", "5%", "smallest step that counts as a regression")
+	c.Flags().StringVarP(&o.out, "output", "o", "", "write the figure to this .png, .pdf or .svg file")
+	c.Flags().BoolVar(&o.json, "json", false, "print the history as JSON")
 	return c
+}
+
+// runHistory follows one metric of one benchmark over time.
+func runHistory(ctx context.Context, e *env, o historyOptions) error {
+	flt, err := o.filter.filter()
+	if err != nil {
+		return err
+	}
+	switch len(flt.Benchmarks) {
+	case 0:
+		return usagef("history: --benchmark is required")
+	case 1:
+		o.query.Benchmark, o.query.Filter = flt.Benchmarks[0], flt
+	default:
+		return usagef("history: --benchmark %s: a history follows one benchmark", strings.Join(flt.Benchmarks, ","))
+	}
+	if o.x != "" {
+		v, err := parseSize(o.x)
+		if err != nil {
+			return err
+		}
+		o.query.X = &v
+	}
+	if o.query.Threshold, err = parsePercent("--threshold", o.threshold); err != nil {
+		return err
+	}
+	if err := checkAlpha(o.query.Alpha); err != nil {
+		return err
+	}
+	if o.query.Window < compare.MinBandPoints {
+		return usagef("history: --window %d: want at least %d", o.query.Window, compare.MinBandPoints)
+	}
+	if o.query.Config, err = parseLabels("--config", o.configs); err != nil {
+		return err
+	}
+	format := ""
+	if o.out != "" {
+		format = strings.ToLower(strings.TrimPrefix(filepath.Ext(o.out), "."))
+		if format != "png" && format != "pdf" && format != "svg" {
+			return usagef("history: -o %s: want a .png, .pdf or .svg file", o.out)
+		}
+	}
+	db, err := openDBRead(e)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	h, err := compare.LoadHistory(ctx, db, o.query)
+	var amb *compare.AmbiguousError
+	if errors.As(err, &amb) {
+		return usagef("history: %v", err)
+	}
+	if err != nil {
+		return dataError(fmt.Errorf("history: %w", err))
+	}
+	if err := writeResult(e, h, o.json); err != nil {
+		return err
+	}
+	if o.out != "" {
+		data, err := trend.Render(o.out, h)
+		if err != nil {
+			return err
+		}
+		if err := results.WriteAtomic(o.out, data, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "wrote %s\n", o.out)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,16 +33,12 @@ func newHPLCmd(e *env) *cobra.Command {
 			return cmd.Help()
 		},
 	}
-	for _, sub := range []*cobra.Command{newHPLSizeCmd(e), newHPLRpeakCmd(e), newHPLInputCmd(e)} {
-		sub.Long = strings.TrimSpace(sub.Long) + "\n" + exitStatuses
-		sub.Args = wrapArgs(sub.Args)
-		c.AddCommand(sub)
-	}
+	addSubcommands(c, newHPLSizeCmd(e), newHPLRpeakCmd(e), newHPLInputCmd(e))
 	return c
 }
 
-// sizeFlags are sbench hpl size's flags, as typed.
-type sizeFlags struct {
+// hplSizeOptions are sbench hpl size's flags, as typed.
+type hplSizeOptions struct {
 	nodes, ranksPerNode, nb int
 	mem                     string
 	fraction, gflops        float64
@@ -49,7 +46,7 @@ type sizeFlags struct {
 }
 
 // sizeRequest checks the flags; what the user left out is this machine's.
-func (f sizeFlags) sizeRequest(here func() results.Host) (hpl.SizeRequest, []string, error) {
+func (f hplSizeOptions) sizeRequest(here func() results.Host) (hpl.SizeRequest, []string, error) {
 	req := hpl.SizeRequest{Nodes: f.nodes, RanksPerNode: f.ranksPerNode, NB: f.nb, Fraction: f.fraction, Gflops: f.gflops}
 	var notes []string
 	switch {
@@ -92,7 +89,7 @@ func (f sizeFlags) sizeRequest(here func() results.Host) (hpl.SizeRequest, []str
 }
 
 func newHPLSizeCmd(e *env) *cobra.Command {
-	var f sizeFlags
+	var o hplSizeOptions
 	c := &cobra.Command{
 		Use:   "size [--nodes N] [--mem-per-node SIZE] [--ranks-per-node R] [--fraction F] [--nb NB] [--gflops G] [--json]",
 		Short: "Choose N, NB, P and Q for HPL",
@@ -111,25 +108,30 @@ each run's nodes and ranks.`,
   sbench hpl size --json | jq .n`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req, notes, err := f.sizeRequest(func() results.Host { return runner.GatherHost("/", e.getenv) })
-			if err != nil {
-				return err
-			}
-			s, err := hpl.Size(req)
-			if err != nil {
-				return usageError{err}
-			}
-			return writeSizing(e, s, req, notes, f.asJSON)
+			return runHPLSize(cmd.Context(), e, o)
 		},
 	}
-	c.Flags().IntVar(&f.nodes, "nodes", 1, "number of nodes")
-	c.Flags().StringVar(&f.mem, "mem-per-node", "", "memory of each node, e.g. 64GiB (default: this machine's)")
-	c.Flags().IntVar(&f.ranksPerNode, "ranks-per-node", 0, "MPI ranks per node (default: this machine's cores)")
-	c.Flags().Float64Var(&f.fraction, "fraction", hpl.DefaultFraction, "fraction of the memory the matrix may take")
-	c.Flags().IntVar(&f.nb, "nb", hpl.DefaultNB, "block size NB")
-	c.Flags().Float64Var(&f.gflops, "gflops", 0, "expected rate in Gflops, for the run time")
-	c.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
+	c.Flags().IntVar(&o.nodes, "nodes", 1, "number of nodes")
+	c.Flags().StringVar(&o.mem, "mem-per-node", "", "memory of each node, e.g. 64GiB (default: this machine's)")
+	c.Flags().IntVar(&o.ranksPerNode, "ranks-per-node", 0, "MPI ranks per node (default: this machine's cores)")
+	c.Flags().Float64Var(&o.fraction, "fraction", hpl.DefaultFraction, "fraction of the memory the matrix may take")
+	c.Flags().IntVar(&o.nb, "nb", hpl.DefaultNB, "block size NB")
+	c.Flags().Float64Var(&o.gflops, "gflops", 0, "expected rate in Gflops, for the run time")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return c
+}
+
+// runHPLSize prints N, NB, P and Q for the nodes the options describe.
+func runHPLSize(ctx context.Context, e *env, o hplSizeOptions) error {
+	req, notes, err := o.sizeRequest(func() results.Host { return runner.GatherHost("/", e.getenv) })
+	if err != nil {
+		return err
+	}
+	s, err := hpl.Size(req)
+	if err != nil {
+		return usageError{err}
+	}
+	return writeSizing(e, s, req, notes, o.asJSON)
 }
 
 func writeSizing(e *env, s hpl.Sizing, req hpl.SizeRequest, notes []string, asJSON bool) error {
@@ -158,10 +160,15 @@ func writeSizing(e *env, s hpl.Sizing, req hpl.SizeRequest, notes []string, asJS
 	return nil
 }
 
+// hplRpeakOptions are hpl rpeak's flags.
+type hplRpeakOptions struct {
+	nodes, cores int
+	ghz, fpc     float64
+	json         bool
+}
+
 func newHPLRpeakCmd(e *env) *cobra.Command {
-	var nodes, cores int
-	var ghz, fpc float64
-	var asJSON bool
+	var o hplRpeakOptions
 	c := &cobra.Command{
 		Use:   "rpeak [--nodes N] [--cores C] [--ghz G] [--flops-per-cycle F] [--json]",
 		Short: "Compute the theoretical peak (Rpeak) of nodes like this one",
@@ -180,34 +187,44 @@ model name ("@ 2.60GHz"), else the CPU's base (or maximum) frequency from
   sbench hpl rpeak --cores 64 --ghz 2.25 --flops-per-cycle 16 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if nodes < 1 || cores < 0 || ghz < 0 || fpc < 0 {
-				return usagef("hpl rpeak: --nodes must be at least 1, --cores, --ghz and --flops-per-cycle positive")
-			}
-			h := runner.GatherHost("/", e.getenv)
-			g, how := hpl.ClusterRpeak(h, nodes, hpl.PeakSpec{Cores: cores, GHz: ghz, FlopsPerCycle: fpc})
-			if g == 0 {
-				return fmt.Errorf("hpl rpeak: %s", how)
-			}
-			if asJSON {
-				return writeJSON(e, map[string]any{"rpeak_gflops": g, "nodes": nodes, "how": how, "cpu_model": h.CPUModel})
-			}
-			fmt.Fprintf(e.stdout, "Rpeak=%s Gflops\n  %s\n", strconv.FormatFloat(g, 'f', -1, 64), how)
-			if h.CPUModel != "" {
-				fmt.Fprintf(e.stdout, "  CPU: %s\n", h.CPUModel)
-			}
-			return nil
+			return runHPLRpeak(cmd.Context(), e, o)
 		},
 	}
-	c.Flags().IntVar(&nodes, "nodes", 1, "number of nodes like this one")
-	c.Flags().IntVar(&cores, "cores", 0, "cores per node (default: this machine's)")
-	c.Flags().Float64Var(&ghz, "ghz", 0, "clock in GHz (default: from the CPU model or /sys)")
-	c.Flags().Float64Var(&fpc, "flops-per-cycle", 0, "double-precision flops per cycle per core (default: from the CPU flags)")
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().IntVar(&o.nodes, "nodes", 1, "number of nodes like this one")
+	c.Flags().IntVar(&o.cores, "cores", 0, "cores per node (default: this machine's)")
+	c.Flags().Float64Var(&o.ghz, "ghz", 0, "clock in GHz (default: from the CPU model or /sys)")
+	c.Flags().Float64Var(&o.fpc, "flops-per-cycle", 0, "double-precision flops per cycle per core (default: from the CPU flags)")
+	c.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	return c
 }
 
+// runHPLRpeak prints the theoretical peak of the nodes.
+func runHPLRpeak(ctx context.Context, e *env, o hplRpeakOptions) error {
+	if o.nodes < 1 || o.cores < 0 || o.ghz < 0 || o.fpc < 0 {
+		return usagef("hpl rpeak: --nodes must be at least 1, --cores, --ghz and --flops-per-cycle positive")
+	}
+	h := runner.GatherHost("/", e.getenv)
+	g, how := hpl.ClusterRpeak(h, o.nodes, hpl.PeakSpec{Cores: o.cores, GHz: o.ghz, FlopsPerCycle: o.fpc})
+	if g == 0 {
+		return fmt.Errorf("hpl rpeak: %s", how)
+	}
+	if o.json {
+		return writeJSON(e, map[string]any{"rpeak_gflops": g, "nodes": o.nodes, "how": how, "cpu_model": h.CPUModel})
+	}
+	fmt.Fprintf(e.stdout, "Rpeak=%s Gflops\n  %s\n", strconv.FormatFloat(g, 'f', -1, 64), how)
+	if h.CPUModel != "" {
+		fmt.Fprintf(e.stdout, "  CPU: %s\n", h.CPUModel)
+	}
+	return nil
+}
+
+// hplInputOptions are hpl input's flags.
+type hplInputOptions struct {
+	outDir string
+}
+
 func newHPLInputCmd(e *env) *cobra.Command {
-	var outDir string
+	var o hplInputOptions
 	c := &cobra.Command{
 		Use:   "input CAMPAIGN.toml [-o DIR]",
 		Short: "Show the HPL.dat or hpccinf.txt each HPL run of a campaign gets",
@@ -220,65 +237,71 @@ BENCHMARK.VARIANT.FILE, and their paths printed.`,
   sbench hpl input my-hpl.toml -o /tmp/inputs && head /tmp/inputs/*`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			camp, err := loadCampaign(args[0])
-			if err != nil {
-				return err
-			}
-			runs, err := camp.Runs()
-			if err != nil {
-				return err
-			}
-			if outDir != "" {
-				if err := os.MkdirAll(outDir, 0o755); err != nil {
-					return err
-				}
-			}
-			seen := map[string]bool{}
-			n := 0
-			for _, r := range runs {
-				if r.Benchmark.Kind != templates.KindHPL && r.Benchmark.Kind != templates.KindHPCC {
-					continue
-				}
-				id := r.Benchmark.Name + "." + r.Name
-				if seen[id] { // repeats of one run get the same input
-					continue
-				}
-				seen[id] = true
-				files, err := camp.InputFiles(r)
-				if err != nil {
-					return err
-				}
-				in, err := camp.HPLInput(r)
-				if err != nil {
-					return err
-				}
-				name := "HPL.dat"
-				if r.Benchmark.Kind == templates.KindHPCC {
-					name = "hpccinf.txt"
-				}
-				n++
-				if outDir != "" {
-					p := filepath.Join(outDir, fileSafe(id)+"."+name)
-					if err := results.WriteAtomic(p, files[name], 0o644); err != nil {
-						return err
-					}
-					fmt.Fprintln(e.stdout, p)
-					continue
-				}
-				if n > 1 {
-					fmt.Fprintln(e.stdout)
-				}
-				fmt.Fprintf(e.stdout, "==> benchmark %s, variant %s: %s (%d test(s), %d rank(s) needed) <==\n", r.Benchmark.Name, r.Name, name, in.Tests(), in.MaxRanks())
-				e.stdout.Write(files[name])
-			}
-			if n == 0 {
-				return usagef("hpl input: %s has no benchmark of kind hpl or hpcc", args[0])
-			}
-			return nil
+			return runHPLInput(cmd.Context(), e, o, args)
 		},
 	}
-	c.Flags().StringVarP(&outDir, "output", "o", "", "write the files to `DIR`")
+	c.Flags().StringVarP(&o.outDir, "output", "o", "", "write the files to `DIR`")
 	return c
+}
+
+// runHPLInput prints (or with -o writes) the input file of every HPL and
+// HPCC run of the campaign args[0].
+func runHPLInput(ctx context.Context, e *env, o hplInputOptions, args []string) error {
+	camp, err := loadCampaign(args[0])
+	if err != nil {
+		return err
+	}
+	runs, err := camp.Runs()
+	if err != nil {
+		return err
+	}
+	if o.outDir != "" {
+		if err := os.MkdirAll(o.outDir, 0o755); err != nil {
+			return err
+		}
+	}
+	seen := map[string]bool{}
+	n := 0
+	for _, r := range runs {
+		if r.Benchmark.Kind != templates.KindHPL && r.Benchmark.Kind != templates.KindHPCC {
+			continue
+		}
+		id := r.Benchmark.Name + "." + r.Name
+		if seen[id] { // repeats of one run get the same input
+			continue
+		}
+		seen[id] = true
+		files, err := camp.InputFiles(r)
+		if err != nil {
+			return err
+		}
+		in, err := camp.HPLInput(r)
+		if err != nil {
+			return err
+		}
+		name := "HPL.dat"
+		if r.Benchmark.Kind == templates.KindHPCC {
+			name = "hpccinf.txt"
+		}
+		n++
+		if o.outDir != "" {
+			p := filepath.Join(o.outDir, fileSafe(id)+"."+name)
+			if err := results.WriteAtomic(p, files[name], 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintln(e.stdout, p)
+			continue
+		}
+		if n > 1 {
+			fmt.Fprintln(e.stdout)
+		}
+		fmt.Fprintf(e.stdout, "==> benchmark %s, variant %s: %s (%d test(s), %d rank(s) needed) <==\n", r.Benchmark.Name, r.Name, name, in.Tests(), in.MaxRanks())
+		e.stdout.Write(files[name])
+	}
+	if n == 0 {
+		return usagef("hpl input: %s has no benchmark of kind hpl or hpcc", args[0])
+	}
+	return nil
 }
 
 // fileSafe keeps a variant name usable as a file name.

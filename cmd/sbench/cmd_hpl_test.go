@@ -65,19 +65,19 @@ func TestHPLSizeUsageErrors(t *testing.T) {
 // What the user leaves out is this machine's, and the output says so.
 func TestSizeFlagsDefaultToThisMachine(t *testing.T) {
 	here := func() results.Host { return results.Host{MemoryBytes: 24 << 30, Cores: 2} }
-	req, notes, err := sizeFlags{nodes: 1, nb: 128}.sizeRequest(here)
+	req, notes, err := hplSizeOptions{nodes: 1, nb: 128}.sizeRequest(here)
 	if err != nil || req.MemPerNode != 24<<30 || req.RanksPerNode != 2 || len(notes) != 2 ||
 		!strings.Contains(notes[0], "this machine's, 24 GiB") || !strings.Contains(notes[1], "one per core of this machine, 2") {
 		t.Errorf("sizeRequest = %+v, %q, %v", req, notes, err)
 	}
-	req, notes, err = sizeFlags{nodes: 3, mem: "8GiB", ranksPerNode: 4}.sizeRequest(func() results.Host {
+	req, notes, err = hplSizeOptions{nodes: 3, mem: "8GiB", ranksPerNode: 4}.sizeRequest(func() results.Host {
 		t.Error("asked this machine though everything was given")
 		return results.Host{}
 	})
 	if err != nil || req.MemPerNode != 8<<30 || req.RanksPerNode != 4 || req.Nodes != 3 || len(notes) != 0 {
 		t.Errorf("sizeRequest = %+v, %q, %v", req, notes, err)
 	}
-	if _, _, err := (sizeFlags{nodes: 1}).sizeRequest(func() results.Host { return results.Host{} }); err == nil ||
+	if _, _, err := (hplSizeOptions{nodes: 1}).sizeRequest(func() results.Host { return results.Host{} }); err == nil ||
 		!strings.Contains(err.Error(), "give --mem-per-node") {
 		t.Errorf("unknown machine: %v", err)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sbench/sbench/jobs"
 	"github.com/sbench/sbench/runner"
 	"github.com/sbench/sbench/slurm"
 	"github.com/sbench/sbench/store"
@@ -59,6 +60,20 @@ type localRun struct {
 	resume *resumeState
 	// stopped names the launch a signal stopped.
 	stopped string
+
+	// What a run holds while it runs the plan (runLocal).
+	db   *store.DB
+	arch *jobs.Archiver
+	sigs *interrupts
+	// keep archives what finished whatever the first signal interrupted;
+	// stepCtx ends the steps with the signal's cause.
+	keep, stepCtx context.Context
+	stamp         string
+	jobOK         []bool // by job of the plan: it ran, and every step succeeded
+	failedSteps   []string
+	// lost counts the launches that left no bundle; the others count
+	// the plan's jobs and steps run, and those to run.
+	lost, jobsRun, stepsRun, toRun int
 }
 
 // localHostLabel labels the runs sbench local placed on several nodes,
@@ -282,7 +297,7 @@ func (l *localRun) note(format string, args ...any) {
 // by the step's limit and its grace, as the scripts bound it. When ctx
 // ends (a Ctrl-C), the running launch is stopped, its ranks told with the
 // signal ctx's cause names (runner.StopSignal), and no other starts.
-func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []string, st templates.Step) ([]string, map[string]*stepOutcome) {
+func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []string, st templates.Step) ([]string, map[string]*jobs.Outcome) {
 	if st.Ranks > 0 && l.ranks > 0 && st.Benchmark.Pairs == "" {
 		st.Ranks = l.ranks
 		st.PerNode = (l.ranks + st.Nodes - 1) / st.Nodes
@@ -295,7 +310,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		l.note("setup lines are not run by sbench local")
 	}
 	var failed []string
-	outs := map[string]*stepOutcome{}
+	outs := map[string]*jobs.Outcome{}
 	limit := st.Limit
 	if limit == 0 {
 		limit = templates.DefaultStepLimit
@@ -334,7 +349,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		for _, k := range sortedEnvKeys(st.Config.Env) {
 			env = append(env, k+"="+st.Config.Env[k])
 		}
-		o := &stepOutcome{begin: time.Now().UTC()}
+		o := &jobs.Outcome{Begin: time.Now().UTC()}
 		outs[ln.ID] = o
 		lctx, cancel := context.WithTimeout(ctx, limit+templates.GraceFor(limit))
 		var err error
@@ -357,17 +372,17 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		timedOut := lctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
 		cancel()
 		l.clearLaunch(jobID, ln.ID)
-		o.end, o.ended, o.tail = time.Now().UTC(), true, tail(log.String(), tailLines)
+		o.End, o.Ended, o.Tail = time.Now().UTC(), true, tail(log.String(), jobs.TailLines)
 		switch {
 		case timedOut:
-			o.rc = 124
+			o.RC = 124
 		case err != nil:
-			o.rc = exitStatus(err)
+			o.RC = exitStatus(err)
 		}
 		if ctx.Err() != nil {
 			// Stopped under way: a launch that left no bundle is archived
 			// as one that did not end, the job's reason saying why.
-			o.ended = false
+			o.Ended = false
 			l.stopped = fmt.Sprintf("job %s step %s (%s)", jobID, ln.ID, st.Benchmark.Name)
 			return append(failed, ln.ID), outs
 		}
@@ -388,7 +403,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 // directory's .rendezvous), and a bundle it had not finished writing.
 func (l *localRun) clearLaunch(jobID, launch string) {
 	os.Remove(filepath.Join(l.resultsDir, ".rendezvous", jobID+"."+launch+".addr"))
-	tmps, _ := filepath.Glob(filepath.Join(l.resultsDir, "."+globEscape(jobID+"."+launch)+".*.tmp*"))
+	tmps, _ := filepath.Glob(filepath.Join(l.resultsDir, "."+jobs.GlobEscape(jobID+"."+launch)+".*.tmp*"))
 	for _, f := range tmps {
 		os.Remove(f)
 	}
@@ -425,11 +440,16 @@ func sortedEnvKeys(m map[string]string) []string {
 	return keys
 }
 
+// localOptions are local's flags.
+type localOptions struct {
+	ranks   int
+	verbose bool
+	labels  []string
+	resume  bool
+}
+
 func newLocalCmd(e *env) *cobra.Command {
-	var ranks int
-	var verbose bool
-	var labelFlags []string
-	var resume bool
+	var o localOptions
 	c := &cobra.Command{
 		Use:   "local CAMPAIGN.toml [-n RANKS] [--label KEY=VALUE]... [--resume]",
 		Short: "Run a campaign on this machine, without Slurm",
@@ -482,241 +502,290 @@ labels of the same key, as sbench ingest --label does.`,
   sbench local examples/tools-vs-native.toml && sbench report --group-by family -o tools.pdf
   sbench local examples/quickstart.toml --resume     # after a Ctrl-C: run what did not run`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			if ranks < 0 {
-				return usagef("local: -n %d: want a positive rank count", ranks)
-			}
-			labels, err := parseLabels("local: --label", labelFlags)
-			if err != nil {
-				return err
-			}
-			camp, err := loadCampaign(args[0])
-			if err != nil {
-				return err
-			}
-			runnerPath, err := findRunner(camp.RunnerPath())
-			if err != nil {
-				return err
-			}
-			plan, err := camp.Plan()
-			if err != nil {
-				return err
-			}
-			mpirun, err := findLocalMPIRun(plan)
-			if err != nil {
-				return err
-			}
-			if err := checkMPIUnderPlainSrun(plan); err != nil {
-				return err
-			}
-			host, _ := os.Hostname()
-			if host == "" {
-				host = "localhost"
-			}
-			ctx := cmd.Context()
-			// sbench must not exit before the step it stops has ended
-			// and what finished is archived: main waits for critical.
-			if ctx.Err() == nil {
-				critical.Add(1)
-				defer critical.Done()
-			}
-			sigs := watchInterrupts(ctx)
-			defer sigs.close()
-			le := *e
-			le.stderr = &lockedWriter{w: e.stderr}
-			e := &le
-			db, err := openDB(e)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			// What finished is archived whatever the first signal
-			// interrupted; a second one stops that too.
-			keep, cancelKeep := context.WithCancel(context.WithoutCancel(ctx))
-			defer cancelKeep()
-			defer context.AfterFunc(sigs.abortCtx, cancelKeep)()
-			// The steps end with the signal that ended ctx as their cause,
-			// which their ranks get in turn (runner.StopSignal).
-			stepCtx, cancelSteps := context.WithCancelCause(context.WithoutCancel(ctx))
-			defer cancelSteps(nil)
-			defer context.AfterFunc(ctx, func() {
-				fmt.Fprintf(e.stderr, "%s: stopping the running step, then archiving what finished (a second Ctrl-C kills the step at once)\n", interruptReason(context.Cause(ctx)))
-				cancelSteps(stepCause(context.Cause(ctx)))
-			})()
-			resultsDir, err := filepath.Abs(camp.ResultsDir())
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(resultsDir, 0o755); err != nil {
-				return err
-			}
-			l := &localRun{e: e, camp: camp, campFile: args[0], runnerPath: runnerPath, ranks: ranks, verbose: verbose, notes: map[string]bool{},
-				labels: labels, host: host, mpirun: mpirun, resultsDir: resultsDir, openMPI: map[string]bool{},
-				cores: runner.UsableCores(), abort: sigs.abortCtx.Done()}
-			var total ingestSummary
-			var failedSteps []string
-			lost, jobsRun, stepsRun, toRun := 0, 0, 0, 0
-			resumeCmd := resumeCommand(args[0], e.db, ranks, labelFlags)
-			// Whatever stopped the run (a step, a job's record, an ingest),
-			// an interrupted run says what it archived, and how to run
-			// what did not run.
-			defer func() {
-				if ctx.Err() == nil {
-					return
-				}
-				reason := interruptReason(context.Cause(ctx))
-				if sigs.aborted() {
-					err = fmt.Errorf("local: aborted by a second signal: %s killed, nothing more archived (the bundles of what finished are in %s); %s archives them and runs the rest: %w",
-						cmp.Or(l.stopped, "the running step"), camp.ResultsDir(), resumeCmd, context.Canceled)
-					return
-				}
-				fmt.Fprintf(e.stdout, "%d run(s) from %d job(s) archived in %s (results in %s)\n", total.added, jobsRun, e.db, camp.ResultsDir())
-				what := ""
-				if l.stopped != "" {
-					what = ", " + l.stopped + " stopped (archived as failed)"
-				}
-				left := toRun - stepsRun
-				if err != nil && !errors.Is(err, context.Canceled) {
-					// Something failed under the signal: say it, and how to
-					// run what is left.
-					err = fmt.Errorf("local: %s%s; then: %w; %s runs the %d step(s) not run", reason, what, err, resumeCmd, left)
-					return
-				}
-				err = fmt.Errorf("local: %s%s; %d of %d step(s) not run: %s runs them: %w", reason, what, left, toRun, resumeCmd, context.Canceled)
-			}()
-			jobOK := make([]bool, len(plan.Jobs))
-			var stamp string
-			if resume {
-				if l.resume, err = l.loadResume(keep, db, plan, &total); err != nil {
-					return err
-				}
-				stamp = l.resume.stamp
-			} else if stamp, err = localStamp(resultsDir); err != nil {
-				return err
-			}
-			for _, j := range plan.Jobs {
-				for ti, taskSteps := range l.jobTasks(j) {
-					toRun += len(l.stepsToRun(j, ti, taskSteps))
-				}
-			}
-			if resume && toRun == 0 {
-				fmt.Fprintf(e.stdout, "%d run(s) archived; every planned step of local run %s has a run that did not fail: nothing to resume\n", total.added, stamp)
-				return nil
-			}
-			for ji, j := range plan.Jobs {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				tasks := l.jobTasks(j)
-				blocked := ""
-				for _, d := range j.DependsOn {
-					if !jobOK[d] {
-						blocked = plan.Jobs[d].File
-					}
-				}
-				nodes := localNodes(j)
-				jobOK[ji] = true
-				steps := l.plannedSteps(j)
-				ran := false
-				for ti, taskSteps := range tasks {
-					jobID := fmt.Sprintf("local-%s-%d", stamp, j.Index+1) + l.resume.suffix()
-					task := ""
-					if len(j.Tasks) > 0 {
-						task = strconv.Itoa(ti)
-						jobID += "_" + task
-					}
-					if taskSteps = l.stepsToRun(j, ti, taskSteps); len(taskSteps) == 0 {
-						continue // --resume: every step has its run
-					}
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					ran = true
-					variants := j.Variants
-					if len(j.Tasks) > 0 && len(taskSteps) > 0 {
-						variants = []string{taskSteps[0].Variant.Name}
-					}
-					var planned []store.PlannedStep
-					for _, ps := range steps {
-						if ps.Task == task && l.planned(taskSteps, ps) {
-							ps.Task = ""
-							planned = append(planned, ps)
-						}
-					}
-					job := store.Job{SlurmID: jobID, Campaign: camp.Campaign.Name, Variants: variants, Name: j.JobName,
-						ResultsDir: resultsDir, Submitted: time.Now(), State: "RUNNING", Start: time.Now(), NodeList: strings.Join(nodes, ","),
-						Plan: planned, Submission: localSubmission(stamp)}
-					if job.ID, err = db.RecordJob(ctx, job); err != nil {
-						return err
-					}
-					job.State, job.ExitCode = "COMPLETED", "0:0"
-					if blocked != "" {
-						job.State, job.Reason = "CANCELLED", slurm.ReasonDependencyNeverSatisfied
-						job.Start = time.Time{}
-						fmt.Fprintf(e.stderr, "job %s skipped: it waits for %s, which failed\n", jobID, blocked)
-						jobOK[ji] = false
-						stepsRun += len(taskSteps)
-					}
-					outs := map[string]*stepOutcome{}
-					for _, st := range taskSteps {
-						if blocked != "" {
-							break
-						}
-						failed, stepOuts := l.runStep(stepCtx, jobID, j.JobName, nodes, st)
-						maps.Copy(outs, stepOuts)
-						if stepCtx.Err() != nil {
-							job.State, job.ExitCode, job.Reason = "CANCELLED", "", interruptReason(context.Cause(ctx))
-							jobOK[ji] = false
-							break
-						}
-						stepsRun++
-						if len(failed) > 0 {
-							job.State, job.ExitCode, job.Reason = "FAILED", "1:0", "NonZeroExitCode"
-							failedSteps = append(failedSteps, failed...)
-							jobOK[ji] = false
-						}
-					}
-					if sigs.aborted() {
-						return ctx.Err()
-					}
-					job.End = time.Now()
-					if err := db.UpdateJob(keep, job); err != nil {
-						return err
-					}
-					// Every planned step ends as a run: those whose launcher
-					// failed before the runner wrote a bundle (or that never
-					// ran) are archived as failed, with what they printed.
-					n, err := archiveJob(keep, e, db, job, map[string]map[string]*stepOutcome{"": outs}, &total)
-					if err != nil {
-						return err
-					}
-					total.added += n
-					lost += n
-					if ctx.Err() != nil {
-						jobsRun++
-						return ctx.Err()
-					}
-				}
-				if ran || l.resume == nil {
-					jobsRun++
-				}
-			}
-			fmt.Fprintf(e.stdout, "%d run(s) from %d job(s) archived in %s (results in %s)\n", total.added, jobsRun, e.db, camp.ResultsDir())
-			if lost > 0 {
-				fmt.Fprintf(e.stdout, "%d of them failed before sbench-runner wrote a bundle: archived as failed runs with their launcher's output\n", lost)
-			}
-			if len(failedSteps) > 0 {
-				return exitError{code: exitGate, msg: fmt.Sprintf("local: %d step(s) failed: %s (archived as failed runs: sbench runs --status failed)", len(failedSteps), strings.Join(failedSteps, ", "))}
-			}
-			fmt.Fprintf(e.stdout, "next: sbench report --db %s -o report.pdf\n", e.db)
-			return nil
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLocal(cmd.Context(), e, o, args)
 		},
 	}
-	c.Flags().IntVarP(&ranks, "ranks", "n", 0, "ranks per step (default: the variant's nodes × tasks per node)")
-	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the runner's output")
-	c.Flags().StringArrayVar(&labelFlags, "label", nil, "label every run KEY=VALUE (repeatable)")
-	c.Flags().BoolVar(&resume, "resume", false, "continue the campaign's last local run: archive what it left, run what did not run or failed")
+	c.Flags().IntVarP(&o.ranks, "ranks", "n", 0, "ranks per step (default: the variant's nodes × tasks per node)")
+	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "show the runner's output")
+	c.Flags().StringArrayVar(&o.labels, "label", nil, "label every run KEY=VALUE (repeatable)")
+	c.Flags().BoolVar(&o.resume, "resume", false, "continue the campaign's last local run: archive what it left, run what did not run or failed")
 	return c
+}
+
+// runLocal runs the campaign of args[0] on this machine and archives its
+// runs; an interrupted run says what it archived and how to run the rest.
+func runLocal(ctx context.Context, e *env, o localOptions, args []string) (err error) {
+	l, plan, err := newLocalRun(e, o, args[0])
+	if err != nil {
+		return err
+	}
+	// sbench must not exit before the step it stops has ended
+	// and what finished is archived: main waits for critical.
+	if ctx.Err() == nil {
+		critical.Add(1)
+		defer critical.Done()
+	}
+	sigs := watchInterrupts(ctx)
+	defer sigs.close()
+	le := *e
+	le.stderr = &lockedWriter{w: e.stderr}
+	e = &le
+	l.e, l.sigs, l.abort = e, sigs, sigs.abortCtx.Done()
+	if l.db, err = openDB(e); err != nil {
+		return err
+	}
+	defer l.db.Close()
+	// What finished is archived whatever the first signal
+	// interrupted; a second one stops that too.
+	keep, cancelKeep := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelKeep()
+	defer context.AfterFunc(sigs.abortCtx, cancelKeep)()
+	// The steps end with the signal that ended ctx as their cause,
+	// which their ranks get in turn (runner.StopSignal).
+	stepCtx, cancelSteps := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelSteps(nil)
+	defer context.AfterFunc(ctx, func() {
+		fmt.Fprintf(e.stderr, "%s: stopping the running step, then archiving what finished (a second Ctrl-C kills the step at once)\n", interruptReason(context.Cause(ctx)))
+		cancelSteps(stepCause(context.Cause(ctx)))
+	})()
+	l.keep, l.stepCtx = keep, stepCtx
+	if l.resultsDir, err = filepath.Abs(l.camp.ResultsDir()); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(l.resultsDir, 0o755); err != nil {
+		return err
+	}
+	l.arch = &jobs.Archiver{DB: l.db, Slurm: slurmClient(), Ingest: ingestPipeline(e, "bundle")}
+	resumeCmd := resumeCommand(args[0], e.db, o.ranks, o.labels)
+	// Whatever stopped the run (a step, a job's record, an ingest),
+	// an interrupted run says what it archived, and how to run
+	// what did not run.
+	defer func() { err = l.interrupted(ctx, err, resumeCmd) }()
+	return l.runPlan(ctx, plan, o.resume)
+}
+
+// newLocalRun checks local's options and the campaign of campFile, and
+// finds what runs its steps here.
+func newLocalRun(e *env, o localOptions, campFile string) (*localRun, *templates.Plan, error) {
+	if o.ranks < 0 {
+		return nil, nil, usagef("local: -n %d: want a positive rank count", o.ranks)
+	}
+	labels, err := parseLabels("local: --label", o.labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	camp, err := loadCampaign(campFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	runnerPath, err := findRunner(camp.RunnerPath())
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := camp.Plan()
+	if err != nil {
+		return nil, nil, err
+	}
+	mpirun, err := findLocalMPIRun(plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkMPIUnderPlainSrun(plan); err != nil {
+		return nil, nil, err
+	}
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "localhost"
+	}
+	return &localRun{e: e, camp: camp, campFile: campFile, runnerPath: runnerPath, ranks: o.ranks, verbose: o.verbose, notes: map[string]bool{},
+		labels: labels, host: host, mpirun: mpirun, openMPI: map[string]bool{}, cores: runner.UsableCores()}, plan, nil
+}
+
+// interrupted is what a run ctx's signal ended returns, err being what
+// stopped it: what it archived, and the command that runs the rest.
+func (l *localRun) interrupted(ctx context.Context, err error, resumeCmd string) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	reason := interruptReason(context.Cause(ctx))
+	if l.sigs.aborted() {
+		return fmt.Errorf("local: aborted by a second signal: %s killed, nothing more archived (the bundles of what finished are in %s); %s archives them and runs the rest: %w",
+			cmp.Or(l.stopped, "the running step"), l.camp.ResultsDir(), resumeCmd, context.Canceled)
+	}
+	fmt.Fprintf(l.e.stdout, "%d run(s) from %d job(s) archived in %s (results in %s)\n", l.arch.Total.Added, l.jobsRun, l.e.db, l.camp.ResultsDir())
+	what := ""
+	if l.stopped != "" {
+		what = ", " + l.stopped + " stopped (archived as failed)"
+	}
+	left := l.toRun - l.stepsRun
+	if err != nil && !errors.Is(err, context.Canceled) {
+		// Something failed under the signal: say it, and how to
+		// run what is left.
+		return fmt.Errorf("local: %s%s; then: %w; %s runs the %d step(s) not run", reason, what, err, resumeCmd, left)
+	}
+	return fmt.Errorf("local: %s%s; %d of %d step(s) not run: %s runs them: %w", reason, what, left, l.toRun, resumeCmd, context.Canceled)
+}
+
+// runPlan runs the jobs of plan in order (with --resume, the steps the
+// run it resumes did not run) and says what it archived.
+func (l *localRun) runPlan(ctx context.Context, plan *templates.Plan, resume bool) error {
+	l.jobOK = make([]bool, len(plan.Jobs))
+	var err error
+	if resume {
+		if l.resume, err = l.loadResume(l.keep, plan); err != nil {
+			return err
+		}
+		l.stamp = l.resume.stamp
+	} else if l.stamp, err = localStamp(l.resultsDir); err != nil {
+		return err
+	}
+	for _, j := range plan.Jobs {
+		for ti, taskSteps := range l.jobTasks(j) {
+			l.toRun += len(l.stepsToRun(j, ti, taskSteps))
+		}
+	}
+	if resume && l.toRun == 0 {
+		fmt.Fprintf(l.e.stdout, "%d run(s) archived; every planned step of local run %s has a run that did not fail: nothing to resume\n", l.arch.Total.Added, l.stamp)
+		return nil
+	}
+	for ji, j := range plan.Jobs {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := l.runJob(ctx, plan, ji, j); err != nil {
+			return err
+		}
+	}
+	e := l.e
+	fmt.Fprintf(e.stdout, "%d run(s) from %d job(s) archived in %s (results in %s)\n", l.arch.Total.Added, l.jobsRun, e.db, l.camp.ResultsDir())
+	if l.lost > 0 {
+		fmt.Fprintf(e.stdout, "%d of them failed before sbench-runner wrote a bundle: archived as failed runs with their launcher's output\n", l.lost)
+	}
+	if len(l.failedSteps) > 0 {
+		return exitError{code: exitGate, msg: fmt.Sprintf("local: %d step(s) failed: %s (archived as failed runs: sbench runs --status failed)", len(l.failedSteps), strings.Join(l.failedSteps, ", "))}
+	}
+	fmt.Fprintf(e.stdout, "next: sbench report --db %s -o report.pdf\n", e.db)
+	return nil
+}
+
+// localTask is one task of a job of the plan (the job itself when it is
+// no array) as sbench local runs it.
+type localTask struct {
+	index int // the job's, in the plan
+	job   templates.Job
+	// id is its job id, task its array index ("" for no array).
+	id, task string
+	steps    []templates.Step
+	planned  []store.PlannedStep
+	nodes    []string
+	// blocked names the job it waits for that failed; "" if none.
+	blocked string
+}
+
+// runJob runs every task of job j (the ji-th of plan), unless a job it
+// waits for failed.
+func (l *localRun) runJob(ctx context.Context, plan *templates.Plan, ji int, j templates.Job) error {
+	t := localTask{index: ji, job: j, nodes: localNodes(j)}
+	for _, d := range j.DependsOn {
+		if !l.jobOK[d] {
+			t.blocked = plan.Jobs[d].File
+		}
+	}
+	l.jobOK[ji] = true
+	steps := l.plannedSteps(j)
+	ran := false
+	for ti, taskSteps := range l.jobTasks(j) {
+		t.id, t.task = fmt.Sprintf("local-%s-%d", l.stamp, j.Index+1)+l.resume.suffix(), ""
+		if len(j.Tasks) > 0 {
+			t.task = strconv.Itoa(ti)
+			t.id += "_" + t.task
+		}
+		if t.steps = l.stepsToRun(j, ti, taskSteps); len(t.steps) == 0 {
+			continue // --resume: every step has its run
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		ran = true
+		t.planned = nil
+		for _, ps := range steps {
+			if ps.Task == t.task && l.planned(t.steps, ps) {
+				ps.Task = ""
+				t.planned = append(t.planned, ps)
+			}
+		}
+		if err := l.runTask(ctx, t); err != nil {
+			return err
+		}
+	}
+	if ran || l.resume == nil {
+		l.jobsRun++
+	}
+	return nil
+}
+
+// runTask records t as a job, runs its steps and archives its runs.
+func (l *localRun) runTask(ctx context.Context, t localTask) error {
+	variants := t.job.Variants
+	if len(t.job.Tasks) > 0 && len(t.steps) > 0 {
+		variants = []string{t.steps[0].Variant.Name}
+	}
+	job := store.Job{SlurmID: t.id, Campaign: l.camp.Campaign.Name, Variants: variants, Name: t.job.JobName,
+		ResultsDir: l.resultsDir, Submitted: time.Now(), State: "RUNNING", Start: time.Now(), NodeList: strings.Join(t.nodes, ","),
+		Plan: t.planned, Submission: localSubmission(l.stamp)}
+	var err error
+	if job.ID, err = l.db.RecordJob(ctx, job); err != nil {
+		return err
+	}
+	job.State, job.ExitCode = "COMPLETED", "0:0"
+	if t.blocked != "" {
+		job.State, job.Reason = "CANCELLED", slurm.ReasonDependencyNeverSatisfied
+		job.Start = time.Time{}
+		fmt.Fprintf(l.e.stderr, "job %s skipped: it waits for %s, which failed\n", t.id, t.blocked)
+		l.jobOK[t.index] = false
+		l.stepsRun += len(t.steps)
+	}
+	outs := map[string]*jobs.Outcome{}
+	for _, st := range t.steps {
+		if t.blocked != "" {
+			break
+		}
+		failed, stepOuts := l.runStep(l.stepCtx, t.id, t.job.JobName, t.nodes, st)
+		maps.Copy(outs, stepOuts)
+		if l.stepCtx.Err() != nil {
+			job.State, job.ExitCode, job.Reason = "CANCELLED", "", interruptReason(context.Cause(ctx))
+			l.jobOK[t.index] = false
+			break
+		}
+		l.stepsRun++
+		if len(failed) > 0 {
+			job.State, job.ExitCode, job.Reason = "FAILED", "1:0", "NonZeroExitCode"
+			l.failedSteps = append(l.failedSteps, failed...)
+			l.jobOK[t.index] = false
+		}
+	}
+	if l.sigs.aborted() {
+		return ctx.Err()
+	}
+	job.End = time.Now()
+	if err := l.db.UpdateJob(l.keep, job); err != nil {
+		return err
+	}
+	// Every planned step ends as a run: those whose launcher
+	// failed before the runner wrote a bundle (or that never
+	// ran) are archived as failed, with what they printed.
+	n, err := l.arch.Archive(l.keep, job, jobs.Outcomes{"": outs})
+	if err != nil {
+		return err
+	}
+	l.arch.Total.Added += n
+	l.lost += n
+	if ctx.Err() != nil {
+		l.jobsRun++
+		return ctx.Err()
+	}
+	return nil
 }
 
 // tail returns the last n lines of s.

@@ -54,7 +54,7 @@ With --json the plan (and, with --yes, what was deleted) is one JSON object:
   sbench prune --system retired-cluster --yes --no-vacuum`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPrune(cmd.Context(), o, e)
+			return runPrune(cmd.Context(), e, o)
 		},
 	}
 	o.filter.add(c)
@@ -66,7 +66,7 @@ With --json the plan (and, with --yes, what was deleted) is one JSON object:
 	return c
 }
 
-func runPrune(ctx context.Context, o pruneOptions, e *env) error {
+func runPrune(ctx context.Context, e *env, o pruneOptions) error {
 	f := o.filter
 	if o.before != "" {
 		// --before is --until's old name.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -43,8 +44,13 @@ func newRenderer(c *templates.Campaign, templateFile string) (*templates.Rendere
 	return r, nil
 }
 
+// renderOptions are render's flags.
+type renderOptions struct {
+	out, template string
+}
+
 func newRenderCmd(e *env) *cobra.Command {
-	var out, tmpl string
+	var o renderOptions
 	c := &cobra.Command{
 		Use:   "render CAMPAIGN.toml -o DIR",
 		Short: "Write the campaign's sbatch scripts",
@@ -59,38 +65,48 @@ must exist before sbatch is called: "sbench submit" creates it.`,
   sbench render site.toml -o scripts/ --template site-header.tmpl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usagef("render: -o DIR is required")
-			}
-			c, err := loadCampaign(args[0])
-			if err != nil {
-				return err
-			}
-			r, err := newRenderer(c, tmpl)
-			if err != nil {
-				return err
-			}
-			plan, err := c.Plan()
-			if err != nil {
-				return err
-			}
-			paths, err := r.RenderDir(plan, out)
-			if err != nil {
-				return err
-			}
-			for _, p := range paths {
-				fmt.Fprintln(e.stdout, p)
-			}
-			return nil
+			return runRender(cmd.Context(), e, o, args)
 		},
 	}
-	c.Flags().StringVarP(&out, "output", "o", "", "directory to write the scripts into")
-	c.Flags().StringVar(&tmpl, "template", "", "sbatch template replacing the embedded one (text/template)")
+	c.Flags().StringVarP(&o.out, "output", "o", "", "directory to write the scripts into")
+	c.Flags().StringVar(&o.template, "template", "", "sbatch template replacing the embedded one (text/template)")
 	return c
 }
 
+// runRender writes the sbatch scripts of the campaign args[0].
+func runRender(ctx context.Context, e *env, o renderOptions, args []string) error {
+	if o.out == "" {
+		return usagef("render: -o DIR is required")
+	}
+	c, err := loadCampaign(args[0])
+	if err != nil {
+		return err
+	}
+	r, err := newRenderer(c, o.template)
+	if err != nil {
+		return err
+	}
+	plan, err := c.Plan()
+	if err != nil {
+		return err
+	}
+	paths, err := r.RenderDir(plan, o.out)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		fmt.Fprintln(e.stdout, p)
+	}
+	return nil
+}
+
+// validateOptions are validate's flags.
+type validateOptions struct {
+	json bool
+}
+
 func newValidateCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var o validateOptions
 	c := &cobra.Command{
 		Use:   "validate [--json] CAMPAIGN.toml",
 		Short: "Check a campaign and print its plan",
@@ -106,14 +122,16 @@ campaign with problems, {"ok": false, "problems": [{"file", "line", "col",
   sbench validate --json campaign.toml | jq '.problems[] | "\(.line): \(.msg)"'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runValidate(e, args[0], asJSON)
+			return runValidate(cmd.Context(), e, o, args)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print the plan, or the problems, as JSON")
+	c.Flags().BoolVar(&o.json, "json", false, "print the plan, or the problems, as JSON")
 	return c
 }
 
-func runValidate(e *env, path string, asJSON bool) error {
+// runValidate checks the campaign args[0] and prints its plan.
+func runValidate(ctx context.Context, e *env, o validateOptions, args []string) error {
+	path, asJSON := args[0], o.json
 	c, err := loadCampaign(path)
 	var p *templates.Plan
 	if err == nil {

@@ -23,8 +23,8 @@ import (
 	"github.com/sbench/sbench/store"
 )
 
-// reportOpts are sbench report's flags.
-type reportOpts struct {
+// reportOptions are sbench report's flags.
+type reportOptions struct {
 	filter       filterFlags
 	out, title   string
 	groupBy      string
@@ -42,7 +42,7 @@ type reportOpts struct {
 }
 
 func newReportCmd(e *env) *cobra.Command {
-	var o reportOpts
+	var o reportOptions
 	c := &cobra.Command{
 		Use:   "report -o report.pdf|report.html [filters] [options]",
 		Short: "Write a PDF or HTML report of the archived runs",
@@ -146,7 +146,7 @@ an existing report is replaced only by a complete one.`,
 
 // reportOptions checks the flags and turns them into the store's filter and
 // the report's options.
-func (o reportOpts) reportOptions() (store.Filter, []reports.Option, error) {
+func (o reportOptions) reportOptions() (store.Filter, []reports.Option, error) {
 	if o.out == "" {
 		return store.Filter{}, nil, usagef("report: -o FILE is required")
 	}
@@ -207,7 +207,7 @@ func (o reportOpts) reportOptions() (store.Filter, []reports.Option, error) {
 
 // outputFormat is the report's format: --format, else -o's extension
 // (.html, .htm), else PDF.
-func (o reportOpts) outputFormat() (string, error) {
+func (o reportOptions) outputFormat() (string, error) {
 	switch f := strings.ToLower(o.format); f {
 	case "pdf", "html":
 		return f, nil
@@ -222,7 +222,7 @@ func (o reportOpts) outputFormat() (string, error) {
 	return "pdf", nil
 }
 
-func runReport(ctx context.Context, e *env, o reportOpts) error {
+func runReport(ctx context.Context, e *env, o reportOptions) error {
 	flt, opts, err := o.reportOptions()
 	if err != nil {
 		return err

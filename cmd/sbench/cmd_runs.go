@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -53,7 +54,7 @@ at a glance.`,
   sbench runs --system alpha --group-by benchmark --since 30d`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRuns(cmd.Context(), o, e)
+			return runRuns(cmd.Context(), e, o)
 		},
 	}
 	o.filter.add(c)
@@ -63,7 +64,7 @@ at a glance.`,
 	return c
 }
 
-func runRuns(ctx context.Context, o runsOptions, e *env) error {
+func runRuns(ctx context.Context, e *env, o runsOptions) error {
 	if o.limit < 0 {
 		return usagef("runs: --limit %d: want 0 (all) or a positive number", o.limit)
 	}
@@ -97,27 +98,48 @@ func runRuns(ctx context.Context, o runsOptions, e *env) error {
 	return err
 }
 
-// runsColumns are the table's columns; the last one, the labels, is not
-// padded.
-var runsColumns = []string{"ID", "WHEN", "SYSTEM", "CAMPAIGN", "VARIANT", "BENCHMARK", "JOB/SOURCE", "NODES", "STATUS", "LABELS"}
-
-func runCells(r *store.Run) []string {
+// runsColumns are the table's columns, each its header and its cell of a
+// run; the last one, the labels, is not padded.
+var runsColumns = []struct {
+	head string
+	cell func(*store.Run) string
+}{
+	{"ID", func(r *store.Run) string { return strconv.FormatInt(r.ID, 10) }},
+	{"WHEN", func(r *store.Run) string { return when(*r) }},
+	{"SYSTEM", func(r *store.Run) string { return dash(r.System) }},
+	{"CAMPAIGN", func(r *store.Run) string { return dash(r.Campaign) }},
+	{"VARIANT", func(r *store.Run) string { return dash(r.Variant) }},
+	{"BENCHMARK", func(r *store.Run) string {
+		// A benchmark wrapping a tool that ran several says which one this is.
+		if r.ToolBenchmark != "" && r.ToolBenchmark != r.Benchmark {
+			return r.Benchmark + " (" + r.ToolBenchmark + ")"
+		}
+		return r.Benchmark
+	}},
 	// 1234.3, and 1234.3 r1 for the run of Slurm's second attempt.
-	job := r.Launch()
-	if job == "" {
-		job = r.Source
+	{"JOB/SOURCE", func(r *store.Run) string { return dash(cmp.Or(r.Launch(), r.Source)) }},
+	{"NODES", func(r *store.Run) string { return dash(strings.Join(r.Nodes, ",")) }},
+	{"STATUS", func(r *store.Run) string { return string(r.Status) }},
+	{"LABELS", func(r *store.Run) string {
+		var labels []string
+		for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
+			labels = append(labels, k+"="+r.Labels[k])
+		}
+		return strings.Join(labels, ",")
+	}},
+}
+
+// runsRow is the table's row of r, or with r nil its header.
+func runsRow(r *store.Run) []string {
+	row := make([]string, len(runsColumns))
+	for i, c := range runsColumns {
+		if r == nil {
+			row[i] = c.head
+		} else {
+			row[i] = c.cell(r)
+		}
 	}
-	var labels []string
-	for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
-		labels = append(labels, k+"="+r.Labels[k])
-	}
-	// A benchmark wrapping a tool that ran several says which one this is.
-	bench := r.Benchmark
-	if r.ToolBenchmark != "" && r.ToolBenchmark != r.Benchmark {
-		bench += " (" + r.ToolBenchmark + ")"
-	}
-	return []string{strconv.FormatInt(r.ID, 10), when(*r), dash(r.System), dash(r.Campaign), dash(r.Variant), bench,
-		dash(job), dash(strings.Join(r.Nodes, ",")), string(r.Status), strings.Join(labels, ",")}
+	return row
 }
 
 // runsTable prints the runs as an aligned table, holding one run at a
@@ -130,17 +152,17 @@ func runsTable(ctx context.Context, e *env, db *store.DB, flt store.Filter, ro s
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	measure(runsColumns)
+	measure(runsRow(nil))
 	if err := db.EachRun(ctx, flt, ro, func(r *store.Run) error {
-		measure(runCells(r))
+		measure(runsRow(r))
 		return nil
 	}); err != nil {
 		return err
 	}
 	w := bufio.NewWriter(e.stdout)
-	writeRow(w, runsColumns, widths)
+	writeRow(w, runsRow(nil), widths)
 	if err := db.EachRun(ctx, flt, ro, func(r *store.Run) error {
-		writeRow(w, runCells(r), widths)
+		writeRow(w, runsRow(r), widths)
 		return nil
 	}); err != nil {
 		return err

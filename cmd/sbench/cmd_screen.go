@@ -76,7 +76,7 @@ screening run not ok), 0 when nothing is.`,
   sbench screen campaign:screen@2          # the screening before the newest`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runScreen(cmd.Context(), o, e, args)
+			return runScreen(cmd.Context(), e, o, args)
 		},
 	}
 	o.filter.add(c)
@@ -89,7 +89,7 @@ screening run not ok), 0 when nothing is.`,
 	return c
 }
 
-func runScreen(ctx context.Context, o screenOptions, e *env, args []string) error {
+func runScreen(ctx context.Context, e *env, o screenOptions, args []string) error {
 	if o.json && o.drain {
 		return usagef("screen: --json holds the drain list already: give --json or --drain")
 	}

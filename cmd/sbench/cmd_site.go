@@ -12,8 +12,8 @@ import (
 	"github.com/sbench/sbench/site"
 )
 
-// siteOpts are sbench site's flags.
-type siteOpts struct {
+// siteOptions are sbench site's flags.
+type siteOptions struct {
 	filter    filterFlags
 	out       string
 	threshold string
@@ -24,7 +24,7 @@ type siteOpts struct {
 }
 
 func newSiteCmd(e *env) *cobra.Command {
-	var o siteOpts
+	var o siteOptions
 	c := &cobra.Command{
 		Use:   "site -o DIR [filters] [options]",
 		Short: "Write a static web site of the archive: index, histories, runs",
@@ -76,7 +76,7 @@ replaced atomically; a DIR that is not empty and holds no site is refused.`,
 	return c
 }
 
-func runSite(ctx context.Context, e *env, o siteOpts) error {
+func runSite(ctx context.Context, e *env, o siteOptions) error {
 	if o.out == "" {
 		return usagef("site: -o DIR is required")
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sbench/sbench/jobs"
 	"github.com/sbench/sbench/slurm"
 	"github.com/sbench/sbench/store"
 )
@@ -69,7 +70,7 @@ standard error as they happen.`,
   sbench status --all --json | jq -r '.jobs[] | select(.state != "COMPLETED") | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runStatus(cmd.Context(), o, e)
+			return runStatus(cmd.Context(), e, o)
 		},
 	}
 	c.Flags().StringVar(&o.campaign, "campaign", "", "only jobs of this campaign")
@@ -82,9 +83,8 @@ standard error as they happen.`,
 	return c
 }
 
-func runStatus(ctx context.Context, o statusOptions, e *env) error {
-	campaign, wait, ingest, all, every := o.campaign, o.wait, o.ingest, o.all, o.every
-	if every <= 0 {
+func runStatus(ctx context.Context, e *env, o statusOptions) error {
+	if o.every <= 0 {
 		return usagef("status: --interval must be positive")
 	}
 	db, err := openDBExisting(e)
@@ -93,14 +93,14 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 	}
 	defer db.Close()
 	client := slurmClient()
-	if err := resolveIntents(ctx, e, db, client, campaign); err != nil {
+	if err := jobs.ResolveIntents(ctx, db, client, o.campaign, e.stderr); err != nil {
 		return err
 	}
-	jobs, err := db.Jobs(ctx, campaign)
+	all, err := db.Jobs(ctx, o.campaign)
 	if err != nil {
 		return err
 	}
-	if len(jobs) == 0 {
+	if len(all) == 0 {
 		fmt.Fprintln(e.stderr, "no jobs recorded; submit a campaign with sbench submit")
 		if o.json {
 			return writeStatusJSON(e, nil, nil)
@@ -109,169 +109,208 @@ func runStatus(ctx context.Context, o statusOptions, e *env) error {
 	}
 	// What the archive already knows strands a job: a status --wait
 	// ended before it saw the chain settle left it to this one.
-	found, err := markStranded(ctx, db, jobs)
+	found, err := jobs.MarkStranded(ctx, db, all)
 	if err != nil {
 		return err
 	}
-	if wait {
+	if o.wait {
 		announceStranded(e.stderr, found)
 	}
-	byID := map[string]*store.Job{}
+	t := &jobTracker{db: db, jobs: all, byID: map[string]*store.Job{}}
 	var open []string
-	for i := range jobs {
-		j := &jobs[i]
-		byID[j.SlurmID] = j
-		if !jobSettled(*j) && !isLocalJob(j.SlurmID) && j.Intent == "" {
+	for i := range all {
+		j := &all[i]
+		t.byID[j.SlurmID] = j
+		if !jobSettled(*j) && !jobs.IsLocal(j.SlurmID) && j.Intent == "" {
 			open = append(open, j.SlurmID)
 		}
 	}
-	apply := func(info slurm.JobInfo) error {
-		j := byID[info.ID]
-		if j == nil {
-			return nil
-		}
-		stranded, why := isStranded(*j) && info.State == "PENDING", j.Reason
-		j.State, j.Reason, j.ExitCode, j.NodeList = info.State, info.Reason, info.ExitCode, info.NodeList
-		if stranded {
-			j.Reason = why // Slurm says "Dependency" forever
-		}
-		if !info.Start.IsZero() {
-			j.Start = info.Start
-		}
-		if !info.End.IsZero() {
-			j.End = info.End
-		}
-		j.Restarts = max(j.Restarts, info.Restarts)
-		j.Updated = time.Now()
-		return db.UpdateJob(ctx, *j)
+	switch {
+	case len(open) > 0 && !o.wait:
+		err = t.refresh(ctx, client, open)
+	case len(open) > 0:
+		err = t.follow(ctx, e, client, open, o.every)
 	}
-	if len(open) > 0 && !wait {
-		infos, err := client.Jobs(ctx, open)
-		if err != nil {
-			return err
-		}
-		for _, id := range open {
-			if err := apply(infos[id]); err != nil {
-				return err
-			}
-		}
-		if _, err := markStranded(ctx, db, jobs); err != nil {
-			return err
-		}
-	}
-	if wait && len(open) > 0 {
-		var applyErr error
-		progress := map[string]string{}
-		stranded := func(info slurm.JobInfo) bool { return byID[info.ID] != nil && isStranded(*byID[info.ID]) }
-		_, err := client.WaitUntil(ctx, open, every, func(info slurm.JobInfo, changed bool) {
-			prevRestarts := 0
-			if j := byID[info.ID]; j != nil {
-				prevRestarts = j.Restarts
-			}
-			if err := apply(info); err != nil && applyErr == nil {
-				applyErr = err
-			}
-			now := time.Now().Format("15:04:05")
-			if changed {
-				if info.State != "PENDING" || !stranded(info) { // that one said why it never starts
-					fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, describeState(info, prevRestarts))
-				}
-				// A job that ends badly may strand those waiting for it.
-				found, err := markStranded(ctx, db, jobs)
-				if err != nil && applyErr == nil {
-					applyErr = err
-				}
-				announceStranded(e.stderr, found)
-			}
-			if info.State == "RUNNING" {
-				if line := runningStep(*byID[info.ID], time.Now()); line != "" && line != progress[info.ID] {
-					progress[info.ID] = line
-					fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, line)
-				}
-			}
-		}, stranded)
-		if err != nil {
-			return err
-		}
-		if applyErr != nil {
-			return applyErr
-		}
+	if err != nil {
+		return err
 	}
 	if o.cancelStranded {
-		if err := cancelStranded(ctx, e, db, client, jobs); err != nil {
+		ids, err := jobs.CancelStranded(ctx, db, client, all)
+		if err != nil {
 			return err
+		}
+		if len(ids) > 0 {
+			fmt.Fprintf(e.stderr, "cancelled %d job(s) that can never start: %s\n", len(ids), strings.Join(ids, " "))
+		}
+	}
+	// Show what this call was about: the jobs that were open, or
+	// everything when nothing was.
+	shown := all
+	if !o.all && len(open) > 0 {
+		shown = nil
+		for _, id := range open {
+			shown = append(shown, *t.byID[id])
 		}
 	}
 	// --ingest looks at every job, not only those shown: a job that
 	// settled while no status was there to ingest it (a status --wait
 	// killed before its ingest) has its runs archived now.
-	recorded := jobs
-	if !all {
-		// Show what this call was about: the jobs that were open, or
-		// everything when nothing was.
-		if len(open) > 0 {
-			var shown []store.Job
-			for _, id := range open {
-				shown = append(shown, *byID[id])
-			}
-			jobs = shown
+	return showStatus(ctx, e, db, o, shown, all)
+}
+
+// jobTracker records what Slurm says of the archive's jobs.
+type jobTracker struct {
+	db   *store.DB
+	jobs []store.Job
+	byID map[string]*store.Job
+}
+
+// apply records info in its job.
+func (t *jobTracker) apply(ctx context.Context, info slurm.JobInfo) error {
+	j := t.byID[info.ID]
+	if j == nil {
+		return nil
+	}
+	stranded, why := jobs.IsStranded(*j) && info.State == "PENDING", j.Reason
+	j.State, j.Reason, j.ExitCode, j.NodeList = info.State, info.Reason, info.ExitCode, info.NodeList
+	if stranded {
+		j.Reason = why // Slurm says "Dependency" forever
+	}
+	if !info.Start.IsZero() {
+		j.Start = info.Start
+	}
+	if !info.End.IsZero() {
+		j.End = info.End
+	}
+	j.Restarts = max(j.Restarts, info.Restarts)
+	j.Updated = time.Now()
+	return t.db.UpdateJob(ctx, *j)
+}
+
+// refresh asks Slurm once for the open jobs.
+func (t *jobTracker) refresh(ctx context.Context, client *slurm.Client, open []string) error {
+	infos, err := client.Jobs(ctx, open)
+	if err != nil {
+		return err
+	}
+	for _, id := range open {
+		if err := t.apply(ctx, infos[id]); err != nil {
+			return err
 		}
 	}
+	_, err = jobs.MarkStranded(ctx, t.db, t.jobs)
+	return err
+}
+
+// follow polls Slurm until the open jobs are settled (--wait), saying
+// every change, and which step of a running job runs.
+func (t *jobTracker) follow(ctx context.Context, e *env, client *slurm.Client, open []string, every time.Duration) error {
+	var applyErr error
+	progress := map[string]string{}
+	stranded := func(info slurm.JobInfo) bool { return t.byID[info.ID] != nil && jobs.IsStranded(*t.byID[info.ID]) }
+	_, err := client.WaitUntil(ctx, open, every, func(info slurm.JobInfo, changed bool) {
+		prevRestarts := 0
+		if j := t.byID[info.ID]; j != nil {
+			prevRestarts = j.Restarts
+		}
+		if err := t.apply(ctx, info); err != nil && applyErr == nil {
+			applyErr = err
+		}
+		now := time.Now().Format("15:04:05")
+		if changed {
+			if info.State != "PENDING" || !stranded(info) { // that one said why it never starts
+				fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, describeState(info, prevRestarts))
+			}
+			// A job that ends badly may strand those waiting for it.
+			found, err := jobs.MarkStranded(ctx, t.db, t.jobs)
+			if err != nil && applyErr == nil {
+				applyErr = err
+			}
+			announceStranded(e.stderr, found)
+		}
+		if info.State == "RUNNING" {
+			if line := runningStep(*t.byID[info.ID], time.Now()); line != "" && line != progress[info.ID] {
+				progress[info.ID] = line
+				fmt.Fprintf(e.stderr, "%s job %s: %s\n", now, info.ID, line)
+			}
+		}
+	}, stranded)
+	if err != nil {
+		return err
+	}
+	return applyErr
+}
+
+// showStatus prints the jobs shown, archives the runs of the recorded
+// ones with --ingest, and with --wait fails when a shown job did not
+// complete.
+func showStatus(ctx context.Context, e *env, db *store.DB, o statusOptions, shown, recorded []store.Job) error {
 	if !o.json {
-		printJobs(e.stdout, jobs)
+		printJobs(e.stdout, shown)
 	}
 	var ingested *statusIngestJSON
-	if ingest {
+	if o.ingest {
+		var err error
 		if ingested, err = ingestSettled(ctx, e, db, recorded, o.json); err != nil {
 			return err
 		}
 	}
 	if o.json {
-		if err := writeStatusJSON(e, jobs, ingested); err != nil {
+		if err := writeStatusJSON(e, shown, ingested); err != nil {
 			return err
 		}
 	}
-	if wait {
+	if o.wait {
 		bad := 0
-		for _, j := range jobs {
+		for _, j := range shown {
 			if j.State != "COMPLETED" {
 				bad++
 			}
 		}
 		if bad > 0 {
-			return exitError{code: exitGate, msg: fmt.Sprintf("%d of %d job(s) did not complete", bad, len(jobs))}
+			return exitError{code: exitGate, msg: fmt.Sprintf("%d of %d job(s) did not complete", bad, len(shown))}
 		}
 	}
 	return nil
 }
 
-// ingestSettled archives the runs of every settled job of jobs (status
+// announceStranded says, as --wait says every change, that a job will
+// never start, and why.
+func announceStranded(w io.Writer, found []*store.Job) {
+	now := time.Now().Format("15:04:05")
+	for _, j := range found {
+		fmt.Fprintf(w, "%s job %s: it will never start (%s): Slurm would keep it pending forever, %s (scancel %s, or sbench status --cancel-stranded, removes it)\n",
+			now, j.SlurmID, slurm.ReasonDependencyNeverSatisfied, jobs.StrandedBecause(*j), j.SlurmID)
+	}
+}
+
+// ingestSettled archives the runs of every settled job of recorded (status
 // --ingest): their bundles, and a failed run for every planned step that
 // left none. Jobs whose runs are all archived are skipped. It says what it
 // added, or with asJSON returns it for the JSON output.
-func ingestSettled(ctx context.Context, e *env, db *store.DB, jobs []store.Job, asJSON bool) (*statusIngestJSON, error) {
-	var total ingestSummary
+func ingestSettled(ctx context.Context, e *env, db *store.DB, recorded []store.Job, asJSON bool) (*statusIngestJSON, error) {
+	a := &jobs.Archiver{DB: db, Slurm: slurmClient(), Ingest: ingestPipeline(e, "bundle")}
 	planned := 0
-	for _, j := range jobs {
+	for _, j := range recorded {
 		if !jobSettled(j) && j.State != slurm.StateUnknown {
 			continue
 		}
-		if done, err := jobArchived(ctx, db, j); err != nil || done {
+		if done, err := jobs.Archived(ctx, db, j); err != nil || done {
 			if err != nil {
 				return nil, err
 			}
 			continue
 		}
-		n, err := archiveJob(ctx, e, db, j, nil, &total)
+		n, err := a.Archive(ctx, j, nil)
 		if err != nil {
 			return nil, err
 		}
 		planned += n
 	}
 	if asJSON {
-		return &statusIngestJSON{Added: total.added + planned, AlreadyArchived: total.skipped, Bundles: total.files, Missing: planned}, nil
+		return &statusIngestJSON{Added: a.Total.Added + planned, AlreadyArchived: a.Total.Skipped, Bundles: a.Total.Files, Missing: planned}, nil
 	}
-	fmt.Fprintf(e.stdout, "%d run(s) added, %d already archived, from %d bundle(s)\n", total.added+planned, total.skipped, total.files)
+	fmt.Fprintf(e.stdout, "%d run(s) added, %d already archived, from %d bundle(s)\n", a.Total.Added+planned, a.Total.Skipped, a.Total.Files)
 	if planned > 0 {
 		fmt.Fprintf(e.stdout, "%d planned step(s) left no bundle: archived as failed runs, with why (sbench runs --status failed)\n", planned)
 	}
@@ -281,7 +320,7 @@ func ingestSettled(ctx context.Context, e *env, db *store.DB, jobs []store.Job, 
 // jobSettled reports whether a recorded job's state will not change by
 // waiting (slurm.JobInfo.Settled).
 func jobSettled(j store.Job) bool {
-	return (slurm.JobInfo{State: j.State, Reason: j.Reason}.Settled() || isStranded(j)) && j.State != slurm.StateUnknown
+	return (slurm.JobInfo{State: j.State, Reason: j.Reason}.Settled() || jobs.IsStranded(j)) && j.State != slurm.StateUnknown
 }
 
 // describeState says what a change of a job's state means.
@@ -306,11 +345,11 @@ func describeState(info slurm.JobInfo, prevRestarts int) string {
 // the step markers of its output; "" when its output says nothing yet.
 func runningStep(j store.Job, now time.Time) string {
 	tasks := []string{""}
-	outs := jobOutcomes(j, tasks)[""]
+	outs := jobs.JobOutcomes(j, tasks)[""]
 	var id string
-	var cur *stepOutcome
+	var cur *jobs.Outcome
 	for k, o := range outs {
-		if !o.ended && o.attempt == j.Restarts && (cur == nil || o.begin.After(cur.begin)) {
+		if !o.Ended && o.Attempt == j.Restarts && (cur == nil || o.Begin.After(cur.Begin)) {
 			id, cur = k, o
 		}
 	}
@@ -330,43 +369,8 @@ func runningStep(j store.Job, now time.Time) string {
 	}
 	// Minutes are what matter to someone waiting; the line changes when
 	// the step or the minute does.
-	return fmt.Sprintf("%s running for %s", what, now.Sub(cur.begin).Truncate(time.Minute))
+	return fmt.Sprintf("%s running for %s", what, now.Sub(cur.Begin).Truncate(time.Minute))
 }
-
-// resolveIntents finds the Slurm id of jobs recorded before sbatch answered
-// (an interrupted submit) by the comment sbatch gave them.
-func resolveIntents(ctx context.Context, e *env, db *store.DB, client *slurm.Client, campaign string) error {
-	jobs, err := db.Jobs(ctx, campaign)
-	if err != nil {
-		return err
-	}
-	for _, j := range jobs {
-		if j.Intent == "" {
-			continue
-		}
-		id, found, err := client.FindByComment(ctx, j.Name, j.Intent)
-		if err != nil {
-			return err
-		}
-		if !found {
-			if j.State != slurm.StateUnknown {
-				j.State, j.Reason = slurm.StateUnknown, "its submission was interrupted and Slurm has no job with comment "+j.Intent
-				if err := db.UpdateJob(ctx, j); err != nil {
-					return err
-				}
-			}
-			fmt.Fprintf(e.stderr, "job %s of campaign %s: submission interrupted, and Slurm knows no job with comment %s (never accepted, or ended long ago)\n", j.Name, j.Campaign, j.Intent)
-			continue
-		}
-		if err := db.ResolveIntent(ctx, j.Campaign, j.Intent, id); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "job %s of campaign %s: its submission was interrupted; Slurm accepted it as job %s\n", j.Name, j.Campaign, id)
-	}
-	return nil
-}
-
-func isLocalJob(id string) bool { return len(id) > 6 && id[:6] == "local-" }
 
 // statusIngestJSON is what status --ingest --json says it archived.
 type statusIngestJSON struct {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sbench/sbench/ingest"
+	"github.com/sbench/sbench/jobs"
 	"github.com/sbench/sbench/slurm"
 	"github.com/sbench/sbench/store"
 )
@@ -18,8 +19,13 @@ import (
 // slurmClient is the seam tests replace.
 var slurmClient = func() *slurm.Client { return &slurm.Client{R: slurm.Exec{}} }
 
+// submitOptions are submit's flags.
+type submitOptions struct {
+	template string
+}
+
 func newSubmitCmd(e *env) *cobra.Command {
-	var tmpl string
+	var o submitOptions
 	c := &cobra.Command{
 		Use:   "submit CAMPAIGN.toml",
 		Short: "Render the campaign and submit its jobs with sbatch",
@@ -43,110 +49,96 @@ put first in the job's PATH so that the sbench-runner beside it is found.`,
   sbench submit site.toml --template site.tmpl && sbench status --wait --ingest`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			camp, err := loadCampaign(args[0])
-			if err != nil {
-				return err
-			}
-			r, err := newRenderer(camp, tmpl)
-			if err != nil {
-				return err
-			}
-			db, err := openDB(e)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			cwd, err := os.Getwd()
-			if err != nil {
-				return err
-			}
-			resultsDir := filepath.Join(cwd, camp.ResultsDir())
-			scriptDir := filepath.Join(resultsDir, "scripts", time.Now().UTC().Format("20060102T150405.000"))
-			submission, err := newSubmissionID("submit")
-			if err != nil {
-				return err
-			}
-			plan, err := camp.Plan()
-			if err != nil {
-				return err
-			}
-			paths, err := r.RenderDir(plan, scriptDir)
-			if err != nil {
-				return err
-			}
-			client := slurmClient()
-			ctx := cmd.Context()
-			// What Slurm accepted must be in the archive: each job is
-			// recorded (with its plan) before sbatch, under an intent that
-			// sbatch passes on as the job's comment, and sbatch and the
-			// recording run to the end whatever signal arrives. A signal
-			// stops the submission between jobs; sbench status finds a job
-			// whose id was never recorded (a kill -9 mid-sbatch) by its
-			// comment.
-			keep := context.WithoutCancel(ctx)
-			ids := make([]string, len(plan.Jobs))
-			for i, j := range plan.Jobs {
-				if ctx.Err() != nil {
-					return fmt.Errorf("submit interrupted: %d of %d job(s) submitted and recorded, the rest not submitted: %w", i, len(plan.Jobs), ctx.Err())
-				}
-				token, err := newToken()
-				if err != nil {
-					return err
-				}
-				env := append(os.Environ(), "SBENCH_TOKEN="+token, "PATH="+pathWithSelf(os.Getenv("PATH")))
-				var sbatchArgs, deps []string
-				if len(j.DependsOn) > 0 {
-					deps = make([]string, len(j.DependsOn))
-					for k, d := range j.DependsOn {
-						deps[k] = ids[d]
-					}
-					sbatchArgs = append(sbatchArgs, "--dependency=afterok:"+strings.Join(deps, ":"))
-				}
-				intent := "sbench:" + camp.Campaign.Name + ":" + token[:16]
-				sbatchArgs = append(sbatchArgs, "--comment="+intent)
-				out, errFile := camp.OutputFiles(j)
-				job := store.Job{SlurmID: "intent-" + token[:16], Intent: intent, Campaign: camp.Campaign.Name, Variants: j.Variants,
-					Name: j.JobName, Script: paths[i], ResultsDir: resultsDir, Submitted: time.Now(), State: "SUBMITTING",
-					Plan: plannedSteps(camp, j), Output: absUnder(cwd, out), Error: absUnder(cwd, errFile),
-					Submission: submission, After: deps}
-				critical.Add(1)
-				id, err := submitOne(keep, db, client, job, paths[i], slurm.SubmitOptions{Dir: cwd, Env: env, Args: sbatchArgs})
-				critical.Done()
-				if err != nil {
-					if i > 0 {
-						return fmt.Errorf("submit %s: %w (%d job(s) before it were submitted and recorded)", filepath.Base(paths[i]), err, i)
-					}
-					return fmt.Errorf("submit %s: %w", filepath.Base(paths[i]), err)
-				}
-				ids[i] = id
-				fmt.Fprintln(e.stdout, id)
-			}
-			fmt.Fprintf(e.stderr, "%d job(s) of campaign %s submitted; follow them with: sbench status --campaign %s --wait --ingest\n",
-				len(plan.Jobs), camp.Campaign.Name, camp.Campaign.Name)
-			return nil
+			return runSubmit(cmd.Context(), e, o, args)
 		},
 	}
-	c.Flags().StringVar(&tmpl, "template", "", "sbatch template replacing the embedded one")
+	c.Flags().StringVar(&o.template, "template", "", "sbatch template replacing the embedded one")
 	return c
 }
 
-// submitOne records job (its intent), submits its script and records the
-// id Slurm gave it; a job sbatch refused is forgotten again.
-func submitOne(ctx context.Context, db *store.DB, client *slurm.Client, job store.Job, script string, o slurm.SubmitOptions) (string, error) {
-	if _, err := db.RecordJob(ctx, job); err != nil {
-		return "", fmt.Errorf("record the job before submitting it: %w", err)
-	}
-	id, err := client.Submit(ctx, script, o)
+// runSubmit renders the campaign of args[0] and submits its jobs, each
+// recorded in the archive before sbatch runs.
+func runSubmit(ctx context.Context, e *env, o submitOptions, args []string) error {
+	camp, err := loadCampaign(args[0])
 	if err != nil {
-		if derr := db.DropIntent(ctx, job.Campaign, job.Intent); derr != nil {
-			err = errors.Join(err, derr)
+		return err
+	}
+	r, err := newRenderer(camp, o.template)
+	if err != nil {
+		return err
+	}
+	db, err := openDB(e)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	resultsDir := filepath.Join(cwd, camp.ResultsDir())
+	scriptDir := filepath.Join(resultsDir, "scripts", time.Now().UTC().Format(ingest.ScriptsStamp))
+	submission, err := newSubmissionID("submit")
+	if err != nil {
+		return err
+	}
+	plan, err := camp.Plan()
+	if err != nil {
+		return err
+	}
+	paths, err := r.RenderDir(plan, scriptDir)
+	if err != nil {
+		return err
+	}
+	client := slurmClient()
+	// What Slurm accepted must be in the archive: each job is
+	// recorded (with its plan) before sbatch, under an intent that
+	// sbatch passes on as the job's comment, and sbatch and the
+	// recording run to the end whatever signal arrives. A signal
+	// stops the submission between jobs; sbench status finds a job
+	// whose id was never recorded (a kill -9 mid-sbatch) by its
+	// comment.
+	keep := context.WithoutCancel(ctx)
+	ids := make([]string, len(plan.Jobs))
+	for i, j := range plan.Jobs {
+		if ctx.Err() != nil {
+			return fmt.Errorf("submit interrupted: %d of %d job(s) submitted and recorded, the rest not submitted: %w", i, len(plan.Jobs), ctx.Err())
 		}
-		return "", err
+		token, err := newToken()
+		if err != nil {
+			return err
+		}
+		env := append(os.Environ(), "SBENCH_TOKEN="+token, "PATH="+pathWithSelf(os.Getenv("PATH")))
+		var sbatchArgs, deps []string
+		if len(j.DependsOn) > 0 {
+			deps = make([]string, len(j.DependsOn))
+			for k, d := range j.DependsOn {
+				deps[k] = ids[d]
+			}
+			sbatchArgs = append(sbatchArgs, "--dependency=afterok:"+strings.Join(deps, ":"))
+		}
+		intent := "sbench:" + camp.Campaign.Name + ":" + token[:16]
+		sbatchArgs = append(sbatchArgs, "--comment="+intent)
+		out, errFile := camp.OutputFiles(j)
+		job := store.Job{SlurmID: "intent-" + token[:16], Intent: intent, Campaign: camp.Campaign.Name, Variants: j.Variants,
+			Name: j.JobName, Script: paths[i], ResultsDir: resultsDir, Submitted: time.Now(), State: "SUBMITTING",
+			Plan: jobs.PlannedSteps(camp, j), Output: absUnder(cwd, out), Error: absUnder(cwd, errFile),
+			Submission: submission, After: deps}
+		critical.Add(1)
+		id, err := jobs.Submit(keep, db, client, job, paths[i], slurm.SubmitOptions{Dir: cwd, Env: env, Args: sbatchArgs})
+		critical.Done()
+		if err != nil {
+			if i > 0 {
+				return fmt.Errorf("submit %s: %w (%d job(s) before it were submitted and recorded)", filepath.Base(paths[i]), err, i)
+			}
+			return fmt.Errorf("submit %s: %w", filepath.Base(paths[i]), err)
+		}
+		ids[i] = id
+		fmt.Fprintln(e.stdout, id)
 	}
-	if err := db.ResolveIntent(ctx, job.Campaign, job.Intent, id); err != nil {
-		return "", fmt.Errorf("job %s was submitted but its id could not be recorded (sbench status finds it by its comment %s): %w", id, job.Intent, err)
-	}
-	return id, nil
+	fmt.Fprintf(e.stderr, "%d job(s) of campaign %s submitted; follow them with: sbench status --campaign %s --wait --ingest\n",
+		len(plan.Jobs), camp.Campaign.Name, camp.Campaign.Name)
+	return nil
 }
 
 // absUnder makes a relative output pattern absolute under dir, where sbatch

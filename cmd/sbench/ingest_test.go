@@ -196,7 +196,15 @@ func TestIngestEveryArticleOutput(t *testing.T) {
 
 func TestIngestProgressBar(t *testing.T) {
 	dir := t.TempDir()
-	paths := writeOSUFiles(t, dir, 5)
+	var paths []string
+	for i := range 5 {
+		p := filepath.Join(dir, fmt.Sprintf("osu_latency-%d.txt", i))
+		out := fmt.Sprintf("# OSU MPI Latency Test v7.5\n# Size       Avg Latency(us)\n1    %d.50\n2    1.60\n", i+1)
+		if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
 	db := filepath.Join(dir, "a.db")
 	// Off the terminal it stays quiet unless asked for.
 	_, stderr, code := sbench(t, append([]string{"ingest", "--db", db}, paths...)...)

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sbench/sbench/jobs"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/runner"
 	"github.com/sbench/sbench/store"
@@ -157,7 +158,7 @@ func (l *localRun) jobTasks(j templates.Job) [][]templates.Step {
 // plannedSteps is what a job records as its plan: every step of every task
 // (plannedSteps), with the labels sbench local adds to their runs.
 func (l *localRun) plannedSteps(j templates.Job) []store.PlannedStep {
-	steps := plannedSteps(l.camp, j)
+	steps := jobs.PlannedSteps(l.camp, j)
 	for i := range steps {
 		if ls := l.launchLabels(steps[i].Nodes); len(ls) > 0 {
 			steps[i].Labels = mergedLabels(steps[i].Labels, ls)
@@ -226,14 +227,15 @@ func (r *resumeState) origID(j templates.Job, ti int) string {
 // second Ctrl-C, left its last job RUNNING and its bundles on disk), and
 // says which launches have their runs. It refuses when the campaign's
 // plan is no longer the one that run recorded.
-func (l *localRun) loadResume(ctx context.Context, db *store.DB, plan *templates.Plan, total *ingestSummary) (*resumeState, error) {
+func (l *localRun) loadResume(ctx context.Context, plan *templates.Plan) (*resumeState, error) {
+	db := l.db
 	name := l.camp.Campaign.Name
-	jobs, err := db.Jobs(ctx, name)
+	recorded, err := db.Jobs(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	r := &resumeState{done: map[string]map[string]bool{}}
-	for _, j := range jobs {
+	for _, j := range recorded {
 		if m := localJobRE.FindStringSubmatch(j.SlurmID); m != nil && m[3] == "" && m[1] > r.stamp {
 			r.stamp = m[1]
 		}
@@ -241,7 +243,7 @@ func (l *localRun) loadResume(ctx context.Context, db *store.DB, plan *templates
 	if r.stamp == "" {
 		return nil, usagef("local --resume: no local run of campaign %s in %s to resume: run it without --resume", name, l.e.db)
 	}
-	for _, j := range jobs {
+	for _, j := range recorded {
 		m := localJobRE.FindStringSubmatch(j.SlurmID)
 		if m == nil || m[1] != r.stamp {
 			continue
@@ -258,11 +260,11 @@ func (l *localRun) loadResume(ctx context.Context, db *store.DB, plan *templates
 			if err := db.UpdateJob(ctx, j); err != nil {
 				return nil, err
 			}
-			n, err := archiveJob(ctx, l.e, db, j, nil, total)
+			n, err := l.arch.Archive(ctx, j, nil)
 			if err != nil {
 				return nil, err
 			}
-			total.added += n
+			l.arch.Total.Added += n
 			fmt.Fprintf(l.e.stderr, "job %s: archived what it left (sbench local ended before it did)\n", j.SlurmID)
 		}
 		runs, err := db.JobRuns(ctx, name, j.SlurmID)

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/sbench/sbench/ingest"
 )
 
 // heapLimit is the soft limit sbench puts on its Go heap unless GOMEMLIMIT
@@ -194,7 +196,9 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "sbench: "+oneLine(err.Error()))
 	var ue usageError
-	if errors.As(err, &ue) {
+	var fe ingest.FailedError
+	var bad ingest.InputError
+	if errors.As(err, &ue) || errors.As(err, &fe) || errors.As(err, &bad) {
 		return exitUsage
 	}
 	return exitFailed

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sbench/sbench/jobs"
 	"github.com/sbench/sbench/results"
 )
 
@@ -26,13 +27,13 @@ func TestRunIDsFollowStepOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	files, err := jobBundles(dir, "77")
+	files, err := jobs.Bundles(dir, "77")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, f := range files {
 		if want := fmt.Sprintf("77.%d.latency.json", i); filepath.Base(f) != want {
-			t.Errorf("jobBundles[%d] = %s, want %s", i, filepath.Base(f), want)
+			t.Errorf("jobs.Bundles[%d] = %s, want %s", i, filepath.Base(f), want)
 		}
 	}
 	db := filepath.Join(t.TempDir(), "a.db")
@@ -52,14 +53,5 @@ func TestRunIDsFollowStepOrder(t *testing.T) {
 	want := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"}
 	if !slices.Equal(steps, want) {
 		t.Errorf("steps in run id order: %v, want %v", steps, want)
-	}
-}
-
-func TestNaturalCompare(t *testing.T) {
-	in := []string{"a/77.10.x.json", "a/77.2.x.json", "a/77.1.x.json", "a/77_3.0.x.json", "a/77_12.0.x.json", "b", "a/77.02.x.json", "a10", "a9z"}
-	slices.SortFunc(in, results.NaturalCompare)
-	want := []string{"a/77.1.x.json", "a/77.02.x.json", "a/77.2.x.json", "a/77.10.x.json", "a/77_3.0.x.json", "a/77_12.0.x.json", "a9z", "a10", "b"}
-	if !slices.Equal(in, want) {
-		t.Errorf("natural order:\n got %q\nwant %q", in, want)
 	}
 }

@@ -36,9 +36,9 @@ func TestRunsTable(t *testing.T) {
 	runs := storedRuns(t, path, store.Filter{})
 	var want bytes.Buffer
 	tw := tabwriter.NewWriter(&want, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(runsColumns, "\t"))
+	fmt.Fprintln(tw, strings.Join(runsRow(nil), "\t"))
 	for i := range runs {
-		fmt.Fprintln(tw, strings.Join(runCells(&runs[i]), "\t"))
+		fmt.Fprintln(tw, strings.Join(runsRow(&runs[i]), "\t"))
 	}
 	tw.Flush()
 	if out != want.String() {

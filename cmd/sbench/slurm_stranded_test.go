@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/internal/testenv"
+	"github.com/sbench/sbench/jobs"
 )
 
 // strandedChain is first (fails) ← second ← third, one job each: Slurm
@@ -82,15 +83,15 @@ func TestSlurmStrandedChain(t *testing.T) {
 		!strings.Contains(errs, "because job "+ids[0]+" (benchmark first) failed") {
 		t.Errorf("status --wait: exit %d, want 1 and why job %s never starts\n%s%s", code, ids[2], out, errs)
 	}
-	jobs := archivedJobs(t, db, "chain")
-	if len(jobs) != 3 || jobs[0].End.IsZero() {
-		t.Fatalf("jobs %+v", jobs)
+	recorded := archivedJobs(t, db, "chain")
+	if len(recorded) != 3 || recorded[0].End.IsZero() {
+		t.Fatalf("jobs %+v", recorded)
 	}
-	if after := returned.Sub(jobs[0].End); after > 60*time.Second {
+	if after := returned.Sub(recorded[0].End); after > 60*time.Second {
 		t.Errorf("status --wait returned %s after the first job ended, want < 60 s", after)
 	}
-	for _, j := range jobs[1:] {
-		if j.State != "PENDING" || !isStranded(j) {
+	for _, j := range recorded[1:] {
+		if j.State != "PENDING" || !jobs.IsStranded(j) {
 			t.Errorf("job %s recorded %s %q, want pending and stranded", j.SlurmID, j.State, j.Reason)
 		}
 	}
@@ -132,7 +133,7 @@ func TestSlurmCancelStranded(t *testing.T) {
 		t.Errorf("jobs still pending after --cancel-stranded (%v):\n%s", err, pending)
 	}
 	for _, j := range archivedJobs(t, db, "chain")[1:] {
-		if j.State != "CANCELLED" || !isStranded(j) {
+		if j.State != "CANCELLED" || !jobs.IsStranded(j) {
 			t.Errorf("job %s recorded %s %q, want CANCELLED with why", j.SlurmID, j.State, j.Reason)
 		}
 	}

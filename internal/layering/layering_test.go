@@ -54,6 +54,8 @@ var rules = []rule{
 	{pkg: "runner", not: []string{"store", "reports", "templates", "compare", "trend"}, cgoFree: true, why: "the runner writes files, never SQLite, and is cgo-free"},
 	{pkg: "cmd/sbench-runner", not: []string{"store", "reports", "templates", "compare", "trend"}, cgoFree: true, why: "one static file copied to compute nodes"},
 	{pkg: "store", not: []string{"reports", "compare", "trend", "runner", "templates"}, why: "the archive is below the analyses"},
+	{pkg: "ingest", not: []string{"reports", "compare", "trend", "screen", "site", "runner", "templates", "slurm", "jobs"}, why: "loading files into the archive is below the analyses and knows nothing of Slurm or campaigns"},
+	{pkg: "jobs", not: []string{"reports", "compare", "trend", "screen", "site", "runner"}, why: "reconciling Slurm's jobs with the plan and the archive is below the views and apart from the runner"},
 	{pkg: "compare", not: []string{"reports", "trend", "slurm", "runner", "templates"}, why: "the analysis of runs reads the archive, not Slurm or the runner"},
 	// screen is the screening's one analysis: sbench screen prints it, the
 	// report draws it.

@@ -1,8 +1,9 @@
-package main
+package ingest
 
 import (
+	"context"
 	"database/sql"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,6 +37,24 @@ func osuLatencyFile(t *testing.T, dir, name string, i int) {
 	}
 }
 
+// ingestDir ingests the files of dir into the archive at db as "sbench
+// ingest DIR" does, and returns what Files did and what it said.
+func ingestDir(t *testing.T, db, dir string) (Summary, string, error) {
+	t.Helper()
+	a, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ins, err := Expand(context.Background(), nil, []string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sum, err := Files(context.Background(), a, ins, Options{Format: "auto", Log: &log})
+	return sum, log.String(), err
+}
+
 // The store takes one batch while the next is parsed; what ingest reports
 // must still be every input's fate in input order, the files that failed
 // to parse in their places among the stored ones.
@@ -57,25 +76,12 @@ func TestIngestBatchesReportInInputOrder(t *testing.T) {
 		}
 		want = append(want, filepath.Join(dir, name))
 	}
-	db := filepath.Join(t.TempDir(), "a.db")
-	stdout, stderr, code := sbench(t, "ingest", "--json", "--db", db, dir)
-	if code != exitUsage {
-		t.Fatalf("exit %d, want %d (two files failed)\n%s", code, exitUsage, stderr)
+	got, log, err := ingestDir(t, filepath.Join(t.TempDir(), "a.db"), dir)
+	if fe := (FailedError{}); !errors.As(err, &fe) || fe != (FailedError{2, 8}) {
+		t.Fatalf("error %v, want 2 of 8 files failed\n%s", err, log)
 	}
-	var got struct {
-		Files, Added, Failed int
-		NotOutput            int `json:"skipped_not_output"`
-		PerFile              []struct {
-			Source string
-			Added  []int64
-			Error  string
-		} `json:"per_file"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-		t.Fatalf("%v\n%s", err, stdout)
-	}
-	if got.Files != 6 || got.Added != 6 || got.Failed != 2 || got.NotOutput != 1 {
-		t.Errorf("files %d added %d failed %d skipped %d, want 6 6 2 1", got.Files, got.Added, got.Failed, got.NotOutput)
+	if got.Files != 6 || got.Added != 6 || got.Failed != 2 || got.Ignored != 1 {
+		t.Errorf("files %d added %d failed %d skipped %d, want 6 6 2 1", got.Files, got.Added, got.Failed, got.Ignored)
 	}
 	var sources []string
 	for i, f := range got.PerFile {
@@ -88,8 +94,8 @@ func TestIngestBatchesReportInInputOrder(t *testing.T) {
 	if strings.Join(sources, " ") != strings.Join(want, " ") {
 		t.Errorf("per_file in order\n%s\nwant\n%s", strings.Join(sources, "\n"), strings.Join(want, "\n"))
 	}
-	if n := strings.Count(stderr, "is not a number"); n != 2 {
-		t.Errorf("%d error lines, want 2:\n%s", n, stderr)
+	if n := strings.Count(log, "is not a number"); n != 2 {
+		t.Errorf("%d error lines, want 2:\n%s", n, log)
 	}
 	ids := fmt.Sprint(got.PerFile[0].Added, got.PerFile[2].Added, got.PerFile[7].Added)
 	if ids != "[1] [2] [6]" {
@@ -122,9 +128,8 @@ func TestIngestStopsAtAFailedBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	sdb.Close()
-	_, stderr, code := sbench(t, "ingest", "--db", db, dir)
-	if code == 0 || !strings.Contains(stderr, "disk full") {
-		t.Fatalf("exit %d, want a failure naming the cause:\n%s", code, stderr)
+	if _, _, err := ingestDir(t, db, dir); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("error %v, want a failure naming the cause", err)
 	}
 	sdb, err = sql.Open("sqlite3", db)
 	if err != nil {

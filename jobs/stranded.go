@@ -1,9 +1,8 @@
-package main
+package jobs
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -19,8 +18,8 @@ import (
 // reason says which job, "because job 12 (benchmark first) failed …".
 const strandedPrefix = slurm.ReasonDependencyNeverSatisfied + ": "
 
-// isStranded reports whether status found that j can never start.
-func isStranded(j store.Job) bool { return strings.HasPrefix(j.Reason, strandedPrefix) }
+// IsStranded reports whether status found that j can never start.
+func IsStranded(j store.Job) bool { return strings.HasPrefix(j.Reason, strandedPrefix) }
 
 // strandedWhy is why a stranded job's planned steps never ran, for their
 // failed runs; ok is false for a job that is not stranded.
@@ -32,25 +31,25 @@ func strandedWhy(j store.Job) (why string, ok bool) {
 	return "never ran: its job could never start (" + j.State + "), " + because, true
 }
 
-// markStranded finds the pending jobs whose afterok chain reaches one that
+// MarkStranded finds the pending jobs whose afterok chain reaches one that
 // ended without completing (slurm.Stranded, from the jobs' recorded
 // dependencies and states), records why in their reason, and returns those
-// it found now, in the order of jobs. A stranded job keeps its reason
+// it found now, in the order of js. A stranded job keeps its reason
 // whatever Slurm says of it while pending ("Dependency").
-func markStranded(ctx context.Context, db *store.DB, jobs []store.Job) ([]*store.Job, error) {
-	deps := make([]slurm.DepJob, 0, len(jobs))
+func MarkStranded(ctx context.Context, db *store.DB, js []store.Job) ([]*store.Job, error) {
+	deps := make([]slurm.DepJob, 0, len(js))
 	byID := map[string]*store.Job{}
-	for i := range jobs {
-		j := &jobs[i]
+	for i := range js {
+		j := &js[i]
 		byID[j.SlurmID] = j
 		deps = append(deps, slurm.DepJob{ID: j.SlurmID, After: j.After, State: j.State, Reason: j.Reason})
 	}
 	strands := slurm.Stranded(deps)
 	var found []*store.Job
-	for i := range jobs {
-		j := &jobs[i]
+	for i := range js {
+		j := &js[i]
 		s, ok := strands[j.SlurmID]
-		if !ok || isStranded(*j) {
+		if !ok || IsStranded(*j) {
 			continue
 		}
 		j.Reason = strandedPrefix + strandBecause(s, byID)
@@ -124,38 +123,28 @@ func endedHow(j *store.Job) string {
 	return verb + " (" + state + ")"
 }
 
-// announceStranded says, as --wait says every change, that a job will
-// never start, and why.
-func announceStranded(w io.Writer, found []*store.Job) {
-	now := time.Now().Format("15:04:05")
-	for _, j := range found {
-		because, _ := strings.CutPrefix(j.Reason, strandedPrefix)
-		fmt.Fprintf(w, "%s job %s: it will never start (%s): Slurm would keep it pending forever, %s (scancel %s, or sbench status --cancel-stranded, removes it)\n",
-			now, j.SlurmID, slurm.ReasonDependencyNeverSatisfied, because, j.SlurmID)
-	}
-}
-
-// cancelStranded scancels the jobs of jobs that can never start and
-// records what Slurm then says of them, keeping the reason why.
-func cancelStranded(ctx context.Context, e *env, db *store.DB, client *slurm.Client, jobs []store.Job) error {
+// CancelStranded scancels the jobs of js that can never start and
+// records what Slurm then says of them, keeping the reason why; it
+// returns the ids it cancelled.
+func CancelStranded(ctx context.Context, db *store.DB, client *slurm.Client, js []store.Job) ([]string, error) {
 	var ids []string
-	for _, j := range jobs {
-		if isStranded(j) && !slurm.IsTerminal(j.State) {
+	for _, j := range js {
+		if IsStranded(j) && !slurm.IsTerminal(j.State) {
 			ids = append(ids, j.SlurmID)
 		}
 	}
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
 	if err := client.Cancel(ctx, ids); err != nil {
-		return err
+		return nil, err
 	}
 	infos, err := client.Jobs(ctx, ids)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for i := range jobs {
-		j := &jobs[i]
+	for i := range js {
+		j := &js[i]
 		info, ok := infos[j.SlurmID]
 		if !ok {
 			continue
@@ -166,21 +155,28 @@ func cancelStranded(ctx context.Context, e *env, db *store.DB, client *slurm.Cli
 		}
 		j.Updated = time.Now()
 		if err := db.UpdateJob(ctx, *j); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	fmt.Fprintf(e.stderr, "cancelled %d job(s) that can never start: %s\n", len(ids), strings.Join(ids, " "))
-	return nil
+	return ids, nil
 }
 
-// jobArchived reports whether a settled job's runs are in the archive, so
+// StrandedBecause says which job keeps a stranded job from starting
+// ("because job 12 (benchmark first) failed …"), as MarkStranded
+// recorded it.
+func StrandedBecause(j store.Job) string {
+	because, _ := strings.CutPrefix(j.Reason, strandedPrefix)
+	return because
+}
+
+// Archived reports whether a settled job's runs are in the archive, so
 // that status --ingest, which looks at every job, need not read its
 // bundles again: every planned launch has its run, or for a job recorded
 // before plans were (which says nothing of its launches), any run.
-func jobArchived(ctx context.Context, db *store.DB, j store.Job) (bool, error) {
+func Archived(ctx context.Context, db *store.DB, j store.Job) (bool, error) {
 	have, err := db.JobRuns(ctx, j.Campaign, j.SlurmID)
 	if err != nil || len(have) == 0 {
 		return false, err
 	}
-	return len(j.Plan) == 0 || len(missingRuns(j, have, nil, nil)) == 0, nil
+	return len(j.Plan) == 0 || len(MissingRuns(j, have, nil, nil)) == 0, nil
 }

@@ -1,4 +1,8 @@
-package main
+// Package jobs reconciles Slurm's view of a campaign's jobs — their
+// attempts, their steps' launches, how each ended — with the plan recorded
+// at submit and the runs in the archive: every planned launch ends as a
+// run, whether or not its bundle was written.
+package jobs
 
 import (
 	"bufio"
@@ -20,9 +24,9 @@ import (
 	"github.com/sbench/sbench/templates"
 )
 
-// plannedSteps is what a job of the plan must leave in the archive: one
+// PlannedSteps is what a job of the plan must leave in the archive: one
 // entry per step (per array task), with what its runs' bundles would say.
-func plannedSteps(c *templates.Campaign, j templates.Job) []store.PlannedStep {
+func PlannedSteps(c *templates.Campaign, j templates.Job) []store.PlannedStep {
 	var out []store.PlannedStep
 	add := func(task string, st templates.Step) {
 		b := st.Benchmark
@@ -57,25 +61,32 @@ func plannedSteps(c *templates.Campaign, j templates.Job) []store.PlannedStep {
 	return out
 }
 
-// stepOutcome is what is known of one launch of a step: from the markers
+// Outcome is what is known of one launch of a step: from the markers
 // the job script writes around it (Slurm), or from watching it (sbench
 // local).
-type stepOutcome struct {
-	attempt    int
-	begin, end time.Time
-	ended      bool
-	rc         int
-	// tail is the end of what the launch printed.
-	tail string
+// Outcome is what is known of one launch of a step: from the markers
+// the job script writes around it (Slurm), or from watching it (sbench
+// local).
+type Outcome struct {
+	Attempt    int
+	Begin, End time.Time
+	Ended      bool
+	RC         int
+	// Tail is the end of what the launch printed.
+	Tail string
 	// earlier are the launches of the same id in the job's earlier
 	// attempts (a requeued job runs its steps again), oldest first.
-	earlier []*stepOutcome
+	earlier []*Outcome
 }
+
+// Outcomes are the outcomes of a job's launches by array task ("" for
+// a job that is no array), then launch id.
+type Outcomes = map[string]map[string]*Outcome
 
 // again returns the outcome of a launch in attempt, keeping prev's
 // launches of other attempts as its earlier ones.
-func again(prev *stepOutcome, attempt int) *stepOutcome {
-	o := &stepOutcome{attempt: attempt}
+func again(prev *Outcome, attempt int) *Outcome {
+	o := &Outcome{Attempt: attempt}
 	if prev != nil {
 		o.earlier = append(prev.earlier, prev)
 		prev.earlier = nil
@@ -83,12 +94,12 @@ func again(prev *stepOutcome, attempt int) *stepOutcome {
 	return o
 }
 
-// outcomes reads the step markers (templates.StepMarker) of a job's output
+// ReadOutcomes reads the step markers (templates.StepMarker) of a job's output
 // and keeps, per launch id, its last attempt (with those before it) and
-// the lines it printed between them (at most the last tailLines).
-func outcomes(r io.Reader) map[string]*stepOutcome {
-	out := map[string]*stepOutcome{}
-	var cur *stepOutcome
+// the lines it printed between them (at most the last TailLines).
+func ReadOutcomes(r io.Reader) map[string]*Outcome {
+	out := map[string]*Outcome{}
+	var cur *Outcome
 	var lines []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
@@ -109,24 +120,24 @@ func outcomes(r io.Reader) map[string]*stepOutcome {
 				switch what {
 				case "begin":
 					prev := out[id]
-					if prev != nil && prev.attempt == attempt {
+					if prev != nil && prev.Attempt == attempt {
 						// The same launch begun again: the last wins.
-						cur = &stepOutcome{attempt: attempt, earlier: prev.earlier}
+						cur = &Outcome{Attempt: attempt, earlier: prev.earlier}
 					} else {
 						cur = again(prev, attempt)
 					}
-					cur.begin, lines = at, nil
+					cur.Begin, lines = at, nil
 					out[id] = cur
 				case "end":
 					o := out[id]
-					if o == nil || o.attempt != attempt {
+					if o == nil || o.Attempt != attempt {
 						o = again(o, attempt)
 						out[id] = o
 					}
-					o.end, o.ended = at, true
-					o.rc, _ = strconv.Atoi(kv["rc"])
+					o.End, o.Ended = at, true
+					o.RC, _ = strconv.Atoi(kv["rc"])
 					if o == cur {
-						o.tail = strings.Join(lines, "\n")
+						o.Tail = strings.Join(lines, "\n")
 					}
 					cur, lines = nil, nil
 				}
@@ -135,17 +146,17 @@ func outcomes(r io.Reader) map[string]*stepOutcome {
 		}
 		if cur != nil {
 			lines = append(lines, line)
-			if len(lines) > tailLines {
+			if len(lines) > TailLines {
 				lines = lines[1:]
 			}
-			cur.tail = strings.Join(lines, "\n")
+			cur.Tail = strings.Join(lines, "\n")
 		}
 	}
 	return out
 }
 
-// tailLines is how much of a failed step's output its run keeps.
-const tailLines = 20
+// TailLines is how much of a failed step's output its run keeps.
+const TailLines = 20
 
 func unixTime(s string) time.Time {
 	n, err := strconv.ParseInt(s, 10, 64)
@@ -201,10 +212,10 @@ func outputFile(pattern string, j store.Job, task string) string {
 	return b.String()
 }
 
-// jobOutcomes reads the step markers of a job's output files (every array
+// JobOutcomes reads the step markers of a job's output files (every array
 // task's), keyed by task, then launch id.
-func jobOutcomes(j store.Job, tasks []string) map[string]map[string]*stepOutcome {
-	out := map[string]map[string]*stepOutcome{}
+func JobOutcomes(j store.Job, tasks []string) Outcomes {
+	out := Outcomes{}
 	for _, task := range tasks {
 		pattern := j.Error
 		if pattern == "" {
@@ -218,7 +229,7 @@ func jobOutcomes(j store.Job, tasks []string) map[string]map[string]*stepOutcome
 		if err != nil {
 			continue
 		}
-		out[task] = outcomes(bytes.NewReader(data))
+		out[task] = ReadOutcomes(bytes.NewReader(data))
 	}
 	return out
 }
@@ -243,7 +254,7 @@ func readTail(path string, max int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, max))
 }
 
-// missingRuns makes a failed run for every launch of j's plan that left
+// MissingRuns makes a failed run for every launch of j's plan that left
 // no run in the archive: the plan is the source of truth for what should
 // exist. Each attempt of a requeued job is a launch of its own: the last
 // attempt must leave a run of every planned launch, an earlier one of
@@ -251,12 +262,12 @@ func readTail(path string, max int64) ([]byte, error) {
 // outs are the launches' outcomes by task and launch id (nil when
 // unknown); have are the job's archived runs; ends say how Slurm ended
 // each attempt.
-func missingRuns(j store.Job, have []store.Run, outs map[string]map[string]*stepOutcome, ends map[int]attemptEnd) []*results.Bundle {
+func MissingRuns(j store.Job, have []store.Run, outs Outcomes, ends map[int]AttemptEnd) []*results.Bundle {
 	done := map[string]bool{}
 	for _, r := range have {
 		done[fmt.Sprintf("%s\x00%s\x00%d", r.ArrayIndex, r.Step, r.Restart)] = true
 	}
-	last := lastAttempt(j, have, outs)
+	last := LastAttempt(j, have, outs)
 	nodes, _ := hostlist.Expand(j.NodeList)
 	var out []*results.Bundle
 	for _, ps := range j.Plan {
@@ -265,7 +276,7 @@ func missingRuns(j store.Job, have []store.Run, outs map[string]map[string]*step
 			ids = []string{ps.Step} // a pairs step of a job that never got nodes
 		}
 		for _, id := range ids {
-			var byAttempt map[int]*stepOutcome
+			var byAttempt map[int]*Outcome
 			if outs != nil {
 				byAttempt = launches(outs[ps.Task][id])
 			} else {
@@ -285,7 +296,7 @@ func missingRuns(j store.Job, have []store.Run, outs map[string]map[string]*step
 
 // failedRun is the run of a launch that wrote no bundle, made from what is
 // known: the plan, Slurm's view of the job, and the launch's outcome.
-func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *stepOutcome, attempt, last int, end attemptEnd) *results.Bundle {
+func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *Outcome, attempt, last int, end AttemptEnd) *results.Bundle {
 	b := results.New()
 	b.Status = results.StatusFailed
 	b.Campaign, b.Variant = j.Campaign, ps.Variant
@@ -307,7 +318,7 @@ func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *
 	b.Source = "sbench: planned step " + id + " of job " + j.SlurmID + ", no bundle"
 	state := end.text()
 	if !end.known() {
-		state = (attemptEnd{State: j.State, ExitCode: j.ExitCode, Reason: j.Reason}).text()
+		state = (AttemptEnd{State: j.State, ExitCode: j.ExitCode, Reason: j.Reason}).text()
 		if attempt < last {
 			state = "requeued; how Slurm ended it is no longer known"
 		}
@@ -324,17 +335,17 @@ func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *
 		}
 	case o == nil:
 		why = "never started: the job ended before this step (" + state + "), or its output has no marker for it"
-	case !o.ended && end.bySlurm():
-		why = fmt.Sprintf("started at %s and did not end: Slurm ended %s under it (%s)", o.begin.Format(time.RFC3339), attemptName(attempt, last), state)
-	case !o.ended:
-		why = fmt.Sprintf("started at %s and did not end: the job ended under it (%s)", o.begin.Format(time.RFC3339), state)
-	case o.rc == 124 || o.rc == 137 && ps.Limit > 0:
-		why = fmt.Sprintf("timed out: the launcher was ended at the step's limit of %s (rc=%d)", formatLimit(ps.Limit), o.rc)
+	case !o.Ended && end.bySlurm():
+		why = fmt.Sprintf("started at %s and did not end: Slurm ended %s under it (%s)", o.Begin.Format(time.RFC3339), attemptName(attempt, last), state)
+	case !o.Ended:
+		why = fmt.Sprintf("started at %s and did not end: the job ended under it (%s)", o.Begin.Format(time.RFC3339), state)
+	case o.RC == 124 || o.RC == 137 && ps.Limit > 0:
+		why = fmt.Sprintf("timed out: the launcher was ended at the step's limit of %s (rc=%d)", formatLimit(ps.Limit), o.RC)
 	default:
-		why = fmt.Sprintf("the launcher exited %d before sbench-runner wrote a bundle", o.rc)
+		why = fmt.Sprintf("the launcher exited %d before sbench-runner wrote a bundle", o.RC)
 	}
 	switch {
-	case attempt < last && o.ended && end.bySlurm():
+	case attempt < last && o.Ended && end.bySlurm():
 		why += "; " + slurmEndedText(attempt, last, end) + ", and requeued the job"
 	case attempt < last:
 		why += fmt.Sprintf("; Slurm requeued the job after attempt %d", attempt)
@@ -343,10 +354,10 @@ func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *
 	}
 	b.Error = "no result: " + why
 	if o != nil {
-		b.Start, b.End = o.begin, o.end
-		if o.tail != "" {
-			b.Error += "; it printed: " + telltale(o.tail)
-			b.Raw = o.tail
+		b.Start, b.End = o.Begin, o.End
+		if o.Tail != "" {
+			b.Error += "; it printed: " + telltale(o.Tail)
+			b.Raw = o.Tail
 		}
 	}
 	if b.Start.IsZero() {
@@ -444,9 +455,9 @@ func clipLine(s string) string {
 	return s
 }
 
-// recordMissingRuns archives a failed run for every planned launch of j
+// RecordMissingRuns archives a failed run for every planned launch of j
 // that has none, and returns how many it added.
-func recordMissingRuns(ctx context.Context, db *store.DB, j store.Job, outs map[string]map[string]*stepOutcome, ends map[int]attemptEnd) (int, error) {
+func RecordMissingRuns(ctx context.Context, db *store.DB, j store.Job, outs Outcomes, ends map[int]AttemptEnd) (int, error) {
 	if len(j.Plan) == 0 {
 		return 0, nil // a job recorded before plans were
 	}
@@ -454,7 +465,7 @@ func recordMissingRuns(ctx context.Context, db *store.DB, j store.Job, outs map[
 	if err != nil {
 		return 0, err
 	}
-	missing := missingRuns(j, have, outs, ends)
+	missing := MissingRuns(j, have, outs, ends)
 	if len(missing) == 0 {
 		return 0, nil
 	}

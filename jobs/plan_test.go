@@ -1,4 +1,4 @@
-package main
+package jobs
 
 import (
 	"strings"
@@ -32,14 +32,14 @@ sbench-step: 2-node-2-node-1 end attempt=1 at=1764590300 rc=124
 `
 
 func TestOutcomesFromStepMarkers(t *testing.T) {
-	outs := outcomes(strings.NewReader(jobOutput))
-	if o := outs["0"]; o == nil || o.attempt != 1 || !o.ended || o.rc != 0 {
+	outs := ReadOutcomes(strings.NewReader(jobOutput))
+	if o := outs["0"]; o == nil || o.Attempt != 1 || !o.Ended || o.RC != 0 {
 		t.Errorf("step 0: %+v, want attempt 1's ok end", o)
 	}
-	if o := outs["1"]; o == nil || o.rc != 1 || !strings.Contains(o.tail, "unrecognized option") || strings.Contains(o.tail, "41.0.lat") {
+	if o := outs["1"]; o == nil || o.RC != 1 || !strings.Contains(o.Tail, "unrecognized option") || strings.Contains(o.Tail, "41.0.lat") {
 		t.Errorf("step 1: %+v, want attempt 1's failure with srun's words only", o)
 	}
-	if o := outs["2-node-2-node-1"]; o == nil || o.rc != 124 || o.end.Sub(o.begin) != 85*time.Second {
+	if o := outs["2-node-2-node-1"]; o == nil || o.RC != 124 || o.End.Sub(o.Begin) != 85*time.Second {
 		t.Errorf("step 2 n2->n1: %+v", o)
 	}
 }
@@ -55,7 +55,7 @@ func TestMissingRuns(t *testing.T) {
 			{Step: "3", Benchmark: "never", Kind: "native", Kernel: "latency", Variant: "v", Ranks: 2, Nodes: 2},
 		}}
 	have := []store.Run{{Step: "0", Restart: 0}, {Step: "0", Restart: 1}, {Step: "2-node-1-node-2", Restart: 1}}
-	got := missingRuns(j, have, map[string]map[string]*stepOutcome{"": outcomes(strings.NewReader(jobOutput))}, nil)
+	got := MissingRuns(j, have, Outcomes{"": ReadOutcomes(strings.NewReader(jobOutput))}, nil)
 	byStep := map[string]*results.Bundle{}
 	for _, b := range got {
 		byStep[strings.TrimPrefix(store.LaunchName("41", "", b.Job.Step, b.Job.Restart), "41.")] = b
@@ -96,7 +96,7 @@ func TestMissingRuns(t *testing.T) {
 	// A job that never started: every step, pairs without nodes as one.
 	never := j
 	never.State, never.Reason, never.NodeList, never.Start = "PENDING", "DependencyNeverSatisfied", "", time.Time{}
-	got = missingRuns(never, nil, nil, nil)
+	got = MissingRuns(never, nil, nil, nil)
 	if len(got) != 4 || !strings.Contains(got[0].Error, "never ran: the job it waits for") {
 		t.Errorf("never-started job: %d runs, first %q", len(got), got[0].Error)
 	}

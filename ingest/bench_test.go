@@ -1,11 +1,10 @@
-package main
+package ingest
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,11 +53,10 @@ func writeOSUFiles(tb testing.TB, dir string, n int) []string {
 // costs whatever the load (the CLI's on every core it uses).
 func BenchmarkIngest(b *testing.B) {
 	paths := writeOSUFiles(b, b.TempDir(), benchOSUFiles)
-	ins := make([]ingestInput, len(paths))
+	ins := make([]Input, len(paths))
 	for i, p := range paths {
-		ins[i] = fileInput(p, false)
+		ins[i] = File(p, false)
 	}
-	e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
 	ctx := context.Background()
 	var plain float64 // samples/s of plain/one-tx
 	stored := storedBundles(b, paths)
@@ -79,12 +77,12 @@ func BenchmarkIngest(b *testing.B) {
 			old := batchFiles
 			batchFiles = batch
 			defer func() { batchFiles = old }()
-			benchIngest(b, ctx, e, ins, plain)
+			benchIngest(b, ctx, ins, plain)
 		})
 	}
 }
 
-func benchIngest(b *testing.B, ctx context.Context, e *env, ins []ingestInput, plain float64) {
+func benchIngest(b *testing.B, ctx context.Context, ins []Input, plain float64) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		db, err := store.Open(filepath.Join(b.TempDir(), "bench.db"))
@@ -93,10 +91,10 @@ func benchIngest(b *testing.B, ctx context.Context, e *env, ins []ingestInput, p
 		}
 		b.StartTimer()
 		start, cpu := time.Now(), cpuTime()
-		sum, err := ingestFiles(ctx, e, db, ins, ingestOptions{format: "auto"})
+		sum, err := Files(ctx, db, ins, Options{Format: "auto"})
 		elapsed, cpu := time.Since(start), cpuTime()-cpu
 		b.StopTimer()
-		if err != nil || sum.added != benchOSUFiles {
+		if err != nil || sum.Added != benchOSUFiles {
 			b.Fatalf("ingest: %v, %+v", err, sum)
 		}
 		b.ReportMetric(float64(benchOSUFiles)/elapsed.Seconds(), "files/s")

@@ -17,18 +17,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sbench/sbench/campaign"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/slurm"
 	"github.com/sbench/sbench/slurm/hostlist"
 	"github.com/sbench/sbench/store"
-	"github.com/sbench/sbench/templates"
 )
 
 // PlannedSteps is what a job of the plan must leave in the archive: one
 // entry per step (per array task), with what its runs' bundles would say.
-func PlannedSteps(c *templates.Campaign, j templates.Job) []store.PlannedStep {
+func PlannedSteps(c *campaign.Campaign, j campaign.Job) []store.PlannedStep {
 	var out []store.PlannedStep
-	add := func(task string, st templates.Step) {
+	add := func(task string, st campaign.Step) {
 		b := st.Benchmark
 		ps := store.PlannedStep{Task: task, Step: strconv.Itoa(st.Index), Pairs: b.Pairs, Benchmark: b.Name,
 			Kind: "tool", Kernel: "exec", Variant: st.Name, Ranks: st.Ranks, Nodes: st.Nodes, Limit: st.Limit}
@@ -36,7 +36,7 @@ func PlannedSteps(c *templates.Campaign, j templates.Job) []store.PlannedStep {
 			ps.Kind, ps.Kernel = "native", b.Kernel
 		}
 		params := map[string]string{}
-		for _, s := range append(append([]templates.Setting(nil), st.Variant.Settings...), st.BenchSettings...) {
+		for _, s := range append(append([]campaign.Setting(nil), st.Variant.Settings...), st.BenchSettings...) {
 			params[s.Key] = s.Text()
 		}
 		if c.Repeats(b) > 1 {
@@ -94,7 +94,7 @@ func again(prev *Outcome, attempt int) *Outcome {
 	return o
 }
 
-// ReadOutcomes reads the step markers (templates.StepMarker) of a job's output
+// ReadOutcomes reads the step markers (campaign.StepMarker) of a job's output
 // and keeps, per launch id, its last attempt (with those before it) and
 // the lines it printed between them (at most the last TailLines).
 func ReadOutcomes(r io.Reader) map[string]*Outcome {
@@ -105,7 +105,7 @@ func ReadOutcomes(r io.Reader) map[string]*Outcome {
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, templates.StepMarker+" "); ok {
+		if rest, ok := strings.CutPrefix(line, campaign.StepMarker+" "); ok {
 			f := strings.Fields(rest)
 			if len(f) >= 4 {
 				id, what := f[0], f[1]
@@ -271,7 +271,7 @@ func MissingRuns(j store.Job, have []store.Run, outs Outcomes, ends map[int]Atte
 	nodes, _ := hostlist.Expand(j.NodeList)
 	var out []*results.Bundle
 	for _, ps := range j.Plan {
-		ids := templates.LaunchIDs(ps.Step, ps.Pairs, nodes)
+		ids := campaign.LaunchIDs(ps.Step, ps.Pairs, nodes)
 		if len(ids) == 0 {
 			ids = []string{ps.Step} // a pairs step of a job that never got nodes
 		}
@@ -371,7 +371,7 @@ func failedRun(j store.Job, ps store.PlannedStep, id string, nodes []string, o *
 
 func formatLimit(d time.Duration) string {
 	if d == 0 {
-		return templates.DefaultStepLimit.String()
+		return campaign.DefaultStepLimit.String()
 	}
 	return d.String()
 }

@@ -2,7 +2,7 @@
 // kernel's name, the ranks it needs, what it measures, its parameters (with
 // their kinds, defaults and documentation) and its default message sizes;
 // and the parsing of a kernel's parameters, so that a campaign is checked
-// (package templates) by the very rules the runner applies.
+// (package campaign) by the very rules the runner applies.
 //
 // It also holds what the matrix kernel shares with the screening of its
 // results: ClusterKit's tolerance rule for suspect links (Tolerance) and

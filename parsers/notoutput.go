@@ -17,7 +17,7 @@ const NotToolOutputPrefix = "not output of any known tool"
 
 // sbenchScriptRE is the name sbench gives the sbatch scripts it renders:
 // the job's number, zero-padded, the campaign and the variant or mode
-// (templates.Plan: "01-quickstart-steps.sbatch").
+// (campaign.Plan: "01-quickstart-steps.sbatch").
 var sbenchScriptRE = LazyRegexp(`^[0-9]+-.+\.sbatch$`)
 
 // SbenchWritten reports whether a file is one that sbench itself writes

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/campaign"
 	"github.com/sbench/sbench/internal/golden"
 	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/results"
-	"github.com/sbench/sbench/templates"
 )
 
 // clearEnv unsets the variables that change the command's defaults.
@@ -177,7 +177,7 @@ func TestRunFailureExitsOne(t *testing.T) {
 }
 
 // TestPlanRoundTrip holds the runner's flags to what sbench's scripts
-// and sbench local pass (templates.PlanArgs): a one-rank STREAM run on n1
+// and sbench local pass (campaign.PlanArgs): a one-rank STREAM run on n1
 // planned as 1 node × 1 rank is ok; planned as 2 nodes × 1 rank it is
 // measured and invalid, both placements in its reason.
 func TestPlanRoundTrip(t *testing.T) {
@@ -201,7 +201,7 @@ func TestPlanRoundTrip(t *testing.T) {
 	} {
 		step := fmt.Sprintf("%dx%d", tt.nodes, tt.perNode)
 		args := append([]string{"run", "--campaign", "c", "--variant", "v", "--benchmark", "stream", "--kernel", "stream",
-			"--param", "array_size=1000", "--param", "iterations=2", "--step", step}, templates.PlanArgs(tt.nodes, tt.perNode)...)
+			"--param", "array_size=1000", "--param", "iterations=2", "--step", step}, campaign.PlanArgs(tt.nodes, tt.perNode)...)
 		stdout, stderr, code := runCLI(t, args...)
 		path := filepath.Join(dir, "32."+step+".stream.json")
 		if code != exitOK || stdout != path+"\n" {

@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sbench/sbench/campaign"
 	"github.com/sbench/sbench/hpl"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/runner"
-	"github.com/sbench/sbench/templates"
 )
 
 func newHPLCmd(e *env) *cobra.Command {
@@ -263,7 +263,7 @@ func runHPLInput(ctx context.Context, e *env, o hplInputOptions, args []string) 
 	seen := map[string]bool{}
 	n := 0
 	for _, r := range runs {
-		if r.Benchmark.Kind != templates.KindHPL && r.Benchmark.Kind != templates.KindHPCC {
+		if r.Benchmark.Kind != campaign.KindHPL && r.Benchmark.Kind != campaign.KindHPCC {
 			continue
 		}
 		id := r.Benchmark.Name + "." + r.Name
@@ -280,7 +280,7 @@ func runHPLInput(ctx context.Context, e *env, o hplInputOptions, args []string) 
 			return err
 		}
 		name := "HPL.dat"
-		if r.Benchmark.Kind == templates.KindHPCC {
+		if r.Benchmark.Kind == campaign.KindHPCC {
 			name = "hpccinf.txt"
 		}
 		n++

@@ -20,17 +20,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sbench/sbench/campaign"
 	"github.com/sbench/sbench/jobs"
 	"github.com/sbench/sbench/runner"
 	"github.com/sbench/sbench/slurm"
 	"github.com/sbench/sbench/store"
-	"github.com/sbench/sbench/templates"
 )
 
 // localRun is what sbench local needs to start a campaign's steps.
 type localRun struct {
 	e          *env
-	camp       *templates.Campaign
+	camp       *campaign.Campaign
 	campFile   string
 	runnerPath string
 	ranks      int // -n
@@ -90,7 +90,7 @@ const localKillWait = 10 * time.Second
 // start through one of its MPI plugins (launcher.mpi = "pmix", "pmi2" …):
 // locally there is no slurmstepd to serve PMIx or PMI-2, so each rank's
 // MPI_Init would abort; sbench local starts such a step with mpirun.
-func mpiUnderSrun(st templates.Step) bool {
+func mpiUnderSrun(st campaign.Step) bool {
 	l := st.Config.Launcher
 	return (l.Type == "" || l.Type == "srun") && l.MPI != "" && l.MPI != "none" && st.Benchmark.Kernel == ""
 }
@@ -98,7 +98,7 @@ func mpiUnderSrun(st templates.Step) bool {
 // mpiLauncher reports whether sbench local starts a step through an MPI
 // launcher, once for all its ranks: its own mpirun or mpiexec, or mpirun
 // for srun --mpi.
-func mpiLauncher(st templates.Step) bool {
+func mpiLauncher(st campaign.Step) bool {
 	typ := st.Config.Launcher.Type
 	return mpiUnderSrun(st) || typ != "" && typ != "srun"
 }
@@ -106,7 +106,7 @@ func mpiLauncher(st templates.Step) bool {
 // findLocalMPIRun finds the mpirun that starts the plan's steps whose
 // launcher is srun with an MPI plugin: "" when no step needs one, an error
 // saying what to do when one does and there is none.
-func findLocalMPIRun(plan *templates.Plan) (string, error) {
+func findLocalMPIRun(plan *campaign.Plan) (string, error) {
 	var need []string
 	for _, j := range plan.Jobs {
 		for _, st := range j.AllSteps() {
@@ -133,7 +133,7 @@ func findLocalMPIRun(plan *templates.Plan) (string, error) {
 // step srun started but no PMI server, and MPI_Init aborts ("Local abort
 // before MPI_INIT"); under Slurm it works only where the site's default
 // plugin (MpiDefault) serves it. The message says which launcher to use.
-func checkMPIUnderPlainSrun(plan *templates.Plan) error {
+func checkMPIUnderPlainSrun(plan *campaign.Plan) error {
 	var bad []string
 	seen := map[string]bool{}
 	for _, j := range plan.Jobs {
@@ -170,10 +170,10 @@ func checkMPIUnderPlainSrun(plan *templates.Plan) error {
 // the environment, that starts a launch of ranks ranks of st through an
 // MPI launcher on this host, as the job script's launch line does: the
 // step's mpirun or mpiexec (the mpirun in PATH for srun --mpi) with -np,
-// adapted to one host (templates.Step.LocalLauncherArgv). Open MPI's
+// adapted to one host (campaign.Step.LocalLauncherArgv). Open MPI's
 // mpirun gives each core one slot, and refuses to run as root: it gets
 // what it needs for the launch to start here, and a note says so.
-func (l *localRun) mpiLaunch(st templates.Step, ranks int) (argv, env []string) {
+func (l *localRun) mpiLaunch(st campaign.Step, ranks int) (argv, env []string) {
 	flavor := st.Config.Launcher.Flavor
 	if mpiUnderSrun(st) {
 		argv, flavor = []string{l.mpirun, "-np", strconv.Itoa(ranks)}, ""
@@ -221,9 +221,9 @@ func rootAllowed(stepEnv map[string]string) bool {
 // else as its --version does (asked once per launcher).
 func (l *localRun) isOpenMPI(launcher, flavor string) bool {
 	switch flavor {
-	case templates.FlavorOpenMPI:
+	case campaign.FlavorOpenMPI:
 		return true
-	case templates.FlavorMPICH, templates.FlavorIntelMPI:
+	case campaign.FlavorMPICH, campaign.FlavorIntelMPI:
 		return false
 	}
 	if v, ok := l.openMPI[launcher]; ok {
@@ -297,7 +297,7 @@ func (l *localRun) note(format string, args ...any) {
 // by the step's limit and its grace, as the scripts bound it. When ctx
 // ends (a Ctrl-C), the running launch is stopped, its ranks told with the
 // signal ctx's cause names (runner.StopSignal), and no other starts.
-func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []string, st templates.Step) ([]string, map[string]*jobs.Outcome) {
+func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []string, st campaign.Step) ([]string, map[string]*jobs.Outcome) {
 	if st.Ranks > 0 && l.ranks > 0 && st.Benchmark.Pairs == "" {
 		st.Ranks = l.ranks
 		st.PerNode = (l.ranks + st.Nodes - 1) / st.Nodes
@@ -313,7 +313,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 	outs := map[string]*jobs.Outcome{}
 	limit := st.Limit
 	if limit == 0 {
-		limit = templates.DefaultStepLimit
+		limit = campaign.DefaultStepLimit
 	}
 	if mpiUnderSrun(st) {
 		l.note("%s: srun --mpi=%s runs here as mpirun -np N on this host (srun's MPI plugins need Slurm)", st.Benchmark.Name, st.Config.Launcher.MPI)
@@ -325,9 +325,9 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		// The plan the runner holds the run to: the launch's fake nodes,
 		// or for an MPI launcher, which starts every rank on this host,
 		// one node.
-		plan := templates.PlanArgs(len(ln.Nodes), ln.TasksPerNode)
+		plan := campaign.PlanArgs(len(ln.Nodes), ln.TasksPerNode)
 		if mpiLauncher(st) {
-			plan = templates.PlanArgs(1, ln.Ranks)
+			plan = campaign.PlanArgs(1, ln.Ranks)
 		}
 		args := append(append(append(append([]string(nil), st.RunnerArgs...), ln.Args...), plan...), "--step", ln.ID, "--session", jobID+"."+ln.ID)
 		args = withLabels(args, l.launchLabels(len(ln.Nodes)))
@@ -351,7 +351,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		}
 		o := &jobs.Outcome{Begin: time.Now().UTC()}
 		outs[ln.ID] = o
-		lctx, cancel := context.WithTimeout(ctx, limit+templates.GraceFor(limit))
+		lctx, cancel := context.WithTimeout(ctx, limit+campaign.GraceFor(limit))
 		var err error
 		if mpiLauncher(st) {
 			// An MPI launcher starts the ranks itself, all of them here on
@@ -567,7 +567,7 @@ func runLocal(ctx context.Context, e *env, o localOptions, args []string) (err e
 
 // newLocalRun checks local's options and the campaign of campFile, and
 // finds what runs its steps here.
-func newLocalRun(e *env, o localOptions, campFile string) (*localRun, *templates.Plan, error) {
+func newLocalRun(e *env, o localOptions, campFile string) (*localRun, *campaign.Plan, error) {
 	if o.ranks < 0 {
 		return nil, nil, usagef("local: -n %d: want a positive rank count", o.ranks)
 	}
@@ -629,7 +629,7 @@ func (l *localRun) interrupted(ctx context.Context, err error, resumeCmd string)
 
 // runPlan runs the jobs of plan in order (with --resume, the steps the
 // run it resumes did not run) and says what it archived.
-func (l *localRun) runPlan(ctx context.Context, plan *templates.Plan, resume bool) error {
+func (l *localRun) runPlan(ctx context.Context, plan *campaign.Plan, resume bool) error {
 	l.jobOK = make([]bool, len(plan.Jobs))
 	var err error
 	if resume {
@@ -673,10 +673,10 @@ func (l *localRun) runPlan(ctx context.Context, plan *templates.Plan, resume boo
 // no array) as sbench local runs it.
 type localTask struct {
 	index int // the job's, in the plan
-	job   templates.Job
+	job   campaign.Job
 	// id is its job id, task its array index ("" for no array).
 	id, task string
-	steps    []templates.Step
+	steps    []campaign.Step
 	planned  []store.PlannedStep
 	nodes    []string
 	// blocked names the job it waits for that failed; "" if none.
@@ -685,7 +685,7 @@ type localTask struct {
 
 // runJob runs every task of job j (the ji-th of plan), unless a job it
 // waits for failed.
-func (l *localRun) runJob(ctx context.Context, plan *templates.Plan, ji int, j templates.Job) error {
+func (l *localRun) runJob(ctx context.Context, plan *campaign.Plan, ji int, j campaign.Job) error {
 	t := localTask{index: ji, job: j, nodes: localNodes(j)}
 	for _, d := range j.DependsOn {
 		if !l.jobOK[d] {

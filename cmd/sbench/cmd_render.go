@@ -10,13 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sbench/sbench/templates"
+	"github.com/sbench/sbench/campaign"
 )
 
 // loadCampaign reads a campaign; problems in it are the user's input, so
 // they exit with the usage status.
-func loadCampaign(path string) (*templates.Campaign, error) {
-	c, err := templates.Load(path)
+func loadCampaign(path string) (*campaign.Campaign, error) {
+	c, err := campaign.Load(path)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -25,8 +25,8 @@ func loadCampaign(path string) (*templates.Campaign, error) {
 
 // newRenderer uses --template if given, else the campaign's templates_dir,
 // else the embedded template.
-func newRenderer(c *templates.Campaign, templateFile string) (*templates.Renderer, error) {
-	opts := []templates.Option{templates.WithVersion(version)}
+func newRenderer(c *campaign.Campaign, templateFile string) (*campaign.Renderer, error) {
+	opts := []campaign.Option{campaign.WithVersion(version)}
 	if templateFile == "" {
 		templateFile = c.TemplatePath()
 	}
@@ -35,9 +35,9 @@ func newRenderer(c *templates.Campaign, templateFile string) (*templates.Rendere
 		if err != nil {
 			return nil, usageError{fmt.Errorf("--template: %w", err)}
 		}
-		opts = append(opts, templates.WithTemplate(filepath.Base(templateFile), string(text)))
+		opts = append(opts, campaign.WithTemplate(filepath.Base(templateFile), string(text)))
 	}
-	r, err := templates.NewRenderer(opts...)
+	r, err := campaign.NewRenderer(opts...)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -133,7 +133,7 @@ campaign with problems, {"ok": false, "problems": [{"file", "line", "col",
 func runValidate(ctx context.Context, e *env, o validateOptions, args []string) error {
 	path, asJSON := args[0], o.json
 	c, err := loadCampaign(path)
-	var p *templates.Plan
+	var p *campaign.Plan
 	if err == nil {
 		p, err = c.Plan()
 	}
@@ -169,7 +169,7 @@ func runValidate(ctx context.Context, e *env, o validateOptions, args []string) 
 		fmt.Fprintln(e.stdout)
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  TASK\tSTEP\tBENCHMARK\tVARIANT\tRANKS\tNODES\tPLACEMENT")
-		print := func(task string, steps []templates.Step) {
+		print := func(task string, steps []campaign.Step) {
 			for _, st := range steps {
 				fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%d\t%d\t%s\n", task, st.Index, st.Benchmark.Name, st.Name, st.Ranks, st.Nodes, dash(st.Benchmark.Pairs))
 			}
@@ -200,8 +200,8 @@ func writeProblemsJSON(e *env, path string, err error) error {
 		Msg  string `json:"msg"`
 	}
 	var out []problem
-	var ps templates.Problems
-	var one *templates.Problem
+	var ps campaign.Problems
+	var one *campaign.Problem
 	switch {
 	case errors.As(err, &ps):
 		for _, p := range ps {
@@ -219,7 +219,7 @@ func writeProblemsJSON(e *env, path string, err error) error {
 }
 
 // writePlanJSON prints a campaign's plan as validate --json does.
-func writePlanJSON(e *env, c *templates.Campaign, p *templates.Plan) error {
+func writePlanJSON(e *env, c *campaign.Campaign, p *campaign.Plan) error {
 	type step struct {
 		Task      *int   `json:"task,omitempty"`
 		Index     int    `json:"index"`
@@ -252,7 +252,7 @@ func writePlanJSON(e *env, c *templates.Campaign, p *templates.Plan) error {
 		for _, d := range j.DependsOn {
 			oj.After = append(oj.After, p.Jobs[d].File)
 		}
-		add := func(task *int, steps []templates.Step) {
+		add := func(task *int, steps []campaign.Step) {
 			for _, st := range steps {
 				oj.Steps = append(oj.Steps, step{task, st.Index, st.Benchmark.Name, st.Name, st.Ranks, st.Nodes, st.Benchmark.Pairs})
 			}

@@ -20,11 +20,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sbench/sbench/campaign"
 	"github.com/sbench/sbench/jobs"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/runner"
 	"github.com/sbench/sbench/store"
-	"github.com/sbench/sbench/templates"
 )
 
 // interrupts follows SIGINT and SIGTERM while sbench local runs. The first
@@ -127,19 +127,19 @@ func interruptReason(cause error) string {
 
 // resumeCommand is the command that resumes this run: the same campaign,
 // archive, -n and labels, with --resume.
-func resumeCommand(campaign, db string, ranks int, labels []string) string {
-	words := []string{"sbench", "local", templates.Quote(campaign), "--db", templates.Quote(db)}
+func resumeCommand(file, db string, ranks int, labels []string) string {
+	words := []string{"sbench", "local", campaign.Quote(file), "--db", campaign.Quote(db)}
 	if ranks > 0 {
 		words = append(words, "-n", strconv.Itoa(ranks))
 	}
 	for _, l := range labels {
-		words = append(words, "--label", templates.Quote(l))
+		words = append(words, "--label", campaign.Quote(l))
 	}
 	return strings.Join(append(words, "--resume"), " ")
 }
 
 // localNodes are the fake nodes of a job's allocation: local1, local2 …
-func localNodes(j templates.Job) []string {
+func localNodes(j campaign.Job) []string {
 	nodes := make([]string, j.Alloc.Nodes.Max)
 	for i := range nodes {
 		nodes[i] = "local" + strconv.Itoa(i+1)
@@ -148,16 +148,16 @@ func localNodes(j templates.Job) []string {
 }
 
 // jobTasks are the job's steps by array task: one list outside arrays.
-func (l *localRun) jobTasks(j templates.Job) [][]templates.Step {
+func (l *localRun) jobTasks(j campaign.Job) [][]campaign.Step {
 	if len(j.Tasks) > 0 {
 		return j.Tasks
 	}
-	return [][]templates.Step{j.Steps}
+	return [][]campaign.Step{j.Steps}
 }
 
 // plannedSteps is what a job records as its plan: every step of every task
 // (plannedSteps), with the labels sbench local adds to their runs.
-func (l *localRun) plannedSteps(j templates.Job) []store.PlannedStep {
+func (l *localRun) plannedSteps(j campaign.Job) []store.PlannedStep {
 	steps := jobs.PlannedSteps(l.camp, j)
 	for i := range steps {
 		if ls := l.launchLabels(steps[i].Nodes); len(ls) > 0 {
@@ -169,20 +169,20 @@ func (l *localRun) plannedSteps(j templates.Job) []store.PlannedStep {
 
 // planned reports whether a planned step is one of steps: all of them,
 // but under --resume only those it runs again.
-func (l *localRun) planned(steps []templates.Step, ps store.PlannedStep) bool {
-	return l.resume == nil || slices.ContainsFunc(steps, func(st templates.Step) bool { return strconv.Itoa(st.Index) == ps.Step })
+func (l *localRun) planned(steps []campaign.Step, ps store.PlannedStep) bool {
+	return l.resume == nil || slices.ContainsFunc(steps, func(st campaign.Step) bool { return strconv.Itoa(st.Index) == ps.Step })
 }
 
 // stepsToRun are the steps of task ti of job j to run: all of them, but
 // under --resume those that have no run that did not fail.
-func (l *localRun) stepsToRun(j templates.Job, ti int, steps []templates.Step) []templates.Step {
+func (l *localRun) stepsToRun(j campaign.Job, ti int, steps []campaign.Step) []campaign.Step {
 	if l.resume == nil {
 		return steps
 	}
 	done := l.resume.done[l.resume.origID(j, ti)]
 	nodes := localNodes(j)
-	return slices.DeleteFunc(slices.Clone(steps), func(st templates.Step) bool {
-		ids := templates.LaunchIDs(strconv.Itoa(st.Index), st.Benchmark.Pairs, nodes)
+	return slices.DeleteFunc(slices.Clone(steps), func(st campaign.Step) bool {
+		ids := campaign.LaunchIDs(strconv.Itoa(st.Index), st.Benchmark.Pairs, nodes)
 		return len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return !done[id] })
 	})
 }
@@ -214,7 +214,7 @@ func (r *resumeState) suffix() string {
 }
 
 // origID is the id the run first gave task ti of job j.
-func (r *resumeState) origID(j templates.Job, ti int) string {
+func (r *resumeState) origID(j campaign.Job, ti int) string {
 	id := fmt.Sprintf("local-%s-%d", r.stamp, j.Index+1)
 	if len(j.Tasks) > 0 {
 		id += "_" + strconv.Itoa(ti)
@@ -227,7 +227,7 @@ func (r *resumeState) origID(j templates.Job, ti int) string {
 // second Ctrl-C, left its last job RUNNING and its bundles on disk), and
 // says which launches have their runs. It refuses when the campaign's
 // plan is no longer the one that run recorded.
-func (l *localRun) loadResume(ctx context.Context, plan *templates.Plan) (*resumeState, error) {
+func (l *localRun) loadResume(ctx context.Context, plan *campaign.Plan) (*resumeState, error) {
 	db := l.db
 	name := l.camp.Campaign.Name
 	recorded, err := db.Jobs(ctx, name)
@@ -287,7 +287,7 @@ func (l *localRun) loadResume(ctx context.Context, plan *templates.Plan) (*resum
 
 // samePlan checks that a job of the run being resumed (m its id's parts)
 // recorded the plan the campaign makes now.
-func (l *localRun) samePlan(plan *templates.Plan, j store.Job, m []string) error {
+func (l *localRun) samePlan(plan *campaign.Plan, j store.Job, m []string) error {
 	changed := fmt.Errorf("local --resume: %s no longer plans what local run %s ran (job %s): run it without --resume, or resume with the campaign, -n and --label of that run",
 		l.campFile, m[1], j.SlurmID)
 	index, _ := strconv.Atoi(m[2])

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sbench/sbench/campaign"
 	"github.com/sbench/sbench/store"
-	"github.com/sbench/sbench/templates"
 )
 
 // smallCampaign is one quick native step (plus whatever extra adds).
@@ -216,10 +216,10 @@ func TestLocalMPILaunch(t *testing.T) {
 	}
 	ompi := fake("ompi-mpirun", "mpirun (Open MPI) 4.1.4")
 	hydra := fake("hydra-mpiexec", "HYDRA build details:")
-	step := func(typ, command, flavor, mpi string, env map[string]string) templates.Step {
-		var st templates.Step
-		st.Benchmark = &templates.Benchmark{Name: "b"}
-		st.Config.Launcher = templates.Launcher{Type: typ, Command: command, Flavor: flavor, MPI: mpi}
+	step := func(typ, command, flavor, mpi string, env map[string]string) campaign.Step {
+		var st campaign.Step
+		st.Benchmark = &campaign.Benchmark{Name: "b"}
+		st.Config.Launcher = campaign.Launcher{Type: typ, Command: command, Flavor: flavor, MPI: mpi}
 		st.Config.Env = env
 		return st
 	}
@@ -230,7 +230,7 @@ func TestLocalMPILaunch(t *testing.T) {
 	allowed := map[string]string{"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 	for _, tt := range []struct {
 		name  string
-		st    templates.Step
+		st    campaign.Step
 		ranks int
 		want  string
 	}{

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/campaign"
 	"github.com/sbench/sbench/internal/testenv"
-	"github.com/sbench/sbench/templates"
 )
 
 // TestProgressOnTerminalOnly: report and archive import, which take tens
@@ -36,7 +36,7 @@ func TestProgressOnTerminalOnly(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// What the terminal got: stderr (and script's own words).
-			line := templates.QuoteArgs(append([]string{bin}, c.args("tty")...)) + " >/dev/null"
+			line := campaign.QuoteArgs(append([]string{bin}, c.args("tty")...)) + " >/dev/null"
 			tty, err := exec.Command(script, "-qec", line, "/dev/null").CombinedOutput()
 			if err != nil {
 				t.Fatalf("%s on a terminal: %v\n%s", c.name, err, tty)

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbench/sbench/campaign"
 	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/slurm/testcluster"
 	"github.com/sbench/sbench/store"
-	"github.com/sbench/sbench/templates"
 )
 
 // tomlStrings writes argv as a TOML array of basic strings.
@@ -36,11 +36,11 @@ func tomlStrings(argv []string) string {
 // example was archived failed, with no samples), up to 1 MiB.
 func article000Campaign(t *testing.T, example string) string {
 	t.Helper()
-	c, err := templates.Load(example)
+	c, err := campaign.Load(example)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var np *templates.Benchmark
+	var np *campaign.Benchmark
 	for i := range c.Benchmarks {
 		if c.Benchmarks[i].Name == "nptcp" {
 			np = &c.Benchmarks[i]

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/campaign"
 	"github.com/sbench/sbench/hpl"
 	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
-	"github.com/sbench/sbench/templates"
 )
 
 // TestSlurmHPCCOneNode submits examples/hpcc.toml to the test cluster: one
@@ -25,12 +25,12 @@ func TestSlurmHPCCOneNode(t *testing.T) {
 	testenv.LookPath(t, "hpcc", "hpcc")
 	testenv.LookPath(t, "mpirun", "openmpi-bin")
 	root := repoRoot(t)
-	campaign := filepath.Join(root, "examples/hpcc.toml")
+	file := filepath.Join(root, "examples/hpcc.toml")
 	// Two runs: HPL's test and HPCC's summary.
-	_, db, _, _ := slurmRun(t, campaign, "hpcc", 1, 2)
+	_, db, _, _ := slurmRun(t, file, "hpcc", 1, 2)
 
 	// The input the job got is the one sbench generates for the plan.
-	c, err := templates.Load(campaign)
+	c, err := campaign.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbench/sbench/campaign"
 	"github.com/sbench/sbench/internal/testenv"
 	"github.com/sbench/sbench/reports"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
-	"github.com/sbench/sbench/templates"
 )
 
 // buildOSUStandin compiles testdata/osu-standin — a STAND-IN for the OSU
@@ -349,14 +349,14 @@ launcher = { type = "srun", mpi = "pmi2" }
 // TestLocalMPIRunArgv: which steps sbench local runs with mpirun for
 // srun --mpi (TestLocalMPILaunch: how).
 func TestLocalMPIRunArgv(t *testing.T) {
-	step := func(typ, mpi, kernel string) templates.Step {
-		var st templates.Step
-		st.Benchmark = &templates.Benchmark{Name: "b", Kernel: kernel}
+	step := func(typ, mpi, kernel string) campaign.Step {
+		var st campaign.Step
+		st.Benchmark = &campaign.Benchmark{Name: "b", Kernel: kernel}
 		st.Config.Launcher.Type, st.Config.Launcher.MPI = typ, mpi
 		return st
 	}
 	for _, tt := range []struct {
-		st   templates.Step
+		st   campaign.Step
 		want bool
 	}{
 		{step("", "pmix", ""), true},

@@ -1,4 +1,4 @@
-package templates
+package campaign
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/sbench/sbench/results"
 )
 
-//go:embed sbatch.tmpl
+//go:embed templates/sbatch.tmpl
 var defaultTemplate string
 
 // DefaultTemplate returns the embedded sbatch template, for sites that want

@@ -104,154 +104,204 @@ func readHPL(s *HPLSpec) (*hplPlan, []*keyError) {
 	if s == nil {
 		s = &HPLSpec{}
 	}
-	p := &hplPlan{input: hpl.DefaultInput(), fraction: hpl.DefaultFraction}
-	var errs []*keyError
-	fail := func(key string, err error) { errs = append(errs, &keyError{key: "hpl." + key, err: err}) }
+	r := &hplReader{s: s, p: &hplPlan{input: hpl.DefaultInput(), fraction: hpl.DefaultFraction}}
+	r.sizes()
+	r.grid()
+	r.memory()
+	r.algorithm()
+	r.lengths()
+	return r.p, r.errs
+}
+
+// hplReader reads one [benchmark.hpl] table into a plan, gathering every
+// problem.
+type hplReader struct {
+	s    *HPLSpec
+	p    *hplPlan
+	errs []*keyError
+}
+
+func (r *hplReader) fail(key string, err error) {
+	r.errs = append(r.errs, &keyError{key: "hpl." + key, err: err})
+}
+
+// sizes reads n and nb: lists, or "auto".
+func (r *hplReader) sizes() {
+	s, p := r.s, r.p
 	var err error
 	if s.N == nil {
-		fail("n", errors.New(`is required: a size, a list of sizes, or "auto" to size it from the nodes' memory`))
+		r.fail("n", errors.New(`is required: a size, a list of sizes, or "auto" to size it from the nodes' memory`))
 	} else if p.input.Ns, p.autoN, err = intList(s.N, 0, true); err != nil {
-		fail("n", err)
+		r.fail("n", err)
 	}
 	if s.NB == nil {
 		p.autoNB = true
 	} else if p.input.NBs, p.autoNB, err = intList(s.NB, 1, true); err != nil {
-		fail("nb", err)
+		r.fail("nb", err)
 	}
 	if p.autoNB {
 		p.input.NBs = []int{hpl.DefaultNB}
 	}
+}
+
+// grid reads p and q: set together (grid i is p[i]×q[i]), or both auto.
+func (r *hplReader) grid() {
+	s, p := r.s, r.p
 	var autoP, autoQ bool
+	var err error
 	if s.P != nil {
 		if p.ps, autoP, err = intList(s.P, 1, true); err != nil {
-			fail("p", err)
+			r.fail("p", err)
 		}
 	}
 	if s.Q != nil {
 		if p.qs, autoQ, err = intList(s.Q, 1, true); err != nil {
-			fail("q", err)
+			r.fail("q", err)
 		}
 	}
 	switch {
 	case (s.P == nil || autoP) && (s.Q == nil || autoQ):
 		p.autoGrid = true
 	case s.P == nil || autoP || s.Q == nil || autoQ:
-		fail("p", errors.New(`set p and q together, or both "auto" (or neither) for the grid nearest a square`))
+		r.fail("p", errors.New(`set p and q together, or both "auto" (or neither) for the grid nearest a square`))
 	case len(p.ps) != len(p.qs):
-		fail("q", fmt.Errorf("p has %d value(s) and q %d: grid i is p[i]×q[i]", len(p.ps), len(p.qs)))
+		r.fail("q", fmt.Errorf("p has %d value(s) and q %d: grid i is p[i]×q[i]", len(p.ps), len(p.qs)))
 	default:
 		for i := range p.ps {
 			p.input.Grids = append(p.input.Grids, hpl.Grid{P: p.ps[i], Q: p.qs[i]})
 		}
 	}
+}
+
+// memory reads what an automatic n is sized from.
+func (r *hplReader) memory() {
+	s, p := r.s, r.p
+	var err error
 	if s.MemPerNode != "" {
 		p.memPerNodeString = s.MemPerNode
 		if p.memPerNode, err = sizes.ParseIn(s.MemPerNode, 0); err != nil {
-			fail("mem_per_node", err)
+			r.fail("mem_per_node", err)
 		} else if p.memPerNode == 0 {
-			fail("mem_per_node", errors.New("must be more than 0"))
+			r.fail("mem_per_node", errors.New("must be more than 0"))
 		}
 	}
 	if s.Fraction != nil {
 		if p.fraction, err = number(s.Fraction); err != nil || !(p.fraction > 0 && p.fraction <= 1) {
-			fail("fraction", fmt.Errorf("%v is not a fraction of memory (more than 0, at most 1, e.g. 0.8)", s.Fraction))
+			r.fail("fraction", fmt.Errorf("%v is not a fraction of memory (more than 0, at most 1, e.g. 0.8)", s.Fraction))
 		}
 	}
+}
+
+// algorithm reads the rest of HPL.dat's lines: mapping, threshold,
+// factorisations, broadcasts, recursion, swapping and storage.
+func (r *hplReader) algorithm() {
+	s, in := r.s, &r.p.input
+	var err error
 	if s.PMAP != nil {
 		if v, err := choice(s.PMAP, func(s string) (int, error) { v, err := hpl.ParsePMap(s); return int(v), err }); err != nil {
-			fail("pmap", err)
+			r.fail("pmap", err)
 		} else {
-			p.input.PMAP = hpl.PMap(v)
+			in.PMAP = hpl.PMap(v)
 		}
 	}
 	if s.Threshold != nil {
-		if p.input.Threshold, err = number(s.Threshold); err != nil {
-			fail("threshold", err)
+		if in.Threshold, err = number(s.Threshold); err != nil {
+			r.fail("threshold", err)
 		}
 	}
-	facts := func(key string, v any, dst *[]hpl.Fact) {
-		if v == nil {
-			return
-		}
-		vs, err := choices(v, func(s string) (int, error) { f, err := hpl.ParseFact(s); return int(f), err })
-		if err != nil {
-			fail(key, err)
-			return
-		}
-		*dst = nil
-		for _, x := range vs {
-			*dst = append(*dst, hpl.Fact(x))
-		}
-	}
-	facts("pfact", s.PFACT, &p.input.PFACTs)
-	facts("rfact", s.RFACT, &p.input.RFACTs)
+	r.facts("pfact", s.PFACT, &in.PFACTs)
+	r.facts("rfact", s.RFACT, &in.RFACTs)
 	if s.BCAST != nil {
 		vs, err := choices(s.BCAST, func(s string) (int, error) { b, err := hpl.ParseBcast(s); return int(b), err })
 		if err != nil {
-			fail("bcast", err)
+			r.fail("bcast", err)
 		} else {
-			p.input.BCASTs = nil
+			in.BCASTs = nil
 			for _, x := range vs {
-				p.input.BCASTs = append(p.input.BCASTs, hpl.Bcast(x))
+				in.BCASTs = append(in.BCASTs, hpl.Bcast(x))
 			}
 		}
 	}
-	ints := func(key string, v any, min int, dst *[]int) {
-		if v == nil {
-			return
-		}
-		vs, _, err := intList(v, min, false)
-		if err != nil {
-			fail(key, err)
-			return
-		}
-		*dst = vs
-	}
-	ints("nbmin", s.NBMIN, 1, &p.input.NBMINs)
-	ints("ndiv", s.NDIV, 2, &p.input.NDIVs)
-	ints("depth", s.Depth, 0, &p.input.DEPTHs)
-	ints("ptrans_n", s.PTRANSN, 1, &p.input.PTRANSNs)
-	ints("ptrans_nb", s.PTRANSNB, 1, &p.input.PTRANSNBs)
+	r.ints("nbmin", s.NBMIN, 1, &in.NBMINs)
+	r.ints("ndiv", s.NDIV, 2, &in.NDIVs)
+	r.ints("depth", s.Depth, 0, &in.DEPTHs)
+	r.ints("ptrans_n", s.PTRANSN, 1, &in.PTRANSNs)
+	r.ints("ptrans_nb", s.PTRANSNB, 1, &in.PTRANSNBs)
 	if s.Swap != nil {
 		if v, err := choice(s.Swap, func(s string) (int, error) { v, err := hpl.ParseSwap(s); return int(v), err }); err != nil {
-			fail("swap", err)
+			r.fail("swap", err)
 		} else {
-			p.input.SWAP = hpl.Swap(v)
+			in.SWAP = hpl.Swap(v)
 		}
 	}
-	one := func(key string, v any, min int, dst *int) {
-		if v == nil {
-			return
-		}
-		vs, _, err := intList(v, min, false)
-		if err == nil && len(vs) != 1 {
-			err = errors.New("takes one value, not a list")
-		}
-		if err != nil {
-			fail(key, err)
-			return
-		}
-		*dst = vs[0]
-	}
-	one("swap_threshold", s.SwapThreshold, 0, &p.input.SwapThreshold)
-	one("align", s.Align, 1, &p.input.Align)
+	r.one("swap_threshold", s.SwapThreshold, 0, &in.SwapThreshold)
+	r.one("align", s.Align, 1, &in.Align)
 	if s.L1NoTransposed != nil {
-		p.input.L1NoTransposed = *s.L1NoTransposed
+		in.L1NoTransposed = *s.L1NoTransposed
 	}
 	if s.UNoTransposed != nil {
-		p.input.UNoTransposed = *s.UNoTransposed
+		in.UNoTransposed = *s.UNoTransposed
 	}
 	if s.Equilibration != nil {
-		p.input.Equilibration = *s.Equilibration
+		in.Equilibration = *s.Equilibration
 	}
-	for k, n := range map[string]int{"n": len(p.input.Ns), "nb": len(p.input.NBs), "p": len(p.input.Grids), "pfact": len(p.input.PFACTs),
-		"rfact": len(p.input.RFACTs), "bcast": len(p.input.BCASTs), "nbmin": len(p.input.NBMINs), "ndiv": len(p.input.NDIVs),
-		"depth": len(p.input.DEPTHs), "ptrans_n": len(p.input.PTRANSNs), "ptrans_nb": len(p.input.PTRANSNBs)} {
+}
+
+// facts reads a list of panel factorisations.
+func (r *hplReader) facts(key string, v any, dst *[]hpl.Fact) {
+	if v == nil {
+		return
+	}
+	vs, err := choices(v, func(s string) (int, error) { f, err := hpl.ParseFact(s); return int(f), err })
+	if err != nil {
+		r.fail(key, err)
+		return
+	}
+	*dst = nil
+	for _, x := range vs {
+		*dst = append(*dst, hpl.Fact(x))
+	}
+}
+
+// ints reads a list of integers of at least min.
+func (r *hplReader) ints(key string, v any, min int, dst *[]int) {
+	if v == nil {
+		return
+	}
+	vs, _, err := intList(v, min, false)
+	if err != nil {
+		r.fail(key, err)
+		return
+	}
+	*dst = vs
+}
+
+// one reads a single integer of at least min.
+func (r *hplReader) one(key string, v any, min int, dst *int) {
+	if v == nil {
+		return
+	}
+	vs, _, err := intList(v, min, false)
+	if err == nil && len(vs) != 1 {
+		err = errors.New("takes one value, not a list")
+	}
+	if err != nil {
+		r.fail(key, err)
+		return
+	}
+	*dst = vs[0]
+}
+
+// lengths holds every list to the most values HPL.dat takes.
+func (r *hplReader) lengths() {
+	in := &r.p.input
+	for k, n := range map[string]int{"n": len(in.Ns), "nb": len(in.NBs), "p": len(in.Grids), "pfact": len(in.PFACTs),
+		"rfact": len(in.RFACTs), "bcast": len(in.BCASTs), "nbmin": len(in.NBMINs), "ndiv": len(in.NDIVs),
+		"depth": len(in.DEPTHs), "ptrans_n": len(in.PTRANSNs), "ptrans_nb": len(in.PTRANSNBs)} {
 		if n > hpl.MaxParam {
-			fail(k, fmt.Errorf("%d values; HPL takes at most %d", n, hpl.MaxParam))
+			r.fail(k, fmt.Errorf("%d values; HPL takes at most %d", n, hpl.MaxParam))
 		}
 	}
-	return p, errs
 }
 
 // resolve makes the run's input: "auto" sized for the run's nodes, ranks

@@ -582,137 +582,179 @@ func (c *Campaign) validateSweptTool(prefix, k string, vals []any) Problems {
 // validateRuns checks what only the combination of settings shows: each
 // run's ranks, nodes, launcher and kernel parameters.
 func (c *Campaign) validateRuns() Problems {
-	var ps Problems
 	runs, err := c.Runs()
 	if err != nil {
 		return Problems{c.problem("", "%v", err)}
 	}
-	seen := map[string]bool{}
+	v := &runValidator{c: c, seen: map[string]bool{}}
 	for _, r := range runs {
-		// b is the benchmark as the run executes it: its variant's or
-		// sweep's kernel, command or parser (written at t's keys).
-		b, t := r.Benchmark, r.Config.tool
-		where := func(k string) string { return fmt.Sprintf("benchmark[%d]%s", r.bench, k) }
-		at := func(chosen, own string) string {
-			if chosen != "" {
-				return chosen
-			}
-			return where(own)
-		}
-		once := func(p *Problem) {
-			if !seen[p.Error()] {
-				seen[p.Error()] = true
-				ps = append(ps, p)
-			}
-		}
-		// reportAt reports a problem with key at the path at (a string
-		// in key's list), report one at key itself.
-		reportAt := func(key, at, format string, args ...any) {
-			once(c.problemAt(key, at, "variant %s: "+format, append([]any{r.Name}, args...)...))
-		}
-		report := func(key, format string, args ...any) { reportAt(key, key, format, args...) }
-		s := r.Config.Slurm
-		// A setting wrong in every run is reported once, where it is set.
-		for _, p := range c.validateSlurm(func(k string) string { return c.settingKey(r, "slurm", k) }, s) {
-			once(p)
-		}
-		for _, p := range c.validateLauncher(func(k string) string { return c.settingKey(r, "launcher", k) }, r.Config.Launcher) {
-			once(p)
-		}
-		n := s.Nodes.Max
-		if n > 0 && s.NtasksPerNode > 0 && s.Ntasks > 0 && n*s.NtasksPerNode != s.Ntasks {
-			report("slurm", "nodes (%d) × ntasks_per_node (%d) = %d, but ntasks is %d", n, s.NtasksPerNode, n*s.NtasksPerNode, s.Ntasks)
-		}
-		if n > 0 && s.Ntasks > 0 && s.Ntasks < s.Nodes.Min {
-			report("slurm", "ntasks (%d) is less than nodes (%d)", s.Ntasks, s.Nodes.Min)
-		}
-		if s.Nodes.IsRange() && s.Ntasks > 0 {
-			report("slurm.nodes", "a node range (%s) needs ntasks_per_node, not ntasks", s.Nodes)
-		}
-		if s.Nodes.IsRange() && s.NtasksPerNode == 0 {
-			report("slurm.nodes", "a node range (%s) needs ntasks_per_node", s.Nodes)
-		}
-		typ := r.Config.Launcher.Type
-		if p := mpiPlacementProblem(r); p != "" && (typ == "" || launchers[typ]) {
-			report(c.launcherKey(r, "type"), "%s", p)
-		}
-		if b.Pairs != "" {
-			if typ != "" && typ != "srun" {
-				report(where(".pairs"), "pairs placements need the srun launcher (they place ranks with --distribution=arbitrary), not %s", typ)
-			}
-			if s.Nodes.IsRange() {
-				report(where(".pairs"), "pairs placements need a node count, not a range")
-			}
-		}
-		if k, ok := kinds[b.Kind]; ok && b.Kernel == "" {
-			if p, errs := readHPL(b.HPL); len(errs) == 0 {
-				_, errs = p.resolve(r.Config)
-				for _, e := range errs {
-					report(where("."+e.key), "%s: %v", k.input, e.err)
-				}
-			}
-		}
-		for _, layer := range []struct {
-			prefix   string
-			settings []Setting
-		}{{"sweep", r.Variant.Settings}, {where(".sweep"), r.BenchSettings}} {
-			if k := toolConflict(layer.settings); k != "" {
-				report(join(layer.prefix, k), "%s: a run executes a native kernel, or a command read by a parser; leave one of them empty (\"\" or []) in each point", settingsName(layer.settings))
-			}
-		}
-		switch k, known := kernels.Lookup(b.Kernel); {
-		case b.Kernel == "" && len(b.Command) == 0 && len(b.PerRank) == 0:
-			report(where(".kernel"), "runs nothing: set kernel (%s) or command, in the benchmark or in every variant", strings.Join(kernels.Names(), ", "))
-		case b.Kernel != "" && t.parserAt != "":
-			report(t.parserAt, "is for external tools (command); the run's kernel is %s", b.Kernel)
+		v.r, v.b, v.t = r, r.Benchmark, r.Config.tool
+		v.shape()
+		switch k, known := kernels.Lookup(v.b.Kernel); {
 		case known:
-			// (An unknown kernel is reported where it is written.)
-			if b.Pairs == "" && r.Config.Ranks() < k.MinRanks {
-				report(at(t.kernelAt, ".kernel"), "%d rank(s); kernel %s needs at least %d", r.Config.Ranks(), b.Kernel, k.MinRanks)
+			v.kernel(k)
+		case v.b.Kernel == "":
+			v.command()
+		}
+	}
+	return v.ps
+}
+
+// runValidator checks the runs of a campaign: each problem once, however
+// many runs share it.
+type runValidator struct {
+	c    *Campaign
+	seen map[string]bool
+	ps   Problems
+	// The run under check: b is the benchmark as it executes it, its
+	// variant's or sweep's kernel, command or parser (written at t's keys).
+	r Run
+	b *Benchmark
+	t toolChoice
+}
+
+func (v *runValidator) where(k string) string { return fmt.Sprintf("benchmark[%d]%s", v.r.bench, k) }
+
+// at is the key a variant or sweep chose, else the benchmark's own.
+func (v *runValidator) at(chosen, own string) string {
+	if chosen != "" {
+		return chosen
+	}
+	return v.where(own)
+}
+
+func (v *runValidator) once(p *Problem) {
+	if !v.seen[p.Error()] {
+		v.seen[p.Error()] = true
+		v.ps = append(v.ps, p)
+	}
+}
+
+// reportAt reports a problem with key at the path at (a string in key's
+// list); report one at key itself.
+func (v *runValidator) reportAt(key, at, format string, args ...any) {
+	v.once(v.c.problemAt(key, at, "variant %s: "+format, append([]any{v.r.Name}, args...)...))
+}
+
+func (v *runValidator) report(key, format string, args ...any) { v.reportAt(key, key, format, args...) }
+
+// shape checks the run's allocation, launcher and placement, its HPL
+// input, and that each sweep point runs one tool.
+func (v *runValidator) shape() {
+	c, r, b := v.c, v.r, v.b
+	s := r.Config.Slurm
+	// A setting wrong in every run is reported once, where it is set.
+	for _, p := range c.validateSlurm(func(k string) string { return c.settingKey(r, "slurm", k) }, s) {
+		v.once(p)
+	}
+	for _, p := range c.validateLauncher(func(k string) string { return c.settingKey(r, "launcher", k) }, r.Config.Launcher) {
+		v.once(p)
+	}
+	n := s.Nodes.Max
+	if n > 0 && s.NtasksPerNode > 0 && s.Ntasks > 0 && n*s.NtasksPerNode != s.Ntasks {
+		v.report("slurm", "nodes (%d) × ntasks_per_node (%d) = %d, but ntasks is %d", n, s.NtasksPerNode, n*s.NtasksPerNode, s.Ntasks)
+	}
+	if n > 0 && s.Ntasks > 0 && s.Ntasks < s.Nodes.Min {
+		v.report("slurm", "ntasks (%d) is less than nodes (%d)", s.Ntasks, s.Nodes.Min)
+	}
+	if s.Nodes.IsRange() && s.Ntasks > 0 {
+		v.report("slurm.nodes", "a node range (%s) needs ntasks_per_node, not ntasks", s.Nodes)
+	}
+	if s.Nodes.IsRange() && s.NtasksPerNode == 0 {
+		v.report("slurm.nodes", "a node range (%s) needs ntasks_per_node", s.Nodes)
+	}
+	typ := r.Config.Launcher.Type
+	if p := mpiPlacementProblem(r); p != "" && (typ == "" || launchers[typ]) {
+		v.report(c.launcherKey(r, "type"), "%s", p)
+	}
+	if b.Pairs != "" {
+		if typ != "" && typ != "srun" {
+			v.report(v.where(".pairs"), "pairs placements need the srun launcher (they place ranks with --distribution=arbitrary), not %s", typ)
+		}
+		if s.Nodes.IsRange() {
+			v.report(v.where(".pairs"), "pairs placements need a node count, not a range")
+		}
+	}
+	if k, ok := kinds[b.Kind]; ok && b.Kernel == "" {
+		if p, errs := readHPL(b.HPL); len(errs) == 0 {
+			_, errs = p.resolve(r.Config)
+			for _, e := range errs {
+				v.report(v.where("."+e.key), "%s: %v", k.input, e.err)
 			}
-			unknown := false
-			for _, name := range slices.Sorted(maps.Keys(r.Config.Params)) {
-				if _, ok := k.Param(name); !ok {
-					unknown = true
-					report(c.paramKey(r, name), "param %q: not a parameter of the %s kernel%s", name, b.Kernel, didYouMean(name, k.ParamNames(), true))
-				}
+		}
+	}
+	for _, layer := range []struct {
+		prefix   string
+		settings []Setting
+	}{{"sweep", r.Variant.Settings}, {v.where(".sweep"), r.BenchSettings}} {
+		if k := toolConflict(layer.settings); k != "" {
+			v.report(join(layer.prefix, k), "%s: a run executes a native kernel, or a command read by a parser; leave one of them empty (\"\" or []) in each point", settingsName(layer.settings))
+		}
+	}
+	switch {
+	case b.Kernel == "" && len(b.Command) == 0 && len(b.PerRank) == 0:
+		v.report(v.where(".kernel"), "runs nothing: set kernel (%s) or command, in the benchmark or in every variant", strings.Join(kernels.Names(), ", "))
+	case b.Kernel != "" && v.t.parserAt != "":
+		v.report(v.t.parserAt, "is for external tools (command); the run's kernel is %s", b.Kernel)
+	}
+}
+
+// kernel checks a native kernel's ranks and parameters. (An unknown
+// kernel is reported where it is written.)
+func (v *runValidator) kernel(k kernels.Kernel) {
+	r, b := v.r, v.b
+	if b.Kernel == "" || v.t.parserAt != "" {
+		return
+	}
+	if b.Pairs == "" && r.Config.Ranks() < k.MinRanks {
+		v.report(v.at(v.t.kernelAt, ".kernel"), "%d rank(s); kernel %s needs at least %d", r.Config.Ranks(), b.Kernel, k.MinRanks)
+	}
+	unknown := false
+	for _, name := range slices.Sorted(maps.Keys(r.Config.Params)) {
+		if _, ok := k.Param(name); !ok {
+			unknown = true
+			v.report(v.c.paramKey(r, name), "param %q: not a parameter of the %s kernel%s", name, b.Kernel, didYouMean(name, k.ParamNames(), true))
+		}
+	}
+	if _, err := kernels.Parse(b.Kernel, r.Config.Params); err != nil && !unknown {
+		v.report(v.where(".params"), "%v", err)
+	}
+}
+
+// command checks a command's {param:…} references, each at the string
+// holding it (per_rank."1"[2]), and that its per_rank ranks exist.
+func (v *runValidator) command() {
+	r, b := v.r, v.b
+	if len(b.Command) == 0 && len(b.PerRank) == 0 {
+		return
+	}
+	type argvAt struct {
+		key  string
+		argv []string
+	}
+	argvs := []argvAt{{v.at(v.t.commandAt, ".command"), b.Command}}
+	for _, rank := range sortedRanks(b.PerRank) {
+		argvs = append(argvs, argvAt{v.where(join(".per_rank", rank)), b.PerRank[rank]})
+	}
+	for _, a := range argvs {
+		for i, arg := range a.argv {
+			item := fmt.Sprintf("%s[%d]", a.key, i)
+			if strings.HasPrefix(a.key, "sweep.") || strings.Contains(a.key, ".sweep.") {
+				// A swept command is one of several lists.
+				item = a.key
 			}
-			if _, err := kernels.Parse(b.Kernel, r.Config.Params); err != nil && !unknown {
-				report(where(".params"), "%v", err)
-			}
-		case b.Kernel == "":
-			// Each argv with the key it is written at: a {param:…}
-			// is reported at the string holding it, per_rank."1"[2].
-			type argvAt struct {
-				key  string
-				argv []string
-			}
-			argvs := []argvAt{{at(t.commandAt, ".command"), b.Command}}
-			for _, rank := range sortedRanks(b.PerRank) {
-				argvs = append(argvs, argvAt{where(join(".per_rank", rank)), b.PerRank[rank]})
-			}
-			for _, a := range argvs {
-				for i, arg := range a.argv {
-					item := fmt.Sprintf("%s[%d]", a.key, i)
-					if strings.HasPrefix(a.key, "sweep.") || strings.Contains(a.key, ".sweep.") {
-						// A swept command is one of several lists.
-						item = a.key
-					}
-					for _, m := range paramRefRE.FindAllStringSubmatch(arg, -1) {
-						if _, ok := r.Config.Params[m[1]]; !ok {
-							reportAt(a.key, item, "{param:%s}: no such param (set it in params or sweep param.%s)", m[1], m[1])
-						}
-					}
-				}
-			}
-			for _, rank := range slices.Sorted(maps.Keys(b.PerRank)) {
-				if n, _ := strconv.Atoi(rank); b.Pairs == "" && n >= r.Config.Ranks() {
-					report(where(join(".per_rank", rank)), "rank %d does not exist: the step has %d rank(s)", n, r.Config.Ranks())
+			for _, m := range paramRefRE.FindAllStringSubmatch(arg, -1) {
+				if _, ok := r.Config.Params[m[1]]; !ok {
+					v.reportAt(a.key, item, "{param:%s}: no such param (set it in params or sweep param.%s)", m[1], m[1])
 				}
 			}
 		}
 	}
-	return ps
+	for _, rank := range slices.Sorted(maps.Keys(b.PerRank)) {
+		if n, _ := strconv.Atoi(rank); b.Pairs == "" && n >= r.Config.Ranks() {
+			v.report(v.where(join(".per_rank", rank)), "rank %d does not exist: the step has %d rank(s)", n, r.Config.Ranks())
+		}
+	}
 }
 
 // checkX reports whether a check's x reads as sbench-runner reads it: a

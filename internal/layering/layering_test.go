@@ -46,6 +46,7 @@ var rules = []rule{
 	{pkg: "svgplot", leaf: true, why: "drawing a plot as SVG for a page knows nothing of benchmarks"},
 	{pkg: "webpage", leaf: true, why: "the pages' shell, style and script are below every HTML view"},
 	{pkg: "kernels", leaf: true, only: []string{"sizes", "results"}, why: "the table of native kernels that templates and runner both read"},
+	{pkg: "runargs", leaf: true, only: []string{"kernels", "sizes", "results"}, why: "the runner's command line, which templates writes and sbench-runner reads"},
 	{pkg: "parsers", leaf: true, only: []string{"results", "sizes"}, why: "the parsers sit below everything that uses them"},
 	{pkg: "hpl", not: []string{"store", "reports", "runner", "templates"}, why: "HPL input and output, used by the runner and templates"},
 	{pkg: "slurm", not: []string{"store", "reports", "runner", "templates"}, why: "Slurm's seam is below the campaign and the runner"},

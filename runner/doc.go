@@ -10,14 +10,12 @@
 // names, so that a Ctrl-C is recorded as one), and kill what a rank left
 // running, found by walking /proc from the processes they started.
 //
-// The package must build without cgo (the runner is one static file copied
-// to compute nodes, whatever CGO_ENABLED says: internal/layering checks
-// that nothing it imports has C code) and never imports the archive or the
-// reports. It does not import package net either, whose resolver links the
-// C library when cgo is on: its TCP is package runner/internal/tcp, a few
-// system calls on descriptors in Go's poller, and ranks advertise and dial
-// IP literals only, so that no rank needs a name service (--bind takes an
-// IP address too).
+// The package builds without cgo and never imports the archive or the
+// reports (internal/layering checks both). sbench-runner is one static file
+// copied to compute nodes because the Makefile builds it with
+// CGO_ENABLED=0 and the netgo and osusergo tags; its TCP is package net's,
+// and ranks advertise and dial IP literals only, so that no rank needs a
+// name service (--bind takes an IP address too).
 //
 // # Identity
 //

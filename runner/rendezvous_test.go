@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // TestAdvertised: a rank advertises IP literals only, its compute
@@ -14,10 +12,10 @@ import (
 // loopback; nothing of an interface that is down, no loopback or
 // link-local address of the host's.
 func TestAdvertised(t *testing.T) {
-	a := func(index int, ip string, up, loopback bool) tcp.IfAddr {
-		return tcp.IfAddr{Index: index, Addr: netip.MustParseAddr(ip), Up: up, Loopback: loopback}
+	a := func(index int, ip string, up, loopback bool) ifAddr {
+		return ifAddr{Index: index, Addr: netip.MustParseAddr(ip), Up: up, Loopback: loopback}
 	}
-	ifs := []tcp.IfAddr{
+	ifs := []ifAddr{
 		a(1, "127.0.0.1", true, true), a(1, "::1", true, true),
 		a(2, "10.0.0.7", true, false), a(2, "fe80::1", true, false), a(2, "2001:db8::7", true, false),
 		a(3, "192.168.9.9", false, false), // down

@@ -2,9 +2,9 @@
 // mpirun or `sbench local`. It meets the step's other ranks over TCP, runs
 // a native kernel between ranks 0 and 1 or wraps a real tool, and rank 0
 // writes the result bundles.
-// It imports nothing with C code (no package net: its TCP is the runner's
-// own, over system calls), so that any go build of it, cgo on or off, is
-// one static file to copy to compute nodes.
+// It imports nothing with C code: built as the Makefile does
+// (CGO_ENABLED=0, tags netgo and osusergo), it is one static file to copy
+// to compute nodes.
 package main
 
 import (

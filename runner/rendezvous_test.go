@@ -1,10 +1,15 @@
 package runner
 
 import (
+	"context"
+	"io"
+	"net"
 	"net/netip"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestAdvertised: a rank advertises IP literals only, its compute
@@ -53,6 +58,63 @@ func TestBindIsAnIP(t *testing.T) {
 		err := cfg.Validate()
 		if err == nil || !strings.Contains(err.Error(), "want an IP address") {
 			t.Errorf("bind %s: %v", bind, err)
+		}
+	}
+}
+
+// TestConnOptions: both ends of a connection the runner makes (listen,
+// dialTCP) have TCP_NODELAY and keep-alive probes after 15s idle, every
+// 15s, 9 of them, so that an idle control connection notices a node that
+// vanished.
+func TestConnOptions(t *testing.T) {
+	ln, addrs, err := listen("127.0.0.1", &logger{w: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan *net.TCPConn, 1)
+	go func() {
+		c, err := ln.AcceptTCP()
+		if err != nil {
+			t.Error(err)
+		}
+		accepted <- c
+	}()
+	dialed, err := dialTCP(context.Background(), netip.MustParseAddrPort(addrs[0]), time.Now().Add(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dialed.Close()
+	server := <-accepted
+	if server == nil {
+		t.FailNow()
+	}
+	defer server.Close()
+	want := []struct {
+		name       string
+		level, opt int
+		v          int
+	}{
+		{"TCP_NODELAY", syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
+		{"SO_KEEPALIVE", syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
+		{"TCP_KEEPIDLE", syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE, 15},
+		{"TCP_KEEPINTVL", syscall.IPPROTO_TCP, syscall.TCP_KEEPINTVL, 15},
+		{"TCP_KEEPCNT", syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, 9},
+	}
+	for end, conn := range map[string]*net.TCPConn{"dialled": dialed, "accepted": server} {
+		rc, err := conn.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range want {
+			var v int
+			var gerr error
+			if err := rc.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), o.level, o.opt) }); err != nil || gerr != nil {
+				t.Fatalf("%s %s: %v %v", end, o.name, err, gerr)
+			}
+			if v != o.v {
+				t.Errorf("%s connection: %s = %d, want %d", end, o.name, v, o.v)
+			}
 		}
 	}
 }

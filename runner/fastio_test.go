@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -19,10 +20,10 @@ import (
 var pollModes = []string{PollSpin, PollBlock}
 
 // tcpPair returns both ends of a loopback TCP connection, made as the
-// kernels' connections are.
+// kernels' connections are (listen, dialTCP).
 func tcpPair(t testing.TB) (a, b *net.TCPConn) {
 	t.Helper()
-	ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	ln, addrs, err := listen("127.0.0.1", &logger{w: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func tcpPair(t testing.TB) (a, b *net.TCPConn) {
 		}
 		accepted <- c
 	}()
-	a, err = dialTCP(context.Background(), ln.Addr().(*net.TCPAddr).AddrPort(), time.Now().Add(5*time.Second))
+	a, err = dialTCP(context.Background(), netip.MustParseAddrPort(addrs[0]), time.Now().Add(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,12 @@
 package runner
 
 import (
-	"context"
-	"io"
 	"net"
 	"net/netip"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestAdvertised: a rank advertises IP literals only, its compute
@@ -63,33 +60,11 @@ func TestBindIsAnIP(t *testing.T) {
 }
 
 // TestConnOptions: both ends of a connection the runner makes (listen,
-// dialTCP) have TCP_NODELAY and keep-alive probes after 15s idle, every
+// dialTCP: tcpPair) have TCP_NODELAY and keep-alive probes after 15s idle, every
 // 15s, 9 of them, so that an idle control connection notices a node that
 // vanished.
 func TestConnOptions(t *testing.T) {
-	ln, addrs, err := listen("127.0.0.1", &logger{w: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan *net.TCPConn, 1)
-	go func() {
-		c, err := ln.AcceptTCP()
-		if err != nil {
-			t.Error(err)
-		}
-		accepted <- c
-	}()
-	dialed, err := dialTCP(context.Background(), netip.MustParseAddrPort(addrs[0]), time.Now().Add(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dialed.Close()
-	server := <-accepted
-	if server == nil {
-		t.FailNow()
-	}
-	defer server.Close()
+	dialed, server := tcpPair(t)
 	want := []struct {
 		name       string
 		level, opt int

@@ -71,19 +71,24 @@ func parseAddrFile(data []byte) (addrFile, error) {
 // 15s idle, every 15s, 9 of them), so that a control connection idle while
 // a kernel runs still notices a node that vanished.
 func listen(bind string, log *logger) (*net.TCPListener, []string, error) {
-	var laddr *net.TCPAddr // every interface: IPv6 and IPv4 where the host has IPv6
+	laddr := ":0" // every interface: IPv6 and IPv4 where the host has IPv6
 	var ip netip.Addr
 	if bind != "" {
 		var err error
 		if ip, err = parseBind(bind); err != nil {
 			return nil, nil, err
 		}
-		laddr = net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, 0))
+		laddr = netip.AddrPortFrom(ip, 0).String()
 	}
-	ln, err := net.ListenTCP("tcp", laddr)
+	// Plain TCP, not the Multipath TCP Go's listeners default to where
+	// the kernel has it.
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	l, err := lc.Listen(context.Background(), "tcp", laddr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listen on %q: %w", bind, err)
 	}
+	ln := l.(*net.TCPListener)
 	local := ln.Addr().(*net.TCPAddr).AddrPort()
 	if bind != "" {
 		return ln, []string{netip.AddrPortFrom(ip, local.Port()).String()}, nil

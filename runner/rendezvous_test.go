@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"io"
 	"net"
 	"net/netip"
 	"slices"
@@ -60,16 +61,32 @@ func TestBindIsAnIP(t *testing.T) {
 }
 
 // TestConnOptions: both ends of a connection the runner makes (listen,
-// dialTCP: tcpPair) have TCP_NODELAY and keep-alive probes after 15s idle, every
+// dialTCP: tcpPair) are plain TCP sockets, with TCP_NODELAY and keep-alive probes after 15s idle, every
 // 15s, 9 of them, so that an idle control connection notices a node that
 // vanished.
 func TestConnOptions(t *testing.T) {
+	// The listener too, for every bind.
+	for _, bind := range []string{"127.0.0.1", ""} {
+		ln, _, err := listen(bind, &logger{w: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := sockopt(t, ln, syscall.SOL_SOCKET, syscall.SO_PROTOCOL); p != syscall.IPPROTO_TCP {
+			t.Errorf("listener on %q: protocol %d, want TCP (%d)", bind, p, syscall.IPPROTO_TCP)
+		}
+		ln.Close()
+	}
 	dialed, server := tcpPair(t)
 	want := []struct {
 		name       string
 		level, opt int
 		v          int
 	}{
+		// Plain TCP, as the kernels were measured with: not Multipath
+		// TCP, which Go's listeners use by default since Go 1.24 where
+		// the kernel has it (a TCP peer then meets an MPTCP socket in
+		// fallback, whose data path and socket options differ).
+		{"SO_PROTOCOL", syscall.SOL_SOCKET, syscall.SO_PROTOCOL, syscall.IPPROTO_TCP},
 		{"TCP_NODELAY", syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
 		{"SO_KEEPALIVE", syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
 		{"TCP_KEEPIDLE", syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE, 15},
@@ -77,19 +94,25 @@ func TestConnOptions(t *testing.T) {
 		{"TCP_KEEPCNT", syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, 9},
 	}
 	for end, conn := range map[string]*net.TCPConn{"dialled": dialed, "accepted": server} {
-		rc, err := conn.SyscallConn()
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, o := range want {
-			var v int
-			var gerr error
-			if err := rc.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), o.level, o.opt) }); err != nil || gerr != nil {
-				t.Fatalf("%s %s: %v %v", end, o.name, err, gerr)
-			}
-			if v != o.v {
+			if v := sockopt(t, conn, o.level, o.opt); v != o.v {
 				t.Errorf("%s connection: %s = %d, want %d", end, o.name, v, o.v)
 			}
 		}
 	}
+}
+
+// sockopt reads an integer socket option of c.
+func sockopt(t *testing.T, c syscall.Conn, level, opt int) int {
+	t.Helper()
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	var gerr error
+	if err := rc.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), level, opt) }); err != nil || gerr != nil {
+		t.Fatalf("getsockopt %d/%d: %v %v", level, opt, err, gerr)
+	}
+	return v
 }

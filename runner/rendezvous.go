@@ -106,6 +106,7 @@ func listen(bind string, log *logger) (*net.TCPListener, []string, error) {
 func dialTCP(ctx context.Context, addr netip.AddrPort, deadline time.Time) (*net.TCPConn, error) {
 	addr = netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port())
 	d := net.Dialer{Deadline: deadline}
+	d.SetMultipathTCP(false) // whatever GODEBUG says: plain TCP, as the listener
 	conn, err := d.DialContext(ctx, "tcp", addr.String())
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil {

@@ -2,8 +2,6 @@ package campaign
 
 import (
 	"cmp"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -13,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sbench/sbench/runargs"
 )
 
 // DefaultResultsDir is where bundles and Slurm output go when the campaign
@@ -439,81 +439,54 @@ func expandParams(argv []string, params map[string]string) []string {
 	return out
 }
 
-func jsonArgv(argv []string) string {
-	data, _ := json.Marshal(argv)
-	return string(data)
-}
-
+// runnerArgs is the runner's command line for run r.
 func (c *Campaign) runnerArgs(r Run) []string {
 	b := r.Benchmark
-	args := []string{"run",
-		"--campaign", c.Campaign.Name,
-		"--variant", r.Name,
-		"--benchmark", b.Name,
-	}
+	a := runargs.Args{Campaign: c.Campaign.Name, Variant: r.Name, Benchmark: b.Name, Kernel: b.Kernel}
 	if b.Kernel != "" {
-		args = append(args, "--kernel", b.Kernel)
-		for _, k := range slices.Sorted(maps.Keys(r.Config.Params)) {
-			args = append(args, "--param", k+"="+r.Config.Params[k])
-		}
+		a.Params = sortedKVs(r.Config.Params)
 	} else {
-		args = append(args, "--kernel", "exec")
+		a.Kernel = runargs.ExecKernel
 		if len(b.Command) > 0 {
-			args = append(args, "--exec", jsonArgv(expandParams(b.Command, r.Config.Params)))
+			a.Exec = expandParams(b.Command, r.Config.Params)
 		}
-		for _, rank := range sortedRanks(b.PerRank) {
-			args = append(args, "--exec-rank", rank+"="+jsonArgv(expandParams(b.PerRank[rank], r.Config.Params)))
+		for rank, argv := range b.PerRank {
+			n, _ := strconv.Atoi(rank) // validate has checked it
+			if a.ExecRank == nil {
+				a.ExecRank = map[int][]string{}
+			}
+			a.ExecRank[n] = expandParams(argv, r.Config.Params)
 		}
-		parser := b.Parser
-		if parser == "" {
-			parser = "auto"
-		}
-		args = append(args, "--parser", parser)
-		if b.Output != "" {
-			args = append(args, "--output", b.Output)
-		}
-		if b.StartDelay != "" {
-			args = append(args, "--start-delay", b.StartDelay)
-		}
+		a.Parser = cmp.Or(b.Parser, "auto")
+		a.Output = b.Output
+		a.StartDelay.Text = b.StartDelay
 		// Plan has checked that the files can be made.
-		files, _ := c.InputFiles(r)
-		for _, name := range slices.Sorted(maps.Keys(files)) {
-			args = append(args, "--file", name+"="+base64.StdEncoding.EncodeToString(files[name]))
-		}
+		a.Files, _ = c.InputFiles(r)
 	}
-	for _, s := range r.Variant.Settings {
-		args = append(args, "--vparam", s.Key+"="+s.Text())
+	for _, s := range append(slices.Clone(r.Variant.Settings), r.BenchSettings...) {
+		a.VParams = append(a.VParams, runargs.KV{Key: s.Key, Value: s.Text()})
 	}
-	for _, s := range r.BenchSettings {
-		args = append(args, "--vparam", s.Key+"="+s.Text())
-	}
-	for _, k := range slices.Sorted(maps.Keys(r.Config.Labels)) {
-		args = append(args, "--label", k+"="+r.Config.Labels[k])
-	}
-	for _, chk := range b.Checks {
-		args = append(args, "--check", chk)
-	}
+	a.Labels = sortedKVs(r.Config.Labels)
+	a.Checks = b.Checks
 	if c.repeats(b) > 1 {
-		args = append(args, "--repeat", strconv.Itoa(r.Repeat))
+		a.Repeat = &r.Repeat
 	}
-	args = append(args, "--results", c.ResultsDir())
-	if c.Runner.BootstrapTimeout != "" {
-		args = append(args, "--bootstrap-timeout", c.Runner.BootstrapTimeout)
+	a.Results = c.ResultsDir()
+	a.BootstrapTimeout.Text = c.Runner.BootstrapTimeout
+	// Without a timeout of its own, the runner stops at the step's limit
+	// and writes a failed bundle that says so, before the script's
+	// timeout ends it.
+	a.Timeout.Text = cmp.Or(b.Timeout, c.Runner.Timeout, c.StepLimit(r).String())
+	a.Bind = c.Runner.Bind
+	return a.Argv()
+}
+
+func sortedKVs(m map[string]string) []runargs.KV {
+	var kv []runargs.KV
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		kv = append(kv, runargs.KV{Key: k, Value: m[k]})
 	}
-	switch {
-	case b.Timeout != "":
-		args = append(args, "--timeout", b.Timeout)
-	case c.Runner.Timeout != "":
-		args = append(args, "--timeout", c.Runner.Timeout)
-	default:
-		// The runner stops at the step's limit and writes a failed
-		// bundle that says so, before the script's timeout ends it.
-		args = append(args, "--timeout", c.StepLimit(r).String())
-	}
-	if c.Runner.Bind != "" {
-		args = append(args, "--bind", c.Runner.Bind)
-	}
-	return args
+	return kv
 }
 
 // sortedRanks orders per_rank's keys numerically.

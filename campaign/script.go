@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sbench/sbench/runargs"
 )
 
 // Block is one step of a script, as shell text: a comment and the lines
@@ -244,12 +246,8 @@ func pairLaunch(c *Campaign, st Step, runner, id string) string {
 // ranks on nodes nodes, at most perNode on each. Rank 0 makes a run whose
 // ranks ran otherwise invalid.
 func PlanArgs(nodes, perNode int) []string {
-	words := planWords(count{n: nodes}, perNode)
-	args := make([]string, len(words))
-	for i, w := range words {
-		args[i] = w[0].s
-	}
-	return args
+	a := runargs.Args{PlanNodes: &nodes, PlanPPN: &perNode}
+	return a.Argv()[1:]
 }
 
 // planArgs is PlanArgs as script text, after a space; on a node range the

@@ -4,13 +4,12 @@ import (
 	"container/list"
 	"errors"
 	"fmt"
-	"os"
+	"net"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/sbench/sbench/results"
-	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // Anyone who can reach a node can connect to a rank's listener, as often
@@ -36,7 +35,7 @@ var (
 	unauthTimeout = 3 * time.Second
 	// proven, when set, runs once a dialer has proven the token, before
 	// its connection is admitted: a test evicts it there.
-	proven func(c *comm, conn *tcp.Conn)
+	proven func(c *comm, conn *net.TCPConn)
 )
 
 // Accept errors are retried after a pause that starts at minAcceptBackoff
@@ -61,9 +60,9 @@ func (c *comm) serve() {
 	defer c.wg.Done()
 	var backoff time.Duration
 	for {
-		conn, err := c.ln.Accept()
+		conn, err := c.ln.AcceptTCP()
 		if err != nil {
-			if errors.Is(err, os.ErrClosed) || c.isClosed() {
+			if errors.Is(err, net.ErrClosed) || c.isClosed() {
 				return
 			}
 			backoff = min(max(2*backoff, minAcceptBackoff), maxAcceptBackoff)
@@ -92,14 +91,14 @@ func (c *comm) serve() {
 // admit registers a connection for its handshake, closing the oldest
 // unauthenticated one when there are maxUnauthenticated already. It
 // reports false, having closed conn, once close has run.
-func (c *comm) admit(conn *tcp.Conn) bool {
+func (c *comm) admit(conn *net.TCPConn) bool {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		conn.Close()
 		return false
 	}
-	var evicted *tcp.Conn
+	var evicted *net.TCPConn
 	if c.unauth.len() >= c.unauthLimit() {
 		evicted = c.unauth.removeOldest()
 		c.strangers++
@@ -129,7 +128,7 @@ func (c *comm) unauthLimit() int { return max(maxUnauthenticated, c.id.Size-1) }
 // nothing evicts it) before the dialer is welcomed: one evicted after its
 // proof is closed before the welcome, and the rank dials again, where a
 // rank welcomed and then evicted would fail the run.
-func (c *comm) authenticate(conn *tcp.Conn) (helloMsg, bool) {
+func (c *comm) authenticate(conn *net.TCPConn) (helloMsg, bool) {
 	conn.SetDeadline(time.Now().Add(unauthTimeout))
 	h, nonce, err := acceptHello(conn, c.token, c.id.Session())
 	if err == nil && proven != nil {
@@ -176,7 +175,7 @@ type acceptTrouble struct {
 // that the next accept has one: a flood of silent connections must not
 // keep the listener blind until their handshakes time out.
 func (c *comm) acceptFailed(err error, backoff time.Duration) {
-	var evicted *tcp.Conn
+	var evicted *net.TCPConn
 	c.mu.Lock()
 	a := &c.acceptErrs
 	a.n++
@@ -242,20 +241,20 @@ func nofileLimit() uint64 {
 // unauthConns are the connections in their handshake, oldest first. Its
 // methods need comm.mu.
 type unauthConns struct {
-	order *list.List // of *tcp.Conn
-	at    map[*tcp.Conn]*list.Element
+	order *list.List // of *net.TCPConn
+	at    map[*net.TCPConn]*list.Element
 }
 
 func (u *unauthConns) init() {
-	u.order, u.at = list.New(), map[*tcp.Conn]*list.Element{}
+	u.order, u.at = list.New(), map[*net.TCPConn]*list.Element{}
 }
 
 func (u *unauthConns) len() int { return u.order.Len() }
 
-func (u *unauthConns) add(conn *tcp.Conn) { u.at[conn] = u.order.PushBack(conn) }
+func (u *unauthConns) add(conn *net.TCPConn) { u.at[conn] = u.order.PushBack(conn) }
 
 // remove forgets conn and reports whether it was there.
-func (u *unauthConns) remove(conn *tcp.Conn) bool {
+func (u *unauthConns) remove(conn *net.TCPConn) bool {
 	e, ok := u.at[conn]
 	if ok {
 		u.order.Remove(e)
@@ -266,21 +265,21 @@ func (u *unauthConns) remove(conn *tcp.Conn) bool {
 
 // removeOldest forgets the oldest connection and returns it; nil when
 // there is none.
-func (u *unauthConns) removeOldest() *tcp.Conn {
+func (u *unauthConns) removeOldest() *net.TCPConn {
 	e := u.order.Front()
 	if e == nil {
 		return nil
 	}
-	conn := e.Value.(*tcp.Conn)
+	conn := e.Value.(*net.TCPConn)
 	u.remove(conn)
 	return conn
 }
 
 // takeAll forgets every connection and returns them.
-func (u *unauthConns) takeAll() []*tcp.Conn {
-	out := make([]*tcp.Conn, 0, u.order.Len())
+func (u *unauthConns) takeAll() []*net.TCPConn {
+	out := make([]*net.TCPConn, 0, u.order.Len())
 	for e := u.order.Front(); e != nil; e = e.Next() {
-		out = append(out, e.Value.(*tcp.Conn))
+		out = append(out, e.Value.(*net.TCPConn))
 	}
 	u.init()
 	return out

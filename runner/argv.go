@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -9,41 +8,6 @@ import (
 
 	"github.com/sbench/sbench/results"
 )
-
-// Limits on an exec command line, so that a broken template is an error
-// rather than a command the kernel refuses at exec time.
-const (
-	maxArgs   = 4096
-	maxArgLen = 128 << 10
-)
-
-// ParseArgv reads a command as a JSON array of strings, as --exec gives
-// it: ["osu_bw","-m","1:4194304"]. The runner never hands it to a shell.
-func ParseArgv(text string) ([]string, error) {
-	var argv []string
-	dec := json.NewDecoder(strings.NewReader(text))
-	if err := dec.Decode(&argv); err != nil {
-		return nil, fmt.Errorf("command %.60q: not a JSON array of strings: %w", text, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("command %.60q: trailing data after the JSON array", text)
-	}
-	if len(argv) == 0 || argv[0] == "" {
-		return nil, fmt.Errorf("command %.60q: no program to run", text)
-	}
-	if len(argv) > maxArgs {
-		return nil, fmt.Errorf("command %.60q: %d arguments, more than %d", text, len(argv), maxArgs)
-	}
-	for i, a := range argv {
-		if strings.IndexByte(a, 0) >= 0 || len(a) > maxArgLen {
-			return nil, fmt.Errorf("command %.60q: argument %d has a NUL byte or is over %d bytes", text, i, maxArgLen)
-		}
-		if _, err := parseArg(a); err != nil {
-			return nil, fmt.Errorf("command %.60q: argument %d: %w", text, i, err)
-		}
-	}
-	return argv, nil
-}
 
 // argPart is a literal or a placeholder of an argument template.
 type argPart struct {

@@ -2,29 +2,8 @@ package runner
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 )
-
-func TestParseArgv(t *testing.T) {
-	argv, err := ParseArgv(`["osu_bw", "-m", "1:4194304", "{host:1}", "{{literal}"]`)
-	if err != nil || strings.Join(argv, "|") != "osu_bw|-m|1:4194304|{host:1}|{{literal}" {
-		t.Errorf("%q, %v", argv, err)
-	}
-	for _, tt := range []struct{ in, want string }{
-		{`osu_bw -m 1`, "not a JSON array of strings"},
-		{`[]`, "no program to run"},
-		{`[""]`, "no program to run"},
-		{`["a", 1]`, "not a JSON array of strings"},
-		{`["a"] ["b"]`, "trailing data"},
-		{`["a", "{bogus}"]`, "argument 1: unknown placeholder {bogus}"},
-		{`["a", "x\u0000y"]`, "NUL byte"},
-	} {
-		if _, err := ParseArgv(tt.in); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("ParseArgv(%s): %v, want %q", tt.in, err, tt.want)
-		}
-	}
-}
 
 func TestExpandArgv(t *testing.T) {
 	v := argValues{rank: 1, size: 3, workdir: "/w", members: []member{

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/netip"
 	"os"
 	"slices"
@@ -17,7 +18,6 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/results"
-	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // Timeouts of the protocol's own steps. The bootstrap and run deadlines are
@@ -33,7 +33,7 @@ const (
 // connection is a rank exiting normally, not a rank dying.
 const finalBarrier = "end"
 
-// tcpConn is what a kernel's link needs of a TCP connection: a *tcp.Conn,
+// tcpConn is what a kernel's link needs of a TCP connection: a *net.TCPConn,
 // or in tests any net.Conn.
 type tcpConn interface {
 	io.ReadWriteCloser
@@ -57,7 +57,7 @@ type comm struct {
 	// deadline; nil without a timeout.
 	timeout *runTimeout
 
-	ln    *tcp.Listener
+	ln    *net.TCPListener
 	addrs []string
 
 	// The bootstrap must end by bootDeadline (bootTimeout after the start);
@@ -97,10 +97,10 @@ type comm struct {
 	aborted bool
 	refused int // connections that failed authentication
 	closed  bool
-	peers   map[int]chan *tcp.Conn
+	peers   map[int]chan *net.TCPConn
 	// conns are the connections to close at the end: authenticated ones,
 	// and the ones this rank dialled.
-	conns map[*tcp.Conn]struct{}
+	conns map[*net.TCPConn]struct{}
 	// Connections accepted that have not proven the token yet, and what
 	// became of those that never did (accept.go).
 	unauth     unauthConns
@@ -118,7 +118,7 @@ type comm struct {
 type joinReq struct {
 	join joinMsg
 	host *results.Host // decoded from join.Host
-	conn *tcp.Conn
+	conn *net.TCPConn
 }
 
 // ctrlConn is a control connection. Once the bootstrap is over a watcher
@@ -126,7 +126,7 @@ type joinReq struct {
 // kernel runs, and passes the messages on.
 type ctrlConn struct {
 	rank int
-	conn *tcp.Conn
+	conn *net.TCPConn
 	msgs chan frame
 	wmu  sync.Mutex
 }
@@ -199,8 +199,8 @@ func newComm(id Identity, token []byte, log *logger, ioTimeout time.Duration, fa
 		exits:    map[int]error{},
 		exited:   make(chan struct{}),
 		ctrl:     map[int]*ctrlConn{},
-		peers:    map[int]chan *tcp.Conn{},
-		conns:    map[*tcp.Conn]struct{}{},
+		peers:    map[int]chan *net.TCPConn{},
+		conns:    map[*net.TCPConn]struct{}{},
 		quit:     make(chan struct{}),
 	}
 	c.unauth.init()
@@ -243,7 +243,7 @@ func (c *comm) start(bind string) error {
 
 // track registers conn to be closed by close; it reports false, having
 // closed conn, when close has already run.
-func (c *comm) track(conn *tcp.Conn) bool {
+func (c *comm) track(conn *net.TCPConn) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -255,7 +255,7 @@ func (c *comm) track(conn *tcp.Conn) bool {
 }
 
 // drop closes a tracked connection and forgets it.
-func (c *comm) drop(conn *tcp.Conn) {
+func (c *comm) drop(conn *net.TCPConn) {
 	c.mu.Lock()
 	delete(c.conns, conn)
 	c.mu.Unlock()
@@ -265,7 +265,7 @@ func (c *comm) drop(conn *tcp.Conn) {
 // handle authenticates an incoming connection and routes it: joins to the
 // bootstrap, kernel connections to connect. Anything wrong is logged and the
 // connection dropped; the run goes on.
-func (c *comm) handle(conn *tcp.Conn) {
+func (c *comm) handle(conn *net.TCPConn) {
 	h, ok := c.authenticate(conn)
 	if !ok {
 		return
@@ -336,10 +336,10 @@ func (c *comm) handle(conn *tcp.Conn) {
 
 // peerChan returns the hand-over channel for rank's kernel connection.
 // c.mu must be held.
-func (c *comm) peerChan(rank int) chan *tcp.Conn {
+func (c *comm) peerChan(rank int) chan *net.TCPConn {
 	ch, ok := c.peers[rank]
 	if !ok {
-		ch = make(chan *tcp.Conn, 1)
+		ch = make(chan *net.TCPConn, 1)
 		c.peers[rank] = ch
 	}
 	return ch
@@ -533,7 +533,7 @@ func (c *comm) missing() string {
 func (c *comm) bootstrapRank(ctx context.Context, rundir string, self joinMsg) error {
 	path := addrPath(rundir, c.id)
 	deadline, timeout := c.bootDeadline, c.bootTimeout
-	var conn *tcp.Conn
+	var conn *net.TCPConn
 	var lastErr error
 	var published []string
 	wait := 5 * time.Millisecond
@@ -620,7 +620,7 @@ func (c *comm) bootstrapRank(ctx context.Context, rundir string, self joinMsg) e
 }
 
 // dialAny connects to the first of addrs that answers and authenticates.
-func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, deadline time.Time) (*tcp.Conn, error) {
+func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, deadline time.Time) (*net.TCPConn, error) {
 	var errs []error
 	refused := false
 	for _, a := range addrs {
@@ -633,7 +633,7 @@ func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, dead
 			errs = append(errs, fmt.Errorf("address %.80q: want an IP address and a port", a))
 			continue
 		}
-		conn, err := tcp.Dial(ctx, ap, time.Now().Add(timeout))
+		conn, err := dialTCP(ctx, ap, time.Now().Add(timeout))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -651,7 +651,7 @@ func (c *comm) dialAny(ctx context.Context, addrs []string, purpose string, dead
 		}
 		conn.SetDeadline(time.Time{})
 		if !c.track(conn) {
-			return nil, os.ErrClosed
+			return nil, net.ErrClosed
 		}
 		return conn, nil
 	}
@@ -1074,7 +1074,7 @@ func (c *comm) abortAll(reason string) {
 
 // connect returns the kernel connection to rank peer: the higher rank dials,
 // the lower one accepts. It waits at most the I/O timeout.
-func (c *comm) connect(ctx context.Context, peer int) (*tcp.Conn, error) {
+func (c *comm) connect(ctx context.Context, peer int) (*net.TCPConn, error) {
 	if peer == c.id.Rank || peer < 0 || peer >= c.id.Size {
 		return nil, fmt.Errorf("no rank %d to connect to", peer)
 	}
@@ -1196,8 +1196,7 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// isTimeout reports whether err is a deadline's, of ours (package tcp) or
-// of a net.Conn in tests.
+// isTimeout reports whether err is a deadline's.
 func isTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
 
 // describeIOError says what a failed read or write means for the run.
@@ -1205,7 +1204,7 @@ func describeIOError(err error) string {
 	switch {
 	case closedEarly(err):
 		return "connection closed (the process exited or was killed)"
-	case errors.Is(err, os.ErrClosed):
+	case errors.Is(err, net.ErrClosed):
 		return "connection closed"
 	case isTimeout(err):
 		return "timed out"

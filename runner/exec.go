@@ -3,7 +3,6 @@ package runner
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,11 +21,12 @@ import (
 	_ "github.com/sbench/sbench/hpl"
 	"github.com/sbench/sbench/parsers"
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/runargs"
 	"github.com/sbench/sbench/sizes"
 )
 
 // ExecKernel is the kernel that wraps a real tool instead of measuring.
-const ExecKernel = "exec"
+const ExecKernel = runargs.ExecKernel
 
 // Exec is the exec kernel's configuration: the command each rank runs and
 // where rank 0 finds the output to parse.
@@ -112,7 +111,7 @@ func (e *Exec) check(size int) error {
 		return fmt.Errorf("--output %q: not a file name", e.Output)
 	}
 	for name := range e.Files {
-		if err := CheckFileName(name); err != nil {
+		if err := runargs.CheckFileName(name); err != nil {
 			return err
 		}
 	}
@@ -120,47 +119,6 @@ func (e *Exec) check(size int) error {
 		return fmt.Errorf("--start-delay %s is negative", e.StartDelay)
 	}
 	return nil
-}
-
-// CheckFileName refuses an input file name that is not a plain name in the
-// work directory.
-func CheckFileName(name string) error {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") || len(name) > 255 {
-		return fmt.Errorf("--file %q: want a plain file name, without '/'", name)
-	}
-	return nil
-}
-
-// ParseFileFlag reads --file NAME=BASE64.
-func ParseFileFlag(s string) (string, []byte, error) {
-	name, enc, ok := strings.Cut(s, "=")
-	if !ok {
-		return "", nil, fmt.Errorf("--file %.40q: want NAME=BASE64", s)
-	}
-	if err := CheckFileName(name); err != nil {
-		return "", nil, err
-	}
-	data, err := base64.StdEncoding.DecodeString(enc)
-	if err != nil {
-		if data, err = base64.RawStdEncoding.DecodeString(enc); err != nil {
-			return "", nil, fmt.Errorf("--file %s: content is not base64: %w", name, err)
-		}
-	}
-	return name, data, nil
-}
-
-// ParseRankArgv reads --exec-rank N=JSON.
-func ParseRankArgv(s string) (int, []string, error) {
-	n, argv, ok := strings.Cut(s, "=")
-	r, err := strconv.Atoi(strings.TrimSpace(n))
-	if !ok || err != nil || r < 0 {
-		return 0, nil, fmt.Errorf("--exec-rank %.40q: want RANK=JSON, e.g. 1='[\"iperf3\",\"-s\"]'", s)
-	}
-	a, err := ParseArgv(argv)
-	if err != nil {
-		return 0, nil, fmt.Errorf("--exec-rank %d: %w", r, err)
-	}
-	return r, a, nil
 }
 
 // execResult is what rank 0 learned from a run of the exec kernel.

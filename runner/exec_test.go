@@ -618,22 +618,4 @@ func TestExecHelpers(t *testing.T) {
 	if got := w.String(); got != "[…]\nline 9\n" {
 		t.Errorf("tail %q", got)
 	}
-	name, data, err := ParseFileFlag("HPL.dat=aGVsbG8=")
-	if name != "HPL.dat" || string(data) != "hello" || err != nil {
-		t.Errorf("file flag: %q %q %v", name, data, err)
-	}
-	for _, bad := range []string{"noequals", "a/b=aGk=", "x=!!!"} {
-		if _, _, err := ParseFileFlag(bad); err == nil {
-			t.Errorf("--file %q accepted", bad)
-		}
-	}
-	r, argv, err := ParseRankArgv(`1=["iperf3","-s"]`)
-	if r != 1 || strings.Join(argv, " ") != "iperf3 -s" || err != nil {
-		t.Errorf("rank argv: %d %q %v", r, argv, err)
-	}
-	for _, bad := range []string{`x=["a"]`, `-1=["a"]`, `1=[]`, `1=["a"`, `1="a"`, `1=[""]`} {
-		if _, _, err := ParseRankArgv(bad); err == nil {
-			t.Errorf("--exec-rank %q accepted", bad)
-		}
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"strings"
 	"sync/atomic"
@@ -14,30 +15,28 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/results"
-	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 var pollModes = []string{PollSpin, PollBlock}
 
 // tcpPair returns both ends of a loopback TCP connection, made as the
-// kernels' connections are (package tcp: TCP_NODELAY, descriptors in Go's
-// poller through os.File).
-func tcpPair(t testing.TB) (a, b *tcp.Conn) {
+// kernels' connections are (listen, dialTCP).
+func tcpPair(t testing.TB) (a, b *net.TCPConn) {
 	t.Helper()
-	ln, err := tcp.Listen(netip.MustParseAddr("127.0.0.1"))
+	ln, addrs, err := listen("127.0.0.1", &logger{w: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	accepted := make(chan *tcp.Conn, 1)
+	accepted := make(chan *net.TCPConn, 1)
 	go func() {
-		c, err := ln.Accept()
+		c, err := ln.AcceptTCP()
 		if err != nil {
 			t.Error(err)
 		}
 		accepted <- c
 	}()
-	a, err = tcp.Dial(context.Background(), ln.Addr(), time.Now().Add(5*time.Second))
+	a, err = dialTCP(context.Background(), netip.MustParseAddrPort(addrs[0]), time.Now().Add(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +391,7 @@ func checkPeerDied(t *testing.T, s *step, want int) {
 // within the two bounds; one between nodes keeps the kernel's autotuned
 // buffer throughout.
 func TestIntraNodeSendBuffer(t *testing.T) {
-	sndbuf := func(conn *tcp.Conn) int {
+	sndbuf := func(conn *net.TCPConn) int {
 		rc, err := conn.SyscallConn()
 		if err != nil {
 			t.Fatal(err)

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/results"
-	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // Anyone who can reach a compute node can connect to rank 0's listener;
@@ -475,7 +474,7 @@ func TestRankEvictedAfterItsProofJoins(t *testing.T) {
 	s := newStep(t, []string{"n1", "n2"}, 1, "latency", map[string]string{"sizes": "1", "iterations": "5"})
 	var once sync.Once
 	var stranger net.Conn
-	proven = func(c *comm, conn *tcp.Conn) {
+	proven = func(c *comm, conn *net.TCPConn) {
 		if c.id.Rank != 0 {
 			return
 		}

@@ -317,37 +317,45 @@ func tuneKernelConn(c *comm, conn tcpConn, peer, size int) error {
 // samples, those measured before a failure included.
 type kernelFunc func(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error)
 
-// kernelRuns are the native kernels' run functions, by the names of
-// package kernels' table (a test holds the two to each other). latency
-// and bw run over one link between ranks 0 and 1; the others over a mesh
-// of kernel connections, each rank to the few peers its kernel needs
+// nativeKernel is the runner's side of a native kernel: its run
+// function, and what it adds to rank 0's bundle once the run is over
+// (finish; nil for nothing), failed or not.
+type nativeKernel struct {
+	run    kernelFunc
+	finish func(b *results.Bundle, p KernelParams)
+}
+
+// kernelRuns are the native kernels, by the names of package kernels'
+// table (a test holds the two to each other). latency and bw run over one
+// link between ranks 0 and 1; the others over a mesh of kernel
+// connections, each rank to the few peers its kernel needs
 // (kernel_mesh.go).
-var kernelRuns = map[string]kernelFunc{
-	"latency":   runPointToPoint,
-	"bw":        runPointToPoint,
-	"bibw":      runBibw,
-	"pairs":     runPairs,
-	"matrix":    runMatrix,
-	"barrier":   runBarrier,
-	"allreduce": runAllreduce,
-	"alltoall":  runAlltoall,
-	"bcast":     runBcast,
-	"stream":    runStream,
-	"hpl":       runHPL,
+var kernelRuns = map[string]nativeKernel{
+	"latency":   {run: runPointToPoint},
+	"bw":        {run: runPointToPoint},
+	"bibw":      {run: runBibw},
+	"pairs":     {run: runPairs},
+	"matrix":    {run: runMatrix, finish: finishMatrix},
+	"barrier":   {run: runBarrier},
+	"allreduce": {run: runAllreduce},
+	"alltoall":  {run: runAlltoall},
+	"bcast":     {run: runBcast},
+	"stream":    {run: runStream},
+	"hpl":       {run: runHPL, finish: func(b *results.Bundle, _ KernelParams) { finishHPL(b) }},
 }
 
 // runKernel runs the configured kernel on this rank. Only rank 0 returns
 // samples, including those measured before a failure.
 func runKernel(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error) {
 	k, known := kernels.Lookup(p.Kernel)
-	run, ok := kernelRuns[p.Kernel]
+	nk, ok := kernelRuns[p.Kernel]
 	if !known || !ok {
 		return nil, fmt.Errorf("no native kernel %q (a bug in sbench-runner: Validate lets only known kernels run)", p.Kernel)
 	}
 	if c.id.Size < k.MinRanks {
 		return nil, fmt.Errorf("the %s kernel needs %d ranks; the step has %d", p.Kernel, k.MinRanks, c.id.Size)
 	}
-	return run(ctx, c, p, hooks)
+	return nk.run(ctx, c, p, hooks)
 }
 
 // runPointToPoint runs latency or bw: ranks 0 and 1 measure; the others

@@ -168,7 +168,7 @@ func finiteResidual(v float64) float64 {
 // slowest rank's), plus ranks and threads; and one residual check, on the
 // worst rank's residual, which makes the bundle invalid when it fails.
 // A failed bundle is left alone.
-// Run calls it before ApplyChecks, so that --check can judge its
+// Run calls it (kernelRuns' finish) before ApplyChecks, so that --check can judge its
 // scalars.
 func finishHPL(b *results.Bundle) {
 	if b.Status == results.StatusFailed {

@@ -543,14 +543,14 @@ func matrixCounts(p KernelParams) (latIters, latWarm, bwWindows, bwWarm int) {
 	return latIters, latWarm, bwWindows, 1
 }
 
-// matrixParams are what the matrix kernel adds to its bundle's params:
-// the schedule and the tolerance rule it re-tested by, so that sbench
-// screen can say which it judged against.
-func matrixParams(p KernelParams) map[string]string {
-	return map[string]string{
+// finishMatrix adds to the matrix kernel's bundle's params the schedule
+// and the tolerance rule it re-tested by, so that sbench screen can say
+// which it judged against.
+func finishMatrix(b *results.Bundle, p KernelParams) {
+	b.Params = merge(b.Params, map[string]string{
 		"schedule":            p.Schedule,
 		"retests":             strconv.Itoa(p.Retests),
 		"latency_tolerance":   strconv.FormatFloat(p.Tolerance.LatencyFactor, 'g', -1, 64),
 		"bandwidth_tolerance": strconv.FormatFloat(p.Tolerance.BandwidthFraction, 'g', -1, 64),
-	}
+	})
 }

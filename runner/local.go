@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -277,6 +278,49 @@ func (s LocalStep) Run(ctx context.Context) error {
 	if killWait <= 0 {
 		killWait = 5 * time.Second
 	}
+	rs, startErr := s.start(killWait)
+	if startErr != nil {
+		rs.stop(syscall.SIGTERM)
+	}
+	failed := rs.wait(ctx, grace, s.Abort)
+	if startErr != nil {
+		return startErr
+	}
+	if len(failed) == 0 {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return nil
+	}
+	slices.SortStableFunc(failed, func(a, b RankExit) int { return a.Rank - b.Rank })
+	return &StepError{Failed: failed}
+}
+
+// localRanks are the processes of a LocalStep's ranks, as Run watches
+// them.
+type localRanks struct {
+	procs   []localProc
+	exits   chan RankExit
+	started int
+	exited  []bool
+	// killed says which ranks Run ended (they did not fail by
+	// themselves).
+	killedMu sync.Mutex
+	killed   []bool
+	// killWait is how long a signalled rank has before SIGKILL;
+	// killTimer, once set, fires then.
+	killWait  time.Duration
+	killTimer <-chan time.Time
+}
+
+type localProc struct {
+	cmd  *exec.Cmd
+	outs []*lineWriter
+}
+
+// start starts every rank, or as many as it can: the error says which
+// could not start.
+func (s LocalStep) start(killWait time.Duration) (*localRanks, error) {
 	size := s.size()
 	// One lock for both streams: callers pass one writer as Stdout and
 	// Stderr (sbench local does), and a lock per stream would let a
@@ -284,17 +328,8 @@ func (s LocalStep) Run(ctx context.Context) error {
 	var mu sync.Mutex
 	stdout := newLabeler(s.Stdout, &mu)
 	stderr := newLabeler(s.Stderr, &mu)
-
-	type proc struct {
-		cmd  *exec.Cmd
-		outs []*lineWriter
-	}
-	procs := make([]proc, size)
-	exits := make(chan RankExit, size)
-	var killedMu sync.Mutex
-	killed := make([]bool, size)
-	started := 0
-	var startErr error
+	rs := &localRanks{procs: make([]localProc, size), exits: make(chan RankExit, size),
+		exited: make([]bool, size), killed: make([]bool, size), killWait: killWait}
 	env := s.newStepEnv()
 	for r := 0; r < size; r++ {
 		cmd := exec.Command(s.Runner, s.Args...)
@@ -307,110 +342,93 @@ func (s LocalStep) Run(ctx context.Context) error {
 		// long if it left a child holding them.
 		cmd.WaitDelay = killWait
 		if err := cmd.Start(); err != nil {
-			startErr = fmt.Errorf("local step: start rank %d: %w", r, err)
-			break
+			return rs, fmt.Errorf("local step: start rank %d: %w", r, err)
 		}
-		procs[r] = proc{cmd: cmd, outs: []*lineWriter{o, e}}
-		started++
+		rs.procs[r] = localProc{cmd: cmd, outs: []*lineWriter{o, e}}
+		rs.started++
 		go func(r int, cmd *exec.Cmd) {
 			err := cmd.Wait()
-			exits <- RankExit{Rank: r, Node: s.Nodes[r/s.TasksPerNode], Err: err}
+			rs.exits <- RankExit{Rank: r, Node: s.Nodes[r/s.TasksPerNode], Err: err}
 		}(r, cmd)
 	}
+	return rs, nil
+}
 
-	exited := make([]bool, size)
-	// kill ends every rank still running, and what it started.
-	kill := func() {
-		for r := 0; r < started; r++ {
-			if !exited[r] {
-				killTree(procs[r].cmd.Process)
-			}
+// kill ends every rank still running, and what it started.
+func (rs *localRanks) kill() {
+	for r := 0; r < rs.started; r++ {
+		if !rs.exited[r] {
+			killTree(rs.procs[r].cmd.Process)
 		}
 	}
-	// stop signals every rank still running: sig, then SIGKILL.
-	var killTimer <-chan time.Time
-	stop := func(sig syscall.Signal) {
-		if killTimer != nil {
-			return
-		}
-		for r := 0; r < started; r++ {
-			killedMu.Lock()
-			killed[r] = true
-			killedMu.Unlock()
-			if !exited[r] {
-				procs[r].cmd.Process.Signal(sig)
-			}
-		}
-		killTimer = time.After(killWait)
-	}
-	if startErr != nil {
-		stop(syscall.SIGTERM)
-	}
+}
 
+// stop signals every rank still running: sig, then SIGKILL.
+func (rs *localRanks) stop(sig syscall.Signal) {
+	if rs.killTimer != nil {
+		return
+	}
+	for r := 0; r < rs.started; r++ {
+		rs.killedMu.Lock()
+		rs.killed[r] = true
+		rs.killedMu.Unlock()
+		if !rs.exited[r] {
+			rs.procs[r].cmd.Process.Signal(sig)
+		}
+	}
+	rs.killTimer = time.After(rs.killWait)
+}
+
+// killRunning marks every rank still running as ended by Run.
+func (rs *localRanks) killRunning() {
+	rs.killedMu.Lock()
+	defer rs.killedMu.Unlock()
+	for r := range rs.killed {
+		rs.killed[r] = rs.killed[r] || !rs.exited[r]
+	}
+}
+
+// wait waits for every started rank and returns those that failed. A
+// rank that fails by itself gives the others grace, then stop; ctx's end
+// stops them with the signal its cause names; abort kills them.
+func (rs *localRanks) wait(ctx context.Context, grace time.Duration, abort <-chan struct{}) []RankExit {
 	var failed []RankExit
 	var graceTimer <-chan time.Time
 	ctxDone := ctx.Done()
-	abort := s.Abort
-	for n := 0; n < started; {
+	for n := 0; n < rs.started; {
 		select {
-		case e := <-exits:
+		case e := <-rs.exits:
 			n++
-			exited[e.Rank] = true
-			for _, w := range procs[e.Rank].outs {
+			rs.exited[e.Rank] = true
+			for _, w := range rs.procs[e.Rank].outs {
 				w.flush()
 			}
 			if e.Err == nil {
 				continue
 			}
-			killedMu.Lock()
-			e.Killed = killed[e.Rank]
-			killedMu.Unlock()
+			rs.killedMu.Lock()
+			e.Killed = rs.killed[e.Rank]
+			rs.killedMu.Unlock()
 			failed = append(failed, e)
 			if graceTimer == nil && !e.Killed {
 				graceTimer = time.After(grace)
 			}
 		case <-graceTimer:
 			graceTimer = nil
-			killedMu.Lock()
-			for r := range killed {
-				killed[r] = killed[r] || !exited[r]
-			}
-			killedMu.Unlock()
-			stop(syscall.SIGTERM)
+			rs.killRunning()
+			rs.stop(syscall.SIGTERM)
 		case <-ctxDone:
 			ctxDone = nil
-			stop(stopSignal(ctx))
-		case <-killTimer:
-			kill()
+			rs.stop(stopSignal(ctx))
+		case <-rs.killTimer:
+			rs.kill()
 		case <-abort:
 			abort = nil
-			killedMu.Lock()
-			for r := range killed {
-				killed[r] = killed[r] || !exited[r]
-			}
-			killedMu.Unlock()
-			kill()
+			rs.killRunning()
+			rs.kill()
 		}
 	}
-	if startErr != nil {
-		return startErr
-	}
-	if len(failed) == 0 {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		return nil
-	}
-	sortExits(failed)
-	return &StepError{Failed: failed}
-}
-
-func sortExits(xs []RankExit) {
-	for i := 1; i < len(xs); i++ {
-		for j := i; j > 0 && xs[j].Rank < xs[j-1].Rank; j-- {
-			xs[j], xs[j-1] = xs[j-1], xs[j]
-		}
-	}
+	return failed
 }
 
 // labeler prefixes every line of each rank's output with "RANK: " and

@@ -2,13 +2,16 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/netip"
 	"path/filepath"
+	"slices"
+	"time"
 
 	"github.com/sbench/sbench/results"
-	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // rendezvousSchema versions the address file rank 0 publishes.
@@ -63,31 +66,107 @@ func parseAddrFile(data []byte) (addrFile, error) {
 // on the interfaces that are up, IPv4 first (the usual compute network),
 // then global IPv6 ones, then loopback for ranks on the same host. Ranks
 // are told only IP literals, so no rank depends on a name service.
-func listen(bind string, log *logger) (*tcp.Listener, []string, error) {
+//
+// Connections have Go's defaults: TCP_NODELAY, and keep-alive probes (after
+// 15s idle, every 15s, 9 of them), so that a control connection idle while
+// a kernel runs still notices a node that vanished.
+func listen(bind string, log *logger) (*net.TCPListener, []string, error) {
+	laddr := ":0" // every interface: IPv6 and IPv4 where the host has IPv6
 	var ip netip.Addr
 	if bind != "" {
 		var err error
 		if ip, err = parseBind(bind); err != nil {
 			return nil, nil, err
 		}
+		laddr = netip.AddrPortFrom(ip, 0).String()
 	}
-	ln, err := tcp.Listen(ip)
+	// Plain TCP, not the Multipath TCP Go's listeners default to where
+	// the kernel has it.
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	l, err := lc.Listen(context.Background(), "tcp", laddr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listen on %q: %w", bind, err)
 	}
-	port := ln.Addr().Port()
+	ln := l.(*net.TCPListener)
+	local := ln.Addr().(*net.TCPAddr).AddrPort()
 	if bind != "" {
-		return ln, []string{netip.AddrPortFrom(ip, port).String()}, nil
+		return ln, []string{netip.AddrPortFrom(ip, local.Port()).String()}, nil
 	}
-	ifs, err := tcp.InterfaceAddrs()
+	ifs, err := interfaceAddrs()
 	if err != nil {
 		log.Printf("warning: cannot list the network interfaces (%v): ranks on other nodes cannot reach this one; set --bind", err)
 	}
-	return ln, advertised(ifs, port, ln.DualStack()), nil
+	dualStack := local.Addr().Is6() && local.Addr().IsUnspecified()
+	return ln, advertised(ifs, local.Port(), dualStack), nil
+}
+
+// dialTCP connects to addr, giving up at deadline or when ctx ends, whose
+// cause is then the error.
+func dialTCP(ctx context.Context, addr netip.AddrPort, deadline time.Time) (*net.TCPConn, error) {
+	addr = netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port())
+	d := net.Dialer{Deadline: deadline}
+	d.SetMultipathTCP(false) // whatever GODEBUG says: plain TCP, as the listener
+	conn, err := d.DialContext(ctx, "tcp", addr.String())
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil {
+			err = fmt.Errorf("dial tcp %s: %w", addr, cause)
+		}
+		return nil, err
+	}
+	return conn.(*net.TCPConn), nil
+}
+
+// ifAddr is an address of one of the host's network interfaces.
+type ifAddr struct {
+	Index    int    // the interface's number
+	Name     string // the interface's name ("eth0")
+	Addr     netip.Addr
+	Up       bool // the interface is up
+	Loopback bool // the interface is a loopback one
+}
+
+// interfaceAddrs lists the host's interface addresses by interface
+// number, IPv4 before IPv6 on each.
+func interfaceAddrs() ([]ifAddr, error) {
+	ifis, err := net.Interfaces()
+	if err != nil {
+		return nil, err
+	}
+	var out []ifAddr
+	for _, ifi := range ifis {
+		addrs, err := ifi.Addrs()
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range addrs {
+			ipn, ok := a.(*net.IPNet)
+			ip, ok2 := netip.AddrFromSlice(ipn.IP)
+			if !ok || !ok2 {
+				continue
+			}
+			out = append(out, ifAddr{Index: ifi.Index, Name: ifi.Name, Addr: ip.Unmap(),
+				Up: ifi.Flags&net.FlagUp != 0, Loopback: ifi.Flags&net.FlagLoopback != 0})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b ifAddr) int {
+		if a.Index != b.Index {
+			return a.Index - b.Index
+		}
+		return boolInt(a.Addr.Is6()) - boolInt(b.Addr.Is6())
+	})
+	return out, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // advertised orders a listener's addresses as listen says.
-func advertised(ifs []tcp.IfAddr, port uint16, dualStack bool) []string {
+func advertised(ifs []ifAddr, port uint16, dualStack bool) []string {
 	var addrs []string
 	seen := map[netip.Addr]bool{}
 	add := func(ip netip.Addr) {
@@ -96,7 +175,7 @@ func advertised(ifs []tcp.IfAddr, port uint16, dualStack bool) []string {
 			addrs = append(addrs, netip.AddrPortFrom(ip, port).String())
 		}
 	}
-	usable := func(a tcp.IfAddr) bool {
+	usable := func(a ifAddr) bool {
 		return a.Up && !a.Loopback && !a.Addr.IsLoopback() && !a.Addr.IsLinkLocalUnicast() && !a.Addr.IsUnspecified()
 	}
 	for _, a := range ifs {

@@ -1,12 +1,13 @@
 package runner
 
 import (
+	"io"
+	"net"
 	"net/netip"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
-
-	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // TestAdvertised: a rank advertises IP literals only, its compute
@@ -14,10 +15,10 @@ import (
 // loopback; nothing of an interface that is down, no loopback or
 // link-local address of the host's.
 func TestAdvertised(t *testing.T) {
-	a := func(index int, ip string, up, loopback bool) tcp.IfAddr {
-		return tcp.IfAddr{Index: index, Addr: netip.MustParseAddr(ip), Up: up, Loopback: loopback}
+	a := func(index int, ip string, up, loopback bool) ifAddr {
+		return ifAddr{Index: index, Addr: netip.MustParseAddr(ip), Up: up, Loopback: loopback}
 	}
-	ifs := []tcp.IfAddr{
+	ifs := []ifAddr{
 		a(1, "127.0.0.1", true, true), a(1, "::1", true, true),
 		a(2, "10.0.0.7", true, false), a(2, "fe80::1", true, false), a(2, "2001:db8::7", true, false),
 		a(3, "192.168.9.9", false, false), // down
@@ -57,4 +58,61 @@ func TestBindIsAnIP(t *testing.T) {
 			t.Errorf("bind %s: %v", bind, err)
 		}
 	}
+}
+
+// TestConnOptions: both ends of a connection the runner makes (listen,
+// dialTCP: tcpPair) are plain TCP sockets, with TCP_NODELAY and keep-alive probes after 15s idle, every
+// 15s, 9 of them, so that an idle control connection notices a node that
+// vanished.
+func TestConnOptions(t *testing.T) {
+	// The listener too, for every bind.
+	for _, bind := range []string{"127.0.0.1", ""} {
+		ln, _, err := listen(bind, &logger{w: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := sockopt(t, ln, syscall.SOL_SOCKET, syscall.SO_PROTOCOL); p != syscall.IPPROTO_TCP {
+			t.Errorf("listener on %q: protocol %d, want TCP (%d)", bind, p, syscall.IPPROTO_TCP)
+		}
+		ln.Close()
+	}
+	dialed, server := tcpPair(t)
+	want := []struct {
+		name       string
+		level, opt int
+		v          int
+	}{
+		// Plain TCP, as the kernels were measured with: not Multipath
+		// TCP, which Go's listeners use by default since Go 1.24 where
+		// the kernel has it (a TCP peer then meets an MPTCP socket in
+		// fallback, whose data path and socket options differ).
+		{"SO_PROTOCOL", syscall.SOL_SOCKET, syscall.SO_PROTOCOL, syscall.IPPROTO_TCP},
+		{"TCP_NODELAY", syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
+		{"SO_KEEPALIVE", syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
+		{"TCP_KEEPIDLE", syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE, 15},
+		{"TCP_KEEPINTVL", syscall.IPPROTO_TCP, syscall.TCP_KEEPINTVL, 15},
+		{"TCP_KEEPCNT", syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, 9},
+	}
+	for end, conn := range map[string]*net.TCPConn{"dialled": dialed, "accepted": server} {
+		for _, o := range want {
+			if v := sockopt(t, conn, o.level, o.opt); v != o.v {
+				t.Errorf("%s connection: %s = %d, want %d", end, o.name, v, o.v)
+			}
+		}
+	}
+}
+
+// sockopt reads an integer socket option of c.
+func sockopt(t *testing.T, c syscall.Conn, level, opt int) int {
+	t.Helper()
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	var gerr error
+	if err := rc.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), level, opt) }); err != nil || gerr != nil {
+		t.Fatalf("getsockopt %d/%d: %v %v", level, opt, err, gerr)
+	}
+	return v
 }

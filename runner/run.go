@@ -203,6 +203,50 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 	if err := cfg.Validate(); err != nil {
 		return "", err
 	}
+	cfg.setDefaults()
+	id := cfg.Identity
+	log := &logger{w: cfg.Stderr, prefix: fmt.Sprintf("sbench-runner: rank %d (node %s): ", id.Rank, id.NodeName)}
+	if len(cfg.Token) == 0 {
+		if id.Rank == 0 {
+			log.Printf("warning: SBENCH_TOKEN is not set; using a token derived from job %s, which any user can compute", id.Session())
+		}
+		cfg.Token = DerivedToken(id)
+	}
+	workdir, err := cfg.workDir()
+	if err != nil {
+		return "", err
+	}
+	if id.Rank == 0 {
+		if err := os.MkdirAll(cfg.ResultsDir, 0o755); err != nil {
+			return "", fmt.Errorf("results directory: %w", err)
+		}
+	}
+
+	runCtx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	var timeout *runTimeout
+	if cfg.Timeout > 0 {
+		timeout = &runTimeout{d: cfg.Timeout}
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeoutCause(runCtx, cfg.Timeout, timeout)
+		defer cancel()
+	}
+	c := newComm(id, cfg.Token, log, cfg.IOTimeout, fail)
+	c.timeout = timeout
+	m := cfg.measure(runCtx, c, start, workdir, log)
+	if m.died {
+		return "", rankError(id, m.err)
+	}
+	c.close()
+	if id.Rank != 0 {
+		return "", rankError(id, m.err)
+	}
+	bundles, err := cfg.bundles(cfg.newBundle(c, start), m)
+	return cfg.writeBundles(c.id, bundles, err, log)
+}
+
+// setDefaults fills what the command line may leave out.
+func (cfg *Config) setDefaults() {
 	if cfg.Stdout == nil {
 		cfg.Stdout = io.Discard
 	}
@@ -227,42 +271,38 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 	if cfg.RunDir == "" {
 		cfg.RunDir = filepath.Join(cfg.ResultsDir, ".rendezvous")
 	}
+}
+
+// workDir is the exec kernel's work directory, absolute; "" for a native
+// kernel.
+func (cfg *Config) workDir() (string, error) {
+	if cfg.Exec == nil {
+		return "", nil
+	}
+	workdir := cfg.Exec.WorkDir
+	if workdir == "" {
+		workdir = filepath.Join(cfg.ResultsDir, "work", cfg.Identity.Session())
+	}
+	workdir, err := filepath.Abs(workdir)
+	if err != nil {
+		return "", fmt.Errorf("work directory: %w", err)
+	}
+	return workdir, nil
+}
+
+// measured is what a rank's part of the run gave: a native kernel's
+// samples or the exec kernel's result, and the run's error; died when a
+// test hook killed the rank (errDied), which then leaves without a word.
+type measured struct {
+	samples []results.Sample
+	res     *execResult
+	err     error
+	died    bool
+}
+
+// measure meets the other ranks and runs the kernel.
+func (cfg *Config) measure(ctx context.Context, c *comm, start time.Time, workdir string, log *logger) measured {
 	id := cfg.Identity
-	log := &logger{w: cfg.Stderr, prefix: fmt.Sprintf("sbench-runner: rank %d (node %s): ", id.Rank, id.NodeName)}
-	if len(cfg.Token) == 0 {
-		if id.Rank == 0 {
-			log.Printf("warning: SBENCH_TOKEN is not set; using a token derived from job %s, which any user can compute", id.Session())
-		}
-		cfg.Token = DerivedToken(id)
-	}
-	var workdir string
-	if cfg.Exec != nil {
-		workdir = cfg.Exec.WorkDir
-		if workdir == "" {
-			workdir = filepath.Join(cfg.ResultsDir, "work", id.Session())
-		}
-		var err error
-		if workdir, err = filepath.Abs(workdir); err != nil {
-			return "", fmt.Errorf("work directory: %w", err)
-		}
-	}
-
-	if id.Rank == 0 {
-		if err := os.MkdirAll(cfg.ResultsDir, 0o755); err != nil {
-			return "", fmt.Errorf("results directory: %w", err)
-		}
-	}
-
-	runCtx, fail := context.WithCancelCause(ctx)
-	defer fail(nil)
-	var timeout *runTimeout
-	if cfg.Timeout > 0 {
-		timeout = &runTimeout{d: cfg.Timeout}
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeoutCause(runCtx, cfg.Timeout, timeout)
-		defer cancel()
-	}
-
 	// Each node is described once: by rank 0, before the bootstrap, and by
 	// every other node's local rank 0 (every rank, where the launcher does
 	// not say which that is) with its join, unless it is on rank 0's
@@ -277,7 +317,7 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 			// (a launcher's --version, 10-100 ms, at most 2 s), and
 			// which MPI library the tool loads here (its ELF file and
 			// its libraries', a few ms).
-			h.MPI = MPIVersion(runCtx)
+			h.MPI = MPIVersion(ctx)
 			h.MPILibraryPath, h.MPILibrary = cfg.toolMPILibrary(workdir)
 		}
 		return &h
@@ -286,9 +326,6 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 	if id.Rank == 0 {
 		host = describe()
 	}
-
-	c := newComm(id, cfg.Token, log, cfg.IOTimeout, fail)
-	c.timeout = timeout
 	if id.Rank != 0 && id.LocalRank <= 0 {
 		c.describe = describe
 	}
@@ -297,61 +334,57 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		// its machine.
 		c.machine = machineKey(cfg.Root)
 	}
-	var samples []results.Sample
-	var res *execResult
-	err := c.start(cfg.Bind)
-	if err == nil {
+	if err := c.start(cfg.Bind); err != nil {
+		return measured{err: err}
+	}
+	if id.Rank == 0 {
+		defer os.Remove(addrPath(cfg.RunDir, id))
+	}
+	if err := c.bootstrap(ctx, cfg.RunDir, start, cfg.BootstrapTimeout, c.self(host, cfg.digest())); err != nil {
 		if id.Rank == 0 {
-			defer os.Remove(addrPath(cfg.RunDir, id))
-		}
-		err = c.bootstrap(runCtx, cfg.RunDir, start, cfg.BootstrapTimeout, c.self(host, cfg.digest()))
-		if err != nil && id.Rank == 0 {
 			c.abortAll(err.Error())
 		}
-		if err == nil {
-			if id.Rank == 0 {
-				log.Printf("%d rank%s on %d node%s joined in %s", id.Size, results.Plural(id.Size), len(c.id.Nodes), results.Plural(len(c.id.Nodes)), time.Since(start).Round(time.Millisecond))
-			}
-			if cfg.Exec != nil {
-				res, err = runExec(runCtx, c, cfg.Exec, workdir, cfg.Stderr)
-			} else {
-				var kerr error
-				samples, kerr = runKernel(runCtx, c, cfg.Kernel, cfg.hooks)
-				if errors.Is(kerr, errDied) {
-					return "", rankError(id, kerr)
-				}
-				err = c.finish(runCtx, kerr)
-			}
-		}
+		return measured{err: err}
 	}
-	c.close()
-	if id.Rank != 0 {
-		return "", rankError(id, err)
+	if id.Rank == 0 {
+		log.Printf("%d rank%s on %d node%s joined in %s", id.Size, results.Plural(id.Size), len(c.id.Nodes), results.Plural(len(c.id.Nodes)), time.Since(start).Round(time.Millisecond))
 	}
-
-	base := cfg.newBundle(c, start)
-	var bundles []*results.Bundle
 	if cfg.Exec != nil {
-		bundles, err = cfg.execBundles(base, res, err)
-	} else {
-		b := base
-		b.Samples = samples
-		if err == nil && cfg.Kernel.Kernel == "hpl" {
-			finishHPL(b)
-		}
-		if cfg.Kernel.Kernel == "matrix" {
-			b.Params = merge(b.Params, matrixParams(cfg.Kernel))
-		}
-		if cfg.Kernel.Send == SendSplice {
-			// A configuration of its own: archived runs that do not say
-			// wrote (splice.go).
-			b.Params = merge(b.Params, map[string]string{"send": SendSplice})
-		}
-		if err != nil {
-			b.Status, b.Error = results.StatusFailed, err.Error()
-		}
-		bundles = []*results.Bundle{b}
+		res, err := runExec(ctx, c, cfg.Exec, workdir, cfg.Stderr)
+		return measured{res: res, err: err}
 	}
+	samples, err := runKernel(ctx, c, cfg.Kernel, cfg.hooks)
+	if errors.Is(err, errDied) {
+		return measured{err: err, died: true}
+	}
+	return measured{samples: samples, err: c.finish(ctx, err)}
+}
+
+// bundles are rank 0's bundles of the run: the exec kernel's, one per run
+// its output holds; a native kernel's one, finished as its kernel says.
+func (cfg *Config) bundles(b *results.Bundle, m measured) ([]*results.Bundle, error) {
+	if cfg.Exec != nil {
+		return cfg.execBundles(b, m.res, m.err)
+	}
+	b.Samples = m.samples
+	if m.err != nil {
+		b.Status, b.Error = results.StatusFailed, m.err.Error()
+	}
+	if finish := kernelRuns[cfg.Kernel.Kernel].finish; finish != nil {
+		finish(b, cfg.Kernel)
+	}
+	if cfg.Kernel.Send == SendSplice {
+		// A configuration of its own: archived runs that do not say
+		// wrote (splice.go).
+		b.Params = merge(b.Params, map[string]string{"send": SendSplice})
+	}
+	return []*results.Bundle{b}, m.err
+}
+
+// writeBundles judges and writes rank 0's bundles and prints their paths;
+// it returns the first path and the run's error, or the first bundle's
+// that failed.
+func (cfg *Config) writeBundles(id Identity, bundles []*results.Bundle, err error, log *logger) (string, error) {
 	var first string
 	for k, b := range bundles {
 		if cfg.Repeat != nil {
@@ -361,7 +394,7 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 		}
 		applyPlacement(b, cfg.Plan)
 		ApplyChecks(b, cfg.Checks)
-		path := bundlePath(cfg.ResultsDir, c.id, cfg.Benchmark, k)
+		path := bundlePath(cfg.ResultsDir, id, cfg.Benchmark, k)
 		if werr := results.WriteFile(path, b); werr != nil {
 			if err != nil {
 				return first, rankError(id, fmt.Errorf("%w; and the bundle could not be written: %v", err, werr))

@@ -2,10 +2,9 @@ package runner
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"slices"
-
-	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // What a run's traffic crossed. Every rank keeps the two ends of each of
@@ -21,8 +20,8 @@ import (
 const maxTraffic = 64
 
 // noteTraffic keeps the two ends of a kernel connection.
-func (c *comm) noteTraffic(conn *tcp.Conn) {
-	ends := [2]netip.Addr{conn.LocalAddr().Addr().Unmap(), conn.RemoteAddr().Addr().Unmap()}
+func (c *comm) noteTraffic(conn *net.TCPConn) {
+	ends := [2]netip.Addr{addrOf(conn.LocalAddr()), addrOf(conn.RemoteAddr())}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.trafficEnds == nil {
@@ -43,7 +42,7 @@ func (c *comm) traffic() []string {
 	if len(ends) == 0 {
 		return nil
 	}
-	ifs, err := tcp.InterfaceAddrs()
+	ifs, err := interfaceAddrs()
 	if err != nil {
 		c.log.Printf("warning: cannot list the network interfaces (%v): the bundle does not say which its traffic crossed", err)
 		return nil
@@ -56,7 +55,7 @@ func (c *comm) traffic() []string {
 // loopback interface for a remote end on this machine (a loopback address,
 // or one of its own), else the interface that holds the local end. Ends
 // whose interface is unknown name none.
-func crossed(ends [][2]netip.Addr, ifs []tcp.IfAddr) []string {
+func crossed(ends [][2]netip.Addr, ifs []ifAddr) []string {
 	own := map[netip.Addr]string{}
 	loopback := "lo" // Linux's name for it, unless the listing says otherwise
 	for _, a := range ifs {
@@ -131,4 +130,9 @@ func checkTraffic(names []string) error {
 		}
 	}
 	return nil
+}
+
+// addrOf is a connection's end's IP address, IPv4 as such.
+func addrOf(a net.Addr) netip.Addr {
+	return a.(*net.TCPAddr).AddrPort().Addr().Unmap()
 }

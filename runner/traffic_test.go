@@ -5,8 +5,6 @@ import (
 	"net/netip"
 	"slices"
 	"testing"
-
-	"github.com/sbench/sbench/runner/internal/tcp"
 )
 
 // TestCrossed: a connection crosses the interface of its local end, unless
@@ -14,10 +12,10 @@ import (
 // loopback interface whichever of the machine's addresses was dialled
 // (the fake nodes of sbench local dial each other's eth0 address).
 func TestCrossed(t *testing.T) {
-	a := func(index int, name, ip string, loopback bool) tcp.IfAddr {
-		return tcp.IfAddr{Index: index, Name: name, Addr: netip.MustParseAddr(ip), Up: true, Loopback: loopback}
+	a := func(index int, name, ip string, loopback bool) ifAddr {
+		return ifAddr{Index: index, Name: name, Addr: netip.MustParseAddr(ip), Up: true, Loopback: loopback}
 	}
-	ifs := []tcp.IfAddr{
+	ifs := []ifAddr{
 		a(1, "lo", "127.0.0.1", true), a(1, "lo", "::1", true),
 		a(2, "eth0", "10.0.0.7", false), a(3, "ib0", "10.1.0.7", false),
 	}
@@ -47,7 +45,7 @@ func TestCrossed(t *testing.T) {
 		}
 	}
 	// A loopback interface of another name is named as it is.
-	renamed := []tcp.IfAddr{a(1, "lo0", "127.0.0.1", true), a(2, "eth0", "10.0.0.7", false)}
+	renamed := []ifAddr{a(1, "lo0", "127.0.0.1", true), a(2, "eth0", "10.0.0.7", false)}
 	if got := crossed(ends("10.0.0.7", "10.0.0.7"), renamed); !slices.Equal(got, []string{"lo0"}) {
 		t.Errorf("renamed loopback: %q", got)
 	}

@@ -1,16 +1,23 @@
-// Package webpage writes the pages of sbench's HTML views — the HTML
-// report and the static site — as single files that need nothing else: the
-// style sheet and the script are embedded in every page, figures are
-// inline SVG (package svgplot), and a Content-Security-Policy forbids the
-// page to load anything at all, so a page shows the same from a web server,
-// a file share or file:// on an air-gapped cluster.
+// Package webpage writes the shell of every page of sbench's HTML views —
+// the HTML report and the static site: the document around a body that is
+// already HTML (figures are inline SVG from package svgplot, images data:
+// URLs), with its style sheet (assets/page.css: a laptop screen and print)
+// and its script (assets/page.js, no library: sorts a table of class
+// sb-sort by the column whose header is clicked, shows a figure point's
+// tooltip on hover and follows its link on click, and hides or shows a
+// series when its legend entry or sb-toggle button is clicked).
 //
-// The script (assets/page.js, vanilla, no library) sorts a table
-// (class sb-sort) by the column whose header is clicked, shows the tooltip
-// of a figure's point on hover and follows its link on click, and hides or
-// shows a series when its legend entry is clicked (the classes svgplot
-// writes). The style sheet (assets/page.css) lays pages out for a laptop
-// screen and for print.
+// A page comes in one of two forms (Page.Assets):
+//
+//   - standalone (Assets empty; the HTML report): the style sheet and the
+//     script are inlined, and the Content-Security-Policy lets the page
+//     load nothing but data: images, so it shows the same from a web
+//     server, a file share or file:// on an air-gapped cluster;
+//   - sharing (Assets set; the static site): the page links StyleFile and
+//     ScriptFile in the directory Assets names, which the site writes once
+//     (Style, Script), and the policy allows those from the page's own
+//     origin ('self') besides inline styles and data: images. AssetsHash
+//     changes when either file does, so the site knows its pages are stale.
 package webpage
 
 import (

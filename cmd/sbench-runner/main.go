@@ -2,9 +2,9 @@
 // mpirun or `sbench local`. It meets the step's other ranks over TCP, runs
 // a native kernel between ranks 0 and 1 or wraps a real tool, and rank 0
 // writes the result bundles.
-// It imports nothing with C code (no package net: its TCP is the runner's
-// own, over system calls), so that any go build of it, cgo on or off, is
-// one static file to copy to compute nodes.
+// It imports nothing with C code: built as the Makefile does
+// (CGO_ENABLED=0, tags netgo and osusergo), it is one static file to copy
+// to compute nodes.
 package main
 
 import (
@@ -16,12 +16,12 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/sbench/sbench/kernels"
+	"github.com/sbench/sbench/runargs"
 	"github.com/sbench/sbench/runner"
 )
 
@@ -219,16 +219,6 @@ Exit statuses:
   2  bad command line, or not started by srun, mpirun or sbench local
 `
 
-// parseKV reads a key=value flag.
-func parseKV(s string) (string, string, error) {
-	k, v, ok := strings.Cut(s, "=")
-	k = strings.TrimSpace(k)
-	if !ok || k == "" {
-		return "", "", fmt.Errorf("%q is not key=value", s)
-	}
-	return k, v, nil
-}
-
 // durationFromEnv returns the value of env, or def when it is unset.
 func durationFromEnv(env string, def time.Duration) (time.Duration, error) {
 	v := strings.TrimSpace(os.Getenv(env))
@@ -249,110 +239,38 @@ func envOr(name, def string) string {
 	return def
 }
 
+// defaults are the flags' defaults, from the environment.
+func defaults() (runargs.Args, error) {
+	boot, err := durationFromEnv("SBENCH_BOOTSTRAP_TIMEOUT", runner.DefaultBootstrapTimeout)
+	if err != nil {
+		return runargs.Args{}, err
+	}
+	timeout, err := durationFromEnv("SBENCH_TIMEOUT", runner.DefaultTimeout)
+	if err != nil {
+		return runargs.Args{}, err
+	}
+	return runargs.Args{
+		Results: envOr("SBENCH_RESULTS_DIR", "."), RunDir: os.Getenv("SBENCH_RUN_DIR"), Bind: os.Getenv("SBENCH_BIND"),
+		BootstrapTimeout: runargs.Duration{D: boot}, Timeout: runargs.Duration{D: timeout}, Parser: "auto",
+	}, nil
+}
+
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	bootDef, err := durationFromEnv("SBENCH_BOOTSTRAP_TIMEOUT", runner.DefaultBootstrapTimeout)
+	defs, err := defaults()
 	if err != nil {
 		return err
 	}
-	timeoutDef, err := durationFromEnv("SBENCH_TIMEOUT", runner.DefaultTimeout)
-	if err != nil {
+	a, err := runargs.Parse(args, defs)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stdout, runUsage, kernelsHelp(), flagDefaults(defs.FlagSet()), paramsHelp())
 		return err
 	}
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var (
-		campaign   = fs.String("campaign", "", "campaign `name` (required)")
-		variant    = fs.String("variant", "", "variant `name` (required)")
-		benchmark  = fs.String("benchmark", "", "benchmark `name`, used in the bundle's file name (required)")
-		kernel     = fs.String("kernel", "", "`kernel`: a native kernel ("+strings.Join(kernels.Names(), ", ")+") or exec to wrap a tool (required)")
-		resultsD   = fs.String("results", envOr("SBENCH_RESULTS_DIR", "."), "`dir` where rank 0 writes the bundle ($SBENCH_RESULTS_DIR)")
-		rundir     = fs.String("rundir", os.Getenv("SBENCH_RUN_DIR"), "shared `dir` for the rendezvous file ($SBENCH_RUN_DIR, else RESULTS/.rendezvous)")
-		bootTO     = fs.Duration("bootstrap-timeout", bootDef, "how long ranks wait for each other, a `duration` such as 90s ($SBENCH_BOOTSTRAP_TIMEOUT)")
-		timeout    = fs.Duration("timeout", timeoutDef, "deadline of the whole run, a `duration` such as 2h ($SBENCH_TIMEOUT)")
-		bind       = fs.String("bind", os.Getenv("SBENCH_BIND"), "`IP` to listen on and advertise ($SBENCH_BIND; default all interfaces)")
-		session    = fs.String("session", "", "`ID` naming the rendezvous, the same on every rank (default: the job and step ids, or mpirun's job); attempt k of a requeued job adds .r<k>")
-		step       = fs.String("step", "", "sbench's step `ID` (3, 3-intra …), for the bundle's name and job step (default: Slurm's step id)")
-		repeat     = &optIntFlag{}
-		execArgv   = fs.String("exec", "", "exec: the command every rank runs, a `JSON` array of strings such as '[\"osu_bw\",\"-m\",\"1:4194304\"]'")
-		parser     = fs.String("parser", "auto", "exec: the output's format `name` (a parser, auto to detect it, or none for a command without figures: judged by its exit status, timed as wall_time)")
-		output     = fs.String("output", "", "exec: parse this `file` (relative to the work dir) instead of rank 0's standard output")
-		workdir    = fs.String("workdir", "", "exec: the commands' working `dir` (default RESULTS/work/SESSION)")
-		startDelay = fs.Duration("start-delay", 0, "exec: how long rank 0 waits after the other ranks' commands started, a `duration`")
-	)
-	kv := func() *mapFlag[string, string] { return &mapFlag[string, string]{parse: parseKV} }
-	params, vparams, labels := kv(), kv(), kv()
-	rankArgv := &mapFlag[int, []string]{parse: runner.ParseRankArgv, name: func(r int) string { return fmt.Sprintf("rank %d", r) }}
-	files := &mapFlag[string, []byte]{parse: runner.ParseFileFlag}
-	checks := &checkFlag{}
-	fs.Var(params, "param", "native kernel parameter `key=value` (repeatable)")
-	fs.Var(vparams, "vparam", "the variant's sweep parameter `key=value`, copied to the bundle (repeatable)")
-	fs.Var(labels, "label", "label `key=value`, copied to the bundle (repeatable)")
-	fs.Var(repeat, "repeat", "repetition index `N` of this run, recorded in the bundle's params and samples")
-	planNodes, planPPN := &optIntFlag{}, &optIntFlag{}
-	fs.Var(planNodes, "plan-nodes", "the `N` nodes the launch was meant to place the ranks on (with --plan-ppn); a run that ran otherwise is invalid")
-	fs.Var(planPPN, "plan-ppn", "at most `K` ranks on each of the planned nodes (with --plan-nodes)")
-	fs.Var(checks, "check", "validity check `spec` such as 'bandwidth@4194304>=3000' or 'gflops>=100' (repeatable)")
-	fs.Var(rankArgv, "exec-rank", "exec: rank N runs this command instead of --exec, `N=JSON` (repeatable)")
-	fs.Var(files, "file", "exec: an input file rank 0 writes into the work dir, `NAME=BASE64` (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, runUsage, kernelsHelp(), flagDefaults(fs), paramsHelp())
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	var missing []string
-	for _, f := range []struct{ name, val string }{
-		{"--campaign", *campaign}, {"--variant", *variant}, {"--benchmark", *benchmark}, {"--kernel", *kernel},
-	} {
-		if strings.TrimSpace(f.val) == "" {
-			missing = append(missing, f.name)
-		}
-	}
-	if len(missing) > 0 {
-		return usagef("missing %s", strings.Join(missing, ", "))
-	}
-	if err := runner.CheckBenchmarkName(*benchmark); err != nil {
-		return usageError{err}
-	}
-	kp, err := runner.ParseKernelParams(*kernel, params.m)
 	if err != nil {
 		return usageError{err}
 	}
-	var plan runner.Placement
-	switch {
-	case planNodes.set != planPPN.set:
-		return usagef("--plan-nodes and --plan-ppn go together")
-	case planNodes.set && (planNodes.n < 1 || planPPN.n < 1):
-		return usagef("--plan-nodes %d --plan-ppn %d: a placement needs at least 1 node and 1 rank per node", planNodes.n, planPPN.n)
-	case planNodes.set:
-		plan = runner.Placement{Nodes: planNodes.n, PerNode: planPPN.n}
-	}
-	if *bootTO <= 0 || *timeout < 0 {
-		return usagef("timeouts must be positive")
-	}
-	var exec *runner.Exec
-	if *kernel == runner.ExecKernel {
-		exec = &runner.Exec{RankArgv: rankArgv.m, Parser: *parser, Output: *output, WorkDir: *workdir, Files: files.m, StartDelay: *startDelay}
-		if *execArgv != "" {
-			if exec.Argv, err = runner.ParseArgv(*execArgv); err != nil {
-				return usagef("--exec: %v", err)
-			}
-		}
-	} else {
-		var given []string
-		fs.Visit(func(f *flag.Flag) {
-			switch f.Name {
-			case "exec", "exec-rank", "parser", "output", "workdir", "file", "start-delay":
-				given = append(given, "--"+f.Name)
-			}
-		})
-		if len(given) > 0 {
-			return usagef("%s: only for --kernel exec", strings.Join(given, ", "))
-		}
+	cfg, err := config(a)
+	if err != nil {
+		return usageError{err}
 	}
 	id, err := runner.IdentityFromEnv(os.Getenv)
 	if errors.Is(err, runner.ErrRestartCount) {
@@ -361,22 +279,14 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return usagef("not started by srun, mpirun or sbench local: %v", err)
 	}
-	id.SessionID = *session
-	if *step != "" {
-		id.StepID = *step
+	id.SessionID = a.Session
+	if a.Step != "" {
+		id.StepID = a.Step
 	}
-	cfg := runner.Config{
-		Campaign: *campaign, Variant: *variant, Benchmark: *benchmark, Kernel: kp, Exec: exec,
-		Checks: checks.specs, Repeat: repeat.value(), Plan: plan,
-		Params: vparams.m, Labels: labels.m,
-		ResultsDir: *resultsD, RunDir: *rundir, Bind: *bind,
-		BootstrapTimeout: *bootTO, Timeout: *timeout,
-		Token:    []byte(os.Getenv("SBENCH_TOKEN")),
-		Identity: id,
-		Command:  append([]string{"sbench-runner", "run"}, args...),
-		Getenv:   os.Getenv,
-		Stdout:   stdout, Stderr: stderr,
-	}
+	cfg.Identity = id
+	cfg.Token = []byte(os.Getenv("SBENCH_TOKEN"))
+	cfg.Command = append([]string{"sbench-runner", "run"}, args...)
+	cfg.Getenv, cfg.Stdout, cfg.Stderr = os.Getenv, stdout, stderr
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
 	}
@@ -384,71 +294,39 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return err
 }
 
-// optIntFlag is a non-negative integer flag that knows whether it was given.
-type optIntFlag struct {
-	n   int
-	set bool
-}
-
-func (f *optIntFlag) String() string { return "" }
-
-func (f *optIntFlag) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return fmt.Errorf("%q is not a non-negative integer", s)
+// config is the run the arguments describe, before the environment says
+// which rank this is.
+func config(a runargs.Args) (runner.Config, error) {
+	if err := runner.CheckBenchmarkName(a.Benchmark); err != nil {
+		return runner.Config{}, err
 	}
-	f.n, f.set = n, true
-	return nil
-}
-
-func (f *optIntFlag) value() *int {
-	if !f.set {
-		return nil
-	}
-	return &f.n
-}
-
-// mapFlag collects a repeatable KEY=VALUE flag (--param, --exec-rank
-// N=JSON, --file NAME=BASE64 …), each key once; name, if set, says a key
-// in the error.
-type mapFlag[K comparable, V any] struct {
-	m     map[K]V
-	parse func(string) (K, V, error)
-	name  func(K) string
-}
-
-func (f *mapFlag[K, V]) String() string { return "" }
-
-func (f *mapFlag[K, V]) Set(s string) error {
-	k, v, err := f.parse(s)
+	kp, err := runner.ParseKernelParams(a.Kernel, runargs.Map(a.Params))
 	if err != nil {
-		return err
+		return runner.Config{}, err
 	}
-	if _, dup := f.m[k]; dup {
-		if f.name != nil {
-			return fmt.Errorf("%s given twice", f.name(k))
+	var checks []runner.CheckSpec
+	for _, s := range a.Checks {
+		c, err := runner.ParseCheck(s)
+		if err != nil {
+			return runner.Config{}, err
 		}
-		return fmt.Errorf("%v given twice", k)
+		checks = append(checks, c)
 	}
-	if f.m == nil {
-		f.m = map[K]V{}
+	var plan runner.Placement
+	if a.PlanNodes != nil {
+		plan = runner.Placement{Nodes: *a.PlanNodes, PerNode: *a.PlanPPN}
 	}
-	f.m[k] = v
-	return nil
-}
-
-// checkFlag collects --check specs.
-type checkFlag struct{ specs []runner.CheckSpec }
-
-func (f *checkFlag) String() string { return "" }
-
-func (f *checkFlag) Set(s string) error {
-	c, err := runner.ParseCheck(s)
-	if err != nil {
-		return err
+	var exec *runner.Exec
+	if a.Kernel == runner.ExecKernel {
+		exec = &runner.Exec{Argv: a.Exec, RankArgv: a.ExecRank, Parser: a.Parser, Output: a.Output, WorkDir: a.WorkDir, Files: a.Files, StartDelay: a.StartDelay.D}
 	}
-	f.specs = append(f.specs, c)
-	return nil
+	return runner.Config{
+		Campaign: a.Campaign, Variant: a.Variant, Benchmark: a.Benchmark, Kernel: kp, Exec: exec,
+		Checks: checks, Repeat: a.Repeat, Plan: plan,
+		Params: runargs.Map(a.VParams), Labels: runargs.Map(a.Labels),
+		ResultsDir: a.Results, RunDir: a.RunDir, Bind: a.Bind,
+		BootstrapTimeout: a.BootstrapTimeout.D, Timeout: a.Timeout.D,
+	}, nil
 }
 
 // flagDefaults lists the flags in a stable order, for the help text.

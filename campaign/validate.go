@@ -591,7 +591,12 @@ func (c *Campaign) validateRuns() Problems {
 		v.r, v.b, v.t = r, r.Benchmark, r.Config.tool
 		v.shape()
 		switch k, known := kernels.Lookup(v.b.Kernel); {
+		case v.b.Kernel == "" && len(v.b.Command) == 0 && len(v.b.PerRank) == 0:
+			v.report(v.where(".kernel"), "runs nothing: set kernel (%s) or command, in the benchmark or in every variant", strings.Join(kernels.Names(), ", "))
+		case v.b.Kernel != "" && v.t.parserAt != "":
+			v.report(v.t.parserAt, "is for external tools (command); the run's kernel is %s", v.b.Kernel)
 		case known:
+			// (An unknown kernel is reported where it is written.)
 			v.kernel(k)
 		case v.b.Kernel == "":
 			v.command()
@@ -691,21 +696,11 @@ func (v *runValidator) shape() {
 			v.report(join(layer.prefix, k), "%s: a run executes a native kernel, or a command read by a parser; leave one of them empty (\"\" or []) in each point", settingsName(layer.settings))
 		}
 	}
-	switch {
-	case b.Kernel == "" && len(b.Command) == 0 && len(b.PerRank) == 0:
-		v.report(v.where(".kernel"), "runs nothing: set kernel (%s) or command, in the benchmark or in every variant", strings.Join(kernels.Names(), ", "))
-	case b.Kernel != "" && v.t.parserAt != "":
-		v.report(v.t.parserAt, "is for external tools (command); the run's kernel is %s", b.Kernel)
-	}
 }
 
-// kernel checks a native kernel's ranks and parameters. (An unknown
-// kernel is reported where it is written.)
+// kernel checks a native kernel's ranks and parameters.
 func (v *runValidator) kernel(k kernels.Kernel) {
 	r, b := v.r, v.b
-	if b.Kernel == "" || v.t.parserAt != "" {
-		return
-	}
 	if b.Pairs == "" && r.Config.Ranks() < k.MinRanks {
 		v.report(v.at(v.t.kernelAt, ".kernel"), "%d rank(s); kernel %s needs at least %d", r.Config.Ranks(), b.Kernel, k.MinRanks)
 	}
@@ -725,9 +720,6 @@ func (v *runValidator) kernel(k kernels.Kernel) {
 // holding it (per_rank."1"[2]), and that its per_rank ranks exist.
 func (v *runValidator) command() {
 	r, b := v.r, v.b
-	if len(b.Command) == 0 && len(b.PerRank) == 0 {
-		return
-	}
 	type argvAt struct {
 		key  string
 		argv []string

@@ -426,21 +426,27 @@ const slurmWaitLimit = 8 * time.Minute
 
 // slurmWait runs status --wait --ingest on the archive db, with the
 // further args, and gives up when the test cluster shows no progress for
-// limit (see slurmWaitLimit), or a minute before go test's own deadline:
+// limit (see slurmWaitLimit), or when testenv.Context ends (a minute
+// before go test's own deadline):
 // a job that never settles fails the test with what Slurm says of the
 // jobs, the nodes and its logs, instead of hanging the package until go
 // test's timeout hides which job it was. It reports with t.Errorf, so a
 // test may call it from another goroutine; on a give-up code is -1.
 func slurmWait(t *testing.T, limit time.Duration, db string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(testenv.Context(t))
 	defer cancel()
-	why := make(chan string, 1)
-	go watchSlurmProgress(ctx, t, limit, cancel, why)
+	silent := make(chan string, 1)
+	go watchSlurmProgress(ctx, limit, cancel, silent)
 	args = append([]string{"status", "--db", db, "--wait", "--interval", "300ms", "--ingest"}, args...)
 	stdout, stderr, code = testenv.CLI(ctx, run, exitCode, args...)
 	if ctx.Err() != nil {
-		t.Errorf("sbench %s: %s\n%s", strings.Join(args, " "), <-why, stderr)
+		why := "go test's deadline is a minute away"
+		select {
+		case why = <-silent:
+		default:
+		}
+		t.Errorf("sbench %s: %s\n%s", strings.Join(args, " "), why, stderr)
 		logSlurmState(t)
 		return stdout, stderr, -1
 	}
@@ -448,13 +454,8 @@ func slurmWait(t *testing.T, limit time.Duration, db string, args ...string) (st
 }
 
 // watchSlurmProgress cancels when squeue's view of the cluster's jobs and
-// steps has not changed for limit, or when go test's deadline is a minute
-// away, and says which in why.
-func watchSlurmProgress(ctx context.Context, t *testing.T, limit time.Duration, cancel func(), why chan<- string) {
-	var end <-chan time.Time
-	if d, ok := t.Deadline(); ok {
-		end = time.After(time.Until(d) - time.Minute)
-	}
+// steps has not changed for limit, and says so in silent.
+func watchSlurmProgress(ctx context.Context, limit time.Duration, cancel func(), silent chan<- string) {
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
 	last, since := slurmActivity(), time.Now()
@@ -462,16 +463,12 @@ func watchSlurmProgress(ctx context.Context, t *testing.T, limit time.Duration, 
 		select {
 		case <-ctx.Done():
 			return
-		case <-end:
-			why <- "go test's deadline is a minute away"
-			cancel()
-			return
 		case <-tick.C:
 		}
 		if now := slurmActivity(); now != last {
 			last, since = now, time.Now()
 		} else if time.Since(since) > limit {
-			why <- fmt.Sprintf("no job or step of the test cluster changed for %s", limit)
+			silent <- fmt.Sprintf("no job or step of the test cluster changed for %s", limit)
 			cancel()
 			return
 		}

@@ -22,6 +22,8 @@ import (
 // attempts is archived: attempt 0's second and third steps as failed runs
 // of attempt 0 (whatever attempt 1 did) whose reason quotes NODE_FAIL, and
 // sbench runs tells the attempts apart (J.S and J.S r1).
+// It needs the cluster to itself while n2 is down: run-tests.sh runs the
+// packages one at a time, and no Slurm test is parallel.
 func TestSlurmEveryAttemptsLaunches(t *testing.T) {
 	lab := os.Getenv("SBENCH_LAB")
 	if lab == "" {

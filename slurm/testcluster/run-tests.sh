@@ -2,7 +2,8 @@
 # run-tests.sh LABDIR [PATTERN] — make test-slurm: start a throw-away Slurm (fake nodes
 # n1, n2 on 127.0.0.1), run every test that needs a real Slurm against it,
 # and stop what was started, whatever the tests did. PKGS (default ./...)
-# narrows the packages tested.
+# narrows the packages tested; COUNT (default 1) runs each test that many
+# times, to chase a failure seen once.
 #
 # Tests that need a cluster of their own (the network-namespace labs of
 # the screening tests) start it with testcluster.Start, which records its
@@ -40,8 +41,23 @@ set +e
 # 12-17 (HPCC, the OSU stand-ins, the netns screenings). A hung
 # job is caught by the tests themselves (no progress on the cluster for 8
 # minutes); this is only the backstop.
-go test -count=1 -v -timeout "${TIMEOUT:-50m}" -run "$PATTERN" ${PKGS:-./...} 2>&1 | tee "$LAB/go-test.log" |
+#
+# One package at a time (-p 1): cmd/sbench's fault tests kill n2's slurmd
+# and stop slurmctld on this shared cluster, and a launch another package
+# made meanwhile failed with Slurm's connection error (srun exit 233 =
+# 128 + (1001 & 0x7f), SLURM_COMMUNICATIONS_CONNECTION_ERROR: CI, 2026-12-04).
+# No Slurm test calls t.Parallel, so within a package they take turns
+# already; the other packages' Slurm tests add under a minute.
+go test -p 1 -count="${COUNT:-1}" -v -timeout "${TIMEOUT:-50m}" -run "$PATTERN" ${PKGS:-./...} 2>&1 | tee "$LAB/go-test.log" |
 	grep -E '^(--- |PASS|FAIL|ok|panic)|_test.go:'
 rc=${PIPESTATUS[0]}
-[ "$rc" -eq 0 ] || echo "test-slurm: FAILED (full log: $LAB/go-test.log)" >&2
+if [ "$rc" -ne 0 ]; then
+	# The lines above keep only the first line of what a test logged; a
+	# failed command's stderr follows on indented lines. Print every failed
+	# test's whole output (no Slurm test is parallel, so it is the block
+	# from its "=== RUN" to its "--- FAIL"), so that a CI log says why.
+	awk '/^=== RUN/ { name = $3; buf[name] = "" } name != "" { buf[name] = buf[name] $0 "\n" }
+		/^ *--- FAIL: / { n = $3; if (n in buf) printf "test-slurm: the output of %s:\n%s", n, buf[n] }' "$LAB/go-test.log" >&2
+	echo "test-slurm: FAILED (full log: $LAB/go-test.log)" >&2
+fi
 exit "$rc"

@@ -145,6 +145,7 @@ type encoded struct {
 	hash     string
 	encoding string
 	data     any // string for json, []byte for json+gzip
+	raw      int // the JSON's length before compression: what the run weighs in memory
 	command  any // JSON text or NULL
 	nodes    any
 	hosts    []encodedHost
@@ -191,7 +192,7 @@ func encodeBundle(b *results.Bundle) (*encoded, error) {
 		b = &clean
 		e.b = b
 	}
-	e.encoding, e.data = encodingJSON, string(data)
+	e.encoding, e.data, e.raw = encodingJSON, string(data), len(data)
 	if len(data) > compressAbove {
 		if e.data, err = gzipBytes(data); err != nil {
 			return nil, fmt.Errorf("compress bundle: %w", err)
@@ -298,17 +299,14 @@ type File struct {
 	encErr   error
 }
 
-// Size is how many bytes the file's bundles take encoded (after Prepare;
-// 0 before), what a caller batching files can bound its memory by.
+// Size is how many bytes the file's bundles take as JSON before any
+// compression (after Prepare; 0 before): what a caller batching files can
+// bound its memory by, since the bundles themselves are held until stored.
+// (The compressed size understated a matrix run's weight tenfold.)
 func (f *File) Size() int {
 	n := 0
 	for _, e := range f.enc {
-		switch d := e.data.(type) {
-		case string:
-			n += len(d)
-		case []byte:
-			n += len(d)
-		}
+		n += e.raw
 	}
 	return n
 }

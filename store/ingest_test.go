@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -388,5 +389,25 @@ func TestIngestInvalidUTF8(t *testing.T) {
 	}
 	if latin.Samples[0].Unit != "\xb5s" {
 		t.Error("Ingest changed the caller's bundle")
+	}
+}
+
+// TestFileSizeIsWhatItHolds: a file's Size, by which ingest bounds the
+// bundles it holds at once, is the JSON's length before compression. The
+// compressed length understated a large run tenfold, and ingest of a
+// site's matrix runs held 355 MB.
+func TestFileSizeIsWhatItHolds(t *testing.T) {
+	b := osuBundle("c", "ib", "1", 400)
+	data, err := json.Marshal(results.Canonical(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) <= compressAbove {
+		t.Fatalf("the bundle is %d bytes of JSON, not above compressAbove (%d): it is not compressed", len(data), compressAbove)
+	}
+	f := File{Source: "big.json", Bundles: []*results.Bundle{b}}
+	f.Prepare()
+	if got := f.Size(); got != len(data) {
+		t.Errorf("Size() = %d, want the JSON's %d bytes (stored compressed: %d)", got, len(data), len(f.enc[0].data.([]byte)))
 	}
 }

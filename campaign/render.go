@@ -16,10 +16,6 @@ import (
 //go:embed templates/sbatch.tmpl
 var defaultTemplate string
 
-// DefaultTemplate returns the embedded sbatch template, for sites that want
-// to start their own from it.
-func DefaultTemplate() string { return defaultTemplate }
-
 // ScriptData is what the sbatch template sees.
 type ScriptData struct {
 	Plan     *Plan

@@ -791,14 +791,6 @@ func (c *Campaign) paramKey(r Run, name string) string {
 	return fmt.Sprintf("benchmark[%d].params", r.bench)
 }
 
-func perRankLists(m map[string][]string) [][]string {
-	var out [][]string
-	for _, k := range sortedRanks(m) {
-		out = append(out, m[k])
-	}
-	return out
-}
-
 // validateKind checks what a benchmark's kind asks of it, and its
 // [benchmark.hpl] values that do not depend on the run.
 func (c *Campaign) validateKind(key string, b *Benchmark) Problems {

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -52,9 +51,8 @@ type Options struct {
 // DefaultOptions are those of "sbench compare" with no flags.
 func DefaultOptions() Options { return Options{Threshold: 0.05, Alpha: 0.05} }
 
-// Side is the runs of one side of a comparison with what was measured.
-// Load fills one from the archive; a report that already holds the rows can
-// fill it itself.
+// Side is the runs of one side of a comparison with what was measured, for
+// Build: a caller that already holds the rows (a report, a test) fills it.
 type Side struct {
 	// Name is how the side was selected (e.g. "run=before"); it heads
 	// the side's column.
@@ -62,42 +60,6 @@ type Side struct {
 	Runs    []store.Run
 	Samples []store.Sample
 	Scalars []store.Scalar
-}
-
-// Load reads the runs f selects, and their samples and scalars, as a side
-// called name. When f selects nothing, the error is an
-// *EmptySelectionError naming what the archive has (ExplainEmpty).
-func Load(ctx context.Context, db *store.DB, name string, f store.Filter) (Side, error) {
-	return load(ctx, db, name, name, f, nil)
-}
-
-// load reads a side; the samples and scalars of the runs in skip, which
-// the other side has, are not read.
-func load(ctx context.Context, db *store.DB, name, what string, f store.Filter, skip map[int64]bool) (Side, error) {
-	s := Side{Name: name}
-	var err error
-	if s.Runs, err = db.Runs(ctx, f); err != nil {
-		return Side{}, err
-	}
-	if len(s.Runs) == 0 {
-		return Side{}, ExplainEmpty(ctx, db, what, f)
-	}
-	var ids []int64
-	for _, r := range s.Runs {
-		if !skip[r.ID] {
-			ids = append(ids, r.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return s, nil
-	}
-	if s.Samples, err = db.Samples(ctx, store.Filter{RunIDs: ids}); err != nil {
-		return Side{}, err
-	}
-	if s.Scalars, err = db.Scalars(ctx, store.Filter{RunIDs: ids}); err != nil {
-		return Side{}, err
-	}
-	return s, nil
 }
 
 // Change is the verdict on one row.

@@ -26,21 +26,11 @@ func (r *Regexp) get() *regexp.Regexp {
 
 // The methods the parsers use, as regexp.Regexp has them.
 
-func (r *Regexp) String() string                         { return r.expr }
 func (r *Regexp) Match(b []byte) bool                    { return r.get().Match(b) }
 func (r *Regexp) MatchString(s string) bool              { return r.get().MatchString(s) }
-func (r *Regexp) FindString(s string) string             { return r.get().FindString(s) }
-func (r *Regexp) FindStringIndex(s string) []int         { return r.get().FindStringIndex(s) }
 func (r *Regexp) FindStringSubmatch(s string) []string   { return r.get().FindStringSubmatch(s) }
-func (r *Regexp) FindStringSubmatchIndex(s string) []int { return r.get().FindStringSubmatchIndex(s) }
-func (r *Regexp) FindAllString(s string, n int) []string { return r.get().FindAllString(s, n) }
-func (r *Regexp) Split(s string, n int) []string         { return r.get().Split(s, n) }
-func (r *Regexp) ReplaceAll(src, repl []byte) []byte     { return r.get().ReplaceAll(src, repl) }
 func (r *Regexp) ReplaceAllString(src, repl string) string {
 	return r.get().ReplaceAllString(src, repl)
-}
-func (r *Regexp) ReplaceAllStringFunc(src string, f func(string) string) string {
-	return r.get().ReplaceAllStringFunc(src, f)
 }
 func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
 	return r.get().FindAllStringSubmatch(s, n)
@@ -48,4 +38,3 @@ func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
 func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 	return r.get().FindAllStringSubmatchIndex(s, n)
 }
-func (r *Regexp) SubexpIndex(name string) int { return r.get().SubexpIndex(name) }

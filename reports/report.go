@@ -269,24 +269,6 @@ func WithOverview(on bool) Option {
 	}
 }
 
-// WithScreenOptions sets the limits the screening section and heatmaps
-// judge by (default screen.DefaultOptions: ClusterKit's), as sbench
-// screen's --latency-tolerance, --bandwidth-tolerance and
-// --node-tolerance do.
-func WithScreenOptions(so screen.Options) Option {
-	return func(o *options) error {
-		if err := so.Check(); err != nil {
-			return err
-		}
-		o.screen = so
-		return nil
-	}
-}
-
-// Screen returns the screening's verdict on the report's runs, nil when
-// they hold no screening.
-func (r *Report) Screen() *screen.Verdict { return r.screen }
-
 // Report is a report laid out from Data: its figures are built and can be
 // saved on their own, and WriteTo writes the PDF.
 type Report struct {

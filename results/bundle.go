@@ -415,17 +415,6 @@ func (b *Bundle) Validate() error {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// Encode writes b as indented JSON. The encoding is deterministic: maps are
-// written with sorted keys and slices in their order.
-func Encode(w io.Writer, b *Bundle) error {
-	data, err := Marshal(b)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(data)
-	return err
-}
-
 // Marshal returns the JSON encoding of b, ending in a newline.
 func Marshal(b *Bundle) ([]byte, error) {
 	var buf bytes.Buffer

@@ -40,9 +40,6 @@ type Duration struct {
 	Text string
 }
 
-// DurationOf is d as Argv writes it.
-func DurationOf(d time.Duration) Duration { return Duration{D: d, Text: d.String()} }
-
 func (d *Duration) String() string {
 	if d.Text != "" {
 		return d.Text

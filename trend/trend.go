@@ -61,21 +61,6 @@ const (
 	GroupSteps   = 4 // the steps, their levels and labels
 )
 
-// WithSize sets the figure's size (default 9 × 4.5 inches).
-func WithSize(w, h vg.Length) Option {
-	return func(o *options) { o.width, o.height = w, h }
-}
-
-// WithDPI sets the resolution of PNG output (default 144).
-func WithDPI(dpi int) Option {
-	return func(o *options) { o.dpi = dpi }
-}
-
-// WithTitle replaces the title made from the history.
-func WithTitle(t string) Option {
-	return func(o *options) { o.title = t }
-}
-
 func newOptions(opts []Option) options {
 	o := options{width: 9 * vg.Inch, height: 4.5 * vg.Inch, dpi: 144}
 	for _, f := range opts {

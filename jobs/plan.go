@@ -263,9 +263,13 @@ func readTail(path string, max int64) ([]byte, error) {
 // unknown); have are the job's archived runs; ends say how Slurm ended
 // each attempt.
 func MissingRuns(j store.Job, have []store.Run, outs Outcomes, ends map[int]AttemptEnd) []*results.Bundle {
-	done := map[string]bool{}
+	type launch struct {
+		task, id string
+		attempt  int
+	}
+	done := map[launch]bool{}
 	for _, r := range have {
-		done[fmt.Sprintf("%s\x00%s\x00%d", r.ArrayIndex, r.Step, r.Restart)] = true
+		done[launch{r.ArrayIndex, r.Step, r.Restart}] = true
 	}
 	last := LastAttempt(j, have, outs)
 	nodes, _ := hostlist.Expand(j.NodeList)
@@ -284,7 +288,7 @@ func MissingRuns(j store.Job, have []store.Run, outs Outcomes, ends map[int]Atte
 			}
 			for a := 0; a <= last; a++ {
 				o := byAttempt[a]
-				if done[fmt.Sprintf("%s\x00%s\x00%d", ps.Task, id, a)] || a < last && o == nil {
+				if done[launch{ps.Task, id, a}] || a < last && o == nil {
 					continue
 				}
 				out = append(out, failedRun(j, ps, id, nodes, o, a, last, ends[a]))

@@ -16,7 +16,7 @@
 // family, which compare and reports read.
 //
 // The package is a leaf: it imports nothing of sbench's own but packages
-// sizes and results, so that templates can read the table without importing the runner
+// sizes and results, so that campaign can read the table without importing the runner
 // (and, through it, the parsers and the HPL solver).
 package kernels
 

@@ -27,7 +27,7 @@ func (r *Report) hostGroups() []*hostGroup {
 	}
 	groups := map[string]*hostGroup{}
 	var order []string
-	seen := map[string]bool{}
+	seen := map[[2]string]bool{} // group key, node
 	fc := fieldsCache{}
 	keys := map[*results.Host]string{}
 	for i := range r.runs {
@@ -47,8 +47,8 @@ func (r *Report) hostGroups() []*hostGroup {
 				order = append(order, key)
 			}
 			name := nodeName(*h)
-			if !seen[key+"\x00"+name] {
-				seen[key+"\x00"+name] = true
+			if !seen[[2]string{key, name}] {
+				seen[[2]string{key, name}] = true
 				g.nodes = append(g.nodes, name)
 			}
 		}

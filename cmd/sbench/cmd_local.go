@@ -135,7 +135,7 @@ func findLocalMPIRun(plan *campaign.Plan) (string, error) {
 // plugin (MpiDefault) serves it. The message says which launcher to use.
 func checkMPIUnderPlainSrun(plan *campaign.Plan) error {
 	var bad []string
-	seen := map[string]bool{}
+	seen := map[[2]string]bool{} // benchmark, program
 	for _, j := range plan.Jobs {
 		for _, st := range j.AllSteps() {
 			b := st.Benchmark
@@ -147,10 +147,10 @@ func checkMPIUnderPlainSrun(plan *campaign.Plan) error {
 				argvs = append(argvs, b.PerRank[r])
 			}
 			for _, argv := range argvs {
-				if len(argv) == 0 || seen[b.Name+"\x00"+argv[0]] {
+				if len(argv) == 0 || seen[[2]string{b.Name, argv[0]}] {
 					continue
 				}
-				seen[b.Name+"\x00"+argv[0]] = true
+				seen[[2]string{b.Name, argv[0]}] = true
 				if lib, _, _ := runner.ToolMPILibrary(argv[0], "", os.Getenv); lib != "" {
 					bad = append(bad, fmt.Sprintf("%s (%s loads %s)", b.Name, argv[0], filepath.Base(lib)))
 				}

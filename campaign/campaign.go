@@ -22,6 +22,8 @@ type Campaign struct {
 	Benchmarks []Benchmark    `toml:"benchmark"`
 	Variants   []VariantSpec  `toml:"variant"`
 	Sweep      map[string]any `toml:"sweep"`
+	// Expects are the campaign's acceptance references ([[expect]]).
+	Expects []Expect `toml:"expect"`
 
 	// File is the path the campaign was read from ("" for literal text).
 	File string `toml:"-"`

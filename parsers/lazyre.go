@@ -26,9 +26,9 @@ func (r *Regexp) get() *regexp.Regexp {
 
 // The methods the parsers use, as regexp.Regexp has them.
 
-func (r *Regexp) Match(b []byte) bool                    { return r.get().Match(b) }
-func (r *Regexp) MatchString(s string) bool              { return r.get().MatchString(s) }
-func (r *Regexp) FindStringSubmatch(s string) []string   { return r.get().FindStringSubmatch(s) }
+func (r *Regexp) Match(b []byte) bool                  { return r.get().Match(b) }
+func (r *Regexp) MatchString(s string) bool            { return r.get().MatchString(s) }
+func (r *Regexp) FindStringSubmatch(s string) []string { return r.get().FindStringSubmatch(s) }
 func (r *Regexp) ReplaceAllString(src, repl string) string {
 	return r.get().ReplaceAllString(src, repl)
 }

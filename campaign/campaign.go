@@ -11,6 +11,9 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/sbench/sbench/parsers"
+	"github.com/sbench/sbench/results"
 )
 
 // Campaign is a whole experiment as the user wrote it in TOML.
@@ -213,6 +216,15 @@ type Benchmark struct {
 	// Checks are validity checks, METRIC[@X](>=|<=|>|<)VALUE: a run that
 	// fails one is stored as invalid.
 	Checks []string `toml:"checks"`
+	// Metrics are user-defined metrics ([[benchmark.metric]]) read from
+	// the tool's output by regular expressions, after its parser (with
+	// none, the default when metrics are given and no parser is: an
+	// application's own figures). Require and Reject are sanity patterns:
+	// a run whose output lacks a required one or shows a rejected one is
+	// invalid. See parsers.Compile.
+	Metrics []results.MetricDef `toml:"metric"`
+	Require []string            `toml:"require"`
+	Reject  []string            `toml:"reject"`
 	// After names a benchmark whose jobs must complete first
 	// (--dependency=afterok).
 	After string `toml:"after"`
@@ -423,4 +435,27 @@ func (c *Campaign) Mode() string {
 		return ModeSteps
 	}
 	return c.Campaign.Mode
+}
+
+// Extract is what the benchmark reads from its output besides its
+// parser's figures; nil when nothing.
+func (b *Benchmark) Extract() *results.Extract {
+	e := &results.Extract{Metrics: b.Metrics, Require: b.Require, Reject: b.Reject}
+	if e.Empty() {
+		return nil
+	}
+	return e
+}
+
+// parser is the parser of the benchmark's runs: its own; else none when
+// it defines metrics (an application's output is no known tool's), else
+// auto.
+func (b *Benchmark) parser() string {
+	switch {
+	case b.Parser != "":
+		return b.Parser
+	case len(b.Metrics) > 0:
+		return parsers.None
+	}
+	return "auto"
 }

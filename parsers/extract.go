@@ -310,7 +310,8 @@ func (x *Extractor) Files() []string {
 
 // Apply adds the metrics' samples to b and judges the sanity patterns:
 // output is what the parser read; files[name] the content of a metric's
-// file (absent: it could not be read). A required pattern the output
+// file (absent: it could not be read; files nil: the metrics of files are
+// skipped, as a re-reading of the output alone does). A required pattern the output
 // lacks, a rejected one it shows, a metric without a match or a figure
 // that is no number make an ok run invalid, each a line of its error
 // (after SanityPrefix). The extraction is recorded in b.Benchmark.Extract.
@@ -323,6 +324,9 @@ func (x *Extractor) Apply(b *results.Bundle, output []byte, files map[string][]b
 	for _, m := range x.metrics {
 		data, ok := output, true
 		if m.def.File != "" {
+			if files == nil {
+				continue
+			}
 			data, ok = files[m.def.File]
 		}
 		if !ok {
@@ -497,12 +501,13 @@ func choose(pts []matchPoint, match string) []matchPoint {
 // Reapply replaces what an earlier extraction (b.Benchmark.Extract) added
 // to b by what x finds in output: the old metrics' samples and sanity
 // verdict go, x's come. A run the old verdict alone made invalid is ok
-// again before x judges it; a failed run stays failed.
+// again before x judges it; a failed run stays failed. With files nil,
+// the samples of the metrics of files stay as they were.
 func (x *Extractor) Reapply(b *results.Bundle, output []byte, files map[string][]byte) {
 	if old := b.Benchmark.Extract; old != nil {
 		names := map[string]bool{}
 		for _, m := range old.Metrics {
-			names[m.Name] = true
+			names[m.Name] = m.File == "" || files != nil
 		}
 		b.Samples = slices.DeleteFunc(slices.Clone(b.Samples), func(s results.Sample) bool { return names[s.Metric] })
 		if len(b.Samples) == 0 {

@@ -63,7 +63,7 @@ shows on a terminal when more than three files are given.
 
 With --json the summary is one JSON object on standard output: the archive,
 counts, the ids of the runs added ("run_ids", compressed as in run:1-4,9),
-and each file's added and already-archived run ids or its error.`+reparseLong,
+and each file's added and already-archived run ids or its error.` + reparseLong,
 		Example: `  sbench ingest sbench-runs/quickstart
   sbench ingest --label fabric=ib --label mpi=mvapich2 osu_bw.txt osu_latency.txt
   sbench ingest --system cluster-a --format hpl HPL.out

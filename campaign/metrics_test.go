@@ -153,3 +153,82 @@ unit = "parsecs/fortnight"
 		t.Errorf("%v, want %s", err, want)
 	}
 }
+
+// A variant adds its own metrics and patterns to the benchmark's for its
+// runs (its metric of a benchmark metric's name replaces it); validated
+// at the variant's keys.
+func TestVariantMetrics(t *testing.T) {
+	c := mustParse(t, `
+[campaign]
+name = "apps"
+[[benchmark]]
+name = "app"
+command = ["app"]
+require = ['^done']
+[[benchmark.metric]]
+name = "steps"
+regex = 'steps: (\d+)'
+unit = "steps/s"
+[[variant]]
+name = "plain"
+[[variant]]
+name = "gpu"
+command = ["app", "--gpu"]
+reject = ['fallback to CPU']
+[[variant.metric]]
+name = "steps"
+regex = 'GPU steps: (\d+)'
+unit = "steps/s"
+[[variant.metric]]
+name = "gpu_mem"
+regex = 'GPU memory: (\d+) MiB'
+unit = "MiB"
+better = "lower"
+`)
+	p := mustPlan(t, c)
+	got := map[string]*results.Extract{}
+	for _, j := range p.Jobs {
+		for _, st := range j.Steps {
+			a, err := runargs.Parse(st.RunnerArgs[1:], runargs.Args{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Parser != "none" {
+				t.Errorf("%s: parser %q", a.Variant, a.Parser)
+			}
+			got[a.Variant] = a.Extract
+		}
+	}
+	if e := got["plain"]; e == nil || len(e.Metrics) != 1 || e.Metrics[0].Regex != `steps: (\d+)` || len(e.Reject) != 0 {
+		t.Errorf("plain: %+v", e)
+	}
+	if e := got["gpu"]; e == nil || len(e.Metrics) != 2 || e.Metrics[0].Regex != `GPU steps: (\d+)` || e.Metrics[1].Name != "gpu_mem" ||
+		e.Require[0] != "^done" || e.Reject[0] != "fallback to CPU" {
+		t.Errorf("gpu: %+v", e)
+	}
+
+	_, err := Parse("c.toml", []byte(`[campaign]
+name = "apps"
+[[benchmark]]
+name = "app"
+command = ["app"]
+[[variant]]
+name = "native"
+kernel = "latency"
+require = ["x"]
+[[variant]]
+name = "bad"
+[[variant.metric]]
+name = "m"
+regex = 'm: ([0-9]+'
+unit = "s"
+`))
+	for _, want := range []string{
+		"c.toml:9:1: variant[0].require: is for external tools (command), not for kernel latency",
+		"c.toml:14:13: variant[1].metric[0].regex: not a regular expression: missing closing )",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v\nwant %s", err, want)
+		}
+	}
+}

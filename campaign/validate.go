@@ -107,6 +107,7 @@ func (c *Campaign) validateTool(prefix string, v *VariantSpec) Problems {
 	if !knownParser(v.Parser) {
 		add(".parser", "%s", unknownParser(v.Parser))
 	}
+	ps = append(ps, c.validateExtract(prefix, v.Kernel, extractOf(v.Metrics, v.Require, v.Reject))...)
 	if len(v.Command) > 0 {
 		for _, p := range argvProblems(v.Command) {
 			ps = append(ps, c.argvAt(prefix+".command", p))
@@ -441,7 +442,7 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 	if b.Repeats < 0 {
 		add(".repeats", "must not be negative")
 	}
-	ps = append(ps, c.validateExtract(key, b)...)
+	ps = append(ps, c.validateExtract(key, b.Kernel, b.Extract())...)
 	for i, chk := range b.Checks {
 		if m := checkRE.FindStringSubmatch(chk); m == nil || !checkX(m[2]) {
 			add(fmt.Sprintf(".checks[%d]", i), "%q is not a check: write METRIC[@X](>=|<=|>|<)VALUE, e.g. bandwidth@4194304>=3000", chk)
@@ -898,22 +899,22 @@ func (c *Campaign) settingKey(r Run, table, key string) string {
 	return table + "." + keyPart(key)
 }
 
-// validateExtract checks a benchmark's user-defined metrics and sanity
-// patterns, each problem at its key; a pattern's at the character that is
-// wrong, where the file writes the pattern as it is.
-func (c *Campaign) validateExtract(key string, b *Benchmark) Problems {
-	e := b.Extract()
+// validateExtract checks the user-defined metrics and sanity patterns e
+// of the benchmark or variant at key (which runs kernel, if any), each
+// problem at its key; a pattern's at the character that is wrong, where
+// the file writes the pattern as it is.
+func (c *Campaign) validateExtract(key, kernel string, e *results.Extract) Problems {
 	if e == nil {
 		return nil
 	}
-	if b.Kernel != "" {
+	if kernel != "" {
 		var ps Problems
 		for _, k := range []struct {
 			set  bool
 			name string
-		}{{len(b.Metrics) > 0, "metric"}, {len(b.Require) > 0, "require"}, {len(b.Reject) > 0, "reject"}} {
+		}{{len(e.Metrics) > 0, "metric"}, {len(e.Require) > 0, "require"}, {len(e.Reject) > 0, "reject"}} {
 			if k.set {
-				ps = append(ps, c.problem(key+"."+k.name, "is for external tools (command), not for kernel %s", b.Kernel))
+				ps = append(ps, c.problem(key+"."+k.name, "is for external tools (command), not for kernel %s", kernel))
 			}
 		}
 		return ps

@@ -265,7 +265,7 @@ func TestNormalizeUnit(t *testing.T) {
 			t.Errorf("%q: %+v %v, want %s ×%v", tt.in, u, err, tt.unit, tt.scale)
 		}
 	}
-	for _, bad := range []string{"MB/GB", "per second", "s/s/s", "x;rm"} {
+	for _, bad := range []string{"MB/GB", "per second", "s/s/s", "x;rm", "steps per/s", "$(id)/s", "/s"} {
 		if _, err := NormalizeUnit(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -52,6 +52,10 @@ var unitTable = map[string]Unit{
 // "steps", "%"), with no direction of its own.
 var countUnitRE = regexp.MustCompile(`^(%|[A-Za-z][A-Za-z0-9_-]{0,31})$`)
 
+// rateUnitRE is a rate kept as it is: something per unit of time
+// (results.IsRate), "timesteps/s", "katom-step/s", "ns/day".
+var rateUnitRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,31}/[A-Za-z]{1,4}$`)
+
 // NormalizeUnit is how a user-defined metric's figures in unit are stored:
 // a unit of unitTable in sbench's own (GB/s as MB/s ×1000, ms as s
 // ×0.001 …); a rate per unit of time ("timesteps/s", "tau/day",
@@ -61,7 +65,7 @@ func NormalizeUnit(unit string) (Unit, error) {
 	if u, ok := unitTable[unit]; ok {
 		return u, nil
 	}
-	if unit == "" || results.IsRate(unit) && len(unit) <= 64 || countUnitRE.MatchString(unit) {
+	if unit == "" || results.IsRate(unit) && rateUnitRE.MatchString(unit) || countUnitRE.MatchString(unit) {
 		return Unit{unit, 1}, nil
 	}
 	return Unit{}, fmt.Errorf("sbench cannot normalise unit %q: use one it knows (MB/s, GB/s, Gbit/s, us, ms, s, Gflops, bytes …), a rate such as \"timesteps/s\" or \"tau/day\", or a plain count such as \"atoms\"", unit)

@@ -67,7 +67,7 @@ func (g *Group) UnmarshalTOML(v any) error {
 	case string:
 		*g = Group(x)
 	default:
-		return fmt.Errorf("want a group's number or name, not %T", v)
+		return fmt.Errorf("%v is not a group: want its number (value = 2) or its name (value = \"steps\")", v)
 	}
 	return nil
 }

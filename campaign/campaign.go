@@ -6,11 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/sbench/sbench/parsers"
+	"github.com/sbench/sbench/results"
 )
 
 // Campaign is a whole experiment as the user wrote it in TOML.
@@ -213,6 +217,15 @@ type Benchmark struct {
 	// Checks are validity checks, METRIC[@X](>=|<=|>|<)VALUE: a run that
 	// fails one is stored as invalid.
 	Checks []string `toml:"checks"`
+	// Metrics are user-defined metrics ([[benchmark.metric]]) read from
+	// the tool's output by regular expressions, after its parser (with
+	// none, the default when metrics are given and no parser is: an
+	// application's own figures). Require and Reject are sanity patterns:
+	// a run whose output lacks a required one or shows a rejected one is
+	// invalid. See parsers.Compile.
+	Metrics []results.MetricDef `toml:"metric"`
+	Require []string            `toml:"require"`
+	Reject  []string            `toml:"reject"`
 	// After names a benchmark whose jobs must complete first
 	// (--dependency=afterok).
 	After string `toml:"after"`
@@ -253,14 +266,20 @@ type VariantSpec struct {
 	Command []string `toml:"command"`
 	// Parser reads the output of the command (the variant's or the
 	// benchmark's) instead of the benchmark's parser.
-	Parser   string            `toml:"parser"`
-	Labels   map[string]string `toml:"labels"`
-	Env      map[string]string `toml:"env"`
-	Modules  []string          `toml:"modules"`
-	Setup    []string          `toml:"setup"`
-	Params   map[string]any    `toml:"params"`
-	Slurm    map[string]any    `toml:"slurm"`
-	Launcher map[string]any    `toml:"launcher"`
+	Parser string `toml:"parser"`
+	// Metrics, Require and Reject add to the benchmark's user-defined
+	// metrics and sanity patterns for this variant's runs; a metric of the
+	// benchmark's name is replaced.
+	Metrics  []results.MetricDef `toml:"metric"`
+	Require  []string            `toml:"require"`
+	Reject   []string            `toml:"reject"`
+	Labels   map[string]string   `toml:"labels"`
+	Env      map[string]string   `toml:"env"`
+	Modules  []string            `toml:"modules"`
+	Setup    []string            `toml:"setup"`
+	Params   map[string]any      `toml:"params"`
+	Slurm    map[string]any      `toml:"slurm"`
+	Launcher map[string]any      `toml:"launcher"`
 }
 
 // Problem is one thing wrong with a campaign, placed in its file.
@@ -423,4 +442,55 @@ func (c *Campaign) Mode() string {
 		return ModeSteps
 	}
 	return c.Campaign.Mode
+}
+
+// Extract is what the benchmark reads from its output besides its
+// parser's figures; nil when nothing.
+func (b *Benchmark) Extract() *results.Extract {
+	return extractOf(b.Metrics, b.Require, b.Reject)
+}
+
+func extractOf(metrics []results.MetricDef, require, reject []string) *results.Extract {
+	e := &results.Extract{Metrics: metrics, Require: require, Reject: reject}
+	if e.Empty() {
+		return nil
+	}
+	return e
+}
+
+// runExtract is what run r reads from its output besides its parser's
+// figures: its benchmark's, with its variant's added (a variant's metric
+// replaces the benchmark's of its name); nil when nothing.
+func runExtract(r Run) *results.Extract {
+	e := r.Benchmark.Extract()
+	v := r.Variant.Spec
+	if v == nil || extractOf(v.Metrics, v.Require, v.Reject) == nil {
+		return e
+	}
+	out := &results.Extract{}
+	if e != nil {
+		out.Require, out.Reject = slices.Clone(e.Require), slices.Clone(e.Reject)
+		for _, m := range e.Metrics {
+			if !slices.ContainsFunc(v.Metrics, func(x results.MetricDef) bool { return x.Name == m.Name }) {
+				out.Metrics = append(out.Metrics, m)
+			}
+		}
+	}
+	out.Metrics = append(out.Metrics, v.Metrics...)
+	out.Require = append(out.Require, v.Require...)
+	out.Reject = append(out.Reject, v.Reject...)
+	return out
+}
+
+// runParser is the parser of run r's output: the benchmark's (as the run
+// executes it); else none when the run defines metrics (an application's
+// output is no known tool's), else auto.
+func runParser(r Run, e *results.Extract) string {
+	switch {
+	case r.Benchmark.Parser != "":
+		return r.Benchmark.Parser
+	case e != nil && len(e.Metrics) > 0:
+		return parsers.None
+	}
+	return "auto"
 }

@@ -22,6 +22,9 @@ import (
 // locator, not a parser: toml.Decode has already accepted the document.
 type keyIndex struct {
 	pos map[string][2]int // path -> line, col (1-based)
+	// vals holds the offset of a key's value; src is the document.
+	vals map[string]int
+	src  string
 	// lineStart holds the offset of each line's first byte.
 	lineStart []int
 }
@@ -82,7 +85,7 @@ func splitQuotedKey(s string) []string {
 func newKeyIndex(src string) *keyIndex {
 	// toml.Decode skips a byte order mark; columns count from after it.
 	src = strings.TrimPrefix(src, "\ufeff")
-	ix := &keyIndex{pos: map[string][2]int{}, lineStart: []int{0}}
+	ix := &keyIndex{pos: map[string][2]int{}, vals: map[string]int{}, src: src, lineStart: []int{0}}
 	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {
 			ix.lineStart = append(ix.lineStart, i+1)
@@ -116,6 +119,13 @@ func newKeyIndex(src string) *keyIndex {
 		case arrayHeaderRE.MatchString(line):
 			parts := splitQuotedKey(arrayHeaderRE.FindStringSubmatch(line)[1])
 			counts[joinKeys(parts)]++
+			// A new table of an array starts its own arrays of tables
+			// ([[benchmark.metric]] counts from 0 in each [[benchmark]]).
+			for k := range counts {
+				if strings.HasPrefix(k, joinKeys(parts)+".") {
+					delete(counts, k)
+				}
+			}
 			current = indexed(parts)
 			ix.put(current, off+len(line)-len(strings.TrimLeft(line, " \t")))
 		case tableHeaderRE.MatchString(line):
@@ -131,6 +141,9 @@ func newKeyIndex(src string) *keyIndex {
 				path = current + "." + path
 			}
 			ix.put(path, off+m[4])
+			if _, ok := ix.vals[path]; !ok {
+				ix.vals[path] = off + m[6]
+			}
 			// A value over several lines (a list, a long string) is
 			// read whole, and its lines are not keys.
 			if v := ix.value(src, off+m[6], path); v > end {
@@ -313,4 +326,31 @@ func parentPath(p string) string {
 		return p[:i]
 	}
 	return ""
+}
+
+// inString is the line and column of the col'th character (1-based) of
+// the one-line string value at path (a key's value, or a list's item):
+// exactly when the file writes the string as it is (a literal string, or
+// a basic one without escapes before that character); else the value's,
+// or the key's, place.
+func (ix *keyIndex) inString(path, text string, col int) (line, c int) {
+	off, ok := ix.vals[path]
+	if !ok {
+		if p, isItem := ix.pos[path]; isItem && strings.HasSuffix(path, "]") {
+			off, ok = ix.lineStart[p[0]-1]+p[1]-1, true
+		}
+	}
+	if !ok || off >= len(ix.src) {
+		return ix.lookup(path)
+	}
+	line = sort.SearchInts(ix.lineStart, off+1)
+	c = off - ix.lineStart[line-1] + 1
+	q := ix.src[off]
+	if col < 1 || q != '\'' && q != '"' || strings.HasPrefix(ix.src[off:], `"""`) || strings.HasPrefix(ix.src[off:], "'''") {
+		return line, c
+	}
+	if prefix := text[:min(col-1, len(text))]; strings.HasPrefix(ix.src[off+1:], prefix) && !strings.Contains(prefix, "\n") {
+		return line, c + col
+	}
+	return line, c
 }

@@ -457,7 +457,8 @@ func (c *Campaign) runnerArgs(r Run) []string {
 			}
 			a.ExecRank[n] = expandParams(argv, r.Config.Params)
 		}
-		a.Parser = cmp.Or(b.Parser, "auto")
+		a.Extract = runExtract(r)
+		a.Parser = runParser(r, a.Extract)
 		a.Output = b.Output
 		a.StartDelay.Text = b.StartDelay
 		// Plan has checked that the files can be made.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sbench/sbench/kernels"
 	"github.com/sbench/sbench/parsers"
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
 )
 
@@ -106,6 +107,7 @@ func (c *Campaign) validateTool(prefix string, v *VariantSpec) Problems {
 	if !knownParser(v.Parser) {
 		add(".parser", "%s", unknownParser(v.Parser))
 	}
+	ps = append(ps, c.validateExtract(prefix, v.Kernel, extractOf(v.Metrics, v.Require, v.Reject))...)
 	if len(v.Command) > 0 {
 		for _, p := range argvProblems(v.Command) {
 			ps = append(ps, c.argvAt(prefix+".command", p))
@@ -440,6 +442,7 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 	if b.Repeats < 0 {
 		add(".repeats", "must not be negative")
 	}
+	ps = append(ps, c.validateExtract(key, b.Kernel, b.Extract())...)
 	for i, chk := range b.Checks {
 		if m := checkRE.FindStringSubmatch(chk); m == nil || !checkX(m[2]) {
 			add(fmt.Sprintf(".checks[%d]", i), "%q is not a check: write METRIC[@X](>=|<=|>|<)VALUE, e.g. bandwidth@4194304>=3000", chk)
@@ -894,4 +897,65 @@ func (c *Campaign) settingKey(r Run, table, key string) string {
 		return fmt.Sprintf("benchmark[%d].%s.%s", r.bench, table, keyPart(key))
 	}
 	return table + "." + keyPart(key)
+}
+
+// validateExtract checks the user-defined metrics and sanity patterns e
+// of the benchmark or variant at key (which runs kernel, if any), each
+// problem at its key; a pattern's at the character that is wrong, where
+// the file writes the pattern as it is.
+func (c *Campaign) validateExtract(key, kernel string, e *results.Extract) Problems {
+	if e == nil {
+		return nil
+	}
+	if kernel != "" {
+		var ps Problems
+		for _, k := range []struct {
+			set  bool
+			name string
+		}{{len(e.Metrics) > 0, "metric"}, {len(e.Require) > 0, "require"}, {len(e.Reject) > 0, "reject"}} {
+			if k.set {
+				ps = append(ps, c.problem(key+"."+k.name, "is for external tools (command), not for kernel %s", kernel))
+			}
+		}
+		return ps
+	}
+	_, err := parsers.Compile(e)
+	var es parsers.DefErrors
+	if !errors.As(err, &es) {
+		return nil
+	}
+	var ps Problems
+	for _, de := range es {
+		at := key + "." + de.Field
+		p := c.problem(at, "%s", de.Msg)
+		if de.Col > 0 {
+			p.Msg = fmt.Sprintf("%s (column %d of the pattern)", de.Msg, de.Col)
+			if c.index != nil {
+				p.Line, p.Col = c.index.inString(at, patternAt(e, de.Field), de.Col)
+			}
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// patternAt is the pattern a DefError's field names: metric[i].regex,
+// require[i] or reject[i].
+func patternAt(e *results.Extract, field string) string {
+	var i int
+	switch {
+	case strings.HasSuffix(field, ".regex"):
+		if _, err := fmt.Sscanf(field, "metric[%d].regex", &i); err == nil && i < len(e.Metrics) {
+			return e.Metrics[i].Regex
+		}
+	case strings.HasPrefix(field, "require["):
+		if _, err := fmt.Sscanf(field, "require[%d]", &i); err == nil && i < len(e.Require) {
+			return e.Require[i]
+		}
+	case strings.HasPrefix(field, "reject["):
+		if _, err := fmt.Sscanf(field, "reject[%d]", &i); err == nil && i < len(e.Reject) {
+			return e.Reject[i]
+		}
+	}
+	return ""
 }

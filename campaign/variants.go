@@ -136,6 +136,7 @@ func (b *Benchmark) running(t toolChoice) *Benchmark {
 		// A native kernel: nothing of the benchmark's tool applies.
 		e.Kernel = t.kernel
 		e.Command, e.PerRank, e.Parser, e.Output, e.StartDelay, e.Files, e.Kind, e.HPL = nil, nil, "", "", "", nil, "", nil
+		e.Metrics, e.Require, e.Reject = nil, nil, nil
 	case t.commandAt != "":
 		e.Kernel = ""
 		e.Command, e.PerRank = t.command, nil

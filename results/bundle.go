@@ -192,6 +192,11 @@ type Benchmark struct {
 	// bundles without it are unchanged: v1 readers and writers agree.
 	ToolBenchmark string `json:"tool_benchmark,omitempty"`
 	ToolVersion   string `json:"tool_version,omitempty"`
+	// Extract is the campaign's user-defined metrics and sanity patterns
+	// the run's output was read with, kept so that it can be read again
+	// (sbench ingest --reparse). Omitted when there were none, so that
+	// bundles without them are unchanged.
+	Extract *Extract `json:"extract,omitempty"`
 }
 
 // Normalized returns b with Tool and ToolBenchmark as this sbench writes
@@ -321,6 +326,9 @@ func BetterFor(unit string) Better {
 		return BetterLower
 	case "mb/s", "mib/s", "gb/s", "gbps", "mbps", "bps", "gflops", "tflops", "gups", "msg/s", "messages/s",
 		"mbytes/sec", "mpps", "transactions/s", "bit/s", "pkt/s", "packets/s":
+		return BetterHigher
+	}
+	if IsRate(unit) {
 		return BetterHigher
 	}
 	return BetterUnknown

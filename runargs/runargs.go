@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/kernels"
+	"github.com/sbench/sbench/results"
 )
 
 // ExecKernel is the kernel that wraps a real tool.
@@ -77,6 +78,9 @@ type Args struct {
 	StartDelay Duration
 	Files      map[string][]byte
 	WorkDir    string
+	// Extract is the user-defined metrics and sanity patterns applied to
+	// the output after the parser (--extract JSON).
+	Extract *results.Extract
 
 	// VParams are the variant's sweep parameters, Labels the run's labels
 	// (copied to the bundle); Checks the validity checks' specs.
@@ -133,6 +137,10 @@ func (a *Args) Argv() []string {
 		out = append(out, "--file", name+"="+base64.StdEncoding.EncodeToString(a.Files[name]))
 	}
 	str("workdir", a.WorkDir)
+	if a.Extract != nil {
+		data, _ := json.Marshal(a.Extract)
+		str("extract", string(data))
+	}
 	kvs("vparam", a.VParams)
 	kvs("label", a.Labels)
 	for _, c := range a.Checks {
@@ -177,6 +185,16 @@ func (a *Args) FlagSet() *flag.FlagSet {
 	fs.StringVar(&a.Parser, "parser", a.Parser, "exec: the output's format `name` (a parser, auto to detect it, or none for a command without figures: judged by its exit status, timed as wall_time)")
 	fs.StringVar(&a.Output, "output", a.Output, "exec: parse this `file` (relative to the work dir) instead of rank 0's standard output")
 	fs.StringVar(&a.WorkDir, "workdir", a.WorkDir, "exec: the commands' working `dir` (default RESULTS/work/SESSION)")
+	fs.Func("extract", "exec: user-defined metrics and sanity patterns read from the output after the parser, a `JSON` object {\"metrics\":[{\"name\",\"regex\",\"value\",\"unit\",…}],\"require\":[…],\"reject\":[…]}", func(s string) error {
+		var e results.Extract
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&e); err != nil || dec.More() {
+			return fmt.Errorf("--extract %.60q: not a JSON object of metrics, require and reject: %v", s, err)
+		}
+		a.Extract = &e
+		return nil
+	})
 	fs.Var(&a.StartDelay, "start-delay", "exec: how long rank 0 waits after the other ranks' commands started, a `duration`")
 	fs.Var(&kvFlag{&a.Params}, "param", "native kernel parameter `key=value` (repeatable)")
 	fs.Var(&kvFlag{&a.VParams}, "vparam", "the variant's sweep parameter `key=value`, copied to the bundle (repeatable)")
@@ -227,7 +245,7 @@ func Parse(args []string, defaults Args) (Args, error) {
 		var given []string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "exec", "exec-rank", "parser", "output", "workdir", "file", "start-delay":
+			case "exec", "exec-rank", "parser", "output", "workdir", "file", "start-delay", "extract":
 				given = append(given, "--"+f.Name)
 			}
 		})

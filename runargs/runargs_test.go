@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sbench/sbench/results"
 )
 
 func intp(n int) *int { return &n }
@@ -23,11 +25,15 @@ func TestRoundTrip(t *testing.T) {
 		StartDelay: Duration{500 * time.Millisecond, "500ms"},
 		Files:      map[string][]byte{"HPL.dat": []byte("hello\n"), "b": {0, 1, 2}},
 		WorkDir:    "/w",
-		VParams:    []KV{{"transport", "ib"}, {"a", "x=y"}},
-		Labels:     []KV{{"site", "lab"}},
-		Checks:     []string{"bandwidth@4M>=1000", "gflops>=1"},
-		Repeat:     intp(0),
-		Results:    "/r", BootstrapTimeout: Duration{90 * time.Second, "90s"}, Timeout: Duration{2 * time.Hour, "2h"},
+		Extract: &results.Extract{Metrics: []results.MetricDef{
+			{Name: "timesteps_per_s", Regex: `^Performance: .*, ([0-9.]+) timesteps/s`, Unit: "timesteps/s"},
+			{Name: "temp", Regex: `^\s+(?P<step>\d+)\s+(?P<t>[0-9.]+)`, Value: "t", X: "step", XUnit: "steps", Better: "lower", Match: "each", File: "log.lammps"},
+		}, Require: []string{"Total wall time"}, Reject: []string{"^ERROR", `"quoted" 'and' {braces}`}},
+		VParams: []KV{{"transport", "ib"}, {"a", "x=y"}},
+		Labels:  []KV{{"site", "lab"}},
+		Checks:  []string{"bandwidth@4M>=1000", "gflops>=1"},
+		Repeat:  intp(0),
+		Results: "/r", BootstrapTimeout: Duration{90 * time.Second, "90s"}, Timeout: Duration{2 * time.Hour, "2h"},
 		Bind: "10.0.0.1", RunDir: "/run",
 		PlanNodes: intp(2), PlanPPN: intp(1), Step: "3-intra", Session: "31.3",
 	}
@@ -102,6 +108,9 @@ func TestParseErrors(t *testing.T) {
 		{append(exec, "--file", "a/b=aGk="), `--file "a/b": want a plain file name`},
 		{append(exec, "--file", "noequals"), "want NAME=BASE64"},
 		{append(exec, "--file", "x=!!!"), "content is not base64"},
+		{append(base, "--extract", `{"require":["x"]}`), "--extract: only for --kernel exec"},
+		{append(exec, "--extract", `{"metrics":[{"name":"a","regexp":"x"}]}`), `unknown field "regexp"`},
+		{append(exec, "--extract", `{"require":["x"]} {}`), "not a JSON object"},
 	} {
 		if _, err := Parse(tt.args, Args{}); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Parse(%q): %v, want %q", tt.args, err, tt.want)

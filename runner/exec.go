@@ -51,6 +51,10 @@ type Exec struct {
 	// StartDelay is how long rank 0 waits after the other ranks' commands
 	// started before it starts its own: servers need a moment to listen.
 	StartDelay time.Duration
+	// Extract is the campaign's user-defined metrics and sanity patterns,
+	// applied to the output after the parser (parsers.Compile); nil for
+	// none.
+	Extract *results.Extract
 }
 
 // Limits and timings of the exec kernel. Variables so that tests need not
@@ -117,6 +121,9 @@ func (e *Exec) check(size int) error {
 	}
 	if e.StartDelay < 0 {
 		return fmt.Errorf("--start-delay %s is negative", e.StartDelay)
+	}
+	if _, err := parsers.Compile(e.Extract); err != nil {
+		return fmt.Errorf("--extract: %w", err)
 	}
 	return nil
 }
@@ -298,6 +305,9 @@ func (res *execResult) collect(e *Exec, workdir string) error {
 		res.output = data
 	}
 	res.runs, res.parseErr = parsers.Parse(res.name, e.parser(), res.output)
+	if len(res.runs) > 0 && !e.Extract.Empty() {
+		e.extract(res, workdir)
+	}
 	var se parsers.SyntaxErrors
 	if e.parser() == "auto" && errors.As(res.parseErr, &se) && slices.ContainsFunc(se, func(x *parsers.SyntaxError) bool {
 		return strings.HasPrefix(x.Msg, parsers.NotToolOutputPrefix)
@@ -308,6 +318,26 @@ func (res *execResult) collect(e *Exec, workdir string) error {
 			res.parseErr, parsers.None, results.MetricWallTime)
 	}
 	return nil
+}
+
+// extract applies the user-defined metrics and sanity patterns to every
+// run the parser found: to the output it read, and to the files the
+// metrics name (a file that cannot be read fails its metrics, which makes
+// the run invalid).
+func (e *Exec) extract(res *execResult, workdir string) {
+	x, err := parsers.Compile(e.Extract) // check has compiled it: cannot fail
+	if err != nil {
+		return
+	}
+	files := map[string][]byte{}
+	for _, f := range x.Files() {
+		if data, err := readOutput(outputPath(workdir, f)); err == nil {
+			files[f] = data
+		}
+	}
+	for _, b := range res.runs {
+		x.Apply(b, res.output, files)
+	}
 }
 
 // runOwn runs rank 0's command, keeping its output in res. When another

@@ -491,6 +491,9 @@ func (cfg *Config) newBundle(c *comm, start time.Time) *results.Bundle {
 func (cfg *Config) execBundles(base *results.Bundle, res *execResult, runErr error) ([]*results.Bundle, error) {
 	base.Benchmark.Kind = "tool"
 	base.Benchmark.Command = nil
+	if !cfg.Exec.Extract.Empty() {
+		base.Benchmark.Extract = cfg.Exec.Extract
+	}
 	if res != nil {
 		base.Benchmark.Command = res.argv
 	}

@@ -321,7 +321,7 @@ func config(a runargs.Args) (runner.Config, error) {
 	}
 	var exec *runner.Exec
 	if a.Kernel == runner.ExecKernel {
-		exec = &runner.Exec{Argv: a.Exec, RankArgv: a.ExecRank, Parser: a.Parser, Output: a.Output, WorkDir: a.WorkDir, Files: a.Files, StartDelay: a.StartDelay.D}
+		exec = &runner.Exec{Argv: a.Exec, RankArgv: a.ExecRank, Parser: a.Parser, Output: a.Output, WorkDir: a.WorkDir, Files: a.Files, StartDelay: a.StartDelay.D, Extract: a.Extract}
 	}
 	return runner.Config{
 		Campaign: a.Campaign, Variant: a.Variant, Benchmark: a.Benchmark, Kernel: kp, Exec: exec,

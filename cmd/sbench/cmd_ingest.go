@@ -25,12 +25,16 @@ type ingestOptions struct {
 	format, system string
 	labels         []string
 	json           bool
+	// reparse reads archived runs again (cmd_reparse.go); campaign gives
+	// it the definitions to read them with.
+	reparse  bool
+	campaign string
 }
 
 func newIngestCmd(e *env) *cobra.Command {
 	var o ingestOptions
 	c := &cobra.Command{
-		Use:   "ingest [--format auto|FORMAT] [--label KEY=VALUE]... [--system NAME] [--json] PATH...|-",
+		Use:   "ingest [--format auto|FORMAT] [--label KEY=VALUE]... [--system NAME] [--json] PATH...|-\n  sbench ingest --reparse [--campaign FILE] [SELECTOR]",
 		Short: "Load result bundles and tools' outputs into the archive",
 		Long: `Ingest loads runs into the archive: sbench-runner's result bundles, and the
 text output of OSU Micro-Benchmarks, NetPIPE, HPL, HPCC, IMB, perftest,
@@ -59,14 +63,24 @@ shows on a terminal when more than three files are given.
 
 With --json the summary is one JSON object on standard output: the archive,
 counts, the ids of the runs added ("run_ids", compressed as in run:1-4,9),
-and each file's added and already-archived run ids or its error.`,
+and each file's added and already-archived run ids or its error.` + reparseLong,
 		Example: `  sbench ingest sbench-runs/quickstart
   sbench ingest --label fabric=ib --label mpi=mvapich2 osu_bw.txt osu_latency.txt
   sbench ingest --system cluster-a --format hpl HPL.out
   srun ./osu_latency | sbench ingest --label fabric=roce -
-  sbench ingest --json results/ | jq -r .run_ids`,
-		Args: cobra.MinimumNArgs(1),
+  sbench ingest --json results/ | jq -r .run_ids
+  sbench ingest --reparse campaign:lammps
+  sbench ingest --reparse --campaign lammps.toml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.reparse {
+				return runReparse(cmd.Context(), e, o, args)
+			}
+			if o.campaign != "" {
+				return usagef("ingest: --campaign is for --reparse")
+			}
+			if len(args) == 0 {
+				return usagef("ingest: no PATH given (or --reparse)")
+			}
 			return runIngest(cmd.Context(), e, o, args)
 		},
 	}
@@ -74,6 +88,8 @@ and each file's added and already-archived run ids or its error.`,
 	c.Flags().StringArrayVar(&o.labels, "label", nil, "label every run KEY=VALUE (repeatable)")
 	c.Flags().StringVar(&o.system, "system", "", "name of the system (cluster) the runs come from: their system, and label system=NAME")
 	c.Flags().BoolVar(&o.json, "json", false, "print the summary as JSON")
+	c.Flags().BoolVar(&o.reparse, "reparse", false, "read archived runs (SELECTOR, default all) again: their user-defined metrics and sanity patterns, from their raw output")
+	c.Flags().StringVar(&o.campaign, "campaign", "", "with --reparse: read with this campaign `FILE`'s current definitions instead of those the runs recorded")
 	return c
 }
 

@@ -98,6 +98,10 @@ type ValueRow struct {
 	Median, Min, Max             float64
 	N                            int
 	Runs                         []int64
+	// RunValues are the runs' values, one a run, when each run gave one
+	// sample (an application's timesteps/s, a wall time): what tells two
+	// configurations apart. Nil when a run gave several.
+	RunValues []float64
 }
 
 // analyse sorts the samples and scalars of good runs into the families'
@@ -380,6 +384,9 @@ func (a *accumulator) finish() {
 		v.Min, v.Max = slices.Min(d.data), slices.Max(d.data)
 		v.N = len(d.data)
 		v.Runs = slices.Sorted(maps.Keys(d.runs))
+		if len(d.data) == len(v.Runs) {
+			v.RunValues = d.data
+		}
 		f := a.family(v.Family)
 		f.values = append(f.values, v)
 	}

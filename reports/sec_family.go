@@ -333,12 +333,12 @@ func absDiff(a, b float64) float64 {
 func (r *Report) valuesTable(d *content, f *familyResult) {
 	d.heading("Values without a size axis", h2Size, 60)
 	t := d.table([]column{
-		{title: "Metric", width: 96},
-		{title: r.configHeading(f.name), width: 96},
+		{title: "Metric", width: 90},
+		{title: r.configHeading(f.name), width: 88},
 		{title: "Median", width: 58, right: true},
 		{title: "Min", width: 50, right: true},
 		{title: "Max", width: 50, right: true},
-		{title: "Unit", width: 40},
+		{title: "Unit", width: 58}, // "timesteps/s" on one line
 		{title: "Samples (n)", width: 64, right: true},
 		{title: "Runs (n)", right: true},
 	})

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
 )
 
@@ -63,6 +64,67 @@ func (r *Report) familyVerdict(f *familyResult) []string {
 	}
 	if len(f.hpl) > 0 {
 		out = append(out, hplVerdict(f))
+	}
+	if len(out) == 0 {
+		// Nothing drawn against a size: an application's figures, a
+		// command's wall time.
+		out = capList(valuesVerdict(f), verdictItems, "metrics of "+f.name+" in its table")
+	}
+	return out
+}
+
+// valuesVerdict is a sentence per metric of f that has a direction and no
+// size axis: its best and worst configuration's medians, and a factor
+// between them only when their runs tell them apart.
+func valuesVerdict(f *familyResult) []string {
+	var metrics []string
+	rows := map[string][]ValueRow{}
+	for _, v := range f.values {
+		if results.BetterFor(v.Unit) == results.BetterUnknown {
+			continue // a count: shown in the table, not judged
+		}
+		if rows[v.Metric] == nil {
+			metrics = append(metrics, v.Metric)
+		}
+		rows[v.Metric] = append(rows[v.Metric], v)
+	}
+	var out []string
+	for _, m := range metrics {
+		vs := rows[m]
+		higher := results.BetterFor(vs[0].Unit) == results.BetterHigher
+		sort.SliceStable(vs, func(i, j int) bool {
+			if higher {
+				return vs[i].Median > vs[j].Median
+			}
+			return vs[i].Median < vs[j].Median
+		})
+		spread := func(v ValueRow) string {
+			if v.RunValues == nil {
+				return fmt.Sprintf("%d samples of %d runs, %s–%s", v.N, len(v.Runs), formatNumber(v.Min), formatNumber(v.Max))
+			}
+			return figure{value: v.Median, runs: v.RunValues, samples: v.N}.spread()
+		}
+		unit := unitLabel(vs[0].Unit)
+		best := vs[0]
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %s %s %s (%s)", f.name, m, formatNumber(best.Median), unit, spread(best))
+		if len(vs) >= 2 {
+			worst, word, than := vs[len(vs)-1], "lowest", "higher"
+			if higher {
+				word, than = "highest", "lower"
+			}
+			fmt.Fprintf(&b, " for %s, the %s of %d configurations; %s %s %s (%s)", best.Config, word, len(vs), worst.Config,
+				formatNumber(worst.Median), unit, spread(worst))
+			if best.RunValues == nil || worst.RunValues == nil {
+				b.WriteString("; runs that give several values each are not compared here")
+			} else if sep := separate(best.RunValues, worst.RunValues, verdictAlpha); sep.apart {
+				fmt.Fprintf(&b, ": %s %s for %s (every run apart, p = %s)", formatRatio(math.Max(best.Median, worst.Median), math.Min(best.Median, worst.Median)), than, worst.Config, formatP(sep.p))
+			} else {
+				b.WriteString("; " + sep.why)
+			}
+		}
+		b.WriteString(".")
+		out = append(out, b.String())
 	}
 	return out
 }

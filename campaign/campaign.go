@@ -33,6 +33,10 @@ type Campaign struct {
 	sweepOrder      []string
 	benchSweepOrder [][]string
 	index           *keyIndex
+	// site is the profile the campaign was loaded with (LoadWith);
+	// origins map the campaign keys it gave to its own (applySite).
+	site    *Site
+	origins map[string]string
 }
 
 // Meta is the [campaign] table.
@@ -312,6 +316,13 @@ func Load(path string) (*Campaign, error) {
 // Unknown keys, wrong types and every semantic problem are reported
 // together, each at its own key's line and column.
 func Parse(name string, data []byte) (*Campaign, error) {
+	return ParseWith(name, data, nil)
+}
+
+// ParseWith is Parse under a site profile (nil for none): the profile's
+// settings are the defaults of the campaign's own, and what is wrong with
+// one of them is placed in the profile.
+func ParseWith(name string, data []byte, site *Site) (*Campaign, error) {
 	c := &Campaign{File: name}
 	var doc map[string]toml.Primitive
 	md, err := toml.Decode(string(data), &doc)
@@ -325,6 +336,9 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	c.index = newKeyIndex(string(data))
 	d := &decoder{md: &md, c: c, bad: map[string]bool{}}
 	d.table("", doc, reflect.ValueOf(c).Elem())
+	if site != nil {
+		c.applySite(site)
+	}
 	// Sweep keys in written order: the campaign's, then each benchmark's
 	// (toml.Key has no array index, so count the [[benchmark]] tables).
 	c.benchSweepOrder = make([][]string, len(c.Benchmarks))
@@ -399,10 +413,11 @@ func (c *Campaign) problem(key, format string, args ...any) *Problem {
 // list (key[2]), where the key itself is the list.
 func (c *Campaign) problemAt(key, at, format string, args ...any) *Problem {
 	line, col := 0, 0
-	if c.index != nil {
-		line, col = c.index.lookup(at)
+	file, ix, at := c.placeAt(at)
+	if ix != nil {
+		line, col = ix.lookup(at)
 	}
-	return &Problem{File: c.File, Line: line, Col: col, Key: key, Msg: fmt.Sprintf(format, args...)}
+	return &Problem{File: file, Line: line, Col: col, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
 // TemplatePath is the site template the campaign names, or "".

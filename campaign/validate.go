@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/netip"
 	"os"
 	"path"
 	"regexp"
@@ -174,21 +173,7 @@ func (c *Campaign) validate(runs bool) Problems {
 			add(fmt.Sprintf("slurm.teardown[%d]", i), "holds a NUL byte")
 		}
 	}
-	r := &c.Runner
-	for _, kv := range [][2]string{{"runner.bootstrap_timeout", r.BootstrapTimeout}, {"runner.timeout", r.Timeout}} {
-		if kv[1] != "" {
-			if _, err := parseDuration(kv[1]); err != nil {
-				add(kv[0], "%v", err)
-			}
-		}
-	}
-	if r.Bind != "" {
-		// sbench-runner looks up no names (it has no resolver, to stay
-		// static): an IP literal or nothing.
-		if ip, err := netip.ParseAddr(r.Bind); err != nil || ip.Zone() != "" {
-			add("runner.bind", "%q is not an IP address (sbench-runner looks up no host names)", r.Bind)
-		}
-	}
+	ps = append(ps, c.validateRunner()...)
 	if len(c.Benchmarks) == 0 {
 		add("benchmark", "the campaign has no [[benchmark]]")
 	}
@@ -252,6 +237,25 @@ func (c *Campaign) validate(runs bool) Problems {
 	if runs && len(ps) == 0 {
 		// What needs the combination of all settings: each run's resources.
 		ps = append(ps, c.validateRuns()...)
+	}
+	return ps
+}
+
+// validateRunner checks the [runner] table.
+func (c *Campaign) validateRunner() Problems {
+	var ps Problems
+	r := &c.Runner
+	for _, kv := range [][2]string{{"runner.bootstrap_timeout", r.BootstrapTimeout}, {"runner.timeout", r.Timeout}} {
+		if kv[1] != "" {
+			if _, err := parseDuration(kv[1]); err != nil {
+				ps = append(ps, c.problem(kv[0], "%v", err))
+			}
+		}
+	}
+	if r.Bind != "" {
+		if err := checkBind(r.Bind); err != nil {
+			ps = append(ps, c.problem("runner.bind", "%v", err))
+		}
 	}
 	return ps
 }

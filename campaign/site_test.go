@@ -1,0 +1,321 @@
+package campaign
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// loadUnder loads the campaign file under the profile file ("" for none).
+func loadUnder(t *testing.T, campaignFile, siteFile string) *Campaign {
+	t.Helper()
+	var s *Site
+	if siteFile != "" {
+		var err error
+		if s, err = LoadSite(siteFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := LoadWith(campaignFile, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// script renders the campaign's only job.
+func script(t *testing.T, c *Campaign) string {
+	t.Helper()
+	p, err := c.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRenderer(WithVersion("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Script(p, p.Jobs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestSiteProfilesRenderOneCampaignTwoWays: one campaign that names no
+// cluster, rendered under two profiles, gives two scripts with each
+// cluster's partition, account, modules, environment, launcher and labels.
+func TestSiteProfilesRenderOneCampaignTwoWays(t *testing.T) {
+	const camp = "testdata/sites/portable.toml"
+	bare := script(t, loadUnder(t, camp, ""))
+	a := script(t, loadUnder(t, camp, "testdata/sites/site-a.toml"))
+	b := script(t, loadUnder(t, camp, "testdata/sites/site-b.toml"))
+	wantA := []string{
+		"#SBATCH --partition=hdr\n", "#SBATCH --account=acc-alpha\n", "#SBATCH --qos=bench\n",
+		"#SBATCH --gres-flags=enforce-binding\n", "module load openmpi/4.1.6 ucx/1.15\n",
+		"export UCX_TLS=rc,sm\n", "export OMPI_MCA_pml=ucx\n", " --mpi=pmix ",
+		" --bind 10.1.0.1 ", " --label link_rate=200Gbps ", " --label rpeak=4096 ", // 2 nodes × 64 × 2.0 × 16
+		" --label 'site_profile=alpha sha256:", " --label system=alpha ",
+	}
+	wantB := []string{
+		"#SBATCH --partition=ethernet\n", "#SBATCH --account=acc-beta\n", "module load mpich/4.1\n",
+		"export FI_PROVIDER=tcp\n", " mpirun -np 2 -ppn 1 -bind-to core sbench-runner ",
+		" --label 'link_rate=25 Gb/s' ", " --label rpeak=2000 ", " --label 'site_profile=beta sha256:", " --label system=beta ",
+	}
+	for _, w := range wantA {
+		if !strings.Contains(a, w) {
+			t.Errorf("site-a's script lacks %q:\n%s", w, a)
+		}
+		if strings.Contains(bare, w) || strings.Contains(b, w) {
+			t.Errorf("%q is in a script rendered without site-a", w)
+		}
+	}
+	for _, w := range wantB {
+		if !strings.Contains(b, w) {
+			t.Errorf("site-b's script lacks %q:\n%s", w, b)
+		}
+		if strings.Contains(bare, w) || strings.Contains(a, w) {
+			t.Errorf("%q is in a script rendered without site-b", w)
+		}
+	}
+	for name, s := range map[string]string{"bare": bare, "a": a, "b": b} {
+		f := filepath.Join(t.TempDir(), name+".sbatch")
+		os.WriteFile(f, []byte(s), 0o644)
+		if out, err := exec.Command("bash", "-n", f).CombinedOutput(); err != nil {
+			t.Errorf("%s: bash -n: %v\n%s", name, err, out)
+		}
+	}
+}
+
+// TestSiteMergePrecedence: what the campaign writes wins, key by key
+// (env variable by env variable); the profile fills the rest.
+func TestSiteMergePrecedence(t *testing.T) {
+	s, err := LoadSite("testdata/sites/site-a.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseWith("c.toml", []byte(`[campaign]
+name = "q"
+labels = { link_rate = "100Gbps" }
+[slurm]
+partition = "debug"
+nodes = 2
+ntasks_per_node = 1
+modules = ["gcc"]
+env = { UCX_TLS = "tcp" }
+[launcher]
+mpi = "pmi2"
+[runner]
+bind = "192.168.0.7"
+[[benchmark]]
+name = "lat"
+kernel = "latency"
+`), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct{ what, got, want string }{
+		{"partition", c.Slurm.Partition, "debug"},
+		{"account", c.Slurm.Account, "acc-alpha"},
+		{"qos", c.Slurm.QOS, "bench"},
+		{"modules", strings.Join(c.Slurm.Modules, " "), "gcc"},
+		{"env UCX_TLS", c.Slurm.Env["UCX_TLS"], "tcp"},
+		{"env OMPI_MCA_pml", c.Slurm.Env["OMPI_MCA_pml"], "ucx"},
+		{"launcher.type", c.Launcher.Type, "srun"},
+		{"launcher.mpi", c.Launcher.MPI, "pmi2"},
+		{"runner.bind", c.Runner.Bind, "192.168.0.7"},
+		{"link_rate", c.Campaign.Labels["link_rate"], "100Gbps"},
+		{"system", c.Campaign.Labels["system"], "alpha"},
+		{"site_profile", c.Campaign.Labels["site_profile"], "alpha " + s.Hash},
+	}
+	for _, ck := range checks {
+		if ck.got != ck.want {
+			t.Errorf("%s = %q; want %q", ck.what, ck.got, ck.want)
+		}
+	}
+	if s.Slurm.Env["UCX_TLS"] != "rc,sm" {
+		t.Errorf("the merge changed the profile's env: %v", s.Slurm.Env)
+	}
+	if !strings.HasPrefix(s.Hash, "sha256:") || len(s.Hash) != len("sha256:")+64 {
+		t.Errorf("hash %q", s.Hash)
+	}
+}
+
+// TestSiteProblems: a profile's problems are placed as a campaign's are,
+// at file:line:col and key, every one at once.
+func TestSiteProblems(t *testing.T) {
+	_, err := ParseSite("s.toml", []byte(`[site]
+name = "bad name"
+[slurm]
+partiton = "x"
+modules = 3
+qos = "a\nb"
+[launcher]
+type = "aprun"
+[fabric]
+bind = "ib0"
+link_rate = "fast"
+[node]
+cores = 64
+[gpu]
+count = 4
+`))
+	want := []string{
+		`s.toml:2:1: site.name: "bad name" has a character that is not allowed (use letters, digits, '.', '_' and '-', at most 64, starting with a letter or digit)`,
+		`s.toml:4:1: slurm.partiton: unknown key (did you mean "partition"?)`,
+		`s.toml:5:1: slurm.modules: has type integer; want a list of strings`,
+		`s.toml:6:1: slurm.qos: "a\nb" has a control character (newline, tab …), which is not allowed in an #SBATCH line`,
+		`s.toml:8:1: launcher.type: "aprun" is not a launcher: use srun, mpirun or mpiexec`,
+		`s.toml:10:1: fabric.bind: "ib0" is not an IP address (sbench-runner looks up no host names)`,
+		`s.toml:11:1: fabric.link_rate: link rate "fast": want a rate such as 100Gbps, 25 Gb/s, 800Mbps or 12500MB/s`,
+		`s.toml:12:1: node: give all of cores, ghz and flops_per_cycle (Rpeak is their product), or rpeak_gflops`,
+		`s.toml:14:1: gpu: unknown key`,
+	}
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if got := err.Error(); got != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	if _, err := ParseSite("s.toml", []byte("[site\nname = 1\n")); err == nil || !strings.HasPrefix(err.Error(), "s.toml:1:") {
+		t.Errorf("syntax error: %v", err)
+	}
+}
+
+// TestSiteProblemOfMergedSetting: a setting the profile gave that does
+// not fit the campaign is placed in the profile, at its key.
+func TestSiteProblemOfMergedSetting(t *testing.T) {
+	s, err := ParseSite("s.toml", []byte(`[site]
+name = "x"
+[launcher]
+mpi = "pmix"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ParseWith("c.toml", []byte(problemHead+`[launcher]
+type = "mpirun"
+flavor = "openmpi"
+[[benchmark]]
+name = "lat"
+kernel = "latency"
+`), s)
+	want := `s.toml:4:1: launcher.mpi: is srun's --mpi option; the launcher is mpirun`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v; want %s", err, want)
+	}
+}
+
+// TestSiteValuesReachingScripts: a profile value with a quote, a space or
+// a newline is quoted in the script (env) or refused where quoting is not
+// possible (an #SBATCH line, a module name).
+func TestSiteValuesReachingScripts(t *testing.T) {
+	s, err := ParseSite("s.toml", []byte(`[site]
+name = "x"
+[slurm.env]
+MSG = "it's $(rm -rf /) a\nb"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseWith("c.toml", []byte(problemHead+`[[benchmark]]
+name = "lat"
+kernel = "latency"
+`), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := script(t, c)
+	if !strings.Contains(sc, `export MSG='it'\''s $(rm -rf /) a`+"\nb'") {
+		t.Errorf("the env value is not quoted:\n%s", sc)
+	}
+	// The quoted value, run by bash, is the value itself.
+	out, err := exec.Command("bash", "-c", "export MSG='it'\\''s $(rm -rf /) a\nb'; printf %s \"$MSG\"").Output()
+	if err != nil || string(out) != "it's $(rm -rf /) a\nb" {
+		t.Errorf("bash read %q, %v", out, err)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"[site]\nname = \"x\"\n[slurm]\npartition = \"a\\nb\"\n", `s.toml:4:1: slurm.partition: "a\nb" has a control character`},
+		{"[site]\nname = \"x\"\n[slurm]\nmodules = [\"ok\", \"a\\nrm -rf /\"]\n", `s.toml:4:18: slurm.modules[1]: "a\nrm -rf /" is not a module name`},
+		{"[site]\nname = \"x\"\n[slurm]\nextra = [\"--x\\n#SBATCH --y\"]\n", `s.toml:4:10: slurm.extra[0]: "--x\n#SBATCH --y" has a control character`},
+		{"[site]\nname = \"x\"\n[slurm.env]\n\"A B\" = \"1\"\n", `s.toml:4:1: slurm.env."A B": "A B" is not a valid environment variable name`},
+	} {
+		_, err := ParseSite("s.toml", []byte(tc.text))
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: got %v; want %s…", tc.text, err, tc.want)
+		}
+	}
+}
+
+// TestSitePath: --site, else $SBENCH_SITE, else the first default file
+// that exists; "none" turns it off.
+func TestSitePath(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	env["HOME"] = dir
+	if p := SitePath("", getenv); p != "" {
+		t.Errorf("no profile anywhere: got %q", p)
+	}
+	home := filepath.Join(dir, ".config", "sbench", "site.toml")
+	os.MkdirAll(filepath.Dir(home), 0o755)
+	os.WriteFile(home, []byte("[site]\nname = \"h\"\n"), 0o644)
+	for _, tc := range []struct{ flag, envSite, xdg, want string }{
+		{"", "", "", home},
+		{"", "", filepath.Join(dir, "xdg"), ""}, // $XDG_CONFIG_HOME replaces ~/.config
+		{"", "/e.toml", "", "/e.toml"},
+		{"/f.toml", "/e.toml", "", "/f.toml"},
+		{"none", "/e.toml", "", ""},
+		{"", "none", "", ""},
+	} {
+		env["SBENCH_SITE"], env["XDG_CONFIG_HOME"] = tc.envSite, tc.xdg
+		if got := SitePath(tc.flag, getenv); got != tc.want {
+			t.Errorf("SitePath(%q) with SBENCH_SITE=%q XDG_CONFIG_HOME=%q = %q; want %q", tc.flag, tc.envSite, tc.xdg, got, tc.want)
+		}
+	}
+	env["SBENCH_SITE"], env["XDG_CONFIG_HOME"] = "", ""
+	s, err := FindSite("", getenv)
+	if err != nil || s == nil || s.Site.Name != "h" {
+		t.Errorf("FindSite = %v, %v", s, err)
+	}
+	if _, err := FindSite(filepath.Join(dir, "missing.toml"), getenv); err == nil {
+		t.Error("a --site file that does not exist is no error")
+	}
+}
+
+// TestSiteSources: where each merged setting came from.
+func TestSiteSources(t *testing.T) {
+	c := loadUnder(t, "testdata/sites/portable.toml", "testdata/sites/site-a.toml")
+	got := map[string]string{}
+	for _, s := range c.Sources() {
+		got[s.Key] = s.Value + " @ " + s.From
+	}
+	for k, want := range map[string]string{
+		"slurm.partition":           `"hdr" @ testdata/sites/site-a.toml:7`,
+		"slurm.nodes":               `2 @ testdata/sites/portable.toml:6`,
+		"slurm.env.UCX_TLS":         `"rc,sm" @ testdata/sites/site-a.toml:14`,
+		"launcher.mpi":              `"pmix" @ testdata/sites/site-a.toml:19`,
+		"runner.bind":               `"10.1.0.1" @ testdata/sites/site-a.toml:22`,
+		"runner.path":               `"sbench-runner" @ default`,
+		"campaign.labels.link_rate": `"200Gbps" @ testdata/sites/site-a.toml:23`,
+	} {
+		if got[k] != want {
+			t.Errorf("%s: %q; want %q", k, got[k], want)
+		}
+	}
+}
+
+// TestSiteExpectations: the campaign's and the profile's [[expect]], each
+// with its place; the profile's are its system's.
+func TestSiteExpectations(t *testing.T) {
+	c := loadUnder(t, "testdata/sites/portable.toml", "testdata/sites/site-a.toml")
+	es := c.Expectations()
+	if len(es) != 1 {
+		t.Fatalf("expectations: %+v", es)
+	}
+	e := es[0]
+	if e.Source() != "testdata/sites/site-a.toml:30" || e.Bound != "<= 3 us" || e.System != "alpha" || e.Benchmark != "lat" {
+		t.Errorf("expectation %+v from %s", e.Expect, e.Source())
+	}
+}

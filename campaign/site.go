@@ -467,6 +467,11 @@ func (c *Campaign) Sources() []SettingSource {
 			out = append(out, c.source(key, settingText(f)))
 		}
 	}
+	if s := c.site; s != nil && s.RpeakPerNode() > 0 && !c.written(join("campaign.labels", RpeakLabel)) {
+		line, _ := s.index.lookup("node")
+		out = append(out, SettingSource{Key: join("campaign.labels", RpeakLabel),
+			Value: strconv.FormatFloat(s.RpeakPerNode(), 'g', -1, 64) + " Gflops × each run's nodes", From: fmt.Sprintf("%s:%d", s.File, line)})
+	}
 	return out
 }
 

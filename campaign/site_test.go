@@ -299,6 +299,7 @@ func TestSiteSources(t *testing.T) {
 		"runner.bind":               `"10.1.0.1" @ testdata/sites/site-a.toml:22`,
 		"runner.path":               `"sbench-runner" @ default`,
 		"campaign.labels.link_rate": `"200Gbps" @ testdata/sites/site-a.toml:23`,
+		"campaign.labels.rpeak":     `2048 Gflops × each run's nodes @ testdata/sites/site-a.toml:25`,
 	} {
 		if got[k] != want {
 			t.Errorf("%s: %q; want %q", k, got[k], want)

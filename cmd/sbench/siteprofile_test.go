@@ -1,0 +1,146 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// profileCampaign names no cluster; its second benchmark succeeds only
+// when a site profile gave its ranks SITE_MARK.
+const profileCampaign = smallCampaign + `
+[[benchmark]]
+name = "mark"
+command = ["sh", "-c", "test -n \"$SITE_MARK\""]
+parser = "none"
+`
+
+// TestLocalUnderSiteProfiles: one campaign, run unchanged by sbench local
+// under two site profiles (--site and $SBENCH_SITE), archives runs that
+// carry each profile's name and hash, system, link_rate and rpeak, with
+// the profile's environment in their steps; without a profile the step
+// that needs that environment fails.
+func TestLocalUnderSiteProfiles(t *testing.T) {
+	dir := endToEndDir(t, "runs a campaign under two site profiles")
+	os.WriteFile("c.toml", []byte(profileCampaign), 0o644)
+	profiles := map[string]string{
+		"alpha": "[site]\nname = \"alpha\"\n[slurm.env]\nSITE_MARK = \"a\"\n[fabric]\nlink_rate = \"200Gbps\"\n[node]\nrpeak_gflops = 1500\n",
+		"beta":  "[site]\nname = \"beta\"\n[slurm]\nenv = { SITE_MARK = \"b\" }\n[fabric]\nlink_rate = \"25Gbps\"\n[node]\ncores = 8\nghz = 2.5\nflops_per_cycle = 16\n",
+	}
+	hashes := map[string]string{}
+	for name, text := range profiles {
+		os.WriteFile(name+".toml", []byte(text), 0o644)
+		sum := sha256.Sum256([]byte(text))
+		hashes[name] = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	t.Setenv("HOME", dir) // no profile of whoever runs the tests
+	t.Setenv("XDG_CONFIG_HOME", "")
+	dbs := map[string]string{}
+	for _, name := range []string{"alpha", "beta", "none"} {
+		dbs[name] = filepath.Join(dir, name+".db")
+		args := []string{"local", "c.toml", "--db", dbs[name]}
+		switch name {
+		case "alpha":
+			args = append(args, "--site", "alpha.toml")
+			t.Setenv("SBENCH_SITE", "beta.toml") // --site wins
+		case "beta":
+			t.Setenv("SBENCH_SITE", "beta.toml")
+		case "none":
+			t.Setenv("SBENCH_SITE", "")
+		}
+		_, errs, code := sbench(t, args...)
+		if name != "none" && code != 0 {
+			t.Fatalf("%s: exit %d\n%s", name, code, errs)
+		}
+	}
+	want := map[string]map[string]string{
+		"alpha": {"site_profile": "alpha " + hashes["alpha"], "system": "alpha", "link_rate": "200Gbps", "rpeak": "1500"},
+		"beta":  {"site_profile": "beta " + hashes["beta"], "system": "beta", "link_rate": "25Gbps", "rpeak": "320"},
+	}
+	for name, labels := range want {
+		runs := archivedRuns(t, dbs[name])
+		if len(runs) != 2 {
+			t.Fatalf("%s: %d runs, want 2", name, len(runs))
+		}
+		for _, r := range runs {
+			got, _ := r["labels"].(map[string]any)
+			for k, v := range labels {
+				if got[k] != v {
+					t.Errorf("%s: run %v of %v: label %s = %v; want %q", name, r["id"], r["benchmark"], k, got[k], v)
+				}
+			}
+			if r["system"] != name || r["status"] != "ok" {
+				t.Errorf("%s: run of %v: system %v, status %v %v", name, r["benchmark"], r["system"], r["status"], r["error"])
+			}
+		}
+	}
+	for _, r := range archivedRuns(t, dbs["none"]) {
+		labels, _ := r["labels"].(map[string]any)
+		if _, ok := labels["site_profile"]; ok {
+			t.Errorf("a run without a profile is labelled %v", labels)
+		}
+		if ok := r["status"] == "ok"; ok == (r["benchmark"] == "mark") {
+			t.Errorf("without a profile: %v is %v (%v)", r["benchmark"], r["status"], r["error"])
+		}
+	}
+}
+
+// TestValidateSiteShowsSources: validate --site prints the merged plan and
+// where each setting came from; --json says the same; a problem in the
+// profile is placed in it.
+func TestValidateSiteShowsSources(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("SBENCH_SITE", "")
+	os.WriteFile("c.toml", []byte(smallCampaign), 0o644)
+	os.WriteFile("s.toml", []byte("[site]\nname = \"alpha\"\n[slurm]\npartition = \"hdr\"\nntasks_per_node = 8\n"), 0o644)
+	out, errs, code := sbench(t, "validate", "--site", "s.toml", "c.toml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, re := range []string{
+		`site profile alpha \(s\.toml, sha256:[0-9a-f]{64}\)`,
+		`slurm\.partition +"hdr" +s\.toml:4\n`,
+		`slurm\.ntasks_per_node +2 +c\.toml:7\n`, // the campaign's wins
+		`launcher\.type +"srun" +default\n`,
+		`campaign\.labels\.system +"alpha" +s\.toml:2\n`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("validate --site lacks %s:\n%s", re, out)
+		}
+	}
+	out, _, code = sbench(t, "validate", "--json", "--site", "s.toml", "c.toml")
+	var plan struct {
+		Site     struct{ Name, Hash string }
+		Settings []struct{ Key, Value, From string }
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	found := false
+	for _, s := range plan.Settings {
+		found = found || s.Key == "slurm.partition" && s.Value == `"hdr"` && s.From == "s.toml:4"
+	}
+	if plan.Site.Name != "alpha" || !found {
+		t.Errorf("validate --json: %+v", plan)
+	}
+	os.WriteFile("bad.toml", []byte("[site]\nname = \"alpha\"\n[slurm]\nmodules = 3\n"), 0o644)
+	_, errs, code = sbench(t, "validate", "--site", "bad.toml", "c.toml")
+	if code != 2 || !strings.Contains(errs, "bad.toml:4:1: slurm.modules: has type integer; want a list of strings") {
+		t.Errorf("a bad profile: exit %d, %s", code, errs)
+	}
+	out, _, _ = sbench(t, "validate", "--json", "c.toml")
+	if strings.Contains(out, `"settings"`) {
+		t.Errorf("validate without a profile shows settings: %s", out)
+	}
+	t.Setenv("SBENCH_SITE", "bad.toml")
+	if _, errs, code = sbench(t, "validate", "--site", "none", "c.toml"); code != 0 {
+		t.Errorf("--site none still read $SBENCH_SITE: exit %d, %s", code, errs)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sbench/sbench/campaign"
 )
 
 // profileCampaign names no cluster; its second benchmark succeeds only
@@ -142,5 +144,56 @@ func TestValidateSiteShowsSources(t *testing.T) {
 	t.Setenv("SBENCH_SITE", "bad.toml")
 	if _, errs, code = sbench(t, "validate", "--site", "none", "c.toml"); code != 0 {
 		t.Errorf("--site none still read $SBENCH_SITE: exit %d, %s", code, errs)
+	}
+}
+
+// TestRenderSite: render takes its profile from --site, else
+// $SBENCH_SITE; the campaign file is the same.
+func TestRenderSite(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	os.WriteFile("c.toml", []byte(smallCampaign), 0o644)
+	os.WriteFile("a.toml", []byte("[site]\nname = \"alpha\"\n[slurm]\npartition = \"hdr\"\nmodules = [\"ompi/4\"]\n"), 0o644)
+	os.WriteFile("b.toml", []byte("[site]\nname = \"beta\"\n[slurm]\npartition = \"eth\"\n[launcher]\ntype = \"mpirun\"\nflavor = \"openmpi\"\n"), 0o644)
+	t.Setenv("SBENCH_SITE", "b.toml")
+	render := func(dir string, args ...string) string {
+		t.Helper()
+		_, errs, code := sbench(t, append([]string{"render", "c.toml", "-o", dir}, args...)...)
+		if code != 0 {
+			t.Fatalf("render %v: exit %d: %s", args, code, errs)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "01-small-steps.sbatch"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	a, b := render("a", "--site", "a.toml"), render("b")
+	for _, w := range []string{"#SBATCH --partition=hdr\n", "module load ompi/4\n", " srun ", "system=alpha"} {
+		if !strings.Contains(a, w) {
+			t.Errorf("--site a.toml: no %q in\n%s", w, a)
+		}
+	}
+	for _, w := range []string{"#SBATCH --partition=eth\n", " mpirun -np 2 --map-by ppr:2:node ", "system=beta"} {
+		if !strings.Contains(b, w) {
+			t.Errorf("$SBENCH_SITE=b.toml: no %q in\n%s", w, b)
+		}
+	}
+}
+
+// TestResumeCommandKeepsSite: the command that resumes an interrupted
+// local run names the profile it ran under, wherever that was found.
+func TestResumeCommandKeepsSite(t *testing.T) {
+	s, err := campaign.ParseSite("/etc/sites/my site.toml", []byte("[site]\nname = \"x\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := resumeCommand("c.toml", "a.db", s, 0, nil)
+	if want := "sbench local c.toml --db a.db --site '/etc/sites/my site.toml' --resume"; got != want {
+		t.Errorf("resume command %q; want %q", got, want)
+	}
+	if got := resumeCommand("c.toml", "a.db", nil, 0, nil); strings.Contains(got, "--site") {
+		t.Errorf("resume command without a profile: %q", got)
 	}
 }

@@ -324,17 +324,12 @@ func Parse(name string, data []byte) (*Campaign, error) {
 // one of them is placed in the profile.
 func ParseWith(name string, data []byte, site *Site) (*Campaign, error) {
 	c := &Campaign{File: name}
-	var doc map[string]toml.Primitive
-	md, err := toml.Decode(string(data), &doc)
+	doc, md, err := decodeDoc(name, data)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, Problems{syntaxProblem(name, string(data), pe)}
-		}
-		return nil, Problems{{File: name, Msg: strings.TrimPrefix(err.Error(), "toml: ")}}
+		return nil, err
 	}
 	c.index = newKeyIndex(string(data))
-	d := &decoder{md: &md, c: c, bad: map[string]bool{}}
+	d := &decoder{md: md, c: c, bad: map[string]bool{}}
 	d.table("", doc, reflect.ValueOf(c).Elem())
 	if site != nil {
 		c.applySite(site)
@@ -368,15 +363,35 @@ func ParseWith(name string, data []byte, site *Site) (*Campaign, error) {
 		}
 	}
 	if len(ps) > 0 {
-		sort.SliceStable(ps, func(i, j int) bool {
-			if ps[i].Line != ps[j].Line {
-				return ps[i].Line < ps[j].Line
-			}
-			return ps[i].Col < ps[j].Col
-		})
-		return nil, ps
+		return nil, ps.sorted()
 	}
 	return c, nil
+}
+
+// decodeDoc parses a TOML document into its top-level keys, a syntax
+// error placed as a problem of the file name.
+func decodeDoc(name string, data []byte) (map[string]toml.Primitive, *toml.MetaData, error) {
+	var doc map[string]toml.Primitive
+	md, err := toml.Decode(string(data), &doc)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, nil, Problems{syntaxProblem(name, string(data), pe)}
+		}
+		return nil, nil, Problems{{File: name, Msg: strings.TrimPrefix(err.Error(), "toml: ")}}
+	}
+	return doc, &md, nil
+}
+
+// sorted orders problems as the file reads: by line, then column.
+func (ps Problems) sorted() Problems {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Line != ps[j].Line {
+			return ps[i].Line < ps[j].Line
+		}
+		return ps[i].Col < ps[j].Col
+	})
+	return ps
 }
 
 // syntaxProblem places a TOML syntax error. Its Position.Line is the

@@ -3,7 +3,6 @@ package campaign
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/sbench/sbench/sizes"
 )
@@ -150,18 +147,13 @@ func LoadSite(path string) (*Site, error) {
 func ParseSite(name string, data []byte) (*Site, error) {
 	sum := sha256.Sum256(data)
 	s := &Site{File: name, Hash: "sha256:" + hex.EncodeToString(sum[:])}
-	var doc map[string]toml.Primitive
-	md, err := toml.Decode(string(data), &doc)
+	doc, md, err := decodeDoc(name, data)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, Problems{syntaxProblem(name, string(data), pe)}
-		}
-		return nil, Problems{{File: name, Msg: strings.TrimPrefix(err.Error(), "toml: ")}}
+		return nil, err
 	}
 	s.index = newKeyIndex(string(data))
 	scratch := s.scratch()
-	d := &decoder{md: &md, c: scratch, bad: map[string]bool{}}
+	d := &decoder{md: md, c: scratch, bad: map[string]bool{}}
 	d.table("", doc, reflect.ValueOf(s).Elem())
 	ps := d.ps
 	for _, p := range s.validate(scratch) {
@@ -170,8 +162,7 @@ func ParseSite(name string, data []byte) (*Site, error) {
 		}
 	}
 	if len(ps) > 0 {
-		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Line < ps[j].Line })
-		return nil, ps
+		return nil, ps.sorted()
 	}
 	for i := range s.Expects {
 		if s.Expects[i].System == "" {
@@ -342,12 +333,13 @@ func (c *Campaign) applySite(s *Site) {
 // mergeTable copies the profile's keys of one table that the campaign
 // does not write.
 func (c *Campaign) mergeTable(table string, dst, src reflect.Value, s *Site) {
+	fields := tomlFields(dst.Type())
 	for _, name := range sortedFields(dst.Type()) {
 		key := table + "." + name
 		if !s.written(key) {
 			continue
 		}
-		i := tomlFields(dst.Type())[name]
+		i := fields[name]
 		df, sf := dst.Field(i), src.Field(i)
 		if sf.Kind() == reflect.Map {
 			merged := reflect.MakeMap(sf.Type())

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sbench/sbench/hpl"
+	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
 )
 
@@ -58,7 +60,7 @@ type Fabric struct {
 type NodePeak struct {
 	Cores         int     `toml:"cores"`
 	GHz           float64 `toml:"ghz"`
-	FlopsPerCycle int     `toml:"flops_per_cycle"`
+	FlopsPerCycle float64 `toml:"flops_per_cycle"`
 	RpeakGflops   float64 `toml:"rpeak_gflops"`
 }
 
@@ -68,7 +70,9 @@ func (s *Site) RpeakPerNode() float64 {
 	if n.RpeakGflops > 0 {
 		return n.RpeakGflops
 	}
-	return float64(n.Cores) * n.GHz * float64(n.FlopsPerCycle)
+	// As sbench hpl rpeak computes it, with every factor given.
+	g, _ := hpl.Rpeak(results.Host{}, hpl.PeakSpec{Cores: n.Cores, GHz: n.GHz, FlopsPerCycle: n.FlopsPerCycle})
+	return g
 }
 
 // Label is what a run records of the profile that shaped it, the
@@ -157,7 +161,9 @@ func ParseSite(name string, data []byte) (*Site, error) {
 	d.table("", doc, reflect.ValueOf(s).Elem())
 	ps := d.ps
 	for _, p := range s.validate(scratch) {
-		if !d.covers(p.Key) {
+		// A problem of a whole table ("node": give all of …) is about
+		// its keys, and one that did not decode says it better.
+		if !d.covers(p.Key) && !d.within(p.Key) {
 			ps = append(ps, p)
 		}
 	}
@@ -173,9 +179,10 @@ func ParseSite(name string, data []byte) (*Site, error) {
 }
 
 // scratch is a campaign that places problems in the profile, so that the
-// campaign's checks of its tables check the profile's.
+// campaign's checks of its tables check the profile's (validate gives it
+// the profile's tables).
 func (s *Site) scratch() *Campaign {
-	return &Campaign{File: s.File, index: s.index, Slurm: s.Slurm, Launcher: s.Launcher, Runner: s.Runner}
+	return &Campaign{File: s.File, index: s.index}
 }
 
 // validate checks the profile's values as the campaign's own are checked.
@@ -205,13 +212,13 @@ func (s *Site) validate(c *Campaign) Problems {
 	for _, kv := range []struct {
 		key string
 		v   float64
-	}{{"node.cores", float64(n.Cores)}, {"node.ghz", n.GHz}, {"node.flops_per_cycle", float64(n.FlopsPerCycle)}, {"node.rpeak_gflops", n.RpeakGflops}} {
+	}{{"node.cores", float64(n.Cores)}, {"node.ghz", n.GHz}, {"node.flops_per_cycle", n.FlopsPerCycle}, {"node.rpeak_gflops", n.RpeakGflops}} {
 		if kv.v < 0 {
 			add(kv.key, "must not be negative")
 		}
 	}
 	parts := 0
-	for _, v := range []float64{float64(n.Cores), n.GHz, float64(n.FlopsPerCycle)} {
+	for _, v := range []float64{float64(n.Cores), n.GHz, n.FlopsPerCycle} {
 		if v > 0 {
 			parts++
 		}
@@ -406,7 +413,7 @@ func (c *Campaign) rpeakLabel(cfg *Config) {
 	if cfg.Labels == nil {
 		cfg.Labels = map[string]string{}
 	}
-	cfg.Labels[RpeakLabel] = strconv.FormatFloat(g*float64(cfg.NodeCount()), 'g', -1, 64)
+	cfg.Labels[RpeakLabel] = strconv.FormatFloat(g*float64(cfg.NodeCount()), 'g', 10, 64)
 }
 
 // SettingSource is one setting of a campaign as merged with its site
@@ -462,7 +469,7 @@ func (c *Campaign) Sources() []SettingSource {
 	if s := c.site; s != nil && s.RpeakPerNode() > 0 && !c.written(join("campaign.labels", RpeakLabel)) {
 		line, _ := s.index.lookup("node")
 		out = append(out, SettingSource{Key: join("campaign.labels", RpeakLabel),
-			Value: strconv.FormatFloat(s.RpeakPerNode(), 'g', -1, 64) + " Gflops × each run's nodes", From: fmt.Sprintf("%s:%d", s.File, line)})
+			Value: strconv.FormatFloat(s.RpeakPerNode(), 'g', 10, 64) + " Gflops × each run's nodes", From: fmt.Sprintf("%s:%d", s.File, line)})
 	}
 	return out
 }

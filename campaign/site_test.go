@@ -320,3 +320,34 @@ func TestSiteExpectations(t *testing.T) {
 		t.Errorf("expectation %+v from %s", e.Expect, e.Source())
 	}
 }
+
+// TestSiteNodeAndFabric: the peak is given one way, whole; the address once.
+func TestSiteNodeAndFabric(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"[node]\nrpeak_gflops = 100\ncores = 4\n", `s.toml:3:1: node: give rpeak_gflops or cores, ghz and flops_per_cycle, not both`},
+		{"[node]\nrpeak_gflops = -1\n", `s.toml:4:1: node.rpeak_gflops: must not be negative`},
+		{"[node]\ncores = 4\nghz = \"fast\"\nflops_per_cycle = 16\n", `s.toml:5:1: node.ghz: has type string; want a number`},
+		{"[runner]\nbind = \"10.0.0.1\"\n[fabric]\nbind = \"10.0.0.2\"\n", `s.toml:6:1: fabric.bind: runner.bind is set too: give the address once`},
+	} {
+		_, err := ParseSite("s.toml", []byte("[site]\nname = \"x\"\n"+tc.text))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: got %v; want %s", tc.text, err, tc.want)
+		}
+	}
+	s, err := ParseSite("s.toml", []byte("[site]\nname = \"x\"\n[node]\ncores = 48\nghz = 2.1\nflops_per_cycle = 32\n"))
+	if g := s.RpeakPerNode(); err != nil || g < 3225.5999 || g > 3225.6001 {
+		t.Fatalf("Rpeak %v, %v; want %v", s.RpeakPerNode(), err, 48*2.1*32)
+	}
+	// The label is the peak of the run's nodes, written as a person would.
+	c, err := ParseWith("c.toml", []byte(problemHead+"[[benchmark]]\nname = \"lat\"\nkernel = \"latency\"\n"), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if args := strings.Join(p.Jobs[0].Steps[0].RunnerArgs, " "); !strings.Contains(args, "--label rpeak=6451.2 ") {
+		t.Errorf("runner args of a 2-node run: %s", args)
+	}
+}

@@ -44,6 +44,23 @@ type SiteMeta struct {
 	// Name is the system's name: the runs' system label.
 	Name        string `toml:"name"`
 	Description string `toml:"description"`
+	// TemplatesDir holds the site's sbatch.tmpl, relative to the
+	// profile's file: the campaign's templates_dir unless it gives one.
+	TemplatesDir string `toml:"templates_dir"`
+}
+
+// templatesDir is the profile's templates_dir, relative to where sbench
+// runs (the campaign's file may be elsewhere): absolute when it can be.
+func (s *Site) templatesDir() string {
+	dir := s.Site.TemplatesDir
+	if dir == "" || filepath.IsAbs(dir) {
+		return dir
+	}
+	dir = filepath.Join(filepath.Dir(s.File), dir)
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }
 
 // Fabric is a profile's [fabric] table: the network benchmarks cross.
@@ -193,6 +210,11 @@ func (s *Site) validate(c *Campaign) Problems {
 	if err := checkName(s.Site.Name); err != nil {
 		add("site.name", "%v", err)
 	}
+	if dir := s.templatesDir(); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, "sbatch.tmpl")); err != nil {
+			add("site.templates_dir", "no sbatch.tmpl there: %v", err)
+		}
+	}
 	ps = append(ps, c.validateSlurm(func(k string) string { return "slurm." + k }, s.Slurm)...)
 	ps = append(ps, c.validateLauncher(func(k string) string { return "launcher." + k }, s.Launcher)...)
 	ps = append(ps, c.validateRunner()...)
@@ -302,8 +324,8 @@ func (c *Campaign) written(path string) bool {
 
 // applySite takes the profile's settings where the campaign writes none:
 // each key of [slurm], [launcher] and [runner] (env key by key), the
-// runner's bind from [fabric], and the labels system, site_profile and
-// link_rate. origins records which campaign keys came from where in the
+// runner's bind from [fabric], the templates directory, and the labels
+// system, site_profile and link_rate. origins records which campaign keys came from where in the
 // profile, so that a problem with one is placed there.
 func (c *Campaign) applySite(s *Site) {
 	c.site = s
@@ -318,6 +340,10 @@ func (c *Campaign) applySite(s *Site) {
 	if !c.written("campaign.system") {
 		c.Campaign.System = s.Site.Name
 		c.origins["campaign.system"] = "site.name"
+	}
+	if dir := s.templatesDir(); dir != "" && !c.written("campaign.templates_dir") {
+		c.Campaign.TemplatesDir = dir
+		c.origins["campaign.templates_dir"] = "site.templates_dir"
 	}
 	labels := []struct{ name, value, at string }{
 		{SystemLabel, s.Site.Name, "site.name"},

@@ -150,11 +150,18 @@ func TestValidateSiteShowsSources(t *testing.T) {
 // TestRenderSite: render takes its profile from --site, else
 // $SBENCH_SITE; the campaign file is the same.
 func TestRenderSite(t *testing.T) {
+	tmpl, err := os.ReadFile("../../campaign/templates/sbatch.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(t.TempDir())
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", "")
 	os.WriteFile("c.toml", []byte(smallCampaign), 0o644)
-	os.WriteFile("a.toml", []byte("[site]\nname = \"alpha\"\n[slurm]\npartition = \"hdr\"\nmodules = [\"ompi/4\"]\n"), 0o644)
+	// alpha's sbatch template is beside its profile, not the campaign.
+	os.MkdirAll("sites/tmpl", 0o755)
+	os.WriteFile("sites/tmpl/sbatch.tmpl", append(tmpl, "# alpha's own template\n"...), 0o644)
+	os.WriteFile("sites/a.toml", []byte("[site]\nname = \"alpha\"\ntemplates_dir = \"tmpl\"\n[slurm]\npartition = \"hdr\"\nmodules = [\"ompi/4\"]\n"), 0o644)
 	os.WriteFile("b.toml", []byte("[site]\nname = \"beta\"\n[slurm]\npartition = \"eth\"\n[launcher]\ntype = \"mpirun\"\nflavor = \"openmpi\"\n"), 0o644)
 	t.Setenv("SBENCH_SITE", "b.toml")
 	render := func(dir string, args ...string) string {
@@ -169,8 +176,8 @@ func TestRenderSite(t *testing.T) {
 		}
 		return string(b)
 	}
-	a, b := render("a", "--site", "a.toml"), render("b")
-	for _, w := range []string{"#SBATCH --partition=hdr\n", "module load ompi/4\n", " srun ", "system=alpha"} {
+	a, b := render("a", "--site", "sites/a.toml"), render("b")
+	for _, w := range []string{"#SBATCH --partition=hdr\n", "module load ompi/4\n", " srun ", "system=alpha", "# alpha's own template\n"} {
 		if !strings.Contains(a, w) {
 			t.Errorf("--site a.toml: no %q in\n%s", w, a)
 		}
@@ -179,6 +186,9 @@ func TestRenderSite(t *testing.T) {
 		if !strings.Contains(b, w) {
 			t.Errorf("$SBENCH_SITE=b.toml: no %q in\n%s", w, b)
 		}
+	}
+	if strings.Contains(b, "alpha's own template") {
+		t.Errorf("beta's script has alpha's template")
 	}
 }
 

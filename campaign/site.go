@@ -331,7 +331,11 @@ func (c *Campaign) applySite(s *Site) {
 	c.site = s
 	c.origins = map[string]string{}
 	c.mergeTable("slurm", reflect.ValueOf(&c.Slurm).Elem(), reflect.ValueOf(&s.Slurm).Elem(), s)
-	c.mergeTable("launcher", reflect.ValueOf(&c.Launcher).Elem(), reflect.ValueOf(&s.Launcher).Elem(), s)
+	// The profile's launcher keys are its launcher type's: srun's mpi
+	// plugin means nothing to a campaign that starts mpirun.
+	if !c.written("launcher.type") || launcherType(c.Launcher) == launcherType(s.Launcher) {
+		c.mergeTable("launcher", reflect.ValueOf(&c.Launcher).Elem(), reflect.ValueOf(&s.Launcher).Elem(), s)
+	}
 	c.mergeTable("runner", reflect.ValueOf(&c.Runner).Elem(), reflect.ValueOf(&s.Runner).Elem(), s)
 	if s.Fabric.Bind != "" && !c.written("runner.bind") {
 		c.Runner.Bind = s.Fabric.Bind
@@ -424,6 +428,24 @@ func (c *Campaign) placeAt(at string) (string, *keyIndex, string) {
 		}
 	}
 	return c.File, c.index, at
+}
+
+// siteLauncher drops, from a run whose launcher a benchmark, variant or
+// sweep made another type than the profile's, the launcher keys it still
+// has from the profile: they were the profile's type's.
+func (c *Campaign) siteLauncher(cfg *Config) {
+	if c.site == nil || launcherType(cfg.Launcher) == launcherType(c.site.Launcher) {
+		return
+	}
+	run, site := reflect.ValueOf(&cfg.Launcher).Elem(), reflect.ValueOf(c.site.Launcher)
+	for name, i := range launcherFields {
+		if _, ok := c.origins["launcher."+name]; !ok || name == "type" {
+			continue
+		}
+		if f := run.Field(i); reflect.DeepEqual(f.Interface(), site.Field(i).Interface()) {
+			f.Set(reflect.Zero(f.Type()))
+		}
+	}
 }
 
 // rpeakLabel gives a run the profile's Rpeak for its node count, unless

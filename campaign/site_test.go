@@ -189,19 +189,22 @@ func TestSiteProblemOfMergedSetting(t *testing.T) {
 	s, err := ParseSite("s.toml", []byte(`[site]
 name = "x"
 [launcher]
-mpi = "pmix"
+type = "mpirun"
+flavor = "openmpi"
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ParseWith("c.toml", []byte(problemHead+`[launcher]
-type = "mpirun"
-flavor = "openmpi"
+	_, err = ParseWith("c.toml", []byte(`[campaign]
+name = "q"
+[slurm]
+nodes = 3
+ntasks = 4
 [[benchmark]]
-name = "lat"
+name = "b"
 kernel = "latency"
 `), s)
-	want := `s.toml:4:1: launcher.mpi: is srun's --mpi option; the launcher is mpirun`
+	want := `s.toml:4:1: launcher.type: variant default: 4 rank(s) on 3 nodes: mpirun's --map-by ppr:2:node puts 2 on each node, so they fill 2 node(s); give ntasks_per_node, or a rank count that fills every node`
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v; want %s", err, want)
 	}
@@ -351,5 +354,53 @@ func TestSiteNodeAndFabric(t *testing.T) {
 	}
 	if args := strings.Join(p.Jobs[0].Steps[0].RunnerArgs, " "); !strings.Contains(args, "--label rpeak=6451.2 ") {
 		t.Errorf("runner args of a 2-node run: %s", args)
+	}
+}
+
+// TestSiteLauncherIsItsTypes: the profile's launcher keys are for its
+// launcher type; a campaign, variant or benchmark that starts another
+// launcher takes none of them, and the others keep them.
+func TestSiteLauncherIsItsTypes(t *testing.T) {
+	s, err := LoadSite("testdata/sites/site-a.toml") // srun, mpi = "pmix"
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseWith("c.toml", []byte(problemHead+`[launcher]
+type = "mpirun"
+flavor = "openmpi"
+[[benchmark]]
+name = "lat"
+kernel = "latency"
+`), s)
+	if err != nil {
+		t.Fatalf("a campaign's mpirun under an srun profile: %v", err)
+	}
+	if c.Launcher.MPI != "" {
+		t.Errorf("the campaign's mpirun took the profile's mpi %q", c.Launcher.MPI)
+	}
+	c, err = ParseWith("c.toml", []byte(problemHead+`[[benchmark]]
+name = "lat"
+kernel = "latency"
+[[variant]]
+name = "ompi"
+launcher = { type = "mpirun", flavor = "openmpi" }
+[[variant]]
+name = "srun"
+`), s)
+	if err != nil {
+		t.Fatalf("a variant's mpirun under an srun profile: %v", err)
+	}
+	p, err := c.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]string{}
+	for _, j := range p.Jobs {
+		for _, st := range j.AllSteps() {
+			lines[st.Name] = c.launchLine(st, st.Ranks, st.Nodes, st.PerNode, nil)
+		}
+	}
+	if !strings.Contains(lines["srun"], "--mpi=pmix") || strings.Contains(lines["ompi"], "pmix") || !strings.Contains(lines["ompi"], " mpirun -np 2 ") {
+		t.Errorf("launch lines: %q", lines)
 	}
 }

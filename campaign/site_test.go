@@ -404,3 +404,26 @@ name = "srun"
 		t.Errorf("launch lines: %q", lines)
 	}
 }
+
+// TestExamplesUnderSiteProfile: every example campaign, unchanged, loads
+// and plans under a profile, and its scripts carry the profile's settings.
+func TestExamplesUnderSiteProfile(t *testing.T) {
+	s, err := LoadSite("testdata/sites/site-a.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, _ := filepath.Glob("../examples/*.toml")
+	if len(examples) == 0 {
+		t.Fatal("no example campaigns")
+	}
+	for _, ex := range examples {
+		c, err := LoadWith(ex, s)
+		if err != nil {
+			t.Errorf("%s under site-a: %v", ex, err)
+			continue
+		}
+		if sc := script(t, c); !strings.Contains(sc, "#SBATCH --account=acc-alpha\n") || !strings.Contains(sc, "system=alpha") {
+			t.Errorf("%s: the first script lacks the profile's account or label:\n%s", ex, sc)
+		}
+	}
+}

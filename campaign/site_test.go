@@ -218,6 +218,11 @@ func TestSiteValuesReachingScripts(t *testing.T) {
 name = "x"
 [slurm.env]
 MSG = "it's $(rm -rf /) a\nb"
+[launcher]
+command = "/opt/my srun"
+args = ["--x=it's $(id)"]
+[runner]
+path = "/opt/sb runner"
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -232,6 +237,11 @@ kernel = "latency"
 	sc := script(t, c)
 	if !strings.Contains(sc, `export MSG='it'\''s $(rm -rf /) a`+"\nb'") {
 		t.Errorf("the env value is not quoted:\n%s", sc)
+	}
+	for _, w := range []string{` '/opt/my srun' --nodes=2 `, ` '--x=it'\''s $(id)' -- '/opt/sb runner' run `} {
+		if !strings.Contains(sc, w) {
+			t.Errorf("no %s in\n%s", w, sc)
+		}
 	}
 	// The quoted value, run by bash, is the value itself.
 	out, err := exec.Command("bash", "-c", "export MSG='it'\\''s $(rm -rf /) a\nb'; printf %s \"$MSG\"").Output()

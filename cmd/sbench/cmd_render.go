@@ -13,16 +13,6 @@ import (
 	"github.com/sbench/sbench/campaign"
 )
 
-// loadCampaign reads a campaign; problems in it are the user's input, so
-// they exit with the usage status.
-func loadCampaign(path string) (*campaign.Campaign, error) {
-	c, err := campaign.Load(path)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return c, nil
-}
-
 // siteFlagUsage is the --site flag's help, the same on every command.
 const siteFlagUsage = "site profile (TOML) giving the cluster's defaults; default $SBENCH_SITE, else $XDG_CONFIG_HOME/sbench/site.toml (~/.config/sbench/site.toml), else /etc/sbench/site.toml if it exists; \"none\" for no profile"
 
@@ -36,7 +26,9 @@ func loadSite(e *env, site string) (*campaign.Site, error) {
 	return s, nil
 }
 
-// loadCampaignSite reads a campaign under its site profile (loadSite).
+// loadCampaignSite reads a campaign under its site profile (loadSite);
+// problems in either are the user's input, so they exit with the usage
+// status.
 func loadCampaignSite(e *env, path, site string) (*campaign.Campaign, error) {
 	s, err := loadSite(e, site)
 	if err != nil {

@@ -207,3 +207,28 @@ func TestResumeCommandKeepsSite(t *testing.T) {
 		t.Errorf("resume command without a profile: %q", got)
 	}
 }
+
+// TestHPLInputSite: hpl input sizes each run as submit would under the
+// profile: its ntasks_per_node makes the auto process grid 2 × 2.
+func TestHPLInputSite(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("SBENCH_SITE", "")
+	os.WriteFile("h.toml", []byte("[campaign]\nname = \"h\"\n[slurm]\nnodes = 1\n[[benchmark]]\nname = \"hpl\"\nkind = \"hpl\"\n[benchmark.hpl]\nn = \"auto\"\nmem_per_node = \"64MiB\"\n"), 0o644)
+	os.WriteFile("s.toml", []byte("[site]\nname = \"a\"\n[slurm]\nntasks_per_node = 4\n"), 0o644)
+	grid := regexp.MustCompile(`(?m)^(\d+) +Ps\n(\d+) +Qs$`)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hpl", "input", "h.toml"}, "1×1"},
+		{[]string{"hpl", "input", "--site", "s.toml", "h.toml"}, "2×2"},
+	} {
+		out, errs, code := sbench(t, tc.args...)
+		m := grid.FindStringSubmatch(out)
+		if code != 0 || m == nil || m[1]+"×"+m[2] != tc.want {
+			t.Errorf("%v: exit %d, grid %v; want %s\n%s%s", tc.args, code, m, tc.want, out, errs)
+		}
+	}
+}

@@ -173,6 +173,10 @@ type Runner struct {
 	Path             string `toml:"path"`
 	BootstrapTimeout string `toml:"bootstrap_timeout"`
 	Timeout          string `toml:"timeout"`
+	// Interface is the network interface (ib0 …) whose address each
+	// rank listens on and advertises, found on its own node; at most one
+	// of Bind and Interface.
+	Interface string `toml:"interface"`
 	// Bind is the address ranks listen on and advertise (e.g. an IPoIB
 	// address); empty lets the runner choose.
 	Bind string `toml:"bind"`

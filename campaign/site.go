@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,8 +66,11 @@ func (s *Site) templatesDir() string {
 
 // Fabric is a profile's [fabric] table: the network benchmarks cross.
 type Fabric struct {
-	// Bind is the address ranks listen on (runner.bind's default).
-	Bind string `toml:"bind"`
+	// Bind is the address ranks listen on (runner.bind's default);
+	// Interface the network interface whose address each rank takes on
+	// its own node (runner.interface's). At most one of them.
+	Bind      string `toml:"bind"`
+	Interface string `toml:"interface"`
 	// LinkRate is the link's theoretical rate ("100Gbps", "200 Gb/s"):
 	// the runs' link_rate label, which reports compare against.
 	LinkRate string `toml:"link_rate"`
@@ -218,13 +222,7 @@ func (s *Site) validate(c *Campaign) Problems {
 	ps = append(ps, c.validateSlurm(func(k string) string { return "slurm." + k }, s.Slurm)...)
 	ps = append(ps, c.validateLauncher(func(k string) string { return "launcher." + k }, s.Launcher)...)
 	ps = append(ps, c.validateRunner()...)
-	if s.Fabric.Bind != "" {
-		if s.Runner.Bind != "" {
-			add("fabric.bind", "runner.bind is set too: give the address once")
-		} else if err := checkBind(s.Fabric.Bind); err != nil {
-			add("fabric.bind", "%v", err)
-		}
-	}
+	ps = append(ps, s.validateAddress(c)...)
 	if s.Fabric.LinkRate != "" {
 		if _, err := sizes.ParseLinkRate(s.Fabric.LinkRate); err != nil {
 			add("fabric.link_rate", "%v", err)
@@ -252,6 +250,51 @@ func (s *Site) validate(c *Campaign) Problems {
 		add("node", "give all of cores, ghz and flops_per_cycle (Rpeak is their product), or rpeak_gflops")
 	}
 	return ps
+}
+
+// validateAddress checks that the ranks' address is given once, as an IP
+// or an interface, in [runner] or [fabric].
+func (s *Site) validateAddress(c *Campaign) Problems {
+	var ps Problems
+	var given []string
+	for _, a := range []struct{ key, v string }{
+		{"runner.bind", s.Runner.Bind}, {"runner.interface", s.Runner.Interface},
+		{"fabric.bind", s.Fabric.Bind}, {"fabric.interface", s.Fabric.Interface},
+	} {
+		if a.v == "" {
+			continue
+		}
+		given = append(given, a.key)
+		if len(given) > 1 {
+			ps = append(ps, c.problem(a.key, "%s is set too: give the ranks' address once, as bind or interface", given[0]))
+			continue
+		}
+		switch a.key {
+		case "fabric.bind":
+			if err := checkBind(a.v); err != nil {
+				ps = append(ps, c.problem(a.key, "%v", err))
+			}
+		case "fabric.interface":
+			if !interfaceRE.MatchString(a.v) {
+				ps = append(ps, c.problem(a.key, "%q is not a network interface name (such as ib0 or enp1s0f1)", a.v))
+			}
+		}
+	}
+	return ps
+}
+
+// address is the profile's address for the ranks: runner.KEY (bind or
+// interface) and the profile's key that gives it, if it gives one.
+func (s *Site) address() (key, value, from string) {
+	for _, a := range []struct{ key, v, from string }{
+		{"runner.bind", s.Runner.Bind, "runner.bind"}, {"runner.interface", s.Runner.Interface, "runner.interface"},
+		{"runner.bind", s.Fabric.Bind, "fabric.bind"}, {"runner.interface", s.Fabric.Interface, "fabric.interface"},
+	} {
+		if a.v != "" {
+			return a.key, a.v, a.from
+		}
+	}
+	return "", "", ""
 }
 
 // checkBind checks an address the runner listens on.
@@ -324,9 +367,10 @@ func (c *Campaign) written(path string) bool {
 
 // applySite takes the profile's settings where the campaign writes none:
 // each key of [slurm], [launcher] and [runner] (env key by key), the
-// runner's bind from [fabric], the templates directory, and the labels
-// system, site_profile and link_rate. origins records which campaign keys came from where in the
-// profile, so that a problem with one is placed there.
+// ranks' address (bind or interface, of [runner] or [fabric]), the
+// templates directory, and the labels system, site_profile and link_rate.
+// origins records which campaign keys came from where in the profile, so
+// that a problem with one is placed there.
 func (c *Campaign) applySite(s *Site) {
 	c.site = s
 	c.origins = map[string]string{}
@@ -336,10 +380,16 @@ func (c *Campaign) applySite(s *Site) {
 	if !c.written("launcher.type") || launcherType(c.Launcher) == launcherType(s.Launcher) {
 		c.mergeTable("launcher", reflect.ValueOf(&c.Launcher).Elem(), reflect.ValueOf(&s.Launcher).Elem(), s)
 	}
-	c.mergeTable("runner", reflect.ValueOf(&c.Runner).Elem(), reflect.ValueOf(&s.Runner).Elem(), s)
-	if s.Fabric.Bind != "" && !c.written("runner.bind") {
-		c.Runner.Bind = s.Fabric.Bind
-		c.origins["runner.bind"] = "fabric.bind"
+	c.mergeTable("runner", reflect.ValueOf(&c.Runner).Elem(), reflect.ValueOf(&s.Runner).Elem(), s, "runner.bind", "runner.interface")
+	// The ranks' address is one setting, an IP or an interface: the
+	// campaign's, else the profile's.
+	if key, v, from := s.address(); key != "" && !c.written("runner.bind") && !c.written("runner.interface") {
+		if key == "runner.bind" {
+			c.Runner.Bind = v
+		} else {
+			c.Runner.Interface = v
+		}
+		c.origins[key] = from
 	}
 	if !c.written("campaign.system") {
 		c.Campaign.System = s.Site.Name
@@ -368,12 +418,12 @@ func (c *Campaign) applySite(s *Site) {
 }
 
 // mergeTable copies the profile's keys of one table that the campaign
-// does not write.
-func (c *Campaign) mergeTable(table string, dst, src reflect.Value, s *Site) {
+// does not write, but for the keys skip.
+func (c *Campaign) mergeTable(table string, dst, src reflect.Value, s *Site, skip ...string) {
 	fields := tomlFields(dst.Type())
 	for _, name := range sortedFields(dst.Type()) {
 		key := table + "." + name
-		if !s.written(key) {
+		if !s.written(key) || slices.Contains(skip, key) {
 			continue
 		}
 		i := fields[name]

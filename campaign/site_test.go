@@ -340,7 +340,10 @@ func TestSiteNodeAndFabric(t *testing.T) {
 		{"[node]\nrpeak_gflops = 100\ncores = 4\n", `s.toml:3:1: node: give rpeak_gflops or cores, ghz and flops_per_cycle, not both`},
 		{"[node]\nrpeak_gflops = -1\n", `s.toml:4:1: node.rpeak_gflops: must not be negative`},
 		{"[node]\ncores = 4\nghz = \"fast\"\nflops_per_cycle = 16\n", `s.toml:5:1: node.ghz: has type string; want a number`},
-		{"[runner]\nbind = \"10.0.0.1\"\n[fabric]\nbind = \"10.0.0.2\"\n", `s.toml:6:1: fabric.bind: runner.bind is set too: give the address once`},
+		{"[runner]\nbind = \"10.0.0.1\"\n[fabric]\nbind = \"10.0.0.2\"\n", `s.toml:6:1: fabric.bind: runner.bind is set too: give the ranks' address once, as bind or interface`},
+		{"[fabric]\nbind = \"10.0.0.2\"\ninterface = \"ib0\"\n", `s.toml:5:1: fabric.interface: fabric.bind is set too: give the ranks' address once, as bind or interface`},
+		{"[fabric]\ninterface = \"ib 0\"\n", `s.toml:4:1: fabric.interface: "ib 0" is not a network interface name (such as ib0 or enp1s0f1)`},
+		{"[runner]\ninterface = \"ib0;reboot\"\n", `s.toml:4:1: runner.interface: "ib0;reboot" is not a network interface name (such as ib0 or enp1s0f1)`},
 		{"templates_dir = \"nowhere\"\n", `s.toml:3:1: site.templates_dir: no sbatch.tmpl there: stat /`}, // then the absolute path
 
 	} {
@@ -435,5 +438,40 @@ func TestExamplesUnderSiteProfile(t *testing.T) {
 		if sc := script(t, c); !strings.Contains(sc, "#SBATCH --account=acc-alpha\n") || !strings.Contains(sc, "system=alpha") {
 			t.Errorf("%s: the first script lacks the profile's account or label:\n%s", ex, sc)
 		}
+	}
+}
+
+// TestSiteAddress: the ranks' address is one setting, an IP (bind) or an
+// interface: the campaign's whichever it writes, else the profile's, from
+// [runner] or [fabric]; the runner gets it as --bind or --interface.
+func TestSiteAddress(t *testing.T) {
+	s, err := ParseSite("s.toml", []byte("[site]\nname = \"x\"\n[fabric]\ninterface = \"ib0\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ runner, bind, iface, arg string }{
+		{"", "", "ib0", "--interface ib0"},
+		{"[runner]\nbind = \"10.0.0.9\"\n", "10.0.0.9", "", "--bind 10.0.0.9"},
+		{"[runner]\ninterface = \"eth1\"\n", "", "eth1", "--interface eth1"},
+	} {
+		c, err := ParseWith("c.toml", []byte(problemHead+tc.runner+"[[benchmark]]\nname = \"lat\"\nkernel = \"latency\"\n"), s)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.runner, err)
+		}
+		p, err := c.Plan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := strings.Join(p.Jobs[0].Steps[0].RunnerArgs, " ")
+		if c.Runner.Bind != tc.bind || c.Runner.Interface != tc.iface || !strings.Contains(args, tc.arg) || strings.Count(args, "--bind")+strings.Count(args, "--interface") != 1 {
+			t.Errorf("%q: bind %q, interface %q, runner args %s", tc.runner, c.Runner.Bind, c.Runner.Interface, args)
+		}
+	}
+	if _, err := Parse("c.toml", []byte(problemHead+"[runner]\nbind = \"10.0.0.1\"\ninterface = \"ib0\"\n[[benchmark]]\nname = \"lat\"\nkernel = \"latency\"\n")); err == nil ||
+		err.Error() != "c.toml:8:1: runner.interface: runner.bind is set too: give the ranks' address or their interface, not both" {
+		t.Errorf("a campaign's bind and interface: %v", err)
+	}
+	if got := loadUnder(t, "testdata/sites/portable.toml", "testdata/sites/site-a.toml").Runner.Bind; got != "10.1.0.1" {
+		t.Errorf("site-a's [fabric] bind: %q", got)
 	}
 }

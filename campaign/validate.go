@@ -257,8 +257,18 @@ func (c *Campaign) validateRunner() Problems {
 			ps = append(ps, c.problem("runner.bind", "%v", err))
 		}
 	}
+	if r.Interface != "" {
+		if !interfaceRE.MatchString(r.Interface) {
+			ps = append(ps, c.problem("runner.interface", "%q is not a network interface name (such as ib0 or enp1s0f1)", r.Interface))
+		} else if r.Bind != "" {
+			ps = append(ps, c.problem("runner.interface", "runner.bind is set too: give the ranks' address or their interface, not both"))
+		}
+	}
 	return ps
 }
+
+// interfaceRE is what Linux takes as a network interface's name.
+var interfaceRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,14}$`)
 
 // dependsOn reports whether benchmark a waits, directly or not, for b.
 func (c *Campaign) dependsOn(a, b string) bool {

@@ -343,7 +343,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 			out = io.MultiWriter(log, l.e.stderr)
 		}
 		env := []string{"SBENCH_TOKEN=" + mustToken()}
-		if l.camp.Runner.Bind == "" {
+		if l.camp.Runner.Bind == "" && l.camp.Runner.Interface == "" {
 			env = append(env, "SBENCH_BIND=127.0.0.1")
 		}
 		for _, k := range sortedEnvKeys(st.Config.Env) {

@@ -25,13 +25,14 @@ parser = "none"
 // TestLocalUnderSiteProfiles: one campaign, run unchanged by sbench local
 // under two site profiles (--site and $SBENCH_SITE), archives runs that
 // carry each profile's name and hash, system, link_rate and rpeak, with
-// the profile's environment in their steps; without a profile the step
-// that needs that environment fails.
+// the profile's environment in their steps (and alpha's ranks on its
+// fabric's interface, lo here); without a profile the step that needs
+// that environment fails.
 func TestLocalUnderSiteProfiles(t *testing.T) {
 	dir := endToEndDir(t, "runs a campaign under two site profiles")
 	os.WriteFile("c.toml", []byte(profileCampaign), 0o644)
 	profiles := map[string]string{
-		"alpha": "[site]\nname = \"alpha\"\n[slurm.env]\nSITE_MARK = \"a\"\n[fabric]\nlink_rate = \"200Gbps\"\n[node]\nrpeak_gflops = 1500\n",
+		"alpha": "[site]\nname = \"alpha\"\n[slurm.env]\nSITE_MARK = \"a\"\n[fabric]\nlink_rate = \"200Gbps\"\ninterface = \"lo\"\n[node]\nrpeak_gflops = 1500\n",
 		"beta":  "[site]\nname = \"beta\"\n[slurm]\nenv = { SITE_MARK = \"b\" }\n[fabric]\nlink_rate = \"25Gbps\"\n[node]\ncores = 8\nghz = 2.5\nflops_per_cycle = 16\n",
 	}
 	hashes := map[string]string{}

@@ -37,6 +37,10 @@ type Campaign struct {
 	sweepOrder      []string
 	benchSweepOrder [][]string
 	index           *keyIndex
+	// site is the profile the campaign was loaded with (LoadWith);
+	// origins map the campaign keys it gave to its own (applySite).
+	site    *Site
+	origins map[string]string
 }
 
 // Meta is the [campaign] table.
@@ -173,6 +177,10 @@ type Runner struct {
 	Path             string `toml:"path"`
 	BootstrapTimeout string `toml:"bootstrap_timeout"`
 	Timeout          string `toml:"timeout"`
+	// Interface is the network interface (ib0 …) whose address each
+	// rank listens on and advertises, found on its own node; at most one
+	// of Bind and Interface.
+	Interface string `toml:"interface"`
 	// Bind is the address ranks listen on and advertise (e.g. an IPoIB
 	// address); empty lets the runner choose.
 	Bind string `toml:"bind"`
@@ -331,19 +339,24 @@ func Load(path string) (*Campaign, error) {
 // Unknown keys, wrong types and every semantic problem are reported
 // together, each at its own key's line and column.
 func Parse(name string, data []byte) (*Campaign, error) {
+	return ParseWith(name, data, nil)
+}
+
+// ParseWith is Parse under a site profile (nil for none): the profile's
+// settings are the defaults of the campaign's own, and what is wrong with
+// one of them is placed in the profile.
+func ParseWith(name string, data []byte, site *Site) (*Campaign, error) {
 	c := &Campaign{File: name}
-	var doc map[string]toml.Primitive
-	md, err := toml.Decode(string(data), &doc)
+	doc, md, err := decodeDoc(name, data)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, Problems{syntaxProblem(name, string(data), pe)}
-		}
-		return nil, Problems{{File: name, Msg: strings.TrimPrefix(err.Error(), "toml: ")}}
+		return nil, err
 	}
 	c.index = newKeyIndex(string(data))
-	d := &decoder{md: &md, c: c, bad: map[string]bool{}}
+	d := &decoder{md: md, c: c, bad: map[string]bool{}}
 	d.table("", doc, reflect.ValueOf(c).Elem())
+	if site != nil {
+		c.applySite(site)
+	}
 	// Sweep keys in written order: the campaign's, then each benchmark's
 	// (toml.Key has no array index, so count the [[benchmark]] tables).
 	c.benchSweepOrder = make([][]string, len(c.Benchmarks))
@@ -373,15 +386,35 @@ func Parse(name string, data []byte) (*Campaign, error) {
 		}
 	}
 	if len(ps) > 0 {
-		sort.SliceStable(ps, func(i, j int) bool {
-			if ps[i].Line != ps[j].Line {
-				return ps[i].Line < ps[j].Line
-			}
-			return ps[i].Col < ps[j].Col
-		})
-		return nil, ps
+		return nil, ps.sorted()
 	}
 	return c, nil
+}
+
+// decodeDoc parses a TOML document into its top-level keys, a syntax
+// error placed as a problem of the file name.
+func decodeDoc(name string, data []byte) (map[string]toml.Primitive, *toml.MetaData, error) {
+	var doc map[string]toml.Primitive
+	md, err := toml.Decode(string(data), &doc)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, nil, Problems{syntaxProblem(name, string(data), pe)}
+		}
+		return nil, nil, Problems{{File: name, Msg: strings.TrimPrefix(err.Error(), "toml: ")}}
+	}
+	return doc, &md, nil
+}
+
+// sorted orders problems as the file reads: by line, then column.
+func (ps Problems) sorted() Problems {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Line != ps[j].Line {
+			return ps[i].Line < ps[j].Line
+		}
+		return ps[i].Col < ps[j].Col
+	})
+	return ps
 }
 
 // syntaxProblem places a TOML syntax error. Its Position.Line is the
@@ -418,10 +451,11 @@ func (c *Campaign) problem(key, format string, args ...any) *Problem {
 // list (key[2]), where the key itself is the list.
 func (c *Campaign) problemAt(key, at, format string, args ...any) *Problem {
 	line, col := 0, 0
-	if c.index != nil {
-		line, col = c.index.lookup(at)
+	file, ix, at := c.placeAt(at)
+	if ix != nil {
+		line, col = ix.lookup(at)
 	}
-	return &Problem{File: c.File, Line: line, Col: col, Key: key, Msg: fmt.Sprintf(format, args...)}
+	return &Problem{File: file, Line: line, Col: col, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
 // TemplatePath is the site template the campaign names, or "".

@@ -304,6 +304,16 @@ func (d *decoder) problem(key, format string, args ...any) {
 	d.ps = append(d.ps, d.c.problem(key, format, args...))
 }
 
+// within reports whether a key inside key could not be decoded.
+func (d *decoder) within(key string) bool {
+	for k := range d.bad {
+		if strings.HasPrefix(k, key+".") || strings.HasPrefix(k, key+"[") {
+			return true
+		}
+	}
+	return false
+}
+
 // covers reports whether a problem about key is about a value that could
 // not be decoded (or inside one).
 func (d *decoder) covers(key string) bool {

@@ -479,6 +479,7 @@ func (c *Campaign) runnerArgs(r Run) []string {
 	// timeout ends it.
 	a.Timeout.Text = cmp.Or(b.Timeout, c.Runner.Timeout, c.StepLimit(r).String())
 	a.Bind = c.Runner.Bind
+	a.Interface = c.Runner.Interface
 	return a.Argv()
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/netip"
 	"os"
 	"path"
 	"regexp"
@@ -176,21 +175,7 @@ func (c *Campaign) validate(runs bool) Problems {
 			add(fmt.Sprintf("slurm.teardown[%d]", i), "holds a NUL byte")
 		}
 	}
-	r := &c.Runner
-	for _, kv := range [][2]string{{"runner.bootstrap_timeout", r.BootstrapTimeout}, {"runner.timeout", r.Timeout}} {
-		if kv[1] != "" {
-			if _, err := parseDuration(kv[1]); err != nil {
-				add(kv[0], "%v", err)
-			}
-		}
-	}
-	if r.Bind != "" {
-		// sbench-runner looks up no names (it has no resolver, to stay
-		// static): an IP literal or nothing.
-		if ip, err := netip.ParseAddr(r.Bind); err != nil || ip.Zone() != "" {
-			add("runner.bind", "%q is not an IP address (sbench-runner looks up no host names)", r.Bind)
-		}
-	}
+	ps = append(ps, c.validateRunner()...)
 	if len(c.Benchmarks) == 0 {
 		add("benchmark", "the campaign has no [[benchmark]]")
 	}
@@ -257,6 +242,35 @@ func (c *Campaign) validate(runs bool) Problems {
 	}
 	return ps
 }
+
+// validateRunner checks the [runner] table.
+func (c *Campaign) validateRunner() Problems {
+	var ps Problems
+	r := &c.Runner
+	for _, kv := range [][2]string{{"runner.bootstrap_timeout", r.BootstrapTimeout}, {"runner.timeout", r.Timeout}} {
+		if kv[1] != "" {
+			if _, err := parseDuration(kv[1]); err != nil {
+				ps = append(ps, c.problem(kv[0], "%v", err))
+			}
+		}
+	}
+	if r.Bind != "" {
+		if err := checkBind(r.Bind); err != nil {
+			ps = append(ps, c.problem("runner.bind", "%v", err))
+		}
+	}
+	if r.Interface != "" {
+		if !interfaceRE.MatchString(r.Interface) {
+			ps = append(ps, c.problem("runner.interface", "%q is not a network interface name (such as ib0 or enp1s0f1)", r.Interface))
+		} else if r.Bind != "" {
+			ps = append(ps, c.problem("runner.interface", "runner.bind is set too: give the ranks' address or their interface, not both"))
+		}
+	}
+	return ps
+}
+
+// interfaceRE is what Linux takes as a network interface's name.
+var interfaceRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,14}$`)
 
 // dependsOn reports whether benchmark a waits, directly or not, for b.
 func (c *Campaign) dependsOn(a, b string) bool {

@@ -444,6 +444,8 @@ func (c *Campaign) config(v Variant, bi int, bench []Setting) (Config, error) {
 			return cfg, err
 		}
 	}
+	c.siteLauncher(&cfg)
+	c.rpeakLabel(&cfg)
 	return cfg, nil
 }
 

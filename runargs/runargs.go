@@ -93,6 +93,7 @@ type Args struct {
 	BootstrapTimeout Duration
 	Timeout          Duration
 	Bind             string
+	Interface        string
 	RunDir           string
 
 	// Where the launch runs, which the scripts and sbench local add.
@@ -151,6 +152,7 @@ func (a *Args) Argv() []string {
 	str("bootstrap-timeout", a.BootstrapTimeout.Text)
 	str("timeout", a.Timeout.Text)
 	str("bind", a.Bind)
+	str("interface", a.Interface)
 	str("rundir", a.RunDir)
 	num("plan-nodes", a.PlanNodes)
 	num("plan-ppn", a.PlanPPN)
@@ -178,6 +180,7 @@ func (a *Args) FlagSet() *flag.FlagSet {
 	fs.Var(&a.BootstrapTimeout, "bootstrap-timeout", "how long ranks wait for each other, a `duration` such as 90s ($SBENCH_BOOTSTRAP_TIMEOUT)")
 	fs.Var(&a.Timeout, "timeout", "deadline of the whole run, a `duration` such as 2h ($SBENCH_TIMEOUT)")
 	fs.StringVar(&a.Bind, "bind", a.Bind, "`IP` to listen on and advertise ($SBENCH_BIND; default all interfaces)")
+	fs.StringVar(&a.Interface, "interface", a.Interface, "network interface `NAME` (ib0 …) whose address on this node to listen on and advertise, instead of --bind")
 	fs.StringVar(&a.Session, "session", a.Session, "`ID` naming the rendezvous, the same on every rank (default: the job and step ids, or mpirun's job); attempt k of a requeued job adds .r<k>")
 	fs.StringVar(&a.Step, "step", a.Step, "sbench's step `ID` (3, 3-intra …), for the bundle's name and job step (default: Slurm's step id)")
 	fs.Var(&optInt{&a.Repeat}, "repeat", "repetition index `N` of this run, recorded in the bundle's params and samples")

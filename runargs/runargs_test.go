@@ -34,7 +34,7 @@ func TestRoundTrip(t *testing.T) {
 		Checks:  []string{"bandwidth@4M>=1000", "gflops>=1"},
 		Repeat:  intp(0),
 		Results: "/r", BootstrapTimeout: Duration{90 * time.Second, "90s"}, Timeout: Duration{2 * time.Hour, "2h"},
-		Bind: "10.0.0.1", RunDir: "/run",
+		Bind: "10.0.0.1", Interface: "ib0", RunDir: "/run",
 		PlanNodes: intp(2), PlanPPN: intp(1), Step: "3-intra", Session: "31.3",
 	}
 	v := reflect.ValueOf(want)

@@ -194,6 +194,50 @@ func advertised(ifs []ifAddr, port uint16, dualStack bool) []string {
 	return addrs
 }
 
+// bindAddr is the address this rank listens on: Bind, or Interface's
+// address on this node (interfaceBind); "" for every interface.
+func (cfg *Config) bindAddr() (string, error) {
+	switch {
+	case cfg.Interface != "" && cfg.Bind != "":
+		return "", fmt.Errorf("bind address %.80q and interface %.40q: give one", cfg.Bind, cfg.Interface)
+	case cfg.Interface != "":
+		ip, err := interfaceBind(cfg.Interface)
+		if err != nil {
+			return "", err
+		}
+		return ip.String(), nil
+	case cfg.Bind != "":
+		if _, err := parseBind(cfg.Bind); err != nil {
+			return "", err
+		}
+	}
+	return cfg.Bind, nil
+}
+
+// interfaceBind is the address of the network interface name on this
+// node: its first IPv4 address, else its first IPv6 one that is not
+// link-local (which would need a zone), if the interface is up.
+func interfaceBind(name string) (netip.Addr, error) {
+	ifs, err := interfaceAddrs()
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("interface %.40q: %w", name, err)
+	}
+	found := false
+	for _, a := range ifs { // IPv4 first within an interface
+		if a.Name != name {
+			continue
+		}
+		found = true
+		if a.Up && !a.Addr.IsLinkLocalUnicast() {
+			return a.Addr, nil
+		}
+	}
+	if !found {
+		return netip.Addr{}, fmt.Errorf("interface %.40q: no such network interface with an address on this node", name)
+	}
+	return netip.Addr{}, fmt.Errorf("interface %.40q is down, or has only link-local addresses, on this node", name)
+}
+
 // parseBind reads the --bind address.
 func parseBind(bind string) (netip.Addr, error) {
 	ip, err := netip.ParseAddr(bind)

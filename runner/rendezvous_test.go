@@ -60,6 +60,29 @@ func TestBindIsAnIP(t *testing.T) {
 	}
 }
 
+// TestBindInterface: --interface is resolved on the rank's own node to
+// the interface's address; an interface this node lacks, or both --bind
+// and --interface, are refused before the run starts.
+func TestBindInterface(t *testing.T) {
+	s := newStep(t, []string{"n1", "n2"}, 1, "latency", map[string]string{"sizes": "1"})
+	cfg := s.config(0)
+	cfg.Bind, cfg.Interface = "", "lo" // the steps of these tests bind 127.0.0.1
+	if got, err := cfg.bindAddr(); err != nil || got != "127.0.0.1" {
+		t.Errorf("interface lo: %q, %v; want 127.0.0.1", got, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("interface lo: %v", err)
+	}
+	cfg.Interface = "nosuch0"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), `interface "nosuch0": no such network interface`) {
+		t.Errorf("interface nosuch0: %v", err)
+	}
+	cfg.Interface, cfg.Bind = "lo", "127.0.0.1"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "give one") {
+		t.Errorf("bind and interface: %v", err)
+	}
+}
+
 // TestConnOptions: both ends of a connection the runner makes (listen,
 // dialTCP: tcpPair) are plain TCP sockets, with TCP_NODELAY and keep-alive probes after 15s idle, every
 // 15s, 9 of them, so that an idle control connection notices a node that

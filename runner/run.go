@@ -61,6 +61,11 @@ type Config struct {
 	// Bind is the IP address to listen on and advertise; empty for all
 	// interfaces.
 	Bind string
+	// Interface names the network interface (ib0 …) whose address this
+	// rank listens on and advertises, found on its own node: what one
+	// Bind cannot say for several nodes. At most one of Bind and
+	// Interface.
+	Interface string
 
 	BootstrapTimeout time.Duration
 	// Timeout bounds the whole run; zero for none.
@@ -165,10 +170,8 @@ func (cfg *Config) Validate() error {
 	if cfg.Identity.Size < 1 || cfg.Identity.Rank < 0 || cfg.Identity.Rank >= cfg.Identity.Size {
 		return fmt.Errorf("rank %d of %d", cfg.Identity.Rank, cfg.Identity.Size)
 	}
-	if cfg.Bind != "" {
-		if _, err := parseBind(cfg.Bind); err != nil {
-			return err
-		}
+	if _, err := cfg.bindAddr(); err != nil {
+		return err
 	}
 	if cfg.Repeat != nil && *cfg.Repeat < 0 {
 		return fmt.Errorf("repeat %d is negative", *cfg.Repeat)
@@ -334,7 +337,11 @@ func (cfg *Config) measure(ctx context.Context, c *comm, start time.Time, workdi
 		// its machine.
 		c.machine = machineKey(cfg.Root)
 	}
-	if err := c.start(cfg.Bind); err != nil {
+	bind, err := cfg.bindAddr()
+	if err != nil {
+		return measured{err: err}
+	}
+	if err := c.start(bind); err != nil {
 		return measured{err: err}
 	}
 	if id.Rank == 0 {

@@ -107,7 +107,7 @@ func (c Config) Without(kinds ...string) Config {
 // MetaLabels describe a run rather than tell configurations apart: the
 // link rate and Rpeak a report compares against, and the process count
 // (which is the configuration's AttrProcesses).
-var MetaLabels = map[string]bool{"link_rate": true, "rpeak": true, "ranks": true}
+var MetaLabels = map[string]bool{"link_rate": true, "rpeak": true, "ranks": true, "site_profile": true}
 
 // ConfigOf returns what the user varied on purpose to get run: its
 // campaign and variant, the benchmark its tool ran when the run's

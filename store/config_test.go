@@ -99,7 +99,7 @@ func TestEveryParameterIsClassified(t *testing.T) {
 func TestConfigOf(t *testing.T) {
 	r := &Run{Campaign: "c", Variant: "ppn=1", Tool: "xhpl", Tasks: 4,
 		Params: map[string]string{"repeat": "3", "test": "2", "N": "5000", "N.list": "5000 6000", "date": "today", "ppn": "1"},
-		Labels: map[string]string{"fabric": "ib", "link_rate": "100Gbps"}}
+		Labels: map[string]string{"fabric": "ib", "link_rate": "100Gbps", "rpeak": "4096", "site_profile": "alpha sha256:00"}}
 	got := ConfigOf(r).String()
 	want := "campaign=c,variant=ppn=1,N=5000,ppn=1,fabric=ib,processes=4"
 	if got != want {

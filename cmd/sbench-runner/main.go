@@ -327,7 +327,7 @@ func config(a runargs.Args) (runner.Config, error) {
 		Campaign: a.Campaign, Variant: a.Variant, Benchmark: a.Benchmark, Kernel: kp, Exec: exec,
 		Checks: checks, Repeat: a.Repeat, Plan: plan,
 		Params: runargs.Map(a.VParams), Labels: runargs.Map(a.Labels),
-		ResultsDir: a.Results, RunDir: a.RunDir, Bind: a.Bind,
+		ResultsDir: a.Results, RunDir: a.RunDir, Bind: a.Bind, Interface: a.Interface,
 		BootstrapTimeout: a.BootstrapTimeout.D, Timeout: a.Timeout.D,
 	}, nil
 }

@@ -220,7 +220,7 @@ func runHPLRpeak(ctx context.Context, e *env, o hplRpeakOptions) error {
 
 // hplInputOptions are hpl input's flags.
 type hplInputOptions struct {
-	outDir string
+	outDir, site string
 }
 
 func newHPLInputCmd(e *env) *cobra.Command {
@@ -232,7 +232,9 @@ func newHPLInputCmd(e *env) *cobra.Command {
 "hpcc" in a campaign — "auto" values resolved for the run's nodes, ranks and
 memory — each after a header line naming the benchmark, variant and file.
 With -o the files are written to DIR instead, named
-BENCHMARK.VARIANT.FILE, and their paths printed.`,
+BENCHMARK.VARIANT.FILE, and their paths printed. The campaign is read
+under its site profile (--site FILE, $SBENCH_SITE or
+~/.config/sbench/site.toml), as submit reads it.`,
 		Example: `  sbench hpl input examples/hpcc.toml
   sbench hpl input my-hpl.toml -o /tmp/inputs && head /tmp/inputs/*`,
 		Args: cobra.ExactArgs(1),
@@ -241,13 +243,14 @@ BENCHMARK.VARIANT.FILE, and their paths printed.`,
 		},
 	}
 	c.Flags().StringVarP(&o.outDir, "output", "o", "", "write the files to `DIR`")
+	c.Flags().StringVar(&o.site, "site", "", siteFlagUsage)
 	return c
 }
 
 // runHPLInput prints (or with -o writes) the input file of every HPL and
 // HPCC run of the campaign args[0].
 func runHPLInput(ctx context.Context, e *env, o hplInputOptions, args []string) error {
-	camp, err := loadCampaign(args[0])
+	camp, err := loadCampaignSite(e, args[0], o.site)
 	if err != nil {
 		return err
 	}

@@ -343,7 +343,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 			out = io.MultiWriter(log, l.e.stderr)
 		}
 		env := []string{"SBENCH_TOKEN=" + mustToken()}
-		if l.camp.Runner.Bind == "" {
+		if l.camp.Runner.Bind == "" && l.camp.Runner.Interface == "" {
 			env = append(env, "SBENCH_BIND=127.0.0.1")
 		}
 		for _, k := range sortedEnvKeys(st.Config.Env) {
@@ -446,6 +446,7 @@ type localOptions struct {
 	verbose bool
 	labels  []string
 	resume  bool
+	site    string
 }
 
 func newLocalCmd(e *env) *cobra.Command {
@@ -495,8 +496,14 @@ runs that crossed a network.
 Modules and setup lines are not run locally; the environment is.
 -n sets the number of ranks of every step, spread over its nodes.
 --label KEY=VALUE (repeatable) labels every run, over the campaign's
-labels of the same key, as sbench ingest --label does.`,
+labels of the same key, as sbench ingest --label does.
+
+A site profile (--site FILE, $SBENCH_SITE or ~/.config/sbench/site.toml;
+see docs/site-profile.md) gives the campaign its defaults as for submit,
+and its runs the labels site_profile (name and hash), system, link_rate
+and rpeak.`,
 		Example: `  sbench local examples/quickstart.toml
+  sbench local examples/quickstart.toml --site site-b.toml
   sbench local examples/quickstart.toml -n 4 --db /tmp/try.db && sbench report --db /tmp/try.db -o try.pdf
   sbench local --label host=laptop --label kernel=6.8 examples/quickstart.toml
   sbench local examples/tools-vs-native.toml && sbench report --group-by family -o tools.pdf
@@ -509,6 +516,7 @@ labels of the same key, as sbench ingest --label does.`,
 	c.Flags().IntVarP(&o.ranks, "ranks", "n", 0, "ranks per step (default: the variant's nodes × tasks per node)")
 	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "show the runner's output")
 	c.Flags().StringArrayVar(&o.labels, "label", nil, "label every run KEY=VALUE (repeatable)")
+	c.Flags().StringVar(&o.site, "site", "", siteFlagUsage)
 	c.Flags().BoolVar(&o.resume, "resume", false, "continue the campaign's last local run: archive what it left, run what did not run or failed")
 	return c
 }
@@ -557,7 +565,7 @@ func runLocal(ctx context.Context, e *env, o localOptions, args []string) (err e
 		return err
 	}
 	l.arch = &jobs.Archiver{DB: l.db, Slurm: slurmClient(), Ingest: ingestPipeline(e, "bundle")}
-	resumeCmd := resumeCommand(args[0], e.db, o.ranks, o.labels)
+	resumeCmd := resumeCommand(args[0], e.db, l.camp.Site(), o.ranks, o.labels)
 	// Whatever stopped the run (a step, a job's record, an ingest),
 	// an interrupted run says what it archived, and how to run
 	// what did not run.
@@ -575,7 +583,7 @@ func newLocalRun(e *env, o localOptions, campFile string) (*localRun, *campaign.
 	if err != nil {
 		return nil, nil, err
 	}
-	camp, err := loadCampaign(campFile)
+	camp, err := loadCampaignSite(e, campFile, o.site)
 	if err != nil {
 		return nil, nil, err
 	}

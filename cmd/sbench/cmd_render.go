@@ -13,10 +13,28 @@ import (
 	"github.com/sbench/sbench/campaign"
 )
 
-// loadCampaign reads a campaign; problems in it are the user's input, so
-// they exit with the usage status.
-func loadCampaign(path string) (*campaign.Campaign, error) {
-	c, err := campaign.Load(path)
+// siteFlagUsage is the --site flag's help, the same on every command.
+const siteFlagUsage = "site profile (TOML) giving the cluster's defaults; default $SBENCH_SITE, else $XDG_CONFIG_HOME/sbench/site.toml (~/.config/sbench/site.toml), else /etc/sbench/site.toml if it exists; \"none\" for no profile"
+
+// loadSite reads the site profile --site (site), $SBENCH_SITE or the
+// default path names; nil when there is none.
+func loadSite(e *env, site string) (*campaign.Site, error) {
+	s, err := campaign.FindSite(site, e.getenv)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return s, nil
+}
+
+// loadCampaignSite reads a campaign under its site profile (loadSite);
+// problems in either are the user's input, so they exit with the usage
+// status.
+func loadCampaignSite(e *env, path, site string) (*campaign.Campaign, error) {
+	s, err := loadSite(e, site)
+	if err != nil {
+		return nil, err
+	}
+	c, err := campaign.LoadWith(path, s)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -46,7 +64,7 @@ func newRenderer(c *campaign.Campaign, templateFile string) (*campaign.Renderer,
 
 // renderOptions are render's flags.
 type renderOptions struct {
-	out, template string
+	out, template, site string
 }
 
 func newRenderCmd(e *env) *cobra.Command {
@@ -60,8 +78,14 @@ twice gives the same bytes, so scripts can be reviewed and diffed.
 
 Scripts write their results and Slurm output under the campaign's results
 directory (default sbench-runs/NAME, relative to where sbatch runs), which
-must exist before sbatch is called: "sbench submit" creates it.`,
+must exist before sbatch is called: "sbench submit" creates it.
+
+The cluster's partition, account, modules, environment and launcher may
+come from a site profile (--site FILE, $SBENCH_SITE or
+~/.config/sbench/site.toml; see docs/site-profile.md): the campaign's own
+settings win over the profile's.`,
 		Example: `  sbench render examples/quickstart.toml -o scripts/
+  sbench render examples/quickstart.toml -o scripts/ --site /etc/sbench/alpha.toml
   sbench render site.toml -o scripts/ --template site-header.tmpl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -70,6 +94,7 @@ must exist before sbatch is called: "sbench submit" creates it.`,
 	}
 	c.Flags().StringVarP(&o.out, "output", "o", "", "directory to write the scripts into")
 	c.Flags().StringVar(&o.template, "template", "", "sbatch template replacing the embedded one (text/template)")
+	c.Flags().StringVar(&o.site, "site", "", siteFlagUsage)
 	return c
 }
 
@@ -78,7 +103,7 @@ func runRender(ctx context.Context, e *env, o renderOptions, args []string) erro
 	if o.out == "" {
 		return usagef("render: -o DIR is required")
 	}
-	c, err := loadCampaign(args[0])
+	c, err := loadCampaignSite(e, args[0], o.site)
 	if err != nil {
 		return err
 	}
@@ -103,6 +128,7 @@ func runRender(ctx context.Context, e *env, o renderOptions, args []string) erro
 // validateOptions are validate's flags.
 type validateOptions struct {
 	json bool
+	site string
 }
 
 func newValidateCmd(e *env) *cobra.Command {
@@ -117,8 +143,16 @@ and node counts, and the node-hours the time limits allow at most.
 
 With --json it prints {"ok": true, "campaign": …, "jobs": [plan]} or, for a
 campaign with problems, {"ok": false, "problems": [{"file", "line", "col",
-"key", "msg"}]} (exit status 2 either way when there are problems).`,
+"key", "msg"}]} (exit status 2 either way when there are problems).
+
+Under a site profile (--site FILE, $SBENCH_SITE or
+~/.config/sbench/site.toml; see docs/site-profile.md) the plan is the
+merged one, and validate also prints each campaign-wide setting with where
+it came from: the profile's file:line, the campaign's, or "default" (in
+JSON: "site" {name, file, hash} and "settings" [{key, value, from}]). A
+problem in the profile is placed in it, file:line:column and key.`,
 		Example: `  sbench validate examples/quickstart.toml
+  sbench validate --site site-a.toml examples/quickstart.toml
   sbench validate --json campaign.toml | jq '.problems[] | "\(.line): \(.msg)"'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -126,13 +160,14 @@ campaign with problems, {"ok": false, "problems": [{"file", "line", "col",
 		},
 	}
 	c.Flags().BoolVar(&o.json, "json", false, "print the plan, or the problems, as JSON")
+	c.Flags().StringVar(&o.site, "site", "", siteFlagUsage)
 	return c
 }
 
 // runValidate checks the campaign args[0] and prints its plan.
 func runValidate(ctx context.Context, e *env, o validateOptions, args []string) error {
 	path, asJSON := args[0], o.json
-	c, err := loadCampaign(path)
+	c, err := loadCampaignSite(e, path, o.site)
 	var p *campaign.Plan
 	if err == nil {
 		p, err = c.Plan()
@@ -187,7 +222,30 @@ func runValidate(ctx context.Context, e *env, o validateOptions, args []string) 
 	} else {
 		fmt.Fprintf(e.stdout, "\nnode-hours unknown: give every benchmark a time limit ([slurm] time) to bound them\n")
 	}
+	writeSources(e, c)
 	return nil
+}
+
+// writeSources prints, under a site profile, each campaign-wide setting
+// and where it came from.
+func writeSources(e *env, c *campaign.Campaign) {
+	s := c.Site()
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(e.stdout, "\nsite profile %s (%s, %s); the campaign's own settings win:\n", s.Site.Name, s.File, s.Hash)
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  SETTING\tVALUE\tFROM")
+	for _, src := range c.Sources() {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", src.Key, src.Value, src.From)
+	}
+	tw.Flush()
+	if es := s.Expectations(); len(es) > 0 {
+		fmt.Fprintf(e.stdout, "\n%d expectation(s) from the profile:\n", len(es))
+		for _, x := range es {
+			fmt.Fprintf(e.stdout, "  %s %s@%s %s  (%s)\n", x.Benchmark, x.Metric, dash(x.At), x.Bound, x.Source())
+		}
+	}
 }
 
 // writeProblemsJSON prints a campaign's problems as validate --json does.
@@ -238,14 +296,32 @@ func writePlanJSON(e *env, c *campaign.Campaign, p *campaign.Plan) error {
 		After         []string `json:"after,omitempty"`
 		Steps         []step   `json:"steps"`
 	}
+	type site struct {
+		Name string `json:"name"`
+		File string `json:"file"`
+		Hash string `json:"hash"`
+	}
+	type setting struct {
+		Key   string `json:"key"`
+		Value string `json:"value"`
+		From  string `json:"from"`
+	}
 	out := struct {
-		OK        bool     `json:"ok"`
-		Campaign  string   `json:"campaign"`
-		Mode      string   `json:"mode"`
-		Variants  int      `json:"variants"`
-		Jobs      []job    `json:"jobs"`
-		NodeHours *float64 `json:"node_hours,omitempty"`
+		OK        bool      `json:"ok"`
+		Campaign  string    `json:"campaign"`
+		Mode      string    `json:"mode"`
+		Variants  int       `json:"variants"`
+		Jobs      []job     `json:"jobs"`
+		NodeHours *float64  `json:"node_hours,omitempty"`
+		Site      *site     `json:"site,omitempty"`
+		Settings  []setting `json:"settings,omitempty"`
 	}{OK: true, Campaign: c.Campaign.Name, Mode: c.Mode(), Variants: len(p.Variants), Jobs: []job{}}
+	if s := c.Site(); s != nil {
+		out.Site = &site{s.Site.Name, s.File, s.Hash}
+		for _, src := range c.Sources() {
+			out.Settings = append(out.Settings, setting{src.Key, src.Value, src.From})
+		}
+	}
 	for _, j := range p.Jobs {
 		oj := job{File: j.File, Nodes: fmt.Sprint(j.Alloc.Nodes), NtasksPerNode: j.Alloc.NtasksPerNode,
 			TimeSeconds: j.Time.Seconds(), ArrayTasks: len(j.Tasks), Steps: []step{}}

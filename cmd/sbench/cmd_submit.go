@@ -21,7 +21,7 @@ var slurmClient = func() *slurm.Client { return &slurm.Client{R: slurm.Exec{}} }
 
 // submitOptions are submit's flags.
 type submitOptions struct {
-	template string
+	template, site string
 }
 
 func newSubmitCmd(e *env) *cobra.Command {
@@ -44,7 +44,12 @@ while sbatch runs, "sbench status" finds the job by that comment.
 
 Every job gets its own secret token in its environment (never in the script):
 the runner's ranks use it to authenticate each other. sbench's own directory is
-put first in the job's PATH so that the sbench-runner beside it is found.`,
+put first in the job's PATH so that the sbench-runner beside it is found.
+
+A site profile (--site FILE, $SBENCH_SITE or ~/.config/sbench/site.toml;
+see docs/site-profile.md) gives the cluster's defaults, which the
+campaign's own settings override; every run is labelled with the profile's
+name and hash (site_profile), its system, link_rate and rpeak.`,
 		Example: `  sbench submit examples/quickstart.toml
   sbench submit site.toml --template site.tmpl && sbench status --wait --ingest`,
 		Args: cobra.ExactArgs(1),
@@ -53,13 +58,14 @@ put first in the job's PATH so that the sbench-runner beside it is found.`,
 		},
 	}
 	c.Flags().StringVar(&o.template, "template", "", "sbatch template replacing the embedded one")
+	c.Flags().StringVar(&o.site, "site", "", siteFlagUsage)
 	return c
 }
 
 // runSubmit renders the campaign of args[0] and submits its jobs, each
 // recorded in the archive before sbatch runs.
 func runSubmit(ctx context.Context, e *env, o submitOptions, args []string) error {
-	camp, err := loadCampaign(args[0])
+	camp, err := loadCampaignSite(e, args[0], o.site)
 	if err != nil {
 		return err
 	}

@@ -126,9 +126,12 @@ func interruptReason(cause error) string {
 }
 
 // resumeCommand is the command that resumes this run: the same campaign,
-// archive, -n and labels, with --resume.
-func resumeCommand(file, db string, ranks int, labels []string) string {
+// archive, site profile, -n and labels, with --resume.
+func resumeCommand(file, db string, site *campaign.Site, ranks int, labels []string) string {
 	words := []string{"sbench", "local", campaign.Quote(file), "--db", campaign.Quote(db)}
+	if site != nil {
+		words = append(words, "--site", campaign.Quote(site.File))
+	}
 	if ranks > 0 {
 		words = append(words, "-n", strconv.Itoa(ranks))
 	}

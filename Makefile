@@ -57,7 +57,7 @@ SLURM_NAMES := TestSlurm.*|TestRealCluster
 SLURM_TESTS := ^($(SLURM_NAMES))$$
 # Integration comparisons that take minutes (testenv.Long); make test
 # leaves them to make test-long.
-LONG_NAMES  := TestLocalToolsVsNative
+LONG_NAMES  := TestLocalToolsVsNative|TestLocalExamples
 LONG_TESTS  := ^($(LONG_NAMES))$$
 NOT_HERE    := ^($(SLURM_NAMES)|$(LONG_NAMES))$$
 

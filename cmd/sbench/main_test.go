@@ -248,6 +248,22 @@ func storedRuns(t *testing.T, dbPath string, flt store.Filter) []store.Run {
 	return runs
 }
 
+// storedSamples reads the samples of the runs flt selects from the archive
+// at dbPath.
+func storedSamples(t *testing.T, dbPath string, flt store.Filter) []store.Sample {
+	t.Helper()
+	db, err := store.OpenReadOnly(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ss, err := db.Samples(context.Background(), flt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ss
+}
+
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	wd, _ := os.Getwd()

@@ -234,3 +234,49 @@ func ParseAt(s string) (Point, error) {
 	}
 	return Point{X: &v}, nil
 }
+
+// CheckUnit says why the bound cannot be judged against a metric written
+// in unit (its unit as the metric table or the runs give it), or nil: an
+// absolute value in a unit that does not convert to it, a link rate
+// against a metric that is no data rate, Rpeak against one that is no
+// flop rate. An unknown metric unit ("") is not checked.
+func (b Bound) CheckUnit(unit string) error {
+	if unit == "" {
+		return nil
+	}
+	switch b.Kind {
+	case Absolute:
+		return Compatible(b.Unit, unit)
+	case LinkRate:
+		if err := Compatible("Gb/s", unit); err != nil {
+			return fmt.Errorf("link_rate is a data rate; the metric's unit %s is not", unit)
+		}
+	case Rpeak:
+		if err := Compatible("Gflops", unit); err != nil {
+			return fmt.Errorf("rpeak is a flop rate; the metric's unit %s is not", unit)
+		}
+	}
+	return nil
+}
+
+// ParseWhere reads an expectation's where: KEY=VALUE[,KEY=VALUE…], the
+// labels or swept values (ntasks_per_node=1, variant=tcp) of the runs it
+// judges, as sbench compare's label selector reads them.
+func ParseWhere(s string) (map[string]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("where %q: %q is not KEY=VALUE", s, kv)
+		}
+		if old, dup := out[k]; dup && old != v {
+			return nil, fmt.Errorf("where %q: %q given twice", s, k)
+		}
+		out[k] = strings.TrimSpace(v)
+	}
+	return out, nil
+}

@@ -50,6 +50,9 @@ func (r Ref) Check() error {
 	if _, err := ParseAt(r.At); err != nil {
 		errs = append(errs, err.Error())
 	}
+	if _, err := ParseWhere(r.Where); err != nil {
+		errs = append(errs, err.Error())
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("expectation %s: %s", r.Title(), strings.Join(errs, "; "))
 	}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/expect"
+	"github.com/sbench/sbench/expect/judge"
+	"github.com/sbench/sbench/store"
+)
+
+// checkOptions are check's flags.
+type checkOptions struct {
+	campaign string
+	json     bool
+}
+
+func newCheckCmd(e *env) *cobra.Command {
+	var o checkOptions
+	c := &cobra.Command{
+		Use:   "check [SELECTOR] [--campaign FILE] [--json]",
+		Short: "Judge the runs against the campaign's expectations: PASS, FAIL, NO DATA",
+		Long: `Check judges the archived runs against acceptance references: the
+[[expect]] tables of a campaign (see docs/check.md). Each expectation binds a
+benchmark, a metric and a point (at: an x such as 4MiB, "best" for the best
+over every x, or none) to a bound: an absolute value with its unit (">= 24
+GB/s", "<= 3 us"), a factor of the runs' link rate or Rpeak (">= 0.9 *
+link_rate", ">= 0.75 * rpeak"), or a baseline's median with a margin (">=
+baseline:pre-upgrade - 5%").
+
+A bound is judged on the MEDIAN of the ok runs of the expectation's benchmark
+(each run's value being the median of its samples at the point), per
+configuration when the runs have several: one outlier never fails it. Each
+line shows the status, the median and n, the bound's limit in the metric's
+unit and where it came from (absolute, the link_rate label or the runs'
+provenance, the rpeak label or the nodes' provenance, the baseline's median),
+and the runs it rests on. A verdict of one run says n=1: it is judged, but
+rests on one run. NO DATA (no run measured the metric at the point, an
+unknown link rate, Rpeak or baseline) is said, not failed.
+
+The expectations come from --campaign FILE, else from the archive: sbench
+submit and sbench local record a campaign's expectations when they start it,
+so "sbench check campaign:NAME" needs no file; with no selector, or another
+one, every campaign's recorded expectations are judged. A campaign's
+expectations judge its own runs, narrowed by SELECTOR (the selectors of sbench
+compare: campaign:NAME@latest, job:ID, since:baseline:NAME …).
+
+Exit status 1 when any expectation FAILs.`,
+		Example: `  sbench check campaign:acceptance
+  sbench check campaign:acceptance@latest --json
+  sbench check --campaign examples/quickstart.toml
+  sbench check since:baseline:pre-upgrade`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCheck(cmd.Context(), e, o, args)
+		},
+	}
+	c.Flags().StringVar(&o.campaign, "campaign", "", "judge the expectations of this campaign file (default: those the archive recorded)")
+	c.Flags().BoolVar(&o.json, "json", false, "print the verdicts as JSON")
+	return c
+}
+
+// refSet is the expectations of one campaign, which judge its runs.
+type refSet struct {
+	campaign string
+	refs     []expect.Ref
+}
+
+// runCheck judges the expectations and prints the verdicts.
+func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error {
+	var sel *compare.Selector
+	if len(args) == 1 {
+		sels, err := parseSelectors("check", args)
+		if err != nil {
+			return err
+		}
+		sel = &sels[0]
+	}
+	var sets []refSet
+	if o.campaign != "" {
+		camp, err := loadCampaign(o.campaign)
+		if err != nil {
+			return err
+		}
+		sets = append(sets, refSet{camp.Campaign.Name, camp.Refs()})
+	}
+	db, err := openDBRead(e)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if o.campaign == "" {
+		name := ""
+		if sel != nil && sel.Kind == compare.SelectCampaign {
+			name = sel.Campaign
+		}
+		recorded, err := db.Expectations(ctx, name)
+		if err != nil {
+			return err
+		}
+		for _, r := range recorded {
+			sets = append(sets, refSet{r.Campaign, r.Refs})
+		}
+	}
+	verdicts, err := checkSets(ctx, db, sets, sel)
+	if err != nil {
+		return err
+	}
+	if len(verdicts) == 0 {
+		return usagef("check: no expectations to judge: give a campaign with [[expect]] tables (--campaign FILE), or run or submit one so that the archive records them")
+	}
+	r := checkResult{Verdicts: verdicts}
+	if err := writeResult(e, r, o.json); err != nil {
+		return err
+	}
+	if failed := r.failed(); len(failed) > 0 {
+		return exitError{code: exitGate, msg: fmt.Sprintf("check: %d expectation(s) failed: %s", len(failed), strings.Join(failed, "; "))}
+	}
+	return nil
+}
+
+// checkSets judges each set of expectations on its campaign's runs that
+// sel selects.
+func checkSets(ctx context.Context, db *store.DB, sets []refSet, sel *compare.Selector) ([]expect.Verdict, error) {
+	base := store.Filter{}
+	if sel != nil {
+		f, err := sel.Filter(ctx, db)
+		if err != nil {
+			return nil, dataError(fmt.Errorf("check: %w", err))
+		}
+		base = f
+	}
+	var out []expect.Verdict
+	for _, s := range sets {
+		f := base
+		if s.campaign != "" {
+			f = f.And(store.Filter{Campaign: s.campaign})
+		}
+		vs, err := judge.Judge(ctx, db, s.refs, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vs...)
+	}
+	return out, nil
+}
+
+// checkResult is check's output.
+type checkResult struct {
+	Verdicts []expect.Verdict `json:"verdicts"`
+}
+
+// failed names the failed expectations, each once.
+func (r checkResult) failed() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range r.Verdicts {
+		if v.Status == expect.Fail && !seen[v.Ref.Title()] {
+			seen[v.Ref.Title()] = true
+			out = append(out, v.Ref.Title())
+		}
+	}
+	return out
+}
+
+// WriteText prints a table of the verdicts, then what each rests on.
+func (r checkResult) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATUS\tEXPECTATION\tMEDIAN\tN\tBOUND\tLIMIT\tRUNS")
+	var notes []string
+	for _, v := range r.Verdicts {
+		name := v.Ref.Title()
+		if v.Config != "" {
+			name += " [" + v.Config + "]"
+		}
+		runs := store.FormatRunIDs(v.Runs)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", v.Status, name, v.ValueText(), v.N, v.Ref.Bound, limitCell(v), dash(runs))
+		if v.Note != "" {
+			notes = append(notes, fmt.Sprintf("  %s: %s", name, v.Note))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+	_, err := fmt.Fprintln(w, expect.Summary(r.Verdicts))
+	return err
+}
+
+// limitCell is the limit and where it came from.
+func limitCell(v expect.Verdict) string {
+	if v.Status == expect.NoData && v.LimitFrom == "" {
+		return "—"
+	}
+	s := expect.FormatValue(v.Limit, v.Unit)
+	if v.LimitFrom != "" && v.LimitFrom != "absolute" {
+		s += " (" + v.LimitFrom + ")"
+	}
+	return s
+}
+
+// WriteJSON prints the verdicts and their counts.
+func (r checkResult) WriteJSON(w io.Writer) error {
+	c := expect.Counts(r.Verdicts)
+	return writeJSONTo(w, struct {
+		Verdicts []expect.Verdict `json:"verdicts"`
+		Pass     int              `json:"pass"`
+		Fail     int              `json:"fail"`
+		NoData   int              `json:"no_data"`
+	}{r.Verdicts, c[expect.Pass], c[expect.Fail], c[expect.NoData]})
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sbench/sbench/campaign"
 	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/expect"
 	"github.com/sbench/sbench/expect/judge"
@@ -216,4 +217,11 @@ func (r checkResult) WriteJSON(w io.Writer) error {
 		Fail     int              `json:"fail"`
 		NoData   int              `json:"no_data"`
 	}{r.Verdicts, c[expect.Pass], c[expect.Fail], c[expect.NoData]})
+}
+
+// recordExpectations records the campaign's expectations in the archive
+// (replacing those it was last started with), for sbench check
+// campaign:NAME.
+func recordExpectations(ctx context.Context, db *store.DB, camp *campaign.Campaign) error {
+	return db.SetExpectations(ctx, camp.Campaign.Name, camp.Refs())
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sbench/sbench/internal/testenv"
 )
 
 // checkCampaign is a quickstart-like campaign: the latency kernel between
@@ -113,10 +116,57 @@ func TestCheckAfterLocal(t *testing.T) {
 		t.Errorf("the FAIL verdict: %+v", v)
 	}
 
+	reportShowsExpectations(t, db)
+
 	// A file whose expectations hold: exit 0, whatever the archive recorded.
 	pass := strings.Split(checkCampaign, "[[expect]]")
 	os.WriteFile("pass.toml", []byte(strings.Join(pass[:2], "[[expect]]")), 0o644)
 	if out, errOut, code := sbench(t, "check", "--campaign", "pass.toml", "--db", db); code != 0 || !strings.Contains(out, "1 PASS, 0 FAIL, 0 NO DATA") {
 		t.Errorf("check --campaign pass.toml: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// reportShowsExpectations: the PDF's first page and the HTML report carry
+// check's table, the missed expectation among its rows; the page renders.
+func reportShowsExpectations(t *testing.T, db string) {
+	t.Helper()
+	if _, errOut, code := sbench(t, "report", "--db", db, "-o", "r.pdf"); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, errOut)
+	}
+	testenv.LookPath(t, "pdftotext", "poppler-utils")
+	first, err := exec.Command("pdftotext", "-f", "1", "-l", "1", "-layout", "r.pdf", "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	page := string(first)
+	for _, want := range []string{"Acceptance references", "1 PASS, 1 FAIL, 1 NO DATA", "small messages", "latency latency@1KiB", "<= 1 ns", "NO DATA"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the PDF's first page lacks %q:\n%s", want, page)
+		}
+	}
+	fail := ""
+	for _, l := range strings.Split(page, "\n") {
+		if strings.Contains(l, "latency latency@1KiB") {
+			fail = strings.Join(strings.Fields(l), " ")
+		}
+	}
+	if !strings.HasPrefix(fail, "FAIL latency latency@1KiB") || !strings.Contains(fail, "<= 1 ns") || !strings.Contains(fail, "1-3") {
+		t.Errorf("the missed expectation's row: %q", fail)
+	}
+	testenv.LookPath(t, "pdftoppm", "poppler-utils")
+	if out, err := exec.Command("pdftoppm", "-f", "1", "-l", "1", "-r", "40", "-png", "r.pdf", "page").CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v\n%s", err, out)
+	}
+	if png, _ := filepath.Glob("page*.png"); len(png) != 1 {
+		t.Errorf("pdftoppm rendered %q", png)
+	}
+	if _, errOut, code := sbench(t, "report", "--db", db, "-o", "r.html"); code != 0 {
+		t.Fatalf("report html: exit %d\n%s", code, errOut)
+	}
+	html, _ := os.ReadFile("r.html")
+	for _, want := range []string{"Acceptance references", "latency latency@1KiB", "FAIL", "&lt;= 1 ns"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
 	}
 }

@@ -109,7 +109,13 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 			sets = append(sets, refSet{r.Campaign, r.Refs})
 		}
 	}
-	verdicts, err := checkSets(ctx, db, sets, sel)
+	base := store.Filter{}
+	if sel != nil {
+		if base, err = sel.Filter(ctx, db); err != nil {
+			return dataError(fmt.Errorf("check: %w", err))
+		}
+	}
+	verdicts, err := checkSets(ctx, db, sets, base)
 	if err != nil {
 		return err
 	}
@@ -127,16 +133,8 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 }
 
 // checkSets judges each set of expectations on its campaign's runs that
-// sel selects.
-func checkSets(ctx context.Context, db *store.DB, sets []refSet, sel *compare.Selector) ([]expect.Verdict, error) {
-	base := store.Filter{}
-	if sel != nil {
-		f, err := sel.Filter(ctx, db)
-		if err != nil {
-			return nil, dataError(fmt.Errorf("check: %w", err))
-		}
-		base = f
-	}
+// base selects.
+func checkSets(ctx context.Context, db *store.DB, sets []refSet, base store.Filter) ([]expect.Verdict, error) {
 	var out []expect.Verdict
 	for _, s := range sets {
 		f := base
@@ -224,4 +222,24 @@ func (r checkResult) WriteJSON(w io.Writer) error {
 // campaign:NAME.
 func recordExpectations(ctx context.Context, db *store.DB, camp *campaign.Campaign) error {
 	return db.SetExpectations(ctx, camp.Campaign.Name, camp.Refs())
+}
+
+// recordedVerdicts judges the recorded expectations of the campaigns of
+// runs on the runs flt selects: the report's table.
+func recordedVerdicts(ctx context.Context, db *store.DB, runs []store.Run, flt store.Filter) ([]expect.Verdict, error) {
+	campaigns := map[string]bool{}
+	for i := range runs {
+		campaigns[runs[i].Campaign] = true
+	}
+	recorded, err := db.Expectations(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	var sets []refSet
+	for _, r := range recorded {
+		if campaigns[r.Campaign] {
+			sets = append(sets, refSet{r.Campaign, r.Refs})
+		}
+	}
+	return checkSets(ctx, db, sets, flt)
 }

@@ -24,6 +24,8 @@ const (
 type Verdict struct {
 	Ref    Ref    `json:"expectation"`
 	Status Status `json:"status"`
+	// Campaign is the campaign whose runs were judged ("" for any).
+	Campaign string `json:"campaign,omitempty"`
 	// Config is the configuration judged, when the runs had several.
 	Config string `json:"config,omitempty"`
 	// Value is the median of the runs' values (each run's own value is the

@@ -117,6 +117,15 @@ func TestCheckAfterLocal(t *testing.T) {
 	}
 
 	reportShowsExpectations(t, db)
+	if _, errOut, code := sbench(t, "site", "--db", db, "-o", "site"); code != 0 {
+		t.Fatalf("site: exit %d\n%s", code, errOut)
+	}
+	index, _ := os.ReadFile(filepath.Join("site", "index.html"))
+	for _, want := range []string{`<h2 id="expect">Acceptance references</h2>`, "latency latency@1KiB", "&lt;= 1 ns", `class="bad"><td>FAIL`, "small messages"} {
+		if !strings.Contains(string(index), want) {
+			t.Errorf("the site's index lacks %q", want)
+		}
+	}
 
 	// A file whose expectations hold: exit 0, whatever the archive recorded.
 	pass := strings.Split(checkCampaign, "[[expect]]")

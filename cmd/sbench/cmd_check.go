@@ -67,12 +67,6 @@ Exit status 1 when any expectation FAILs.`,
 	return c
 }
 
-// refSet is the expectations of one campaign, which judge its runs.
-type refSet struct {
-	campaign string
-	refs     []expect.Ref
-}
-
 // runCheck judges the expectations and prints the verdicts.
 func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error {
 	var sel *compare.Selector
@@ -83,13 +77,13 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 		}
 		sel = &sels[0]
 	}
-	var sets []refSet
+	var sets []judge.Set
 	if o.campaign != "" {
 		camp, err := loadCampaign(o.campaign)
 		if err != nil {
 			return err
 		}
-		sets = append(sets, refSet{camp.Campaign.Name, camp.Refs()})
+		sets = append(sets, judge.Set{Campaign: camp.Campaign.Name, Refs: camp.Refs()})
 	}
 	db, err := openDBRead(e)
 	if err != nil {
@@ -106,7 +100,7 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 			return err
 		}
 		for _, r := range recorded {
-			sets = append(sets, refSet{r.Campaign, r.Refs})
+			sets = append(sets, judge.Set{Campaign: r.Campaign, Refs: r.Refs})
 		}
 	}
 	base := store.Filter{}
@@ -115,7 +109,7 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 			return dataError(fmt.Errorf("check: %w", err))
 		}
 	}
-	verdicts, err := checkSets(ctx, db, sets, base)
+	verdicts, err := judge.JudgeSets(ctx, db, sets, base)
 	if err != nil {
 		return err
 	}
@@ -130,24 +124,6 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 		return exitError{code: exitGate, msg: fmt.Sprintf("check: %d expectation(s) failed: %s", len(failed), strings.Join(failed, "; "))}
 	}
 	return nil
-}
-
-// checkSets judges each set of expectations on its campaign's runs that
-// base selects.
-func checkSets(ctx context.Context, db *store.DB, sets []refSet, base store.Filter) ([]expect.Verdict, error) {
-	var out []expect.Verdict
-	for _, s := range sets {
-		f := base
-		if s.campaign != "" {
-			f = f.And(store.Filter{Campaign: s.campaign})
-		}
-		vs, err := judge.Judge(ctx, db, s.refs, f)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, vs...)
-	}
-	return out, nil
 }
 
 // checkResult is check's output.
@@ -227,19 +203,9 @@ func recordExpectations(ctx context.Context, db *store.DB, camp *campaign.Campai
 // recordedVerdicts judges the recorded expectations of the campaigns of
 // runs on the runs flt selects: the report's table.
 func recordedVerdicts(ctx context.Context, db *store.DB, runs []store.Run, flt store.Filter) ([]expect.Verdict, error) {
-	campaigns := map[string]bool{}
-	for i := range runs {
-		campaigns[runs[i].Campaign] = true
-	}
-	recorded, err := db.Expectations(ctx, "")
+	sets, err := judge.Recorded(ctx, db, runs)
 	if err != nil {
 		return nil, err
 	}
-	var sets []refSet
-	for _, r := range recorded {
-		if campaigns[r.Campaign] {
-			sets = append(sets, refSet{r.Campaign, r.Refs})
-		}
-	}
-	return checkSets(ctx, db, sets, flt)
+	return judge.JudgeSets(ctx, db, sets, flt)
 }

@@ -35,6 +35,53 @@ func Judge(ctx context.Context, db *store.DB, refs []expect.Ref, sel store.Filte
 	return out, nil
 }
 
+// Set is expectations that judge the runs of one campaign (all runs when
+// Campaign is ""): a campaign's own, or a site profile's.
+type Set struct {
+	Campaign string
+	Refs     []expect.Ref
+}
+
+// JudgeSets judges each set on its campaign's runs that sel selects.
+func JudgeSets(ctx context.Context, db *store.DB, sets []Set, sel store.Filter) ([]expect.Verdict, error) {
+	var out []expect.Verdict
+	for _, s := range sets {
+		f := sel
+		if s.Campaign != "" {
+			f = f.And(store.Filter{Campaign: s.Campaign})
+		}
+		vs, err := Judge(ctx, db, s.Refs, f)
+		if err != nil {
+			return nil, err
+		}
+		for i := range vs {
+			vs[i].Campaign = s.Campaign
+		}
+		out = append(out, vs...)
+	}
+	return out, nil
+}
+
+// Recorded is the expectations the archive recorded for the campaigns of
+// runs (store.SetExpectations: the last submission or local run of each).
+func Recorded(ctx context.Context, db *store.DB, runs []store.Run) ([]Set, error) {
+	campaigns := map[string]bool{}
+	for i := range runs {
+		campaigns[runs[i].Campaign] = true
+	}
+	recorded, err := db.Expectations(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	var sets []Set
+	for _, r := range recorded {
+		if campaigns[r.Campaign] {
+			sets = append(sets, Set{r.Campaign, r.Refs})
+		}
+	}
+	return sets, nil
+}
+
 // parsed is an expectation read for judging.
 type parsed struct {
 	ref   expect.Ref

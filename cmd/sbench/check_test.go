@@ -117,6 +117,14 @@ func TestCheckAfterLocal(t *testing.T) {
 	}
 
 	reportShowsExpectations(t, db)
+	// history draws the missed expectation's limit on its chart.
+	if _, errOut, code := sbench(t, "history", "--db", db, "--benchmark", "latency", "--metric", "latency", "--x", "1K", "-o", "h.svg"); code != 0 ||
+		!strings.Contains(errOut, "expectation drawn: latency latency@1KiB <= 1 ns (0.001 us): FAIL") {
+		t.Errorf("history: exit %d\n%s", code, errOut)
+	}
+	if svg, _ := os.ReadFile("h.svg"); !strings.Contains(string(svg), "expectation: latency latency@1KiB &lt;= 1 ns (0.001 us)") {
+		t.Errorf("the history's chart has no line for the expectation")
+	}
 	if _, errOut, code := sbench(t, "site", "--db", db, "-o", "site"); code != 0 {
 		t.Fatalf("site: exit %d\n%s", code, errOut)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/sbench/sbench/expect"
 	"github.com/sbench/sbench/expect/judge"
 	"github.com/sbench/sbench/store"
+	"github.com/sbench/sbench/trend"
 )
 
 // checkOptions are check's flags.
@@ -208,4 +211,64 @@ func recordedVerdicts(ctx context.Context, db *store.DB, runs []store.Run, flt s
 		return nil, err
 	}
 	return judge.JudgeSets(ctx, db, sets, flt)
+}
+
+// historyBounds are the lines history draws on its chart: the limits of
+// the recorded expectations of the history's campaigns on its benchmark,
+// metric and x, judged on its runs.
+func historyBounds(ctx context.Context, db *store.DB, h *compare.History) ([]trend.Option, []string, error) {
+	ids := make([]int64, len(h.Points))
+	for i, p := range h.Points {
+		ids[i] = p.Run
+	}
+	f := store.Filter{RunIDs: ids}
+	runs, err := db.Runs(ctx, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	sets, err := judge.Recorded(ctx, db, runs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range sets {
+		sets[i].Refs = slices.DeleteFunc(sets[i].Refs, func(r expect.Ref) bool { return !boundOf(r, h) })
+	}
+	vs, err := judge.JudgeSets(ctx, db, sets, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	var opts []trend.Option
+	var said []string
+	for _, v := range vs {
+		if v.LimitFrom == "" || v.Status == expect.NoData {
+			continue
+		}
+		y, err := expect.Convert(v.Limit, v.Unit, h.Unit)
+		if err != nil {
+			continue
+		}
+		label := v.Ref.Title() + " " + v.Ref.Bound
+		if v.Ref.Bound != v.LimitText() {
+			label += " (" + expect.FormatValue(y, h.Unit) + ")"
+		}
+		opts = append(opts, trend.WithBound(y, label))
+		said = append(said, fmt.Sprintf("%s: %s", label, v.Status))
+	}
+	return opts, said, nil
+}
+
+// boundOf reports whether expectation r is about history h's benchmark,
+// metric and x.
+func boundOf(r expect.Ref, h *compare.History) bool {
+	if r.Benchmark != h.Benchmark || r.Metric != h.Metric {
+		return false
+	}
+	pt, err := expect.ParseAt(r.At)
+	switch {
+	case err != nil || pt.Best:
+		return false
+	case pt.X == nil || h.X == nil:
+		return pt.X == nil && h.X == nil
+	}
+	return math.Abs(*pt.X-*h.X) <= 1e-9*math.Abs(*h.X)
 }

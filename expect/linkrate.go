@@ -39,4 +39,3 @@ func ParseLinkRate(s string) (float64, error) {
 }
 
 var linkRateRE = regexp.MustCompile(`^([0-9]+(?:\.[0-9]*)?)\s*([A-Za-z/ ]*)$`)
-

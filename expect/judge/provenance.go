@@ -185,7 +185,6 @@ func leadingNumber(s string) float64 {
 	return v
 }
 
-
 // NodesRpeak is the theoretical peak of the nodes a run used, from their
 // provenance (cores, clock, vector width; see hpl.Rpeak), and how it was
 // worked out; 0 and the reason when a node lacks what it takes.
@@ -233,4 +232,3 @@ func RunRpeak(run *store.Run) (float64, string) {
 	}
 	return NodesRpeak(run)
 }
-

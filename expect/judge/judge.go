@@ -113,6 +113,11 @@ func judgeRef(ctx context.Context, db *store.DB, ref expect.Ref, sel store.Filte
 	if len(groups) == 0 {
 		return []expect.Verdict{noData(ref, "no ok run of benchmark %s%s in the selection", ref.Benchmark, whereText(ref))}, nil
 	}
+	if !slices.ContainsFunc(groups, func(g *group) bool { return g.note == "" }) {
+		// No configuration measured it: one NO DATA, not one per
+		// configuration.
+		return []expect.Verdict{noData(ref, "no run measured %s%s", ref.Metric, atText(ref.At))}, nil
+	}
 	var out []expect.Verdict
 	for _, g := range groups {
 		v := expect.Verdict{Ref: ref, Runs: []int64{}}

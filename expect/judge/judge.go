@@ -205,6 +205,20 @@ func measure(ctx context.Context, db *store.DB, f store.Filter, p parsed) ([]*gr
 			byRun[s.RunID] = append(byRun[s.RunID], s)
 		}
 	}
+	// A tool's figures that are scalars (xhpl's gflops, HPCC's summary)
+	// are judged as samples without an x, for the runs that have no
+	// sample of that name.
+	scalars, err := db.Scalars(ctx, store.Filter{RunIDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	fromScalars := map[int64]bool{}
+	for _, sc := range scalars {
+		if sc.Name == p.ref.Metric && (byRun[sc.RunID] == nil || fromScalars[sc.RunID]) {
+			fromScalars[sc.RunID] = true
+			byRun[sc.RunID] = append(byRun[sc.RunID], store.Sample{RunID: sc.RunID, Sample: results.Sample{Metric: sc.Name, Unit: sc.Unit, Value: sc.Value}})
+		}
+	}
 	var groups []*group
 	index := map[string]*group{}
 	for i := range runs {

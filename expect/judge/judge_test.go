@@ -157,3 +157,20 @@ func TestJudgeRpeak(t *testing.T) {
 		t.Errorf("%+v", vs)
 	}
 }
+
+// A tool's figure that is a scalar (xhpl's gflops) is judged as a value
+// without an x.
+func TestJudgeScalar(t *testing.T) {
+	xhpl := func(job string, gflops float64) *results.Bundle {
+		b := bwRun(job, "1", 0, map[string]string{"rpeak": "1000 Gflops"})
+		b.Benchmark = results.Benchmark{Name: "hpl", Kind: "tool", Kernel: "hpl"}
+		b.Samples = nil
+		b.Scalars = []results.Scalar{{Name: "gflops", Unit: "Gflops", Value: gflops}, {Name: "n", Value: 1000}}
+		return b
+	}
+	db := archive(t, xhpl("1", 700), xhpl("2", 790), xhpl("3", 800))
+	vs := judgeOne(t, db, expect.Ref{Benchmark: "hpl", Metric: "gflops", Bound: ">= 0.75 * rpeak"})
+	if len(vs) != 1 || vs[0].Status != expect.Pass || vs[0].Value != 790 || vs[0].N != 3 || vs[0].Limit != 750 {
+		t.Errorf("%+v", vs)
+	}
+}

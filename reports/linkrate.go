@@ -4,15 +4,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sbench/sbench/expect"
 	"github.com/sbench/sbench/expect/judge"
+	"github.com/sbench/sbench/sizes"
 	"github.com/sbench/sbench/store"
 )
 
-// ParseLinkRate reads a link rate as people write it — "100Gbps",
-// "100 Gb/s", "25G", "800 Mbps", "12500 MB/s" — and returns it in Gb/s
-// (expect.ParseLinkRate).
-func ParseLinkRate(s string) (float64, error) { return expect.ParseLinkRate(s) }
+// ParseLinkRate reads a link rate as people write it and returns it in
+// Gb/s: sizes.ParseLinkRate, which the campaign's site profiles use too.
+func ParseLinkRate(s string) (float64, error) { return sizes.ParseLinkRate(s) }
 
 // ParseLinkRateFlag reads the --link-rate flag: "auto" (or empty) for the
 // rate the runs' provenance gives, which is returned as 0.

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sbench/sbench/expect"
 	"github.com/sbench/sbench/hpl"
 	"github.com/sbench/sbench/results"
+	"github.com/sbench/sbench/sizes"
 	"github.com/sbench/sbench/store"
 )
 
@@ -43,7 +43,7 @@ type runLink struct {
 // local says why none applies (LocalLoopback, LocalOneMachine), or is "".
 func RunLink(run *store.Run) (gbps float64, local string) {
 	if v, ok := run.Labels["link_rate"]; ok {
-		if g, err := expect.ParseLinkRate(v); err == nil {
+		if g, err := sizes.ParseLinkRate(v); err == nil {
 			return g, ""
 		}
 	}

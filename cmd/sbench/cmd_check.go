@@ -150,7 +150,7 @@ func (r checkResult) failed() []string {
 // WriteText prints a table of the verdicts, then what each rests on.
 func (r checkResult) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATUS\tEXPECTATION\tMEDIAN\tN\tBOUND\tLIMIT\tRUNS")
+	fmt.Fprintln(tw, "STATUS\tEXPECTATION\tMEDIAN\tN\tBOUND\tLIMIT\tRUNS\tFROM")
 	var notes []string
 	for _, v := range r.Verdicts {
 		name := v.Ref.Title()
@@ -158,7 +158,7 @@ func (r checkResult) WriteText(w io.Writer) error {
 			name += " [" + v.Config + "]"
 		}
 		runs := store.FormatRunIDs(v.Runs)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", v.Status, name, v.ValueText(), v.N, v.Ref.Bound, limitCell(v), dash(runs))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", v.Status, name, v.ValueText(), v.N, v.Ref.Bound, limitCell(v), dash(runs), dash(v.Ref.Source))
 		if v.Note != "" {
 			notes = append(notes, fmt.Sprintf("  %s: %s", name, v.Note))
 		}

@@ -50,14 +50,6 @@ func lookupUnit(u string) (unitScale, bool) {
 	return v, ok
 }
 
-// KnownUnit reports whether sbench converts u: a data rate, a time or a
-// flop rate. Any other unit (timesteps/s, tau/day, %) is compared only
-// with itself.
-func KnownUnit(u string) bool {
-	_, ok := lookupUnit(u)
-	return ok
-}
-
 // Convert converts v from the unit from to the unit to. Units sbench does
 // not know convert only to themselves (their case aside); "" is the
 // metric's own unit and converts to anything unchanged.

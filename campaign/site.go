@@ -223,6 +223,7 @@ func (s *Site) validate(c *Campaign) Problems {
 	ps = append(ps, c.validateLauncher(func(k string) string { return "launcher." + k }, s.Launcher)...)
 	ps = append(ps, c.validateRunner()...)
 	ps = append(ps, s.validateAddress(c)...)
+	ps = append(ps, c.validateExpects(s.Expects, true)...)
 	if s.Fabric.LinkRate != "" {
 		if _, err := sizes.ParseLinkRate(s.Fabric.LinkRate); err != nil {
 			add("fabric.link_rate", "%v", err)

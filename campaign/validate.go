@@ -232,6 +232,7 @@ func (c *Campaign) validate(runs bool) Problems {
 			}
 		}
 	}
+	ps = append(ps, c.validateExpects(c.Expects, false)...)
 	ps = append(ps, c.validateSweep("sweep", c.Sweep, c.sweepOrder)...)
 	for i := range c.Benchmarks {
 		ps = append(ps, c.validateSweep(fmt.Sprintf("benchmark[%d].sweep", i), c.Benchmarks[i].Sweep, c.benchSweepOrder[i])...)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/expect"
 	"github.com/sbench/sbench/reports/typeset"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/screen"
@@ -47,6 +48,9 @@ type Data struct {
 	Generated time.Time
 	// Version is sbench's version, for the generated-by line.
 	Version string
+	// Expectations are the campaigns' acceptance references judged on
+	// the report's runs (expect/judge), for the table after the verdict.
+	Expectations []expect.Verdict
 }
 
 // Source is where a report reads what it does not hold: samples and

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sbench/sbench/hpl"
+	"github.com/sbench/sbench/expect/judge"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
 )
@@ -35,30 +35,6 @@ type HPLRow struct {
 	Error string
 	// RpeakHow says where Rpeak comes from, or why it is unknown.
 	RpeakHow string
-}
-
-// nodesRpeak is the theoretical peak of the nodes a run used, from their
-// provenance (cores, clock, vector width; see hpl.Rpeak), and how it was
-// worked out; 0 and the reason when a node lacks what it takes.
-func nodesRpeak(run *store.Run) (float64, string) {
-	if len(run.Hosts) == 0 {
-		return 0, "Rpeak unknown: the run carries no host provenance"
-	}
-	total := 0.0
-	hows := map[string]int{}
-	for _, h := range run.Hosts {
-		g, how := hpl.Rpeak(h, hpl.PeakSpec{})
-		if g == 0 {
-			return 0, how
-		}
-		total += g
-		hows[how]++
-	}
-	var parts []string
-	for _, how := range slices.Sorted(maps.Keys(hows)) {
-		parts = append(parts, fmt.Sprintf("%d × (%s)", hows[how], how))
-	}
-	return total, strings.Join(parts, " + ")
 }
 
 // hplRow reads an HPL test from a run's scalars: HPL's gflops with N, NB, P
@@ -89,13 +65,11 @@ func (r *Report) hplRow(run *store.Run, scalars []store.Scalar) (HPLRow, bool) {
 	}
 	if r.opts.rpeak > 0 {
 		row.Rpeak = r.opts.rpeak
-	} else if v, ok := run.Labels["rpeak"]; ok && row.Rpeak == 0 {
-		if g, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "Gflops")), 64); err == nil && g > 0 {
-			row.Rpeak = g
-		}
+	} else if row.Rpeak == 0 {
+		row.Rpeak = judge.RpeakLabel(run)
 	}
 	if row.Rpeak == 0 {
-		row.Rpeak, row.RpeakHow = nodesRpeak(run)
+		row.Rpeak, row.RpeakHow = judge.NodesRpeak(run)
 	} else {
 		row.RpeakHow = "given"
 	}

@@ -73,6 +73,7 @@ func (r *Report) verdictSection(d *content) {
 		c := redIf(strings.HasPrefix(v, "Warning:") || strings.Contains(v, "FAILED") || strings.Contains(v, "no valid result"))
 		d.bullet(v, c)
 	}
+	r.expectationsTable(d)
 }
 
 func (r *Report) runCountLine() string {

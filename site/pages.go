@@ -590,6 +590,10 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 	v.Grid = indexGrid(sums, cs)
 	v.Steps, v.AllSteps = latestSteps(sums)
 	v.StepsCut = v.Steps != nil && len(v.Steps.Rows) < v.AllSteps
+	var err error
+	if v.Expect, err = b.expectTable(runs); err != nil {
+		return err
+	}
 	v.LatestRuns = newTable([]string{"Run", "Date", "Cluster", "Benchmark", "Campaign", "Job", "Status"}, true)
 	const maxRuns = 50
 	for i := len(runs) - 1; i >= 0 && len(v.LatestRuns.Rows) < maxRuns; i-- {
@@ -612,8 +616,11 @@ type indexView struct {
 	ClusterNames                             []string
 	Grid                                     []gridRow
 	Steps, LatestRuns                        *tableView
-	AllSteps                                 int
-	StepsCut                                 bool
+	// Expect is the campaigns' acceptance references judged (sbench
+	// check's table); nil when no campaign recorded any.
+	Expect   *tableView
+	AllSteps int
+	StepsCut bool
 }
 
 // gridRow is a benchmark and metric: per cluster, a line per

@@ -30,6 +30,7 @@ var migrations = []migration{
 	{"tool benchmarks", migrateV6},
 	{"run notes", execSQL(schemaV7)},
 	{"submissions and job dependencies", execSQL(schemaV8)},
+	{"expectations", execSQL(schemaV9)},
 }
 
 // LatestSchemaVersion is the schema version this sbench writes.
@@ -299,6 +300,26 @@ ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT '';
 const schemaV8 = `
 ALTER TABLE jobs ADD COLUMN submission TEXT NOT NULL DEFAULT '';
 ALTER TABLE jobs ADD COLUMN after_ok TEXT;                      -- JSON array of Slurm job ids
+`
+
+// schemaV9 records each campaign's acceptance references ([[expect]]) as
+// it was last submitted or run, so that sbench check campaign:NAME needs
+// no file; seq keeps the campaign's order.
+const schemaV9 = `
+CREATE TABLE expectations (
+	campaign  TEXT NOT NULL,
+	seq       INTEGER NOT NULL,
+	name      TEXT NOT NULL,
+	benchmark TEXT NOT NULL,
+	metric    TEXT NOT NULL,
+	at        TEXT NOT NULL,
+	bound     TEXT NOT NULL,
+	selection TEXT NOT NULL,             -- the expectation's where
+	system    TEXT NOT NULL,
+	source    TEXT NOT NULL,
+	recorded  TEXT NOT NULL,
+	PRIMARY KEY (campaign, seq)
+);
 `
 
 // NewerSchemaError is returned by Open for an archive written by a newer

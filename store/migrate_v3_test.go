@@ -127,7 +127,7 @@ func TestMigrateV2ArchiveWithManyRuns(t *testing.T) {
 		t.Errorf("the v2 archive had %d samples, want 30: the test checks too little", n)
 	}
 	v2Tables := append(append([]string{}, dataTables...), "jobs")
-	db = downgradeAndMigrate(t, db, undoV8+undoV7+undoV6+undoV5+undoV4+"DROP TABLE baseline_runs; DROP TABLE baselines; PRAGMA user_version = 2", v2Tables)
+	db = downgradeAndMigrate(t, db, undoV9+undoV8+undoV7+undoV6+undoV5+undoV4+"DROP TABLE baseline_runs; DROP TABLE baselines; PRAGMA user_version = 2", v2Tables)
 	runs, _ := db.Runs(ctx, Filter{})
 	if _, err := db.SetBaseline(ctx, Baseline{Name: "ref", RunIDs: []int64{runs[0].ID}}); err != nil {
 		t.Errorf("baselines do not work after migration: %v", err)

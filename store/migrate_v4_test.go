@@ -31,7 +31,7 @@ func TestMigrateV3ToV4(t *testing.T) {
 	if _, err := db.RecordJob(ctx, Job{SlurmID: "1", Campaign: "acc", Variants: []string{"ib"}, State: "COMPLETED"}); err != nil {
 		t.Fatal(err)
 	}
-	db = downgradeAndMigrate(t, db, undoV8+undoV7+undoV6+undoV5+undoV4+"PRAGMA user_version = 3", v3Tables)
+	db = downgradeAndMigrate(t, db, undoV9+undoV8+undoV7+undoV6+undoV5+undoV4+"PRAGMA user_version = 3", v3Tables)
 	runs, _ := db.Runs(ctx, Filter{})
 	for _, r := range runs {
 		if r.Restart != 0 {

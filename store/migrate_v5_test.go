@@ -35,7 +35,7 @@ func TestMigrateV4ToV5(t *testing.T) {
 	alpha, beta, none := osuBundle("acc", "ib", "1", 23), osuBundle("acc", "ib", "2", 5), osuBundle("acc", "eth", "3", 7)
 	alpha.Labels["system"], beta.Labels["system"] = "alpha", "beta"
 	ingest(t, db, "a.json", alpha, beta, none)
-	db = downgradeAndMigrate(t, db, undoV8+undoV7+undoV6+undoV5+"PRAGMA user_version = 4", v3Tables)
+	db = downgradeAndMigrate(t, db, undoV9+undoV8+undoV7+undoV6+undoV5+"PRAGMA user_version = 4", v3Tables)
 	runs, err := db.Runs(ctx, Filter{})
 	if err != nil {
 		t.Fatal(err)

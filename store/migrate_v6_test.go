@@ -66,7 +66,7 @@ func TestMigrateV5ToV6(t *testing.T) {
 		ingest(t, fresh, o.source, o.runs...)
 	}
 	tables := slices.DeleteFunc(slices.Clone(v3Tables), func(s string) bool { return s == "runs" })
-	db = downgradeAndMigrateKeeping(t, db, undoV8+undoV7+undoV6+"PRAGMA user_version = 5", append(tables, "runs"), map[string]string{"runs": runsKeptByV6})
+	db = downgradeAndMigrateKeeping(t, db, undoV9+undoV8+undoV7+undoV6+"PRAGMA user_version = 5", append(tables, "runs"), map[string]string{"runs": runsKeptByV6})
 
 	runs, err := db.Runs(ctx, Filter{})
 	if err != nil {

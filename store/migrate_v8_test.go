@@ -71,7 +71,7 @@ func TestMigrateV7ToV8(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db = downgradeAndMigrate(t, db, undoV8+"PRAGMA user_version = 7", v3Tables)
+	db = downgradeAndMigrate(t, db, undoV9+undoV8+"PRAGMA user_version = 7", v3Tables)
 	jobs, err := db.Jobs(ctx, "acc")
 	if err != nil || len(jobs) != 2 {
 		t.Fatalf("jobs after migration: %+v, %v", jobs, err)

@@ -49,7 +49,7 @@ func TestMigrateV6ToV7(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
 	ingest(t, db, "a.json", osuBundle("acc", "ib", "1", 3), osuBundle("acc", "tcp", "2", 3))
-	db = downgradeAndMigrate(t, db, undoV8+undoV7+"PRAGMA user_version = 6", v3Tables)
+	db = downgradeAndMigrate(t, db, undoV9+undoV8+undoV7+"PRAGMA user_version = 6", v3Tables)
 	runs, err := db.Runs(ctx, Filter{})
 	if err != nil || len(runs) != 2 || runs[0].Note != "" || runs[1].Note != "" {
 		t.Fatalf("runs after migration %+v, %v", runs, err)

@@ -33,6 +33,7 @@ var (
 	bandColor    = color.RGBA{R: 0xc6, G: 0xd8, B: 0xef, A: 0xff}
 	bandMean     = color.RGBA{R: 0x7f, G: 0x9c, B: 0xc4, A: 0xff}
 	repeatColor  = color.RGBA{R: 0x6b, G: 0x8e, B: 0xc9, A: 0xff}
+	boundColor   = color.RGBA{R: 0x2e, G: 0x7d, B: 0x32, A: 0xff}
 )
 
 // Option configures a figure.
@@ -43,6 +44,19 @@ type options struct {
 	dpi           int
 	title         string
 	runLink       func(run int64) string
+	bounds        []bound
+}
+
+// bound is a horizontal line at Y: an expectation's limit.
+type bound struct {
+	y     float64
+	label string
+}
+
+// WithBound draws a horizontal line at y (in the history's unit),
+// labelled: an acceptance reference's limit (sbench check).
+func WithBound(y float64, label string) Option {
+	return func(o *options) { o.bounds = append(o.bounds, bound{y, label}) }
 }
 
 // WithRunLink makes each point of an SVG figure drawn for a page
@@ -109,7 +123,14 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 		return nil, err
 	}
 	lo, hi := yRange(h)
+	for _, b := range o.bounds {
+		span := hi - lo
+		lo, hi = min(lo, b.y-0.05*span), max(hi, b.y+0.1*span)
+	}
 	if err := addSteps(p, h, lo, hi); err != nil {
+		return nil, err
+	}
+	if err := addBounds(p, o.bounds, float64(len(h.Points))+0.5); err != nil {
 		return nil, err
 	}
 	p.X.Min, p.X.Max = 0.5, float64(len(h.Points))+0.5
@@ -253,6 +274,34 @@ func addSteps(p *plot.Plot, h *compare.History, lo, hi float64) error {
 		dummy.Width = vg.Points(1.5)
 		dummy.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 		p.Legend.Add("step (first run of the new level)", &dummy)
+	}
+	return nil
+}
+
+// addBounds draws each bound as a dash-dotted line across the figure,
+// labelled at its left end.
+func addBounds(p *plot.Plot, bounds []bound, end float64) error {
+	for _, b := range bounds {
+		l, err := plotter.NewLine(plotter.XYs{{X: 0.5, Y: b.y}, {X: end, Y: b.y}})
+		if err != nil {
+			return err
+		}
+		l.Color = boundColor
+		l.Width = vg.Points(1.5)
+		l.Dashes = []vg.Length{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)}
+		p.Add(l)
+		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.6, Y: b.y}}, Labels: []string{b.label}})
+		if err != nil {
+			return err
+		}
+		for i := range labels.TextStyle {
+			labels.TextStyle[i].Font.Variant = "Sans"
+			labels.TextStyle[i].Color = boundColor
+			labels.TextStyle[i].XAlign = draw.XLeft
+			labels.TextStyle[i].YAlign = draw.YBottom
+		}
+		p.Add(labels)
+		p.Legend.Add("expectation: "+b.label, l)
 	}
 	return nil
 }

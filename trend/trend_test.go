@@ -223,3 +223,26 @@ func TestPlotForPage(t *testing.T) {
 		}
 	}
 }
+
+// An expectation's limit is a labelled horizontal line, and the y axis
+// reaches it even when every run lies far from it.
+func TestBoundLine(t *testing.T) {
+	h := upgrade(t)
+	p, err := Plot(h, WithBound(24000, "osu_bw bandwidth@1MiB >= 24 GB/s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Max < 24000 {
+		t.Errorf("y axis ends at %v, below the bound", p.Y.Max)
+	}
+	if plain, _ := Plot(h); plain.Y.Max >= 24000 {
+		t.Fatalf("without the bound the axis reaches %v already: the test shows nothing", plain.Y.Max)
+	}
+	var svg bytes.Buffer
+	if err := Write(&svg, h, "svg", WithBound(24000, "osu_bw bandwidth@1MiB >= 24 GB/s")); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(svg.String(), "osu_bw bandwidth@1MiB &gt;= 24 GB/s"); n != 2 {
+		t.Errorf("the bound's label is there %d times, want 2 (on the line, in the legend)", n)
+	}
+}

@@ -78,7 +78,9 @@ configuration.
 
 --metric and --x may be left out when the runs have one metric or one size;
 otherwise history lists the choices. -o draws the figure (PNG, PDF or SVG by
-extension).`,
+extension), with the limit of each expectation recorded for the runs'
+campaigns ([[expect]] on the same benchmark, metric and x; see sbench check)
+as a labelled horizontal line.`,
 		Example: `  sbench history --benchmark osu_bw --metric bandwidth --x 1M
   sbench history --benchmark pingpong --metric latency --x 8 --label fabric=ib -o trend.png
   sbench history --benchmark hpl --metric gflops --json
@@ -158,7 +160,14 @@ func runHistory(ctx context.Context, e *env, o historyOptions) error {
 		return err
 	}
 	if o.out != "" {
-		data, err := trend.Render(o.out, h)
+		bounds, said, err := historyBounds(ctx, db, h)
+		if err != nil {
+			return err
+		}
+		for _, s := range said {
+			fmt.Fprintf(e.stderr, "expectation drawn: %s\n", s)
+		}
+		data, err := trend.Render(o.out, h, bounds...)
 		if err != nil {
 			return err
 		}

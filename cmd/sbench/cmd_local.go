@@ -544,6 +544,9 @@ func runLocal(ctx context.Context, e *env, o localOptions, args []string) (err e
 		return err
 	}
 	defer l.db.Close()
+	if err := recordExpectations(ctx, l.db, l.camp); err != nil {
+		return err
+	}
 	// What finished is archived whatever the first signal
 	// interrupted; a second one stops that too.
 	keep, cancelKeep := context.WithCancel(context.WithoutCancel(ctx))

@@ -237,6 +237,9 @@ func runReport(ctx context.Context, e *env, o reportOptions) error {
 		return err
 	}
 	d.Title, d.Generated, d.Version = o.title, time.Now(), version
+	if d.Expectations, err = recordedVerdicts(ctx, db, d.Runs, flt); err != nil {
+		return err
+	}
 	if o.baseline != "" {
 		c, err := baselineComparison(ctx, db, flt, o.baseline, o.threshold)
 		if err != nil {

@@ -96,6 +96,9 @@ func runSubmit(ctx context.Context, e *env, o submitOptions, args []string) erro
 	if err != nil {
 		return err
 	}
+	if err := recordExpectations(ctx, db, camp); err != nil {
+		return err
+	}
 	client := slurmClient()
 	// What Slurm accepted must be in the archive: each job is
 	// recorded (with its plan) before sbatch, under an intent that

@@ -286,8 +286,11 @@ func newProgressBar(e *env, what string, n int, worth bool) *progressbar.Progres
 }
 
 // writeJSON prints v as indented JSON: the one shape every --json takes.
-func writeJSON(e *env, v any) error {
-	enc := json.NewEncoder(e.stdout)
+func writeJSON(e *env, v any) error { return writeJSONTo(e.stdout, v) }
+
+// writeJSONTo prints v to w as writeJSON does.
+func writeJSONTo(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)

@@ -24,7 +24,7 @@ type env struct {
 
 const exitStatuses = `
 Exit status: 0 success; 1 the gate tripped (a regression, jobs or steps that
-did not complete, nodes or links screen flagged); 2 bad usage, unreadable input or a selection with no runs;
+did not complete, nodes or links screen flagged, an expectation check failed); 2 bad usage, unreadable input or a selection with no runs;
 3 the command could not do its job (the archive, Slurm, a file to write); 130
 interrupted (SIGINT/SIGTERM). The reason is printed on stderr.`
 
@@ -91,6 +91,7 @@ The archive is $SBENCH_DB, else ./sbench.db; every command takes --db FILE.`,
 		newCompareCmd(e),
 		newBaselineCmd(e),
 		newHistoryCmd(e),
+		newCheckCmd(e),
 		newSiteCmd(e),
 		newScreenCmd(e),
 		newArchiveCmd(e),

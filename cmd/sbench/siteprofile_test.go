@@ -233,3 +233,63 @@ func TestHPLInputSite(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSiteExpectations: a site profile's [[expect]] tables are
+// validated where they are written, recorded with the campaign run under
+// the profile, and judged by sbench check on that system's runs, each
+// line naming the profile and its file:line; --site judges them again
+// only once.
+func TestCheckSiteExpectations(t *testing.T) {
+	dir := endToEndDir(t, "runs a campaign under a profile with expectations")
+	t.Setenv("HOME", dir)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("SBENCH_SITE", "")
+	os.WriteFile("c.toml", []byte(smallCampaign), 0o644)
+	profile := `[site]
+name = "gamma"
+
+[[expect]]
+name = "gamma floor"
+benchmark = "latency"
+metric = "latency"
+at = "1"
+bound = "<= 10 s"
+
+[[expect]]
+name = "gamma promise"
+benchmark = "latency"
+metric = "latency"
+at = "1"
+bound = "<= 1 ns"
+`
+	os.WriteFile("gamma.toml", []byte(profile), 0o644)
+	// A bound that does not parse is the profile's problem, at its line.
+	os.WriteFile("bad.toml", []byte(strings.Replace(profile, `"<= 1 ns"`, `"<= fast"`, 1)), 0o644)
+	if _, errs, code := sbench(t, "validate", "c.toml", "--site", "bad.toml"); code != 2 || !strings.Contains(errs, "bad.toml:16:") || !strings.Contains(errs, "expect[1].bound") {
+		t.Errorf("validate under a bad profile: exit %d\n%s", code, errs)
+	}
+	db := filepath.Join(dir, "a.db")
+	if _, errs, code := sbench(t, "local", "c.toml", "--site", "gamma.toml", "--db", db); code != 0 {
+		t.Fatalf("local: exit %d\n%s", code, errs)
+	}
+	for _, args := range [][]string{
+		{"check", "campaign:small", "--db", db},
+		{"check", "campaign:small", "--db", db, "--site", "gamma.toml"},
+	} {
+		out, errs, code := sbench(t, args...)
+		if code != 1 || !strings.Contains(errs, "gamma promise") {
+			t.Errorf("%v: exit %d, want 1 naming gamma promise\n%s\n%s", args, code, out, errs)
+		}
+		for name, status := range map[string]string{"gamma floor": "PASS", "gamma promise": "FAIL"} {
+			var lines []string
+			for _, l := range strings.Split(out, "\n") {
+				if strings.Contains(l, name) && !strings.HasPrefix(l, " ") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], status) || !strings.Contains(lines[0], "site gamma (gamma.toml:") {
+				t.Errorf("%v: the lines of %s: %q, want one %s from site gamma (gamma.toml:LINE)\n%s", args, name, lines, status, out)
+			}
+		}
+	}
+}

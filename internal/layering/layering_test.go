@@ -49,6 +49,8 @@ var rules = []rule{
 	{pkg: "kernels", leaf: true, only: []string{"sizes", "results"}, why: "the table of native kernels that the campaign and the runner both read, and the screening metrics the runner writes and screen judges"},
 	{pkg: "runargs", leaf: true, only: []string{"kernels", "sizes", "results"}, why: "the runner's command line, which the campaign writes and sbench-runner reads"},
 	{pkg: "parsers", leaf: true, only: []string{"results", "sizes"}, why: "the parsers sit below everything that uses them"},
+	{pkg: "expect", leaf: true, only: []string{"sizes", "results"}, why: "an acceptance reference's bound, point and units, read by the campaign's validation and judged above the archive"},
+	{pkg: "expect/judge", not: []string{"reports", "trend", "slurm", "runner", "campaign", "site"}, why: "judging expectations reads the archive, not Slurm or the runner; the reports draw its verdicts"},
 	{pkg: "hpl", not: []string{"store", "reports", "runner", "campaign"}, why: "HPL input and output, used by the runner and the campaign"},
 	{pkg: "slurm", not: []string{"store", "reports", "runner", "campaign"}, why: "Slurm's seam is below the campaign and the runner"},
 	{pkg: "campaign", not: []string{"store", "reports", "runner"}, why: "the campaign reads the kernel table (package kernels), not the runner"},

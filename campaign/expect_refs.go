@@ -1,0 +1,99 @@
+package campaign
+
+import (
+	"fmt"
+
+	"github.com/sbench/sbench/expect"
+	"github.com/sbench/sbench/results"
+)
+
+// ExpectRefs are expectations as sbench check judges them, each with
+// source for where it came from ("site profile hpc1 (site.toml)"): what a
+// site profile's [[expect]] tables become.
+func ExpectRefs(es []Expect, source string) []expect.Ref {
+	out := make([]expect.Ref, len(es))
+	for i, e := range es {
+		out[i] = expect.Ref{Name: e.Name, Benchmark: e.Benchmark, Metric: e.Metric, At: e.At, Bound: e.Bound,
+			Where: e.Where, System: e.System, Source: source}
+	}
+	return out
+}
+
+// Refs are the campaign's expectations, then its site profile's, each
+// with where it is written: "campaign NAME (FILE:LINE)", "site NAME
+// (FILE:LINE)". A profile's expectations are its system's (System).
+func (c *Campaign) Refs() []expect.Ref {
+	var out []expect.Ref
+	for _, e := range c.Expectations() {
+		src := "campaign " + c.Campaign.Name
+		if c.site != nil && e.File == c.site.File && e.File != c.File {
+			src = "site " + c.site.Site.Name
+		}
+		if e.File != "" {
+			where := e.File
+			if e.Line > 0 {
+				where = e.Source()
+			}
+			src += " (" + where + ")"
+		}
+		out = append(out, ExpectRefs([]Expect{e.Expect}, src)...)
+	}
+	return out
+}
+
+// validateExpects checks the [[expect]] tables: a benchmark of the
+// campaign, a metric, a bound and a point that parse, a bound whose unit
+// the metric's converts to (for the metrics of results' table).
+//
+// A site profile's expectations (ofProfile) may name a benchmark of any
+// campaign run under it: their benchmark is not looked for here.
+func (c *Campaign) validateExpects(es []Expect, ofProfile bool) Problems {
+	var ps Problems
+	for i, e := range es {
+		key := fmt.Sprintf("expect[%d]", i)
+		add := func(k, format string, args ...any) { ps = append(ps, c.problem(key+"."+k, format, args...)) }
+		switch {
+		case e.Benchmark == "":
+			add("benchmark", "is missing: name a [[benchmark]] of the campaign")
+		case !ofProfile && !c.hasBenchmark(e.Benchmark):
+			add("benchmark", "no benchmark is called %q%s", e.Benchmark, didYouMean(e.Benchmark, c.benchmarkNames(), true))
+		}
+		if e.Metric == "" {
+			add("metric", "is missing: name the metric judged (bandwidth, latency, wall_time …)")
+		}
+		b, err := expect.ParseBound(e.Bound)
+		switch {
+		case e.Bound == "":
+			add("bound", "is missing: e.g. bound = \">= 24 GB/s\"")
+		case err != nil:
+			add("bound", "%v", err)
+		default:
+			if m, ok := results.MetricOf(e.Metric); ok {
+				if err := b.CheckUnit(m.Unit); err != nil {
+					add("bound", "%v", err)
+				}
+			}
+		}
+		if _, err := expect.ParseAt(e.At); err != nil {
+			add("at", "%v", err)
+		}
+		if _, err := expect.ParseWhere(e.Where); err != nil {
+			add("where", "%v", err)
+		}
+		if e.System != "" {
+			if err := checkName(e.System); err != nil {
+				add("system", "%v", err)
+			}
+		}
+	}
+	return ps
+}
+
+func (c *Campaign) hasBenchmark(name string) bool {
+	for i := range c.Benchmarks {
+		if c.Benchmarks[i].Name == name {
+			return true
+		}
+	}
+	return false
+}

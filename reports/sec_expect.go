@@ -1,0 +1,68 @@
+package reports
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/sbench/sbench/expect"
+	"github.com/sbench/sbench/store"
+)
+
+// expectColumns are the acceptance references' table, as sbench check
+// prints it.
+var expectColumns = []column{
+	{title: "Status", width: 46},
+	{title: "Expectation"},
+	{title: "Median", width: 62, right: true},
+	{title: "n", width: 20, right: true},
+	{title: "Bound", width: 100},
+	{title: "Limit", width: 62, right: true},
+	{title: "Runs", width: 50, right: true},
+}
+
+// expectationsTable writes the acceptance references judged on the runs
+// (Data.Expectations): a row per expectation and configuration, the
+// median with n, the bound, its limit in the metric's unit and the runs;
+// under a row where the limit came from and what the verdict rests on.
+func (r *Report) expectationsTable(d *content) {
+	vs := r.data.Expectations
+	if len(vs) == 0 {
+		return
+	}
+	d.space(6)
+	d.heading("Acceptance references", h2Size, 40)
+	d.para(fmt.Sprintf("The campaign's [[expect]] tables, judged on the median of the runs (sbench check): %s.", expect.Summary(vs)),
+		"I", smallSize, grey)
+	d.space(3)
+	d.need(rowHeight * float64(2+min(len(vs), 10)))
+	t := d.table(expectColumns)
+	for _, v := range vs {
+		name := v.Ref.Title()
+		if v.Config != "" {
+			name += " [" + v.Config + "]"
+		}
+		limit := "—"
+		if v.LimitFrom != "" {
+			limit = expect.FormatValue(v.Limit, v.Unit)
+		}
+		c := black
+		if v.Status == expect.Fail {
+			c = failedRed
+		}
+		row := t.row([]string{string(v.Status), name, v.ValueText(), strconv.Itoa(v.N), v.Ref.Bound, limit, orDash(store.FormatRunIDs(v.Runs))}, c, nil)
+		under := ""
+		if v.LimitFrom != "" && v.LimitFrom != "absolute" {
+			under = "limit: " + v.LimitFrom
+		}
+		if v.Note != "" {
+			if under != "" {
+				under += "; "
+			}
+			under += v.Note
+		}
+		if under != "" {
+			explain(row, under, 2, grey, true)
+		}
+	}
+	d.space(4)
+}

@@ -78,6 +78,37 @@ func FormatValue(v float64, unit string) string {
 	return s
 }
 
+// Label is the expectation's title, with the configuration judged when the
+// runs had several: "osu_bw bandwidth@4MiB [variant=ppn2]".
+func (v Verdict) Label() string {
+	if v.Config != "" {
+		return v.Ref.Title() + " [" + v.Config + "]"
+	}
+	return v.Ref.Title()
+}
+
+// LimitValue is the bound's limit in the metric's unit, "—" when it is
+// not known.
+func (v Verdict) LimitValue() string {
+	if v.LimitFrom == "" {
+		return "—"
+	}
+	return FormatValue(v.Limit, v.Unit)
+}
+
+// Evidence is where the limit came from and the verdict's note, as one
+// text ("" when neither is known).
+func (v Verdict) Evidence() string {
+	parts := []string{}
+	if v.LimitFrom != "" && v.LimitFrom != "absolute" {
+		parts = append(parts, "limit: "+v.LimitFrom)
+	}
+	if v.Note != "" {
+		parts = append(parts, v.Note)
+	}
+	return strings.Join(parts, "; ")
+}
+
 // ValueText is the verdict's evidence as one cell: "median 2310 MB/s".
 func (v Verdict) ValueText() string {
 	if v.N == 0 {

@@ -37,30 +37,12 @@ func (r *Report) expectationsTable(d *content) {
 	d.need(rowHeight * float64(2+min(len(vs), 10)))
 	t := d.table(expectColumns)
 	for _, v := range vs {
-		name := v.Ref.Title()
-		if v.Config != "" {
-			name += " [" + v.Config + "]"
-		}
-		limit := "—"
-		if v.LimitFrom != "" {
-			limit = expect.FormatValue(v.Limit, v.Unit)
-		}
 		c := black
 		if v.Status == expect.Fail {
 			c = failedRed
 		}
-		row := t.row([]string{string(v.Status), name, v.ValueText(), strconv.Itoa(v.N), v.Ref.Bound, limit, orDash(store.FormatRunIDs(v.Runs))}, c, nil)
-		under := ""
-		if v.LimitFrom != "" && v.LimitFrom != "absolute" {
-			under = "limit: " + v.LimitFrom
-		}
-		if v.Note != "" {
-			if under != "" {
-				under += "; "
-			}
-			under += v.Note
-		}
-		if under != "" {
+		row := t.row([]string{string(v.Status), v.Label(), v.ValueText(), strconv.Itoa(v.N), v.Ref.Bound, v.LimitValue(), orDash(store.FormatRunIDs(v.Runs))}, c, nil)
+		if under := v.Evidence(); under != "" {
 			explain(row, under, 2, grey, true)
 		}
 	}

@@ -23,22 +23,8 @@ func (b *builder) expectTable(runs []store.Run) (*tableView, error) {
 	}
 	t := newTable([]string{"Status", "Campaign", "Expectation", "Median", "n", "Bound", "Limit", "Runs", "Evidence"}, false, false, false, true, true, false, true)
 	for _, v := range vs {
-		name := v.Ref.Title()
-		if v.Config != "" {
-			name += " [" + v.Config + "]"
-		}
-		limit := "—"
-		if v.LimitFrom != "" {
-			limit = expect.FormatValue(v.Limit, v.Unit)
-		}
-		evidence := v.LimitFrom
-		if v.Note != "" {
-			if evidence != "" {
-				evidence += "; "
-			}
-			evidence += v.Note
-		}
-		cells := texts(string(v.Status), orDash(v.Campaign), name, v.ValueText(), strconv.Itoa(v.N), v.Ref.Bound, limit, "", orDash(evidence))
+		evidence := v.Evidence()
+		cells := texts(string(v.Status), orDash(v.Campaign), v.Label(), v.ValueText(), strconv.Itoa(v.N), v.Ref.Bound, v.LimitValue(), "", orDash(evidence))
 		cells[7] = cell{Text: "—"}
 		if len(v.Runs) > 0 {
 			// The runs' ids, the first a link to its page.

@@ -178,10 +178,7 @@ func (r checkResult) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw, "STATUS\tEXPECTATION\tMEDIAN\tN\tBOUND\tLIMIT\tRUNS\tFROM")
 	var notes []string
 	for _, v := range r.Verdicts {
-		name := v.Ref.Title()
-		if v.Config != "" {
-			name += " [" + v.Config + "]"
-		}
+		name := v.Label()
 		runs := store.FormatRunIDs(v.Runs)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", v.Status, name, v.ValueText(), v.N, v.Ref.Bound, limitCell(v), dash(runs), dash(v.Ref.Source))
 		if v.Note != "" {

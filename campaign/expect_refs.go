@@ -19,16 +19,29 @@ func ExpectRefs(es []Expect, source string) []expect.Ref {
 	return out
 }
 
-// Refs are the campaign's expectations, then its site profile's, each
-// with where it is written: "campaign NAME (FILE:LINE)", "site NAME
-// (FILE:LINE)". A profile's expectations are its system's (System).
-func (c *Campaign) Refs() []expect.Ref {
+// Refs are the campaign's expectations, then its site profile's
+// (SiteRefs).
+func (c *Campaign) Refs() []expect.Ref { return append(c.OwnRefs(), c.SiteRefs()...) }
+
+// OwnRefs are the campaign's own expectations, each with where it is
+// written: "campaign NAME (FILE:LINE)".
+func (c *Campaign) OwnRefs() []expect.Ref {
+	return refsOf(sourced(c.Expects, c.File, c.index), "campaign "+c.Campaign.Name)
+}
+
+// SiteRefs are the expectations of the site profile the campaign was read
+// under (none without one), each its system's: "site NAME (FILE:LINE)".
+func (c *Campaign) SiteRefs() []expect.Ref {
+	if c.site == nil {
+		return nil
+	}
+	return refsOf(c.site.Expectations(), "site "+c.site.Site.Name)
+}
+
+func refsOf(es []SourcedExpect, from string) []expect.Ref {
 	var out []expect.Ref
-	for _, e := range c.Expectations() {
-		src := "campaign " + c.Campaign.Name
-		if c.site != nil && e.File == c.site.File && e.File != c.File {
-			src = "site " + c.site.Site.Name
-		}
+	for _, e := range es {
+		src := from
 		if e.File != "" {
 			where := e.File
 			if e.Line > 0 {

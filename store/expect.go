@@ -17,22 +17,25 @@ type Expectations struct {
 	Refs     []expect.Ref
 }
 
-// SetExpectations records the expectations of campaign, replacing those
-// recorded before: a campaign's expectations are those it was last
-// submitted or run with. No refs forgets them.
-func (db *DB) SetExpectations(ctx context.Context, campaign string, refs []expect.Ref) error {
+// SetExpectations records the expectations of campaign that come from
+// site ("" for the campaign's own, else a site profile's name),
+// replacing those recorded from it before: a campaign's own expectations
+// are those it was last submitted or run with, and a profile's those of
+// the campaign's last run under it, whatever ran under another profile
+// since. No refs forgets them.
+func (db *DB) SetExpectations(ctx context.Context, campaign, site string, refs []expect.Ref) error {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("record the expectations of %s: %w", campaign, err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "DELETE FROM expectations WHERE campaign = ?", campaign); err != nil {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM expectations WHERE campaign = ? AND site = ?", campaign, site); err != nil {
 		return fmt.Errorf("record the expectations of %s: %w", campaign, err)
 	}
 	now := formatTime(db.now())
 	for i, r := range refs {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO expectations (campaign, seq, name, benchmark, metric, at, bound, selection, system, source, recorded)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, campaign, i, r.Name, r.Benchmark, r.Metric, r.At, r.Bound, r.Where, r.System, r.Source, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO expectations (campaign, site, seq, name, benchmark, metric, at, bound, selection, system, source, recorded)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, campaign, site, i, r.Name, r.Benchmark, r.Metric, r.At, r.Bound, r.Where, r.System, r.Source, now); err != nil {
 			return fmt.Errorf("record the expectations of %s: %w", campaign, err)
 		}
 	}
@@ -43,12 +46,13 @@ func (db *DB) SetExpectations(ctx context.Context, campaign string, refs []expec
 }
 
 // Expectations returns the expectations recorded for campaign, or for
-// every campaign when it is "", by campaign name then in their order.
+// every campaign when it is "", by campaign name: the campaign's own in
+// their order, then each site profile's (by profile name).
 func (db *DB) Expectations(ctx context.Context, campaign string) ([]Expectations, error) {
 	var out []Expectations
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT campaign, name, benchmark, metric, at, bound, selection, system, source, recorded
-			FROM expectations WHERE ? = '' OR campaign = ? ORDER BY campaign, seq`, campaign, campaign)
+			FROM expectations WHERE ? = '' OR campaign = ? ORDER BY campaign, site, seq`, campaign, campaign)
 		if err != nil {
 			return err
 		}

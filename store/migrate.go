@@ -304,10 +304,13 @@ ALTER TABLE jobs ADD COLUMN after_ok TEXT;                      -- JSON array of
 
 // schemaV9 records each campaign's acceptance references ([[expect]]) as
 // it was last submitted or run, so that sbench check campaign:NAME needs
-// no file; seq keeps the campaign's order.
+// no file: its own under an empty site, and those of each site profile it ran
+// under under the profile's name, each set replaced by the next recording
+// of its kind; seq keeps the order.
 const schemaV9 = `
 CREATE TABLE expectations (
 	campaign  TEXT NOT NULL,
+	site      TEXT NOT NULL,             -- '' for the campaign's own, else the site profile's name
 	seq       INTEGER NOT NULL,
 	name      TEXT NOT NULL,
 	benchmark TEXT NOT NULL,
@@ -318,7 +321,7 @@ CREATE TABLE expectations (
 	system    TEXT NOT NULL,
 	source    TEXT NOT NULL,
 	recorded  TEXT NOT NULL,
-	PRIMARY KEY (campaign, seq)
+	PRIMARY KEY (campaign, site, seq)
 );
 `
 

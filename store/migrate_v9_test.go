@@ -27,22 +27,38 @@ func TestExpectations(t *testing.T) {
 		{Benchmark: "bw", Metric: "bandwidth", At: "4MiB", Bound: ">= 24 GB/s", Where: "ntasks_per_node=1", Source: "campaign q (q.toml:30)"},
 		{Name: "lat", Benchmark: "latency", Metric: "latency", At: "8", Bound: "<= 3 us", System: "hpc1"},
 	}
-	if err := db.SetExpectations(ctx, "q", first); err != nil {
+	if err := db.SetExpectations(ctx, "q", "", first); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SetExpectations(ctx, "other", first[:1]); err != nil {
+	if err := db.SetExpectations(ctx, "other", "", first[:1]); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.Expectations(ctx, "q")
 	if err != nil || len(got) != 1 || len(got[0].Refs) != 2 || got[0].Refs[0] != first[0] || got[0].Refs[1] != first[1] || got[0].Recorded.IsZero() {
 		t.Fatalf("Expectations(q) = %+v, %v", got, err)
 	}
-	if err := db.SetExpectations(ctx, "q", first[1:]); err != nil {
+	if err := db.SetExpectations(ctx, "q", "", first[1:]); err != nil {
 		t.Fatal(err)
 	}
 	all, err := db.Expectations(ctx, "")
 	if err != nil || len(all) != 2 || all[0].Campaign != "other" || all[1].Campaign != "q" || len(all[1].Refs) != 1 || all[1].Refs[0] != first[1] {
 		t.Fatalf("Expectations() = %+v, %v", all, err)
+	}
+	// A site profile's are kept apart: recording the campaign under
+	// profile beta leaves alpha's, and the campaign's own, as they were.
+	alpha := []expect.Ref{{Name: "alpha floor", Benchmark: "lj", Metric: "timesteps_per_s", Bound: ">= 1 timesteps/s", System: "alpha"}}
+	beta := []expect.Ref{{Name: "beta promise", Benchmark: "lj", Metric: "timesteps_per_s", Bound: ">= 9 timesteps/s", System: "beta"}}
+	for _, set := range []struct {
+		site string
+		refs []expect.Ref
+	}{{"alpha", alpha}, {"beta", beta}, {"beta", beta}} {
+		if err := db.SetExpectations(ctx, "q", set.site, set.refs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err = db.Expectations(ctx, "q")
+	if err != nil || len(got) != 1 || len(got[0].Refs) != 3 || got[0].Refs[0] != first[1] || got[0].Refs[1] != alpha[0] || got[0].Refs[2] != beta[0] {
+		t.Fatalf("Expectations(q) under two profiles = %+v, %v", got, err)
 	}
 }
 
@@ -59,7 +75,7 @@ func TestMigrateV8ToV9(t *testing.T) {
 	if n, err := db.CountRuns(ctx, Filter{Campaign: "acc"}); err != nil || n == 0 {
 		t.Fatalf("runs after migration: %d, %v", n, err)
 	}
-	if err := db.SetExpectations(ctx, "acc", []expect.Ref{{Benchmark: "osu_bw", Metric: "bandwidth", Bound: ">= 1 MB/s"}}); err != nil {
+	if err := db.SetExpectations(ctx, "acc", "", []expect.Ref{{Benchmark: "osu_bw", Metric: "bandwidth", Bound: ">= 1 MB/s"}}); err != nil {
 		t.Fatal(err)
 	}
 }

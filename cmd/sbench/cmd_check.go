@@ -218,11 +218,18 @@ func (r checkResult) WriteJSON(w io.Writer) error {
 	}{r.Verdicts, c[expect.Pass], c[expect.Fail], c[expect.NoData]})
 }
 
-// recordExpectations records the campaign's expectations in the archive
-// (replacing those it was last started with), for sbench check
-// campaign:NAME.
+// recordExpectations records the campaign's expectations in the archive,
+// for sbench check campaign:NAME: its own, replacing those it was last
+// started with, and its site profile's, replacing those of its last run
+// under that profile (a run under another profile keeps its own).
 func recordExpectations(ctx context.Context, db *store.DB, camp *campaign.Campaign) error {
-	return db.SetExpectations(ctx, camp.Campaign.Name, camp.Refs())
+	if err := db.SetExpectations(ctx, camp.Campaign.Name, "", camp.OwnRefs()); err != nil {
+		return err
+	}
+	if s := camp.Site(); s != nil {
+		return db.SetExpectations(ctx, camp.Campaign.Name, s.Site.Name, camp.SiteRefs())
+	}
+	return nil
 }
 
 // recordedVerdicts judges the recorded expectations of the campaigns of

@@ -36,7 +36,7 @@ func TestLocalExamples(t *testing.T) {
 	if out, errs, code := sbench(t, "local", filepath.Join(root, "examples/command.toml"), "--db", db); code != 0 || !strings.Contains(out, "6 run(s)") {
 		t.Fatalf("local command.toml: exit %d\n%s\n%s", code, out, errs)
 	}
-	if out, errs, code := sbench(t, "check", "campaign:command", "--db", db); code != 0 || !strings.Contains(out, "PASS") {
+	if out, errs, code := sbench(t, "check", "campaign:command", "--db", db); code != 0 || strings.Count(out, "\nPASS ") != 2 {
 		t.Errorf("check command: exit %d\n%s\n%s", code, out, errs)
 	}
 
@@ -68,7 +68,7 @@ func TestLocalExamples(t *testing.T) {
 	out, errs, code := sbench(t, "check", "campaign:lammps", "--db", db)
 	line := ""
 	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, "timesteps_per_s") {
+		if strings.Contains(l, "timesteps_per_s") && !strings.HasPrefix(l, " ") {
 			line = l
 		}
 	}

@@ -237,8 +237,8 @@ func TestHPLInputSite(t *testing.T) {
 // TestCheckSiteExpectations: a site profile's [[expect]] tables are
 // validated where they are written, recorded with the campaign run under
 // the profile, and judged by sbench check on that system's runs, each
-// line naming the profile and its file:line; --site judges them again
-// only once.
+// line naming the profile and its file:line, and kept when the campaign
+// runs under another profile; --site judges them again only once.
 func TestCheckSiteExpectations(t *testing.T) {
 	dir := endToEndDir(t, "runs a campaign under a profile with expectations")
 	t.Setenv("HOME", dir)
@@ -271,6 +271,12 @@ bound = "<= 1 ns"
 	db := filepath.Join(dir, "a.db")
 	if _, errs, code := sbench(t, "local", "c.toml", "--site", "gamma.toml", "--db", db); code != 0 {
 		t.Fatalf("local: exit %d\n%s", code, errs)
+	}
+	// The campaign run again under another profile keeps gamma's
+	// expectations: each profile's are recorded apart.
+	os.WriteFile("delta.toml", []byte("[site]\nname = \"delta\"\n"), 0o644)
+	if _, errs, code := sbench(t, "local", "c.toml", "--site", "delta.toml", "--db", db); code != 0 {
+		t.Fatalf("local under delta: exit %d\n%s", code, errs)
 	}
 	for _, args := range [][]string{
 		{"check", "campaign:small", "--db", db},

@@ -13,11 +13,11 @@ import (
 var expectColumns = []column{
 	{title: "Status", width: 46},
 	{title: "Expectation"},
-	{title: "Median", width: 62, right: true},
+	{title: "Median", width: 84, right: true}, // "27.16 timesteps/s" on one line
 	{title: "n", width: 20, right: true},
 	{title: "Bound", width: 100},
-	{title: "Limit", width: 62, right: true},
-	{title: "Runs", width: 50, right: true},
+	{title: "Limit", width: 84, right: true},
+	{title: "Runs", width: 44, right: true},
 }
 
 // expectationsTable writes the acceptance references judged on the runs
@@ -31,7 +31,7 @@ func (r *Report) expectationsTable(d *content) {
 	}
 	d.space(6)
 	d.heading("Acceptance references", h2Size, 40)
-	d.para(fmt.Sprintf("The campaign's [[expect]] tables, judged on the median of the runs (sbench check): %s.", expect.Summary(vs)),
+	d.para(fmt.Sprintf("[[expect]] of the campaign and its site profile, judged on the runs' median (sbench check): %s.", expect.Summary(vs)),
 		"I", smallSize, grey)
 	d.space(3)
 	d.need(rowHeight * float64(2+min(len(vs), 10)))

@@ -47,7 +47,7 @@ func exportedExpectations(ctx context.Context, tx *sql.Tx, where string, args []
 	}
 	carried := make([]archiveExpectations, 0, len(sets))
 	for _, s := range sets {
-		carried = append(carried, archiveExpectations{Campaign: s.Campaign, Site: s.Site, Recorded: formatTime(s.Recorded).(string), Refs: s.Refs})
+		carried = append(carried, archiveExpectations{Campaign: s.Campaign, Site: s.Site, Recorded: s.Recorded.UTC().Format(timeLayout), Refs: s.Refs})
 		out.Expectations = append(out.Expectations, expectationSetName(s.Campaign, s.Site))
 	}
 	return carried, nil

@@ -62,7 +62,13 @@ type FileReport struct {
 	// file carried that were set, and those already here.
 	Baselines      []string `json:"baselines,omitempty"`
 	BaselinesKnown []string `json:"baselines_known,omitempty"`
-	Error          string   `json:"error,omitempty"`
+	// Expectations, ExpectationsKnown and ExpectationsKept are archive
+	// import's too: the expectation sets recorded, those already here,
+	// and those kept because this archive's were recorded later.
+	Expectations      []string `json:"expectations,omitempty"`
+	ExpectationsKnown []string `json:"expectations_known,omitempty"`
+	ExpectationsKept  []string `json:"expectations_kept,omitempty"`
+	Error             string   `json:"error,omitempty"`
 }
 
 // FailedError is an ingest some of whose inputs failed: nothing of those

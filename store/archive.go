@@ -34,14 +34,18 @@ type archiveHeader struct {
 	Schema    string `json:"schema"`
 	Runs      int    `json:"runs"`
 	Baselines int    `json:"baselines,omitempty"`
+	// Expectations counts the expectation sets (v3).
+	Expectations int `json:"expectations,omitempty"`
 }
 
-// archiveEntry is one line after the header: a run, or a baseline.
+// archiveEntry is one line after the header: a run, a baseline, or an
+// expectation set.
 type archiveEntry struct {
-	Source     string           `json:"source,omitempty"`
-	IngestedAt string           `json:"ingested_at,omitempty"`
-	Bundle     json.RawMessage  `json:"bundle,omitempty"`
-	Baseline   *archiveBaseline `json:"baseline,omitempty"`
+	Source       string               `json:"source,omitempty"`
+	IngestedAt   string               `json:"ingested_at,omitempty"`
+	Bundle       json.RawMessage      `json:"bundle,omitempty"`
+	Baseline     *archiveBaseline     `json:"baseline,omitempty"`
+	Expectations *archiveExpectations `json:"expectations,omitempty"`
 }
 
 // archiveBaseline is a baseline as an archive file carries it: its runs
@@ -61,12 +65,16 @@ type ArchiveExport struct {
 	// others were not (one of their runs is not among the exported).
 	Baselines []string
 	Left      []string
+	// Expectations are the expectation sets carried, by campaign and
+	// site ("acc", "acc (site hpc1)").
+	Expectations []string
 }
 
 // ExportArchive writes the runs f selects, in Runs order, as an archive
 // file (see ArchiveSchema), one run at a time, then every baseline all of
-// whose runs it wrote (ArchiveSchemaBaselines). The output is
-// deterministic: the same runs give the same bytes.
+// whose runs it wrote (ArchiveSchemaBaselines), then the recorded
+// expectations of the campaigns of those runs (ArchiveSchemaExpectations).
+// The output is deterministic: the same runs give the same bytes.
 func (db *DB) ExportArchive(ctx context.Context, w io.Writer, f Filter) (ArchiveExport, error) {
 	var out ArchiveExport
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
@@ -79,12 +87,19 @@ func (db *DB) ExportArchive(ctx context.Context, w io.Writer, f Filter) (Archive
 		if err != nil {
 			return err
 		}
+		sets, err := exportedExpectations(ctx, tx, where, args, &out)
+		if err != nil {
+			return err
+		}
 		bw := bufio.NewWriter(w)
 		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
 		h := archiveHeader{Schema: ArchiveSchema, Runs: total}
 		if len(baselines) > 0 {
 			h.Schema, h.Baselines = ArchiveSchemaBaselines, len(baselines)
+		}
+		if len(sets) > 0 {
+			h.Schema, h.Expectations = ArchiveSchemaExpectations, len(sets)
 		}
 		if err := enc.Encode(h); err != nil {
 			return err
@@ -129,6 +144,11 @@ FROM runs r JOIN bundles b ON b.run_id = r.id`+where+" ORDER BY r.start_time, r.
 		}
 		for i := range baselines {
 			if err := enc.Encode(archiveEntry{Baseline: &baselines[i]}); err != nil {
+				return err
+			}
+		}
+		for i := range sets {
+			if err := enc.Encode(archiveEntry{Expectations: &sets[i]}); err != nil {
 				return err
 			}
 		}
@@ -184,6 +204,12 @@ type ArchiveImport struct {
 	// Baselines are the baselines the file carried that were set; Known
 	// those this archive had already, with the same runs.
 	Baselines, Known []string
+	// Expectations are the expectation sets the file carried that were
+	// recorded (named as ArchiveExport names them); ExpectationsKnown
+	// those this archive had already, recorded at the same time;
+	// ExpectationsKept those it kept because its own set was recorded
+	// later.
+	Expectations, ExpectationsKnown, ExpectationsKept []string
 }
 
 // ImportOptions tune ImportArchive.
@@ -197,7 +223,7 @@ type ImportOptions struct {
 // what an import holds of the file at a time.
 const importBatch = 256
 
-// ImportArchive stores the runs and baselines of an archive file (plain or
+// ImportArchive stores the runs, baselines and expectations of an archive file (plain or
 // gzipped; name is for messages) in one transaction: all of them or, on
 // any error, none. It decodes and stores as it reads, a few runs at a
 // time, so that a file of years costs what one run does; a file that is
@@ -206,7 +232,9 @@ const importBatch = 256
 // Ingest does. Each run keeps the source file and ingest time it had where
 // it was exported from. A baseline the file carries is set unless this
 // archive has one of that name: the same runs is no change, others are an
-// error.
+// error. An expectation set the file carries replaces this archive's set
+// of the same campaign and site only if it was recorded later: a set
+// recorded here since is kept.
 func (db *DB) ImportArchive(ctx context.Context, r io.Reader, name string, o ImportOptions) (ArchiveImport, error) {
 	if db.ins == nil {
 		return ArchiveImport{}, fmt.Errorf("import %s: archive %s is not at the latest schema", name, db.path)
@@ -276,6 +304,21 @@ func (db *DB) ImportArchive(ctx context.Context, r io.Reader, name string, o Imp
 		} else {
 			out.Known = append(out.Known, b.Name)
 		}
+		return nil
+	}, func(line int, s *archiveExpectations) error {
+		if err := flush(); err != nil {
+			return err
+		}
+		what := "expectations"
+		if s.Campaign != "" {
+			what += " of " + expectationSetName(s.Campaign, s.Site)
+		}
+		res, err := importExpectations(ctx, tx, s)
+		if err != nil {
+			return fmt.Errorf("line %d: %s: %w", line, what, err)
+		}
+		list := map[setOutcome]*[]string{setRecorded: &out.Expectations, setKnown: &out.ExpectationsKnown, setKept: &out.ExpectationsKept}[res]
+		*list = append(*list, expectationSetName(s.Campaign, s.Site))
 		return nil
 	})
 	if err == nil {
@@ -410,11 +453,12 @@ func decodeRun(e *archiveEntry) (*results.Bundle, error) {
 }
 
 // readArchive decodes an archive file line by line, checking each as it
-// goes, and hands each run and baseline on; the header goes to header
-// first. A line that is not what the format says, a header whose counts
-// the file does not hold (a truncated file), or an error from a callback
-// ends it with an error naming the file and the line.
-func readArchive(r io.Reader, name string, header func(archiveHeader), run func(line int, e *archivedRun) error, baseline func(line int, b *archiveBaseline) error) error {
+// goes, and hands each run, baseline and expectation set on; the header
+// goes to header first. A line that is not what the format says, a header
+// whose counts the file does not hold (a truncated file), or an error from
+// a callback ends it with an error naming the file and the line.
+func readArchive(r io.Reader, name string, header func(archiveHeader), run func(line int, e *archivedRun) error,
+	baseline func(line int, b *archiveBaseline) error, sets func(line int, s *archiveExpectations) error) error {
 	br := bufio.NewReader(r)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
@@ -429,11 +473,8 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 	if err := dec.Decode(&h); err != nil {
 		return fmt.Errorf("import %s: line 1: not an sbench archive export: %w", name, err)
 	}
-	if h.Schema != ArchiveSchema && h.Schema != ArchiveSchemaBaselines {
-		return fmt.Errorf("import %s: line 1: schema %q, want %q or %q", name, h.Schema, ArchiveSchema, ArchiveSchemaBaselines)
-	}
-	if h.Runs < 0 || h.Baselines < 0 || h.Schema == ArchiveSchema && h.Baselines > 0 {
-		return fmt.Errorf("import %s: line 1: %d runs and %d baselines is not a header of %s", name, h.Runs, h.Baselines, h.Schema)
+	if err := h.check(); err != nil {
+		return fmt.Errorf("import %s: line 1: %w", name, err)
 	}
 	header(h)
 	p := &runPipeline{name: name, run: run}
@@ -445,54 +486,116 @@ func readArchive(r io.Reader, name string, header func(archiveHeader), run func(
 		}
 		return err
 	}
-	runs, baselines := 0, 0
-	for line := 2; ; line++ {
+	held := archiveCounts{}
+	line := 1
+	for ; ; line++ {
 		var e archiveEntry
 		err := dec.Decode(&e)
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil {
-			return fail(fmt.Errorf("import %s: line %d: %w", name, line, err))
+		if err == nil {
+			err = held.add(&e, h)
 		}
-		if e.Baseline != nil {
-			if len(e.Bundle) > 0 || e.Source != "" {
-				return fail(fmt.Errorf("import %s: line %d: a baseline and a run on one line", name, line))
-			}
-			if baselines++; baselines > h.Baselines {
-				return fail(fmt.Errorf("import %s: line %d: more baselines than the header's %d", name, line, h.Baselines))
-			}
+		if err != nil {
+			return fail(fmt.Errorf("import %s: line %d: %w", name, line+1, err))
+		}
+		switch {
+		case e.Baseline != nil, e.Expectations != nil:
 			if err := p.drain(); err != nil {
 				return err
 			}
-			if err := baseline(line, e.Baseline); err != nil {
+			if e.Baseline != nil {
+				err = baseline(line+1, e.Baseline)
+			} else {
+				err = sets(line+1, e.Expectations)
+			}
+			if err != nil {
 				return fmt.Errorf("import %s: %w", name, err)
 			}
-			continue
-		}
-		if baselines > 0 {
-			return fail(fmt.Errorf("import %s: line %d: a run after the baselines", name, line))
-		}
-		if len(e.Bundle) == 0 {
-			return fail(fmt.Errorf("import %s: line %d: no bundle", name, line))
-		}
-		if runs++; runs > h.Runs {
-			return fail(fmt.Errorf("import %s: line %d: more runs than the header's %d", name, line, h.Runs))
-		}
-		if err := p.add(&rawRun{line: line, e: e}); err != nil {
-			return err
+		default:
+			if err := p.add(&rawRun{line: line + 1, e: e}); err != nil {
+				return err
+			}
 		}
 	}
 	if err := p.drain(); err != nil {
 		return err
 	}
-	if runs != h.Runs && h.Baselines == 0 {
-		return fmt.Errorf("import %s: header says %d runs, the file holds %d (truncated?)", name, h.Runs, runs)
-	}
-	if runs != h.Runs || baselines != h.Baselines {
-		return fmt.Errorf("import %s: header says %d runs and %d baselines, the file holds %d and %d (truncated?)", name, h.Runs, h.Baselines, runs, baselines)
+	if err := held.check(h); err != nil {
+		return fmt.Errorf("import %s: the file ends after line %d: %w", name, line, err)
 	}
 	return nil
+}
+
+// check says what is wrong with an archive file's header.
+func (h archiveHeader) check() error {
+	switch h.Schema {
+	case ArchiveSchema, ArchiveSchemaBaselines, ArchiveSchemaExpectations:
+	default:
+		return fmt.Errorf("schema %q, want %q, %q or %q", h.Schema, ArchiveSchema, ArchiveSchemaBaselines, ArchiveSchemaExpectations)
+	}
+	if h.Runs >= 0 && h.Baselines >= 0 && h.Expectations >= 0 &&
+		(h.Schema != ArchiveSchema || h.Baselines == 0) && (h.Schema == ArchiveSchemaExpectations || h.Expectations == 0) {
+		return nil
+	}
+	if h.Expectations == 0 {
+		return fmt.Errorf("%d runs and %d baselines is not a header of %s", h.Runs, h.Baselines, h.Schema)
+	}
+	return fmt.Errorf("%d runs, %d baselines and %d expectation sets is not a header of %s", h.Runs, h.Baselines, h.Expectations, h.Schema)
+}
+
+// archiveCounts are the lines of each kind an archive file holds so far.
+type archiveCounts struct{ runs, baselines, sets int }
+
+// add counts line e, checking that it is one thing, in its place (runs,
+// then baselines, then expectation sets), and no more than h counts.
+func (n *archiveCounts) add(e *archiveEntry, h archiveHeader) error {
+	isRun := len(e.Bundle) > 0 || e.Source != "" || e.IngestedAt != ""
+	if e.Baseline != nil && (isRun || e.Expectations != nil) || e.Expectations != nil && isRun {
+		return errors.New("two of a run, a baseline and an expectation set on one line")
+	}
+	switch {
+	case e.Expectations != nil:
+		if n.sets++; n.sets > h.Expectations {
+			return fmt.Errorf("more expectation sets than the header's %d", h.Expectations)
+		}
+	case e.Baseline != nil:
+		if n.sets > 0 {
+			return errors.New("a baseline after the expectation sets")
+		}
+		if n.baselines++; n.baselines > h.Baselines {
+			return fmt.Errorf("more baselines than the header's %d", h.Baselines)
+		}
+	default:
+		if n.sets > 0 {
+			return errors.New("a run after the expectation sets")
+		}
+		if n.baselines > 0 {
+			return errors.New("a run after the baselines")
+		}
+		if len(e.Bundle) == 0 {
+			return errors.New("no bundle")
+		}
+		if n.runs++; n.runs > h.Runs {
+			return fmt.Errorf("more runs than the header's %d", h.Runs)
+		}
+	}
+	return nil
+}
+
+// check says how a file's counts fall short of its header's.
+func (n archiveCounts) check(h archiveHeader) error {
+	switch {
+	case n == archiveCounts{h.Runs, h.Baselines, h.Expectations}:
+		return nil
+	case h.Baselines == 0 && h.Expectations == 0:
+		return fmt.Errorf("header says %d runs, the file holds %d (truncated?)", h.Runs, n.runs)
+	case h.Expectations == 0:
+		return fmt.Errorf("header says %d runs and %d baselines, the file holds %d and %d (truncated?)", h.Runs, h.Baselines, n.runs, n.baselines)
+	}
+	return fmt.Errorf("header says %d runs, %d baselines and %d expectation sets, the file holds %d, %d and %d (truncated?)",
+		h.Runs, h.Baselines, h.Expectations, n.runs, n.baselines, n.sets)
 }
 
 // runPipeline decodes and checks the bundles of an archive on other

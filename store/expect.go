@@ -29,18 +29,27 @@ func (db *DB) SetExpectations(ctx context.Context, campaign, site string, refs [
 		return fmt.Errorf("record the expectations of %s: %w", campaign, err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "DELETE FROM expectations WHERE campaign = ? AND site = ?", campaign, site); err != nil {
+	if err := recordExpectations(ctx, tx, campaign, site, refs, db.now()); err != nil {
 		return fmt.Errorf("record the expectations of %s: %w", campaign, err)
-	}
-	now := formatTime(db.now())
-	for i, r := range refs {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO expectations (campaign, site, seq, name, benchmark, metric, at, bound, selection, system, source, recorded)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, campaign, site, i, r.Name, r.Benchmark, r.Metric, r.At, r.Bound, r.Where, r.System, r.Source, now); err != nil {
-			return fmt.Errorf("record the expectations of %s: %w", campaign, err)
-		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("record the expectations of %s: %w", campaign, err)
+	}
+	return nil
+}
+
+// recordExpectations replaces the expectations of campaign from site by
+// refs, recorded at recorded.
+func recordExpectations(ctx context.Context, tx *sql.Tx, campaign, site string, refs []expect.Ref, recorded time.Time) error {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM expectations WHERE campaign = ? AND site = ?", campaign, site); err != nil {
+		return err
+	}
+	at := formatTime(recorded)
+	for i, r := range refs {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO expectations (campaign, site, seq, name, benchmark, metric, at, bound, selection, system, source, recorded)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, campaign, site, i, r.Name, r.Benchmark, r.Metric, r.At, r.Bound, r.Where, r.System, r.Source, at); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -51,32 +60,54 @@ func (db *DB) SetExpectations(ctx context.Context, campaign, site string, refs [
 func (db *DB) Expectations(ctx context.Context, campaign string) ([]Expectations, error) {
 	var out []Expectations
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT campaign, name, benchmark, metric, at, bound, selection, system, source, recorded
-			FROM expectations WHERE ? = '' OR campaign = ? ORDER BY campaign, site, seq`, campaign, campaign)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c string
-			var recorded sql.NullString
-			var r expect.Ref
-			if err := rows.Scan(&c, &r.Name, &r.Benchmark, &r.Metric, &r.At, &r.Bound, &r.Where, &r.System, &r.Source, &recorded); err != nil {
-				return err
+		sets, err := loadExpectationSets(ctx, tx, "? = '' OR e.campaign = ?", campaign, campaign)
+		for _, s := range sets {
+			if len(out) == 0 || out[len(out)-1].Campaign != s.Campaign {
+				out = append(out, Expectations{Campaign: s.Campaign, Recorded: s.Recorded})
 			}
-			if len(out) == 0 || out[len(out)-1].Campaign != c {
-				t, err := parseTime(recorded)
-				if err != nil {
-					return err
-				}
-				out = append(out, Expectations{Campaign: c, Recorded: t})
-			}
-			out[len(out)-1].Refs = append(out[len(out)-1].Refs, r)
+			out[len(out)-1].Refs = append(out[len(out)-1].Refs, s.Refs...)
 		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("query the expectations of %s: %w", db.path, err)
 	}
 	return out, nil
+}
+
+// expectationSet is the expectations of a campaign recorded from one site
+// ("" for the campaign's own).
+type expectationSet struct {
+	Campaign, Site string
+	Recorded       time.Time
+	Refs           []expect.Ref
+}
+
+// loadExpectationSets returns the expectation sets (table alias e) that
+// cond selects, by campaign, then site, each in its order.
+func loadExpectationSets(ctx context.Context, q queryer, cond string, args ...any) ([]expectationSet, error) {
+	rows, err := q.QueryContext(ctx, `SELECT e.campaign, e.site, e.name, e.benchmark, e.metric, e.at, e.bound, e.selection, e.system, e.source, e.recorded
+		FROM expectations e WHERE `+cond+` ORDER BY e.campaign, e.site, e.seq`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []expectationSet
+	for rows.Next() {
+		var c, site string
+		var recorded sql.NullString
+		var r expect.Ref
+		if err := rows.Scan(&c, &site, &r.Name, &r.Benchmark, &r.Metric, &r.At, &r.Bound, &r.Where, &r.System, &r.Source, &recorded); err != nil {
+			return nil, err
+		}
+		if n := len(out); n == 0 || out[n-1].Campaign != c || out[n-1].Site != site {
+			t, err := parseTime(recorded)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, expectationSet{Campaign: c, Site: site, Recorded: t})
+		}
+		out[len(out)-1].Refs = append(out[len(out)-1].Refs, r)
+	}
+	return out, rows.Err()
 }

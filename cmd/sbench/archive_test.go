@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -187,4 +188,42 @@ func manyRuns(t *testing.T, n, points int) string {
 	db := filepath.Join(dir, "src.db")
 	mustSbench(t, 0, "ingest", "--db", db, bundles)
 	return db
+}
+
+// TestArchiveExpectationsTravel: the expectations sbench local recorded
+// go with the campaign's runs, so that check campaign:NAME on the other
+// archive gives the verdicts it gives at home; imported again they are
+// known, and --json names them.
+func TestArchiveExpectationsTravel(t *testing.T) {
+	dir := endToEndDir(t, "runs a campaign, moves it to another archive and checks it there")
+	db := filepath.Join(dir, "a.db")
+	os.WriteFile("accept.toml", []byte(checkCampaign), 0o644)
+	if _, errOut, code := sbench(t, "local", "accept.toml", "--db", db); code != 0 {
+		t.Fatalf("local: exit %d\n%s", code, errOut)
+	}
+	home, errOut, code := sbench(t, "check", "campaign:accept", "--db", db)
+	if code != exitGate || !strings.Contains(home, "1 PASS, 1 FAIL, 1 NO DATA") {
+		t.Fatalf("check at home: exit %d\n%s\n%s", code, home, errOut)
+	}
+	_, errOut = mustSbench(t, 0, "archive", "export", "--db", db, "--campaign", "accept", "-o", "accept.sbench.gz")
+	if errOut != "exported 3 run(s) and 1 expectation set(s) (accept)\n" {
+		t.Errorf("export: %q", errOut)
+	}
+	other := filepath.Join(dir, "other.db")
+	out, _ := mustSbench(t, 0, "archive", "import", "--db", other, "accept.sbench.gz")
+	if out != "accept.sbench.gz: 3 run(s) added, 0 already archived; expectation sets recorded: 1 (accept), already here: 0, kept as recorded here later: 0\n" {
+		t.Errorf("import: %q", out)
+	}
+	there, errOut, code := sbench(t, "check", "campaign:accept", "--db", other)
+	if code != exitGate || there != home {
+		t.Errorf("check on the other archive: exit %d\n%s\n%s\nwant\n%s", code, there, errOut, home)
+	}
+	out, _ = mustSbench(t, 0, "archive", "import", "--db", other, "--json", "accept.sbench.gz")
+	var again struct {
+		Files []map[string]any `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(out), &again); err != nil || len(again.Files) != 1 ||
+		fmt.Sprint(again.Files[0]["expectations_known"]) != "[accept]" || again.Files[0]["expectations"] != nil {
+		t.Errorf("import again --json: %v\n%s", err, out)
+	}
 }

@@ -30,8 +30,10 @@ The file is JSON lines (` + store.ArchiveSchema + `): a header, then one run
 per line; gzipped when its name ends in .gz. A baseline travels with its runs:
 an export that carries every run of a baseline carries the baseline too
 (` + store.ArchiveSchemaBaselines + `), naming its runs by content hash, and the
-import sets it. Both read and write one run at a time, so moving years of
-runs costs no more memory than moving one.`,
+import sets it. So do the acceptance references recorded for the exported
+runs' campaigns (` + store.ArchiveSchemaExpectations + `): sbench check campaign:NAME
+judges the same expectations in the other archive. Both read and write one
+run at a time, so moving years of runs costs no more memory than moving one.`,
 		Example: `  sbench archive export --campaign acceptance -o acceptance.sbench.gz
   sbench archive import --db site-b.db acceptance.sbench.gz
   sbench archive export --label fabric=ib | ssh other sbench archive import -`,
@@ -59,9 +61,13 @@ to standard output with "-" or no -o. A FILE ending in .gz is gzipped. The
 file is written as it is made, to a temporary name that becomes FILE once
 complete; the output is the same bytes for the same runs. Every baseline all
 of whose runs are exported goes with them; those that would lose runs are
-left out, and said so on standard error. With --json (and -o FILE) the
+left out, and said so on standard error. The expectations recorded for the
+exported runs' campaigns (by sbench submit or local: the campaign's own and
+each site profile's, what sbench check campaign:NAME judges) go with them
+too, each set with the time it was recorded. With --json (and -o FILE) the
 summary is JSON on standard output: {"file": FILE, "runs": N,
-"baselines": [names], "baselines_left_out": [why]}.`,
+"baselines": [names], "baselines_left_out": [why], "expectations": [sets]},
+a set named by its campaign, and site profile: "acc (site hpc1)".`,
 		Example: `  sbench archive export --campaign acceptance -o acceptance.sbench.gz
   sbench archive export --run 12,14 > two-runs.sbench
   sbench archive export --label fabric=ib -o ib.sbench.gz --json`,
@@ -123,17 +129,26 @@ func runArchiveExport(ctx context.Context, e *env, o archiveExportOptions) error
 	}
 	if o.json {
 		return writeJSON(e, struct {
-			File      string   `json:"file"`
-			Runs      int      `json:"runs"`
-			Baselines []string `json:"baselines"`
-			Left      []string `json:"baselines_left_out,omitempty"`
-		}{o.out, res.Runs, nonNil(res.Baselines), res.Left})
+			File         string   `json:"file"`
+			Runs         int      `json:"runs"`
+			Baselines    []string `json:"baselines"`
+			Left         []string `json:"baselines_left_out,omitempty"`
+			Expectations []string `json:"expectations"`
+		}{o.out, res.Runs, nonNil(res.Baselines), res.Left, nonNil(res.Expectations)})
 	}
-	msg := fmt.Sprintf("exported %d run(s)", res.Runs)
+	parts := []string{fmt.Sprintf("%d run(s)", res.Runs)}
 	if len(res.Baselines) > 0 {
-		msg += fmt.Sprintf(" and %d baseline(s) (%s)", len(res.Baselines), strings.Join(res.Baselines, ", "))
+		parts = append(parts, fmt.Sprintf("%d baseline(s) (%s)", len(res.Baselines), strings.Join(res.Baselines, ", ")))
 	}
-	fmt.Fprintln(e.stderr, msg)
+	if len(res.Expectations) > 0 {
+		parts = append(parts, fmt.Sprintf("%d expectation set(s) (%s)", len(res.Expectations), strings.Join(res.Expectations, ", ")))
+	}
+	last := len(parts) - 1
+	msg := parts[last]
+	if last > 0 {
+		msg = strings.Join(parts[:last], ", ") + " and " + msg
+	}
+	fmt.Fprintln(e.stderr, "exported "+msg)
 	return nil
 }
 
@@ -151,11 +166,16 @@ func newArchiveImportCmd(e *env) *cobra.Command {
 (plain or gzipped; "-" reads standard input). Each file is imported whole or
 not at all; runs already in the archive are skipped. With --json the summary
 is one JSON object: {"archive", "files": [{"source", "added",
-"already_archived", "baselines", "baselines_known", "error"}], "run_ids"}.
+"already_archived", "baselines", "baselines_known", "expectations",
+"expectations_known", "expectations_kept", "error"}], "run_ids"}.
 Each file is decoded and stored as it is read (a bar shows the runs stored on
 a terminal); a file bad anywhere, even at its end, stores nothing. A
 baseline the file carries is set, unless this archive has one of that name:
-with the same runs it is left as it is, with other runs the file is refused.`,
+with the same runs it is left as it is, with other runs the file is refused.
+An expectation set the file carries (a campaign's own, or a site profile's)
+is recorded unless this archive's set of the same campaign and site was
+recorded at the same time (already here) or later (kept): the newer
+recording wins, whichever archive holds it.`,
 		Example: `  sbench archive import --db site-b.db acceptance.sbench.gz
   sbench archive export --db a.db | sbench archive import --db b.db -
   sbench archive import --json a.sbench.gz | jq -r .run_ids`,
@@ -209,12 +229,17 @@ func runArchiveImport(ctx context.Context, e *env, o archiveImportOptions, args 
 			continue
 		}
 		files = append(files, ingest.FileReport{Source: name, Added: nonNil(res.Added), Already: nonNil(res.Skipped),
-			Baselines: nonNil(res.Baselines), BaselinesKnown: nonNil(res.Known)})
+			Baselines: nonNil(res.Baselines), BaselinesKnown: nonNil(res.Known),
+			Expectations: res.Expectations, ExpectationsKnown: res.ExpectationsKnown, ExpectationsKept: res.ExpectationsKept})
 		ids = append(ids, res.Added...)
 		if !o.json {
 			msg := fmt.Sprintf("%s: %d run(s) added, %d already archived", name, len(res.Added), len(res.Skipped))
 			if len(res.Baselines)+len(res.Known) > 0 {
 				msg += fmt.Sprintf("; baselines set: %s, already here: %s", orNone(res.Baselines), orNone(res.Known))
+			}
+			if len(res.Expectations)+len(res.ExpectationsKnown)+len(res.ExpectationsKept) > 0 {
+				msg += fmt.Sprintf("; expectation sets recorded: %s, already here: %s, kept as recorded here later: %s",
+					countNamed(res.Expectations), countNamed(res.ExpectationsKnown), countNamed(res.ExpectationsKept))
 			}
 			fmt.Fprintln(e.stdout, msg)
 		}
@@ -239,6 +264,14 @@ func orNone(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, ", ")
+}
+
+// countNamed is how many s holds, and which: "0", "2 (a, b)".
+func countNamed(s []string) string {
+	if len(s) == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", len(s), strings.Join(s, ", "))
 }
 
 // nonNil is s, or an empty list for JSON's [] rather than null.

@@ -167,9 +167,10 @@ func TestJSONEverywhere(t *testing.T) {
 	arch := filepath.Join(dir, "a.sbench.gz")
 	out, _ = mustSbench(t, 0, "archive", "export", "--db", db, "-o", arch, "--json")
 	var ex struct {
-		File      string   `json:"file"`
-		Runs      int      `json:"runs"`
-		Baselines []string `json:"baselines"`
+		File         string   `json:"file"`
+		Runs         int      `json:"runs"`
+		Baselines    []string `json:"baselines"`
+		Expectations []string `json:"expectations"`
 	}
 	decodeJSON(t, "archive export --json", out, &ex)
 	if ex.File != arch || ex.Runs != total-1 {

@@ -86,10 +86,11 @@ func runPrune(ctx context.Context, e *env, o pruneOptions) error {
 		return usagef("prune: give at least one filter (--system, --campaign, --benchmark, --run, --job, --label, --status, --since, --until); prune never deletes everything")
 	}
 	// Without --yes prune only shows its plan: it reads, and must work on
-	// a read-only archive and never create one.
+	// a read-only archive. With --yes it deletes; neither creates an
+	// archive (a mistyped --db is said, not made).
 	open := openDBRead
 	if o.yes {
-		open = openDB
+		open = openDBExisting
 	}
 	db, err := open(e)
 	if err != nil {

@@ -56,8 +56,8 @@ func noArchive(e *env) error {
 }
 
 // openDBExisting opens the archive for a command that writes to it but
-// has nothing to add to an archive that does not exist (status): like the
-// reading commands, it never creates one.
+// has nothing to add to an archive that does not exist (status, prune
+// --yes): like the reading commands, it never creates one.
 func openDBExisting(e *env) (*store.DB, error) {
 	if _, err := os.Stat(e.db); errors.Is(err, fs.ErrNotExist) {
 		return nil, noArchive(e)

@@ -107,6 +107,9 @@ func TestReadingCommandsNeverCreateAnArchive(t *testing.T) {
 		{"baseline", "list"},
 		{"archive", "export"},
 		{"prune", "--campaign", "x"},
+		// prune --yes deletes, and has nothing to delete in an archive
+		// that does not exist: it must not create one either.
+		{"prune", "--campaign", "x", "--yes"},
 	} {
 		_, stderr, code := sbench(t, append(args, "--db", typo)...)
 		if code != exitUsage || !strings.HasPrefix(stderr, "sbench: no archive at "+typo) ||

@@ -469,34 +469,8 @@ func insertRun(ctx context.Context, st *ingestStmts, source string, now any, e *
 			return 0, false, fmt.Errorf("insert hosts[%d]: %w", i, err)
 		}
 	}
-	args := make([]any, 0, 15*min(len(b.Samples), sampleChunk))
-	for lo := 0; lo < len(b.Samples); lo += sampleChunk {
-		hi := min(lo+sampleChunk, len(b.Samples))
-		args = args[:0]
-		for i := lo; i < hi; i++ {
-			s := &b.Samples[i]
-			args = append(args, id, i, s.Metric, s.Unit, optFloat(s.X), s.XUnit, s.Value,
-				optFloat(s.Min), optFloat(s.Max), optFloat(s.P50), optFloat(s.P99),
-				s.Iterations, s.Repeat, e.pairs[i], e.tags[i])
-		}
-		stmt, err := st.samplesStmt(ctx, hi-lo)
-		if err == nil {
-			_, err = stmt.ExecContext(ctx, args...)
-		}
-		if err == nil {
-			continue
-		}
-		if !isConstraint(err) {
-			return 0, false, fmt.Errorf("insert samples[%d:%d]: %w", lo, hi, err)
-		}
-		// The statement stored none of its rows: one at a time, to name the
-		// one refused (the file is rolled back whatever happens).
-		for i := lo; i < hi; i++ {
-			if _, err := st.sample.ExecContext(ctx, args[(i-lo)*15:(i-lo+1)*15]...); err != nil {
-				return 0, false, fmt.Errorf("insert samples[%d]: %w", i, err)
-			}
-		}
-		return 0, false, fmt.Errorf("insert samples[%d:%d]: %w", lo, hi, err)
+	if err := insertSamples(ctx, st, id, e); err != nil {
+		return 0, false, err
 	}
 	for i, s := range b.Scalars {
 		if _, err := st.scalar.ExecContext(ctx, id, i, s.Name, s.Unit, s.Value); err != nil {
@@ -570,4 +544,41 @@ func describe(i, n int, b *results.Bundle) string {
 		return pos
 	}
 	return pos + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// insertSamples stores the samples of run id's bundle e, sampleChunk rows
+// a statement; a refused row is named by its index. Ingest and Rederive
+// both write samples through it.
+func insertSamples(ctx context.Context, st *ingestStmts, id int64, e *encoded) error {
+	b := e.b
+	args := make([]any, 0, 15*min(len(b.Samples), sampleChunk))
+	for lo := 0; lo < len(b.Samples); lo += sampleChunk {
+		hi := min(lo+sampleChunk, len(b.Samples))
+		args = args[:0]
+		for i := lo; i < hi; i++ {
+			s := &b.Samples[i]
+			args = append(args, id, i, s.Metric, s.Unit, optFloat(s.X), s.XUnit, s.Value,
+				optFloat(s.Min), optFloat(s.Max), optFloat(s.P50), optFloat(s.P99),
+				s.Iterations, s.Repeat, e.pairs[i], e.tags[i])
+		}
+		stmt, err := st.samplesStmt(ctx, hi-lo)
+		if err == nil {
+			_, err = stmt.ExecContext(ctx, args...)
+		}
+		if err == nil {
+			continue
+		}
+		if !isConstraint(err) {
+			return fmt.Errorf("insert samples[%d:%d]: %w", lo, hi, err)
+		}
+		// The statement stored none of its rows: one at a time, to name the
+		// one refused (the file is rolled back whatever happens).
+		for i := lo; i < hi; i++ {
+			if _, err := st.sample.ExecContext(ctx, args[(i-lo)*15:(i-lo+1)*15]...); err != nil {
+				return fmt.Errorf("insert samples[%d]: %w", i, err)
+			}
+		}
+		return fmt.Errorf("insert samples[%d:%d]: %w", lo, hi, err)
+	}
+	return nil
 }

@@ -79,13 +79,5 @@ func rewriteRun(ctx context.Context, st *ingestStmts, id int64, e *encoded) erro
 	if _, err := st.tx.ExecContext(ctx, "DELETE FROM samples WHERE run_id = ?", id); err != nil {
 		return fmt.Errorf("delete samples: %w", err)
 	}
-	for i := range b.Samples {
-		s := &b.Samples[i]
-		if _, err := st.sample.ExecContext(ctx, id, i, s.Metric, s.Unit, optFloat(s.X), s.XUnit, s.Value,
-			optFloat(s.Min), optFloat(s.Max), optFloat(s.P50), optFloat(s.P99),
-			s.Iterations, s.Repeat, e.pairs[i], e.tags[i]); err != nil {
-			return fmt.Errorf("insert samples[%d]: %w", i, err)
-		}
-	}
-	return nil
+	return insertSamples(ctx, st, id, e)
 }

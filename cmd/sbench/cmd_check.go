@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -306,39 +305,37 @@ func boundOf(r expect.Ref, h *compare.History) bool {
 // holds: a profile's given with --site and recorded with the campaign run
 // under it is judged once.
 func withoutRepeatedRefs(sets []judge.Set) []judge.Set {
-	type key struct{ name, benchmark, metric, at, bound, where, system string }
-	type scoped struct {
-		campaign string
-		k        key
-	}
+	// An expectation is itself wherever it is written (Source aside).
+	what := func(r expect.Ref) expect.Ref { r.Source = ""; return r }
+	kept := map[string]map[expect.Ref]bool{} // by campaign
+	recorded := map[expect.Ref]bool{}        // kept with any campaign
+	var out []judge.Set
 	// The campaigns' sets first: an expectation recorded with a campaign
 	// is judged on that campaign's runs rather than on every run.
-	sets = slices.Clone(sets)
-	slices.SortStableFunc(sets, func(a, b judge.Set) int {
-		return cmp.Compare(boolInt(a.Campaign == ""), boolInt(b.Campaign == ""))
-	})
-	seen := map[scoped]bool{}
-	var out []judge.Set
-	for _, st := range sets {
-		var refs []expect.Ref
-		for _, r := range st.Refs {
-			k := key{r.Name, r.Benchmark, r.Metric, r.At, r.Bound, r.Where, r.System}
-			if seen[scoped{st.Campaign, k}] || st.Campaign == "" && slices.ContainsFunc(out, func(o judge.Set) bool { return seen[scoped{o.Campaign, k}] }) {
+	for _, anyCampaign := range []bool{false, true} {
+		for _, st := range sets {
+			if (st.Campaign == "") != anyCampaign {
 				continue
 			}
-			seen[scoped{st.Campaign, k}] = true
-			refs = append(refs, r)
-		}
-		if len(refs) > 0 {
-			out = append(out, judge.Set{Campaign: st.Campaign, Refs: refs})
+			if kept[st.Campaign] == nil {
+				kept[st.Campaign] = map[expect.Ref]bool{}
+			}
+			var refs []expect.Ref
+			for _, r := range st.Refs {
+				k := what(r)
+				if kept[st.Campaign][k] || anyCampaign && recorded[k] {
+					continue
+				}
+				kept[st.Campaign][k] = true
+				if !anyCampaign {
+					recorded[k] = true
+				}
+				refs = append(refs, r)
+			}
+			if len(refs) > 0 {
+				out = append(out, judge.Set{Campaign: st.Campaign, Refs: refs})
+			}
 		}
 	}
 	return out
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -77,7 +77,9 @@ type Bundle struct {
 	// section (e.g. "use erdma for osu_lat").
 	Source string `json:"source,omitempty"`
 	// Raw is the tool's output (or an excerpt of it), kept so every number
-	// can be traced back to what the tool printed.
+	// can be traced back to what the tool printed; a wrapped tool's is
+	// followed by the tails of its ranks' standard error, each under a
+	// line that starts with StderrTailMark (ToolOutput leaves them out).
 	Raw string `json:"raw,omitempty"`
 }
 
@@ -588,4 +590,21 @@ func (f *AtomicFile) Abort() {
 	f.done = true
 	f.tmp.Close()
 	os.Remove(f.tmp.Name())
+}
+
+// StderrTailMark starts the line over a rank's standard error that the
+// runner appends to a wrapped tool's output in Raw:
+// "==> standard error of rank 1: NPtcp … <==".
+const StderrTailMark = "==> standard error of rank "
+
+// ToolOutput is the tool's output in a run's Raw, without the tails of the
+// ranks' standard error after it.
+func ToolOutput(raw string) string {
+	if strings.HasPrefix(raw, StderrTailMark) {
+		return ""
+	}
+	if i := strings.Index(raw, "\n"+StderrTailMark); i >= 0 {
+		return raw[:i+1]
+	}
+	return raw
 }

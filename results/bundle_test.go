@@ -257,3 +257,19 @@ func TestWallTimeIsLowerIsBetter(t *testing.T) {
 		t.Errorf("MetricWallTime = %q: archived runs name it wall_time", MetricWallTime)
 	}
 }
+
+// ToolOutput leaves out the ranks' standard error the runner appends to a
+// wrapped tool's output, as it writes it (StderrTailMark).
+func TestToolOutput(t *testing.T) {
+	tail := StderrTailMark + "1: NPtcp <==\nNetPIPE: error writing\n"
+	for raw, want := range map[string]string{
+		"0: 1 bytes 1.0\n" + tail: "0: 1 bytes 1.0\n",
+		tail:                      "",
+		"0: 1 bytes 1.0\n":        "0: 1 bytes 1.0\n",
+		"":                        "",
+	} {
+		if got := ToolOutput(raw); got != want {
+			t.Errorf("ToolOutput(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

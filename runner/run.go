@@ -562,7 +562,7 @@ func withTails(raw string, res *execResult, ranks []int) string {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "==> standard error of rank %d: %s", rank, display(argv))
+		fmt.Fprintf(&b, "%s%d: %s", results.StderrTailMark, rank, display(argv))
 		if outcome != "" {
 			b.WriteString(" " + outcome)
 		}

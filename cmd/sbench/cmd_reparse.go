@@ -96,7 +96,7 @@ func runReparse(ctx context.Context, e *env, o ingestOptions, args []string) err
 		read++
 		before, key := describeDerived(b), derivedKey(b)
 		recorded := b.Benchmark.Extract
-		x.Reapply(b, []byte(toolOutput(b.Raw)), nil)
+		x.Reapply(b, []byte(results.ToolOutput(b.Raw)), nil)
 		if derivedKey(b) == key && sameExtract(def, recorded) {
 			return false, nil
 		}
@@ -155,19 +155,3 @@ func derivedKey(b *results.Bundle) string {
 	data, _ := json.Marshal(samples)
 	return string(b.Status) + "\x00" + b.Error + "\x00" + string(data)
 }
-
-// toolOutput is the tool's output in a run's raw text, without the tails
-// of the ranks' standard error the runner adds after it.
-func toolOutput(raw string) string {
-	if strings.HasPrefix(raw, stderrTailMark) {
-		return ""
-	}
-	if i := strings.Index(raw, "\n"+stderrTailMark); i >= 0 {
-		return raw[:i+1]
-	}
-	return raw
-}
-
-// stderrTailMark starts the runner's tail of a rank's standard error in a
-// run's raw text (runner's withTails).
-const stderrTailMark = "==> standard error of rank "

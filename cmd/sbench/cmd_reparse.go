@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/sbench/sbench/campaign"
-	"github.com/sbench/sbench/compare"
 	"github.com/sbench/sbench/parsers"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/store"
@@ -59,11 +58,11 @@ func runReparse(ctx context.Context, e *env, o ingestOptions, args []string) err
 	defer db.Close()
 	flt := store.Filter{}
 	if len(args) == 1 {
-		sel, err := compare.ParseSelector(args[0])
+		sels, err := parseSelectors("ingest --reparse", args)
 		if err != nil {
-			return usagef("ingest --reparse: %v", err)
+			return err
 		}
-		if flt, err = sel.Filter(ctx, db); err != nil {
+		if flt, err = sels[0].Filter(ctx, db); err != nil {
 			return err
 		}
 	} else if camp != nil {

@@ -35,8 +35,12 @@ func (c *Campaign) SiteRefs() []expect.Ref {
 	if c.site == nil {
 		return nil
 	}
-	return refsOf(c.site.Expectations(), "site "+c.site.Site.Name)
+	return c.site.Refs()
 }
+
+// Refs are the profile's expectations, each its system's, with where it
+// is written: "site NAME (FILE:LINE)".
+func (s *Site) Refs() []expect.Ref { return refsOf(s.Expectations(), "site "+s.Site.Name) }
 
 func refsOf(es []SourcedExpect, from string) []expect.Ref {
 	var out []expect.Ref

@@ -105,11 +105,7 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 		if s == nil {
 			return usagef("check: --site %s: no profile", o.site)
 		}
-		var refs []expect.Ref
-		for _, x := range s.Expectations() {
-			refs = append(refs, campaign.ExpectRefs([]campaign.Expect{x.Expect}, "site "+s.Site.Name+" ("+x.Source()+")")...)
-		}
-		sets = append(sets, judge.Set{Refs: refs})
+		sets = append(sets, judge.Set{Refs: s.Refs()})
 	}
 	db, err := openDBRead(e)
 	if err != nil {

@@ -170,21 +170,8 @@ func exportedBaselines(ctx context.Context, tx *sql.Tx, f Filter, out *ArchiveEx
 	var carried []archiveBaseline
 	for _, b := range all {
 		where, args := f.And(Filter{RunIDs: b.RunIDs}).where()
-		rows, err := tx.QueryContext(ctx, "SELECT r.hash FROM runs r"+where+" ORDER BY r.hash", args...)
+		hashes, err := queryStrings(ctx, tx, "SELECT r.hash FROM runs r"+where+" ORDER BY r.hash", args...)
 		if err != nil {
-			return nil, err
-		}
-		var hashes []string
-		for rows.Next() {
-			var h string
-			if err := rows.Scan(&h); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			hashes = append(hashes, h)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 		if len(hashes) < len(b.RunIDs) {

@@ -100,12 +100,7 @@ func setBaselineTx(ctx context.Context, tx *sql.Tx, b Baseline) (replaced bool, 
 // Baseline returns the baseline called name; an unknown name wraps
 // ErrNotFound.
 func (db *DB) Baseline(ctx context.Context, name string) (Baseline, error) {
-	var out []Baseline
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = loadBaselines(ctx, tx, name)
-		return err
-	})
+	out, err := readValue(ctx, db, func(tx *sql.Tx) ([]Baseline, error) { return loadBaselines(ctx, tx, name) })
 	if err != nil {
 		return Baseline{}, fmt.Errorf("baseline %s in %s: %w", name, db.path, err)
 	}
@@ -117,12 +112,7 @@ func (db *DB) Baseline(ctx context.Context, name string) (Baseline, error) {
 
 // Baselines returns every baseline, sorted by name.
 func (db *DB) Baselines(ctx context.Context) ([]Baseline, error) {
-	var out []Baseline
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = loadBaselines(ctx, tx, "")
-		return err
-	})
+	out, err := readValue(ctx, db, func(tx *sql.Tx) ([]Baseline, error) { return loadBaselines(ctx, tx, "") })
 	if err != nil {
 		return nil, fmt.Errorf("query baselines of %s: %w", db.path, err)
 	}

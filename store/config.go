@@ -93,11 +93,7 @@ func (c Config) Lookup(name string) (string, bool) {
 func (c Config) Without(kinds ...string) Config {
 	out := make(Config, 0, len(c))
 	for _, a := range c {
-		drop := false
-		for _, k := range kinds {
-			drop = drop || a.Kind == k
-		}
-		if !drop {
+		if !slices.Contains(kinds, a.Kind) {
 			out = append(out, a)
 		}
 	}
@@ -162,12 +158,7 @@ var processParams = []string{"processes", "ranks", "np", "ntasks"}
 // rather than configures it; the process count parameters are the
 // configuration's AttrProcesses, not parameters of their own.
 func DescriptiveParamOf(r *Run, k string) bool {
-	for _, p := range processParams {
-		if k == p {
-			return true
-		}
-	}
-	return results.DescriptiveParam(r.Tool, k)
+	return slices.Contains(processParams, k) || results.DescriptiveParam(r.Tool, k)
 }
 
 // ProcessCount is the number of processes that took part in run: the

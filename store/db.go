@@ -488,6 +488,16 @@ func (db *DB) readTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return tx.Commit()
 }
 
+// readValue returns what read reads in one read transaction.
+func readValue[T any](ctx context.Context, db *DB, read func(*sql.Tx) (T, error)) (T, error) {
+	var out T
+	err := db.readTx(ctx, func(tx *sql.Tx) (err error) {
+		out, err = read(tx)
+		return err
+	})
+	return out, err
+}
+
 // timeLayout is RFC 3339 with a fixed-width fraction: unlike RFC3339Nano it
 // sorts as text in time order, which the indexes on start time rely on.
 const timeLayout = "2006-01-02T15:04:05.000000000Z"

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,12 +27,7 @@ var exportColumns = []string{
 // would clash with a fixed column (or look like a prefixed one), in which
 // case "label:KEY".
 func labelColumn(key string) string {
-	for _, c := range exportColumns {
-		if key == c {
-			return "label:" + key
-		}
-	}
-	if strings.HasPrefix(key, "label:") {
+	if slices.Contains(exportColumns, key) || strings.HasPrefix(key, "label:") {
 		return "label:" + key
 	}
 	return key

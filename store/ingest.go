@@ -77,43 +77,31 @@ const (
 	sqlInsertChk   = `INSERT INTO checks (run_id, seq, name, value, threshold, op, passed) VALUES (?, ?, ?, ?, ?, ?, ?)`
 )
 
+// stmts are the prepared statements of s, in the order of ingestQueries.
+func (s *ingestStmts) stmts() []**sql.Stmt {
+	return []**sql.Stmt{&s.findHash, &s.run, &s.bundle, &s.label, &s.param, &s.findHost, &s.host, &s.runHost, &s.sample, &s.scalar, &s.check}
+}
+
+var ingestQueries = []string{sqlFindHash, sqlInsertRun, sqlInsertBndl, sqlInsertLbl, sqlInsertPrm, sqlFindHost, sqlInsertHost, sqlInsertRH, sqlInsertSmpl, sqlInsertSclr, sqlInsertChk}
+
 func prepareIngest(ctx context.Context, w *sql.DB) (*ingestStmts, error) {
 	s := &ingestStmts{}
-	for _, p := range []struct {
-		dst   **sql.Stmt
-		query string
-	}{
-		{&s.findHash, sqlFindHash},
-		{&s.run, sqlInsertRun},
-		{&s.bundle, sqlInsertBndl},
-		{&s.label, sqlInsertLbl},
-		{&s.param, sqlInsertPrm},
-		{&s.findHost, sqlFindHost},
-		{&s.host, sqlInsertHost},
-		{&s.runHost, sqlInsertRH},
-		{&s.sample, sqlInsertSmpl},
-		{&s.scalar, sqlInsertSclr},
-		{&s.check, sqlInsertChk},
-	} {
-		st, err := w.PrepareContext(ctx, p.query)
+	for i, dst := range s.stmts() {
+		st, err := w.PrepareContext(ctx, ingestQueries[i])
 		if err != nil {
 			s.close()
-			return nil, fmt.Errorf("prepare %q: %w", p.query, err)
+			return nil, fmt.Errorf("prepare %q: %w", ingestQueries[i], err)
 		}
-		*p.dst = st
+		*dst = st
 	}
 	return s, nil
 }
 
-func (s *ingestStmts) all() []*sql.Stmt {
-	return []*sql.Stmt{s.findHash, s.run, s.bundle, s.label, s.param, s.findHost, s.host, s.runHost, s.sample, s.scalar, s.check}
-}
-
 func (s *ingestStmts) close() error {
 	var errs []error
-	for _, st := range s.all() {
-		if st != nil {
-			errs = append(errs, st.Close())
+	for _, st := range s.stmts() {
+		if *st != nil {
+			errs = append(errs, (*st).Close())
 		}
 	}
 	return errors.Join(errs...)
@@ -121,21 +109,12 @@ func (s *ingestStmts) close() error {
 
 // in returns the statements bound to tx.
 func (s *ingestStmts) in(ctx context.Context, tx *sql.Tx) *ingestStmts {
-	return &ingestStmts{
-		findHash: tx.StmtContext(ctx, s.findHash),
-		run:      tx.StmtContext(ctx, s.run),
-		bundle:   tx.StmtContext(ctx, s.bundle),
-		label:    tx.StmtContext(ctx, s.label),
-		param:    tx.StmtContext(ctx, s.param),
-		findHost: tx.StmtContext(ctx, s.findHost),
-		host:     tx.StmtContext(ctx, s.host),
-		runHost:  tx.StmtContext(ctx, s.runHost),
-		sample:   tx.StmtContext(ctx, s.sample),
-		scalar:   tx.StmtContext(ctx, s.scalar),
-		check:    tx.StmtContext(ctx, s.check),
-		tx:       tx,
-		rows:     map[int]*sql.Stmt{},
+	t := &ingestStmts{tx: tx, rows: map[int]*sql.Stmt{}}
+	src := s.stmts()
+	for i, dst := range t.stmts() {
+		*dst = tx.StmtContext(ctx, *src[i])
 	}
+	return t
 }
 
 // encoded is a bundle turned into column values, done before the write

@@ -36,16 +36,10 @@ func (db *DB) RecordJob(ctx context.Context, j Job) (int64, error) {
 			return 0, fmt.Errorf("record job %s of campaign %s: %s: %w", j.SlurmID, j.Campaign, t.name, t.err)
 		}
 	}
-	variants, err := jsonOrNull(j.Variants, len(j.Variants) == 0)
-	if err != nil {
-		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, err)
-	}
-	plan, err := jsonOrNull(j.Plan, j.Plan == nil)
-	if err != nil {
-		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, err)
-	}
-	after, err := jsonOrNull(j.After, len(j.After) == 0)
-	if err != nil {
+	variants, err1 := jsonOrNull(j.Variants, len(j.Variants) == 0)
+	plan, err2 := jsonOrNull(j.Plan, j.Plan == nil)
+	after, err3 := jsonOrNull(j.After, len(j.After) == 0)
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return 0, fmt.Errorf("record job %s of campaign %s: %w", j.SlurmID, j.Campaign, err)
 	}
 	r, err := db.w.ExecContext(ctx, `INSERT INTO jobs (slurm_id, campaign, variants, name, script, results_dir, submitted, state, reason, exit_code, start_time, end_time, nodelist, updated,

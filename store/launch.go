@@ -112,17 +112,7 @@ func (r JobRef) String() string {
 	return s
 }
 
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
+func isDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
 // isArrayTask reports whether id names an array task: ID_N, N digits.
 func isArrayTask(id string) bool {

@@ -187,23 +187,8 @@ func (f Filter) And(g Filter) Filter {
 	case f.Campaign != g.Campaign:
 		out.nothing = true
 	}
-	both := func(a, b []string) []string {
-		if len(a) == 0 || len(b) == 0 {
-			return append(slices.Clone(a), b...)
-		}
-		var in []string
-		for _, v := range a {
-			if slices.Contains(b, v) {
-				in = append(in, v)
-			}
-		}
-		if len(in) == 0 {
-			out.nothing = true
-		}
-		return in
-	}
-	out.Benchmark, out.Benchmarks = "", both(f.benchmarks(), g.benchmarks())
-	out.Systems = both(f.Systems, g.Systems)
+	out.Benchmark, out.Benchmarks = "", intersect(f.benchmarks(), g.benchmarks(), &out.nothing)
+	out.Systems = intersect(f.Systems, g.Systems, &out.nothing)
 	switch {
 	case len(f.Launches) > 0 && len(g.Launches)+len(g.JobIDs) > 0,
 		len(g.Launches) > 0 && len(f.JobIDs) > 0:
@@ -211,36 +196,12 @@ func (f Filter) And(g Filter) Filter {
 		out.JobIDs, out.Launches = nil, nil
 		out.andLaunches = append(append(slices.Clone(f.andLaunches), g.andLaunches...), f.jobRefs(), g.jobRefs())
 	default:
-		out.JobIDs = both(f.JobIDs, g.JobIDs)
+		out.JobIDs = intersect(f.JobIDs, g.JobIDs, &out.nothing)
 		out.Launches = append(slices.Clone(f.Launches), g.Launches...)
 		out.andLaunches = append(slices.Clone(f.andLaunches), g.andLaunches...)
 	}
-	var fs, gs []string
-	for _, s := range f.Statuses {
-		fs = append(fs, string(s))
-	}
-	for _, s := range g.Statuses {
-		gs = append(gs, string(s))
-	}
-	out.Statuses = nil
-	for _, s := range both(fs, gs) {
-		out.Statuses = append(out.Statuses, results.Status(s))
-	}
-	switch {
-	case len(g.RunIDs) == 0:
-	case len(f.RunIDs) == 0:
-		out.RunIDs = g.RunIDs
-	default:
-		out.RunIDs = nil
-		for _, id := range f.RunIDs {
-			if slices.Contains(g.RunIDs, id) {
-				out.RunIDs = append(out.RunIDs, id)
-			}
-		}
-		if len(out.RunIDs) == 0 {
-			out.nothing = true
-		}
-	}
+	out.Statuses = intersect(f.Statuses, g.Statuses, &out.nothing)
+	out.RunIDs = intersect(f.RunIDs, g.RunIDs, &out.nothing)
 	if len(g.Labels) > 0 {
 		out.Labels = maps.Clone(f.Labels)
 		if out.Labels == nil {
@@ -261,6 +222,24 @@ func (f Filter) And(g Filter) Filter {
 		out.Until = g.Until
 	}
 	return out
+}
+
+// intersect is what two lists of a filter select together: the other's
+// values when one is empty, else those in both (none sets *nothing).
+func intersect[T comparable](a, b []T, nothing *bool) []T {
+	if len(a) == 0 || len(b) == 0 {
+		return append(slices.Clone(a), b...)
+	}
+	var in []T
+	for _, v := range a {
+		if slices.Contains(b, v) {
+			in = append(in, v)
+		}
+	}
+	if len(in) == 0 {
+		*nothing = true
+	}
+	return in
 }
 
 // benchmarks is every benchmark the filter names.

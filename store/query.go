@@ -37,43 +37,31 @@ func (f Filter) where() (string, []any) {
 		conds = append(conds, "r.campaign = ?")
 		args = append(args, f.Campaign)
 	}
-	if len(f.RunIDs) > 0 {
-		// One JSON argument rather than one placeholder per id: no limit on
-		// the number of ids and one statement text for any count.
-		ids, _ := json.Marshal(f.RunIDs)
-		conds = append(conds, "r.id IN (SELECT value FROM json_each(?))")
-		args = append(args, string(ids))
-	}
-	inList := func(column string, values []string) {
-		if len(values) == 0 {
+	// A list is one JSON argument rather than one placeholder per value:
+	// no limit on its length and one statement text for any length.
+	inList := func(cond string, n int, values any) {
+		if n == 0 {
 			return
 		}
 		list, _ := json.Marshal(values)
-		conds = append(conds, column+" IN (SELECT value FROM json_each(?))")
+		conds = append(conds, cond+" (SELECT value FROM json_each(?))")
 		args = append(args, string(list))
 	}
-	inList("r.benchmark", f.benchmarks())
-	inList("r.system", f.Systems)
-	statuses := make([]string, len(f.Statuses))
-	for i, st := range f.Statuses {
-		statuses[i] = string(st)
-	}
-	inList("r.status", statuses)
+	inList("r.id IN", len(f.RunIDs), f.RunIDs)
+	inList("r.benchmark IN", len(f.benchmarks()), f.benchmarks())
+	inList("r.system IN", len(f.Systems), f.Systems)
+	inList("r.status IN", len(f.Statuses), f.Statuses)
 	if len(f.Launches) > 0 {
 		c, a := launchCond(f.jobRefs())
 		conds, args = append(conds, c), append(args, a...)
 	} else {
-		inList("r.job_id", f.JobIDs)
+		inList("r.job_id IN", len(f.JobIDs), f.JobIDs)
 	}
 	for _, refs := range f.andLaunches {
 		c, a := launchCond(refs)
 		conds, args = append(conds, c), append(args, a...)
 	}
-	if len(f.ExcludeRunIDs) > 0 {
-		ids, _ := json.Marshal(f.ExcludeRunIDs)
-		conds = append(conds, "r.id NOT IN (SELECT value FROM json_each(?))")
-		args = append(args, string(ids))
-	}
+	inList("r.id NOT IN", len(f.ExcludeRunIDs), f.ExcludeRunIDs)
 	for _, k := range slices.Sorted(maps.Keys(f.Labels)) {
 		if k == "system" {
 			// The system label is the column (SystemOf), indexed.
@@ -124,12 +112,7 @@ func settingCond(key, value string) (string, []any) {
 // then id, with their labels, parameters and hosts. Since is inclusive and
 // Until exclusive; a run with no start time matches neither.
 func (db *DB) Runs(ctx context.Context, f Filter) ([]Run, error) {
-	var runs []Run
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		runs, err = loadRuns(ctx, tx, f, RunAll)
-		return err
-	})
+	runs, err := readValue(ctx, db, func(tx *sql.Tx) ([]Run, error) { return loadRuns(ctx, tx, f, RunAll) })
 	if err != nil {
 		return nil, fmt.Errorf("query runs of %s: %w", db.path, err)
 	}

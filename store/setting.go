@@ -1,6 +1,9 @@
 package store
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // A selection KEY=VALUE — a compare selector, --label, a history's
 // --config, the site's and the report's filters — names a label, or
@@ -71,14 +74,8 @@ func variantSetting(variant, key string) (string, bool) {
 	}
 	names := variantKeys(key)
 	for _, part := range strings.Split(variant, ",") {
-		k, v, ok := strings.Cut(part, "=")
-		if !ok {
-			continue
-		}
-		for _, n := range names {
-			if k == n {
-				return v, true
-			}
+		if k, v, ok := strings.Cut(part, "="); ok && slices.Contains(names, k) {
+			return v, true
 		}
 	}
 	return "", false

@@ -64,9 +64,6 @@ func PlannedSteps(c *campaign.Campaign, j campaign.Job) []store.PlannedStep {
 // Outcome is what is known of one launch of a step: from the markers
 // the job script writes around it (Slurm), or from watching it (sbench
 // local).
-// Outcome is what is known of one launch of a step: from the markers
-// the job script writes around it (Slurm), or from watching it (sbench
-// local).
 type Outcome struct {
 	Attempt    int
 	Begin, End time.Time
@@ -280,12 +277,7 @@ func MissingRuns(j store.Job, have []store.Run, outs Outcomes, ends map[int]Atte
 			ids = []string{ps.Step} // a pairs step of a job that never got nodes
 		}
 		for _, id := range ids {
-			var byAttempt map[int]*Outcome
-			if outs != nil {
-				byAttempt = launches(outs[ps.Task][id])
-			} else {
-				byAttempt = launches(nil)
-			}
+			byAttempt := launches(outs[ps.Task][id])
 			for a := 0; a <= last; a++ {
 				o := byAttempt[a]
 				if done[launch{ps.Task, id, a}] || a < last && o == nil {

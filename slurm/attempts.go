@@ -28,6 +28,11 @@ type Attempt struct {
 	Source string
 }
 
+// attempt is the attempt j ended.
+func (j JobInfo) attempt() Attempt {
+	return Attempt{State: j.State, Reason: j.Reason, ExitCode: j.ExitCode, NodeList: j.NodeList, Start: j.Start, End: j.End, Source: j.Source}
+}
+
 // StepEnd is how one step of an attempt ended, as sacct says.
 type StepEnd struct {
 	State, Reason, ExitCode, NodeList string
@@ -89,10 +94,9 @@ func parseSacctAttempts(out []byte, id string) []Attempt {
 		if job != id {
 			continue
 		}
-		j := JobInfo{State: f[1], ExitCode: f[2], NodeList: f[5], Start: parseTime(f[3]), End: parseTime(f[4])}.normal()
+		j := JobInfo{State: f[1], ExitCode: f[2], NodeList: f[5], Start: parseTime(f[3]), End: parseTime(f[4]), Source: SourceSacct}.normal()
 		if !isStep {
-			as = append(as, Attempt{State: j.State, Reason: j.Reason, ExitCode: j.ExitCode, NodeList: j.NodeList,
-				Start: j.Start, End: j.End, Source: SourceSacct})
+			as = append(as, j.attempt())
 			continue
 		}
 		if len(as) == 0 {
@@ -131,9 +135,7 @@ func (c *Client) jobCompAttempts(ctx context.Context, id string) ([]Attempt, str
 		if err != nil {
 			continue
 		}
-		j := jobFromRecord(rec, SourceJobComp)
-		as = append(as, Attempt{State: j.State, Reason: j.Reason, ExitCode: j.ExitCode, NodeList: j.NodeList,
-			Start: j.Start, End: j.End, Source: SourceJobComp})
+		as = append(as, jobFromRecord(rec, SourceJobComp).attempt())
 	}
 	if err := sc.Err(); err != nil {
 		return as, fmt.Sprintf("read %s: %v", loc, err)

@@ -69,10 +69,7 @@ func (c *Client) Submit(ctx context.Context, script string, o SubmitOptions) (st
 	argv := append(append([]string{"sbatch", "--parsable"}, o.Args...), arg)
 	stdout, stderr, err := c.run(ctx, argv, o.Env, o.Dir)
 	if err != nil {
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("submit %s: %w", script, err)
-		}
-		return "", fmt.Errorf("submit %s: %s (%w)", script, errorText(stderr, stdout), err)
+		return "", cmdError(ctx, "submit "+script, stdout, stderr, err)
 	}
 	id, err := parseParsable(stdout)
 	if err != nil {
@@ -107,10 +104,7 @@ func (c *Client) Cancel(ctx context.Context, ids []string) error {
 	argv := append([]string{"scancel", "-v"}, ids...)
 	stdout, stderr, err := c.run(ctx, argv, nil, "")
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("cancel %s: %w", strings.Join(ids, ","), err)
-		}
-		return fmt.Errorf("cancel %s: %s (%w)", strings.Join(ids, ","), errorText(stderr, stdout), err)
+		return cmdError(ctx, "cancel "+strings.Join(ids, ","), stdout, stderr, err)
 	}
 	var problems []string
 	for _, l := range strings.Split(string(stderr), "\n") {
@@ -130,6 +124,15 @@ func (c *Client) Cancel(ctx context.Context, ids []string) error {
 		return fmt.Errorf("cancel %s: %s", strings.Join(ids, ","), strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// cmdError is the error of Slurm command what that failed: what it said,
+// unless ctx ended it.
+func cmdError(ctx context.Context, what string, stdout, stderr []byte, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return fmt.Errorf("%s: %s (%w)", what, errorText(stderr, stdout), err)
 }
 
 // errorText picks what a failed Slurm command said: its lines mentioning
@@ -162,17 +165,7 @@ func errorText(stderr, stdout []byte) string {
 // heterogeneous job components: 1234, 1234_7, 1234+1. It keeps anything
 // that could be read as an option or a list out of argv.
 func validJobID(id string) bool {
-	digits := func(s string) bool {
-		if s == "" || len(s) > 20 {
-			return false
-		}
-		for _, c := range s {
-			if c < '0' || c > '9' {
-				return false
-			}
-		}
-		return true
-	}
+	digits := func(s string) bool { return s != "" && len(s) <= 20 && strings.Trim(s, "0123456789") == "" }
 	if base, idx, ok := strings.Cut(id, "_"); ok {
 		return digits(base) && digits(idx)
 	}

@@ -190,10 +190,7 @@ func (c *Client) squeue(ctx context.Context, ids []string) (map[string]JobInfo, 
 	argv := []string{"squeue", "-h", "-t", "all", "-j", strings.Join(ids, ","), "-o", squeueFormat}
 	stdout, stderr, err := c.run(ctx, argv, nil, "")
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("squeue: %w", err)
-		}
-		return nil, fmt.Errorf("squeue: %s (%w)", errorText(stderr, stdout), err)
+		return nil, cmdError(ctx, "squeue", stdout, stderr, err)
 	}
 	return parseSqueue(stdout), nil
 }
@@ -215,14 +212,11 @@ func parseSqueue(out []byte) map[string]JobInfo {
 func (c *Client) scontrolJob(ctx context.Context, id string) (JobInfo, bool, error) {
 	stdout, stderr, err := c.run(ctx, []string{"scontrol", "show", "job", "-o", id}, nil, "")
 	if err != nil {
-		if ctx.Err() != nil {
-			return JobInfo{}, false, fmt.Errorf("scontrol show job %s: %w", id, err)
-		}
 		// "slurm_load_jobs error: Invalid job id specified", exit 1.
-		if bytes.Contains(stderr, []byte("Invalid job id")) || bytes.Contains(stdout, []byte("Invalid job id")) {
+		if ctx.Err() == nil && (bytes.Contains(stderr, []byte("Invalid job id")) || bytes.Contains(stdout, []byte("Invalid job id"))) {
 			return JobInfo{}, false, nil
 		}
-		return JobInfo{}, false, fmt.Errorf("scontrol show job %s: %s (%w)", id, errorText(stderr, stdout), err)
+		return JobInfo{}, false, cmdError(ctx, "scontrol show job "+id, stdout, stderr, err)
 	}
 	sc := NewRecordScanner(bytes.NewReader(stdout), "scontrol show job "+id)
 	var tasks []JobInfo // the tasks of a job array whose id was asked

@@ -3,7 +3,6 @@ package slurm
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -30,10 +29,7 @@ func (n Node) Idle() bool { return n.State == "IDLE" }
 func (c *Client) Nodes(ctx context.Context) ([]Node, error) {
 	stdout, stderr, err := c.run(ctx, []string{"scontrol", "show", "node", "-o"}, nil, "")
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("scontrol show node: %w", err)
-		}
-		return nil, fmt.Errorf("scontrol show node: %s (%w)", errorText(stderr, stdout), err)
+		return nil, cmdError(ctx, "scontrol show node", stdout, stderr, err)
 	}
 	var nodes []Node
 	sc := NewRecordScanner(bytes.NewReader(stdout), "scontrol show node")

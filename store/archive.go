@@ -237,18 +237,19 @@ func (db *DB) ImportArchive(ctx context.Context, r io.Reader, name string, o Imp
 	var pending archiveGroup
 	var total int
 	flush := func() error {
-		if len(pending.bundles) == 0 {
+		if len(pending.runs) == 0 {
 			return nil
 		}
 		// Encoded as they were decoded, on another goroutine; an error
 		// is reported as encodeFile would.
-		for i, err := range pending.encErrs {
-			if err != nil {
-				err = fmt.Errorf("ingest %s: %s: %w", pending.source, describe(i, len(pending.bundles), pending.bundles[i]), err)
+		enc := make([]*encoded, len(pending.runs))
+		for i, r := range pending.runs {
+			if r.encErr != nil {
+				err := fmt.Errorf("ingest %s: %s: %w", pending.source, describe(i, len(pending.runs), r.b), r.encErr)
 				return fmt.Errorf("line %d: %w", pending.line, err)
 			}
+			enc[i] = r.enc
 		}
-		enc := pending.enc
 		when := now
 		if pending.ingestedAt != "" {
 			when = pending.ingestedAt
@@ -259,24 +260,22 @@ func (db *DB) ImportArchive(ctx context.Context, r io.Reader, name string, o Imp
 		}
 		out.Added = append(out.Added, res.Added...)
 		out.Skipped = append(out.Skipped, res.Skipped...)
-		pending.bundles, pending.enc, pending.encErrs = pending.bundles[:0], nil, pending.encErrs[:0]
+		pending.runs = pending.runs[:0]
 		if o.Progress != nil {
 			o.Progress(len(out.Added)+len(out.Skipped), total)
 		}
 		return nil
 	}
-	err = readArchive(r, name, func(h archiveHeader) { total = h.Runs }, func(line int, e *archivedRun) error {
-		if len(pending.bundles) > 0 && (pending.source != e.source || pending.ingestedAt != e.ingestedAt || len(pending.bundles) == importBatch) {
+	err = readArchive(r, name, func(h archiveHeader) { total = h.Runs }, func(r *rawRun) error {
+		if len(pending.runs) > 0 && (pending.source != r.e.Source || pending.ingestedAt != r.e.IngestedAt || len(pending.runs) == importBatch) {
 			if err := flush(); err != nil {
 				return err
 			}
 		}
-		if len(pending.bundles) == 0 {
-			pending.source, pending.ingestedAt, pending.line = e.source, e.ingestedAt, line
+		if len(pending.runs) == 0 {
+			pending.source, pending.ingestedAt, pending.line = r.e.Source, r.e.IngestedAt, r.line
 		}
-		pending.bundles = append(pending.bundles, e.bundle)
-		pending.enc = append(pending.enc, e.enc)
-		pending.encErrs = append(pending.encErrs, e.encErr)
+		pending.runs = append(pending.runs, r)
 		return nil
 	}, func(line int, b *archiveBaseline) error {
 		if err := flush(); err != nil {
@@ -373,17 +372,7 @@ func importBaseline(ctx context.Context, tx *sql.Tx, b *archiveBaseline) (set bo
 type archiveGroup struct {
 	source, ingestedAt string
 	line               int
-	bundles            []*results.Bundle
-	enc                []*encoded
-	encErrs            []error
-}
-
-// archivedRun is one run line of an archive file, decoded and checked.
-type archivedRun struct {
-	source, ingestedAt string
-	bundle             *results.Bundle
-	enc                *encoded
-	encErr             error
+	runs               []*rawRun
 }
 
 // decodeBatch is how many lines of an archive file are decoded together.
@@ -444,7 +433,7 @@ func decodeRun(e *archiveEntry) (*results.Bundle, error) {
 // goes to header first. A line that is not what the format says, a header
 // whose counts the file does not hold (a truncated file), or an error from
 // a callback ends it with an error naming the file and the line.
-func readArchive(r io.Reader, name string, header func(archiveHeader), run func(line int, e *archivedRun) error,
+func readArchive(r io.Reader, name string, header func(archiveHeader), run func(*rawRun) error,
 	baseline func(line int, b *archiveBaseline) error, sets func(line int, s *archiveExpectations) error) error {
 	br := bufio.NewReader(r)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -592,7 +581,7 @@ func (n archiveCounts) check(h archiveHeader) error {
 // error, as if read one by one.
 type runPipeline struct {
 	name      string
-	run       func(line int, e *archivedRun) error
+	run       func(*rawRun) error
 	prev, cur []*rawRun
 	wait      func()
 }
@@ -643,7 +632,7 @@ func (p *runPipeline) deliver(batch []*rawRun) error {
 		if r.err != nil {
 			return fmt.Errorf("import %s: line %d: %w", p.name, r.line, r.err)
 		}
-		if err := p.run(r.line, &archivedRun{source: r.e.Source, ingestedAt: r.e.IngestedAt, bundle: r.b, enc: r.enc, encErr: r.encErr}); err != nil {
+		if err := p.run(r); err != nil {
 			return fmt.Errorf("import %s: %w", p.name, err)
 		}
 	}

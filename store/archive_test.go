@@ -157,8 +157,8 @@ func FuzzArchiveImport(f *testing.F) {
 	f.Add([]byte(`{"schema":"sbench.archive/v3","runs":0,"expectations":1}` + "\n" + `{"expectations":{"campaign":"c","site":"","recorded":"2024-01-01T00:00:00.000000000Z","refs":[{"benchmark":"b","metric":"m","bound":">= 1"}]}}`))
 	f.Add([]byte{0x1f, 0x8b, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_ = readArchive(bytes.NewReader(data), "fuzz", func(archiveHeader) {}, func(_ int, e *archivedRun) error {
-			if err := e.bundle.Validate(); err != nil {
+		_ = readArchive(bytes.NewReader(data), "fuzz", func(archiveHeader) {}, func(r *rawRun) error {
+			if err := r.b.Validate(); err != nil {
 				t.Fatalf("readArchive accepted an invalid bundle: %v", err)
 			}
 			return nil

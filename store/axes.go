@@ -24,22 +24,14 @@ func (db *DB) SampleAxes(ctx context.Context, ids []int64) ([]SampleAxis, error)
 	list, _ := json.Marshal(ids)
 	var out []SampleAxis
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT metric, x, x_unit FROM samples
-WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY metric, x, x_unit`, string(list))
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var a SampleAxis
-			var x sql.NullFloat64
-			if err := rows.Scan(&a.Metric, &x, &a.XUnit); err != nil {
-				return err
-			}
+		var a SampleAxis
+		var x sql.NullFloat64
+		return eachRow(ctx, tx, `SELECT DISTINCT metric, x, x_unit FROM samples
+WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY metric, x, x_unit`, []any{string(list)}, []any{&a.Metric, &x, &a.XUnit}, func() error {
 			a.X = nullFloat(x)
 			out = append(out, a)
-		}
-		return rows.Err()
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("query sample axes of %s: %w", db.path, err)

@@ -134,66 +134,45 @@ func (db *DB) DeleteBaseline(ctx context.Context, name string) error {
 
 // loadBaselines reads the baseline called name, or all of them for "".
 func loadBaselines(ctx context.Context, tx *sql.Tx, name string) ([]Baseline, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT name, selection, note, created FROM baselines
-WHERE ? = '' OR name = ? ORDER BY name`, name, name)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []Baseline
 	index := map[string]int{}
-	for rows.Next() {
-		var b Baseline
-		var created string
-		if err := rows.Scan(&b.Name, &b.Selection, &b.Note, &created); err != nil {
-			return nil, err
-		}
+	var b Baseline
+	var created string
+	err := eachRow(ctx, tx, `SELECT name, selection, note, created FROM baselines
+WHERE ? = '' OR name = ? ORDER BY name`, []any{name, name}, []any{&b.Name, &b.Selection, &b.Note, &created}, func() (err error) {
 		if b.Created, err = parseTime(sql.NullString{String: created, Valid: true}); err != nil {
-			return nil, fmt.Errorf("baseline %s: %w", b.Name, err)
+			return fmt.Errorf("baseline %s: %w", b.Name, err)
 		}
 		index[b.Name] = len(out)
 		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	runs, err := tx.QueryContext(ctx, `SELECT baseline, run_id FROM baseline_runs
-WHERE ? = '' OR baseline = ? ORDER BY baseline, run_id`, name, name)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer runs.Close()
-	for runs.Next() {
-		var bl string
-		var id int64
-		if err := runs.Scan(&bl, &id); err != nil {
-			return nil, err
-		}
+	var bl string
+	var id int64
+	err = eachRow(ctx, tx, `SELECT baseline, run_id FROM baseline_runs
+WHERE ? = '' OR baseline = ? ORDER BY baseline, run_id`, []any{name, name}, []any{&bl, &id}, func() error {
 		if i, ok := index[bl]; ok {
 			out[i].RunIDs = append(out[i].RunIDs, id)
 		}
-	}
-	return out, runs.Err()
+		return nil
+	})
+	return out, err
 }
 
 // baselinesOf returns, for each of ids that some baseline holds, the
 // baselines' names, sorted.
 func baselinesOf(ctx context.Context, q queryer, ids []int64) (map[int64][]string, error) {
 	idsJSON, _ := json.Marshal(ids)
-	rows, err := q.QueryContext(ctx, `SELECT run_id, baseline FROM baseline_runs
-WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY run_id, baseline`, string(idsJSON))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	out := map[int64][]string{}
-	for rows.Next() {
-		var id int64
-		var name string
-		if err := rows.Scan(&id, &name); err != nil {
-			return nil, err
-		}
+	var id int64
+	var name string
+	err := eachRow(ctx, q, `SELECT run_id, baseline FROM baseline_runs
+WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY run_id, baseline`, []any{string(idsJSON)}, []any{&id, &name}, func() error {
 		out[id] = append(out[id], name)
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }

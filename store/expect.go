@@ -86,28 +86,22 @@ type expectationSet struct {
 // loadExpectationSets returns the expectation sets (table alias e) that
 // cond selects, by campaign, then site, each in its order.
 func loadExpectationSets(ctx context.Context, q queryer, cond string, args ...any) ([]expectationSet, error) {
-	rows, err := q.QueryContext(ctx, `SELECT e.campaign, e.site, e.name, e.benchmark, e.metric, e.at, e.bound, e.selection, e.system, e.source, e.recorded
-		FROM expectations e WHERE `+cond+` ORDER BY e.campaign, e.site, e.seq`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []expectationSet
-	for rows.Next() {
-		var c, site string
-		var recorded sql.NullString
-		var r expect.Ref
-		if err := rows.Scan(&c, &site, &r.Name, &r.Benchmark, &r.Metric, &r.At, &r.Bound, &r.Where, &r.System, &r.Source, &recorded); err != nil {
-			return nil, err
-		}
-		if n := len(out); n == 0 || out[n-1].Campaign != c || out[n-1].Site != site {
-			t, err := parseTime(recorded)
-			if err != nil {
-				return nil, err
+	var c, site string
+	var recorded sql.NullString
+	var r expect.Ref
+	err := eachRow(ctx, q, `SELECT e.campaign, e.site, e.name, e.benchmark, e.metric, e.at, e.bound, e.selection, e.system, e.source, e.recorded
+		FROM expectations e WHERE `+cond+` ORDER BY e.campaign, e.site, e.seq`, args,
+		[]any{&c, &site, &r.Name, &r.Benchmark, &r.Metric, &r.At, &r.Bound, &r.Where, &r.System, &r.Source, &recorded}, func() error {
+			if n := len(out); n == 0 || out[n-1].Campaign != c || out[n-1].Site != site {
+				t, err := parseTime(recorded)
+				if err != nil {
+					return err
+				}
+				out = append(out, expectationSet{Campaign: c, Site: site, Recorded: t})
 			}
-			out = append(out, expectationSet{Campaign: c, Site: site, Recorded: t})
-		}
-		out[len(out)-1].Refs = append(out[len(out)-1].Refs, r)
-	}
-	return out, rows.Err()
+			out[len(out)-1].Refs = append(out[len(out)-1].Refs, r)
+			return nil
+		})
+	return out, err
 }

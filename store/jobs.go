@@ -119,48 +119,38 @@ WHERE slurm_id = ? AND (? = '' OR campaign = ?)`,
 // Jobs returns the jobs of campaign ("" for every campaign), ordered by
 // submission time, then id.
 func (db *DB) Jobs(ctx context.Context, campaign string) ([]Job, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, slurm_id, campaign, variants, name, script, results_dir, submitted, state, reason, exit_code, start_time, end_time, nodelist, updated,
-	plan, output, error, restarts, intent, submission, after_ok
-FROM jobs WHERE ? = '' OR campaign = ? ORDER BY submitted, id`, campaign, campaign)
-	if err != nil {
-		return nil, fmt.Errorf("query jobs of %s: %w", db.path, err)
-	}
-	defer rows.Close()
 	var out []Job
-	for rows.Next() {
-		var j Job
-		var variants, submitted, start, end, updated, plan, after sql.NullString
-		if err := rows.Scan(&j.ID, &j.SlurmID, &j.Campaign, &variants, &j.Name, &j.Script, &j.ResultsDir,
+	var j Job
+	var variants, submitted, start, end, updated, plan, after sql.NullString
+	err := eachRow(ctx, db.r, `SELECT id, slurm_id, campaign, variants, name, script, results_dir, submitted, state, reason, exit_code, start_time, end_time, nodelist, updated,
+	plan, output, error, restarts, intent, submission, after_ok
+FROM jobs WHERE ? = '' OR campaign = ? ORDER BY submitted, id`, []any{campaign, campaign},
+		[]any{&j.ID, &j.SlurmID, &j.Campaign, &variants, &j.Name, &j.Script, &j.ResultsDir,
 			&submitted, &j.State, &j.Reason, &j.ExitCode, &start, &end, &j.NodeList, &updated,
-			&plan, &j.Output, &j.Error, &j.Restarts, &j.Intent, &j.Submission, &after); err != nil {
-			return nil, fmt.Errorf("query jobs of %s: %w", db.path, err)
-		}
-		if err := unmarshalNull(variants, &j.Variants); err != nil {
-			return nil, fmt.Errorf("query jobs of %s: job %d: variants: %w", db.path, j.ID, err)
-		}
-		if err := unmarshalNull(plan, &j.Plan); err != nil {
-			return nil, fmt.Errorf("query jobs of %s: job %d: plan: %w", db.path, j.ID, err)
-		}
-		if err := unmarshalNull(after, &j.After); err != nil {
-			return nil, fmt.Errorf("query jobs of %s: job %d: after_ok: %w", db.path, j.ID, err)
-		}
-		var perr error
-		set := func(dst *time.Time, s sql.NullString) {
-			if perr != nil {
-				return
+			&plan, &j.Output, &j.Error, &j.Restarts, &j.Intent, &j.Submission, &after}, func() error {
+			j.Variants, j.Plan, j.After = nil, nil, nil // a NULL leaves them as the last row had them
+			if err := unmarshalNull(variants, &j.Variants); err != nil {
+				return fmt.Errorf("job %d: variants: %w", j.ID, err)
 			}
-			*dst, perr = parseTime(s)
-		}
-		set(&j.Submitted, submitted)
-		set(&j.Start, start)
-		set(&j.End, end)
-		set(&j.Updated, updated)
-		if perr != nil {
-			return nil, fmt.Errorf("query jobs of %s: job %d: %w", db.path, j.ID, perr)
-		}
-		out = append(out, j)
-	}
-	if err := rows.Err(); err != nil {
+			if err := unmarshalNull(plan, &j.Plan); err != nil {
+				return fmt.Errorf("job %d: plan: %w", j.ID, err)
+			}
+			if err := unmarshalNull(after, &j.After); err != nil {
+				return fmt.Errorf("job %d: after_ok: %w", j.ID, err)
+			}
+			for _, t := range []struct {
+				dst *time.Time
+				s   sql.NullString
+			}{{&j.Submitted, submitted}, {&j.Start, start}, {&j.End, end}, {&j.Updated, updated}} {
+				var err error
+				if *t.dst, err = parseTime(t.s); err != nil {
+					return fmt.Errorf("job %d: %w", j.ID, err)
+				}
+			}
+			out = append(out, j)
+			return nil
+		})
+	if err != nil {
 		return nil, fmt.Errorf("query jobs of %s: %w", db.path, err)
 	}
 	return out, nil
@@ -203,22 +193,14 @@ func (db *DB) DropIntent(ctx context.Context, campaign, intent string) error {
 func (db *DB) JobRuns(ctx context.Context, campaign, slurmID string) ([]Run, error) {
 	var runs []Run
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, step, array_index, restart, status FROM runs
-WHERE campaign = ? AND job_id = ? ORDER BY id`, campaign, slurmID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r Run
-			var status string
-			if err := rows.Scan(&r.ID, &r.Step, &r.ArrayIndex, &r.Restart, &status); err != nil {
-				return err
-			}
-			r.Campaign, r.JobID, r.Status = campaign, slurmID, results.Status(status)
+		r := Run{Campaign: campaign, JobID: slurmID}
+		var status string
+		return eachRow(ctx, tx, `SELECT id, step, array_index, restart, status FROM runs
+WHERE campaign = ? AND job_id = ? ORDER BY id`, []any{campaign, slurmID}, []any{&r.ID, &r.Step, &r.ArrayIndex, &r.Restart, &status}, func() error {
+			r.Status = results.Status(status)
 			runs = append(runs, r)
-		}
-		return rows.Err()
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("query runs of job %s of %s: %w", slurmID, db.path, err)

@@ -803,19 +803,12 @@ func (db *DB) Checks(ctx context.Context, f Filter) ([]Check, error) {
 	var out []Check
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		where, args := f.where()
-		rows, err := tx.QueryContext(ctx, "SELECT c.run_id, c.name, c.value, c.threshold, c.op, c.passed FROM checks c JOIN runs r ON r.id = c.run_id"+where+" ORDER BY c.run_id, c.seq", args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c Check
-			if err := rows.Scan(&c.RunID, &c.Name, &c.Value, &c.Threshold, &c.Op, &c.Passed); err != nil {
-				return err
-			}
-			out = append(out, c)
-		}
-		return rows.Err()
+		var c Check
+		return eachRow(ctx, tx, "SELECT c.run_id, c.name, c.value, c.threshold, c.op, c.passed FROM checks c JOIN runs r ON r.id = c.run_id"+where+" ORDER BY c.run_id, c.seq",
+			args, []any{&c.RunID, &c.Name, &c.Value, &c.Threshold, &c.Op, &c.Passed}, func() error {
+				out = append(out, c)
+				return nil
+			})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("query checks of %s: %w", db.path, err)
@@ -987,24 +980,17 @@ func (db *DB) Inventory(ctx context.Context) (Inventory, error) {
 		}
 		// The system label is the runs' system column (a filter on the
 		// label reads the column), whether the label or Slurm named it.
-		rows, err := tx.QueryContext(ctx, `SELECT key, value, count(*) AS n FROM run_labels WHERE key != 'system' GROUP BY key, value
+		var k, v string
+		var n int
+		err = eachRow(ctx, tx, `SELECT key, value, count(*) AS n FROM run_labels WHERE key != 'system' GROUP BY key, value
 UNION ALL SELECT 'system', system, count(*) AS n FROM runs WHERE system != '' GROUP BY system
-ORDER BY 1, 3 DESC, 2`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var k, v string
-			var n int
-			if err := rows.Scan(&k, &v, &n); err != nil {
-				return err
-			}
+ORDER BY 1, 3 DESC, 2`, nil, []any{&k, &v, &n}, func() error {
 			if len(inv.Labels[k]) < maxInventoryValues {
 				inv.Labels[k] = append(inv.Labels[k], v)
 			}
-		}
-		if err := rows.Err(); err != nil {
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 		return inventorySettings(ctx, tx, &inv)
@@ -1025,40 +1011,24 @@ func inventorySettings(ctx context.Context, tx *sql.Tx, inv *Inventory) error {
 		}
 		counts[k][v] += n
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT key, value, count(*) FROM run_params GROUP BY key, value")
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k, v string
-		var n int
-		if err := rows.Scan(&k, &v, &n); err != nil {
-			return err
-		}
+	var k, v, variant string
+	var n int
+	err := eachRow(ctx, tx, "SELECT key, value, count(*) FROM run_params GROUP BY key, value", nil, []any{&k, &v, &n}, func() error {
 		if !results.DescriptiveParam("", k) {
 			add(k, v, n)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	rows, err = tx.QueryContext(ctx, "SELECT variant, count(*) FROM runs WHERE variant LIKE '%=%' GROUP BY variant")
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var variant string
-		var n int
-		if err := rows.Scan(&variant, &n); err != nil {
-			return err
-		}
+	err = eachRow(ctx, tx, "SELECT variant, count(*) FROM runs WHERE variant LIKE '%=%' GROUP BY variant", nil, []any{&variant, &n}, func() error {
 		for k, v := range SettingKeys(variant) {
 			add(k, v, n)
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	for k, vs := range counts {
@@ -1071,20 +1041,32 @@ func inventorySettings(ctx context.Context, tx *sql.Tx, inv *Inventory) error {
 
 // queryStrings returns the one column of text a query selects.
 func queryStrings(ctx context.Context, q queryer, query string, args ...any) ([]string, error) {
+	var out []string
+	var v string
+	err := eachRow(ctx, q, query, args, []any{&v}, func() error {
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// eachRow runs query and, for each row, scans its columns into dst and
+// calls fn.
+func eachRow(ctx context.Context, q queryer, query string, args, dst []any, fn func() error) error {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []string
 	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
+		if err := rows.Scan(dst...); err != nil {
+			return err
 		}
-		out = append(out, v)
+		if err := fn(); err != nil {
+			return err
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // CountSamples returns how many samples the runs f selects have.

@@ -264,26 +264,10 @@ func openReader(ctx context.Context, path string, mode dsnMode) (*DB, int, error
 	n := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
-	var version, appID, objects int
-	err = r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version)
-	if err == nil {
-		err = r.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID)
-	}
-	if err == nil {
-		err = r.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects)
-	}
+	version, err := archiveVersion(ctx, r, path, len(migrations))
 	if err != nil {
 		r.Close()
-		return nil, 0, fmt.Errorf("open archive %s: %w", path, err)
-	}
-	if appID != applicationID && (appID != 0 || version != 0 || objects != 0) {
-		r.Close()
-		return nil, 0, fmt.Errorf("open archive %s: not an sbench archive (application id %#x, user version %d, %d schema objects)",
-			path, appID, version, objects)
-	}
-	if version > len(migrations) {
-		r.Close()
-		return nil, 0, &NewerSchemaError{Path: path, Version: version, Known: len(migrations)}
+		return nil, 0, err
 	}
 	// The "writer" of a read-only DB is one more reading connection:
 	// the methods that write find a DB like any other and get SQLite's

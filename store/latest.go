@@ -24,11 +24,7 @@ func (db *DB) LatestRun(ctx context.Context, f Filter, kernels ...string) (Run, 
 		conds = append(conds, "r.kernel IN (SELECT value FROM json_each(?))")
 		args = append(args, string(list))
 	}
-	if where == "" {
-		where = " WHERE " + strings.Join(conds, " AND ")
-	} else {
-		where += " AND " + strings.Join(conds, " AND ")
-	}
+	where = and(where, strings.Join(conds, " AND "))
 	var run Run
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		var id int64

@@ -349,6 +349,33 @@ func migrate(ctx context.Context, w *sql.DB, path string, list []migration) erro
 	}
 }
 
+// archiveVersion reads the schema version of the archive at path, which q
+// reads, checking that it is an sbench archive (or an empty file) of a
+// version up to known.
+func archiveVersion(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}, path string, known int) (int, error) {
+	var version, appID, objects int
+	err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version)
+	if err == nil {
+		err = q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID)
+	}
+	if err == nil {
+		err = q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("open archive %s: %w", path, err)
+	}
+	if appID != applicationID && (appID != 0 || version != 0 || objects != 0) {
+		return 0, fmt.Errorf("open archive %s: not an sbench archive (application id %#x, user version %d, %d schema objects)",
+			path, appID, version, objects)
+	}
+	if version > known {
+		return 0, &NewerSchemaError{Path: path, Version: version, Known: known}
+	}
+	return version, nil
+}
+
 func migrateStep(ctx context.Context, w *sql.DB, path string, list []migration) (done bool, err error) {
 	// The writer's transactions are BEGIN IMMEDIATE: a second sbench opening
 	// the same new archive waits here and then finds the work done.
@@ -357,22 +384,9 @@ func migrateStep(ctx context.Context, w *sql.DB, path string, list []migration) 
 		return false, fmt.Errorf("open archive %s: %w", path, err)
 	}
 	defer tx.Rollback()
-	var version, appID, objects int
-	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return false, fmt.Errorf("open archive %s: %w", path, err)
-	}
-	if err := tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return false, fmt.Errorf("open archive %s: %w", path, err)
-	}
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects); err != nil {
-		return false, fmt.Errorf("open archive %s: %w", path, err)
-	}
-	if appID != applicationID && (appID != 0 || version != 0 || objects != 0) {
-		return false, fmt.Errorf("open archive %s: not an sbench archive (application id %#x, user version %d, %d schema objects)",
-			path, appID, version, objects)
-	}
-	if version > len(list) {
-		return false, &NewerSchemaError{Path: path, Version: version, Known: len(list)}
+	version, err := archiveVersion(ctx, tx, path, len(list))
+	if err != nil {
+		return false, err
 	}
 	if version == len(list) {
 		return true, nil

@@ -493,27 +493,28 @@ func (db *DB) EachSample(ctx context.Context, f Filter, o SampleOptions, fn func
 				}
 			}
 			buf := next()
+			send := func() error {
+				select {
+				case batches <- buf:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
 			// No ORDER BY: whichever table SQLite reads first, a run's
 			// samples come together in their primary key's order (run,
 			// position in the bundle).
 			err := scanSamples(ctx, tx, f, "", o.Stats, func(s Sample) error {
 				buf = append(buf, s)
-				if len(buf) == batch {
-					select {
-					case batches <- buf:
-					case <-ctx.Done():
-						return ctx.Err()
-					}
-					buf = next()
+				if len(buf) < batch {
+					return nil
 				}
-				return nil
+				err := send()
+				buf = next()
+				return err
 			})
 			if err == nil && len(buf) > 0 {
-				select {
-				case batches <- buf:
-				case <-ctx.Done():
-					err = ctx.Err()
-				}
+				err = send()
 			}
 			return err
 		})
@@ -965,18 +966,14 @@ func (db *DB) Inventory(ctx context.Context) (Inventory, error) {
 		if inv.LastStart, err = parseTime(hi); err != nil {
 			return err
 		}
-		list := func(query string, dst *[]string) (err error) {
-			*dst, err = queryStrings(ctx, tx, query)
-			return err
-		}
-		if err := list("SELECT DISTINCT campaign FROM runs WHERE campaign != '' ORDER BY 1", &inv.Campaigns); err != nil {
-			return err
-		}
-		if err := list("SELECT DISTINCT benchmark FROM runs ORDER BY 1", &inv.Benchmarks); err != nil {
-			return err
-		}
-		if err := list("SELECT DISTINCT system FROM runs WHERE system != '' ORDER BY 1", &inv.Systems); err != nil {
-			return err
+		for query, dst := range map[string]*[]string{
+			"SELECT DISTINCT campaign FROM runs WHERE campaign != '' ORDER BY 1": &inv.Campaigns,
+			"SELECT DISTINCT benchmark FROM runs ORDER BY 1":                     &inv.Benchmarks,
+			"SELECT DISTINCT system FROM runs WHERE system != '' ORDER BY 1":     &inv.Systems,
+		} {
+			if *dst, err = queryStrings(ctx, tx, query); err != nil {
+				return err
+			}
 		}
 		// The system label is the runs' system column (a filter on the
 		// label reads the column), whether the label or Slurm named it.

@@ -198,7 +198,7 @@ func Start(ctx context.Context, dir string, nodes int, opts ...Option) (*Lab, er
 		}
 		env = []string{"SBENCH_NETNS_LOCKED=1"}
 	}
-	if _, err := runScriptEnv(ctx, env, filepath.Join(bin, "start.sh"), args...); err != nil {
+	if _, err := runScript(ctx, env, filepath.Join(bin, "start.sh"), args...); err != nil {
 		lab.unlock()
 		return nil, fmt.Errorf("start test cluster in %s: %w", abs, err)
 	}
@@ -228,7 +228,7 @@ func (l *Lab) Shape(ctx context.Context, node, rate string, d Direction) error {
 	if rate != "off" {
 		args = append(args, string(d))
 	}
-	if _, err := runScript(ctx, filepath.Join(l.Dir, "bin", "shape.sh"), args...); err != nil {
+	if _, err := runScript(ctx, nil, filepath.Join(l.Dir, "bin", "shape.sh"), args...); err != nil {
 		return fmt.Errorf("shape %s in %s: %w", node, l.Dir, err)
 	}
 	return nil
@@ -239,18 +239,14 @@ func (l *Lab) Shape(ctx context.Context, node, rate string, d Direction) error {
 // Stopping a stopped lab does nothing.
 func (l *Lab) Stop(ctx context.Context) error {
 	defer l.unlock()
-	if _, err := runScript(ctx, filepath.Join(l.Dir, "bin", "stop.sh"), l.Dir); err != nil {
+	if _, err := runScript(ctx, nil, filepath.Join(l.Dir, "bin", "stop.sh"), l.Dir); err != nil {
 		return fmt.Errorf("stop test cluster in %s: %w", l.Dir, err)
 	}
 	return nil
 }
 
-func runScript(ctx context.Context, script string, args ...string) (string, error) {
-	return runScriptEnv(ctx, nil, script, args...)
-}
-
-// runScriptEnv is runScript with env added to the environment.
-func runScriptEnv(ctx context.Context, env []string, script string, args ...string) (string, error) {
+// runScript runs script with bash, env added to the environment.
+func runScript(ctx context.Context, env []string, script string, args ...string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, "bash", append([]string{script}, args...)...)
 	if env != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -145,37 +146,30 @@ func (c *Client) Jobs(ctx context.Context, ids []string) (map[string]JobInfo, er
 			gone = append(gone, id)
 		}
 	}
-	if len(gone) == 0 {
-		return out, nil
-	}
 	notes := []string{"scontrol no longer knows it (ended more than MinJobAge ago, or never existed)"}
-	found, note := c.jobComp(ctx, gone)
-	if note != "" {
-		notes = append(notes, "jobcomp: "+note)
-	}
-	var still []string
-	for _, id := range gone {
-		if j, ok := found[id]; ok {
-			out[id] = j
-		} else {
-			still = append(still, id)
+	for _, src := range []struct {
+		name string
+		look func(context.Context, []string) (map[string]JobInfo, string)
+	}{{"jobcomp", c.jobComp}, {"sacct", c.sacct}} {
+		if len(gone) == 0 {
+			return out, nil
 		}
-	}
-	if len(still) == 0 {
-		return out, nil
-	}
-	found, note = c.sacct(ctx, still)
-	if note != "" {
-		notes = append(notes, "sacct: "+note)
+		found, note := src.look(ctx, gone)
+		if note != "" {
+			notes = append(notes, src.name+": "+note)
+		}
+		gone = slices.DeleteFunc(gone, func(id string) bool {
+			j, ok := found[id]
+			if ok {
+				out[id] = j
+			}
+			return ok
+		})
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("job state: %w", err)
 	}
-	for _, id := range still {
-		if j, ok := found[id]; ok {
-			out[id] = j
-			continue
-		}
+	for _, id := range gone {
 		out[id] = JobInfo{ID: id, State: StateUnknown,
 			Reason: "job left Slurm's memory: " + strings.Join(notes, "; ")}
 	}
@@ -225,16 +219,10 @@ func (c *Client) scontrolJob(ctx context.Context, id string) (JobInfo, bool, err
 		if bad != nil {
 			continue
 		}
-		if rec.Value("ArrayJobId")+"_"+rec.Value("ArrayTaskId") == id {
-			j := jobFromRecord(rec, SourceScontrol)
-			j.ID = id
-			return j, true, nil
-		}
-		if rec.Value("ArrayJobId") == id && rec.Value("ArrayTaskId") != "" {
+		switch task := rec.Value("ArrayTaskId"); {
+		case rec.Value("ArrayJobId") == id && task != "":
 			tasks = append(tasks, jobFromRecord(rec, SourceScontrol))
-			continue
-		}
-		if recordJobID(rec) == id {
+		case rec.Value("ArrayJobId")+"_"+task == id, rec.Value("JobId") == id:
 			j := jobFromRecord(rec, SourceScontrol)
 			j.ID = id
 			return j, true, nil
@@ -303,9 +291,6 @@ func mergeNodeLists(lists []string) string {
 	return hostlist.Compress(names)
 }
 
-// recordJobID is the JobId of a scontrol record or a jobcomp line.
-func recordJobID(rec Record) string { return rec.Value("JobId") }
-
 // jobFromRecord reads a `scontrol show job` record or a jobcomp/filetxt
 // line; they share most keys (the name is JobName in one, Name in the other).
 func jobFromRecord(rec Record, source string) JobInfo {
@@ -314,7 +299,7 @@ func jobFromRecord(rec Record, source string) JobInfo {
 		name = rec.Value("Name")
 	}
 	j := JobInfo{
-		ID:       recordJobID(rec),
+		ID:       rec.Value("JobId"),
 		Name:     name,
 		State:    rec.Value("JobState"),
 		Reason:   rec.Value("Reason"),

@@ -204,9 +204,9 @@ func (db *DB) ExportCSV(ctx context.Context, w io.Writer, f Filter) error {
 	}, func(e *exportRow) error {
 		record = append(record[:0],
 			strconv.FormatInt(e.Run, 10), e.Campaign, e.Variant, e.Benchmark, e.Kernel, e.Metric, e.Unit,
-			csvFloat(e.X), e.XUnit, formatFloat(e.Value), csvFloat(e.Min), csvFloat(e.Max), csvFloat(e.P50), csvFloat(e.P99),
-			csvInt(e.Iterations), csvInt(e.Repeat), e.Status, e.Job, e.Step, deref(e.Start),
-			csvInt(e.Processes), e.Config, e.ToolBenchmark)
+			csvField(e.X, formatFloat), e.XUnit, formatFloat(e.Value), csvField(e.Min, formatFloat), csvField(e.Max, formatFloat),
+			csvField(e.P50, formatFloat), csvField(e.P99, formatFloat), csvField(e.Iterations, strconv.Itoa), csvField(e.Repeat, strconv.Itoa),
+			e.Status, e.Job, e.Step, csvField(e.Start, strings.Clone), csvField(e.Processes, strconv.Itoa), e.Config, e.ToolBenchmark)
 		for _, k := range keys {
 			record = append(record, e.Labels[k])
 		}
@@ -274,23 +274,10 @@ func formatFloat(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-func csvFloat(p *float64) string {
+// csvField is an optional value as a CSV field: empty when absent.
+func csvField[T any](p *T, format func(T) string) string {
 	if p == nil {
 		return ""
 	}
-	return formatFloat(*p)
-}
-
-func csvInt(p *int) string {
-	if p == nil {
-		return ""
-	}
-	return strconv.Itoa(*p)
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
+	return format(*p)
 }

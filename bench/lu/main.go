@@ -24,13 +24,11 @@ import (
 
 func main() {
 	err := run(context.Background(), os.Args[1:], os.Stdout)
-	var failed checkFailed
-	switch {
-	case errors.As(err, &failed):
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "lu:", err)
-		os.Exit(1)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "lu:", err)
+		if errors.As(err, new(checkFailed)) {
+			os.Exit(1)
+		}
 		os.Exit(2)
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,9 +86,8 @@ func run(args []string) error {
 		return err
 	}
 	defer f.Close()
-	var w io.Writer = f
-	bw := bufio.NewWriterSize(w, 1<<20)
-	w = bw
+	bw := bufio.NewWriterSize(f, 1<<20)
+	var w io.Writer = bw
 	var zw *gzip.Writer
 	if strings.HasSuffix(*out, ".gz") {
 		zw, _ = gzip.NewWriterLevel(bw, gzip.BestSpeed)
@@ -184,7 +184,8 @@ func (g *generator) each(fn func(*results.Bundle, string) error) error {
 		t := start.Add(time.Duration(float64(span) * (float64(j) + g.rng.Float64()*0.5) / float64(jobs)))
 		sys := g.pickSystem()
 		g.jobID[sys.name]++
-		job := strconv.Itoa(100000*(1+indexOf(sys)) + g.jobID[sys.name]) // alpha 100001…, beta 200001…
+		i := slices.IndexFunc(systems, func(s system) bool { return s.name == sys.name })
+		job := strconv.Itoa(100000*(1+i) + g.jobID[sys.name]) // alpha 100001…, beta 200001…
 		for s := 0; s < steps && made < g.n; s++ {
 			b, err := g.step(sys, job, s, t)
 			if err != nil {
@@ -199,15 +200,6 @@ func (g *generator) each(fn func(*results.Bundle, string) error) error {
 		}
 	}
 	return nil
-}
-
-func indexOf(s *system) int {
-	for i := range systems {
-		if systems[i].name == s.name {
-			return i
-		}
-	}
-	return 0
 }
 
 func (g *generator) pickSystem() *system {

@@ -44,15 +44,7 @@ func init() {
 // after flag parsing, in a test, not in a package variable's initializer.
 func Update() bool {
 	f := flag.Lookup(updateFlag)
-	if f == nil {
-		return false
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return f.Value.String() == "true"
-	}
-	on, _ := g.Get().(bool)
-	return on
+	return f != nil && f.Value.String() == "true"
 }
 
 // Check compares got with the file at path (relative to the test's

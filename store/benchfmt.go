@@ -236,12 +236,7 @@ func benchfmtPart(s string) string {
 	if s == "" {
 		return "_"
 	}
-	return strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) || r == '/' || !unicode.IsPrint(r) {
-			return '_'
-		}
-		return r
-	}, s)
+	return strings.ReplaceAll(benchfmtUnit(s), "/", "_")
 }
 
 // benchfmtBase is "Benchmark" and the benchmark's name, first letter

@@ -18,19 +18,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// An archive's journal depends on the file system it is on. WAL mode
-// keeps an index of the log in shared memory, PATH-shm, which SQLite
-// maps into every process that opens the archive: on a network file
-// system each host maps its own copy, and SQLite documents that WAL does
-// not work there ("All processes using a database must be on the same
-// host computer; WAL does not work over a network filesystem"). A
-// cluster's home and project directories, where users put sbench.db, are
-// exactly that. There the archive uses a rollback journal instead
-// (journal_mode=DELETE, synchronous=FULL), whose only shared state is the
-// file's POSIX advisory locks (fcntl), which NFS, Lustre, GPFS and most
-// others carry to the server (docs/install.md says which do not). Where
-// sbench can see that they do not (the mount options say the locks stay
-// on the host), it refuses the file.
+// An archive's journal depends on its file system: see "On a network file
+// system" in the package documentation.
 
 // fileSystem is a network or cluster file system, as statfs(2) names it
 // in f_type (the values coreutils' stat and the file systems' own sources

@@ -69,9 +69,7 @@ func (db *DB) SetBaseline(ctx context.Context, b Baseline) (replaced bool, err e
 // setBaselineTx records b, checked, in tx, replacing a baseline of its
 // name.
 func setBaselineTx(ctx context.Context, tx *sql.Tx, b Baseline) (replaced bool, err error) {
-	ids := slices.Clone(b.RunIDs)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
+	ids := slices.Compact(slices.Sorted(slices.Values(b.RunIDs)))
 	idsJSON, _ := json.Marshal(ids)
 	var missing sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT min(j.value) FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = j.value)`,

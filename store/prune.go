@@ -41,11 +41,7 @@ func (db *DB) PlanPrune(ctx context.Context, f Filter) (PrunePlan, error) {
 		if err != nil {
 			return err
 		}
-		ids := make([]int64, len(runs))
-		for i, r := range runs {
-			ids[i] = r.ID
-		}
-		held, err := baselinesOf(ctx, tx, ids)
+		held, err := baselinesOf(ctx, tx, PrunePlan{Delete: runs}.IDs())
 		if err != nil {
 			return err
 		}
@@ -78,9 +74,7 @@ func (db *DB) Prune(ctx context.Context, ids []int64) (PruneResult, error) {
 	if len(ids) == 0 {
 		return PruneResult{}, nil
 	}
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return PruneResult{}, fmt.Errorf("prune %s: %w", db.path, err)

@@ -1,10 +1,5 @@
 package slurm
 
-import (
-	"context"
-	"time"
-)
-
 // DepJob is a job as Stranded sees it: its id, the jobs it waits for
 // (--dependency=afterok) and Slurm's state of it.
 type DepJob struct {
@@ -88,13 +83,4 @@ func Stranded(jobs []DepJob) map[string]Strand {
 		resolve(j.ID)
 	}
 	return out
-}
-
-// WaitUntil is WaitEach with the caller's word on when a job is settled:
-// besides the jobs JobInfo.Settled says are, a job for which settled
-// returns true (called after onPoll has seen its state, in the order of
-// ids) is no longer waited for: sbench status's jobs stranded behind a
-// failed one, which Slurm keeps pending forever.
-func (c *Client) WaitUntil(ctx context.Context, ids []string, every time.Duration, onPoll func(j JobInfo, changed bool), settled func(JobInfo) bool) (map[string]JobInfo, error) {
-	return c.waitEach(ctx, ids, every, onPoll, settled)
 }

@@ -497,20 +497,18 @@ func (c *Client) Wait(ctx context.Context, ids []string, every time.Duration, on
 			}
 		}
 	}
-	return c.WaitEach(ctx, ids, every, each)
+	return c.WaitUntil(ctx, ids, every, each, nil)
 }
 
-// WaitEach is Wait calling onPoll with every job's state at every poll,
-// changed saying whether it is the first or differs from the last
-// (State, Reason or Restarts): what a caller that also follows a running
-// job's progress needs.
-func (c *Client) WaitEach(ctx context.Context, ids []string, every time.Duration, onPoll func(j JobInfo, changed bool)) (map[string]JobInfo, error) {
-	return c.waitEach(ctx, ids, every, onPoll, nil)
-}
-
-// waitEach is WaitEach and WaitUntil: settled, when not nil, settles jobs
-// that JobInfo.Settled does not.
-func (c *Client) waitEach(ctx context.Context, ids []string, every time.Duration, onPoll func(j JobInfo, changed bool), settled func(JobInfo) bool) (map[string]JobInfo, error) {
+// WaitUntil is Wait calling onPoll, if not nil, with every job's state at
+// every poll, changed saying whether it is the first or differs from the
+// last (State, Reason or Restarts): what a caller that also follows a
+// running job's progress needs. It takes the caller's word on when a job
+// is settled: besides the jobs JobInfo.Settled says are, a job for which
+// settled (if not nil) returns true (called after onPoll has seen its
+// state, in the order of ids) is no longer waited for: sbench status's
+// jobs stranded behind a failed one, which Slurm keeps pending forever.
+func (c *Client) WaitUntil(ctx context.Context, ids []string, every time.Duration, onPoll func(j JobInfo, changed bool), settled func(JobInfo) bool) (map[string]JobInfo, error) {
 	ids, err := cleanIDs(ids)
 	if err != nil {
 		return nil, err

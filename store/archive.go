@@ -110,7 +110,10 @@ FROM runs r JOIN bundles b ON b.run_id = r.id`+where+" ORDER BY r.start_time, r.
 			return err
 		}
 		defer rows.Close()
+		// Compact, as Hash sees it: one run per line.
 		var buf bytes.Buffer
+		be := json.NewEncoder(&buf)
+		be.SetEscapeHTML(false)
 		for rows.Next() {
 			var id int64
 			var e archiveEntry
@@ -123,10 +126,7 @@ FROM runs r JOIN bundles b ON b.run_id = r.id`+where+" ORDER BY r.start_time, r.
 			if err != nil {
 				return fmt.Errorf("run %d: %w", id, err)
 			}
-			// Compact, as Hash sees it: one run per line.
 			buf.Reset()
-			be := json.NewEncoder(&buf)
-			be.SetEscapeHTML(false)
 			if err := be.Encode(b); err != nil {
 				return fmt.Errorf("run %d: %w", id, err)
 			}

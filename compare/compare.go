@@ -387,14 +387,35 @@ func judge(row *Row, better results.Better, o Options) {
 	if math.Abs(d) <= o.Threshold+1e-9 {
 		return
 	}
+	row.Change = direction(d, better)
+}
+
+// direction is the verdict on a change d beyond the threshold, for a
+// unit whose better direction is better.
+func direction(d float64, better results.Better) Change {
 	switch {
 	case better == results.BetterUnknown:
-		row.Change = Changed
+		return Changed
 	case (d > 0) == (better == results.BetterHigher):
-		row.Change = Better
-	default:
-		row.Change = Worse
+		return Better
 	}
+	return Worse
+}
+
+// newStepChange is step s of a series, first of the new level the run
+// at p, judged against threshold for a unit whose better direction is
+// better: Same within it, Changed from a level of 0.
+func newStepChange(s Step, p Point, threshold float64, better results.Better) StepChange {
+	c := StepChange{Index: s.Index, Run: p.Run, Job: p.Job, When: p.When, Before: s.Before, After: s.After, P: s.P, Change: Same}
+	if s.Before == 0 {
+		c.Change = Changed
+		return c
+	}
+	c.Delta = s.After/s.Before - 1
+	if math.Abs(c.Delta) > threshold+1e-9 {
+		c.Change = direction(c.Delta, better)
+	}
+	return c
 }
 
 func summarize(v []float64) *Summary {

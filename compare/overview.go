@@ -497,20 +497,9 @@ func (b *OverviewBuilder) seriesRows(ov *Overview, series map[ovSeriesKey][]*ovR
 func (b *OverviewBuilder) describeSteps(p ovPending, full map[int64]*store.Run) {
 	for _, s := range p.steps {
 		before, after := p.pts[s.Index-1], p.pts[s.Index]
-		c := StepChange{Index: s.Index, Run: after.id, Job: after.job, When: after.when, Before: s.Before, After: s.After, P: s.P, Change: Same}
-		if s.Before != 0 {
-			c.Delta = s.After/s.Before - 1
-		}
-		if s.Before != 0 && math.Abs(c.Delta) <= b.o.Threshold+1e-9 {
+		c := newStepChange(s, Point{Run: after.id, Job: after.job, When: after.when}, b.o.Threshold, results.BetterFor(p.row.Unit))
+		if c.Change == Same {
 			continue
-		}
-		switch bt := results.BetterFor(p.row.Unit); {
-		case bt == results.BetterUnknown || s.Before == 0:
-			c.Change = Changed
-		case (c.Delta > 0) == (bt == results.BetterHigher):
-			c.Change = Better
-		default:
-			c.Change = Worse
 		}
 		c.Provenance = Provenance(full[before.id], full[after.id])
 		p.row.Steps = append(p.row.Steps, c)

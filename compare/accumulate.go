@@ -427,20 +427,7 @@ func (a *accumulator) result() (*Result, error) {
 	res.Tables = a.tables()
 	a.judgeAll(res.Tables)
 	both := 0
-	for _, t := range res.Tables {
-		for _, r := range t.Rows {
-			if r.Change != Missing {
-				both++
-			}
-		}
-		if t.Pairs.Judges() {
-			for _, r := range t.Pairs.All {
-				if r.Change != Missing {
-					both++
-				}
-			}
-		}
-	}
+	res.judged(func(Row) { both++ })
 	if both == 0 {
 		return nil, fmt.Errorf("%s: %w", a.nothingInCommon(), ErrNoData)
 	}

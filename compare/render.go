@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -114,28 +113,18 @@ func (r *Result) Cells(t Table) (header []string, rows [][]string) {
 			header = append(header[:1], header[2:]...)
 		}
 	}
-	cells := func(first string, row Row) []string {
+	listed(t, func(first string, row Row) {
 		delta, _ := r.deltaCell(row)
 		c := []string{formatX(row.X, t.XUnit), summaryCell(row.Old), summaryCell(row.New), delta, verdictCell(row.Change)}
 		switch {
 		case t.Pairs == nil:
-			return c
 		case withX:
-			return append([]string{first}, c...)
+			c = append([]string{first}, c...)
+		default:
+			c = append([]string{first}, c[1:]...)
 		}
-		return append([]string{first}, c[1:]...)
-	}
-	for _, row := range t.Rows {
-		if t.Pairs != nil && row.Change == Missing {
-			continue
-		}
-		rows = append(rows, cells(row.Pair.String(), row))
-	}
-	if t.Pairs != nil {
-		for _, row := range t.Pairs.All {
-			rows = append(rows, cells("all pairs", row))
-		}
-	}
+		rows = append(rows, c)
+	})
 	if g := t.GeoMean; g != nil && len(t.Rows) > 1 {
 		c := []string{"geomean", formatValue(g.Old), formatValue(g.New), signedPct(g.Delta), ""}
 		if t.Pairs != nil {
@@ -153,20 +142,27 @@ func (r *Result) Cells(t Table) (header []string, rows [][]string) {
 // the geometric-mean row), for a report to colour them.
 func (r *Result) Changes(t Table) []Change {
 	var out []Change
-	for _, row := range t.Rows {
-		if t.Pairs == nil || row.Change != Missing {
-			out = append(out, row.Change)
-		}
-	}
-	if t.Pairs != nil {
-		for _, row := range t.Pairs.All {
-			out = append(out, row.Change)
-		}
-	}
+	listed(t, func(_ string, row Row) { out = append(out, row.Change) })
 	if t.GeoMean != nil && len(t.Rows) > 1 {
 		out = append(out, "")
 	}
 	return out
+}
+
+// listed calls fn with the rows Cells lists, in its order, and the pair
+// column's cell of each: of a table of node pairs, the pairs measured on
+// both sides, then the rows of all pairs taken together.
+func listed(t Table, fn func(first string, row Row)) {
+	for _, row := range t.Rows {
+		if t.Pairs == nil || row.Change != Missing {
+			fn(row.Pair.String(), row)
+		}
+	}
+	if t.Pairs != nil {
+		for _, row := range t.Pairs.All {
+			fn("all pairs", row)
+		}
+	}
 }
 
 // PairLine is the summary line of a table of node pairs ("" for other
@@ -261,18 +257,14 @@ func (r *Result) countUntested(c Change) int {
 // (ThresholdOnly, too few runs to test), which the text output marks "*"
 // and explains in a footnote (UntestedNote).
 func (r *Result) Untested() bool {
+	marked := false
 	for _, t := range r.Tables {
-		rows := t.Rows
-		if t.Pairs != nil {
-			rows = append(slices.Clone(rows), t.Pairs.All...)
-		}
-		for _, row := range rows {
-			if _, mark := r.deltaCell(row); mark {
-				return true
-			}
-		}
+		listed(t, func(_ string, row Row) {
+			_, mark := r.deltaCell(row)
+			marked = marked || mark
+		})
 	}
-	return false
+	return marked
 }
 
 // UntestedNote explains the "*" of rows judged by the change alone.

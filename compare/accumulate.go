@@ -287,8 +287,6 @@ func newAccumulator(oldName, newName string, o Options) *accumulator {
 	return a
 }
 
-func (sa *sideAcc) intern(s string) string { return sa.strs.of(s) }
-
 // interner keeps one copy of each string it is given: what many runs and
 // samples repeat (benchmark, metric, tool names) is held once.
 type interner map[string]string
@@ -309,15 +307,15 @@ func (sa *sideAcc) addRun(r *store.Run) {
 		return
 	}
 	sa.okIDs = append(sa.okIDs, r.ID)
-	sa.benchmarks[sa.intern(r.Benchmark)] = true
+	sa.benchmarks[sa.strs.of(r.Benchmark)] = true
 	key := store.ConfigOf(r).Key()
 	cfg := sa.cfgs[key]
 	if cfg == nil {
 		cfg = &runConfigs{m: runConfig(r)}
 		sa.cfgs[key] = cfg
 	}
-	sa.ok[r.ID] = &runInfo{id: r.ID, cfg: cfg, benchmark: sa.intern(r.Benchmark), kind: sa.intern(r.Kind), kernel: sa.intern(r.Kernel),
-		tool: sa.intern(r.Tool), toolBenchmark: sa.intern(r.ToolBenchmark), toolVer: sa.intern(r.ToolVer), runnerVersion: sa.intern(r.RunnerVersion)}
+	sa.ok[r.ID] = &runInfo{id: r.ID, cfg: cfg, benchmark: sa.strs.of(r.Benchmark), kind: sa.strs.of(r.Kind), kernel: sa.strs.of(r.Kernel),
+		tool: sa.strs.of(r.Tool), toolBenchmark: sa.strs.of(r.ToolBenchmark), toolVer: sa.strs.of(r.ToolVer), runnerVersion: sa.strs.of(r.RunnerVersion)}
 }
 
 // addSample adds a sample of one of the side's runs; samples of other
@@ -327,7 +325,7 @@ func (sa *sideAcc) addSample(s *store.Sample) {
 	if ri == nil {
 		return
 	}
-	metric, unit := sa.intern(s.Metric), sa.intern(s.Unit)
+	metric, unit := sa.strs.of(s.Metric), sa.strs.of(s.Unit)
 	sa.sampled[sampledKey{s.RunID, metric, unit}] = true
 	if !wanted(*sa.o, ri.benchmark, metric) {
 		return
@@ -335,7 +333,7 @@ func (sa *sideAcc) addSample(s *store.Sample) {
 	benchmark, tool, ranks := ri.benchmark, "", s.Pair
 	if sa.o.Families && s.X != nil {
 		if fam := MetricFamily(ri.run(), metric, s.XUnit); fam != "" {
-			benchmark, tool = sa.intern(fam), sa.intern(ToolLabel(ri.run()))
+			benchmark, tool = sa.strs.of(fam), sa.strs.of(ToolLabel(ri.run()))
 			// Ranks 0 and 1 are the pair of every two-rank measurement,
 			// said by some tools and not by others: not a reason to keep
 			// them apart.
@@ -344,7 +342,7 @@ func (sa *sideAcc) addSample(s *store.Sample) {
 			}
 		}
 	}
-	k := groupKey{family: familyKey{benchmark, metric, unit}, xunit: sa.intern(s.XUnit), cfg: ri.cfg}
+	k := groupKey{family: familyKey{benchmark, metric, unit}, xunit: sa.strs.of(s.XUnit), cfg: ri.cfg}
 	var extra []string
 	for t, v := range s.Tags {
 		switch {
@@ -382,7 +380,7 @@ func (sa *sideAcc) addScalar(sc *store.Scalar) {
 		sa.sampled[sampledKey{sc.RunID, sc.Name, sc.Unit}] {
 		return
 	}
-	sa.add(groupKey{family: familyKey{ri.benchmark, sa.intern(sc.Name), sa.intern(sc.Unit)}, cfg: ri.cfg}, nil, sc.RunID, sc.Value, "")
+	sa.add(groupKey{family: familyKey{ri.benchmark, sa.strs.of(sc.Name), sa.strs.of(sc.Unit)}, cfg: ri.cfg}, nil, sc.RunID, sc.Value, "")
 }
 
 func (sa *sideAcc) add(k groupKey, extra []string, run int64, value float64, tool string) {
@@ -410,16 +408,12 @@ func (sa *sideAcc) add(k groupKey, extra []string, run int64, value float64, too
 // comparison with nothing to compare.
 func (a *accumulator) result() (*Result, error) {
 	res := a.res
-	for i, sa := range a.sides {
-		info := a.info(i)
+	for i, info := range []*SideInfo{&res.Old, &res.New} {
+		sa := a.sides[i]
 		info.Runs, info.Excluded = sa.okIDs, sa.excluded
-	}
-	for i := range a.sides {
-		if len(a.sides[i].notOK) > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s left out, only ok runs are compared", a.names[i], statusRuns(a.sides[i].notOK)))
+		if len(sa.notOK) > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s left out, only ok runs are compared", a.names[i], statusRuns(sa.notOK)))
 		}
-	}
-	for _, info := range []SideInfo{res.Old, res.New} {
 		if len(info.Runs) == 0 {
 			return nil, fmt.Errorf("%s: no ok runs: %w", info.Name, ErrNoData)
 		}
@@ -835,13 +829,6 @@ func byRun(n int, run func(i int) int64) []int {
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(run(a), run(b)) })
 	return idx
-}
-
-func (a *accumulator) info(side int) *SideInfo {
-	if side == 0 {
-		return &a.res.Old
-	}
-	return &a.res.New
 }
 
 // shared notes the runs both sides selected, compared on the old side only.

@@ -172,8 +172,6 @@ func NewOverviewBuilder(o OverviewOptions) *OverviewBuilder {
 	return &OverviewBuilder{o: o, runs: map[int64]*ovRun{}, strs: interner{}, cfgs: map[ovKey]*ovConfig{}}
 }
 
-func (b *OverviewBuilder) intern(s string) string { return b.strs.of(s) }
-
 // AddRun records a run; its samples and scalars follow.
 func (b *OverviewBuilder) AddRun(r *store.Run) {
 	cfg := store.ConfigOf(r).Without(store.AttrCampaign)
@@ -181,7 +179,7 @@ func (b *OverviewBuilder) AddRun(r *store.Run) {
 	key := ovKey{r.System, r.Benchmark, cfg.Key()}
 	c := b.cfgs[key]
 	if c == nil {
-		c = &ovConfig{system: b.intern(r.System), benchmark: b.intern(r.Benchmark), attrs: cfg, key: key}
+		c = &ovConfig{system: b.strs.of(r.System), benchmark: b.strs.of(r.Benchmark), attrs: cfg, key: key}
 		b.cfgs[key] = c
 	}
 	when := r.Start
@@ -207,7 +205,7 @@ func (b *OverviewBuilder) AddSample(s *store.Sample) {
 	if results.BetterFor(s.Unit) == results.BetterUnknown || results.AltUnitMetric(s.Metric) {
 		return
 	}
-	k := ovMetric{metric: b.intern(s.Metric), unit: b.intern(s.Unit), xunit: b.intern(s.XUnit)}
+	k := ovMetric{metric: b.strs.of(s.Metric), unit: b.strs.of(s.Unit), xunit: b.strs.of(s.XUnit)}
 	if s.X != nil {
 		k.x, k.hasX = *s.X, true
 	}
@@ -225,7 +223,7 @@ func (b *OverviewBuilder) AddScalar(s *store.Scalar) {
 	if strings.EqualFold(s.Unit, "gflops") || strings.EqualFold(s.Unit, "tflops") {
 		rank = 2
 	}
-	b.offer(r, ovFigure{rank: rank, metric: b.intern(s.Name), unit: b.intern(s.Unit), what: b.intern(s.Name), value: s.Value})
+	b.offer(r, ovFigure{rank: rank, metric: b.strs.of(s.Name), unit: b.strs.of(s.Unit), what: b.strs.of(s.Name), value: s.Value})
 }
 
 func (b *OverviewBuilder) offer(r *ovRun, f ovFigure) {

@@ -537,23 +537,33 @@ func (a *attribution) bad(i, j int) (*Link, bool) {
 // dirs counts a node's links, and its bad links, each way.
 type dirs struct{ out, in, badOut, badIn int }
 
-// count counts node i's links to and from the nodes not found bad.
-func (a *attribution) count(i int) dirs {
+// count counts node i's measured links from and to each other node (all
+// of them, or those not found bad), and the bad ones; fn, if not nil, is
+// called with each link, node by node, the one from i first.
+func (a *attribution) count(i int, withBad bool, fn func(l *Link, from, to int, isBad bool)) dirs {
 	var d dirs
 	for j := 0; j < a.n; j++ {
-		if j == i || a.badNode[j] {
+		if j == i || a.badNode[j] && !withBad {
 			continue
 		}
-		if l, isBad := a.bad(i, j); l != nil {
-			d.out++
-			if isBad {
-				d.badOut++
+		for _, k := range [][2]int{{i, j}, {j, i}} {
+			l, isBad := a.bad(k[0], k[1])
+			if l == nil {
+				continue
 			}
-		}
-		if l, isBad := a.bad(j, i); l != nil {
-			d.in++
-			if isBad {
-				d.badIn++
+			if fn != nil {
+				fn(l, k[0], k[1], isBad)
+			}
+			if k[0] == i {
+				d.out++
+				if isBad {
+					d.badOut++
+				}
+			} else {
+				d.in++
+				if isBad {
+					d.badIn++
+				}
 			}
 		}
 	}
@@ -573,7 +583,7 @@ func (a *attribution) findBadNodes() {
 			if a.badNode[i] {
 				continue
 			}
-			d := a.count(i)
+			d := a.count(i, false, nil)
 			if most(d.badOut, d.out) && most(d.badIn, d.in) {
 				if share := float64(d.badOut+d.badIn) / float64(d.out+d.in); share > bestShare {
 					best, bestShare = i, share
@@ -595,27 +605,13 @@ func (b *builder) badNodeFindings(a *attribution) {
 			continue
 		}
 		var ls []*Link
-		out, in, badOut, badIn := 0, 0, 0, 0
-		// count counts the link from → to, if measured, in links, and in
-		// bads if it is bad.
-		count := func(from, to int, links, bads *int) {
-			if l, isBad := a.bad(from, to); l != nil {
-				*links++
-				if isBad {
-					*bads++
-					ls = append(ls, l)
-					a.explained[from*n+to] = true
-				}
+		d := a.count(i, true, func(l *Link, from, to int, isBad bool) {
+			if isBad {
+				ls = append(ls, l)
+				a.explained[from*n+to] = true
 			}
-		}
-		for j := 0; j < n; j++ {
-			if j == i {
-				continue
-			}
-			count(i, j, &out, &badOut)
-			count(j, i, &in, &badIn)
-		}
-		head := fmt.Sprintf("%d of %d links from %s and %d of %d links to it are outside tolerance", badOut, out, mc.order[i], badIn, in)
+		})
+		head := fmt.Sprintf("%d of %d links from %s and %d of %d links to it are outside tolerance", d.badOut, d.out, mc.order[i], d.badIn, d.in)
 		b.nodeFinding(mc.order[i], b.linkEvidence(CheckMatrix, head, ls, mc.Limits), ls...)
 	}
 }
@@ -628,7 +624,7 @@ func (b *builder) oneWayFindings(a *attribution) {
 		if a.badNode[i] {
 			continue
 		}
-		d := a.count(i)
+		d := a.count(i, false, nil)
 		for _, dir := range []string{"out", "in"} {
 			nBad, all, otherBad, otherAll := d.badOut, d.out, d.badIn, d.in
 			if dir == "in" {
@@ -687,35 +683,18 @@ func (b *builder) linkFindings(a *attribution) {
 // matrixStats are every node's link statistics, for the ranked tables and
 // the heatmap's order.
 func (b *builder) matrixStats(a *attribution) {
-	n := a.n
-	for i := 0; i < n; i++ {
-		st := b.stat(a.mc.order[i])
+	for i := 0; i < a.n; i++ {
 		var bw, lat []float64
-		for j := 0; j < n; j++ {
-			for _, k := range [][2]int{{i, j}, {j, i}} {
-				l, isBad := a.bad(k[0], k[1])
-				if l == nil || i == j {
-					continue
-				}
-				if k[0] == i {
-					st.OutLinks++
-					if isBad {
-						st.BadOut++
-					}
-				} else {
-					st.InLinks++
-					if isBad {
-						st.BadIn++
-					}
-				}
-				if l.Bandwidth > 0 {
-					bw = append(bw, l.Bandwidth)
-				}
-				if l.Latency > 0 {
-					lat = append(lat, l.Latency)
-				}
+		d := a.count(i, true, func(l *Link, _, _ int, _ bool) {
+			if l.Bandwidth > 0 {
+				bw = append(bw, l.Bandwidth)
 			}
-		}
+			if l.Latency > 0 {
+				lat = append(lat, l.Latency)
+			}
+		})
+		st := b.stat(a.mc.order[i])
+		st.OutLinks, st.InLinks, st.BadOut, st.BadIn = d.out, d.in, d.badOut, d.badIn
 		st.MeanBandwidth, st.MeanLatency = mean(bw), mean(lat)
 	}
 }

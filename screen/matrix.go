@@ -625,7 +625,8 @@ func (b *builder) oneWayFindings(a *attribution) {
 			continue
 		}
 		d := a.count(i, false, nil)
-		for _, dir := range []string{"out", "in"} {
+		for _, w := range []struct{ dir, away, back string }{{"out", "from", "to"}, {"in", "to", "from"}} {
+			dir := w.dir
 			nBad, all, otherBad, otherAll := d.badOut, d.out, d.badIn, d.in
 			if dir == "in" {
 				nBad, all, otherBad, otherAll = d.badIn, d.in, d.badOut, d.out
@@ -645,10 +646,7 @@ func (b *builder) oneWayFindings(a *attribution) {
 				}
 			}
 			name := mc.order[i]
-			head := fmt.Sprintf("%d of %d links from %s are outside tolerance and %d of %d links to it", nBad, all, name, otherBad, otherAll)
-			if dir == "in" {
-				head = fmt.Sprintf("%d of %d links to %s are outside tolerance and %d of %d links from it", nBad, all, name, otherBad, otherAll)
-			}
+			head := fmt.Sprintf("%d of %d links %s %s are outside tolerance and %d of %d links %s it", nBad, all, w.away, name, otherBad, otherAll, w.back)
 			if a.anyBad {
 				head += " (links with bad nodes not counted)"
 			}

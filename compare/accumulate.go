@@ -353,9 +353,7 @@ func (sa *sideAcc) addSample(s *store.Sample) {
 			k.pair.to = v
 		case t == "placement":
 			k.pair.placement = v
-		case results.PairTag(t):
-			extra = append(extra, t+"="+v) // a pair tag this code does not know
-		default:
+		default: // a pair tag this code does not know (results.PairTag) too
 			extra = append(extra, t+"="+v)
 		}
 	}

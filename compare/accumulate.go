@@ -629,9 +629,12 @@ func (a *accumulator) finishTable(ta *tableAcc) Table {
 func (a *accumulator) pairSummary(rows []Row) *PairSummary {
 	ps := &PairSummary{Rows: len(rows)}
 	pairs := map[pairKey]bool{}
-	type side struct{ medians [2][]float64 }
+	type side struct {
+		x       *float64
+		medians [2][]float64
+	}
 	byX := map[string]*side{}
-	var xs []*float64
+	var xs []*side
 	for i := range rows {
 		r := &rows[i]
 		pairs[r.Pair.key()] = true
@@ -649,9 +652,9 @@ func (a *accumulator) pairSummary(rows []Row) *PairSummary {
 		}
 		s := byX[xk]
 		if s == nil {
-			s = &side{}
+			s = &side{x: r.X}
 			byX[xk] = s
-			xs = append(xs, r.X)
+			xs = append(xs, s)
 		}
 		for j, sum := range []*Summary{r.Old, r.New} {
 			if sum != nil {
@@ -660,15 +663,10 @@ func (a *accumulator) pairSummary(rows []Row) *PairSummary {
 		}
 	}
 	ps.Pairs = len(pairs)
-	slices.SortFunc(xs, cmpX)
-	for _, x := range xs {
-		xk := "none"
-		if x != nil {
-			xk = strconv.FormatFloat(*x, 'g', -1, 64)
-		}
-		s := byX[xk]
+	slices.SortFunc(xs, func(a, b *side) int { return cmpX(a.x, b.x) })
+	for _, s := range xs {
 		row := rowStats(s.medians[0], s.medians[1], "pairs", a.o)
-		row.X = x
+		row.X = s.x
 		ps.All = append(ps.All, row)
 	}
 	return ps

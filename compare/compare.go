@@ -275,17 +275,8 @@ func configKeys(runs [2][]map[cfgKey]string) []cfgKey {
 				all[c[k]] = true
 			}
 		}
-		if len(all) < 2 {
-			continue
-		}
-		shared := false
-		for v := range vals[0] {
-			if vals[1][v] {
-				shared = true
-				break
-			}
-		}
-		if shared {
+		// The sides share a value when their union is smaller than both.
+		if len(all) >= 2 && len(all) < len(vals[0])+len(vals[1]) {
 			out = append(out, k)
 		}
 	}

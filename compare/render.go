@@ -327,22 +327,22 @@ func formatX(x *float64, unit string) string {
 // formatValue writes four significant digits without an exponent for the
 // values benchmarks give, so columns stay readable and stable.
 func formatValue(v float64) string {
-	a := math.Abs(v)
-	switch {
+	prec := 4
+	switch a := math.Abs(v); {
 	case a == 0:
 		return "0"
 	case a >= 1e9 || a < 1e-3:
 		return strconv.FormatFloat(v, 'g', 4, 64)
 	case a >= 1000:
-		return strconv.FormatFloat(v, 'f', 0, 64)
+		prec = 0
 	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 1, 64)
+		prec = 1
 	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 2, 64)
+		prec = 2
 	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 3, 64)
+		prec = 3
 	}
-	return strconv.FormatFloat(v, 'f', 4, 64)
+	return strconv.FormatFloat(v, 'f', prec, 64)
 }
 
 func summaryCell(s *Summary) string {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -307,19 +308,16 @@ func ShellQuote(s string) string {
 // ftoa writes a figure with four significant digits at most, without
 // exponent: 0.93, 2.1, 117.3, 1034, 41230.
 func ftoa(x float64) string {
-	a := x
-	if a < 0 {
-		a = -a
-	}
-	switch {
+	prec := 3
+	switch a := math.Abs(x); {
 	case a >= 1000:
-		return strconv.FormatFloat(x, 'f', 0, 64)
+		prec = 0
 	case a >= 100:
-		return trimZeros(strconv.FormatFloat(x, 'f', 1, 64))
+		prec = 1
 	case a >= 10:
-		return trimZeros(strconv.FormatFloat(x, 'f', 2, 64))
+		prec = 2
 	}
-	return trimZeros(strconv.FormatFloat(x, 'f', 3, 64))
+	return trimZeros(strconv.FormatFloat(x, 'f', prec, 64))
 }
 
 func trimZeros(s string) string {

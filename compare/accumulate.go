@@ -152,6 +152,9 @@ type accumulator struct {
 	res   *Result
 	names [2]string
 	sides [2]*sideAcc
+	// inOld are the old side's runs; both those the new side selects too.
+	inOld map[int64]bool
+	both  []int64
 }
 
 // sideAcc is what one side gathers.
@@ -276,7 +279,7 @@ func newAccumulator(oldName, newName string, o Options) *accumulator {
 	if o.Threshold < 0 {
 		o.Threshold = 0
 	}
-	a := &accumulator{o: o, names: [2]string{oldName, newName}}
+	a := &accumulator{o: o, names: [2]string{oldName, newName}, inOld: map[int64]bool{}}
 	a.res = &Result{Old: SideInfo{Name: oldName}, New: SideInfo{Name: newName}, Threshold: o.Threshold, Alpha: o.Alpha,
 		Correction: Correction, ThresholdOnly: o.ThresholdOnly}
 	for i := range a.sides {
@@ -785,23 +788,12 @@ func (a *accumulator) nothingInCommon() string {
 // not told apart at all.
 func Build(old, new Side, o Options) (*Result, error) {
 	a := newAccumulator(old.Name, new.Name, o)
-	// A run both sides select (baseline:X against the campaign the
-	// baseline's runs belong to) would be compared with itself: it is the
-	// old side's.
-	inOld := map[int64]bool{}
-	for i := range old.Runs {
-		inOld[old.Runs[i].ID] = true
-		a.sides[0].addRun(&old.Runs[i])
-	}
-	var shared []int64
-	for i := range new.Runs {
-		if inOld[new.Runs[i].ID] {
-			shared = append(shared, new.Runs[i].ID)
-			continue
+	for i, s := range []Side{old, new} {
+		for j := range s.Runs {
+			a.addRun(i, &s.Runs[j])
 		}
-		a.sides[1].addRun(&new.Runs[i])
 	}
-	if err := a.shared(shared); err != nil {
+	if err := a.shared(); err != nil {
 		return nil, err
 	}
 	for i, s := range []Side{old, new} {
@@ -827,8 +819,22 @@ func byRun(n int, run func(i int) int64) []int {
 	return idx
 }
 
+// addRun records a run of side (0 old, 1 new). A run both sides select
+// (baseline:X against the campaign the baseline's runs belong to) would be
+// compared with itself: it is the old side's.
+func (a *accumulator) addRun(side int, r *store.Run) {
+	if side == 0 {
+		a.inOld[r.ID] = true
+	} else if a.inOld[r.ID] {
+		a.both = append(a.both, r.ID)
+		return
+	}
+	a.sides[side].addRun(r)
+}
+
 // shared notes the runs both sides selected, compared on the old side only.
-func (a *accumulator) shared(ids []int64) error {
+func (a *accumulator) shared() error {
+	ids := a.both
 	if len(ids) == 0 {
 		return nil
 	}
@@ -863,19 +869,11 @@ func Compare(ctx context.Context, db *store.DB, old, new Selector, o Options) (*
 // is an *EmptySelectionError.
 func CompareFilters(ctx context.Context, db *store.DB, names [2]string, fs [2]store.Filter, o Options) (*Result, error) {
 	a := newAccumulator(names[0], names[1], o)
-	inOld := map[int64]bool{}
-	var shared []int64
 	for i, f := range fs {
 		n := 0
 		err := db.EachRun(ctx, f, store.RunOptions{Detail: store.RunParams}, func(r *store.Run) error {
 			n++
-			if i == 0 {
-				inOld[r.ID] = true
-			} else if inOld[r.ID] {
-				shared = append(shared, r.ID)
-				return nil
-			}
-			a.sides[i].addRun(r)
+			a.addRun(i, r)
 			return nil
 		})
 		if err != nil {
@@ -885,7 +883,7 @@ func CompareFilters(ctx context.Context, db *store.DB, names [2]string, fs [2]st
 			return nil, ExplainEmpty(ctx, db, "selector "+names[i], f)
 		}
 	}
-	if err := a.shared(shared); err != nil {
+	if err := a.shared(); err != nil {
 		return nil, err
 	}
 	var errs [2]error

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -746,14 +747,7 @@ func worseThan(d, e float64, b results.Better) bool {
 	case results.BetterLower:
 		return d > e
 	}
-	return abs(d) > abs(e)
-}
-
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
+	return math.Abs(d) > math.Abs(e)
 }
 
 // nothingInCommon says why no row has both sides, and when the sides ran

@@ -181,11 +181,16 @@ func measureOf(m map[pair]*kernels.LinkMeasure, k pair) *kernels.LinkMeasure {
 	return lm
 }
 
-// sortedPairs are m's pairs in id order: each run judged in one order.
-func sortedPairs(m map[pair]*kernels.LinkMeasure) []pair {
+// sortedPairs are m's pairs in id order, each run judged in one order,
+// and their measures in that order.
+func sortedPairs(m map[pair]*kernels.LinkMeasure) ([]pair, []kernels.LinkMeasure) {
 	keys := slices.Collect(maps.Keys(m))
 	slices.SortFunc(keys, func(a, b pair) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
-	return keys
+	links := make([]kernels.LinkMeasure, len(keys))
+	for i, k := range keys {
+		links[i] = *m[k]
+	}
+	return keys, links
 }
 
 // matrix judges the matrix runs: each run against its own references (the
@@ -314,11 +319,7 @@ func (b *builder) judgeMatrixRun(mc *MatrixCheck, rl *runLinks, per map[pair][]p
 	mc.LatencyUnit = cmp.Or(mc.LatencyUnit, rl.latUnit)
 	mc.BandwidthUnit = cmp.Or(mc.BandwidthUnit, rl.bwUnit)
 	b.runnerTolerance(rl)
-	keys := sortedPairs(rl.first)
-	links := make([]kernels.LinkMeasure, len(keys))
-	for i, k := range keys {
-		links[i] = *rl.first[k]
-	}
+	keys, links := sortedPairs(rl.first)
 	jv := b.o.Tolerance.Judge(links)
 	// Every pass's re-tests against the first pass's references.
 	passes := slices.SortedFunc(maps.Keys(rl.retest), results.NaturalCompare)
@@ -327,11 +328,7 @@ func (b *builder) judgeMatrixRun(mc *MatrixCheck, rl *runLinks, per map[pair][]p
 	stillBw := map[pair][]bool{}
 	retests := map[pair][]Retest{}
 	for _, pass := range passes {
-		rk := sortedPairs(rl.retest[pass])
-		rlinks := make([]kernels.LinkMeasure, len(rk))
-		for i, k := range rk {
-			rlinks[i] = *rl.retest[pass][k]
-		}
+		rk, rlinks := sortedPairs(rl.retest[pass])
 		rv := b.o.Tolerance.JudgeAgainst(rlinks, jv.MinLatency, jv.MaxBandwidth)
 		for i, k := range rk {
 			lm := rlinks[i]

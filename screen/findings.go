@@ -34,17 +34,9 @@ func (b *builder) warnf(format string, args ...any) {
 	}
 }
 
-func (b *builder) see(node string) {
-	if b.seen == nil {
-		b.seen = map[string]bool{}
-	}
-	b.seen[node] = true
-}
+func (b *builder) see(node string) { b.seen[node] = true }
 
 func (b *builder) stat(node string) *NodeStat {
-	if b.stats == nil {
-		b.stats = map[string]*NodeStat{}
-	}
 	st := b.stats[node]
 	if st == nil {
 		st = &NodeStat{Node: node, Status: OK}
@@ -60,14 +52,7 @@ func (b *builder) nodeFinding(node string, ev []Evidence, ls ...*Link) {
 	if len(ev) == 0 {
 		return
 	}
-	if b.nodeLinks == nil {
-		b.nodeLinks = map[string][]string{}
-	}
-	for _, l := range ls {
-		if !slices.Contains(b.nodeLinks[node], l.Name()) {
-			b.nodeLinks[node] = append(b.nodeLinks[node], l.Name())
-		}
-	}
+	b.nodeLinks[node] = addLinks(b.nodeLinks[node], ls...)
 	b.nodeEvidence[node] = append(b.nodeEvidence[node], ev...)
 	b.nodeSeverity[node] = max(b.nodeSeverity[node], severity(ev))
 	b.see(node)
@@ -75,9 +60,6 @@ func (b *builder) nodeFinding(node string, ev []Evidence, ls ...*Link) {
 
 // oneWayFinding blames what node sends (dir "out") or receives ("in").
 func (b *builder) oneWayFinding(node, dir string, ls []*Link, ev []Evidence) {
-	if b.oneWay == nil {
-		b.oneWay = map[[2]string]*Finding{}
-	}
 	k := [2]string{node, dir}
 	f := b.oneWay[k]
 	if f == nil {
@@ -88,13 +70,19 @@ func (b *builder) oneWayFinding(node, dir string, ls []*Link, ev []Evidence) {
 		f = &Finding{Kind: KindOneWay, Subject: subject, Nodes: []string{node}}
 		b.oneWay[k] = f
 	}
-	for _, l := range ls {
-		if !slices.Contains(f.Links, l.Name()) {
-			f.Links = append(f.Links, l.Name())
-		}
-	}
+	f.Links = addLinks(f.Links, ls...)
 	f.Evidence = append(f.Evidence, ev...)
 	f.severity = max(f.severity, severity(ev))
+}
+
+// addLinks adds to names the names of ls it does not hold yet.
+func addLinks(names []string, ls ...*Link) []string {
+	for _, l := range ls {
+		if !slices.Contains(names, l.Name()) {
+			names = append(names, l.Name())
+		}
+	}
+	return names
 }
 
 // linkFinding blames one pair (subject "a→b" or "a↔b").

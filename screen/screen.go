@@ -223,7 +223,8 @@ func Analyze(in Input, o Options) *Verdict {
 			v.Findings = append(v.Findings, failedRun(r))
 		}
 	}
-	b := &builder{v: v, o: o, nodeEvidence: map[string][]Evidence{}, nodeSeverity: map[string]float64{}}
+	b := &builder{v: v, o: o, seen: map[string]bool{}, nodeEvidence: map[string][]Evidence{}, nodeSeverity: map[string]float64{},
+		nodeLinks: map[string][]string{}, oneWay: map[[2]string]*Finding{}, stats: map[string]*NodeStat{}}
 	b.matrix(ok, byRun)
 	b.reference(ok, byRun)
 	b.nodeValues(ok, byRun)

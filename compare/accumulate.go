@@ -422,9 +422,7 @@ func (a *accumulator) result() (*Result, error) {
 	}
 	res.Tables = a.tables()
 	a.judgeAll(res.Tables)
-	both := 0
-	res.judged(func(Row) { both++ })
-	if both == 0 {
+	if res.judged(func(Row) bool { return true }) == 0 {
 		return nil, fmt.Errorf("%s: %w", a.nothingInCommon(), ErrNoData)
 	}
 	for _, t := range res.Tables {

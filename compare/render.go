@@ -68,7 +68,8 @@ func (r *Result) Verdict() string {
 	var s string
 	if n := r.Regressions(); n > 0 {
 		s = fmt.Sprintf("REGRESSION: %d of %d row(s) worse by more than %s", n, rows, pct(r.Threshold))
-		if m := r.countUntested(Worse); m > 0 {
+		// Worse without a test: judged by the change alone (ThresholdOnly).
+		if m := r.judged(func(row Row) bool { return !row.Tested && row.Change == Worse }); m > 0 {
 			s += fmt.Sprintf(" (%d of them untested, by the change alone)", m)
 		}
 		s += fmt.Sprintf("; %d better", better)
@@ -212,46 +213,28 @@ func (r *Result) RowCount() int {
 	return n
 }
 
-// judged calls fn with every row the verdict counts (see RowCount) that
-// was measured on both sides.
-func (r *Result) judged(fn func(Row)) {
+// judged is how many rows the verdict counts (see RowCount), measured on
+// both sides, keep accepts.
+func (r *Result) judged(keep func(Row) bool) int {
+	n := 0
 	for _, t := range r.Tables {
 		rows := t.Rows
 		if t.Pairs.Judges() {
 			rows = t.Pairs.All
 		}
 		for _, row := range rows {
-			if row.Change != Missing {
-				fn(row)
+			if row.Change != Missing && keep(row) {
+				n++
 			}
 		}
 	}
+	return n
 }
 
 // Untestable is how many of the rows the verdict counts were measured on
 // both sides with too few runs to test: "~" in the text, never a
 // regression unless ThresholdOnly.
-func (r *Result) Untestable() int {
-	n := 0
-	r.judged(func(row Row) {
-		if !row.Tested {
-			n++
-		}
-	})
-	return n
-}
-
-// countUntested is how many rows the verdict counts have change c without
-// a test (ThresholdOnly).
-func (r *Result) countUntested(c Change) int {
-	n := 0
-	r.judged(func(row Row) {
-		if !row.Tested && row.Change == c {
-			n++
-		}
-	})
-	return n
-}
+func (r *Result) Untestable() int { return r.judged(func(row Row) bool { return !row.Tested }) }
 
 // Untested reports whether some row was judged by its change alone
 // (ThresholdOnly, too few runs to test), which the text output marks "*"

@@ -413,10 +413,7 @@ func Suggest(typed string, candidates []string) []string {
 	}
 	slices.SortFunc(found, func(a, b scored) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.name, b.name)) })
 	var out []string
-	for i, s := range found {
-		if i == 3 {
-			break
-		}
+	for _, s := range found[:min(3, len(found))] {
 		out = append(out, s.name)
 	}
 	return out

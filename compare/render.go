@@ -116,7 +116,7 @@ func (r *Result) Cells(t Table) (header []string, rows [][]string) {
 	}
 	listed(t, func(first string, row Row) {
 		delta, _ := r.deltaCell(row)
-		c := []string{formatX(row.X, t.XUnit), summaryCell(row.Old), summaryCell(row.New), delta, verdictCell(row.Change)}
+		c := []string{formatX(row.X, t.XUnit), summaryCell(row.Old), summaryCell(row.New), delta, verdictCells[row.Change]}
 		switch {
 		case t.Pairs == nil:
 		case withX:
@@ -386,17 +386,9 @@ func deltaText(r Row) string {
 	return signedPct(*r.Delta)
 }
 
-func verdictCell(c Change) string {
-	switch c {
-	case Worse:
-		return "REGRESSION"
-	case Better:
-		return "better"
-	case Changed:
-		return "changed"
-	}
-	return ""
-}
+// verdictCells are the verdict column's texts: none for the same and
+// the missing.
+var verdictCells = map[Change]string{Worse: "REGRESSION", Better: "better", Changed: "changed"}
 
 func signedPct(f float64) string { return SignedPercent(f, 2) }
 

@@ -517,7 +517,7 @@ func (a *accumulator) tables() []Table {
 				ta = tables[tkey]
 				if ta == nil {
 					ta = &tableAcc{t: Table{Benchmark: k.family.benchmark, Metric: k.family.metric, Unit: k.family.unit, XUnit: k.xunit,
-						Better: betterName(results.BetterFor(k.family.unit)), Config: parts}, rows: map[rowKey]*rowAcc{}, pairs: map[pairKey]*PairID{}}
+						Better: betterNames[results.BetterFor(k.family.unit)], Config: parts}, rows: map[rowKey]*rowAcc{}, pairs: map[pairKey]*PairID{}}
 					tables[tkey] = ta
 				}
 				of[gt] = ta

@@ -296,15 +296,9 @@ func cmpX(a, b *float64) int {
 	return cmp.Compare(*a, *b)
 }
 
-func betterName(b results.Better) string {
-	switch b {
-	case results.BetterHigher:
-		return "higher"
-	case results.BetterLower:
-		return "lower"
-	}
-	return ""
-}
+// betterNames name a unit's better direction (Table.Better): none for a
+// unit with no direction.
+var betterNames = map[results.Better]string{results.BetterHigher: "higher", results.BetterLower: "lower"}
 
 // rowStats compares one row's values, one per run (or per pair, unit
 // says which), without judging it: the summaries, the change and, when

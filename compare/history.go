@@ -218,7 +218,7 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	if err != nil {
 		return nil, err
 	}
-	h.Better = betterName(results.BetterFor(h.Unit))
+	h.Better = betterNames[results.BetterFor(h.Unit)]
 	for i := range runs {
 		r := &runs[i]
 		v := vals[r.ID]

@@ -455,7 +455,7 @@ func (b *OverviewBuilder) seriesRows(ov *Overview, series map[ovSeriesKey][]*ovR
 	for i, k := range keys {
 		rs := series[k]
 		row := &OverviewRow{System: k.cfg.system, Benchmark: k.cfg.benchmark, What: k.what, Metric: k.metric, Unit: k.unit,
-			Better: betterName(results.BetterFor(k.unit)), Runs: len(rs), Tested: tested[i]}
+			Better: betterNames[results.BetterFor(k.unit)], Runs: len(rs), Tested: tested[i]}
 		if tested[i] {
 			row.P = ps[i]
 		}

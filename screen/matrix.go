@@ -78,23 +78,14 @@ func (l *Link) Status() Status { return worse(l.LatencyStatus, l.BandwidthStatus
 func (l *Link) Shortfall() float64 { return max(l.latShort, l.bwShort) }
 
 func worse(a, b Status) Status {
-	if severityOf(b) > severityOf(a) {
+	if statusRank[b] > statusRank[a] {
 		return b
 	}
 	return a
 }
 
-func severityOf(s Status) int {
-	switch s {
-	case OK:
-		return 1
-	case Transient:
-		return 2
-	case Bad:
-		return 3
-	}
-	return 0
-}
+// statusRank orders the statuses from none ("", not measured) to Bad.
+var statusRank = map[Status]int{OK: 1, Transient: 2, Bad: 3}
 
 // MatrixCheck is the all-pairs matrix of a screening.
 type MatrixCheck struct {

@@ -272,21 +272,16 @@ func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, 
 	if !f.Since.IsZero() || !f.Until.IsZero() {
 		tries = append(tries, relax{"time", func(g *store.Filter) { g.Since, g.Until = time.Time{}, time.Time{} },
 			func(runs []store.Run) []string {
-				var first, last time.Time
+				var starts []time.Time
 				for _, r := range runs {
-					if r.Start.IsZero() {
-						continue
-					}
-					if first.IsZero() || r.Start.Before(first) {
-						first = r.Start
-					}
-					if r.Start.After(last) {
-						last = r.Start
+					if !r.Start.IsZero() {
+						starts = append(starts, r.Start)
 					}
 				}
-				if first.IsZero() {
+				if len(starts) == 0 {
 					return []string{"do not say when they started, so no --since or --until selects them"}
 				}
+				first, last := slices.MinFunc(starts, time.Time.Compare), slices.MaxFunc(starts, time.Time.Compare)
 				return []string{"started from " + first.UTC().Format(time.RFC3339) + " to " + last.UTC().Format(time.RFC3339)}
 			}})
 	}

@@ -267,11 +267,7 @@ func historyRuns(runs []store.Run, h *History, q HistoryQuery) (map[int64]*store
 	if len(byID) == 0 {
 		return nil, fmt.Errorf("no ok run of benchmark %q: %w", q.Benchmark, ErrNoData)
 	}
-	for id, r := range byID {
-		if q.Variant != "" && r.Variant != q.Variant {
-			delete(byID, id)
-		}
-	}
+	maps.DeleteFunc(byID, func(_ int64, r *store.Run) bool { return q.Variant != "" && r.Variant != q.Variant })
 	if len(byID) == 0 {
 		return nil, fmt.Errorf("no ok run of benchmark %q has variant %q (it has %s): %w", q.Benchmark, q.Variant, strings.Join(slices.Sorted(maps.Keys(variants)), ", "), ErrNoData)
 	}

@@ -435,17 +435,10 @@ func (b *OverviewBuilder) seriesRows(ov *Overview, series map[ovSeriesKey][]*ovR
 		}
 	}
 	perms := FamilyPermutations(m, b.o.Alpha)
-	values := func(rs []*ovRun) []float64 {
-		vals := make([]float64, len(rs))
-		for j, r := range rs {
-			vals[j] = r.fig.value
-		}
-		return vals
-	}
 	for i, k := range keys {
 		rs := series[k]
 		slices.SortStableFunc(rs, func(a, b *ovRun) int { return cmp.Or(a.when.Compare(b.when), cmp.Compare(a.id, b.id)) })
-		searches[i] = NewStepSearch(values(rs), StepOptions{Alpha: b.o.Alpha, Seed: b.o.Seed, Permutations: perms})
+		searches[i] = NewStepSearch(figures(rs), StepOptions{Alpha: b.o.Alpha, Seed: b.o.Seed, Permutations: perms})
 		ps[i], tested[i] = searches[i].First()
 		if tested[i] {
 			ov.Tested++
@@ -463,7 +456,7 @@ func (b *OverviewBuilder) seriesRows(ov *Overview, series map[ovSeriesKey][]*ovR
 			x := f.x
 			row.X = &x
 		}
-		vals := values(rs)
+		vals := figures(rs)
 		last := rs[len(rs)-1]
 		row.Latest = Point{Run: last.id, Job: last.job, When: last.when, Value: last.fig.value, Min: last.fig.value, Max: last.fig.value, N: 1}
 		steps := searches[i].Steps(levels[i])
@@ -562,11 +555,16 @@ func trace(rs []*ovRun, n int) []TracePoint {
 	out := make([]TracePoint, 0, n)
 	for i := 0; i < n; i++ {
 		lo, hi := i*len(rs)/n, (i+1)*len(rs)/n
-		vals := make([]float64, 0, hi-lo)
-		for _, r := range rs[lo:hi] {
-			vals = append(vals, r.fig.value)
-		}
-		out = append(out, TracePoint{When: rs[(lo+hi)/2].when, Value: Median(vals)})
+		out = append(out, TracePoint{When: rs[(lo+hi)/2].when, Value: Median(figures(rs[lo:hi]))})
 	}
 	return out
+}
+
+// figures are the key figures of runs rs, in their order.
+func figures(rs []*ovRun) []float64 {
+	vals := make([]float64, len(rs))
+	for i, r := range rs {
+		vals[i] = r.fig.value
+	}
+	return vals
 }

@@ -5,17 +5,14 @@
 // # Comparing two selections
 //
 // A Selector names runs the way a user does: labels or swept values
-// (fabric=ib,run=before; buf=16384, ntasks_per_node=2: store.Run.Setting),
-// run ids (run:3,7-9), a campaign, its day or its Nth newest submission
-// (campaign:acceptance@2024-06-01, campaign:acceptance@latest), a baseline
-// recorded in the archive (baseline:pre-upgrade), Slurm or local jobs
-// (job:4242), or what ran after another selector's runs
-// (since:baseline:pre-upgrade). A run both sides select is compared on the
-// old side only. A selection that finds nothing is an
+// (store.Run.Setting), run ids, a campaign, its day or its Nth newest
+// submission, a baseline, jobs, or what ran after another selector's runs
+// (the Selector type lists its forms). A run both sides select is
+// compared on the old side only. A selection that finds nothing is an
 // *EmptySelectionError naming what the archive holds (ExplainEmpty), which
-// every command can return. Compare
-// loads both sides and Build matches their samples: same benchmark, metric,
-// unit, x, tags and rank pair, and same configuration. Configuration is the
+// every command can return. Compare loads both sides and Build matches
+// their samples: same benchmark, metric, unit, x, tags and rank pair, and
+// same configuration. Configuration is the
 // campaign, variant, parameters and labels, except those whose values on
 // the two sides have nothing in common: those are what the comparison is
 // about (the labels the user selected by, a section named after the

@@ -116,8 +116,12 @@ type MatrixCheck struct {
 	sorted []*Link        // links by from, then to node
 }
 
-// Link returns the pair from→to, if measured.
+// Link returns the pair from→to, if measured (and m is not nil: no
+// matrix, no pair).
 func (m *MatrixCheck) Link(from, to string) (*Link, bool) {
+	if m == nil {
+		return nil, false
+	}
 	i, ok := m.index[from]
 	j, ok2 := m.index[to]
 	if !ok || !ok2 {

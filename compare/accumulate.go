@@ -517,7 +517,8 @@ func (a *accumulator) tables() []Table {
 				ta = tables[tkey]
 				if ta == nil {
 					ta = &tableAcc{t: Table{Benchmark: k.family.benchmark, Metric: k.family.metric, Unit: k.family.unit, XUnit: k.xunit,
-						Better: betterNames[results.BetterFor(k.family.unit)], Config: parts}, rows: map[rowKey]*rowAcc{}, pairs: map[pairKey]*PairID{}}
+						Better: betterNames[results.BetterFor(k.family.unit)], Config: parts}, rows: map[rowKey]*rowAcc{}, pairs: map[pairKey]*PairID{},
+						tools: [2]map[string]bool{{}, {}}}
 					tables[tkey] = ta
 				}
 				of[gt] = ta
@@ -543,9 +544,6 @@ func (a *accumulator) tables() []Table {
 			}
 			g.vals = nil
 			for tool := range g.tools {
-				if ta.tools[side] == nil {
-					ta.tools[side] = map[string]bool{}
-				}
 				ta.tools[side][tool] = true
 			}
 		}

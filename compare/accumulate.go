@@ -86,12 +86,7 @@ func rankList(ranks []int) string {
 	return strings.Join(s, ":")
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+func orDash(s string) string { return cmp.Or(s, "-") }
 
 // PairSummary is the summary line of a table whose rows are node pairs:
 // how many pairs got worse or better, the worst, and the pairs of each

@@ -444,9 +444,4 @@ func EditDistance(a, b string) int {
 	return prev[len(y)]
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
+func orNone(s string) string { return cmp.Or(s, "(none)") }

@@ -2,6 +2,7 @@ package trend
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
@@ -100,10 +101,7 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
 		f.Variant = "Sans"
 	}
-	p.Title.Text = o.title
-	if p.Title.Text == "" {
-		p.Title.Text = title(h)
-	}
+	p.Title.Text = cmp.Or(o.title, title(h))
 	p.Y.Label.Text = h.Metric
 	if h.Unit != "" {
 		p.Y.Label.Text += " (" + h.Unit + ")"

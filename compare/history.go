@@ -52,16 +52,11 @@ type AmbiguousError struct {
 }
 
 func (e *AmbiguousError) Error() string {
-	shown := e.Choices
-	more := ""
-	if len(shown) > 12 {
-		shown, more = shown[:12], fmt.Sprintf(" and %d more", len(e.Choices)-12)
-	}
 	plural := e.What + "s"
 	if e.What == "x" {
 		plural = "x values"
 	}
-	return fmt.Sprintf("the runs have %d %s (%s%s): choose one with --%s", len(e.Choices), plural, strings.Join(shown, ", "), more, e.What)
+	return fmt.Sprintf("the runs have %d %s (%s): choose one with --%s", len(e.Choices), plural, listOf(e.Choices), e.What)
 }
 
 // History is one metric of one benchmark over time, with its control

@@ -15,12 +15,6 @@ import (
 	"github.com/sbench/sbench/store"
 )
 
-// The overview is what a report over years of an archive opens with: per
-// system, benchmark and configuration, one key figure followed over time —
-// its latest value, its trend, the steps in it (with what changed in
-// provenance) and how many runs failed. It is computed here, once, and
-// drawn by every view (the PDF report, HTML).
-//
 // A run's key figure is, by preference: its peak bandwidth against
 // message size (the median of its repeats at each size, the highest of
 // them); for a bandwidth without sizes (a node-pair matrix), the median

@@ -356,12 +356,8 @@ func (sa *sideAcc) addSample(s *store.Sample) {
 			extra = append(extra, t+"="+v)
 		}
 	}
-	if len(extra) > 1 {
-		slices.Sort(extra)
-	}
-	if len(extra) > 0 {
-		k.extra = strings.Join(extra, "\x00")
-	}
+	slices.Sort(extra)
+	k.extra = strings.Join(extra, "\x00")
 	k.pair = newPairKey(k.pair.from, k.pair.to, k.pair.placement, ranks)
 	if s.X != nil {
 		k.x, k.hasX = *s.X, true

@@ -165,11 +165,9 @@ func LoadHistory(ctx context.Context, db *store.DB, q HistoryQuery) (*History, e
 		if s.X != nil {
 			k.x, k.hasX = *s.X, true
 		}
-		if !seen[k] {
-			seen[k] = true
-			return true
-		}
-		return false
+		first := !seen[k]
+		seen[k] = true
+		return first
 	}
 	var samples []store.Sample
 	if err := db.EachSample(ctx, f, store.SampleOptions{}, func(s store.Sample) error {

@@ -193,7 +193,7 @@ func sortedPairs(m map[pair]*kernels.LinkMeasure) ([]pair, []kernels.LinkMeasure
 // runs together: a link is bad when it is bad in every run that measured
 // it, transient when it is bad or transient in some.
 func (b *builder) matrix(runs []store.Run, byRun map[int64][]store.Sample) {
-	var nodes nodeIDs
+	nodes := nodeIDs{ids: map[string]int{}}
 	mrs := b.collectMatrix(runs, byRun, &nodes)
 	if len(mrs) == 0 {
 		return
@@ -226,9 +226,6 @@ type nodeIDs struct {
 func (n *nodeIDs) id(name string) int {
 	i, ok := n.ids[name]
 	if !ok {
-		if n.ids == nil {
-			n.ids = map[string]int{}
-		}
 		i = len(n.names)
 		n.ids[name] = i
 		n.names = append(n.names, name)

@@ -126,11 +126,7 @@ func ExplainEmpty(ctx context.Context, a Archive, what string, f store.Filter) e
 		for _, j := range jobs {
 			ids = append(ids, j.SlurmID)
 		}
-		known := false
-		for _, id := range f.JobIDs {
-			known = known || slices.Contains(ids, id) || slices.Contains(ids, arrayOf(id))
-		}
-		if !known {
+		if !slices.ContainsFunc(f.JobIDs, func(id string) bool { return slices.Contains(ids, id) || slices.Contains(ids, arrayOf(id)) }) {
 			unknown = true
 			// The newest jobs are the likeliest meant.
 			slices.Reverse(ids)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,12 +86,7 @@ func rankList(ranks []int) string {
 	return strings.Join(s, ":")
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+func orDash(s string) string { return cmp.Or(s, "-") }
 
 // PairSummary is the summary line of a table whose rows are node pairs:
 // how many pairs got worse or better, the worst, and the pairs of each
@@ -152,6 +148,9 @@ type accumulator struct {
 	res   *Result
 	names [2]string
 	sides [2]*sideAcc
+	// inOld are the old side's runs; both those the new side selects too.
+	inOld map[int64]bool
+	both  []int64
 }
 
 // sideAcc is what one side gathers.
@@ -276,7 +275,7 @@ func newAccumulator(oldName, newName string, o Options) *accumulator {
 	if o.Threshold < 0 {
 		o.Threshold = 0
 	}
-	a := &accumulator{o: o, names: [2]string{oldName, newName}}
+	a := &accumulator{o: o, names: [2]string{oldName, newName}, inOld: map[int64]bool{}}
 	a.res = &Result{Old: SideInfo{Name: oldName}, New: SideInfo{Name: newName}, Threshold: o.Threshold, Alpha: o.Alpha,
 		Correction: Correction, ThresholdOnly: o.ThresholdOnly}
 	for i := range a.sides {
@@ -286,8 +285,6 @@ func newAccumulator(oldName, newName string, o Options) *accumulator {
 	}
 	return a
 }
-
-func (sa *sideAcc) intern(s string) string { return sa.strs.of(s) }
 
 // interner keeps one copy of each string it is given: what many runs and
 // samples repeat (benchmark, metric, tool names) is held once.
@@ -309,15 +306,15 @@ func (sa *sideAcc) addRun(r *store.Run) {
 		return
 	}
 	sa.okIDs = append(sa.okIDs, r.ID)
-	sa.benchmarks[sa.intern(r.Benchmark)] = true
+	sa.benchmarks[sa.strs.of(r.Benchmark)] = true
 	key := store.ConfigOf(r).Key()
 	cfg := sa.cfgs[key]
 	if cfg == nil {
 		cfg = &runConfigs{m: runConfig(r)}
 		sa.cfgs[key] = cfg
 	}
-	sa.ok[r.ID] = &runInfo{id: r.ID, cfg: cfg, benchmark: sa.intern(r.Benchmark), kind: sa.intern(r.Kind), kernel: sa.intern(r.Kernel),
-		tool: sa.intern(r.Tool), toolBenchmark: sa.intern(r.ToolBenchmark), toolVer: sa.intern(r.ToolVer), runnerVersion: sa.intern(r.RunnerVersion)}
+	sa.ok[r.ID] = &runInfo{id: r.ID, cfg: cfg, benchmark: sa.strs.of(r.Benchmark), kind: sa.strs.of(r.Kind), kernel: sa.strs.of(r.Kernel),
+		tool: sa.strs.of(r.Tool), toolBenchmark: sa.strs.of(r.ToolBenchmark), toolVer: sa.strs.of(r.ToolVer), runnerVersion: sa.strs.of(r.RunnerVersion)}
 }
 
 // addSample adds a sample of one of the side's runs; samples of other
@@ -327,7 +324,7 @@ func (sa *sideAcc) addSample(s *store.Sample) {
 	if ri == nil {
 		return
 	}
-	metric, unit := sa.intern(s.Metric), sa.intern(s.Unit)
+	metric, unit := sa.strs.of(s.Metric), sa.strs.of(s.Unit)
 	sa.sampled[sampledKey{s.RunID, metric, unit}] = true
 	if !wanted(*sa.o, ri.benchmark, metric) {
 		return
@@ -335,7 +332,7 @@ func (sa *sideAcc) addSample(s *store.Sample) {
 	benchmark, tool, ranks := ri.benchmark, "", s.Pair
 	if sa.o.Families && s.X != nil {
 		if fam := MetricFamily(ri.run(), metric, s.XUnit); fam != "" {
-			benchmark, tool = sa.intern(fam), sa.intern(ToolLabel(ri.run()))
+			benchmark, tool = sa.strs.of(fam), sa.strs.of(ToolLabel(ri.run()))
 			// Ranks 0 and 1 are the pair of every two-rank measurement,
 			// said by some tools and not by others: not a reason to keep
 			// them apart.
@@ -344,7 +341,7 @@ func (sa *sideAcc) addSample(s *store.Sample) {
 			}
 		}
 	}
-	k := groupKey{family: familyKey{benchmark, metric, unit}, xunit: sa.intern(s.XUnit), cfg: ri.cfg}
+	k := groupKey{family: familyKey{benchmark, metric, unit}, xunit: sa.strs.of(s.XUnit), cfg: ri.cfg}
 	var extra []string
 	for t, v := range s.Tags {
 		switch {
@@ -355,18 +352,12 @@ func (sa *sideAcc) addSample(s *store.Sample) {
 			k.pair.to = v
 		case t == "placement":
 			k.pair.placement = v
-		case results.PairTag(t):
-			extra = append(extra, t+"="+v) // a pair tag this code does not know
-		default:
+		default: // a pair tag this code does not know (results.PairTag) too
 			extra = append(extra, t+"="+v)
 		}
 	}
-	if len(extra) > 1 {
-		slices.Sort(extra)
-	}
-	if len(extra) > 0 {
-		k.extra = strings.Join(extra, "\x00")
-	}
+	slices.Sort(extra)
+	k.extra = strings.Join(extra, "\x00")
 	k.pair = newPairKey(k.pair.from, k.pair.to, k.pair.placement, ranks)
 	if s.X != nil {
 		k.x, k.hasX = *s.X, true
@@ -382,7 +373,7 @@ func (sa *sideAcc) addScalar(sc *store.Scalar) {
 		sa.sampled[sampledKey{sc.RunID, sc.Name, sc.Unit}] {
 		return
 	}
-	sa.add(groupKey{family: familyKey{ri.benchmark, sa.intern(sc.Name), sa.intern(sc.Unit)}, cfg: ri.cfg}, nil, sc.RunID, sc.Value, "")
+	sa.add(groupKey{family: familyKey{ri.benchmark, sa.strs.of(sc.Name), sa.strs.of(sc.Unit)}, cfg: ri.cfg}, nil, sc.RunID, sc.Value, "")
 }
 
 func (sa *sideAcc) add(k groupKey, extra []string, run int64, value float64, tool string) {
@@ -410,38 +401,19 @@ func (sa *sideAcc) add(k groupKey, extra []string, run int64, value float64, too
 // comparison with nothing to compare.
 func (a *accumulator) result() (*Result, error) {
 	res := a.res
-	for i, sa := range a.sides {
-		info := a.info(i)
+	for i, info := range []*SideInfo{&res.Old, &res.New} {
+		sa := a.sides[i]
 		info.Runs, info.Excluded = sa.okIDs, sa.excluded
-	}
-	for i := range a.sides {
-		if len(a.sides[i].notOK) > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s left out, only ok runs are compared", a.names[i], statusRuns(a.sides[i].notOK)))
+		if len(sa.notOK) > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s left out, only ok runs are compared", a.names[i], statusRuns(sa.notOK)))
 		}
-	}
-	for _, info := range []SideInfo{res.Old, res.New} {
 		if len(info.Runs) == 0 {
 			return nil, fmt.Errorf("%s: no ok runs: %w", info.Name, ErrNoData)
 		}
 	}
 	res.Tables = a.tables()
 	a.judgeAll(res.Tables)
-	both := 0
-	for _, t := range res.Tables {
-		for _, r := range t.Rows {
-			if r.Change != Missing {
-				both++
-			}
-		}
-		if t.Pairs.Judges() {
-			for _, r := range t.Pairs.All {
-				if r.Change != Missing {
-					both++
-				}
-			}
-		}
-	}
-	if both == 0 {
+	if res.judged(func(Row) bool { return true }) == 0 {
 		return nil, fmt.Errorf("%s: %w", a.nothingInCommon(), ErrNoData)
 	}
 	for _, t := range res.Tables {
@@ -536,7 +508,8 @@ func (a *accumulator) tables() []Table {
 				ta = tables[tkey]
 				if ta == nil {
 					ta = &tableAcc{t: Table{Benchmark: k.family.benchmark, Metric: k.family.metric, Unit: k.family.unit, XUnit: k.xunit,
-						Better: betterName(results.BetterFor(k.family.unit)), Config: parts}, rows: map[rowKey]*rowAcc{}, pairs: map[pairKey]*PairID{}}
+						Better: betterNames[results.BetterFor(k.family.unit)], Config: parts}, rows: map[rowKey]*rowAcc{}, pairs: map[pairKey]*PairID{},
+						tools: [2]map[string]bool{{}, {}}}
 					tables[tkey] = ta
 				}
 				of[gt] = ta
@@ -562,9 +535,6 @@ func (a *accumulator) tables() []Table {
 			}
 			g.vals = nil
 			for tool := range g.tools {
-				if ta.tools[side] == nil {
-					ta.tools[side] = map[string]bool{}
-				}
 				ta.tools[side][tool] = true
 			}
 		}
@@ -650,9 +620,12 @@ func (a *accumulator) finishTable(ta *tableAcc) Table {
 func (a *accumulator) pairSummary(rows []Row) *PairSummary {
 	ps := &PairSummary{Rows: len(rows)}
 	pairs := map[pairKey]bool{}
-	type side struct{ medians [2][]float64 }
+	type side struct {
+		x       *float64
+		medians [2][]float64
+	}
 	byX := map[string]*side{}
-	var xs []*float64
+	var xs []*side
 	for i := range rows {
 		r := &rows[i]
 		pairs[r.Pair.key()] = true
@@ -670,9 +643,9 @@ func (a *accumulator) pairSummary(rows []Row) *PairSummary {
 		}
 		s := byX[xk]
 		if s == nil {
-			s = &side{}
+			s = &side{x: r.X}
 			byX[xk] = s
-			xs = append(xs, r.X)
+			xs = append(xs, s)
 		}
 		for j, sum := range []*Summary{r.Old, r.New} {
 			if sum != nil {
@@ -681,15 +654,10 @@ func (a *accumulator) pairSummary(rows []Row) *PairSummary {
 		}
 	}
 	ps.Pairs = len(pairs)
-	slices.SortFunc(xs, cmpX)
-	for _, x := range xs {
-		xk := "none"
-		if x != nil {
-			xk = strconv.FormatFloat(*x, 'g', -1, 64)
-		}
-		s := byX[xk]
+	slices.SortFunc(xs, func(a, b *side) int { return cmpX(a.x, b.x) })
+	for _, s := range xs {
 		row := rowStats(s.medians[0], s.medians[1], "pairs", a.o)
-		row.X = x
+		row.X = s.x
 		ps.All = append(ps.All, row)
 	}
 	return ps
@@ -766,14 +734,7 @@ func worseThan(d, e float64, b results.Better) bool {
 	case results.BetterLower:
 		return d > e
 	}
-	return abs(d) > abs(e)
-}
-
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
+	return math.Abs(d) > math.Abs(e)
 }
 
 // nothingInCommon says why no row has both sides, and when the sides ran
@@ -808,23 +769,12 @@ func (a *accumulator) nothingInCommon() string {
 // not told apart at all.
 func Build(old, new Side, o Options) (*Result, error) {
 	a := newAccumulator(old.Name, new.Name, o)
-	// A run both sides select (baseline:X against the campaign the
-	// baseline's runs belong to) would be compared with itself: it is the
-	// old side's.
-	inOld := map[int64]bool{}
-	for i := range old.Runs {
-		inOld[old.Runs[i].ID] = true
-		a.sides[0].addRun(&old.Runs[i])
-	}
-	var shared []int64
-	for i := range new.Runs {
-		if inOld[new.Runs[i].ID] {
-			shared = append(shared, new.Runs[i].ID)
-			continue
+	for i, s := range []Side{old, new} {
+		for j := range s.Runs {
+			a.addRun(i, &s.Runs[j])
 		}
-		a.sides[1].addRun(&new.Runs[i])
 	}
-	if err := a.shared(shared); err != nil {
+	if err := a.shared(); err != nil {
 		return nil, err
 	}
 	for i, s := range []Side{old, new} {
@@ -850,15 +800,22 @@ func byRun(n int, run func(i int) int64) []int {
 	return idx
 }
 
-func (a *accumulator) info(side int) *SideInfo {
+// addRun records a run of side (0 old, 1 new). A run both sides select
+// (baseline:X against the campaign the baseline's runs belong to) would be
+// compared with itself: it is the old side's.
+func (a *accumulator) addRun(side int, r *store.Run) {
 	if side == 0 {
-		return &a.res.Old
+		a.inOld[r.ID] = true
+	} else if a.inOld[r.ID] {
+		a.both = append(a.both, r.ID)
+		return
 	}
-	return &a.res.New
+	a.sides[side].addRun(r)
 }
 
 // shared notes the runs both sides selected, compared on the old side only.
-func (a *accumulator) shared(ids []int64) error {
+func (a *accumulator) shared() error {
+	ids := a.both
 	if len(ids) == 0 {
 		return nil
 	}
@@ -893,19 +850,11 @@ func Compare(ctx context.Context, db *store.DB, old, new Selector, o Options) (*
 // is an *EmptySelectionError.
 func CompareFilters(ctx context.Context, db *store.DB, names [2]string, fs [2]store.Filter, o Options) (*Result, error) {
 	a := newAccumulator(names[0], names[1], o)
-	inOld := map[int64]bool{}
-	var shared []int64
 	for i, f := range fs {
 		n := 0
 		err := db.EachRun(ctx, f, store.RunOptions{Detail: store.RunParams}, func(r *store.Run) error {
 			n++
-			if i == 0 {
-				inOld[r.ID] = true
-			} else if inOld[r.ID] {
-				shared = append(shared, r.ID)
-				return nil
-			}
-			a.sides[i].addRun(r)
+			a.addRun(i, r)
 			return nil
 		})
 		if err != nil {
@@ -915,7 +864,7 @@ func CompareFilters(ctx context.Context, db *store.DB, names [2]string, fs [2]st
 			return nil, ExplainEmpty(ctx, db, "selector "+names[i], f)
 		}
 	}
-	if err := a.shared(shared); err != nil {
+	if err := a.shared(); err != nil {
 		return nil, err
 	}
 	var errs [2]error

@@ -275,17 +275,8 @@ func configKeys(runs [2][]map[cfgKey]string) []cfgKey {
 				all[c[k]] = true
 			}
 		}
-		if len(all) < 2 {
-			continue
-		}
-		shared := false
-		for v := range vals[0] {
-			if vals[1][v] {
-				shared = true
-				break
-			}
-		}
-		if shared {
+		// The sides share a value when their union is smaller than both.
+		if len(all) >= 2 && len(all) < len(vals[0])+len(vals[1]) {
 			out = append(out, k)
 		}
 	}
@@ -305,15 +296,9 @@ func cmpX(a, b *float64) int {
 	return cmp.Compare(*a, *b)
 }
 
-func betterName(b results.Better) string {
-	switch b {
-	case results.BetterHigher:
-		return "higher"
-	case results.BetterLower:
-		return "lower"
-	}
-	return ""
-}
+// betterNames name a unit's better direction (Table.Better): none for a
+// unit with no direction.
+var betterNames = map[results.Better]string{results.BetterHigher: "higher", results.BetterLower: "lower"}
 
 // rowStats compares one row's values, one per run (or per pair, unit
 // says which), without judging it: the summaries, the change and, when
@@ -387,14 +372,35 @@ func judge(row *Row, better results.Better, o Options) {
 	if math.Abs(d) <= o.Threshold+1e-9 {
 		return
 	}
+	row.Change = direction(d, better)
+}
+
+// direction is the verdict on a change d beyond the threshold, for a
+// unit whose better direction is better.
+func direction(d float64, better results.Better) Change {
 	switch {
 	case better == results.BetterUnknown:
-		row.Change = Changed
+		return Changed
 	case (d > 0) == (better == results.BetterHigher):
-		row.Change = Better
-	default:
-		row.Change = Worse
+		return Better
 	}
+	return Worse
+}
+
+// newStepChange is step s of a series, first of the new level the run
+// at p, judged against threshold for a unit whose better direction is
+// better: Same within it, Changed from a level of 0.
+func newStepChange(s Step, p Point, threshold float64, better results.Better) StepChange {
+	c := StepChange{Index: s.Index, Run: p.Run, Job: p.Job, When: p.When, Before: s.Before, After: s.After, P: s.P, Change: Same}
+	if s.Before == 0 {
+		c.Change = Changed
+		return c
+	}
+	c.Delta = s.After/s.Before - 1
+	if math.Abs(c.Delta) > threshold+1e-9 {
+		c.Change = direction(c.Delta, better)
+	}
+	return c
 }
 
 func summarize(v []float64) *Summary {

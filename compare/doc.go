@@ -5,17 +5,14 @@
 // # Comparing two selections
 //
 // A Selector names runs the way a user does: labels or swept values
-// (fabric=ib,run=before; buf=16384, ntasks_per_node=2: store.Run.Setting),
-// run ids (run:3,7-9), a campaign, its day or its Nth newest submission
-// (campaign:acceptance@2024-06-01, campaign:acceptance@latest), a baseline
-// recorded in the archive (baseline:pre-upgrade), Slurm or local jobs
-// (job:4242), or what ran after another selector's runs
-// (since:baseline:pre-upgrade). A run both sides select is compared on the
-// old side only. A selection that finds nothing is an
+// (store.Run.Setting), run ids, a campaign, its day or its Nth newest
+// submission, a baseline, jobs, or what ran after another selector's runs
+// (the Selector type lists its forms). A run both sides select is
+// compared on the old side only. A selection that finds nothing is an
 // *EmptySelectionError naming what the archive holds (ExplainEmpty), which
-// every command can return. Compare
-// loads both sides and Build matches their samples: same benchmark, metric,
-// unit, x, tags and rank pair, and same configuration. Configuration is the
+// every command can return. Compare loads both sides and Build matches
+// their samples: same benchmark, metric, unit, x, tags and rank pair, and
+// same configuration. Configuration is the
 // campaign, variant, parameters and labels, except those whose values on
 // the two sides have nothing in common: those are what the comparison is
 // about (the labels the user selected by, a section named after the
@@ -50,11 +47,8 @@
 // the archive one run and one sample at a time, both sides at once, each
 // side into an accumulator of its own.
 //
-// MannWhitney is exact for n+m ≤ 40, ties included (the null distribution
-// of the rank sum is counted over all splits of the pooled mid-ranks), and
-// uses the normal approximation with tie correction and continuity
-// correction beyond. The result is data (Result, Table, Row) with text and
-// JSON renderings, so that reports can print the same table.
+// The result is data (Result, Table, Row) with text and JSON renderings,
+// so that reports can print the same table.
 //
 // # History: control bands and steps
 //
@@ -62,18 +56,12 @@
 // run in time order (the median of the run's repeats), and runs two
 // analyses:
 //
-//   - Steps finds changes of level by binary segmentation. The split of a
-//     segment is the least-squares one (the largest drop in squared error
-//     from fitting two levels instead of one), on values winsorised at the
-//     median ± 5 robust standard deviations so that a stalled run cannot
-//     pose as a level; its p-value is a permutation test of that maximum
-//     (up to 999 seeded shuffles, stopped at the 20th as extreme), so the
-//     many splits tried are accounted for and a series of pure noise shows
-//     a step at rate Alpha, whatever the noise's distribution; a segment
-//     too short for the test to reach Alpha (Testable: 8 points at 0.05)
-//     is not tested. We chose this over PELT (which needs a penalty tuned
-//     to the noise) and over asv's penalised L1 fit because it states a
-//     p-value a report can quote.
+//   - Steps finds changes of level by binary segmentation, each split
+//     with the p-value of a permutation test, so that a series of pure
+//     noise shows a step at rate Alpha (see Steps for the method, and why
+//     it was chosen over PELT and a penalised fit); a segment too short
+//     for the test to reach Alpha (Testable: 8 points at 0.05) is not
+//     tested.
 //   - ControlBands gives each point the mean ± 3σ of up to Window (20)
 //     earlier points of the same level, as XDMoD's application kernels do;
 //     a band never spans a step, so the new level builds its own band

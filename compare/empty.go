@@ -126,11 +126,7 @@ func ExplainEmpty(ctx context.Context, a Archive, what string, f store.Filter) e
 		for _, j := range jobs {
 			ids = append(ids, j.SlurmID)
 		}
-		known := false
-		for _, id := range f.JobIDs {
-			known = known || slices.Contains(ids, id) || slices.Contains(ids, arrayOf(id))
-		}
-		if !known {
+		if !slices.ContainsFunc(f.JobIDs, func(id string) bool { return slices.Contains(ids, id) || slices.Contains(ids, arrayOf(id)) }) {
 			unknown = true
 			// The newest jobs are the likeliest meant.
 			slices.Reverse(ids)
@@ -272,21 +268,16 @@ func explainCombination(ctx context.Context, a Archive, e *EmptySelectionError, 
 	if !f.Since.IsZero() || !f.Until.IsZero() {
 		tries = append(tries, relax{"time", func(g *store.Filter) { g.Since, g.Until = time.Time{}, time.Time{} },
 			func(runs []store.Run) []string {
-				var first, last time.Time
+				var starts []time.Time
 				for _, r := range runs {
-					if r.Start.IsZero() {
-						continue
-					}
-					if first.IsZero() || r.Start.Before(first) {
-						first = r.Start
-					}
-					if r.Start.After(last) {
-						last = r.Start
+					if !r.Start.IsZero() {
+						starts = append(starts, r.Start)
 					}
 				}
-				if first.IsZero() {
+				if len(starts) == 0 {
 					return []string{"do not say when they started, so no --since or --until selects them"}
 				}
+				first, last := slices.MinFunc(starts, time.Time.Compare), slices.MaxFunc(starts, time.Time.Compare)
 				return []string{"started from " + first.UTC().Format(time.RFC3339) + " to " + last.UTC().Format(time.RFC3339)}
 			}})
 	}
@@ -413,10 +404,7 @@ func Suggest(typed string, candidates []string) []string {
 	}
 	slices.SortFunc(found, func(a, b scored) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.name, b.name)) })
 	var out []string
-	for i, s := range found {
-		if i == 3 {
-			break
-		}
+	for _, s := range found[:min(3, len(found))] {
 		out = append(out, s.name)
 	}
 	return out
@@ -452,9 +440,4 @@ func EditDistance(a, b string) int {
 	return prev[len(y)]
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
+func orNone(s string) string { return cmp.Or(s, "(none)") }

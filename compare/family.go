@@ -102,20 +102,11 @@ func ToolLabel(r *store.Run) string {
 	var parts []string
 	switch {
 	case native(r):
-		parts = append(parts, "sbench-runner")
-		if r.RunnerVersion != "" {
-			parts = append(parts, r.RunnerVersion)
-		}
-		if r.Kernel != "" {
-			parts = append(parts, r.Kernel)
-		}
+		parts = []string{"sbench-runner", r.RunnerVersion, r.Kernel}
 	case r.Tool != "":
-		parts = append(parts, r.Tool)
-		if r.ToolVer != "" {
-			parts = append(parts, r.ToolVer)
-		}
+		parts = []string{r.Tool, r.ToolVer}
 	}
-	label := strings.Join(parts, " ")
+	label := strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " ")
 	if label == "" {
 		return r.Benchmark
 	}

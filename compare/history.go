@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,16 +52,11 @@ type AmbiguousError struct {
 }
 
 func (e *AmbiguousError) Error() string {
-	shown := e.Choices
-	more := ""
-	if len(shown) > 12 {
-		shown, more = shown[:12], fmt.Sprintf(" and %d more", len(e.Choices)-12)
-	}
 	plural := e.What + "s"
 	if e.What == "x" {
 		plural = "x values"
 	}
-	return fmt.Sprintf("the runs have %d %s (%s%s): choose one with --%s", len(e.Choices), plural, strings.Join(shown, ", "), more, e.What)
+	return fmt.Sprintf("the runs have %d %s (%s): choose one with --%s", len(e.Choices), plural, listOf(e.Choices), e.What)
 }
 
 // History is one metric of one benchmark over time, with its control
@@ -171,11 +165,9 @@ func LoadHistory(ctx context.Context, db *store.DB, q HistoryQuery) (*History, e
 		if s.X != nil {
 			k.x, k.hasX = *s.X, true
 		}
-		if !seen[k] {
-			seen[k] = true
-			return true
-		}
-		return false
+		first := !seen[k]
+		seen[k] = true
+		return first
 	}
 	var samples []store.Sample
 	if err := db.EachSample(ctx, f, store.SampleOptions{}, func(s store.Sample) error {
@@ -219,7 +211,7 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	if err != nil {
 		return nil, err
 	}
-	h.Better = betterName(results.BetterFor(h.Unit))
+	h.Better = betterNames[results.BetterFor(h.Unit)]
 	for i := range runs {
 		r := &runs[i]
 		v := vals[r.ID]
@@ -236,11 +228,7 @@ func BuildHistory(runs []store.Run, samples []store.Sample, q HistoryQuery) (*Hi
 	// Runs come from the archive in start order with unknown starts
 	// first; order by the time shown instead, stably.
 	slices.SortStableFunc(h.Points, func(a, b Point) int { return a.When.Compare(b.When) })
-	series := make([]float64, len(h.Points))
-	for i, p := range h.Points {
-		series[i] = p.Value
-	}
-	h.search = NewStepSearch(series, StepOptions{Alpha: q.Alpha, Seed: q.Seed, Permutations: q.Permutations})
+	h.search = NewStepSearch(h.values(), StepOptions{Alpha: q.Alpha, Seed: q.Seed, Permutations: q.Permutations})
 	if p, ok := h.search.First(); ok {
 		h.Tested, h.P = true, p
 	}
@@ -272,11 +260,7 @@ func historyRuns(runs []store.Run, h *History, q HistoryQuery) (map[int64]*store
 	if len(byID) == 0 {
 		return nil, fmt.Errorf("no ok run of benchmark %q: %w", q.Benchmark, ErrNoData)
 	}
-	for id, r := range byID {
-		if q.Variant != "" && r.Variant != q.Variant {
-			delete(byID, id)
-		}
-	}
+	maps.DeleteFunc(byID, func(_ int64, r *store.Run) bool { return q.Variant != "" && r.Variant != q.Variant })
 	if len(byID) == 0 {
 		return nil, fmt.Errorf("no ok run of benchmark %q has variant %q (it has %s): %w", q.Benchmark, q.Variant, strings.Join(slices.Sorted(maps.Keys(variants)), ", "), ErrNoData)
 	}
@@ -367,37 +351,29 @@ func historyValues(samples []store.Sample, byID map[int64]*store.Run, h *History
 // StepSearch.Steps), judges each against the threshold, and draws the
 // control bands, reset at each step.
 func (h *History) findSteps(level float64) {
-	series := make([]float64, len(h.Points))
-	for i, p := range h.Points {
-		series[i] = p.Value
-	}
 	h.Changes = nil
 	var starts []int
 	better := results.BetterFor(h.Unit)
 	for _, s := range h.search.Steps(level) {
 		starts = append(starts, s.Index)
 		p := h.Points[s.Index]
-		c := StepChange{Index: s.Index, Run: p.Run, Job: p.Job, When: p.When, Before: s.Before, After: s.After, P: s.P, Change: Same}
-		if s.Before != 0 {
-			c.Delta = s.After/s.Before - 1
-		}
-		if s.Before == 0 || math.Abs(c.Delta) > h.Threshold+1e-9 {
-			switch {
-			case better == results.BetterUnknown || s.Before == 0:
-				c.Change = Changed
-			case (c.Delta > 0) == (better == results.BetterHigher):
-				c.Change = Better
-			default:
-				c.Change = Worse
-			}
-		}
+		c := newStepChange(s, p, h.Threshold, better)
 		c.Provenance = Provenance(h.Points[s.Index-1].run, p.run)
 		h.Changes = append(h.Changes, c)
 	}
-	bands, outside := ControlBands(series, h.Window, starts)
+	bands, outside := ControlBands(h.values(), h.Window, starts)
 	for i := range h.Points {
 		h.Points[i].Band, h.Points[i].Outside = bands[i], outside[i]
 	}
+}
+
+// values are the points' values, in time order.
+func (h *History) values() []float64 {
+	v := make([]float64, len(h.Points))
+	for i, p := range h.Points {
+		v[i] = p.Value
+	}
+	return v
 }
 
 // HistoryFamily controls the steps of histories shown together — a page

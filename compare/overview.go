@@ -15,12 +15,6 @@ import (
 	"github.com/sbench/sbench/store"
 )
 
-// The overview is what a report over years of an archive opens with: per
-// system, benchmark and configuration, one key figure followed over time —
-// its latest value, its trend, the steps in it (with what changed in
-// provenance) and how many runs failed. It is computed here, once, and
-// drawn by every view (the PDF report, HTML).
-//
 // A run's key figure is, by preference: its peak bandwidth against
 // message size (the median of its repeats at each size, the highest of
 // them); for a bandwidth without sizes (a node-pair matrix), the median
@@ -172,8 +166,6 @@ func NewOverviewBuilder(o OverviewOptions) *OverviewBuilder {
 	return &OverviewBuilder{o: o, runs: map[int64]*ovRun{}, strs: interner{}, cfgs: map[ovKey]*ovConfig{}}
 }
 
-func (b *OverviewBuilder) intern(s string) string { return b.strs.of(s) }
-
 // AddRun records a run; its samples and scalars follow.
 func (b *OverviewBuilder) AddRun(r *store.Run) {
 	cfg := store.ConfigOf(r).Without(store.AttrCampaign)
@@ -181,7 +173,7 @@ func (b *OverviewBuilder) AddRun(r *store.Run) {
 	key := ovKey{r.System, r.Benchmark, cfg.Key()}
 	c := b.cfgs[key]
 	if c == nil {
-		c = &ovConfig{system: b.intern(r.System), benchmark: b.intern(r.Benchmark), attrs: cfg, key: key}
+		c = &ovConfig{system: b.strs.of(r.System), benchmark: b.strs.of(r.Benchmark), attrs: cfg, key: key}
 		b.cfgs[key] = c
 	}
 	when := r.Start
@@ -207,7 +199,7 @@ func (b *OverviewBuilder) AddSample(s *store.Sample) {
 	if results.BetterFor(s.Unit) == results.BetterUnknown || results.AltUnitMetric(s.Metric) {
 		return
 	}
-	k := ovMetric{metric: b.intern(s.Metric), unit: b.intern(s.Unit), xunit: b.intern(s.XUnit)}
+	k := ovMetric{metric: b.strs.of(s.Metric), unit: b.strs.of(s.Unit), xunit: b.strs.of(s.XUnit)}
 	if s.X != nil {
 		k.x, k.hasX = *s.X, true
 	}
@@ -225,7 +217,7 @@ func (b *OverviewBuilder) AddScalar(s *store.Scalar) {
 	if strings.EqualFold(s.Unit, "gflops") || strings.EqualFold(s.Unit, "tflops") {
 		rank = 2
 	}
-	b.offer(r, ovFigure{rank: rank, metric: b.intern(s.Name), unit: b.intern(s.Unit), what: b.intern(s.Name), value: s.Value})
+	b.offer(r, ovFigure{rank: rank, metric: b.strs.of(s.Name), unit: b.strs.of(s.Unit), what: b.strs.of(s.Name), value: s.Value})
 }
 
 func (b *OverviewBuilder) offer(r *ovRun, f ovFigure) {
@@ -437,17 +429,10 @@ func (b *OverviewBuilder) seriesRows(ov *Overview, series map[ovSeriesKey][]*ovR
 		}
 	}
 	perms := FamilyPermutations(m, b.o.Alpha)
-	values := func(rs []*ovRun) []float64 {
-		vals := make([]float64, len(rs))
-		for j, r := range rs {
-			vals[j] = r.fig.value
-		}
-		return vals
-	}
 	for i, k := range keys {
 		rs := series[k]
 		slices.SortStableFunc(rs, func(a, b *ovRun) int { return cmp.Or(a.when.Compare(b.when), cmp.Compare(a.id, b.id)) })
-		searches[i] = NewStepSearch(values(rs), StepOptions{Alpha: b.o.Alpha, Seed: b.o.Seed, Permutations: perms})
+		searches[i] = NewStepSearch(figures(rs), StepOptions{Alpha: b.o.Alpha, Seed: b.o.Seed, Permutations: perms})
 		ps[i], tested[i] = searches[i].First()
 		if tested[i] {
 			ov.Tested++
@@ -457,7 +442,7 @@ func (b *OverviewBuilder) seriesRows(ov *Overview, series map[ovSeriesKey][]*ovR
 	for i, k := range keys {
 		rs := series[k]
 		row := &OverviewRow{System: k.cfg.system, Benchmark: k.cfg.benchmark, What: k.what, Metric: k.metric, Unit: k.unit,
-			Better: betterName(results.BetterFor(k.unit)), Runs: len(rs), Tested: tested[i]}
+			Better: betterNames[results.BetterFor(k.unit)], Runs: len(rs), Tested: tested[i]}
 		if tested[i] {
 			row.P = ps[i]
 		}
@@ -465,7 +450,7 @@ func (b *OverviewBuilder) seriesRows(ov *Overview, series map[ovSeriesKey][]*ovR
 			x := f.x
 			row.X = &x
 		}
-		vals := values(rs)
+		vals := figures(rs)
 		last := rs[len(rs)-1]
 		row.Latest = Point{Run: last.id, Job: last.job, When: last.when, Value: last.fig.value, Min: last.fig.value, Max: last.fig.value, N: 1}
 		steps := searches[i].Steps(levels[i])
@@ -497,20 +482,9 @@ func (b *OverviewBuilder) seriesRows(ov *Overview, series map[ovSeriesKey][]*ovR
 func (b *OverviewBuilder) describeSteps(p ovPending, full map[int64]*store.Run) {
 	for _, s := range p.steps {
 		before, after := p.pts[s.Index-1], p.pts[s.Index]
-		c := StepChange{Index: s.Index, Run: after.id, Job: after.job, When: after.when, Before: s.Before, After: s.After, P: s.P, Change: Same}
-		if s.Before != 0 {
-			c.Delta = s.After/s.Before - 1
-		}
-		if s.Before != 0 && math.Abs(c.Delta) <= b.o.Threshold+1e-9 {
+		c := newStepChange(s, Point{Run: after.id, Job: after.job, When: after.when}, b.o.Threshold, results.BetterFor(p.row.Unit))
+		if c.Change == Same {
 			continue
-		}
-		switch bt := results.BetterFor(p.row.Unit); {
-		case bt == results.BetterUnknown || s.Before == 0:
-			c.Change = Changed
-		case (c.Delta > 0) == (bt == results.BetterHigher):
-			c.Change = Better
-		default:
-			c.Change = Worse
 		}
 		c.Provenance = Provenance(full[before.id], full[after.id])
 		p.row.Steps = append(p.row.Steps, c)
@@ -575,11 +549,16 @@ func trace(rs []*ovRun, n int) []TracePoint {
 	out := make([]TracePoint, 0, n)
 	for i := 0; i < n; i++ {
 		lo, hi := i*len(rs)/n, (i+1)*len(rs)/n
-		vals := make([]float64, 0, hi-lo)
-		for _, r := range rs[lo:hi] {
-			vals = append(vals, r.fig.value)
-		}
-		out = append(out, TracePoint{When: rs[(lo+hi)/2].when, Value: Median(vals)})
+		out = append(out, TracePoint{When: rs[(lo+hi)/2].when, Value: Median(figures(rs[lo:hi]))})
 	}
 	return out
+}
+
+// figures are the key figures of runs rs, in their order.
+func figures(rs []*ovRun) []float64 {
+	vals := make([]float64, len(rs))
+	for i, r := range rs {
+		vals[i] = r.fig.value
+	}
+	return vals
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -69,7 +68,8 @@ func (r *Result) Verdict() string {
 	var s string
 	if n := r.Regressions(); n > 0 {
 		s = fmt.Sprintf("REGRESSION: %d of %d row(s) worse by more than %s", n, rows, pct(r.Threshold))
-		if m := r.countUntested(Worse); m > 0 {
+		// Worse without a test: judged by the change alone (ThresholdOnly).
+		if m := r.judged(func(row Row) bool { return !row.Tested && row.Change == Worse }); m > 0 {
 			s += fmt.Sprintf(" (%d of them untested, by the change alone)", m)
 		}
 		s += fmt.Sprintf("; %d better", better)
@@ -114,28 +114,18 @@ func (r *Result) Cells(t Table) (header []string, rows [][]string) {
 			header = append(header[:1], header[2:]...)
 		}
 	}
-	cells := func(first string, row Row) []string {
+	listed(t, func(first string, row Row) {
 		delta, _ := r.deltaCell(row)
-		c := []string{formatX(row.X, t.XUnit), summaryCell(row.Old), summaryCell(row.New), delta, verdictCell(row.Change)}
+		c := []string{formatX(row.X, t.XUnit), summaryCell(row.Old), summaryCell(row.New), delta, verdictCells[row.Change]}
 		switch {
 		case t.Pairs == nil:
-			return c
 		case withX:
-			return append([]string{first}, c...)
+			c = append([]string{first}, c...)
+		default:
+			c = append([]string{first}, c[1:]...)
 		}
-		return append([]string{first}, c[1:]...)
-	}
-	for _, row := range t.Rows {
-		if t.Pairs != nil && row.Change == Missing {
-			continue
-		}
-		rows = append(rows, cells(row.Pair.String(), row))
-	}
-	if t.Pairs != nil {
-		for _, row := range t.Pairs.All {
-			rows = append(rows, cells("all pairs", row))
-		}
-	}
+		rows = append(rows, c)
+	})
 	if g := t.GeoMean; g != nil && len(t.Rows) > 1 {
 		c := []string{"geomean", formatValue(g.Old), formatValue(g.New), signedPct(g.Delta), ""}
 		if t.Pairs != nil {
@@ -153,20 +143,27 @@ func (r *Result) Cells(t Table) (header []string, rows [][]string) {
 // the geometric-mean row), for a report to colour them.
 func (r *Result) Changes(t Table) []Change {
 	var out []Change
-	for _, row := range t.Rows {
-		if t.Pairs == nil || row.Change != Missing {
-			out = append(out, row.Change)
-		}
-	}
-	if t.Pairs != nil {
-		for _, row := range t.Pairs.All {
-			out = append(out, row.Change)
-		}
-	}
+	listed(t, func(_ string, row Row) { out = append(out, row.Change) })
 	if t.GeoMean != nil && len(t.Rows) > 1 {
 		out = append(out, "")
 	}
 	return out
+}
+
+// listed calls fn with the rows Cells lists, in its order, and the pair
+// column's cell of each: of a table of node pairs, the pairs measured on
+// both sides, then the rows of all pairs taken together.
+func listed(t Table, fn func(first string, row Row)) {
+	for _, row := range t.Rows {
+		if t.Pairs == nil || row.Change != Missing {
+			fn(row.Pair.String(), row)
+		}
+	}
+	if t.Pairs != nil {
+		for _, row := range t.Pairs.All {
+			fn("all pairs", row)
+		}
+	}
 }
 
 // PairLine is the summary line of a table of node pairs ("" for other
@@ -216,63 +213,41 @@ func (r *Result) RowCount() int {
 	return n
 }
 
-// judged calls fn with every row the verdict counts (see RowCount) that
-// was measured on both sides.
-func (r *Result) judged(fn func(Row)) {
+// judged is how many rows the verdict counts (see RowCount), measured on
+// both sides, keep accepts.
+func (r *Result) judged(keep func(Row) bool) int {
+	n := 0
 	for _, t := range r.Tables {
 		rows := t.Rows
 		if t.Pairs.Judges() {
 			rows = t.Pairs.All
 		}
 		for _, row := range rows {
-			if row.Change != Missing {
-				fn(row)
+			if row.Change != Missing && keep(row) {
+				n++
 			}
 		}
 	}
+	return n
 }
 
 // Untestable is how many of the rows the verdict counts were measured on
 // both sides with too few runs to test: "~" in the text, never a
 // regression unless ThresholdOnly.
-func (r *Result) Untestable() int {
-	n := 0
-	r.judged(func(row Row) {
-		if !row.Tested {
-			n++
-		}
-	})
-	return n
-}
-
-// countUntested is how many rows the verdict counts have change c without
-// a test (ThresholdOnly).
-func (r *Result) countUntested(c Change) int {
-	n := 0
-	r.judged(func(row Row) {
-		if !row.Tested && row.Change == c {
-			n++
-		}
-	})
-	return n
-}
+func (r *Result) Untestable() int { return r.judged(func(row Row) bool { return !row.Tested }) }
 
 // Untested reports whether some row was judged by its change alone
 // (ThresholdOnly, too few runs to test), which the text output marks "*"
 // and explains in a footnote (UntestedNote).
 func (r *Result) Untested() bool {
+	marked := false
 	for _, t := range r.Tables {
-		rows := t.Rows
-		if t.Pairs != nil {
-			rows = append(slices.Clone(rows), t.Pairs.All...)
-		}
-		for _, row := range rows {
-			if _, mark := r.deltaCell(row); mark {
-				return true
-			}
-		}
+		listed(t, func(_ string, row Row) {
+			_, mark := r.deltaCell(row)
+			marked = marked || mark
+		})
 	}
-	return false
+	return marked
 }
 
 // UntestedNote explains the "*" of rows judged by the change alone.
@@ -335,22 +310,22 @@ func formatX(x *float64, unit string) string {
 // formatValue writes four significant digits without an exponent for the
 // values benchmarks give, so columns stay readable and stable.
 func formatValue(v float64) string {
-	a := math.Abs(v)
-	switch {
+	prec := 4
+	switch a := math.Abs(v); {
 	case a == 0:
 		return "0"
 	case a >= 1e9 || a < 1e-3:
 		return strconv.FormatFloat(v, 'g', 4, 64)
 	case a >= 1000:
-		return strconv.FormatFloat(v, 'f', 0, 64)
+		prec = 0
 	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 1, 64)
+		prec = 1
 	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 2, 64)
+		prec = 2
 	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 3, 64)
+		prec = 3
 	}
-	return strconv.FormatFloat(v, 'f', 4, 64)
+	return strconv.FormatFloat(v, 'f', prec, 64)
 }
 
 func summaryCell(s *Summary) string {
@@ -411,17 +386,9 @@ func deltaText(r Row) string {
 	return signedPct(*r.Delta)
 }
 
-func verdictCell(c Change) string {
-	switch c {
-	case Worse:
-		return "REGRESSION"
-	case Better:
-		return "better"
-	case Changed:
-		return "changed"
-	}
-	return ""
-}
+// verdictCells are the verdict column's texts: none for the same and
+// the missing.
+var verdictCells = map[Change]string{Worse: "REGRESSION", Better: "better", Changed: "changed"}
 
 func signedPct(f float64) string { return SignedPercent(f, 2) }
 

@@ -208,11 +208,8 @@ func (s Selector) String() string {
 // since: whose selector finds no runs give an *EmptySelectionError that
 // names what there is instead.
 func (s Selector) Filter(ctx context.Context, a Archive) (store.Filter, error) {
-	needArchive := func() error {
-		if a == nil {
-			return fmt.Errorf("selector %s: no archive to resolve it in", s)
-		}
-		return nil
+	if a == nil && (s.Kind == SelectCampaign && s.Submission > 0 || s.Kind == SelectBaseline || s.Kind == SelectJob || s.Kind == SelectSince) {
+		return store.Filter{}, fmt.Errorf("selector %s: no archive to resolve it in", s)
 	}
 	switch s.Kind {
 	case SelectLabels:
@@ -225,16 +222,10 @@ func (s Selector) Filter(ctx context.Context, a Archive) (store.Filter, error) {
 			f.Since, f.Until = s.Day, s.Day.AddDate(0, 0, 1)
 		}
 		if s.Submission > 0 {
-			if err := needArchive(); err != nil {
-				return store.Filter{}, err
-			}
 			return s.submissionFilter(ctx, a)
 		}
 		return f, nil
 	case SelectBaseline:
-		if err := needArchive(); err != nil {
-			return store.Filter{}, err
-		}
 		b, err := a.Baseline(ctx, s.Baseline)
 		if errors.Is(err, store.ErrNotFound) {
 			return store.Filter{}, s.unknownBaseline(ctx, a, err)
@@ -247,14 +238,8 @@ func (s Selector) Filter(ctx context.Context, a Archive) (store.Filter, error) {
 		}
 		return store.Filter{RunIDs: b.RunIDs}, nil
 	case SelectJob:
-		if err := needArchive(); err != nil {
-			return store.Filter{}, err
-		}
 		return s.jobFilter(ctx, a)
 	case SelectSince:
-		if err := needArchive(); err != nil {
-			return store.Filter{}, err
-		}
 		if s.Since == nil {
 			return store.Filter{}, errors.New("since: selector without its selector")
 		}

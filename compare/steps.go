@@ -93,12 +93,10 @@ type Step struct {
 // noise shows a step in about Alpha of cases, and no more.
 //
 // Compared with PELT or a penalised fit (asv), this needs no penalty tuned
-// to the noise and states a p-value per step, which a report can quote. A
-// rank statistic was tried first: it is as robust, but cannot tell where a
-// step is within a few runs (the last runs before it being the lowest of
-// their level looks the same to ranks) and cannot see a clear two-run step
-// at the end of a quiet history. The cost is Permutations·n per split, a
-// few milliseconds for a history of hundreds of runs.
+// to the noise and states a p-value per step, which a report can quote.
+// Ranks would be as robust, but cannot place a step within a few runs nor
+// see a clear two-run step at the end of a quiet history. The cost is
+// Permutations·n per split, a few milliseconds for hundreds of runs.
 func Steps(values []float64, o StepOptions) []Step {
 	o = o.withDefaults()
 	return NewStepSearch(values, o).Steps(o.Alpha)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,17 +34,9 @@ func (b *builder) warnf(format string, args ...any) {
 	}
 }
 
-func (b *builder) see(node string) {
-	if b.seen == nil {
-		b.seen = map[string]bool{}
-	}
-	b.seen[node] = true
-}
+func (b *builder) see(node string) { b.seen[node] = true }
 
 func (b *builder) stat(node string) *NodeStat {
-	if b.stats == nil {
-		b.stats = map[string]*NodeStat{}
-	}
 	st := b.stats[node]
 	if st == nil {
 		st = &NodeStat{Node: node, Status: OK}
@@ -59,14 +52,7 @@ func (b *builder) nodeFinding(node string, ev []Evidence, ls ...*Link) {
 	if len(ev) == 0 {
 		return
 	}
-	if b.nodeLinks == nil {
-		b.nodeLinks = map[string][]string{}
-	}
-	for _, l := range ls {
-		if !slices.Contains(b.nodeLinks[node], l.Name()) {
-			b.nodeLinks[node] = append(b.nodeLinks[node], l.Name())
-		}
-	}
+	b.nodeLinks[node] = addLinks(b.nodeLinks[node], ls...)
 	b.nodeEvidence[node] = append(b.nodeEvidence[node], ev...)
 	b.nodeSeverity[node] = max(b.nodeSeverity[node], severity(ev))
 	b.see(node)
@@ -74,9 +60,6 @@ func (b *builder) nodeFinding(node string, ev []Evidence, ls ...*Link) {
 
 // oneWayFinding blames what node sends (dir "out") or receives ("in").
 func (b *builder) oneWayFinding(node, dir string, ls []*Link, ev []Evidence) {
-	if b.oneWay == nil {
-		b.oneWay = map[[2]string]*Finding{}
-	}
 	k := [2]string{node, dir}
 	f := b.oneWay[k]
 	if f == nil {
@@ -87,13 +70,19 @@ func (b *builder) oneWayFinding(node, dir string, ls []*Link, ev []Evidence) {
 		f = &Finding{Kind: KindOneWay, Subject: subject, Nodes: []string{node}}
 		b.oneWay[k] = f
 	}
-	for _, l := range ls {
-		if !slices.Contains(f.Links, l.Name()) {
-			f.Links = append(f.Links, l.Name())
-		}
-	}
+	f.Links = addLinks(f.Links, ls...)
 	f.Evidence = append(f.Evidence, ev...)
 	f.severity = max(f.severity, severity(ev))
+}
+
+// addLinks adds to names the names of ls it does not hold yet.
+func addLinks(names []string, ls ...*Link) []string {
+	for _, l := range ls {
+		if !slices.Contains(names, l.Name()) {
+			names = append(names, l.Name())
+		}
+	}
+	return names
 }
 
 // linkFinding blames one pair (subject "a→b" or "a↔b").
@@ -307,19 +296,16 @@ func ShellQuote(s string) string {
 // ftoa writes a figure with four significant digits at most, without
 // exponent: 0.93, 2.1, 117.3, 1034, 41230.
 func ftoa(x float64) string {
-	a := x
-	if a < 0 {
-		a = -a
-	}
-	switch {
+	prec := 3
+	switch a := math.Abs(x); {
 	case a >= 1000:
-		return strconv.FormatFloat(x, 'f', 0, 64)
+		prec = 0
 	case a >= 100:
-		return trimZeros(strconv.FormatFloat(x, 'f', 1, 64))
+		prec = 1
 	case a >= 10:
-		return trimZeros(strconv.FormatFloat(x, 'f', 2, 64))
+		prec = 2
 	}
-	return trimZeros(strconv.FormatFloat(x, 'f', 3, 64))
+	return trimZeros(strconv.FormatFloat(x, 'f', prec, 64))
 }
 
 func trimZeros(s string) string {

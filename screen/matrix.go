@@ -78,23 +78,14 @@ func (l *Link) Status() Status { return worse(l.LatencyStatus, l.BandwidthStatus
 func (l *Link) Shortfall() float64 { return max(l.latShort, l.bwShort) }
 
 func worse(a, b Status) Status {
-	if severityOf(b) > severityOf(a) {
+	if statusRank[b] > statusRank[a] {
 		return b
 	}
 	return a
 }
 
-func severityOf(s Status) int {
-	switch s {
-	case OK:
-		return 1
-	case Transient:
-		return 2
-	case Bad:
-		return 3
-	}
-	return 0
-}
+// statusRank orders the statuses from none ("", not measured) to Bad.
+var statusRank = map[Status]int{OK: 1, Transient: 2, Bad: 3}
 
 // MatrixCheck is the all-pairs matrix of a screening.
 type MatrixCheck struct {
@@ -125,8 +116,12 @@ type MatrixCheck struct {
 	sorted []*Link        // links by from, then to node
 }
 
-// Link returns the pair from→to, if measured.
+// Link returns the pair from→to, if measured (and m is not nil: no
+// matrix, no pair).
 func (m *MatrixCheck) Link(from, to string) (*Link, bool) {
+	if m == nil {
+		return nil, false
+	}
 	i, ok := m.index[from]
 	j, ok2 := m.index[to]
 	if !ok || !ok2 {
@@ -181,11 +176,16 @@ func measureOf(m map[pair]*kernels.LinkMeasure, k pair) *kernels.LinkMeasure {
 	return lm
 }
 
-// sortedPairs are m's pairs in id order: each run judged in one order.
-func sortedPairs(m map[pair]*kernels.LinkMeasure) []pair {
+// sortedPairs are m's pairs in id order, each run judged in one order,
+// and their measures in that order.
+func sortedPairs(m map[pair]*kernels.LinkMeasure) ([]pair, []kernels.LinkMeasure) {
 	keys := slices.Collect(maps.Keys(m))
 	slices.SortFunc(keys, func(a, b pair) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
-	return keys
+	links := make([]kernels.LinkMeasure, len(keys))
+	for i, k := range keys {
+		links[i] = *m[k]
+	}
+	return keys, links
 }
 
 // matrix judges the matrix runs: each run against its own references (the
@@ -193,7 +193,7 @@ func sortedPairs(m map[pair]*kernels.LinkMeasure) []pair {
 // runs together: a link is bad when it is bad in every run that measured
 // it, transient when it is bad or transient in some.
 func (b *builder) matrix(runs []store.Run, byRun map[int64][]store.Sample) {
-	var nodes nodeIDs
+	nodes := nodeIDs{ids: map[string]int{}}
 	mrs := b.collectMatrix(runs, byRun, &nodes)
 	if len(mrs) == 0 {
 		return
@@ -226,9 +226,6 @@ type nodeIDs struct {
 func (n *nodeIDs) id(name string) int {
 	i, ok := n.ids[name]
 	if !ok {
-		if n.ids == nil {
-			n.ids = map[string]int{}
-		}
 		i = len(n.names)
 		n.ids[name] = i
 		n.names = append(n.names, name)
@@ -314,11 +311,7 @@ func (b *builder) judgeMatrixRun(mc *MatrixCheck, rl *runLinks, per map[pair][]p
 	mc.LatencyUnit = cmp.Or(mc.LatencyUnit, rl.latUnit)
 	mc.BandwidthUnit = cmp.Or(mc.BandwidthUnit, rl.bwUnit)
 	b.runnerTolerance(rl)
-	keys := sortedPairs(rl.first)
-	links := make([]kernels.LinkMeasure, len(keys))
-	for i, k := range keys {
-		links[i] = *rl.first[k]
-	}
+	keys, links := sortedPairs(rl.first)
 	jv := b.o.Tolerance.Judge(links)
 	// Every pass's re-tests against the first pass's references.
 	passes := slices.SortedFunc(maps.Keys(rl.retest), results.NaturalCompare)
@@ -327,11 +320,7 @@ func (b *builder) judgeMatrixRun(mc *MatrixCheck, rl *runLinks, per map[pair][]p
 	stillBw := map[pair][]bool{}
 	retests := map[pair][]Retest{}
 	for _, pass := range passes {
-		rk := sortedPairs(rl.retest[pass])
-		rlinks := make([]kernels.LinkMeasure, len(rk))
-		for i, k := range rk {
-			rlinks[i] = *rl.retest[pass][k]
-		}
+		rk, rlinks := sortedPairs(rl.retest[pass])
 		rv := b.o.Tolerance.JudgeAgainst(rlinks, jv.MinLatency, jv.MaxBandwidth)
 		for i, k := range rk {
 			lm := rlinks[i]
@@ -537,23 +526,33 @@ func (a *attribution) bad(i, j int) (*Link, bool) {
 // dirs counts a node's links, and its bad links, each way.
 type dirs struct{ out, in, badOut, badIn int }
 
-// count counts node i's links to and from the nodes not found bad.
-func (a *attribution) count(i int) dirs {
+// count counts node i's measured links from and to each other node (all
+// of them, or those not found bad), and the bad ones; fn, if not nil, is
+// called with each link, node by node, the one from i first.
+func (a *attribution) count(i int, withBad bool, fn func(l *Link, from, to int, isBad bool)) dirs {
 	var d dirs
 	for j := 0; j < a.n; j++ {
-		if j == i || a.badNode[j] {
+		if j == i || a.badNode[j] && !withBad {
 			continue
 		}
-		if l, isBad := a.bad(i, j); l != nil {
-			d.out++
-			if isBad {
-				d.badOut++
+		for _, k := range [][2]int{{i, j}, {j, i}} {
+			l, isBad := a.bad(k[0], k[1])
+			if l == nil {
+				continue
 			}
-		}
-		if l, isBad := a.bad(j, i); l != nil {
-			d.in++
-			if isBad {
-				d.badIn++
+			if fn != nil {
+				fn(l, k[0], k[1], isBad)
+			}
+			if k[0] == i {
+				d.out++
+				if isBad {
+					d.badOut++
+				}
+			} else {
+				d.in++
+				if isBad {
+					d.badIn++
+				}
 			}
 		}
 	}
@@ -573,7 +572,7 @@ func (a *attribution) findBadNodes() {
 			if a.badNode[i] {
 				continue
 			}
-			d := a.count(i)
+			d := a.count(i, false, nil)
 			if most(d.badOut, d.out) && most(d.badIn, d.in) {
 				if share := float64(d.badOut+d.badIn) / float64(d.out+d.in); share > bestShare {
 					best, bestShare = i, share
@@ -595,27 +594,13 @@ func (b *builder) badNodeFindings(a *attribution) {
 			continue
 		}
 		var ls []*Link
-		out, in, badOut, badIn := 0, 0, 0, 0
-		// count counts the link from → to, if measured, in links, and in
-		// bads if it is bad.
-		count := func(from, to int, links, bads *int) {
-			if l, isBad := a.bad(from, to); l != nil {
-				*links++
-				if isBad {
-					*bads++
-					ls = append(ls, l)
-					a.explained[from*n+to] = true
-				}
+		d := a.count(i, true, func(l *Link, from, to int, isBad bool) {
+			if isBad {
+				ls = append(ls, l)
+				a.explained[from*n+to] = true
 			}
-		}
-		for j := 0; j < n; j++ {
-			if j == i {
-				continue
-			}
-			count(i, j, &out, &badOut)
-			count(j, i, &in, &badIn)
-		}
-		head := fmt.Sprintf("%d of %d links from %s and %d of %d links to it are outside tolerance", badOut, out, mc.order[i], badIn, in)
+		})
+		head := fmt.Sprintf("%d of %d links from %s and %d of %d links to it are outside tolerance", d.badOut, d.out, mc.order[i], d.badIn, d.in)
 		b.nodeFinding(mc.order[i], b.linkEvidence(CheckMatrix, head, ls, mc.Limits), ls...)
 	}
 }
@@ -628,8 +613,9 @@ func (b *builder) oneWayFindings(a *attribution) {
 		if a.badNode[i] {
 			continue
 		}
-		d := a.count(i)
-		for _, dir := range []string{"out", "in"} {
+		d := a.count(i, false, nil)
+		for _, w := range []struct{ dir, away, back string }{{"out", "from", "to"}, {"in", "to", "from"}} {
+			dir := w.dir
 			nBad, all, otherBad, otherAll := d.badOut, d.out, d.badIn, d.in
 			if dir == "in" {
 				nBad, all, otherBad, otherAll = d.badIn, d.in, d.badOut, d.out
@@ -649,10 +635,7 @@ func (b *builder) oneWayFindings(a *attribution) {
 				}
 			}
 			name := mc.order[i]
-			head := fmt.Sprintf("%d of %d links from %s are outside tolerance and %d of %d links to it", nBad, all, name, otherBad, otherAll)
-			if dir == "in" {
-				head = fmt.Sprintf("%d of %d links to %s are outside tolerance and %d of %d links from it", nBad, all, name, otherBad, otherAll)
-			}
+			head := fmt.Sprintf("%d of %d links %s %s are outside tolerance and %d of %d links %s it", nBad, all, w.away, name, otherBad, otherAll, w.back)
 			if a.anyBad {
 				head += " (links with bad nodes not counted)"
 			}
@@ -687,35 +670,18 @@ func (b *builder) linkFindings(a *attribution) {
 // matrixStats are every node's link statistics, for the ranked tables and
 // the heatmap's order.
 func (b *builder) matrixStats(a *attribution) {
-	n := a.n
-	for i := 0; i < n; i++ {
-		st := b.stat(a.mc.order[i])
+	for i := 0; i < a.n; i++ {
 		var bw, lat []float64
-		for j := 0; j < n; j++ {
-			for _, k := range [][2]int{{i, j}, {j, i}} {
-				l, isBad := a.bad(k[0], k[1])
-				if l == nil || i == j {
-					continue
-				}
-				if k[0] == i {
-					st.OutLinks++
-					if isBad {
-						st.BadOut++
-					}
-				} else {
-					st.InLinks++
-					if isBad {
-						st.BadIn++
-					}
-				}
-				if l.Bandwidth > 0 {
-					bw = append(bw, l.Bandwidth)
-				}
-				if l.Latency > 0 {
-					lat = append(lat, l.Latency)
-				}
+		d := a.count(i, true, func(l *Link, _, _ int, _ bool) {
+			if l.Bandwidth > 0 {
+				bw = append(bw, l.Bandwidth)
 			}
-		}
+			if l.Latency > 0 {
+				lat = append(lat, l.Latency)
+			}
+		})
+		st := b.stat(a.mc.order[i])
+		st.OutLinks, st.InLinks, st.BadOut, st.BadIn = d.out, d.in, d.badOut, d.badIn
 		st.MeanBandwidth, st.MeanLatency = mean(bw), mean(lat)
 	}
 }

@@ -68,16 +68,16 @@ func CheckName(check string) string {
 // NodeFraction of the median over the nodes.
 func (b *builder) nodeValues(runs []store.Run, byRun map[int64][]store.Sample) {
 	for _, nm := range nodeMetrics {
-		type key struct{ ranks string }
-		vals := map[key]map[string][]float64{}
-		runIDs := map[key]map[int64]bool{}
+		// By the ranks per node the samples say.
+		vals := map[string]map[string][]float64{}
+		runIDs := map[string]map[int64]bool{}
 		unit := ""
 		for _, r := range runs {
 			for _, s := range byRun[r.ID] {
 				if s.Metric != nm.metric || s.Tags["node"] == "" {
 					continue
 				}
-				k := key{s.Tags["ranks"]}
+				k := s.Tags["ranks"]
 				if vals[k] == nil {
 					vals[k], runIDs[k] = map[string][]float64{}, map[int64]bool{}
 				}
@@ -86,12 +86,12 @@ func (b *builder) nodeValues(runs []store.Run, byRun map[int64][]store.Sample) {
 				unit = cmp.Or(unit, s.Unit)
 			}
 		}
-		keys := slices.SortedFunc(maps.Keys(vals), func(a, b key) int { return results.NaturalCompare(a.ranks, b.ranks) })
+		keys := slices.SortedFunc(maps.Keys(vals), results.NaturalCompare)
 		if len(keys) > 1 {
 			b.warnf("%s was measured with different ranks per node; each count is judged on its own", nm.what)
 		}
 		for _, k := range keys {
-			c := NodeValueCheck{Check: nm.check, Metric: nm.metric, Unit: unit, Ranks: k.ranks, Values: map[string]float64{},
+			c := NodeValueCheck{Check: nm.check, Metric: nm.metric, Unit: unit, Ranks: k, Values: map[string]float64{},
 				Runs: slices.Sorted(maps.Keys(runIDs[k]))}
 			var all []float64
 			for n, vs := range vals[k] {

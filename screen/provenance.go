@@ -59,7 +59,7 @@ func (b *builder) provenance(runs []store.Run) {
 	if len(hosts) < minNodeValues {
 		return
 	}
-	fields := map[string]map[string]string{} // field -> node -> value
+	fields := map[string]map[string]string{} // field -> node -> value, never "" (hostFields)
 	memory := map[string]uint64{}
 	for n, h := range hosts {
 		for f, val := range hostFields(h) {
@@ -78,11 +78,7 @@ func (b *builder) provenance(runs []store.Run) {
 		byNode := fields[f]
 		counts := map[string]int{}
 		for _, n := range nodes {
-			val, ok := byNode[n]
-			if !ok {
-				val = absent
-			}
-			counts[val]++
+			counts[cmp.Or(byNode[n], absent)]++
 		}
 		if len(counts) < 2 {
 			continue
@@ -90,11 +86,7 @@ func (b *builder) provenance(runs []store.Run) {
 		top := slices.MaxFunc(slices.Sorted(maps.Keys(counts)), func(a, b string) int { return cmp.Compare(counts[a], counts[b]) })
 		fc := FieldCheck{Field: f, Nodes: len(nodes), Odd: map[string]string{}}
 		for _, n := range nodes {
-			val, ok := byNode[n]
-			if !ok {
-				val = absent
-			}
-			if val != top {
+			if val := cmp.Or(byNode[n], absent); val != top {
 				fc.Odd[n] = val
 			}
 		}
@@ -196,10 +188,7 @@ func hostFields(h results.Host) map[string]string {
 func describeValues(nodes []string, byNode map[string]string) string {
 	by := map[string][]string{}
 	for _, n := range nodes {
-		val, ok := byNode[n]
-		if !ok {
-			val = absent
-		}
+		val := cmp.Or(byNode[n], absent)
 		by[val] = append(by[val], n)
 	}
 	var parts []string

@@ -174,7 +174,7 @@ func (b *builder) judgeReference(rc *ReferenceCheck, pairs map[[2]string]*refPai
 func (b *builder) confirmByMatrix(rc *ReferenceCheck) {
 	for i := range rc.Links {
 		l := &rc.Links[i]
-		m, ok := b.matrixLink(l.From, l.To)
+		m, ok := b.v.Matrix.Link(l.From, l.To)
 		if !ok {
 			continue
 		}
@@ -222,7 +222,7 @@ func (b *builder) referenceFindings(rc *ReferenceCheck, keys [][2]string, refNod
 			if badIn {
 				l, dir = in, "in"
 			}
-			ev := b.linkEvidence(CheckReference, fmt.Sprintf("%s (%s is within tolerance)", l.Name(), reverse(l)), []*Link{l}, rc.Limits)
+			ev := b.linkEvidence(CheckReference, fmt.Sprintf("%s (%s is within tolerance)", l.Name(), l.To+"→"+l.From), []*Link{l}, rc.Limits)
 			if b.oneWay[[2]string{n, dir}] != nil {
 				// The matrix says so of all of the node's links that way.
 				b.oneWayFinding(n, dir, []*Link{l}, ev)
@@ -231,14 +231,4 @@ func (b *builder) referenceFindings(rc *ReferenceCheck, keys [][2]string, refNod
 			}
 		}
 	}
-}
-
-func reverse(l *Link) string { return l.To + "→" + l.From }
-
-// matrixLink is the matrix's verdict on a link, if there is a matrix.
-func (b *builder) matrixLink(from, to string) (*Link, bool) {
-	if b.v.Matrix == nil {
-		return nil, false
-	}
-	return b.v.Matrix.Link(from, to)
 }

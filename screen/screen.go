@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -223,7 +224,8 @@ func Analyze(in Input, o Options) *Verdict {
 			v.Findings = append(v.Findings, failedRun(r))
 		}
 	}
-	b := &builder{v: v, o: o, nodeEvidence: map[string][]Evidence{}, nodeSeverity: map[string]float64{}}
+	b := &builder{v: v, o: o, seen: map[string]bool{}, nodeEvidence: map[string][]Evidence{}, nodeSeverity: map[string]float64{},
+		nodeLinks: map[string][]string{}, oneWay: map[[2]string]*Finding{}, stats: map[string]*NodeStat{}}
 	b.matrix(ok, byRun)
 	b.reference(ok, byRun)
 	b.nodeValues(ok, byRun)
@@ -241,18 +243,10 @@ func failedRun(r store.Run) Finding {
 	if r.Kernel != "" && r.Kernel != r.Benchmark {
 		what += " (" + r.Kernel + ")"
 	}
-	why := r.Error
-	if why == "" {
-		why = "no reason recorded"
-	}
+	why := cmp.Or(r.Error, "no reason recorded")
 	text := fmt.Sprintf("run %d, %s on %s, is %s: %s; what it was to measure is not judged", r.ID, what, dashIfEmpty(hostlist.Compress(r.Nodes)), r.Status, why)
 	return Finding{Kind: KindRun, Subject: fmt.Sprintf("run %d", r.ID), Nodes: slices.Clone(r.Nodes),
 		Evidence: []Evidence{{Check: CheckRun, Text: text}}}
 }
 
-func dashIfEmpty(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+func dashIfEmpty(s string) string { return cmp.Or(s, "-") }

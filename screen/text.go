@@ -200,19 +200,13 @@ func linkList(links []string) string {
 		from[a] = append(from[a], b)
 		to[b] = append(to[b], a)
 	}
-	var parts []string
-	if len(from) == 1 {
-		for a, bs := range from {
-			slices.SortFunc(bs, hostlist.Compare)
-			return a + "→" + hostlist.Compress(bs)
-		}
-	}
-	if len(to) == 1 {
+	if len(to) == 1 && len(from) > 1 {
 		for b, as := range to {
 			slices.SortFunc(as, hostlist.Compare)
 			return hostlist.Compress(as) + "→" + b
 		}
 	}
+	var parts []string
 	for _, a := range slices.SortedFunc(maps.Keys(from), hostlist.Compare) {
 		bs := from[a]
 		slices.SortFunc(bs, hostlist.Compare)

@@ -2,6 +2,7 @@ package trend
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
@@ -100,10 +101,7 @@ func Plot(h *compare.History, opts ...Option) (*plot.Plot, error) {
 		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
 		f.Variant = "Sans"
 	}
-	p.Title.Text = o.title
-	if p.Title.Text == "" {
-		p.Title.Text = title(h)
-	}
+	p.Title.Text = cmp.Or(o.title, title(h))
 	p.Y.Label.Text = h.Metric
 	if h.Unit != "" {
 		p.Y.Label.Text += " (" + h.Unit + ")"
@@ -227,9 +225,7 @@ func addSteps(p *plot.Plot, h *compare.History, lo, hi float64) error {
 		if err != nil {
 			return err
 		}
-		v.Color = stepColor
-		v.Width = vg.Points(1.5)
-		v.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		v.LineStyle = stepStyle
 		p.Add(svgplot.Group(GroupSteps, v))
 		start, end := 0.5, float64(len(h.Points))+0.5
 		for _, o := range h.Changes {
@@ -258,24 +254,33 @@ func addSteps(p *plot.Plot, h *compare.History, lo, hi float64) error {
 		labels.Labels = append(labels.Labels, text)
 	}
 	if len(labels.XYs) > 0 {
-		l, err := plotter.NewLabels(labels)
+		l, err := newLabels(labels, stepColor, draw.YTop)
 		if err != nil {
 			return err
 		}
-		for i := range l.TextStyle {
-			l.TextStyle[i].Font.Variant = "Sans"
-			l.TextStyle[i].Color = stepColor
-			l.TextStyle[i].XAlign = draw.XLeft
-			l.TextStyle[i].YAlign = draw.YTop
-		}
 		p.Add(svgplot.Group(GroupSteps, l))
-		var dummy plotter.Line
-		dummy.Color = stepColor
-		dummy.Width = vg.Points(1.5)
-		dummy.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		p.Legend.Add("step (first run of the new level)", &dummy)
+		p.Legend.Add("step (first run of the new level)", &plotter.Line{LineStyle: stepStyle})
 	}
 	return nil
+}
+
+// stepStyle is the dashed line of a step.
+var stepStyle = draw.LineStyle{Color: stepColor, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+
+// newLabels are texts at points, in Sans and c, starting at the point and
+// aligned on it vertically by y.
+func newLabels(xyl plotter.XYLabels, c color.Color, y draw.YAlignment) (*plotter.Labels, error) {
+	l, err := plotter.NewLabels(xyl)
+	if err != nil {
+		return nil, err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Font.Variant = "Sans"
+		l.TextStyle[i].Color = c
+		l.TextStyle[i].XAlign = draw.XLeft
+		l.TextStyle[i].YAlign = y
+	}
+	return l, nil
 }
 
 // addBounds draws each bound as a dash-dotted line across the figure,
@@ -290,15 +295,9 @@ func addBounds(p *plot.Plot, bounds []bound, end float64) error {
 		l.Width = vg.Points(1.5)
 		l.Dashes = []vg.Length{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)}
 		p.Add(l)
-		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.6, Y: b.y}}, Labels: []string{b.label}})
+		labels, err := newLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.6, Y: b.y}}, Labels: []string{b.label}}, boundColor, draw.YBottom)
 		if err != nil {
 			return err
-		}
-		for i := range labels.TextStyle {
-			labels.TextStyle[i].Font.Variant = "Sans"
-			labels.TextStyle[i].Color = boundColor
-			labels.TextStyle[i].XAlign = draw.XLeft
-			labels.TextStyle[i].YAlign = draw.YBottom
 		}
 		p.Add(labels)
 		p.Legend.Add("expectation: "+b.label, l)

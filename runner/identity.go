@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -260,7 +261,7 @@ func safeName(s string) string {
 	}
 	b := []byte(s)
 	for i, c := range b {
-		if !isAlnum(c) && c != '_' && c != '+' && c != '-' {
+		if !idChar(c) {
 			b[i] = '-'
 		}
 	}
@@ -274,16 +275,11 @@ func safeName(s string) string {
 // (Not a regexp: compiling one at init costs a millisecond of every rank's
 // start.)
 func safeID(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !isAlnum(c) && c != '_' && c != '+' && c != '-' {
-			return false
-		}
-	}
-	return true
+	return s != "" && len(s) <= 64 && !strings.ContainsFunc(s, func(c rune) bool { return c > 0x7f || !idChar(byte(c)) })
 }
+
+// idChar reports whether c may appear in a job or step id.
+func idChar(c byte) bool { return isAlnum(c) || c == '_' || c == '+' || c == '-' }
 
 // CheckSession refuses a session id (--session) that is unsafe in a file
 // name: 1 to 128 letters, digits, '_', '+', '-' and '.', starting with a
@@ -427,7 +423,7 @@ func nodeOfRank(rank, size int, nodes []string, tasksPerNode, distribution strin
 		}
 	}
 	if distribution == "cyclic" {
-		left := append([]int(nil), counts...)
+		left := slices.Clone(counts)
 		r := 0
 		for {
 			progress := false

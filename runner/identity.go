@@ -295,11 +295,7 @@ const (
 )
 
 func checkSession(s string, max int) error {
-	ok := s != "" && len(s) <= max && isAlnum(s[0]) && !strings.Contains(s, "..")
-	for _, c := range []byte(s) {
-		ok = ok && (isAlnum(c) || c == '_' || c == '+' || c == '-' || c == '.')
-	}
-	if !ok {
+	if !safeFileName(s, max) {
 		return fmt.Errorf("session %q: use 1 to %d letters, digits, '_', '+', '-' or '.', starting with a letter or digit", s, max)
 	}
 	return nil
@@ -312,6 +308,13 @@ func restartSuffix(k int) string {
 		return ""
 	}
 	return ".r" + strconv.Itoa(k)
+}
+
+// safeFileName reports whether s is 1 to max letters, digits, '_', '+',
+// '-' and '.', starting with a letter or digit, without "..".
+func safeFileName(s string, max int) bool {
+	return s != "" && len(s) <= max && isAlnum(s[0]) && !strings.Contains(s, "..") &&
+		!strings.ContainsFunc(s, func(c rune) bool { return c > 0x7f || !idChar(byte(c)) && c != '.' })
 }
 
 func isAlnum(c byte) bool {

@@ -136,11 +136,7 @@ func (s LocalStep) newStepEnv() *stepEnv {
 		e.step = "0"
 	}
 	e.tpn = compactCounts(e.perNode)
-	for _, kv := range os.Environ() {
-		if !launcherVar(kv) {
-			e.inherit = append(e.inherit, kv)
-		}
-	}
+	e.inherit = LocalEnv()
 	return e
 }
 

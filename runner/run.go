@@ -458,7 +458,7 @@ func (cfg *Config) newBundle(c *comm, start time.Time) *results.Bundle {
 	id := c.id // with the nodes the bootstrap found, under mpirun
 	b := results.New()
 	b.Campaign, b.Variant = cfg.Campaign, cfg.Variant
-	b.Params, b.Labels = nonEmpty(cfg.Params), nonEmpty(cfg.Labels)
+	b.Params, b.Labels = merge(cfg.Params, nil), merge(cfg.Labels, nil)
 	if cfg.Repeat != nil {
 		b.Params = merge(b.Params, map[string]string{"repeat": strconv.Itoa(*cfg.Repeat)})
 	}
@@ -501,7 +501,10 @@ func (cfg *Config) execBundles(base *results.Bundle, res *execResult, runErr err
 			err = res.parseErr
 		}
 		base.Status, base.Error = results.StatusFailed, firstLines(err.Error(), 20)
-		base.Raw = failureRaw(res)
+		if res != nil {
+			// The output as far as it went, and what each rank said.
+			base.Raw = withTails(string(res.output), res, nil)
+		}
 		return []*results.Bundle{base}, err
 	}
 	out := make([]*results.Bundle, len(res.runs))
@@ -528,16 +531,6 @@ func (cfg *Config) execBundles(base *results.Bundle, res *execResult, runErr err
 		out[i] = &b
 	}
 	return out, runErr
-}
-
-// failureRaw is what a failed exec run without a parsed output keeps: the
-// output as far as it went, and the tail of every rank's standard error,
-// so that the bundle says which rank said what.
-func failureRaw(res *execResult) string {
-	if res == nil {
-		return ""
-	}
-	return withTails(string(res.output), res, nil)
 }
 
 // withTails is raw with the tails of the standard error of ranks (every
@@ -606,11 +599,4 @@ func rankError(id Identity, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s%w", prefix, err)
-}
-
-func nonEmpty(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
-	}
-	return m
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -524,7 +525,7 @@ func (r *Reader) flush() {
 		switch {
 		case len(c.checks) == 0:
 			unchecked++
-		case allPassed(c.checks):
+		case !slices.ContainsFunc(c.checks, func(ck hplCheck) bool { return !ck.passed }):
 			passed++
 		default:
 			failed++
@@ -540,15 +541,6 @@ func (r *Reader) flush() {
 	for i, c := range run.tests {
 		r.sc.Emit(c.line, run.bundle(i, c, withoutChecks))
 	}
-}
-
-func allPassed(cs []hplCheck) bool {
-	for _, c := range cs {
-		if !c.passed {
-			return false
-		}
-	}
-	return true
 }
 
 // summaryMismatch compares HPL's closing counts with the rows read. A test

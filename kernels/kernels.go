@@ -93,23 +93,13 @@ const (
 	Fraction
 )
 
+var kindNames = [...]string{Count: "integer", Size: "size", SizeList: "sizes", Choice: "choice",
+	Seed: "unsigned integer", Factor: "factor", Fraction: "fraction"}
+
 // String names the kind as the docs do.
 func (k Kind) String() string {
-	switch k {
-	case Count:
-		return "integer"
-	case Size:
-		return "size"
-	case SizeList:
-		return "sizes"
-	case Choice:
-		return "choice"
-	case Seed:
-		return "unsigned integer"
-	case Factor:
-		return "factor"
-	case Fraction:
-		return "fraction"
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
 	}
 	return "kind " + strconv.Itoa(int(k))
 }
@@ -302,20 +292,16 @@ func Names() []string {
 
 // Lookup returns the kernel called name.
 func Lookup(name string) (Kernel, bool) {
-	for _, k := range table {
-		if k.Name == name {
-			return k, true
-		}
+	if i := slices.IndexFunc(table, func(k Kernel) bool { return k.Name == name }); i >= 0 {
+		return table[i], true
 	}
 	return Kernel{}, false
 }
 
 // Param returns the kernel's parameter called name.
 func (k Kernel) Param(name string) (Param, bool) {
-	for _, p := range k.Params {
-		if p.Name == name {
-			return p, true
-		}
+	if i := slices.IndexFunc(k.Params, func(p Param) bool { return p.Name == name }); i >= 0 {
+		return k.Params[i], true
 	}
 	return Param{}, false
 }

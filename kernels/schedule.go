@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -86,9 +87,4 @@ func PackRounds(n int, pairs [][2]int) [][][2]int {
 	return rounds
 }
 
-func cmpPair(p, q [2]int) int {
-	if p[0] != q[0] {
-		return p[0] - q[0]
-	}
-	return p[1] - q[1]
-}
+func cmpPair(p, q [2]int) int { return cmp.Or(p[0]-q[0], p[1]-q[1]) }

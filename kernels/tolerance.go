@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Tolerance is when a node pair's link is suspect, as NVIDIA ClusterKit
@@ -67,36 +68,14 @@ type Verdict struct {
 
 // Suspect reports whether link i is outside tolerance in either value.
 func (v Verdict) Suspect(i int) bool {
-	return contains(v.SlowLatency, i) || contains(v.LowBandwidth, i)
+	return slices.Contains(v.SlowLatency, i) || slices.Contains(v.LowBandwidth, i)
 }
 
 // Suspects are the links outside tolerance in either value, in input order.
 func (v Verdict) Suspects() []int {
-	var out []int
-	i, j := 0, 0
-	for i < len(v.SlowLatency) || j < len(v.LowBandwidth) {
-		switch {
-		case j == len(v.LowBandwidth) || i < len(v.SlowLatency) && v.SlowLatency[i] < v.LowBandwidth[j]:
-			out = append(out, v.SlowLatency[i])
-			i++
-		case i == len(v.SlowLatency) || v.LowBandwidth[j] < v.SlowLatency[i]:
-			out = append(out, v.LowBandwidth[j])
-			j++
-		default:
-			out = append(out, v.SlowLatency[i])
-			i, j = i+1, j+1
-		}
-	}
-	return out
-}
-
-func contains(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
+	out := append(slices.Clone(v.SlowLatency), v.LowBandwidth...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Judge applies t to links measured together, against their own minimum

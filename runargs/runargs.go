@@ -184,7 +184,14 @@ func (a *Args) FlagSet() *flag.FlagSet {
 	fs.StringVar(&a.Session, "session", a.Session, "`ID` naming the rendezvous, the same on every rank (default: the job and step ids, or mpirun's job); attempt k of a requeued job adds .r<k>")
 	fs.StringVar(&a.Step, "step", a.Step, "sbench's step `ID` (3, 3-intra …), for the bundle's name and job step (default: Slurm's step id)")
 	fs.Var(&optInt{&a.Repeat}, "repeat", "repetition index `N` of this run, recorded in the bundle's params and samples")
-	fs.Var(&execFlag{&a.Exec}, "exec", "exec: the command every rank runs, a `JSON` array of strings such as '[\"osu_bw\",\"-m\",\"1:4194304\"]'")
+	fs.Func("exec", "exec: the command every rank runs, a `JSON` array of strings such as '[\"osu_bw\",\"-m\",\"1:4194304\"]'", func(s string) error {
+		argv, err := ParseArgv(s)
+		if err != nil {
+			return fmt.Errorf("--exec: %w", err)
+		}
+		a.Exec = argv
+		return nil
+	})
 	fs.StringVar(&a.Parser, "parser", a.Parser, "exec: the output's format `name` (a parser, auto to detect it, or none for a command without figures: judged by its exit status, timed as wall_time)")
 	fs.StringVar(&a.Output, "output", a.Output, "exec: parse this `file` (relative to the work dir) instead of rank 0's standard output")
 	fs.StringVar(&a.WorkDir, "workdir", a.WorkDir, "exec: the commands' working `dir` (default RESULTS/work/SESSION)")
@@ -343,20 +350,6 @@ func parseRankArgv(s string) (int, []string, error) {
 		return 0, nil, fmt.Errorf("--exec-rank %d: %w", r, err)
 	}
 	return r, a, nil
-}
-
-// execFlag is --exec; its error names the flag.
-type execFlag struct{ argv *[]string }
-
-func (f *execFlag) String() string { return "" }
-
-func (f *execFlag) Set(s string) error {
-	argv, err := ParseArgv(s)
-	if err != nil {
-		return fmt.Errorf("--exec: %w", err)
-	}
-	*f.argv = argv
-	return nil
 }
 
 // optInt is a non-negative integer flag that knows whether it was given.

@@ -13,12 +13,9 @@ import (
 )
 
 // Anyone who can reach a node can connect to a rank's listener, as often
-// and as many times as they like; only the token lets them further. A user
-// measured what that did before these limits: 520k connect/close cycles
-// grew rank 0 from 5 MB to 285 MB and wrote 41 MB of log, and holding more
-// connections than its descriptor limit stopped its accept loop for good,
-// after which the bootstrap blamed rank 1. Now what a stranger can cost a
-// rank is bounded, and rank 0 says when its listener was the trouble.
+// and as many times as they like; only the token lets them further. What
+// a stranger can cost a rank (memory, log, descriptors, the accept loop)
+// is bounded, and rank 0 says when its listener was the trouble.
 
 // Limits on connections that have not proven the token. Variables so that
 // tests need not open thousands of connections or wait seconds.

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -167,13 +168,9 @@ func ApplyChecks(b *results.Bundle, specs []CheckSpec) {
 			problems = append(problems, fmt.Sprintf("check %s: no %s %s to judge", c, what, c.Name()))
 			continue
 		}
-		worst := vs[0]
-		for _, v := range vs[1:] {
-			if c.Op[0] == '>' {
-				worst = math.Min(worst, v)
-			} else {
-				worst = math.Max(worst, v)
-			}
+		worst := slices.Max(vs)
+		if c.Op[0] == '>' {
+			worst = slices.Min(vs)
 		}
 		ok := c.holds(worst)
 		b.Checks = append(b.Checks, results.Check{Name: c.Name(), Value: worst, Threshold: c.Threshold, Op: c.Op, Passed: ok})

@@ -704,11 +704,7 @@ func (c *comm) watch(cc *ctrlConn) {
 		c.mu.Unlock()
 		if err != nil {
 			if !quiet {
-				if c.id.Rank == 0 {
-					c.fail(fmt.Errorf("lost %s: %s", c.who(cc.rank), describeIOError(err)))
-				} else {
-					c.fail(fmt.Errorf("lost rank 0 (node %s): %s", c.node(0), describeIOError(err)))
-				}
+				c.fail(fmt.Errorf("lost %s: %s", c.who(cc.rank), describeIOError(err)))
 			}
 			return
 		}
@@ -824,11 +820,7 @@ func (c *comm) firstExit() error {
 func (c *comm) execReports() map[int]*execReport {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[int]*execReport, len(c.reports))
-	for r, rep := range c.reports {
-		out[r] = rep
-	}
-	return out
+	return maps.Clone(c.reports)
 }
 
 // broadcast sends a release that is no barrier's (the exec kernel's stop)

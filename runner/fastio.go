@@ -41,16 +41,10 @@ const (
 // oversubscribed node (two ranks on one core) from spinning for long
 // against the peer it waits for.
 //
-// Reads of every size spin. Large reads used to park at once (from 32 KiB
-// up), after measurements on a loaded 2-core machine where a spinning
-// receiver took CPU from the delivery and bw rose 1.1-1.3x with parking.
-// On the same machine quiet, parking cost bw a fifth to a third from
-// 64 KiB to 512 KiB: a streamed message arrives in 64 KiB pieces some 10 us
-// apart, and every piece paid the netpoller's park and wake-up. Spinning
-// (still bounded by spinFor per read) moved bw's medians from 4.9-6.9 to
-// 6.3-9.1 GB/s at 64-256 KiB and 5.5 to 7.8 GB/s at 512 KiB
-// (bench/runner-vs-tools.sh, 3 interleaved rounds), as MPI's progress
-// engines, which poll whatever the message size, would.
+// Reads of every size spin: a streamed message arrives in 64 KiB pieces
+// some 10 us apart, and parking for each cost bw a fifth to a third from
+// 64 KiB to 512 KiB (bench/runner-vs-tools.sh); MPI's progress engines
+// poll whatever the message size too.
 const spinFor = 50 * time.Microsecond
 
 // blockSlice is how long one blocking system call may sleep before the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -260,7 +261,7 @@ func safeName(s string) string {
 	}
 	b := []byte(s)
 	for i, c := range b {
-		if !isAlnum(c) && c != '_' && c != '+' && c != '-' {
+		if !idChar(c) {
 			b[i] = '-'
 		}
 	}
@@ -274,16 +275,11 @@ func safeName(s string) string {
 // (Not a regexp: compiling one at init costs a millisecond of every rank's
 // start.)
 func safeID(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !isAlnum(c) && c != '_' && c != '+' && c != '-' {
-			return false
-		}
-	}
-	return true
+	return s != "" && len(s) <= 64 && !strings.ContainsFunc(s, func(c rune) bool { return c > 0x7f || !idChar(byte(c)) })
 }
+
+// idChar reports whether c may appear in a job or step id.
+func idChar(c byte) bool { return isAlnum(c) || c == '_' || c == '+' || c == '-' }
 
 // CheckSession refuses a session id (--session) that is unsafe in a file
 // name: 1 to 128 letters, digits, '_', '+', '-' and '.', starting with a
@@ -299,11 +295,7 @@ const (
 )
 
 func checkSession(s string, max int) error {
-	ok := s != "" && len(s) <= max && isAlnum(s[0]) && !strings.Contains(s, "..")
-	for _, c := range []byte(s) {
-		ok = ok && (isAlnum(c) || c == '_' || c == '+' || c == '-' || c == '.')
-	}
-	if !ok {
+	if !safeFileName(s, max) {
 		return fmt.Errorf("session %q: use 1 to %d letters, digits, '_', '+', '-' or '.', starting with a letter or digit", s, max)
 	}
 	return nil
@@ -316,6 +308,13 @@ func restartSuffix(k int) string {
 		return ""
 	}
 	return ".r" + strconv.Itoa(k)
+}
+
+// safeFileName reports whether s is 1 to max letters, digits, '_', '+',
+// '-' and '.', starting with a letter or digit, without "..".
+func safeFileName(s string, max int) bool {
+	return s != "" && len(s) <= max && isAlnum(s[0]) && !strings.Contains(s, "..") &&
+		!strings.ContainsFunc(s, func(c rune) bool { return c > 0x7f || !idChar(byte(c)) && c != '.' })
 }
 
 func isAlnum(c byte) bool {
@@ -427,7 +426,7 @@ func nodeOfRank(rank, size int, nodes []string, tasksPerNode, distribution strin
 		}
 	}
 	if distribution == "cyclic" {
-		left := append([]int(nil), counts...)
+		left := slices.Clone(counts)
 		r := 0
 		for {
 			progress := false

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
+	"slices"
 	"syscall"
 	"time"
 
@@ -249,39 +249,23 @@ func (l *link) read(p []byte) error {
 	return nil
 }
 
-// intraNodeSendBuffer is the send buffer (SO_SNDBUF, which Linux
-// doubles: 256 KiB) of a kernel connection between two ranks of one node,
-// as it is connected. Such a connection runs over loopback, where TCP's
-// autotuning grows the send buffer to tcp_wmem's maximum (4 MiB by
-// default): the receiving side ACKs from its backlog, late, so a streaming
-// sender keeps megabytes queued, more than a core's L2 cache, and every
-// byte is copied into the socket and out again from memory instead of
-// cache. On the project's first test machine (2 MiB of L2 per core) bw at
-// 512 KiB cost 360-540 ms of CPU per GB moved, NPtcp's ping-pong, whose
-// one message in flight stays in cache, 180; with this cap 260-320 (perf
-// stat, under load), and bw's median bandwidth rose 2-3.5x from 256 KiB
-// up (bench/runner-vs-tools.sh). 256 KiB still covers loopback's
-// bandwidth-delay product (tens of GB/s x a few us).
-// Between nodes the buffer stays the kernel's: a real link's
-// bandwidth-delay product is what autotuning sizes it for.
+// intraNodeSendBuffer is the send buffer (SO_SNDBUF, which Linux doubles)
+// of a kernel connection between two ranks of one node. Over loopback TCP's
+// autotuning would grow it to megabytes, beyond a core's L2 cache, and every
+// byte would be copied through memory instead of cache. Between nodes the
+// buffer stays the kernel's. The measurements are in docs/performance.md.
 const intraNodeSendBuffer = 128 << 10
 
-// maxIntraNodeSendBuffer bounds intraNodeSendBufferFor: 1 MiB as Linux
-// doubles it, a core's L2 cache on the project's second test machine.
+// maxIntraNodeSendBuffer bounds intraNodeSendBufferFor (1 MiB as Linux
+// doubles it).
 const maxIntraNodeSendBuffer = 512 << 10
 
 // intraNodeSendBufferFor is the send buffer of an intra-node connection
 // for messages of size bytes: the message itself, within
-// intraNodeSendBuffer and maxIntraNodeSendBuffer. A connection gets it for
-// size 0 (intraNodeSendBuffer) when it is connected, and the streaming
-// kernels' senders again before each size, so up to 128 KiB it does not
-// change. With a fixed 256 KiB a message of 512 KiB or more fills the
-// buffer a few times over, and each time the sender waits for its peer to
-// read, park and wake-up included. On the second test machine (1 MiB of L2
-// per core, wake-ups of some 20 us) the fixed cap held bw to 3-4 GB/s from
-// 512 KiB up, and a buffer that grows with the message to 512 KiB (1 MiB
-// doubled) gave 5-6.5 GB/s, in 4 of 4 interleaved rounds. A cap of 1 MiB,
-// or twice the message, was no better and varied more.
+// intraNodeSendBuffer and maxIntraNodeSendBuffer, so that a large message
+// does not fill the buffer several times over. A connection gets it for
+// size 0 when it is connected, and the streaming kernels' senders again
+// before each size.
 func intraNodeSendBufferFor(size int) int {
 	return min(max(size, intraNodeSendBuffer), maxIntraNodeSendBuffer)
 }
@@ -400,11 +384,6 @@ type kernelRun struct {
 	rank  int
 }
 
-// received applies the test hooks to a message just read.
-func (k *kernelRun) received(size, iter int, buf []byte) error {
-	return k.hooks.apply(k.c, k.rank, size, iter, buf)
-}
-
 // apply runs the hooks on a message rank just read: received sees (or
 // corrupts) it, die may kill the rank there.
 func (h *testHooks) apply(c *comm, rank, size, iter int, buf []byte) error {
@@ -421,7 +400,7 @@ func (h *testHooks) apply(c *comm, rank, size, iter int, buf []byte) error {
 // check applies the test hooks to message i of total just read into buf,
 // then checks it against pat.
 func (k *kernelRun) check(pat pattern, buf []byte, size, i, total int) error {
-	if err := k.received(size, i, buf); err != nil {
+	if err := k.hooks.apply(k.c, k.rank, size, i, buf); err != nil {
 		return err
 	}
 	if err := pat.verify(buf, i, fullCheck(pat.n, i, total)); err != nil {
@@ -561,11 +540,7 @@ func (k *kernelRun) at(size, iter int, err error) error {
 }
 
 func latencySample(size int, times []time.Duration) results.Sample {
-	us := make([]float64, len(times))
-	for i, d := range times {
-		us[i] = float64(d.Nanoseconds()) / 2 / 1e3 // one way: half the round trip
-	}
-	s := summarize(us)
+	s := oneWayLatency(times)
 	s.Metric, s.Unit = "latency", results.UnitMicroseconds
 	s.X, s.XUnit = results.F(float64(size)), results.UnitBytes
 	s.Pair = []int{0, 1}
@@ -584,8 +559,7 @@ func summarize(xs []float64) results.Sample {
 	if len(xs) == 0 {
 		return results.Sample{}
 	}
-	sorted := append([]float64(nil), xs...)
-	sort.Float64s(sorted)
+	sorted := slices.Sorted(slices.Values(xs))
 	var sum float64
 	for _, x := range xs {
 		sum += x
@@ -615,10 +589,5 @@ func round(x float64) float64 {
 	return math.Round(x*p) / p
 }
 
-func maxOf(xs []int) int {
-	m := 0
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
-}
+// maxOf is the largest of xs, 0 for none.
+func maxOf(xs []int) int { return slices.Max(append([]int{0}, xs...)) }

@@ -141,15 +141,23 @@ func hplSamples(c *comm, n int, byRank [][]float64) []results.Sample {
 			results.Sample{Metric: "hpl_time", Unit: "s", Value: round(v[hplRepTime]), Iterations: 1, Tags: tags},
 			results.Sample{Metric: "hpl_residual", Value: finiteResidual(v[hplRepResidual]), Iterations: 1, Tags: tags})
 	}
+	return append(samples, c.nodeSums(results.Sample{Metric: "node_hpl_gflops", Unit: "Gflops", Iterations: 1}, gflops)...)
+}
+
+// nodeSums are one sample like s per node, in node order: the sum of the
+// node's ranks' values, tagged with the node and its count of ranks.
+func (c *comm) nodeSums(s results.Sample, byRank []float64) []results.Sample {
+	var out []results.Sample
 	for _, ranks := range ranksByNode(c.nodeOfRanks()) {
 		var sum float64
 		for _, r := range ranks {
-			sum += gflops[r]
+			sum += byRank[r]
 		}
-		samples = append(samples, results.Sample{Metric: "node_hpl_gflops", Unit: "Gflops", Value: round(sum), Iterations: 1,
-			Tags: map[string]string{"node": c.node(ranks[0]), "ranks": strconv.Itoa(len(ranks))}})
+		s.Value = round(sum)
+		s.Tags = map[string]string{"node": c.node(ranks[0]), "ranks": strconv.Itoa(len(ranks))}
+		out = append(out, s)
 	}
-	return samples
+	return out
 }
 
 // finiteResidual keeps a diverged solve's NaN or Inf residual as the

@@ -18,35 +18,27 @@ import (
 // of each node (the node's leader; the other ranks only wait for the end),
 // then re-tests the links found outside tolerance.
 //
-// The first pass follows the schedule parameter. rounds (the default) is
-// a round-robin tournament (kernels.MatrixRounds): n/2 disjoint pairs at
-// once, in n-1 rounds (n for odd n, one node sitting out each round); a
-// round starts with a barrier of its own participants only. sequential measures
-// one pair per round, after a barrier of every leader, as the kernel did
-// before it had rounds: for fabrics where concurrent pairs share links.
-// In its round, a pair (a, b) measures a to b, then b to a: the latency at
-// latency_size (ping-pong, the median of the round trips' halves) and the
-// bandwidth at bandwidth_size (windows, as bw). The measuring side (the
-// "from" node) keeps its summary, and every leader sends rank 0 what it
-// measured every matrixDrainEvery rounds and at the end of the pass.
+// The first pass follows the schedule parameter: rounds of n/2 disjoint
+// pairs (kernels.MatrixRounds), each after a barrier of its participants,
+// or one pair per round after a barrier of every leader (sequential, for
+// fabrics where concurrent pairs share links). A pair (a, b) measures a to
+// b, then b to a: the latency at latency_size (ping-pong, the median of
+// the round trips' halves) and the bandwidth at bandwidth_size (windows,
+// as bw). The measuring ("from") side keeps its summary; every leader
+// sends rank 0 what it measured every matrixDrainEvery rounds and at the
+// end of the pass.
 //
-// Rank 0 then judges the first pass by the tolerance parameters
-// (kernels.Tolerance.Judge) and, while some links are outside and fewer
-// than retests passes have run, broadcasts the suspect links to the
-// leaders (a binomial tree) and every leader re-tests them: rounds of
-// disjoint pairs again (kernels.PackRounds; one pair per round when
-// sequential), only the suspect directions, with half the round trips and windows of
-// the pass before, each pass judged against the first pass's lowest
-// latency and highest bandwidth (JudgeAgainst) and re-testing only the
-// links still outside. Whether a link that recovered was a transient and
-// one that never did is bad is sbench screen's call: the kernel measures
-// and tags.
+// Rank 0 then judges the pass (kernels.Tolerance) and, while links are
+// outside and fewer than retests passes have run, broadcasts them to the
+// leaders, which re-test only those directions (kernels.PackRounds), with
+// half the repetitions of the pass before, judged against the first
+// pass's lowest latency and highest bandwidth. Whether a link is bad is
+// sbench screen's call: the kernel measures and tags.
 //
 // Samples have no x: they fill a heatmap, from row to column, with tags
-// from, to, round (1-based, within its pass) and schedule;
-// matrix_latency and matrix_bandwidth from the first pass,
-// matrix_retest_latency and matrix_retest_bandwidth (tag pass, from 1)
-// from the re-tests.
+// from, to, round (1-based, within its pass) and schedule; the matrix_*
+// metrics from the first pass, matrix_retest_* (tag pass, from 1) from
+// the re-tests.
 func runMatrix(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) ([]results.Sample, error) {
 	nodes := ranksByNode(c.nodeOfRanks())
 	if len(nodes) < 2 {

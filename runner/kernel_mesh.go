@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/sbench/sbench/results"
@@ -96,17 +95,8 @@ func openMesh(ctx context.Context, c *comm, kernel string, hooks *testHooks, pee
 
 // uniqueRanks sorts ranks and drops repeats and self.
 func uniqueRanks(ranks []int, self int) []int {
-	out := append([]int(nil), ranks...)
-	sort.Ints(out)
-	k := 0
-	for i, r := range out {
-		if r == self || i > 0 && r == out[i-1] {
-			continue
-		}
-		out[k] = r
-		k++
-	}
-	return out[:k]
+	out := slices.Compact(slices.Sorted(slices.Values(ranks)))
+	return slices.DeleteFunc(out, func(r int) bool { return r == self })
 }
 
 // close stops watching the run's context. The connections stay open until
@@ -197,22 +187,32 @@ func newPlink(m *mesh, conn tcpConn, peer int) *plink {
 }
 
 func (l *plink) send(p []byte) error {
-	l.refreshWrite()
+	l.refresh(true)
 	if _, err := l.conn.Write(p); err != nil {
 		return l.m.ioError("send to", l.peer, err)
 	}
 	return nil
 }
 
-// refreshWrite moves the write deadline forward, at most every
+// refresh moves the write (or read) deadline forward, at most every
 // refreshEvery.
-func (l *plink) refreshWrite() {
-	if now := time.Now(); now.Sub(l.wset) >= l.m.refreshEvery {
+func (l *plink) refresh(write bool) {
+	last := &l.rset
+	if write {
+		last = &l.wset
+	}
+	now := time.Now()
+	if now.Sub(*last) < l.m.refreshEvery {
+		return
+	}
+	if write {
 		l.conn.SetWriteDeadline(l.m.expiry(now))
-		l.wset = now
-		if l.m.ctx.Err() != nil { // AfterFunc's past deadline may just have been overwritten
-			l.conn.SetDeadline(time.Unix(1, 0))
-		}
+	} else {
+		l.conn.SetReadDeadline(l.m.expiry(now))
+	}
+	*last = now
+	if l.m.ctx.Err() != nil { // AfterFunc's past deadline may just have been overwritten
+		l.conn.SetDeadline(time.Unix(1, 0))
 	}
 }
 
@@ -248,7 +248,7 @@ func (l *plink) stream(f *fastConn, p []byte) error {
 	if f == nil {
 		return l.send(p)
 	}
-	l.refreshWrite()
+	l.refresh(true)
 	if err := f.stream(p); err != nil {
 		return l.m.ioError("send to", l.peer, err)
 	}
@@ -256,13 +256,7 @@ func (l *plink) stream(f *fastConn, p []byte) error {
 }
 
 func (l *plink) recv(p []byte) error {
-	if now := time.Now(); now.Sub(l.rset) >= l.m.refreshEvery {
-		l.conn.SetReadDeadline(l.m.expiry(now))
-		l.rset = now
-		if l.m.ctx.Err() != nil {
-			l.conn.SetDeadline(time.Unix(1, 0))
-		}
-	}
+	l.refresh(false)
 	if _, err := io.ReadFull(l.conn, p); err != nil {
 		return l.m.ioError("receive from", l.peer, err)
 	}

@@ -152,7 +152,6 @@ func runStream(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) (
 		}
 		byRank[from] = vals
 	}
-	nodes := ranksByNode(c.nodeOfRanks())
 	var samples []results.Sample
 	for k, kern := range streamKernels {
 		bytes := float64(kern.bytes) * float64(p.ArraySize)
@@ -173,15 +172,8 @@ func runStream(ctx context.Context, c *comm, p KernelParams, hooks *testHooks) (
 			s.Tags = map[string]string{"rank": strconv.Itoa(from), "node": c.node(from)}
 			samples = append(samples, s)
 		}
-		for _, ranks := range nodes {
-			var sum float64
-			for _, from := range ranks {
-				sum += best[from]
-			}
-			samples = append(samples, results.Sample{Metric: "node_stream_" + kern.name, Unit: results.UnitMBps,
-				Value: round(sum), Iterations: max(iters-1, 1),
-				Tags: map[string]string{"node": c.node(ranks[0]), "ranks": strconv.Itoa(len(ranks))}})
-		}
+		samples = append(samples, c.nodeSums(results.Sample{Metric: "node_stream_" + kern.name, Unit: results.UnitMBps,
+			Iterations: max(iters-1, 1)}, best)...)
 	}
 	return samples, nil
 }

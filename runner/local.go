@@ -136,11 +136,7 @@ func (s LocalStep) newStepEnv() *stepEnv {
 		e.step = "0"
 	}
 	e.tpn = compactCounts(e.perNode)
-	for _, kv := range os.Environ() {
-		if !launcherVar(kv) {
-			e.inherit = append(e.inherit, kv)
-		}
-	}
+	e.inherit = LocalEnv()
 	return e
 }
 
@@ -151,39 +147,29 @@ func (e *stepEnv) rank(rank int) []string {
 	for i := range gtids {
 		gtids[i] = strconv.Itoa(node*s.TasksPerNode + i)
 	}
-	size, step, nodelist, tpn := e.size, e.step, e.nodelist, e.tpn
-	vars := [][2]string{
-		{"SLURM_PROCID", strconv.Itoa(rank)},
-		{"SLURM_NTASKS", strconv.Itoa(size)},
-		{"SLURM_NPROCS", strconv.Itoa(size)},
-		{"SLURM_STEP_NUM_TASKS", strconv.Itoa(size)},
-		{"SLURM_LOCALID", strconv.Itoa(rank % s.TasksPerNode)},
-		{"SLURM_NODEID", strconv.Itoa(node)},
-		{"SLURM_GTIDS", strings.Join(gtids, ",")},
-		{"SLURM_JOB_ID", s.JobID},
-		{"SLURM_JOBID", s.JobID},
-		{"SLURM_STEP_ID", step},
-		{"SLURM_STEPID", step},
-		{"SLURM_JOB_NAME", s.JobName},
-		{"SLURMD_NODENAME", s.Nodes[node]},
-		{"SLURM_TOPOLOGY_ADDR", s.Nodes[node]},
-		{"SLURM_JOB_NODELIST", nodelist},
-		{"SLURM_NODELIST", nodelist},
-		{"SLURM_STEP_NODELIST", nodelist},
-		{"SLURM_NNODES", strconv.Itoa(len(s.Nodes))},
-		{"SLURM_JOB_NUM_NODES", strconv.Itoa(len(s.Nodes))},
-		{"SLURM_STEP_NUM_NODES", strconv.Itoa(len(s.Nodes))},
-		{"SLURM_TASKS_PER_NODE", tpn},
-		{"SLURM_STEP_TASKS_PER_NODE", tpn},
-		{"SLURM_NTASKS_PER_NODE", strconv.Itoa(s.TasksPerNode)},
-		{"SLURM_DISTRIBUTION", "block"},
-		{LocalStepVar, "1"},
-	}
-	env := make([]string, 0, len(e.inherit)+len(vars)+len(s.Env))
+	size, nodes := strconv.Itoa(e.size), strconv.Itoa(len(s.Nodes))
+	env := make([]string, 0, len(e.inherit)+25+len(s.Env))
 	env = append(env, e.inherit...)
-	for _, v := range vars {
-		env = append(env, v[0]+"="+v[1])
+	set := func(value string, names ...string) {
+		for _, n := range names {
+			env = append(env, n+"="+value)
+		}
 	}
+	set(strconv.Itoa(rank), "SLURM_PROCID")
+	set(size, "SLURM_NTASKS", "SLURM_NPROCS", "SLURM_STEP_NUM_TASKS")
+	set(strconv.Itoa(rank%s.TasksPerNode), "SLURM_LOCALID")
+	set(strconv.Itoa(node), "SLURM_NODEID")
+	set(strings.Join(gtids, ","), "SLURM_GTIDS")
+	set(s.JobID, "SLURM_JOB_ID", "SLURM_JOBID")
+	set(e.step, "SLURM_STEP_ID", "SLURM_STEPID")
+	set(s.JobName, "SLURM_JOB_NAME")
+	set(s.Nodes[node], "SLURMD_NODENAME", "SLURM_TOPOLOGY_ADDR")
+	set(e.nodelist, "SLURM_JOB_NODELIST", "SLURM_NODELIST", "SLURM_STEP_NODELIST")
+	set(nodes, "SLURM_NNODES", "SLURM_JOB_NUM_NODES", "SLURM_STEP_NUM_NODES")
+	set(e.tpn, "SLURM_TASKS_PER_NODE", "SLURM_STEP_TASKS_PER_NODE")
+	set(strconv.Itoa(s.TasksPerNode), "SLURM_NTASKS_PER_NODE")
+	set("block", "SLURM_DISTRIBUTION")
+	set("1", LocalStepVar)
 	return append(env, s.Env...)
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -306,13 +307,7 @@ func expandDST(dir, origin string, class elf.Class, machine elf.Machine) []strin
 	}
 	sub("LIB", append(libs, "lib")...)
 	sub("PLATFORM", platform)
-	var out []string
-	for _, d := range dirs {
-		if !strings.Contains(d, "\x00") {
-			out = append(out, d)
-		}
-	}
-	return out
+	return slices.DeleteFunc(dirs, func(d string) bool { return strings.Contains(d, "\x00") })
 }
 
 // multiarch is Debian's triplet and the AT_PLATFORM of a machine.

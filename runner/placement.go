@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,32 +46,21 @@ func judgePlacement(plan Placement, hosts []results.Host) string {
 	if plan.IsZero() || len(hosts) == 0 {
 		return ""
 	}
-	crowded := false
-	for _, h := range hosts {
-		crowded = crowded || len(h.Ranks) > plan.PerNode
-	}
+	crowded := slices.ContainsFunc(hosts, func(h results.Host) bool { return len(h.Ranks) > plan.PerNode })
 	if len(hosts) == plan.Nodes && !crowded {
 		return ""
 	}
 	var where []string
 	for i, h := range hosts {
 		if i == maxPlacementNodes {
-			more := "more nodes"
-			if len(hosts)-i == 1 {
-				more = "more node"
-			}
-			where = append(where, fmt.Sprintf("… and %d %s", len(hosts)-i, more))
+			where = append(where, fmt.Sprintf("… and %d more node%s", len(hosts)-i, results.Plural(len(hosts)-i)))
 			break
 		}
 		name := h.NodeName
 		if name == "" {
 			name = h.Hostname
 		}
-		noun := "ranks"
-		if len(h.Ranks) == 1 {
-			noun = "rank"
-		}
-		where = append(where, name+" "+noun+" "+rankList(h.Ranks))
+		where = append(where, name+" rank"+results.Plural(len(h.Ranks))+" "+rankList(h.Ranks))
 	}
 	return fmt.Sprintf("placement: planned %s; ran on %d node%s: %s", plan, len(hosts), results.Plural(len(hosts)), strings.Join(where, ", "))
 }

@@ -94,22 +94,29 @@ func readInt(path string) (int, bool) {
 	return n, err == nil
 }
 
-func osRelease(path string) string {
+// lineValue is what follows prefix on the first line of the file that
+// starts with it, spaces around the line trimmed; false for none.
+func lineValue(path, prefix string) (string, bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "PRETTY_NAME="); ok {
-			if u, err := strconv.Unquote(v); err == nil {
-				return u
-			}
-			return strings.Trim(v, `"'`)
+		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), prefix); ok {
+			return v, true
 		}
 	}
-	return ""
+	return "", false
+}
+
+func osRelease(path string) string {
+	v, ok := lineValue(path, "PRETTY_NAME=")
+	if u, err := strconv.Unquote(v); ok && err == nil {
+		return u
+	}
+	return strings.Trim(v, `"'`)
 }
 
 // cpuInfo reads the model, flags and topology from /proc/cpuinfo. The
@@ -201,26 +208,16 @@ func sysTopology(dir string) (sockets, cores, threads int) {
 }
 
 func memTotal(path string) uint64 {
-	f, err := os.Open(path)
+	v, _ := lineValue(path, "MemTotal:")
+	fields := strings.Fields(v)
+	if len(fields) == 0 {
+		return 0
+	}
+	kb, err := strconv.ParseUint(fields[0], 10, 64)
 	if err != nil {
 		return 0
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
-			fields := strings.Fields(v)
-			if len(fields) == 0 {
-				return 0
-			}
-			kb, err := strconv.ParseUint(fields[0], 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb * 1024
-		}
-	}
-	return 0
+	return kb * 1024
 }
 
 // countDirs counts entries named prefix followed by a number.

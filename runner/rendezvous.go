@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -150,19 +151,9 @@ func interfaceAddrs() ([]ifAddr, error) {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b ifAddr) int {
-		if a.Index != b.Index {
-			return a.Index - b.Index
-		}
-		return boolInt(a.Addr.Is6()) - boolInt(b.Addr.Is6())
+		return cmp.Or(a.Index-b.Index, a.Addr.BitLen()-b.Addr.BitLen()) // IPv4's 32 bits first
 	})
 	return out, nil
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // advertised orders a listener's addresses as listen says.

@@ -94,11 +94,7 @@ type Config struct {
 
 // CheckBenchmarkName refuses names that are unsafe in a file name.
 func CheckBenchmarkName(name string) error {
-	ok := name != "" && len(name) <= 128 && isAlnum(name[0]) && !strings.Contains(name, "..")
-	for _, c := range []byte(name) {
-		ok = ok && (isAlnum(c) || c == '_' || c == '.' || c == '+' || c == '-')
-	}
-	if !ok {
+	if !safeFileName(name, 128) {
 		return fmt.Errorf("benchmark name %q: use 1 to 128 letters, digits, '_', '-', '+' or '.', starting with a letter or digit", name)
 	}
 	return nil
@@ -306,20 +302,15 @@ type measured struct {
 // measure meets the other ranks and runs the kernel.
 func (cfg *Config) measure(ctx context.Context, c *comm, start time.Time, workdir string, log *logger) measured {
 	id := cfg.Identity
-	// Each node is described once: by rank 0, before the bootstrap, and by
+	// Each node is described once (doc.go: provenance): by rank 0, and by
 	// every other node's local rank 0 (every rank, where the launcher does
-	// not say which that is) with its join, unless it is on rank 0's
-	// machine (machineKey: the fake nodes of sbench local), whose
-	// description rank 0 has. It costs a millisecond or so, and an MPI
-	// probe for the exec kernel.
+	// not say which that is) with its join.
 	describe := func() *results.Host {
 		h := GatherHost(cfg.Root, cfg.Getenv)
 		h.NodeName = id.NodeName
 		if cfg.Exec != nil && cfg.Root == "/" {
-			// The wrapped tool is likely an MPI program: say which MPI
-			// (a launcher's --version, 10-100 ms, at most 2 s), and
-			// which MPI library the tool loads here (its ELF file and
-			// its libraries', a few ms).
+			// The wrapped tool is likely an MPI program: which MPI, and
+			// which MPI library the tool loads here.
 			h.MPI = MPIVersion(ctx)
 			h.MPILibraryPath, h.MPILibrary = cfg.toolMPILibrary(workdir)
 		}
@@ -467,7 +458,7 @@ func (cfg *Config) newBundle(c *comm, start time.Time) *results.Bundle {
 	id := c.id // with the nodes the bootstrap found, under mpirun
 	b := results.New()
 	b.Campaign, b.Variant = cfg.Campaign, cfg.Variant
-	b.Params, b.Labels = nonEmpty(cfg.Params), nonEmpty(cfg.Labels)
+	b.Params, b.Labels = merge(cfg.Params, nil), merge(cfg.Labels, nil)
 	if cfg.Repeat != nil {
 		b.Params = merge(b.Params, map[string]string{"repeat": strconv.Itoa(*cfg.Repeat)})
 	}
@@ -510,7 +501,10 @@ func (cfg *Config) execBundles(base *results.Bundle, res *execResult, runErr err
 			err = res.parseErr
 		}
 		base.Status, base.Error = results.StatusFailed, firstLines(err.Error(), 20)
-		base.Raw = failureRaw(res)
+		if res != nil {
+			// The output as far as it went, and what each rank said.
+			base.Raw = withTails(string(res.output), res, nil)
+		}
 		return []*results.Bundle{base}, err
 	}
 	out := make([]*results.Bundle, len(res.runs))
@@ -537,16 +531,6 @@ func (cfg *Config) execBundles(base *results.Bundle, res *execResult, runErr err
 		out[i] = &b
 	}
 	return out, runErr
-}
-
-// failureRaw is what a failed exec run without a parsed output keeps: the
-// output as far as it went, and the tail of every rank's standard error,
-// so that the bundle says which rank said what.
-func failureRaw(res *execResult) string {
-	if res == nil {
-		return ""
-	}
-	return withTails(string(res.output), res, nil)
 }
 
 // withTails is raw with the tails of the standard error of ranks (every
@@ -598,12 +582,8 @@ func merge(a, b map[string]string) map[string]string {
 		return nil
 	}
 	out := make(map[string]string, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
+	maps.Copy(out, a)
+	maps.Copy(out, b)
 	return out
 }
 
@@ -619,11 +599,4 @@ func rankError(id Identity, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s%w", prefix, err)
-}
-
-func nonEmpty(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
-	}
-	return m
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
 	"slices"
@@ -34,10 +35,7 @@ func (c *comm) noteTraffic(conn *net.TCPConn) {
 // sorted; nil when it had none or the interfaces cannot be listed.
 func (c *comm) traffic() []string {
 	c.mu.Lock()
-	ends := make([][2]netip.Addr, 0, len(c.trafficEnds))
-	for e := range c.trafficEnds {
-		ends = append(ends, e)
-	}
+	ends := slices.Collect(maps.Keys(c.trafficEnds))
 	c.mu.Unlock()
 	if len(ends) == 0 {
 		return nil
@@ -75,12 +73,12 @@ func crossed(ends [][2]netip.Addr, ifs []ifAddr) []string {
 		} else {
 			name = own[local]
 		}
-		if name != "" && !slices.Contains(out, name) {
+		if name != "" {
 			out = append(out, name)
 		}
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // storeTraffic keeps, on rank 0, the interfaces rank named.
@@ -109,14 +107,10 @@ func (c *comm) trafficOfNode(ranks []int) []string {
 			names = c.rankTraffic[r]
 			c.mu.Unlock()
 		}
-		for _, n := range names {
-			if !slices.Contains(out, n) {
-				out = append(out, n)
-			}
-		}
+		out = append(out, names...)
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // checkTraffic bounds the interfaces a barrier message names.

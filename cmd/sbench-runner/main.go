@@ -18,7 +18,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -332,16 +331,13 @@ func config(a runargs.Args) (runner.Config, error) {
 	}, nil
 }
 
-// flagDefaults lists the flags in a stable order, for the help text.
+// flagDefaults lists the flags in lexicographical order (VisitAll's), for
+// the help text.
 func flagDefaults(fs *flag.FlagSet) string {
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	sort.Strings(names)
 	var b strings.Builder
-	for _, n := range names {
-		f := fs.Lookup(n)
+	fs.VisitAll(func(f *flag.Flag) {
 		kind, usage := flag.UnquoteUsage(f)
-		line := "  --" + n
+		line := "  --" + f.Name
 		if kind != "" {
 			line += " " + kind
 		}
@@ -350,7 +346,7 @@ func flagDefaults(fs *flag.FlagSet) string {
 			fmt.Fprintf(&b, " (default %s)", f.DefValue)
 		}
 		b.WriteString("\n")
-	}
+	})
 	return b.String()
 }
 

@@ -278,15 +278,11 @@ func (s Spec) host(n string, rank int) results.Host {
 		OS: "Rocky Linux 9.4", MPI: "Open MPI 4.1.6", Governor: "performance",
 		IB:  []results.IBPort{{Device: "mlx5_0", Port: 1, State: "4: ACTIVE", Rate: "100 Gb/sec (4X EDR)", RateGbps: 100, LinkLayer: "InfiniBand", Firmware: "16.35.2000"}},
 		Net: []results.NetIf{{Name: "eno1", SpeedMbps: 25000, MTU: 1500, State: "up"}}}
-	for _, x := range s.OddFirmware {
-		if x == n {
-			h.IB[0].Firmware = "16.28.1002"
-		}
+	if slices.Contains(s.OddFirmware, n) {
+		h.IB[0].Firmware = "16.28.1002"
 	}
-	for _, x := range s.HalfRate {
-		if x == n {
-			h.IB[0].Rate, h.IB[0].RateGbps = "50 Gb/sec (2X EDR)", 50
-		}
+	if slices.Contains(s.HalfRate, n) {
+		h.IB[0].Rate, h.IB[0].RateGbps = "50 Gb/sec (2X EDR)", 50
 	}
 	return h
 }

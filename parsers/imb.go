@@ -250,10 +250,6 @@ func NewIMBReader(name string, r io.Reader) *IMBReader {
 	return rd
 }
 
-func (r *IMBReader) errorf(line int, format string, args ...any) {
-	r.sc.Errorf(line, format, args...)
-}
-
 func (r *IMBReader) line(text string) {
 	n := r.sc.Lines().Line()
 	t := strings.TrimSpace(text)
@@ -383,32 +379,13 @@ func (r *IMBReader) tableLine(t string, n int) {
 	if !rowLike(t) {
 		return // chatter inside a table (e.g. "Process 15: Got invalid buffer:")
 	}
-	b.badRows++ // undone below once the row parses
-	fields := strings.Fields(t)
-	if len(fields) != len(b.cols) {
-		r.errorf(n, "%s: row has %d columns, the table header (line %d) has %d", b.name, len(fields), b.headerLine, len(b.cols))
+	row, ok := r.sc.tableRow(n, b.name, strings.Fields(t), b.headerLine, len(b.cols), func(i int) bool {
+		return b.cols[i] == imbColGroup || b.cols[i] == imbColBytes || b.cols[i] == imbColReps
+	})
+	if !ok {
+		b.badRows++
 		return
 	}
-	row := make([]float64, len(fields))
-	for i, f := range fields {
-		switch b.cols[i] {
-		case imbColGroup, imbColBytes, imbColReps:
-			v, ok := Integer(f)
-			if !ok {
-				r.errorf(n, "%s: column %d is %q, want a non-negative integer", b.name, i+1, f)
-				return
-			}
-			row[i] = float64(v)
-		default:
-			v, ok := Number(f)
-			if !ok {
-				r.errorf(n, "%s: column %d is %q, want a number", b.name, i+1, f)
-				return
-			}
-			row[i] = v
-		}
-	}
-	b.badRows--
 	b.rows = append(b.rows, row)
 	b.lastLine = n
 }
@@ -421,7 +398,7 @@ func (r *IMBReader) finishBlock() {
 	}
 	r.blk = nil
 	if b.cols == nil {
-		r.errorf(b.line, "%s: benchmark block has no result table (truncated output?)", b.name)
+		r.sc.Errorf(b.line, "%s: benchmark block has no result table (truncated output?)", b.name)
 		return
 	}
 	explained := len(b.failures) > 0 || len(b.checkErrs) > 0
@@ -429,14 +406,14 @@ func (r *IMBReader) finishBlock() {
 		return // reported row by row
 	}
 	if len(b.rows) == 0 && !explained {
-		r.errorf(b.headerLine, "%s: table header has no rows", b.name)
+		r.sc.Errorf(b.headerLine, "%s: table header has no rows", b.name)
 		return
 	}
 	bytesCol := b.has(imbColBytes)
 	if bytesCol >= 0 && len(b.rows) > 0 && !explained && !r.hdr.userLen && r.hdr.maxLen >= 0 {
 		last := int64(b.rows[len(b.rows)-1][bytesCol])
 		if last != r.hdr.maxLen {
-			r.errorf(b.lastLine+1, "%s: table ends at %d bytes, the header promises %d (truncated output?)", b.name, last, r.hdr.maxLen)
+			r.sc.Errorf(b.lastLine+1, "%s: table ends at %d bytes, the header promises %d (truncated output?)", b.name, last, r.hdr.maxLen)
 			return
 		}
 	}

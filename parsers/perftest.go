@@ -275,7 +275,7 @@ func (r *PerftestReader) headerLine(run *perftestRun, t string) {
 		return
 	}
 	for _, m := range perftestKVRE.FindAllStringSubmatch(t, -1) {
-		key := perftestKey(m[1])
+		key := SnakeName(m[1]) // "Data ex. method" → "data_ex_method"
 		if key == "" || len(key) > 40 || len(run.params) >= 64 {
 			continue
 		}
@@ -290,25 +290,6 @@ func (r *PerftestReader) headerLine(run *perftestRun, t string) {
 		}
 		run.params[key] = clip(val, 64)
 	}
-}
-
-// perftestKey turns a setting's label into a snake_case key:
-// "Data ex. method" → "data_ex_method", "ibv_wr* API" → "ibv_wr_api".
-func perftestKey(label string) string {
-	var b strings.Builder
-	under := false
-	for _, c := range strings.ToLower(label) {
-		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
-			if under && b.Len() > 0 {
-				b.WriteByte('_')
-			}
-			under = false
-			b.WriteRune(c)
-			continue
-		}
-		under = true
-	}
-	return b.String()
 }
 
 func (r *PerftestReader) row(run *perftestRun, t string, n int) {

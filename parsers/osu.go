@@ -125,16 +125,13 @@ var osuTitles = [][]string{
 	{"gather", "osu_gatherv", "OSU MPI Gatherv Latency Test"},
 	{"reduce", "osu_reduce", "OSU MPI Reduce Latency Test"},
 	{"reduce_scatter", "osu_reduce_scatter", "OSU MPI Reduce_scatter Latency Test"},
-	{"reduce_scatter", "osu_reduce_scatter_block",
-		"OSU MPI Reduce_scatter_block Latency Test"},
+	{"reduce_scatter", "osu_reduce_scatter_block", "OSU MPI Reduce_scatter_block Latency Test"},
 	{"scatter", "osu_scatter", "OSU MPI Scatter Latency Test"},
 	{"scatter", "osu_scatterv", "OSU MPI Scatterv Latency Test"},
 	{"allgather", "osu_iallgather", "OSU MPI Non-blocking Allgather Latency Test"},
-	{"allgather", "osu_iallgatherv",
-		"OSU MPI Non-blocking Allgatherv Latency Test"},
+	{"allgather", "osu_iallgatherv", "OSU MPI Non-blocking Allgatherv Latency Test"},
 	{"allreduce", "osu_iallreduce", "OSU MPI Non-blocking Allreduce Latency Test"},
-	{"alltoall", "osu_ialltoall",
-		"OSU MPI Non-blocking All-to-All Latency Test", // 5.x
+	{"alltoall", "osu_ialltoall", "OSU MPI Non-blocking All-to-All Latency Test", // 5.x
 		"OSU MPI Non-blocking All-to-All Personalized Exchange Latency Test"},
 	{"alltoall", "osu_ialltoallv", "OSU MPI Non-blocking All-to-Allv Personalized Exchange Latency Test"},
 	{"alltoall", "osu_ialltoallw", "OSU MPI Non-blocking All-to-Allw Personalized Exchange Latency Test"},
@@ -143,64 +140,37 @@ var osuTitles = [][]string{
 	{"gather", "osu_igather", "OSU MPI Non-blocking Gather Latency Test"},
 	{"gather", "osu_igatherv", "OSU MPI Non-blocking Gatherv Latency Test"},
 	{"reduce", "osu_ireduce", "OSU MPI Non-blocking Reduce Latency Test"},
-	{"reduce_scatter", "osu_ireduce_scatter",
-		"OSU MPI Non-blocking Reduce_scatter Latency Test"},
-	{"reduce_scatter", "osu_ireduce_scatter_block",
-		"OSU MPI Non-blocking Reduce_scatter_block Latency Test"},
+	{"reduce_scatter", "osu_ireduce_scatter", "OSU MPI Non-blocking Reduce_scatter Latency Test"},
+	{"reduce_scatter", "osu_ireduce_scatter_block", "OSU MPI Non-blocking Reduce_scatter_block Latency Test"},
 	{"scatter", "osu_iscatter", "OSU MPI Non-blocking Scatter Latency Test"},
 	{"scatter", "osu_iscatterv", "OSU MPI Non-blocking Scatterv Latency Test"},
-	{"allgather", "osu_neighbor_allgather",
-		"OSU MPI Neighborhood Allgather Latency Test"},
-	{"allgather", "osu_neighbor_allgatherv",
-		"OSU MPI Neighborhood Allgatherv Latency Test"},
-	{"alltoall", "osu_neighbor_alltoall",
-		"OSU MPI Neighborhood All-to-All Latency Test",
+	{"allgather", "osu_neighbor_allgather", "OSU MPI Neighborhood Allgather Latency Test"},
+	{"allgather", "osu_neighbor_allgatherv", "OSU MPI Neighborhood Allgatherv Latency Test"},
+	{"alltoall", "osu_neighbor_alltoall", "OSU MPI Neighborhood All-to-All Latency Test",
 		"OSU MPI Neighbor Alltoall Latency Test"},
-	{"alltoall", "osu_neighbor_alltoallv",
-		"OSU MPI Neighborhood All-to-Allv Latency Test"},
-	{"alltoall", "osu_neighbor_alltoallw",
-		"OSU MPI Neighborhood All-to-Allw Latency Test"},
-	{"allgather", "osu_ineighbor_allgather",
-		"OSU MPI Non-blocking Neighborhood Allgather Latency Test"},
-	{"allgather", "osu_ineighbor_allgatherv",
-		"OSU MPI Non-blocking Neighborhood Allgatherv Latency Test",
+	{"alltoall", "osu_neighbor_alltoallv", "OSU MPI Neighborhood All-to-Allv Latency Test"},
+	{"alltoall", "osu_neighbor_alltoallw", "OSU MPI Neighborhood All-to-Allw Latency Test"},
+	{"allgather", "osu_ineighbor_allgather", "OSU MPI Non-blocking Neighborhood Allgather Latency Test"},
+	{"allgather", "osu_ineighbor_allgatherv", "OSU MPI Non-blocking Neighborhood Allgatherv Latency Test",
 		"OSU MPI Non-blocking Neighbor Allgatherv Latency Test"},
-	{"alltoall", "osu_ineighbor_alltoall",
-		"OSU MPI Non-blocking Neighborhood All-to-All Latency Test"},
-	{"alltoall", "osu_ineighbor_alltoallv",
-		"OSU MPI Non-blocking Neighborhood All-to-Allv Latency Test"},
-	{"alltoall", "osu_ineighbor_alltoallw",
-		"OSU MPI Non-blocking Neighborhood All-to-Allw Latency Test"},
-	{"allgather", "osu_allgather_persistent",
-		"OSU MPI Allgather Persistent Latency Test"},
-	{"allgather", "osu_allgatherv_persistent",
-		"OSU MPI Allgatherv Persistent Latency Test"},
-	{"allreduce", "osu_allreduce_persistent",
-		"OSU MPI Allreduce Persistent Latency Test"},
-	{"alltoall", "osu_alltoall_persistent",
-		"OSU MPI All-to-All Personalized Exchange Persistent Latency Test"},
-	{"alltoall", "osu_alltoallv_persistent",
-		"OSU MPI All-to-Allv Personalized Exchange Persistent Latency Test"},
-	{"alltoall", "osu_alltoallw_persistent",
-		"OSU MPI All-to-Allw Personalized Exchange Persistent Latency Test"},
-	{"barrier", "osu_barrier_persistent",
-		"OSU MPI Barrier Persistent Latency Test"},
-	{"bcast", "osu_bcast_persistent",
-		"OSU MPI Broadcast Persistent Latency Test"},
-	{"gather", "osu_gather_persistent",
-		"OSU MPI Gather Persistent Latency Test"},
-	{"gather", "osu_gatherv_persistent",
-		"OSU MPI Gatherv Persistent Latency Test"},
-	{"reduce", "osu_reduce_persistent",
-		"OSU MPI Reduce Persistent Latency Test"},
-	{"reduce_scatter", "osu_reduce_scatter_persistent",
-		"OSU MPI Reduce_scatter Persistent Latency Test"},
-	{"reduce_scatter", "osu_reduce_scatter_block_persistent",
-		"OSU MPI Reduce_scatter_block Persistent Latency Test"},
-	{"scatter", "osu_scatter_persistent",
-		"OSU MPI Scatter Persistent Latency Test"},
-	{"scatter", "osu_scatterv_persistent",
-		"OSU MPI Scatterv Persistent Latency Test"},
+	{"alltoall", "osu_ineighbor_alltoall", "OSU MPI Non-blocking Neighborhood All-to-All Latency Test"},
+	{"alltoall", "osu_ineighbor_alltoallv", "OSU MPI Non-blocking Neighborhood All-to-Allv Latency Test"},
+	{"alltoall", "osu_ineighbor_alltoallw", "OSU MPI Non-blocking Neighborhood All-to-Allw Latency Test"},
+	{"allgather", "osu_allgather_persistent", "OSU MPI Allgather Persistent Latency Test"},
+	{"allgather", "osu_allgatherv_persistent", "OSU MPI Allgatherv Persistent Latency Test"},
+	{"allreduce", "osu_allreduce_persistent", "OSU MPI Allreduce Persistent Latency Test"},
+	{"alltoall", "osu_alltoall_persistent", "OSU MPI All-to-All Personalized Exchange Persistent Latency Test"},
+	{"alltoall", "osu_alltoallv_persistent", "OSU MPI All-to-Allv Personalized Exchange Persistent Latency Test"},
+	{"alltoall", "osu_alltoallw_persistent", "OSU MPI All-to-Allw Personalized Exchange Persistent Latency Test"},
+	{"barrier", "osu_barrier_persistent", "OSU MPI Barrier Persistent Latency Test"},
+	{"bcast", "osu_bcast_persistent", "OSU MPI Broadcast Persistent Latency Test"},
+	{"gather", "osu_gather_persistent", "OSU MPI Gather Persistent Latency Test"},
+	{"gather", "osu_gatherv_persistent", "OSU MPI Gatherv Persistent Latency Test"},
+	{"reduce", "osu_reduce_persistent", "OSU MPI Reduce Persistent Latency Test"},
+	{"reduce_scatter", "osu_reduce_scatter_persistent", "OSU MPI Reduce_scatter Persistent Latency Test"},
+	{"reduce_scatter", "osu_reduce_scatter_block_persistent", "OSU MPI Reduce_scatter_block Persistent Latency Test"},
+	{"scatter", "osu_scatter_persistent", "OSU MPI Scatter Persistent Latency Test"},
+	{"scatter", "osu_scatterv_persistent", "OSU MPI Scatterv Persistent Latency Test"},
 	{"", "osu_nccl_latency", "OSU NCCL Latency Test"},
 	{"", "osu_nccl_bibw", "OSU NCCL Bi-Directional Bandwidth Test"},
 	{"alltoall", "osu_nccl_alltoall", "OSU NCCL All-to-All Personalized Exchange Latency Test"},
@@ -245,43 +215,50 @@ const (
 
 // osuLabels are the column labels OMB prints, matched at the start of
 // what is left of a header line; white space inside a label may vary
-// (some logs squeeze runs of spaces).
-var osuLabels = []struct {
-	re   *Regexp
-	kind osuColKind
-}{
-	{osuLabel(`Size`), osuSize},
-	{osuLabel(`Avg Latency\s*\(us\)`), osuAvg},
-	{osuLabel(`Min Latency\s*\(us\)`), osuMin},
-	{osuLabel(`Max Latency\s*\(us\)`), osuMax},
-	{osuLabel(`Latency\s*\(us\)`), osuAvg},
-	{osuLabel(`Iterations`), osuIters},
-	{osuLabel(`Bi-Bandwidth\s*\(MB/s\)`), osuBiBW},
-	{osuLabel(`Bandwidth\s*\(MB/s\)`), osuBW},
-	{osuLabel(`MB/s`), osuBW},
-	{osuLabel(`Messages/s`), osuRate},
-	{osuLabel(`Validation`), osuValid},
-	{osuLabel(`P(\d{1,2}) Tail Lat\s*\(us\)`), osuTailLat},
-	{osuLabel(`P(\d{1,2}) Tail BW\s*\(MB/s\)`), osuTailBW},
-	{osuLabel(`Transmit Size`), osuTransmit},
-	{osuLabel(`Overall\s*\(us\)`), osuOverall},
-	{osuLabel(`Compute\s*\(us\)`), osuCompute},
-	{osuLabel(`Coll\. Init\s*\(us\)`), osuInit},
-	{osuLabel(`MPI_Test\s*\(us\)`), osuTest},
-	{osuLabel(`MPI_Wait\s*\(us\)`), osuWait},
-	{osuLabel(`Pure Comm\.\s*\(us\)`), osuPure},
-	{osuLabel(`Min Comm\.\s*\(us\)`), osuMinComm},
-	{osuLabel(`Max Comm\.\s*\(us\)`), osuMaxComm},
-	{osuLabel(`Overlap\s*\(%\)`), osuOverlap},
+// (some logs squeeze runs of spaces). metric and unit are what a value
+// column measures, in the conventions of results (osuMetric: a bandwidth
+// column's metric depends on the benchmark); whole names a column of whole
+// numbers in errors.
+var osuLabels = []osuColDef{
+	{re: osuLabel(`Size`), kind: osuSize, whole: "message size"},
+	{re: osuLabel(`Avg Latency\s*\(us\)`), kind: osuAvg, metric: "latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Min Latency\s*\(us\)`), kind: osuMin},
+	{re: osuLabel(`Max Latency\s*\(us\)`), kind: osuMax},
+	{re: osuLabel(`Latency\s*\(us\)`), kind: osuAvg, metric: "latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Iterations`), kind: osuIters, whole: "iteration count"},
+	{re: osuLabel(`Bi-Bandwidth\s*\(MB/s\)`), kind: osuBiBW, metric: "bidirectional_bandwidth", unit: results.UnitMBps},
+	{re: osuLabel(`Bandwidth\s*\(MB/s\)`), kind: osuBW},
+	{re: osuLabel(`MB/s`), kind: osuBW},
+	{re: osuLabel(`Messages/s`), kind: osuRate, metric: "message_rate", unit: "messages/s"},
+	{re: osuLabel(`Validation`), kind: osuValid},
+	{re: osuLabel(`P(\d{1,2}) Tail Lat\s*\(us\)`), kind: osuTailLat, metric: "latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`P(\d{1,2}) Tail BW\s*\(MB/s\)`), kind: osuTailBW},
+	{re: osuLabel(`Transmit Size`), kind: osuTransmit, metric: "transmit_size", unit: results.UnitBytes, whole: "transmit size"},
+	{re: osuLabel(`Overall\s*\(us\)`), kind: osuOverall, metric: "latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Compute\s*\(us\)`), kind: osuCompute, metric: "compute_time", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Coll\. Init\s*\(us\)`), kind: osuInit, metric: "init_time", unit: results.UnitMicroseconds},
+	{re: osuLabel(`MPI_Test\s*\(us\)`), kind: osuTest, metric: "test_time", unit: results.UnitMicroseconds},
+	{re: osuLabel(`MPI_Wait\s*\(us\)`), kind: osuWait, metric: "wait_time", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Pure Comm\.\s*\(us\)`), kind: osuPure, metric: "pure_comm_latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Min Comm\.\s*\(us\)`), kind: osuMinComm, metric: "pure_comm_latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Max Comm\.\s*\(us\)`), kind: osuMaxComm, metric: "pure_comm_latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Overlap\s*\(%\)`), kind: osuOverlap, metric: "overlap", unit: "%"},
 }
 
 func osuLabel(expr string) *Regexp {
 	return LazyRegexp(`^(?i:` + strings.ReplaceAll(expr, " ", `\s+`) + `)(?:\s|$)`)
 }
 
+type osuColDef struct {
+	re           *Regexp
+	kind         osuColKind
+	metric, unit string
+	whole        string
+}
+
 type osuCol struct {
-	kind osuColKind
-	pct  int // the percentile of a tail column
+	*osuColDef
+	pct int // the percentile of a tail column
 }
 
 // osuParseHeader reads a column header. ok is false for a line that is not
@@ -297,12 +274,12 @@ func osuParseHeader(t string) (cols []osuCol, ok bool, err error) {
 	sized := strings.HasPrefix(strings.ToLower(s), "size")
 	for s != "" {
 		matched := false
-		for _, l := range osuLabels {
+		for i, l := range osuLabels {
 			m := l.re.FindStringSubmatch(s)
 			if m == nil {
 				continue
 			}
-			c := osuCol{kind: l.kind}
+			c := osuCol{osuColDef: &osuLabels[i]}
 			if l.kind == osuTailLat || l.kind == osuTailBW {
 				c.pct, _ = strconv.Atoi(m[1])
 			}
@@ -645,7 +622,7 @@ func (r *OSUReader) row(n int, fields []string) {
 		case osuSize, osuIters, osuTransmit:
 			v, ok := Integer(f)
 			if !ok {
-				r.errorAt(n, "%s %q is not a whole number", osuColName(c), f)
+				r.errorAt(n, "%s %q is not a whole number", c.whole, f)
 				return
 			}
 			row.vals[i] = float64(v)
@@ -669,7 +646,7 @@ func (r *OSUReader) row(n int, fields []string) {
 				if strings.Contains(strings.ToLower(f), "nan") || strings.Contains(strings.ToLower(f), "inf") {
 					what = "a finite number"
 				}
-				r.errorAt(n, "%s %q is not %s", osuColName(c), f, what)
+				r.errorAt(n, "value %q is not %s", f, what)
 				return
 			}
 			row.vals[i] = v
@@ -686,18 +663,6 @@ func (r *OSUReader) row(n int, fields []string) {
 		}
 	}
 	tab.rows = append(tab.rows, row)
-}
-
-func osuColName(c osuCol) string {
-	switch c.kind {
-	case osuSize:
-		return "message size"
-	case osuIters:
-		return "iteration count"
-	case osuTransmit:
-		return "transmit size"
-	}
-	return "value"
 }
 
 func (r *OSUReader) finishTable() {
@@ -775,32 +740,12 @@ func (run *osuRun) initBundle(r *OSUReader) *results.Bundle {
 	return b
 }
 
-// osuMetric names what a value column measures, in the conventions of
-// results: latency and bandwidth curves, other figures in snake_case.
+// osuMetric is the metric and unit of a value column.
 func (run *osuRun) osuMetric(c osuCol) (metric, unit string) {
-	switch c.kind {
-	case osuBW, osuTailBW:
+	if c.kind == osuBW || c.kind == osuTailBW {
 		return run.bw, results.UnitMBps
 	}
-	m := osuColMetrics[c.kind]
-	return m[0], m[1]
-}
-
-// osuColMetrics are the metric and unit of the value columns whose metric
-// does not depend on the benchmark.
-var osuColMetrics = map[osuColKind][2]string{
-	osuAvg: {"latency", results.UnitMicroseconds}, osuOverall: {"latency", results.UnitMicroseconds},
-	osuTailLat:  {"latency", results.UnitMicroseconds},
-	osuBiBW:     {"bidirectional_bandwidth", results.UnitMBps},
-	osuRate:     {"message_rate", "messages/s"},
-	osuTransmit: {"transmit_size", results.UnitBytes},
-	osuCompute:  {"compute_time", results.UnitMicroseconds},
-	osuInit:     {"init_time", results.UnitMicroseconds},
-	osuTest:     {"test_time", results.UnitMicroseconds},
-	osuWait:     {"wait_time", results.UnitMicroseconds},
-	osuPure:     {"pure_comm_latency", results.UnitMicroseconds}, osuMinComm: {"pure_comm_latency", results.UnitMicroseconds},
-	osuMaxComm: {"pure_comm_latency", results.UnitMicroseconds},
-	osuOverlap: {"overlap", "%"},
+	return c.metric, c.unit
 }
 
 // bundle turns one table into a run. Min/max/iterations and P50/P99 join

@@ -2,10 +2,12 @@ package parsers
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -153,23 +155,11 @@ func newIMBHeader() *imbHeader {
 	return &imbHeader{params: map[string]string{}, maxLen: -1}
 }
 
+// toolName is the IMB program: as the calling sequence names it, else
+// by the part the title names.
 func (h *imbHeader) toolName() string {
-	if h.tool != "" {
-		return h.tool
-	}
-	switch strings.ToUpper(h.part) {
-	case "1":
-		return "IMB-MPI1"
-	case "2":
-		return "IMB-EXT"
-	case "IO":
-		return "IMB-IO"
-	case "NBC":
-		return "IMB-NBC"
-	case "RMA":
-		return "IMB-RMA"
-	}
-	return "IMB"
+	parts := map[string]string{"1": "IMB-MPI1", "2": "IMB-EXT", "IO": "IMB-IO", "NBC": "IMB-NBC", "RMA": "IMB-RMA"}
+	return cmp.Or(h.tool, parts[strings.ToUpper(h.part)], "IMB")
 }
 
 // imbMbyteFromVersion returns IMB's Mbyte for a version string, 0 if the
@@ -214,14 +204,8 @@ type imbBlock struct {
 	lastLine   int
 }
 
-func (b *imbBlock) has(c imbCol) int {
-	for i, x := range b.cols {
-		if x == c {
-			return i
-		}
-	}
-	return -1
-}
+// has is the index of column c, -1 if the table has none.
+func (b *imbBlock) has(c imbCol) int { return slices.Index(b.cols, c) }
 
 // IMBReader reads IMB output one benchmark block at a time, as a Reader:
 // Scan, Result (a *Run or a *SyntaxError), Err.
@@ -429,7 +413,7 @@ func (r *IMBReader) bundle(b *imbBlock) *results.Bundle {
 	out.Benchmark.ToolBenchmark = out.Benchmark.Name
 	out.Benchmark.ToolVersion = h.version
 	out.Params = b.params(h)
-	col := func(c imbCol) int { return b.has(c) }
+	col := b.has
 	iGroup, iBytes, iReps := col(imbColGroup), col(imbColBytes), col(imbColReps)
 	iT, iMin, iMax, iAvg := col(imbColT), col(imbColTMin), col(imbColTMax), col(imbColTAvg)
 	iBW, iMsg := col(imbColMBps), col(imbColMsgRate)

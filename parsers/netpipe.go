@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -543,9 +544,7 @@ func (run *npRun) bundle() *results.Bundle {
 		name = "netpipe"
 	}
 	b.Benchmark = results.Benchmark{Name: name, Tool: NetPIPETool, ToolBenchmark: name}
-	for k, v := range run.params {
-		b.Params = setParam(b.Params, k, v)
-	}
+	b.Params = maps.Clone(run.params)
 	if run.module != "" {
 		b.Params = setParam(b.Params, "module", run.module)
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -715,9 +717,7 @@ func (run *osuRun) newBundle() *results.Bundle {
 	b := results.New()
 	b.Benchmark = results.Benchmark{Name: run.name, Tool: OSUTool, ToolBenchmark: run.name, ToolVersion: run.version}
 	b.Params = map[string]string{"title": run.title}
-	for k, v := range run.params {
-		b.Params[k] = v
-	}
+	maps.Copy(b.Params, run.params)
 	if run.device != "" {
 		b.Params["device"] = run.device
 	}
@@ -865,10 +865,7 @@ func (run *osuRun) bundle(tab *osuTable, last bool) *results.Bundle {
 // osuValidate records OMB's data validation (-c): one check for the run and
 // one per failed message size. Any failure makes the run invalid.
 func osuValidate(b *results.Bundle, tab *osuTable, failed []string, verdict string) {
-	hasColumn := false
-	for _, c := range tab.cols {
-		hasColumn = hasColumn || c.kind == osuValid
-	}
+	hasColumn := slices.ContainsFunc(tab.cols, func(c osuCol) bool { return c.kind == osuValid })
 	if !hasColumn && verdict == "" {
 		return
 	}

@@ -3,6 +3,7 @@ package parsers
 import (
 	"bytes"
 	"io"
+	"maps"
 	"strings"
 
 	"github.com/sbench/sbench/results"
@@ -194,9 +195,7 @@ func (r *PerfMainReader) bundle(b *pmBlock) *results.Bundle {
 	words := strings.Fields(b.label) // RC BW Unidirection
 	name := "perf_main"
 	params := map[string]string{"port": b.port}
-	for k, v := range r.params {
-		params[k] = v
-	}
+	maps.Copy(params, r.params)
 	for i, w := range words {
 		switch {
 		case i == 0:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -439,9 +440,7 @@ func (run *spRun) bundle() *results.Bundle {
 		b.Benchmark.Name = "sockperf throughput"
 	}
 	b.Benchmark.ToolBenchmark = b.Benchmark.Name
-	for k, v := range run.params {
-		b.Params = setParam(b.Params, k, v)
-	}
+	b.Params = maps.Clone(run.params)
 	var x *float64
 	xUnit := ""
 	if run.msgSize > 0 {

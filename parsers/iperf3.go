@@ -195,19 +195,11 @@ func ParseIperf3(name string, r io.Reader) ([]*results.Bundle, error) {
 // ipfNextJSONLine is the offset of the next line, from off, whose first
 // non-blank byte opens a JSON object; -1 if there is none.
 func ipfNextJSONLine(data []byte, off int) int {
-	for off < len(data) {
-		end := bytes.IndexByte(data[off:], '\n')
-		line := data[off:]
-		if end >= 0 {
-			line = data[off : off+end]
-		}
+	for line := range bytes.Lines(data[off:]) {
 		if t := bytes.TrimLeft(line, " \t\r"); len(t) > 0 && t[0] == '{' {
 			return off + len(line) - len(t)
 		}
-		if end < 0 {
-			return -1
-		}
-		off += end + 1
+		off += len(line)
 	}
 	return -1
 }

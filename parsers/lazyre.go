@@ -5,11 +5,10 @@ import (
 	"sync"
 )
 
-// Regexp is a regular expression compiled on first use. The parsers hold
-// about ninety patterns; compiling them all when the package loads cost
-// sbench-runner 8 ms of its 20 ms start-up budget, whether or not it ever
-// parses anything. A pattern that does not compile panics on first use,
-// which every parser's tests reach.
+// Regexp is a regular expression compiled on first use, so that a process
+// that never parses (sbench-runner on most ranks) does not compile the
+// parsers' patterns at start-up. A pattern that does not compile panics on
+// first use, which every parser's tests reach.
 type Regexp struct {
 	expr string
 	once sync.Once

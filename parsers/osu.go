@@ -76,9 +76,8 @@ var (
 // names users know. Keys are compared lowercased and without white space,
 // which also absorbs 7.x's "Personalized Exchange" "Latency Test" string
 // concatenated without a space. A title missing here keeps its own text as
-// the benchmark name. Built on first use: at init it cost every
-// sbench-runner process, which parses nothing on most ranks, a tenth of a
-// millisecond.
+// the benchmark name. Built on first use, not at init: most
+// sbench-runner processes parse nothing.
 var osuPrograms = sync.OnceValue(func() map[string]string {
 	programs := map[string]string{}
 	for _, row := range osuTitles {

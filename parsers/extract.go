@@ -59,13 +59,7 @@ func (e *DefError) Error() string {
 // DefErrors is every problem Compile found.
 type DefErrors []*DefError
 
-func (es DefErrors) Error() string {
-	msgs := make([]string, len(es))
-	for i, e := range es {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
+func (es DefErrors) Error() string { return errorLines(es) }
 
 // Extractor is a compiled Extract.
 type Extractor struct {

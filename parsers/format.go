@@ -38,7 +38,7 @@ var (
 	registryMu sync.RWMutex
 	registry   = map[string]Format{}
 	// sorted is registry's formats by name, for sniff and Names: made
-	// once, not for every input.
+	// at registration, not for every input.
 	sorted []Format
 )
 
@@ -54,22 +54,13 @@ func Register(f Format) {
 		panic("parsers: Register called twice for " + f.Name)
 	}
 	registry[f.Name] = f
-	sorted = nil
+	sorted = slices.SortedFunc(maps.Values(registry), func(a, b Format) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // formats is every registered format, sorted by name.
 func formats() []Format {
 	registryMu.RLock()
-	fs := sorted
-	registryMu.RUnlock()
-	if fs != nil {
-		return fs
-	}
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if sorted == nil {
-		sorted = slices.SortedFunc(maps.Values(registry), func(a, b Format) int { return strings.Compare(a.Name, b.Name) })
-	}
+	defer registryMu.RUnlock()
 	return sorted
 }
 
@@ -137,7 +128,10 @@ func (e *SyntaxError) Error() string {
 // SyntaxErrors is every problem found in one input.
 type SyntaxErrors []*SyntaxError
 
-func (es SyntaxErrors) Error() string {
+func (es SyntaxErrors) Error() string { return errorLines(es) }
+
+// errorLines is the messages of es, one a line.
+func errorLines[E error](es []E) string {
 	lines := make([]string, len(es))
 	for i, e := range es {
 		lines[i] = e.Error()

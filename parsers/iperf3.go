@@ -292,14 +292,10 @@ func (doc *ipfDoc) bundle() (*results.Bundle, error) {
 		set("client", a.Host)
 	}
 	set("role", role)
-	if st.TCPMSSDefault != nil {
-		set("tcp_mss_default_bytes", *st.TCPMSSDefault)
-	}
-	if st.SndbufActual != nil {
-		set("sndbuf_bytes", *st.SndbufActual)
-	}
-	if st.RcvbufActual != nil {
-		set("rcvbuf_bytes", *st.RcvbufActual)
+	for k, v := range map[string]*int64{"tcp_mss_default_bytes": st.TCPMSSDefault, "sndbuf_bytes": st.SndbufActual, "rcvbuf_bytes": st.RcvbufActual} {
+		if v != nil {
+			set(k, *v)
+		}
 	}
 	end := doc.End
 	if end.SenderTCPCongestion != "" {

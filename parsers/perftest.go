@@ -315,6 +315,12 @@ func (r *PerftestReader) row(run *perftestRun, t string, n int) {
 	}
 	at := fmt.Sprintf(" at %.0f bytes", size)
 	has := func(k string) bool { _, ok := v[k]; return ok }
+	opt := func(k string) *float64 { // nil for a column the table lacks
+		if x, ok := v[k]; ok {
+			return results.F(x)
+		}
+		return nil
+	}
 	unitOf := func(kind string) string {
 		for _, c := range run.cols {
 			if c.kind == kind {
@@ -371,18 +377,7 @@ func (r *PerftestReader) row(run *perftestRun, t string, n int) {
 			val = v["t_typical"]
 		}
 		s := add("latency", results.UnitMicroseconds, val)
-		if has("t_min") {
-			s.Min = results.F(v["t_min"])
-		}
-		if has("t_max") {
-			s.Max = results.F(v["t_max"])
-		}
-		if has("t_typical") {
-			s.P50 = results.F(v["t_typical"])
-		}
-		if has("p99") {
-			s.P99 = results.F(v["p99"])
-		}
+		s.Min, s.Max, s.P50, s.P99 = opt("t_min"), opt("t_max"), opt("t_typical"), opt("p99")
 		if has("p999") {
 			add("latency_p999", results.UnitMicroseconds, v["p999"])
 		}

@@ -37,3 +37,10 @@ func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
 func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 	return r.get().FindAllStringSubmatchIndex(s, n)
 }
+
+// matches reports whether re matches s, leaving its submatches in *m, so
+// that a switch tests and reads a pattern in one case.
+func matches(re *Regexp, s string, m *[]string) bool {
+	*m = re.FindStringSubmatch(s)
+	return *m != nil
+}

@@ -187,31 +187,23 @@ var osuBidirectional = map[string]bool{
 	"osu_bibw": true, "osu_bibw_persistent": true, "osu_put_bibw": true, "osu_nccl_bibw": true,
 }
 
-// An osuColKind is one column of a result table.
+// An osuColKind is how a column of a result table is read: most are
+// osuValue, a figure of the metric its label names.
 type osuColKind int
 
 const (
-	osuSize osuColKind = iota
-	osuAvg
+	osuValue osuColKind = iota
+	osuSize
 	osuMin
 	osuMax
 	osuIters
 	osuBW
-	osuBiBW
-	osuRate
 	osuValid
 	osuTailLat
 	osuTailBW
 	osuTransmit
-	osuOverall
-	osuCompute
-	osuInit
-	osuTest
-	osuWait
-	osuPure
 	osuMinComm
 	osuMaxComm
-	osuOverlap
 )
 
 // osuLabels are the column labels OMB prints, matched at the start of
@@ -222,28 +214,28 @@ const (
 // numbers in errors.
 var osuLabels = []osuColDef{
 	{re: osuLabel(`Size`), kind: osuSize, whole: "message size"},
-	{re: osuLabel(`Avg Latency\s*\(us\)`), kind: osuAvg, metric: "latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Avg Latency\s*\(us\)`), kind: osuValue, metric: "latency", unit: results.UnitMicroseconds},
 	{re: osuLabel(`Min Latency\s*\(us\)`), kind: osuMin},
 	{re: osuLabel(`Max Latency\s*\(us\)`), kind: osuMax},
-	{re: osuLabel(`Latency\s*\(us\)`), kind: osuAvg, metric: "latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Latency\s*\(us\)`), kind: osuValue, metric: "latency", unit: results.UnitMicroseconds},
 	{re: osuLabel(`Iterations`), kind: osuIters, whole: "iteration count"},
-	{re: osuLabel(`Bi-Bandwidth\s*\(MB/s\)`), kind: osuBiBW, metric: "bidirectional_bandwidth", unit: results.UnitMBps},
+	{re: osuLabel(`Bi-Bandwidth\s*\(MB/s\)`), kind: osuValue, metric: "bidirectional_bandwidth", unit: results.UnitMBps},
 	{re: osuLabel(`Bandwidth\s*\(MB/s\)`), kind: osuBW},
 	{re: osuLabel(`MB/s`), kind: osuBW},
-	{re: osuLabel(`Messages/s`), kind: osuRate, metric: "message_rate", unit: "messages/s"},
+	{re: osuLabel(`Messages/s`), kind: osuValue, metric: "message_rate", unit: "messages/s"},
 	{re: osuLabel(`Validation`), kind: osuValid},
 	{re: osuLabel(`P(\d{1,2}) Tail Lat\s*\(us\)`), kind: osuTailLat, metric: "latency", unit: results.UnitMicroseconds},
 	{re: osuLabel(`P(\d{1,2}) Tail BW\s*\(MB/s\)`), kind: osuTailBW},
 	{re: osuLabel(`Transmit Size`), kind: osuTransmit, metric: "transmit_size", unit: results.UnitBytes, whole: "transmit size"},
-	{re: osuLabel(`Overall\s*\(us\)`), kind: osuOverall, metric: "latency", unit: results.UnitMicroseconds},
-	{re: osuLabel(`Compute\s*\(us\)`), kind: osuCompute, metric: "compute_time", unit: results.UnitMicroseconds},
-	{re: osuLabel(`Coll\. Init\s*\(us\)`), kind: osuInit, metric: "init_time", unit: results.UnitMicroseconds},
-	{re: osuLabel(`MPI_Test\s*\(us\)`), kind: osuTest, metric: "test_time", unit: results.UnitMicroseconds},
-	{re: osuLabel(`MPI_Wait\s*\(us\)`), kind: osuWait, metric: "wait_time", unit: results.UnitMicroseconds},
-	{re: osuLabel(`Pure Comm\.\s*\(us\)`), kind: osuPure, metric: "pure_comm_latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Overall\s*\(us\)`), kind: osuValue, metric: "latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Compute\s*\(us\)`), kind: osuValue, metric: "compute_time", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Coll\. Init\s*\(us\)`), kind: osuValue, metric: "init_time", unit: results.UnitMicroseconds},
+	{re: osuLabel(`MPI_Test\s*\(us\)`), kind: osuValue, metric: "test_time", unit: results.UnitMicroseconds},
+	{re: osuLabel(`MPI_Wait\s*\(us\)`), kind: osuValue, metric: "wait_time", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Pure Comm\.\s*\(us\)`), kind: osuValue, metric: "pure_comm_latency", unit: results.UnitMicroseconds},
 	{re: osuLabel(`Min Comm\.\s*\(us\)`), kind: osuMinComm, metric: "pure_comm_latency", unit: results.UnitMicroseconds},
 	{re: osuLabel(`Max Comm\.\s*\(us\)`), kind: osuMaxComm, metric: "pure_comm_latency", unit: results.UnitMicroseconds},
-	{re: osuLabel(`Overlap\s*\(%\)`), kind: osuOverlap, metric: "overlap", unit: "%"},
+	{re: osuLabel(`Overlap\s*\(%\)`), kind: osuValue, metric: "overlap", unit: "%"},
 }
 
 func osuLabel(expr string) *Regexp {

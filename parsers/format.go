@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -266,12 +267,8 @@ func parseWith(f Format, name string, sec Section) ([]*results.Bundle, error) {
 	}
 	raw := rawText(sec.Data)
 	for _, b := range runs {
-		if b.Benchmark.Kind == "" {
-			b.Benchmark.Kind = "tool"
-		}
-		if b.Benchmark.Kernel == "" {
-			b.Benchmark.Kernel = f.Name
-		}
+		b.Benchmark.Kind = cmp.Or(b.Benchmark.Kind, "tool")
+		b.Benchmark.Kernel = cmp.Or(b.Benchmark.Kernel, f.Name)
 		if sec.Label != "" {
 			b.Source = sec.Label
 			if b.Labels == nil {
@@ -279,9 +276,7 @@ func parseWith(f Format, name string, sec Section) ([]*results.Bundle, error) {
 			}
 			b.Labels["section"] = sec.Label
 		}
-		if b.Raw == "" {
-			b.Raw = raw
-		}
+		b.Raw = cmp.Or(b.Raw, raw)
 	}
 	return runs, nil
 }

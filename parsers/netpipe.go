@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -536,13 +537,7 @@ func (r *NetPIPEReader) finish() {
 // bundle is the result bundle of a run.
 func (run *npRun) bundle() *results.Bundle {
 	b := results.New()
-	name := run.program
-	if name == "" {
-		name = map[string]string{"tcp": "NPtcp", "mpi": "NPmpi", "ib": "NPib"}[run.module]
-	}
-	if name == "" {
-		name = "netpipe"
-	}
+	name := cmp.Or(run.program, map[string]string{"tcp": "NPtcp", "mpi": "NPmpi", "ib": "NPib"}[run.module], "netpipe")
 	b.Benchmark = results.Benchmark{Name: name, Tool: NetPIPETool, ToolBenchmark: name}
 	b.Params = maps.Clone(run.params)
 	if run.module != "" {

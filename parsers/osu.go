@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -511,10 +512,7 @@ func newOSURun(line int, title string) *osuRun {
 		title = strings.TrimSpace(osuAccelRE.ReplaceAllString(title, ""))
 	}
 	run.title = strings.Join(strings.Fields(title), " ")
-	run.name = osuPrograms()[osuTitleKey(run.title)]
-	if run.name == "" {
-		run.name = run.title
-	}
+	run.name = cmp.Or(osuPrograms()[osuTitleKey(run.title)], run.title)
 	run.bw = "bandwidth"
 	if osuBidirectional[run.name] || strings.Contains(strings.ToLower(run.title), "bi-directional") {
 		run.bw = "bidirectional_bandwidth"

@@ -51,8 +51,7 @@ func sniffIMB(head []byte) int {
 	return min(score, 100)
 }
 
-// ParseIMB reads every run in r. Any syntax error refuses the whole input: a
-// partial curve must not pass for a complete one.
+// ParseIMB collects an IMBReader of r: its runs, or its syntax errors.
 func ParseIMB(name string, r io.Reader) ([]*results.Bundle, error) {
 	return Collect(NewIMBReader(name, r))
 }

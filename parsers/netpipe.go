@@ -176,8 +176,7 @@ func NewNetPIPEReader(name string, r io.Reader) *NetPIPEReader {
 	return rd
 }
 
-// ParseNetPIPE reads every run in r. Any syntax error refuses the whole
-// input: a partial curve must not pass for a complete one.
+// ParseNetPIPE collects a NetPIPEReader of r: its runs, or its syntax errors.
 func ParseNetPIPE(name string, r io.Reader) ([]*results.Bundle, error) {
 	return Collect(NewNetPIPEReader(name, r))
 }

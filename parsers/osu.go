@@ -408,8 +408,7 @@ func NewOSUReader(name string, r io.Reader) *OSUReader {
 	return rd
 }
 
-// ParseOSU reads every run in r. Any syntax error refuses the whole input:
-// a partial curve must not pass for a complete one.
+// ParseOSU collects an OSUReader of r: its runs, or its syntax errors.
 func ParseOSU(name string, r io.Reader) ([]*results.Bundle, error) {
 	return Collect(NewOSUReader(name, r))
 }

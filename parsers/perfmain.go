@@ -96,8 +96,7 @@ func (r *PerfMainReader) finishInput() {
 	}
 }
 
-// ParsePerfMain reads every test block in r; any syntax error refuses the
-// whole input.
+// ParsePerfMain collects a PerfMainReader of r: its runs, or its syntax errors.
 func ParsePerfMain(name string, r io.Reader) ([]*results.Bundle, error) {
 	return Collect(NewPerfMainReader(name, r))
 }

@@ -55,8 +55,7 @@ func sniffPerftest(head []byte) int {
 	return min(score, 100)
 }
 
-// ParsePerftest reads every run in r. Any syntax error refuses the whole input: a
-// partial curve must not pass for a complete one.
+// ParsePerftest collects a PerftestReader of r: its runs, or its syntax errors.
 func ParsePerftest(name string, r io.Reader) ([]*results.Bundle, error) {
 	return Collect(NewPerftestReader(name, r))
 }

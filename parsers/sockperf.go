@@ -129,8 +129,7 @@ func NewSockperfReader(name string, r io.Reader) *SockperfReader {
 	return rd
 }
 
-// ParseSockperf reads every run in r; any syntax error refuses the whole
-// input.
+// ParseSockperf collects a SockperfReader of r: its runs, or its syntax errors.
 func ParseSockperf(name string, r io.Reader) ([]*results.Bundle, error) {
 	return Collect(NewSockperfReader(name, r))
 }

@@ -90,9 +90,7 @@ var batchFiles = 500
 // store.File.Size): 500 matrix runs of a large fleet, each with its hosts
 // and thousands of samples, must not be held at once. Decoded, a bundle
 // weighs several times its JSON, and a batch is gathered while the one
-// before it is stored: at 8 MB, ingest of bench/archive-scale.sh's 20k runs
-// peaked at 340-405 MB RSS, at 4 MB at 225-272 MB, for the same CPU time
-// (2026-12-04, 2 cores, other work beside it).
+// before it is stored; 4 MB bounds that memory at no cost in CPU time.
 const batchBytes = 4 << 20
 
 // parsed is one input, read, parsed and encoded for the store.
@@ -169,10 +167,8 @@ func parseAhead(ctx context.Context, ins []Input, o Options) <-chan parsed {
 //
 // Three stages overlap: parseAhead reads and parses on every core, this
 // goroutine gathers what it hands on into batches, and a store goroutine
-// inserts one batch while the next is gathered. With the batch stored
-// here, in line, the parsers stopped a few files into every batch's
-// inserts and the store then waited for the next batch to be parsed: the
-// two took turns instead of overlapping (BenchmarkIngest).
+// inserts one batch while the next is gathered, so that parsing and
+// inserting overlap rather than take turns (BenchmarkIngest).
 func Files(ctx context.Context, db *store.DB, ins []Input, o Options) (Summary, error) {
 	if o.Log == nil {
 		o.Log = io.Discard

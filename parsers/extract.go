@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -59,13 +60,7 @@ func (e *DefError) Error() string {
 // DefErrors is every problem Compile found.
 type DefErrors []*DefError
 
-func (es DefErrors) Error() string {
-	msgs := make([]string, len(es))
-	for i, e := range es {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
+func (es DefErrors) Error() string { return errorLines(es) }
 
 // Extractor is a compiled Extract.
 type Extractor struct {
@@ -236,10 +231,7 @@ func parenCol(p string) int {
 // group is the index of group g (a number or a name) in re; def stands
 // for an empty g.
 func group(re *regexp.Regexp, g results.Group, def string) (int, error) {
-	name := string(g)
-	if name == "" {
-		name = def
-	}
+	name := cmp.Or(string(g), def)
 	if n, err := strconv.Atoi(name); err == nil {
 		if n < 1 || n > re.NumSubexp() {
 			return 0, fmt.Errorf("the pattern has no group %d (it has %d): put the figure in parentheses", n, re.NumSubexp())

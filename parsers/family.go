@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -68,11 +69,8 @@ func BenchmarkFamily(name string) (string, bool) {
 		}
 		return results.FamilyPointToPoint, true
 	}
-	tool, _, _ := strings.Cut(name, " ")
-	for _, n := range pointToPoint {
-		if n == tool {
-			return results.FamilyPointToPoint, true
-		}
+	if tool, _, _ := strings.Cut(name, " "); slices.Contains(pointToPoint, tool) {
+		return results.FamilyPointToPoint, true
 	}
 	return "", false
 }

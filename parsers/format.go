@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -38,7 +39,7 @@ var (
 	registryMu sync.RWMutex
 	registry   = map[string]Format{}
 	// sorted is registry's formats by name, for sniff and Names: made
-	// once, not for every input.
+	// at registration, not for every input.
 	sorted []Format
 )
 
@@ -54,22 +55,13 @@ func Register(f Format) {
 		panic("parsers: Register called twice for " + f.Name)
 	}
 	registry[f.Name] = f
-	sorted = nil
+	sorted = slices.SortedFunc(maps.Values(registry), func(a, b Format) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // formats is every registered format, sorted by name.
 func formats() []Format {
 	registryMu.RLock()
-	fs := sorted
-	registryMu.RUnlock()
-	if fs != nil {
-		return fs
-	}
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if sorted == nil {
-		sorted = slices.SortedFunc(maps.Values(registry), func(a, b Format) int { return strings.Compare(a.Name, b.Name) })
-	}
+	defer registryMu.RUnlock()
 	return sorted
 }
 
@@ -137,7 +129,10 @@ func (e *SyntaxError) Error() string {
 // SyntaxErrors is every problem found in one input.
 type SyntaxErrors []*SyntaxError
 
-func (es SyntaxErrors) Error() string {
+func (es SyntaxErrors) Error() string { return errorLines(es) }
+
+// errorLines is the messages of es, one a line.
+func errorLines[E error](es []E) string {
 	lines := make([]string, len(es))
 	for i, e := range es {
 		lines[i] = e.Error()
@@ -272,12 +267,8 @@ func parseWith(f Format, name string, sec Section) ([]*results.Bundle, error) {
 	}
 	raw := rawText(sec.Data)
 	for _, b := range runs {
-		if b.Benchmark.Kind == "" {
-			b.Benchmark.Kind = "tool"
-		}
-		if b.Benchmark.Kernel == "" {
-			b.Benchmark.Kernel = f.Name
-		}
+		b.Benchmark.Kind = cmp.Or(b.Benchmark.Kind, "tool")
+		b.Benchmark.Kernel = cmp.Or(b.Benchmark.Kernel, f.Name)
 		if sec.Label != "" {
 			b.Source = sec.Label
 			if b.Labels == nil {
@@ -285,9 +276,7 @@ func parseWith(f Format, name string, sec Section) ([]*results.Bundle, error) {
 			}
 			b.Labels["section"] = sec.Label
 		}
-		if b.Raw == "" {
-			b.Raw = raw
-		}
+		b.Raw = cmp.Or(b.Raw, raw)
 	}
 	return runs, nil
 }

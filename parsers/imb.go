@@ -2,10 +2,12 @@ package parsers
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -49,8 +51,7 @@ func sniffIMB(head []byte) int {
 	return min(score, 100)
 }
 
-// ParseIMB reads every run in r. Any syntax error refuses the whole input: a
-// partial curve must not pass for a complete one.
+// ParseIMB collects an IMBReader of r: its runs, or its syntax errors.
 func ParseIMB(name string, r io.Reader) ([]*results.Bundle, error) {
 	return Collect(NewIMBReader(name, r))
 }
@@ -153,23 +154,11 @@ func newIMBHeader() *imbHeader {
 	return &imbHeader{params: map[string]string{}, maxLen: -1}
 }
 
+// toolName is the IMB program: as the calling sequence names it, else
+// by the part the title names.
 func (h *imbHeader) toolName() string {
-	if h.tool != "" {
-		return h.tool
-	}
-	switch strings.ToUpper(h.part) {
-	case "1":
-		return "IMB-MPI1"
-	case "2":
-		return "IMB-EXT"
-	case "IO":
-		return "IMB-IO"
-	case "NBC":
-		return "IMB-NBC"
-	case "RMA":
-		return "IMB-RMA"
-	}
-	return "IMB"
+	parts := map[string]string{"1": "IMB-MPI1", "2": "IMB-EXT", "IO": "IMB-IO", "NBC": "IMB-NBC", "RMA": "IMB-RMA"}
+	return cmp.Or(h.tool, parts[strings.ToUpper(h.part)], "IMB")
 }
 
 // imbMbyteFromVersion returns IMB's Mbyte for a version string, 0 if the
@@ -214,14 +203,8 @@ type imbBlock struct {
 	lastLine   int
 }
 
-func (b *imbBlock) has(c imbCol) int {
-	for i, x := range b.cols {
-		if x == c {
-			return i
-		}
-	}
-	return -1
-}
+// has is the index of column c, -1 if the table has none.
+func (b *imbBlock) has(c imbCol) int { return slices.Index(b.cols, c) }
 
 // IMBReader reads IMB output one benchmark block at a time, as a Reader:
 // Scan, Result (a *Run or a *SyntaxError), Err.
@@ -248,10 +231,6 @@ func NewIMBReader(name string, r io.Reader) *IMBReader {
 	rd := &IMBReader{hdr: newIMBHeader()}
 	rd.sc = NewScanner(name, r, rd.line, rd.finishBlock)
 	return rd
-}
-
-func (r *IMBReader) errorf(line int, format string, args ...any) {
-	r.sc.Errorf(line, format, args...)
 }
 
 func (r *IMBReader) line(text string) {
@@ -383,32 +362,13 @@ func (r *IMBReader) tableLine(t string, n int) {
 	if !rowLike(t) {
 		return // chatter inside a table (e.g. "Process 15: Got invalid buffer:")
 	}
-	b.badRows++ // undone below once the row parses
-	fields := strings.Fields(t)
-	if len(fields) != len(b.cols) {
-		r.errorf(n, "%s: row has %d columns, the table header (line %d) has %d", b.name, len(fields), b.headerLine, len(b.cols))
+	row, ok := r.sc.tableRow(n, b.name, strings.Fields(t), b.headerLine, len(b.cols), func(i int) bool {
+		return b.cols[i] == imbColGroup || b.cols[i] == imbColBytes || b.cols[i] == imbColReps
+	})
+	if !ok {
+		b.badRows++
 		return
 	}
-	row := make([]float64, len(fields))
-	for i, f := range fields {
-		switch b.cols[i] {
-		case imbColGroup, imbColBytes, imbColReps:
-			v, ok := Integer(f)
-			if !ok {
-				r.errorf(n, "%s: column %d is %q, want a non-negative integer", b.name, i+1, f)
-				return
-			}
-			row[i] = float64(v)
-		default:
-			v, ok := Number(f)
-			if !ok {
-				r.errorf(n, "%s: column %d is %q, want a number", b.name, i+1, f)
-				return
-			}
-			row[i] = v
-		}
-	}
-	b.badRows--
 	b.rows = append(b.rows, row)
 	b.lastLine = n
 }
@@ -421,7 +381,7 @@ func (r *IMBReader) finishBlock() {
 	}
 	r.blk = nil
 	if b.cols == nil {
-		r.errorf(b.line, "%s: benchmark block has no result table (truncated output?)", b.name)
+		r.sc.Errorf(b.line, "%s: benchmark block has no result table (truncated output?)", b.name)
 		return
 	}
 	explained := len(b.failures) > 0 || len(b.checkErrs) > 0
@@ -429,14 +389,14 @@ func (r *IMBReader) finishBlock() {
 		return // reported row by row
 	}
 	if len(b.rows) == 0 && !explained {
-		r.errorf(b.headerLine, "%s: table header has no rows", b.name)
+		r.sc.Errorf(b.headerLine, "%s: table header has no rows", b.name)
 		return
 	}
 	bytesCol := b.has(imbColBytes)
 	if bytesCol >= 0 && len(b.rows) > 0 && !explained && !r.hdr.userLen && r.hdr.maxLen >= 0 {
 		last := int64(b.rows[len(b.rows)-1][bytesCol])
 		if last != r.hdr.maxLen {
-			r.errorf(b.lastLine+1, "%s: table ends at %d bytes, the header promises %d (truncated output?)", b.name, last, r.hdr.maxLen)
+			r.sc.Errorf(b.lastLine+1, "%s: table ends at %d bytes, the header promises %d (truncated output?)", b.name, last, r.hdr.maxLen)
 			return
 		}
 	}
@@ -452,7 +412,7 @@ func (r *IMBReader) bundle(b *imbBlock) *results.Bundle {
 	out.Benchmark.ToolBenchmark = out.Benchmark.Name
 	out.Benchmark.ToolVersion = h.version
 	out.Params = b.params(h)
-	col := func(c imbCol) int { return b.has(c) }
+	col := b.has
 	iGroup, iBytes, iReps := col(imbColGroup), col(imbColBytes), col(imbColReps)
 	iT, iMin, iMax, iAvg := col(imbColT), col(imbColTMin), col(imbColTMax), col(imbColTAvg)
 	iBW, iMsg := col(imbColMBps), col(imbColMsgRate)

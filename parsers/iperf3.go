@@ -195,19 +195,11 @@ func ParseIperf3(name string, r io.Reader) ([]*results.Bundle, error) {
 // ipfNextJSONLine is the offset of the next line, from off, whose first
 // non-blank byte opens a JSON object; -1 if there is none.
 func ipfNextJSONLine(data []byte, off int) int {
-	for off < len(data) {
-		end := bytes.IndexByte(data[off:], '\n')
-		line := data[off:]
-		if end >= 0 {
-			line = data[off : off+end]
-		}
+	for line := range bytes.Lines(data[off:]) {
 		if t := bytes.TrimLeft(line, " \t\r"); len(t) > 0 && t[0] == '{' {
 			return off + len(line) - len(t)
 		}
-		if end < 0 {
-			return -1
-		}
-		off += end + 1
+		off += len(line)
 	}
 	return -1
 }
@@ -300,14 +292,10 @@ func (doc *ipfDoc) bundle() (*results.Bundle, error) {
 		set("client", a.Host)
 	}
 	set("role", role)
-	if st.TCPMSSDefault != nil {
-		set("tcp_mss_default_bytes", *st.TCPMSSDefault)
-	}
-	if st.SndbufActual != nil {
-		set("sndbuf_bytes", *st.SndbufActual)
-	}
-	if st.RcvbufActual != nil {
-		set("rcvbuf_bytes", *st.RcvbufActual)
+	for k, v := range map[string]*int64{"tcp_mss_default_bytes": st.TCPMSSDefault, "sndbuf_bytes": st.SndbufActual, "rcvbuf_bytes": st.RcvbufActual} {
+		if v != nil {
+			set(k, *v)
+		}
 	}
 	end := doc.End
 	if end.SenderTCPCongestion != "" {

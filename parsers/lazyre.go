@@ -5,11 +5,10 @@ import (
 	"sync"
 )
 
-// Regexp is a regular expression compiled on first use. The parsers hold
-// about ninety patterns; compiling them all when the package loads cost
-// sbench-runner 8 ms of its 20 ms start-up budget, whether or not it ever
-// parses anything. A pattern that does not compile panics on first use,
-// which every parser's tests reach.
+// Regexp is a regular expression compiled on first use, so that a process
+// that never parses (sbench-runner on most ranks) does not compile the
+// parsers' patterns at start-up. A pattern that does not compile panics on
+// first use, which every parser's tests reach.
 type Regexp struct {
 	expr string
 	once sync.Once
@@ -37,4 +36,11 @@ func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
 }
 func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 	return r.get().FindAllStringSubmatchIndex(s, n)
+}
+
+// matches reports whether re matches s, leaving its submatches in *m, so
+// that a switch tests and reads a pattern in one case.
+func matches(re *Regexp, s string, m *[]string) bool {
+	*m = re.FindStringSubmatch(s)
+	return *m != nil
 }

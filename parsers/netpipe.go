@@ -2,8 +2,10 @@ package parsers
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -174,8 +176,7 @@ func NewNetPIPEReader(name string, r io.Reader) *NetPIPEReader {
 	return rd
 }
 
-// ParseNetPIPE reads every run in r. Any syntax error refuses the whole
-// input: a partial curve must not pass for a complete one.
+// ParseNetPIPE collects a NetPIPEReader of r: its runs, or its syntax errors.
 func ParseNetPIPE(name string, r io.Reader) ([]*results.Bundle, error) {
 	return Collect(NewNetPIPEReader(name, r))
 }
@@ -240,10 +241,6 @@ func sniffNetPIPEOutFile(lines []string) int {
 	return 0
 }
 
-func (r *NetPIPEReader) errorf(line int, format string, args ...any) {
-	r.sc.Errorf(line, format, args...)
-}
-
 // endRun closes the current run and starts a new one.
 func (r *NetPIPEReader) endRun() {
 	if len(r.cur.rows) > 0 || r.cur.broken {
@@ -278,7 +275,7 @@ func (r *NetPIPEReader) line(text string) {
 	}
 	if npRowStartRE.MatchString(text) {
 		r.cur.broken = true
-		r.errorf(n, "NetPIPE row does not parse: %q", t)
+		r.sc.Errorf(n, "NetPIPE row does not parse: %q", t)
 		return
 	}
 	if npFailureRE.MatchString(t) {
@@ -398,12 +395,12 @@ func (r *NetPIPEReader) row(n int, m []string) {
 	var ok bool
 	if row.bytes, ok = Integer(m[3]); !ok {
 		r.cur.broken = true
-		r.errorf(n, "NetPIPE row: size %q is not a byte count", m[3])
+		r.sc.Errorf(n, "NetPIPE row: size %q is not a byte count", m[3])
 		return
 	}
 	if row.times, ok = Integer(m[4]); !ok {
 		r.cur.broken = true
-		r.errorf(n, "NetPIPE row: repeat count %q does not parse", m[4])
+		r.sc.Errorf(n, "NetPIPE row: repeat count %q does not parse", m[4])
 		return
 	}
 	tail := m[5]
@@ -413,13 +410,13 @@ func (r *NetPIPEReader) row(n int, m []string) {
 		tm, ok2 := Number(res[3])
 		if !ok1 || !ok2 || rate < 0 || tm < 0 {
 			r.cur.broken = true
-			r.errorf(n, "NetPIPE row %d bytes: rate %q or time %q is not a number", row.bytes, res[1], res[3])
+			r.sc.Errorf(n, "NetPIPE row %d bytes: rate %q or time %q is not a number", row.bytes, res[1], res[3])
 			return
 		}
 		if res[5] != "" {
 			if v, ok := Number(res[5]); !ok || v < 0 {
 				r.cur.broken = true
-				r.errorf(n, "NetPIPE row %d bytes: total time %q is not a number", row.bytes, res[5])
+				r.sc.Errorf(n, "NetPIPE row %d bytes: total time %q is not a number", row.bytes, res[5])
 				return
 			}
 		}
@@ -431,16 +428,16 @@ func (r *NetPIPEReader) row(n int, m []string) {
 		row.integrity, row.integrityOK = true, integ[1] == "passed"
 	case tail == "":
 		r.cur.broken = true
-		r.errorf(n, "NetPIPE row %d bytes, %d times has no result: the run stopped before this size was measured", row.bytes, row.times)
+		r.sc.Errorf(n, "NetPIPE row %d bytes, %d times has no result: the run stopped before this size was measured", row.bytes, row.times)
 		return
 	case strings.HasPrefix(tail, "NetPIPE:"):
 		r.cur.broken = true
-		r.errorf(n, "NetPIPE row %d bytes, %d times has no result: %s", row.bytes, row.times, tail)
+		r.sc.Errorf(n, "NetPIPE row %d bytes, %d times has no result: %s", row.bytes, row.times, tail)
 		r.failure(n, tail)
 		return
 	default:
 		r.cur.broken = true
-		r.errorf(n, "NetPIPE row %d bytes: %q is not \"<rate> Mbps in <time> usec\"", row.bytes, tail)
+		r.sc.Errorf(n, "NetPIPE row %d bytes: %q is not \"<rate> Mbps in <time> usec\"", row.bytes, tail)
 		return
 	}
 	// A row number or size that goes back starts another run.
@@ -451,7 +448,7 @@ func (r *NetPIPEReader) row(n int, m []string) {
 	}
 	if prev := r.cur.last(); prev != nil && prev.integrity != row.integrity {
 		r.cur.broken = true
-		r.errorf(n, "NetPIPE row %d bytes mixes an integrity check with measured rows", row.bytes)
+		r.sc.Errorf(n, "NetPIPE row %d bytes mixes an integrity check with measured rows", row.bytes)
 		return
 	}
 	if len(r.cur.rows) == 0 {
@@ -498,7 +495,7 @@ func (r *NetPIPEReader) outLine(n int, t string) {
 func (r *NetPIPEReader) finish() {
 	if r.cur.startLine > 0 && len(r.cur.rows) == 0 && !r.cur.broken && r.cur.failure == "" {
 		if r.failLine == 0 {
-			r.errorf(r.cur.startLine, "NetPIPE started its main loop but printed no result row")
+			r.sc.Errorf(r.cur.startLine, "NetPIPE started its main loop but printed no result row")
 		}
 	}
 	r.endRun()
@@ -510,12 +507,12 @@ func (r *NetPIPEReader) finish() {
 		return
 	}
 	if r.failLine > 0 {
-		r.errorf(r.failLine, "no NetPIPE results: %s", npExplain(r.failText))
+		r.sc.Errorf(r.failLine, "no NetPIPE results: %s", npExplain(r.failText))
 		return
 	}
 	if len(r.outBad) > 0 {
 		for _, e := range r.outBad {
-			r.errorf(e.Line, "%s", e.Msg)
+			r.sc.Errorf(e.Line, "%s", e.Msg)
 		}
 		return
 	}
@@ -539,17 +536,9 @@ func (r *NetPIPEReader) finish() {
 // bundle is the result bundle of a run.
 func (run *npRun) bundle() *results.Bundle {
 	b := results.New()
-	name := run.program
-	if name == "" {
-		name = map[string]string{"tcp": "NPtcp", "mpi": "NPmpi", "ib": "NPib"}[run.module]
-	}
-	if name == "" {
-		name = "netpipe"
-	}
+	name := cmp.Or(run.program, map[string]string{"tcp": "NPtcp", "mpi": "NPmpi", "ib": "NPib"}[run.module], "netpipe")
 	b.Benchmark = results.Benchmark{Name: name, Tool: NetPIPETool, ToolBenchmark: name}
-	for k, v := range run.params {
-		b.Params = setParam(b.Params, k, v)
-	}
+	b.Params = maps.Clone(run.params)
 	if run.module != "" {
 		b.Params = setParam(b.Params, "module", run.module)
 	}

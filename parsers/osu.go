@@ -2,9 +2,12 @@ package parsers
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,9 +77,8 @@ var (
 // names users know. Keys are compared lowercased and without white space,
 // which also absorbs 7.x's "Personalized Exchange" "Latency Test" string
 // concatenated without a space. A title missing here keeps its own text as
-// the benchmark name. Built on first use: at init it cost every
-// sbench-runner process, which parses nothing on most ranks, a tenth of a
-// millisecond.
+// the benchmark name. Built on first use, not at init: most
+// sbench-runner processes parse nothing.
 var osuPrograms = sync.OnceValue(func() map[string]string {
 	programs := map[string]string{}
 	for _, row := range osuTitles {
@@ -125,16 +127,13 @@ var osuTitles = [][]string{
 	{"gather", "osu_gatherv", "OSU MPI Gatherv Latency Test"},
 	{"reduce", "osu_reduce", "OSU MPI Reduce Latency Test"},
 	{"reduce_scatter", "osu_reduce_scatter", "OSU MPI Reduce_scatter Latency Test"},
-	{"reduce_scatter", "osu_reduce_scatter_block",
-		"OSU MPI Reduce_scatter_block Latency Test"},
+	{"reduce_scatter", "osu_reduce_scatter_block", "OSU MPI Reduce_scatter_block Latency Test"},
 	{"scatter", "osu_scatter", "OSU MPI Scatter Latency Test"},
 	{"scatter", "osu_scatterv", "OSU MPI Scatterv Latency Test"},
 	{"allgather", "osu_iallgather", "OSU MPI Non-blocking Allgather Latency Test"},
-	{"allgather", "osu_iallgatherv",
-		"OSU MPI Non-blocking Allgatherv Latency Test"},
+	{"allgather", "osu_iallgatherv", "OSU MPI Non-blocking Allgatherv Latency Test"},
 	{"allreduce", "osu_iallreduce", "OSU MPI Non-blocking Allreduce Latency Test"},
-	{"alltoall", "osu_ialltoall",
-		"OSU MPI Non-blocking All-to-All Latency Test", // 5.x
+	{"alltoall", "osu_ialltoall", "OSU MPI Non-blocking All-to-All Latency Test", // 5.x
 		"OSU MPI Non-blocking All-to-All Personalized Exchange Latency Test"},
 	{"alltoall", "osu_ialltoallv", "OSU MPI Non-blocking All-to-Allv Personalized Exchange Latency Test"},
 	{"alltoall", "osu_ialltoallw", "OSU MPI Non-blocking All-to-Allw Personalized Exchange Latency Test"},
@@ -143,64 +142,37 @@ var osuTitles = [][]string{
 	{"gather", "osu_igather", "OSU MPI Non-blocking Gather Latency Test"},
 	{"gather", "osu_igatherv", "OSU MPI Non-blocking Gatherv Latency Test"},
 	{"reduce", "osu_ireduce", "OSU MPI Non-blocking Reduce Latency Test"},
-	{"reduce_scatter", "osu_ireduce_scatter",
-		"OSU MPI Non-blocking Reduce_scatter Latency Test"},
-	{"reduce_scatter", "osu_ireduce_scatter_block",
-		"OSU MPI Non-blocking Reduce_scatter_block Latency Test"},
+	{"reduce_scatter", "osu_ireduce_scatter", "OSU MPI Non-blocking Reduce_scatter Latency Test"},
+	{"reduce_scatter", "osu_ireduce_scatter_block", "OSU MPI Non-blocking Reduce_scatter_block Latency Test"},
 	{"scatter", "osu_iscatter", "OSU MPI Non-blocking Scatter Latency Test"},
 	{"scatter", "osu_iscatterv", "OSU MPI Non-blocking Scatterv Latency Test"},
-	{"allgather", "osu_neighbor_allgather",
-		"OSU MPI Neighborhood Allgather Latency Test"},
-	{"allgather", "osu_neighbor_allgatherv",
-		"OSU MPI Neighborhood Allgatherv Latency Test"},
-	{"alltoall", "osu_neighbor_alltoall",
-		"OSU MPI Neighborhood All-to-All Latency Test",
+	{"allgather", "osu_neighbor_allgather", "OSU MPI Neighborhood Allgather Latency Test"},
+	{"allgather", "osu_neighbor_allgatherv", "OSU MPI Neighborhood Allgatherv Latency Test"},
+	{"alltoall", "osu_neighbor_alltoall", "OSU MPI Neighborhood All-to-All Latency Test",
 		"OSU MPI Neighbor Alltoall Latency Test"},
-	{"alltoall", "osu_neighbor_alltoallv",
-		"OSU MPI Neighborhood All-to-Allv Latency Test"},
-	{"alltoall", "osu_neighbor_alltoallw",
-		"OSU MPI Neighborhood All-to-Allw Latency Test"},
-	{"allgather", "osu_ineighbor_allgather",
-		"OSU MPI Non-blocking Neighborhood Allgather Latency Test"},
-	{"allgather", "osu_ineighbor_allgatherv",
-		"OSU MPI Non-blocking Neighborhood Allgatherv Latency Test",
+	{"alltoall", "osu_neighbor_alltoallv", "OSU MPI Neighborhood All-to-Allv Latency Test"},
+	{"alltoall", "osu_neighbor_alltoallw", "OSU MPI Neighborhood All-to-Allw Latency Test"},
+	{"allgather", "osu_ineighbor_allgather", "OSU MPI Non-blocking Neighborhood Allgather Latency Test"},
+	{"allgather", "osu_ineighbor_allgatherv", "OSU MPI Non-blocking Neighborhood Allgatherv Latency Test",
 		"OSU MPI Non-blocking Neighbor Allgatherv Latency Test"},
-	{"alltoall", "osu_ineighbor_alltoall",
-		"OSU MPI Non-blocking Neighborhood All-to-All Latency Test"},
-	{"alltoall", "osu_ineighbor_alltoallv",
-		"OSU MPI Non-blocking Neighborhood All-to-Allv Latency Test"},
-	{"alltoall", "osu_ineighbor_alltoallw",
-		"OSU MPI Non-blocking Neighborhood All-to-Allw Latency Test"},
-	{"allgather", "osu_allgather_persistent",
-		"OSU MPI Allgather Persistent Latency Test"},
-	{"allgather", "osu_allgatherv_persistent",
-		"OSU MPI Allgatherv Persistent Latency Test"},
-	{"allreduce", "osu_allreduce_persistent",
-		"OSU MPI Allreduce Persistent Latency Test"},
-	{"alltoall", "osu_alltoall_persistent",
-		"OSU MPI All-to-All Personalized Exchange Persistent Latency Test"},
-	{"alltoall", "osu_alltoallv_persistent",
-		"OSU MPI All-to-Allv Personalized Exchange Persistent Latency Test"},
-	{"alltoall", "osu_alltoallw_persistent",
-		"OSU MPI All-to-Allw Personalized Exchange Persistent Latency Test"},
-	{"barrier", "osu_barrier_persistent",
-		"OSU MPI Barrier Persistent Latency Test"},
-	{"bcast", "osu_bcast_persistent",
-		"OSU MPI Broadcast Persistent Latency Test"},
-	{"gather", "osu_gather_persistent",
-		"OSU MPI Gather Persistent Latency Test"},
-	{"gather", "osu_gatherv_persistent",
-		"OSU MPI Gatherv Persistent Latency Test"},
-	{"reduce", "osu_reduce_persistent",
-		"OSU MPI Reduce Persistent Latency Test"},
-	{"reduce_scatter", "osu_reduce_scatter_persistent",
-		"OSU MPI Reduce_scatter Persistent Latency Test"},
-	{"reduce_scatter", "osu_reduce_scatter_block_persistent",
-		"OSU MPI Reduce_scatter_block Persistent Latency Test"},
-	{"scatter", "osu_scatter_persistent",
-		"OSU MPI Scatter Persistent Latency Test"},
-	{"scatter", "osu_scatterv_persistent",
-		"OSU MPI Scatterv Persistent Latency Test"},
+	{"alltoall", "osu_ineighbor_alltoall", "OSU MPI Non-blocking Neighborhood All-to-All Latency Test"},
+	{"alltoall", "osu_ineighbor_alltoallv", "OSU MPI Non-blocking Neighborhood All-to-Allv Latency Test"},
+	{"alltoall", "osu_ineighbor_alltoallw", "OSU MPI Non-blocking Neighborhood All-to-Allw Latency Test"},
+	{"allgather", "osu_allgather_persistent", "OSU MPI Allgather Persistent Latency Test"},
+	{"allgather", "osu_allgatherv_persistent", "OSU MPI Allgatherv Persistent Latency Test"},
+	{"allreduce", "osu_allreduce_persistent", "OSU MPI Allreduce Persistent Latency Test"},
+	{"alltoall", "osu_alltoall_persistent", "OSU MPI All-to-All Personalized Exchange Persistent Latency Test"},
+	{"alltoall", "osu_alltoallv_persistent", "OSU MPI All-to-Allv Personalized Exchange Persistent Latency Test"},
+	{"alltoall", "osu_alltoallw_persistent", "OSU MPI All-to-Allw Personalized Exchange Persistent Latency Test"},
+	{"barrier", "osu_barrier_persistent", "OSU MPI Barrier Persistent Latency Test"},
+	{"bcast", "osu_bcast_persistent", "OSU MPI Broadcast Persistent Latency Test"},
+	{"gather", "osu_gather_persistent", "OSU MPI Gather Persistent Latency Test"},
+	{"gather", "osu_gatherv_persistent", "OSU MPI Gatherv Persistent Latency Test"},
+	{"reduce", "osu_reduce_persistent", "OSU MPI Reduce Persistent Latency Test"},
+	{"reduce_scatter", "osu_reduce_scatter_persistent", "OSU MPI Reduce_scatter Persistent Latency Test"},
+	{"reduce_scatter", "osu_reduce_scatter_block_persistent", "OSU MPI Reduce_scatter_block Persistent Latency Test"},
+	{"scatter", "osu_scatter_persistent", "OSU MPI Scatter Persistent Latency Test"},
+	{"scatter", "osu_scatterv_persistent", "OSU MPI Scatterv Persistent Latency Test"},
 	{"", "osu_nccl_latency", "OSU NCCL Latency Test"},
 	{"", "osu_nccl_bibw", "OSU NCCL Bi-Directional Bandwidth Test"},
 	{"alltoall", "osu_nccl_alltoall", "OSU NCCL All-to-All Personalized Exchange Latency Test"},
@@ -216,72 +188,71 @@ var osuBidirectional = map[string]bool{
 	"osu_bibw": true, "osu_bibw_persistent": true, "osu_put_bibw": true, "osu_nccl_bibw": true,
 }
 
-// An osuColKind is one column of a result table.
+// An osuColKind is how a column of a result table is read: most are
+// osuValue, a figure of the metric its label names.
 type osuColKind int
 
 const (
-	osuSize osuColKind = iota
-	osuAvg
+	osuValue osuColKind = iota
+	osuSize
 	osuMin
 	osuMax
 	osuIters
 	osuBW
-	osuBiBW
-	osuRate
 	osuValid
 	osuTailLat
 	osuTailBW
 	osuTransmit
-	osuOverall
-	osuCompute
-	osuInit
-	osuTest
-	osuWait
-	osuPure
 	osuMinComm
 	osuMaxComm
-	osuOverlap
 )
 
 // osuLabels are the column labels OMB prints, matched at the start of
 // what is left of a header line; white space inside a label may vary
-// (some logs squeeze runs of spaces).
-var osuLabels = []struct {
-	re   *Regexp
-	kind osuColKind
-}{
-	{osuLabel(`Size`), osuSize},
-	{osuLabel(`Avg Latency\s*\(us\)`), osuAvg},
-	{osuLabel(`Min Latency\s*\(us\)`), osuMin},
-	{osuLabel(`Max Latency\s*\(us\)`), osuMax},
-	{osuLabel(`Latency\s*\(us\)`), osuAvg},
-	{osuLabel(`Iterations`), osuIters},
-	{osuLabel(`Bi-Bandwidth\s*\(MB/s\)`), osuBiBW},
-	{osuLabel(`Bandwidth\s*\(MB/s\)`), osuBW},
-	{osuLabel(`MB/s`), osuBW},
-	{osuLabel(`Messages/s`), osuRate},
-	{osuLabel(`Validation`), osuValid},
-	{osuLabel(`P(\d{1,2}) Tail Lat\s*\(us\)`), osuTailLat},
-	{osuLabel(`P(\d{1,2}) Tail BW\s*\(MB/s\)`), osuTailBW},
-	{osuLabel(`Transmit Size`), osuTransmit},
-	{osuLabel(`Overall\s*\(us\)`), osuOverall},
-	{osuLabel(`Compute\s*\(us\)`), osuCompute},
-	{osuLabel(`Coll\. Init\s*\(us\)`), osuInit},
-	{osuLabel(`MPI_Test\s*\(us\)`), osuTest},
-	{osuLabel(`MPI_Wait\s*\(us\)`), osuWait},
-	{osuLabel(`Pure Comm\.\s*\(us\)`), osuPure},
-	{osuLabel(`Min Comm\.\s*\(us\)`), osuMinComm},
-	{osuLabel(`Max Comm\.\s*\(us\)`), osuMaxComm},
-	{osuLabel(`Overlap\s*\(%\)`), osuOverlap},
+// (some logs squeeze runs of spaces). metric and unit are what a value
+// column measures, in the conventions of results (osuMetric: a bandwidth
+// column's metric depends on the benchmark); whole names a column of whole
+// numbers in errors.
+var osuLabels = []osuColDef{
+	{re: osuLabel(`Size`), kind: osuSize, whole: "message size"},
+	{re: osuLabel(`Avg Latency\s*\(us\)`), kind: osuValue, metric: "latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Min Latency\s*\(us\)`), kind: osuMin},
+	{re: osuLabel(`Max Latency\s*\(us\)`), kind: osuMax},
+	{re: osuLabel(`Latency\s*\(us\)`), kind: osuValue, metric: "latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Iterations`), kind: osuIters, whole: "iteration count"},
+	{re: osuLabel(`Bi-Bandwidth\s*\(MB/s\)`), kind: osuValue, metric: "bidirectional_bandwidth", unit: results.UnitMBps},
+	{re: osuLabel(`Bandwidth\s*\(MB/s\)`), kind: osuBW},
+	{re: osuLabel(`MB/s`), kind: osuBW},
+	{re: osuLabel(`Messages/s`), kind: osuValue, metric: "message_rate", unit: "messages/s"},
+	{re: osuLabel(`Validation`), kind: osuValid},
+	{re: osuLabel(`P(\d{1,2}) Tail Lat\s*\(us\)`), kind: osuTailLat, metric: "latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`P(\d{1,2}) Tail BW\s*\(MB/s\)`), kind: osuTailBW},
+	{re: osuLabel(`Transmit Size`), kind: osuTransmit, metric: "transmit_size", unit: results.UnitBytes, whole: "transmit size"},
+	{re: osuLabel(`Overall\s*\(us\)`), kind: osuValue, metric: "latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Compute\s*\(us\)`), kind: osuValue, metric: "compute_time", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Coll\. Init\s*\(us\)`), kind: osuValue, metric: "init_time", unit: results.UnitMicroseconds},
+	{re: osuLabel(`MPI_Test\s*\(us\)`), kind: osuValue, metric: "test_time", unit: results.UnitMicroseconds},
+	{re: osuLabel(`MPI_Wait\s*\(us\)`), kind: osuValue, metric: "wait_time", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Pure Comm\.\s*\(us\)`), kind: osuValue, metric: "pure_comm_latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Min Comm\.\s*\(us\)`), kind: osuMinComm, metric: "pure_comm_latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Max Comm\.\s*\(us\)`), kind: osuMaxComm, metric: "pure_comm_latency", unit: results.UnitMicroseconds},
+	{re: osuLabel(`Overlap\s*\(%\)`), kind: osuValue, metric: "overlap", unit: "%"},
 }
 
 func osuLabel(expr string) *Regexp {
 	return LazyRegexp(`^(?i:` + strings.ReplaceAll(expr, " ", `\s+`) + `)(?:\s|$)`)
 }
 
+type osuColDef struct {
+	re           *Regexp
+	kind         osuColKind
+	metric, unit string
+	whole        string
+}
+
 type osuCol struct {
-	kind osuColKind
-	pct  int // the percentile of a tail column
+	*osuColDef
+	pct int // the percentile of a tail column
 }
 
 // osuParseHeader reads a column header. ok is false for a line that is not
@@ -297,12 +268,12 @@ func osuParseHeader(t string) (cols []osuCol, ok bool, err error) {
 	sized := strings.HasPrefix(strings.ToLower(s), "size")
 	for s != "" {
 		matched := false
-		for _, l := range osuLabels {
+		for i, l := range osuLabels {
 			m := l.re.FindStringSubmatch(s)
 			if m == nil {
 				continue
 			}
-			c := osuCol{kind: l.kind}
+			c := osuCol{osuColDef: &osuLabels[i]}
 			if l.kind == osuTailLat || l.kind == osuTailBW {
 				c.pct, _ = strconv.Atoi(m[1])
 			}
@@ -437,8 +408,7 @@ func NewOSUReader(name string, r io.Reader) *OSUReader {
 	return rd
 }
 
-// ParseOSU reads every run in r. Any syntax error refuses the whole input:
-// a partial curve must not pass for a complete one.
+// ParseOSU collects an OSUReader of r: its runs, or its syntax errors.
 func ParseOSU(name string, r io.Reader) ([]*results.Bundle, error) {
 	return Collect(NewOSUReader(name, r))
 }
@@ -541,10 +511,7 @@ func newOSURun(line int, title string) *osuRun {
 		title = strings.TrimSpace(osuAccelRE.ReplaceAllString(title, ""))
 	}
 	run.title = strings.Join(strings.Fields(title), " ")
-	run.name = osuPrograms()[osuTitleKey(run.title)]
-	if run.name == "" {
-		run.name = run.title
-	}
+	run.name = cmp.Or(osuPrograms()[osuTitleKey(run.title)], run.title)
 	run.bw = "bandwidth"
 	if osuBidirectional[run.name] || strings.Contains(strings.ToLower(run.title), "bi-directional") {
 		run.bw = "bidirectional_bandwidth"
@@ -645,7 +612,7 @@ func (r *OSUReader) row(n int, fields []string) {
 		case osuSize, osuIters, osuTransmit:
 			v, ok := Integer(f)
 			if !ok {
-				r.errorAt(n, "%s %q is not a whole number", osuColName(c), f)
+				r.errorAt(n, "%s %q is not a whole number", c.whole, f)
 				return
 			}
 			row.vals[i] = float64(v)
@@ -669,7 +636,7 @@ func (r *OSUReader) row(n int, fields []string) {
 				if strings.Contains(strings.ToLower(f), "nan") || strings.Contains(strings.ToLower(f), "inf") {
 					what = "a finite number"
 				}
-				r.errorAt(n, "%s %q is not %s", osuColName(c), f, what)
+				r.errorAt(n, "value %q is not %s", f, what)
 				return
 			}
 			row.vals[i] = v
@@ -686,18 +653,6 @@ func (r *OSUReader) row(n int, fields []string) {
 		}
 	}
 	tab.rows = append(tab.rows, row)
-}
-
-func osuColName(c osuCol) string {
-	switch c.kind {
-	case osuSize:
-		return "message size"
-	case osuIters:
-		return "iteration count"
-	case osuTransmit:
-		return "transmit size"
-	}
-	return "value"
 }
 
 func (r *OSUReader) finishTable() {
@@ -740,7 +695,6 @@ func (r *OSUReader) flush() {
 		v, _ := strconv.ParseFloat(run.helloProcs, 64)
 		b.Scalars = append(b.Scalars, results.Scalar{Name: "processes", Unit: results.UnitRanks, Value: v})
 		r.sc.Emit(run.line, b)
-	case run.broken:
 	default:
 		r.sc.Errorf(run.line, "%q has no result table (output cut short?)", run.title)
 	}
@@ -750,9 +704,7 @@ func (run *osuRun) newBundle() *results.Bundle {
 	b := results.New()
 	b.Benchmark = results.Benchmark{Name: run.name, Tool: OSUTool, ToolBenchmark: run.name, ToolVersion: run.version}
 	b.Params = map[string]string{"title": run.title}
-	for k, v := range run.params {
-		b.Params[k] = v
-	}
+	maps.Copy(b.Params, run.params)
 	if run.device != "" {
 		b.Params["device"] = run.device
 	}
@@ -775,32 +727,12 @@ func (run *osuRun) initBundle(r *OSUReader) *results.Bundle {
 	return b
 }
 
-// osuMetric names what a value column measures, in the conventions of
-// results: latency and bandwidth curves, other figures in snake_case.
+// osuMetric is the metric and unit of a value column.
 func (run *osuRun) osuMetric(c osuCol) (metric, unit string) {
-	switch c.kind {
-	case osuBW, osuTailBW:
+	if c.kind == osuBW || c.kind == osuTailBW {
 		return run.bw, results.UnitMBps
 	}
-	m := osuColMetrics[c.kind]
-	return m[0], m[1]
-}
-
-// osuColMetrics are the metric and unit of the value columns whose metric
-// does not depend on the benchmark.
-var osuColMetrics = map[osuColKind][2]string{
-	osuAvg: {"latency", results.UnitMicroseconds}, osuOverall: {"latency", results.UnitMicroseconds},
-	osuTailLat:  {"latency", results.UnitMicroseconds},
-	osuBiBW:     {"bidirectional_bandwidth", results.UnitMBps},
-	osuRate:     {"message_rate", "messages/s"},
-	osuTransmit: {"transmit_size", results.UnitBytes},
-	osuCompute:  {"compute_time", results.UnitMicroseconds},
-	osuInit:     {"init_time", results.UnitMicroseconds},
-	osuTest:     {"test_time", results.UnitMicroseconds},
-	osuWait:     {"wait_time", results.UnitMicroseconds},
-	osuPure:     {"pure_comm_latency", results.UnitMicroseconds}, osuMinComm: {"pure_comm_latency", results.UnitMicroseconds},
-	osuMaxComm: {"pure_comm_latency", results.UnitMicroseconds},
-	osuOverlap: {"overlap", "%"},
+	return c.metric, c.unit
 }
 
 // bundle turns one table into a run. Min/max/iterations and P50/P99 join
@@ -920,10 +852,7 @@ func (run *osuRun) bundle(tab *osuTable, last bool) *results.Bundle {
 // osuValidate records OMB's data validation (-c): one check for the run and
 // one per failed message size. Any failure makes the run invalid.
 func osuValidate(b *results.Bundle, tab *osuTable, failed []string, verdict string) {
-	hasColumn := false
-	for _, c := range tab.cols {
-		hasColumn = hasColumn || c.kind == osuValid
-	}
+	hasColumn := slices.ContainsFunc(tab.cols, func(c osuCol) bool { return c.kind == osuValid })
 	if !hasColumn && verdict == "" {
 		return
 	}

@@ -3,6 +3,7 @@ package parsers
 import (
 	"bytes"
 	"io"
+	"maps"
 	"strings"
 
 	"github.com/sbench/sbench/results"
@@ -90,13 +91,12 @@ func NewPerfMainReader(name string, r io.Reader) *PerfMainReader {
 // finishInput reports a test block the input cut short.
 func (r *PerfMainReader) finishInput() {
 	if b := r.block; b != nil {
-		r.errorf(b.line, "perf_main %s test started here never finished: the output is cut", b.label)
+		r.sc.Errorf(b.line, "perf_main %s test started here never finished: the output is cut", b.label)
 		r.block = nil
 	}
 }
 
-// ParsePerfMain reads every test block in r; any syntax error refuses the
-// whole input.
+// ParsePerfMain collects a PerfMainReader of r: its runs, or its syntax errors.
 func ParsePerfMain(name string, r io.Reader) ([]*results.Bundle, error) {
 	return Collect(NewPerfMainReader(name, r))
 }
@@ -118,10 +118,6 @@ func sniffPerfMain(head []byte) int {
 	return score
 }
 
-func (r *PerfMainReader) errorf(line int, format string, args ...any) {
-	r.sc.Errorf(line, format, args...)
-}
-
 func (r *PerfMainReader) line(text string) {
 	n := r.sc.Lines().Line()
 	// Pasted from a web page (as in article 000), spaces may be NBSPs.
@@ -129,7 +125,7 @@ func (r *PerfMainReader) line(text string) {
 	switch m := pmStartRE.FindStringSubmatch(t); {
 	case m != nil:
 		if b := r.block; b != nil {
-			r.errorf(b.line, "perf_main %s test started here never finished", b.label)
+			r.sc.Errorf(b.line, "perf_main %s test started here never finished", b.label)
 		}
 		r.block = &pmBlock{line: n, label: strings.Join(strings.Fields(m[1]), " "), port: m[2]}
 		return
@@ -139,14 +135,14 @@ func (r *PerfMainReader) line(text string) {
 		b := r.block
 		switch {
 		case b == nil:
-			r.errorf(n, "perf_main %s test finished without a start line", label)
+			r.sc.Errorf(n, "perf_main %s test finished without a start line", label)
 		case b.label != label || b.port != m[2]:
-			r.errorf(n, "perf_main %s test on port %s finishes the %s test on port %s started at line %d", label, m[2], b.label, b.port, b.line)
+			r.sc.Errorf(n, "perf_main %s test on port %s finishes the %s test on port %s started at line %d", label, m[2], b.label, b.port, b.line)
 			r.block = nil
 		case b.broken:
 			r.block = nil
 		case len(b.rows) == 0:
-			r.errorf(n, "perf_main %s test holds no result line this parser knows (\"BW: … MBytes/sec [size: …]\")", label)
+			r.sc.Errorf(n, "perf_main %s test holds no result line this parser knows (\"BW: … MBytes/sec [size: …]\")", label)
 			r.block = nil
 		default:
 			r.sc.Emit(b.line, r.bundle(b))
@@ -171,13 +167,13 @@ func (r *PerfMainReader) line(text string) {
 	}
 	b := r.block
 	if b == nil {
-		r.errorf(n, "perf_main result line outside a \"Test started … Test Finished\" block")
+		r.sc.Errorf(n, "perf_main result line outside a \"Test started … Test Finished\" block")
 		return
 	}
 	m := pmBWRE.FindStringSubmatch(t)
 	if m == nil {
 		b.broken = true
-		r.errorf(n, "perf_main result line does not parse: %q", t)
+		r.sc.Errorf(n, "perf_main result line does not parse: %q", t)
 		return
 	}
 	bw, ok1 := Number(m[1])
@@ -186,7 +182,7 @@ func (r *PerfMainReader) line(text string) {
 	_, ok4 := Integer(m[4])
 	if !ok1 || !ok2 || !ok3 || !ok4 || bw < 0 {
 		b.broken = true
-		r.errorf(n, "perf_main result line has a field that is not a number: %q", t)
+		r.sc.Errorf(n, "perf_main result line has a field that is not a number: %q", t)
 		return
 	}
 	b.rows = append(b.rows, pmRow{mibps: bw, size: size, iters: iters})
@@ -198,9 +194,7 @@ func (r *PerfMainReader) bundle(b *pmBlock) *results.Bundle {
 	words := strings.Fields(b.label) // RC BW Unidirection
 	name := "perf_main"
 	params := map[string]string{"port": b.port}
-	for k, v := range r.params {
-		params[k] = v
-	}
+	maps.Copy(params, r.params)
 	for i, w := range words {
 		switch {
 		case i == 0:

@@ -55,8 +55,7 @@ func sniffPerftest(head []byte) int {
 	return min(score, 100)
 }
 
-// ParsePerftest reads every run in r. Any syntax error refuses the whole input: a
-// partial curve must not pass for a complete one.
+// ParsePerftest collects a PerftestReader of r: its runs, or its syntax errors.
 func ParsePerftest(name string, r io.Reader) ([]*results.Bundle, error) {
 	return Collect(NewPerftestReader(name, r))
 }
@@ -181,10 +180,6 @@ func NewPerftestReader(name string, r io.Reader) *PerftestReader {
 	return rd
 }
 
-func (r *PerftestReader) errorf(line int, format string, args ...any) {
-	r.sc.Errorf(line, format, args...)
-}
-
 func (r *PerftestReader) line(text string) {
 	n := r.sc.Lines().Line()
 	t := strings.TrimSpace(text)
@@ -219,7 +214,7 @@ func (r *PerftestReader) line(text string) {
 		if run.open {
 			run.open = false
 			if run.rows == 0 {
-				r.errorf(run.headerLine, "%s: result table has no rows", r.name(run))
+				r.sc.Errorf(run.headerLine, "%s: result table has no rows", r.name(run))
 			}
 		}
 		return
@@ -243,12 +238,12 @@ func (r *PerftestReader) line(text string) {
 	if strings.HasPrefix(t, "#bytes") {
 		cols, ok, err := perftestTableHeader(t)
 		if ok && err != nil {
-			r.errorf(n, "%s: %v", r.name(run), err)
+			r.sc.Errorf(n, "%s: %v", r.name(run), err)
 			return
 		}
 		if ok {
 			if run.open && run.rows == 0 {
-				r.errorf(run.headerLine, "%s: result table has no rows", r.name(run))
+				r.sc.Errorf(run.headerLine, "%s: result table has no rows", r.name(run))
 			}
 			run.cols, run.headerLine, run.open, run.rows = cols, n, true, 0
 			run.tables++
@@ -279,7 +274,7 @@ func (r *PerftestReader) headerLine(run *perftestRun, t string) {
 		return
 	}
 	for _, m := range perftestKVRE.FindAllStringSubmatch(t, -1) {
-		key := perftestKey(m[1])
+		key := SnakeName(m[1]) // "Data ex. method" → "data_ex_method"
 		if key == "" || len(key) > 40 || len(run.params) >= 64 {
 			continue
 		}
@@ -296,33 +291,9 @@ func (r *PerftestReader) headerLine(run *perftestRun, t string) {
 	}
 }
 
-// perftestKey turns a setting's label into a snake_case key:
-// "Data ex. method" → "data_ex_method", "ibv_wr* API" → "ibv_wr_api".
-func perftestKey(label string) string {
-	var b strings.Builder
-	under := false
-	for _, c := range strings.ToLower(label) {
-		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
-			if under && b.Len() > 0 {
-				b.WriteByte('_')
-			}
-			under = false
-			b.WriteRune(c)
-			continue
-		}
-		under = true
-	}
-	return b.String()
-}
-
 func (r *PerftestReader) row(run *perftestRun, t string, n int) {
 	run.rows++ // counted even when malformed: the table has a row, a bad one
-	fields := strings.Fields(t)
-	if len(fields) != len(run.cols) {
-		r.errorf(n, "%s: row has %d columns, the table header (line %d) has %d", r.name(run), len(fields), run.headerLine, len(run.cols))
-		return
-	}
-	v, port, size, iters, sl, ok := r.values(run, fields, n)
+	v, port, size, iters, sl, ok := r.values(run, strings.Fields(t), n)
 	if !ok {
 		return
 	}
@@ -343,6 +314,12 @@ func (r *PerftestReader) row(run *perftestRun, t string, n int) {
 	}
 	at := fmt.Sprintf(" at %.0f bytes", size)
 	has := func(k string) bool { _, ok := v[k]; return ok }
+	opt := func(k string) *float64 { // nil for a column the table lacks
+		if x, ok := v[k]; ok {
+			return results.F(x)
+		}
+		return nil
+	}
 	unitOf := func(kind string) string {
 		for _, c := range run.cols {
 			if c.kind == kind {
@@ -399,18 +376,7 @@ func (r *PerftestReader) row(run *perftestRun, t string, n int) {
 			val = v["t_typical"]
 		}
 		s := add("latency", results.UnitMicroseconds, val)
-		if has("t_min") {
-			s.Min = results.F(v["t_min"])
-		}
-		if has("t_max") {
-			s.Max = results.F(v["t_max"])
-		}
-		if has("t_typical") {
-			s.P50 = results.F(v["t_typical"])
-		}
-		if has("p99") {
-			s.P99 = results.F(v["p99"])
-		}
+		s.Min, s.Max, s.P50, s.P99 = opt("t_min"), opt("t_max"), opt("t_typical"), opt("p99")
 		if has("p999") {
 			add("latency_p999", results.UnitMicroseconds, v["p999"])
 		}
@@ -433,35 +399,27 @@ func (r *PerftestReader) row(run *perftestRun, t string, n int) {
 // ports' figures (port, by kind and port), the message size, iterations
 // and service level; false after an error.
 func (r *PerftestReader) values(run *perftestRun, fields []string, n int) (v, port map[string]float64, size float64, iters int, sl string, ok bool) {
+	row, ok := r.sc.tableRow(n, r.name(run), fields, run.headerLine, len(run.cols), func(i int) bool {
+		k := run.cols[i].kind
+		return k == "bytes" || k == "iters" || k == "sl"
+	})
+	if !ok {
+		return nil, nil, 0, 0, "", false
+	}
 	v, port = map[string]float64{}, map[string]float64{}
-	for i, f := range fields {
-		c := run.cols[i]
-		switch c.kind {
-		case "bytes", "iters", "sl":
-			x, ok := Integer(f)
-			if !ok {
-				r.errorf(n, "%s: column %d is %q, want a non-negative integer", r.name(run), i+1, f)
-				return nil, nil, 0, 0, "", false
-			}
-			switch c.kind {
-			case "bytes":
-				size = float64(x)
-			case "iters":
-				iters = int(x)
-			case "sl":
-				sl = f
-			}
+	for i, c := range run.cols {
+		switch {
+		case c.kind == "bytes":
+			size = row[i]
+		case c.kind == "iters":
+			x, _ := Integer(fields[i]) // exact, where row[i] may round
+			iters = int(x)
+		case c.kind == "sl":
+			sl = fields[i]
+		case c.port != "":
+			port[c.kind+c.port] = row[i]
 		default:
-			x, ok := Number(f)
-			if !ok {
-				r.errorf(n, "%s: column %d is %q, want a number", r.name(run), i+1, f)
-				return nil, nil, 0, 0, "", false
-			}
-			if c.port != "" {
-				port[c.kind+c.port] = x
-			} else {
-				v[c.kind] = x
-			}
+			v[c.kind] = row[i]
 		}
 	}
 	return v, port, size, iters, sl, true
@@ -527,7 +485,7 @@ func (r *PerftestReader) finishRun(next int) {
 	name := r.name(run)
 	failed := len(run.failures) > 0
 	if run.open && !failed {
-		r.errorf(next, "%s: result table (line %d) is not closed by a rule line (truncated output?)", name, run.headerLine)
+		r.sc.Errorf(next, "%s: result table (line %d) is not closed by a rule line (truncated output?)", name, run.headerLine)
 		return
 	}
 	if run.tables == 0 && !failed {

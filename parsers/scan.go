@@ -179,3 +179,31 @@ func (r records) Result() Record { return r.sc.Result() }
 
 // Err is the I/O error that ended the scan, or nil.
 func (r records) Err() error { return r.sc.Err() }
+
+// tableRow reads the fields of a table's row as figures: whole numbers
+// (Integer) in the columns where integer(i), finite decimals (Number)
+// elsewhere. A row with another field count than the header's (cols
+// columns, at line header) or a field that does not parse is a syntax
+// error at line, its message starting with what; ok is false then.
+func (s *Scanner) tableRow(line int, what string, fields []string, header, cols int, integer func(i int) bool) (row []float64, ok bool) {
+	if len(fields) != cols {
+		s.Errorf(line, "%s: row has %d columns, the table header (line %d) has %d", what, len(fields), header, cols)
+		return nil, false
+	}
+	row = make([]float64, len(fields))
+	for i, f := range fields {
+		want := "a number"
+		if integer(i) {
+			var v int64
+			v, ok = Integer(f)
+			row[i], want = float64(v), "a non-negative integer"
+		} else {
+			row[i], ok = Number(f)
+		}
+		if !ok {
+			s.Errorf(line, "%s: column %d is %q, want %s", what, i+1, f, want)
+			return nil, false
+		}
+	}
+	return row, true
+}

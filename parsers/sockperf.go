@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -128,8 +129,7 @@ func NewSockperfReader(name string, r io.Reader) *SockperfReader {
 	return rd
 }
 
-// ParseSockperf reads every run in r; any syntax error refuses the whole
-// input.
+// ParseSockperf collects a SockperfReader of r: its runs, or its syntax errors.
 func ParseSockperf(name string, r io.Reader) ([]*results.Bundle, error) {
 	return Collect(NewSockperfReader(name, r))
 }
@@ -200,6 +200,7 @@ func (r *SockperfReader) line(text string) {
 		}
 		return v, ok && v >= 0
 	}
+	var m []string
 	switch {
 	case strings.HasPrefix(t, "ERROR:") || strings.HasPrefix(t, "ERROR "):
 		if run.failure == "" {
@@ -209,8 +210,7 @@ func (r *SockperfReader) line(text string) {
 	case strings.HasPrefix(t, "No valid observations found"):
 		run.noObs = n
 		run.hasContent = true
-	case spTargetRE.MatchString(t):
-		m := spTargetRE.FindStringSubmatch(t)
+	case matches(spTargetRE, t, &m):
 		if run.params["ip"] == "" {
 			run.param("ip", m[1])
 			run.param("port", m[2])
@@ -219,36 +219,31 @@ func (r *SockperfReader) line(text string) {
 			k, _ := strconv.Atoi(run.params["targets"])
 			run.param("targets", strconv.Itoa(max(k, 1)+1))
 		}
-	case spTotalRunRE.MatchString(t):
-		m := spTotalRunRE.FindStringSubmatch(t)
+	case matches(spTotalRunRE, t, &m):
 		if m[2] != "" {
 			run.param("warmup_ms", m[2])
 		}
-	case spServerRE.MatchString(t):
-		m := spServerRE.FindStringSubmatch(t)
+	case matches(spServerRE, t, &m):
 		r.closeStats(n)
 		run.cur = &spStats{line: n, server: m[1]}
 		run.hasContent = true
 	case r.statLine(n, t, num):
-	case spSentRE.MatchString(t):
-		m := spSentRE.FindStringSubmatch(t)
+	case matches(spSentRE, t, &m):
 		if _, ok := num(m[2]); ok {
 			run.sent = m[1:]
 			run.hasContent = true
 		}
-	case spRateRE.MatchString(t):
-		m := spRateRE.FindStringSubmatch(t)
+	case matches(spRateRE, t, &m):
 		run.rate = &[3]string{m[1], m[2], m[3]}
 		run.hasContent = true
-	case spBandwidthRE.MatchString(t):
-		m := spBandwidthRE.FindStringSubmatch(t)
+	case matches(spBandwidthRE, t, &m):
 		v, ok := num(m[1])
 		if _, ok2 := num(m[2]); ok && ok2 {
 			run.bandwidth = results.F(v)
 			run.hasContent = true
 		}
-	case spMsgNoteRE.MatchString(t):
-		v, _ := Integer(spMsgNoteRE.FindStringSubmatch(t)[1])
+	case matches(spMsgNoteRE, t, &m):
+		v, _ := Integer(m[1])
 		run.msgSize = v
 		run.param("msg_size_bytes", strconv.FormatInt(v, 10))
 	case spResultLikeRE.MatchString(t):
@@ -264,14 +259,13 @@ func (r *SockperfReader) line(text string) {
 // average, drops, observations, min/max, percentiles); false for any
 // other line. num reads a figure, saying what is wrong with it.
 func (r *SockperfReader) statLine(n int, t string, num func(string) (float64, bool)) bool {
+	var m []string
 	switch {
-	case spValidRE.MatchString(t):
-		m := spValidRE.FindStringSubmatch(t)
+	case matches(spValidRE, t, &m):
 		if _, ok := num(m[1]); ok {
 			r.stats(n).valid = m[1:]
 		}
-	case spAvgRE.MatchString(t):
-		m := spAvgRE.FindStringSubmatch(t)
+	case matches(spAvgRE, t, &m):
 		st := r.stats(n)
 		st.metric = map[string]string{"lat": "latency", "latency": "latency", "rtt": "rtt"}[m[1]]
 		v, ok := num(m[2])
@@ -279,20 +273,18 @@ func (r *SockperfReader) statLine(n int, t string, num func(string) (float64, bo
 		if ok && m[3] != "" {
 			r.spread(n, st, m[3])
 		}
-	case spDropRE.MatchString(t):
-		r.stats(n).drops = spDropRE.FindStringSubmatch(t)[1:]
-	case spSummaryRE.MatchString(t):
-		num(spSummaryRE.FindStringSubmatch(t)[1]) // the average again
-	case spObsRE.MatchString(t):
-		m := spObsRE.FindStringSubmatch(t)
+	case matches(spDropRE, t, &m):
+		r.stats(n).drops = m[1:]
+	case matches(spSummaryRE, t, &m):
+		num(m[1]) // the average again
+	case matches(spObsRE, t, &m):
 		v, ok := Integer(m[1])
 		if !ok {
 			r.errorf(n, "sockperf: observation count %q does not parse", m[1])
 			return true
 		}
 		r.stats(n).obs = v
-	case spMinMaxRE.MatchString(t):
-		m := spMinMaxRE.FindStringSubmatch(t)
+	case matches(spMinMaxRE, t, &m):
 		v, ok := num(m[2])
 		if !ok {
 			return true
@@ -303,8 +295,7 @@ func (r *SockperfReader) statLine(n int, t string, num func(string) (float64, bo
 		} else {
 			st.min = results.F(v)
 		}
-	case spPctRE.MatchString(t):
-		m := spPctRE.FindStringSubmatch(t)
+	case matches(spPctRE, t, &m):
 		p, ok1 := num(m[1])
 		v, ok2 := num(m[2])
 		if ok1 && ok2 {
@@ -439,9 +430,7 @@ func (run *spRun) bundle() *results.Bundle {
 		b.Benchmark.Name = "sockperf throughput"
 	}
 	b.Benchmark.ToolBenchmark = b.Benchmark.Name
-	for k, v := range run.params {
-		b.Params = setParam(b.Params, k, v)
-	}
+	b.Params = maps.Clone(run.params)
 	var x *float64
 	xUnit := ""
 	if run.msgSize > 0 {

@@ -77,17 +77,14 @@ func Number(s string) (float64, bool) {
 
 // Integer parses a non-negative decimal integer.
 func Integer(s string) (int64, bool) {
-	if s == "" || len(s) > 18 {
+	if s == "" || len(s) > 18 || strings.ContainsFunc(s, notDigit) {
 		return 0, false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	return v, err == nil
 }
+
+func notDigit(c rune) bool { return c < '0' || c > '9' }
 
 // rowLike reports a line that starts like a table row: a digit, or a sign
 // or point followed by one ("-16", ".5").

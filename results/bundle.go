@@ -41,7 +41,10 @@ func (s Status) Valid() bool {
 }
 
 // Bundle is one benchmark run: one job step of a campaign, or one run found
-// in a tool's output file that a user ingested by hand.
+// in a tool's output file that a user ingested by hand. A field added to
+// v1, here or in the types a bundle holds, is omitted when empty
+// (omitempty), so that bundles without it are unchanged and v1 readers
+// and writers agree.
 type Bundle struct {
 	Schema   string            `json:"schema"`
 	Campaign string            `json:"campaign,omitempty"`
@@ -64,8 +67,7 @@ type Bundle struct {
 	// Note says what a reader of an ok run must know that does not make
 	// it fail: a rank whose command exited non-zero after the reporting
 	// rank's output was complete (NetPIPE's receiver, which exits 3 on
-	// its closing handshake). Omitted when empty, so that bundles without
-	// one are unchanged: v1 readers and writers agree.
+	// its closing handshake).
 	Note string `json:"note,omitempty"`
 
 	Samples []Sample `json:"samples,omitempty"`
@@ -92,7 +94,7 @@ type Job struct {
 	Partition  string `json:"partition,omitempty"`
 	// Cluster is the Slurm cluster the job ran on (SLURM_CLUSTER_NAME):
 	// the system the run belongs to, so that one archive holds a site's
-	// clusters. Omitted when unknown, so bundles without it are unchanged.
+	// clusters.
 	Cluster string   `json:"cluster,omitempty"`
 	Nodes   []string `json:"nodes,omitempty"`
 	Tasks   int      `json:"tasks,omitempty"`
@@ -101,8 +103,7 @@ type Job struct {
 	// Restart is Slurm's restart count (SLURM_RESTART_COUNT) of the attempt
 	// that wrote the bundle: 0 for the first run of the job, k after k
 	// requeues. A requeued job reruns its steps, and each attempt's bundle
-	// is a run of its own. Omitted when 0, so v1 bundles of first attempts
-	// are unchanged.
+	// is a run of its own.
 	Restart int `json:"restart,omitempty"`
 }
 
@@ -190,14 +191,12 @@ type Benchmark struct {
 	// output can hold several (IMB's "# Benchmarking" tables, an OSU
 	// suite's log, HPCC's HPL and its summary), each a run of its own and
 	// a configuration of its own whatever the campaign's benchmark is
-	// called. Empty for a native kernel. Omitted when empty, so that
-	// bundles without it are unchanged: v1 readers and writers agree.
+	// called. Empty for a native kernel.
 	ToolBenchmark string `json:"tool_benchmark,omitempty"`
 	ToolVersion   string `json:"tool_version,omitempty"`
 	// Extract is the campaign's user-defined metrics and sanity patterns
 	// the run's output was read with, kept so that it can be read again
-	// (sbench ingest --reparse). Omitted when there were none, so that
-	// bundles without them are unchanged.
+	// (sbench ingest --reparse).
 	Extract *Extract `json:"extract,omitempty"`
 }
 

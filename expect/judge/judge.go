@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -284,7 +285,7 @@ func pointValue(ss []store.Sample, pt expect.Point, higher bool) (float64, *floa
 		return 0, nil, false
 	case pt.Best:
 		best, bestX, found := 0.0, 0.0, false
-		for _, x := range slicesSorted(byX) {
+		for _, x := range slices.Sorted(maps.Keys(byX)) {
 			m := compare.Median(byX[x])
 			if !found || (higher && m > best) || (!higher && m < best) {
 				best, bestX, found = m, x, true
@@ -302,15 +303,6 @@ func pointValue(ss []store.Sample, pt expect.Point, higher bool) (float64, *floa
 }
 
 func sameX(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
-
-func slicesSorted(m map[float64][]float64) []float64 {
-	out := make([]float64, 0, len(m))
-	for x := range m {
-		out = append(out, x)
-	}
-	slices.Sort(out)
-	return out
-}
 
 // resolve sets the verdict's limit and where it came from; a reference
 // that is unknown makes it NO DATA.

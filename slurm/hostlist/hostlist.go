@@ -146,13 +146,8 @@ func expandRanges(body string) ([]string, error) {
 }
 
 func parseIndex(s string) (int, error) {
-	if s == "" || len(s) > 9 {
+	if s == "" || len(s) > 9 || strings.ContainsFunc(s, func(c rune) bool { return c < '0' || c > '9' }) {
 		return 0, fmt.Errorf("bad index %q", s)
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("bad index %q", s)
-		}
 	}
 	return strconv.Atoi(s)
 }

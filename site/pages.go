@@ -573,7 +573,9 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 	v := indexView{Runs: len(runs), Histories: len(sums), Clusters: len(cs), Latest: "—"}
 	latest := time.Time{}
 	for i := range runs {
-		latest = later(latest, runTime(&runs[i]))
+		if t := runTime(&runs[i]); t.After(latest) {
+			latest = t
+		}
 		if runs[i].Status != results.StatusOK {
 			v.Failed++
 		}
@@ -598,7 +600,7 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 	const maxRuns = 50
 	for i := len(runs) - 1; i >= 0 && len(v.LatestRuns.Rows) < maxRuns; i-- {
 		r := &runs[i]
-		cells := texts("", when(runTime(r)), orDash(clusterOf(r)), orDash(r.Benchmark), orDash(r.Campaign), orDash(compare.JobName(r)), string(r.Status))
+		cells := texts("", when(runTime(r)), orDash(r.System), orDash(r.Benchmark), orDash(r.Campaign), orDash(compare.JobName(r)), string(r.Status))
 		cells[0] = linkCell(runPath(r.ID), strconv.FormatInt(r.ID, 10))
 		v.LatestRuns.add(row{Cells: cells, Bad: r.Status != results.StatusOK})
 	}
@@ -757,13 +759,4 @@ func spark(s summary) string {
 	}
 	return fmt.Sprintf(`<svg class="spark" width="%g" height="%g" viewBox="0 0 %g %g" aria-hidden="true"><polyline fill="none" stroke="%s" stroke-width="1.2" points="%s"/><circle cx="%.1f" cy="%.1f" r="2" fill="%s"/></svg>`,
 		w, h, w, h, color, strings.Join(pts, " "), x, y, color)
-}
-
-func later(t time.Time, ts ...time.Time) time.Time {
-	for _, c := range ts {
-		if c.After(t) {
-			t = c
-		}
-	}
-	return t
 }

@@ -339,7 +339,7 @@ func NewFrom(ctx context.Context, d Data, src Source, opts ...Option) (*Report, 
 			return nil, err
 		}
 	}
-	if slices.IsSortedFunc(d.Runs, func(a, b store.Run) int { return cmp.Compare(a.ID, b.ID) }) && uniqueIDs(d.Runs) {
+	if slices.IsSortedFunc(d.Runs, func(a, b store.Run) int { return cmp.Compare(a.ID, b.ID) }) {
 		r.runs = d.Runs
 	} else {
 		r.runs = append([]store.Run(nil), d.Runs...)
@@ -404,15 +404,6 @@ func NewFrom(ctx context.Context, d Data, src Source, opts ...Option) (*Report, 
 		r.verdict = append(r.verdict, "Screening: "+r.screen.Summary()+".")
 	}
 	return r, nil
-}
-
-func uniqueIDs(runs []store.Run) bool {
-	for i := 1; i < len(runs); i++ {
-		if runs[i].ID == runs[i-1].ID {
-			return false
-		}
-	}
-	return true
 }
 
 // chooseFont loads the font the report's text needs: the one given, else,
@@ -481,10 +472,7 @@ func (r *Report) Warnings() []string {
 	if r.fontNote != "" {
 		w = append(w, r.fontNote)
 	}
-	for _, m := range r.mismatches() {
-		w = append(w, m)
-	}
-	return w
+	return append(w, r.mismatches()...)
 }
 
 func runeSample(rs []rune, max int) string {
@@ -743,4 +731,15 @@ func (r *Report) jobOf(run *store.Run) *store.Job {
 // summaries.
 func bad(run *store.Run) bool {
 	return run.Status == results.StatusFailed || run.Status == results.StatusInvalid
+}
+
+// badRuns counts the report's failed or invalid runs.
+func (r *Report) badRuns() int {
+	n := 0
+	for i := range r.runs {
+		if bad(&r.runs[i]) {
+			n++
+		}
+	}
+	return n
 }

@@ -162,12 +162,7 @@ func (r *Report) appendix(d *content) {
 // appendixNote says which runs the appendix quotes, how many it leaves
 // out, and how to get them.
 func (r *Report) appendixNote() string {
-	failed := 0
-	for i := range r.runs {
-		if bad(&r.runs[i]) {
-			failed++
-		}
-	}
+	failed := r.badRuns()
 	n, total := len(r.appendixRuns), len(r.runs)
 	var what string
 	switch {

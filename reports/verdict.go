@@ -26,13 +26,7 @@ func (r *Report) computeVerdict() []string {
 		out = append(out, r.familyVerdict(f)...)
 	}
 	out = append(out, r.overviewVerdict()...)
-	failed := 0
-	for i := range r.runs {
-		if bad(&r.runs[i]) {
-			failed++
-		}
-	}
-	if failed > 0 {
+	if failed := r.badRuns(); failed > 0 {
 		out = append(out, fmt.Sprintf("%d of %d runs failed or are invalid; their numbers are left out of every figure and summary (see Runs and the appendix).",
 			failed, len(r.runs)))
 	}

@@ -547,10 +547,10 @@ func (r *Report) texts(yield func(string)) {
 				continue
 			}
 			hosts[h] = true
-			for _, f := range hostFields(*h) {
+			for _, f := range HostFields(*h) {
 				yield(f[1])
 			}
-			yield(nodeName(*h))
+			yield(NodeName(*h))
 		}
 	}
 	for _, q := range r.raw {

@@ -77,14 +77,18 @@ func (r *Report) overviewVerdict() []string {
 // rowTitle names a row in sentences: "alpha osu_bw (variant=inter) peak
 // bandwidth".
 func rowTitle(row compare.OverviewRow) string {
-	s := row.Benchmark
 	if row.System != "" {
-		s = row.System + " " + s
+		return row.System + " " + rowName(row) + " " + row.What
 	}
+	return rowName(row) + " " + row.What
+}
+
+// rowName is a row's benchmark and configuration: "osu_bw (variant=inter)".
+func rowName(row compare.OverviewRow) string {
 	if len(row.Config) > 0 {
-		s += " (" + strings.Join(row.Config, ", ") + ")"
+		return row.Benchmark + " (" + strings.Join(row.Config, ", ") + ")"
 	}
-	return s + " " + row.What
+	return row.Benchmark
 }
 
 // signedPercent is compare.SignedPercent with one decimal and a typeset
@@ -146,10 +150,6 @@ func (r *Report) overviewSection(d *content) {
 		}
 		t := d.table(cols)
 		for _, row := range rows {
-			name := row.Benchmark
-			if len(row.Config) > 0 {
-				name += " (" + strings.Join(row.Config, ", ") + ")"
-			}
 			c := black
 			level := "—"
 			if row.Runs > 0 {
@@ -172,7 +172,7 @@ func (r *Report) overviewSection(d *content) {
 			if n := row.Failed + row.Invalid; n > 0 {
 				failed = strconv.Itoa(n)
 			}
-			t.row([]string{name, figureName(row), latest, last, "", level, failed}, c, nil).Art = func(doc *typeset.Document, x, y, w, h float64) {
+			t.row([]string{rowName(row), figureName(row), latest, last, "", level, failed}, c, nil).Art = func(doc *typeset.Document, x, y, w, h float64) {
 				drawTrace(doc, x, y, w, h, row)
 			}
 		}
@@ -215,12 +215,8 @@ func figureName(row compare.OverviewRow) string {
 // (variant=inter) peak bandwidth: 23100 → 20560 MB/s (−11.0%) on
 // 2024-03-12, run 12345 (job 100123.0); IB firmware 20.31 → 20.35".
 func stepText(row compare.OverviewRow, s compare.StepChange) string {
-	name := row.Benchmark
-	if len(row.Config) > 0 {
-		name += " (" + strings.Join(row.Config, ", ") + ")"
-	}
 	verdict := map[compare.Change]string{compare.Worse: "worse", compare.Better: "better", compare.Changed: "changed"}[s.Change]
-	b := fmt.Sprintf("%s %s: %s → %s %s (%s, %s) from %s, run %d", name, row.What, formatValue(s.Before), formatValue(s.After), row.Unit,
+	b := fmt.Sprintf("%s %s: %s → %s %s (%s, %s) from %s, run %d", rowName(row), row.What, formatValue(s.Before), formatValue(s.After), row.Unit,
 		signedPercent(s.Delta), verdict, s.When.UTC().Format("2006-01-02"), s.Run)
 	if s.Job != "" {
 		b += " (job " + s.Job + ")"

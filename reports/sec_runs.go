@@ -24,12 +24,7 @@ func (r *Report) runsSection(d *content) {
 		d.para("The report has no runs.", "", bodySize, black)
 		return
 	}
-	nbad := 0
-	for i := range r.runs {
-		if bad(&r.runs[i]) {
-			nbad++
-		}
-	}
+	nbad := r.badRuns()
 	summarised := len(r.listedRuns) < len(r.runs)
 	// The runs' state comes first: after the table it could be left alone
 	// on a page of its own.
@@ -97,7 +92,7 @@ func (r *Report) runsTable(d *content, idx []int) {
 	})
 	for _, i := range idx {
 		run := &r.runs[i]
-		failed := run.Status == results.StatusFailed || run.Status == results.StatusInvalid
+		failed := bad(run)
 		c := redIf(failed)
 		cfg := r.configs.ofRun[run.ID]
 		msg, msgColor := "", failedRed
@@ -182,7 +177,7 @@ func runNodes(run *store.Run) []string {
 	if len(run.Hosts) > 0 {
 		names := make([]string, 0, len(run.Hosts))
 		for _, h := range run.Hosts {
-			names = append(names, nodeName(h))
+			names = append(names, NodeName(h))
 		}
 		return names
 	}
@@ -220,13 +215,7 @@ func tasksLabel(n int) string {
 // its last step leaves its earlier steps ok, and "FAILED / ok" read as a
 // contradiction. Where the job's state explains a failure, failureText
 // says it.
-func (r *Report) stateLabel(run *store.Run) string {
-	status := string(run.Status)
-	if status == "" {
-		status = "—"
-	}
-	return status
-}
+func (r *Report) stateLabel(run *store.Run) string { return orDash(string(run.Status)) }
 
 // requeueNote says which jobs Slurm requeued (after a node failure or a
 // preemption), and which runs each attempt left: a job's results may come

@@ -181,11 +181,7 @@ func median(vs []float64) float64 {
 
 // point combines the samples at one x.
 func point(x float64, vs []float64) Point {
-	p := Point{X: x, Y: median(vs), Min: vs[0], Max: vs[0], N: len(vs)}
-	for _, v := range vs[1:] {
-		p.Min, p.Max = min(p.Min, v), max(p.Max, v)
-	}
-	return p
+	return Point{X: x, Y: median(vs), Min: slices.Min(vs), Max: slices.Max(vs), N: len(vs)}
 }
 
 func orDash(s string) string {

@@ -150,15 +150,10 @@ func (r *Report) overviewSection(d *content) {
 		}
 		t := d.table(cols)
 		for _, row := range rows {
-			c := black
+			c := redIf(slices.ContainsFunc(row.Steps, func(s compare.StepChange) bool { return s.Change == compare.Worse }))
 			level := "—"
 			if row.Runs > 0 {
 				level = signedPercent(row.Trend)
-			}
-			for _, s := range row.Steps {
-				if s.Change == compare.Worse {
-					c = failedRed
-				}
 			}
 			latest, last := "—", "—"
 			if row.Runs > 0 {

@@ -28,7 +28,7 @@ func (r *Report) screeningSection(d *content) {
 		return
 	}
 	d.heading("Screening", h1Size, 120)
-	d.para(r.screen.Summary()+".", "B", bodySize, verdictColor(v))
+	d.para(r.screen.Summary()+".", "B", bodySize, redIf(v.Flagged()))
 	ck := ""
 	if v.LatencyFactor == 2.1 && v.BandwidthFraction == 0.93 {
 		ck = " (NVIDIA ClusterKit's)"
@@ -58,13 +58,6 @@ func (r *Report) screeningSection(d *content) {
 		d.warningBox("The screening could not judge everything:", v.Warnings)
 	}
 	d.space(8)
-}
-
-func verdictColor(v *screen.Verdict) [3]int {
-	if v.Flagged() {
-		return failedRed
-	}
-	return black
 }
 
 // screenChecks is one row per check: what it measured, its reference and
@@ -128,10 +121,7 @@ func (r *Report) screenFindings(d *content, v *screen.Verdict) {
 		if f.Drain {
 			drain = "yes"
 		}
-		c := black
-		if f.Kind == screen.KindNode || f.Kind == screen.KindRun {
-			c = failedRed
-		}
+		c := redIf(f.Kind == screen.KindNode || f.Kind == screen.KindRun)
 		for i, e := range f.Evidence {
 			if i > 0 {
 				subject, drain = "", ""
@@ -153,10 +143,7 @@ func (r *Report) worstNodes(d *content, v *screen.Verdict) {
 		{title: "Bad to", width: 62, right: true}, {title: "Mean MB/s", width: 80, right: true},
 		{title: "STREAM MB/s", width: 80, right: true}, {title: "HPL Gflops", right: true}})
 	for _, st := range v.NodeStats[:n] {
-		c := black
-		if st.Status == screen.Bad {
-			c = failedRed
-		}
+		c := redIf(st.Status == screen.Bad)
 		verdict := string(st.Status)
 		if st.Finding == screen.KindOneWay {
 			verdict = "one-way"
@@ -217,10 +204,7 @@ func (r *Report) worstPairs(d *content, v *screen.Verdict) {
 			}
 			re = append(re, s)
 		}
-		c := black
-		if l.Status() == screen.Bad {
-			c = failedRed
-		}
+		c := redIf(l.Status() == screen.Bad)
 		t.row([]string{l.Name(), valueOrDash(l.Latency), factor(l.Latency, m.MinLatency), valueOrDash(l.Bandwidth), share(l.Bandwidth, m.MaxBandwidth),
 			string(l.Status()), orDash(strings.Join(re, "; "))}, c, nil)
 	}

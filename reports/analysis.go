@@ -483,10 +483,7 @@ func (r *Report) finishSizeGroup(g *sizeGroup) {
 	allRanks := map[int]bool{}
 	for k := range g.raw {
 		keys = append(keys, k)
-		if ranksOfConfig[k.config] == nil {
-			ranksOfConfig[k.config] = map[int]bool{}
-		}
-		ranksOfConfig[k.config][k.ranks] = true
+		addToSet(ranksOfConfig, k.config, k.ranks)
 		allRanks[k.ranks] = true
 	}
 	slices.SortFunc(keys, func(a, b seriesKey) int {

@@ -153,13 +153,8 @@ func (s *htmlWriter) id(text string) string {
 
 // flush closes what is open.
 func (s *htmlWriter) flush() {
-	switch s.open {
-	case "ul":
-		s.b.WriteString("</ul>\n")
-	case "dl":
-		s.b.WriteString("</dl>\n")
-	case "figure":
-		s.b.WriteString("</figure>\n")
+	if s.open != "" {
+		fmt.Fprintf(&s.b, "</%s>\n", s.open)
 	}
 	s.open = ""
 }

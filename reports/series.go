@@ -184,6 +184,14 @@ func point(x float64, vs []float64) Point {
 	return Point{X: x, Y: median(vs), Min: slices.Min(vs), Max: slices.Max(vs), N: len(vs)}
 }
 
+// addToSet adds v to the set m holds at k, made on first use.
+func addToSet[K, V comparable](m map[K]map[V]bool, k K, v V) {
+	if m[k] == nil {
+		m[k] = map[V]bool{}
+	}
+	m[k][v] = true
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "—"

@@ -360,7 +360,7 @@ func widestGap(g *sizeGroup, a, b BandwidthSummary) string {
 }
 
 func latencyVerdict(g *sizeGroup) string {
-	sums := comparable(g.latency)
+	sums := atCommonSize(g.latency)
 	if len(sums) == 0 {
 		s := g.latency[0]
 		f := g.figureAt(s.Config, s.Ranks, s.SmallestAt, false)
@@ -429,9 +429,9 @@ func hasP50(pts []Point, x float64) bool {
 	return false
 }
 
-// comparable are the latency summaries measured at the common size, best
+// atCommonSize are the latency summaries measured at the common size, best
 // first.
-func comparable(ls []LatencySummary) []LatencySummary {
+func atCommonSize(ls []LatencySummary) []LatencySummary {
 	var sums []LatencySummary
 	for _, l := range ls {
 		if l.AtCommon > 0 {

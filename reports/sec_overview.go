@@ -180,19 +180,15 @@ func (r *Report) overviewSection(d *content) {
 		}
 		d.space(6)
 	}
-	if n := countOutside(ov); n > 0 {
-		d.para(fmt.Sprintf("!: the latest run of %d series lies outside its control band (mean ± 3 standard deviations of the runs before it at its level): sbench history shows it.", n), "I", smallSize, grey)
-	}
-}
-
-func countOutside(ov *compare.Overview) int {
-	n := 0
+	outside := 0
 	for _, row := range ov.Rows {
 		if row.LatestOutside {
-			n++
+			outside++
 		}
 	}
-	return n
+	if outside > 0 {
+		d.para(fmt.Sprintf("!: the latest run of %d series lies outside its control band (mean ± 3 standard deviations of the runs before it at its level): sbench history shows it.", outside), "I", smallSize, grey)
+	}
 }
 
 // figureName is what a row's figure is, in what unit.

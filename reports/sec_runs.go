@@ -111,7 +111,12 @@ func (r *Report) runsTable(d *content, idx []int) {
 			cfg,
 			nodesLabel(run),
 			tasksLabel(run.Tasks),
-			r.stateLabel(run),
+			// The run's own status, not its job's Slurm state: a job that
+			// FAILED at its last step leaves its earlier steps ok, and
+			// "FAILED / ok" reads as a contradiction. Where the job's state
+			// explains a failure, failureText says it; a requeued job's
+			// attempt is in the job column (1234.0 r1).
+			orDash(string(run.Status)),
 		}, c, nil)
 		if msg != "" {
 			// The error is under the row it explains, on the same page.
@@ -209,13 +214,6 @@ func tasksLabel(n int) string {
 	}
 	return strconv.Itoa(n)
 }
-
-// stateLabel is the run's own status (its attempt, when Slurm requeued its
-// job, is in the job column: 1234.0 r1). The job's Slurm state is not the run's: a job that FAILED at
-// its last step leaves its earlier steps ok, and "FAILED / ok" read as a
-// contradiction. Where the job's state explains a failure, failureText
-// says it.
-func (r *Report) stateLabel(run *store.Run) string { return orDash(string(run.Status)) }
 
 // requeueNote says which jobs Slurm requeued (after a node failure or a
 // preemption), and which runs each attempt left: a job's results may come

@@ -37,7 +37,7 @@ func (r *Report) screeningSection(d *content) {
 		"it is bad when it stays outside on every re-test and in every run, transient when it came back. A node is bad when more than half of its links from it and "+
 		"more than half of those to it are bad, both its links to the reference node are, its STREAM triad or HPL is below %s of the node median, or its provenance "+
 		"differs from most nodes'; one-way when more than half of its links one way are bad and the others fine (its port or cable, not the node).",
-		len(v.Nodes), hostlist.Compress(v.Nodes), trimFloat(v.LatencyFactor), percent(v.BandwidthFraction), ck, percent(v.NodeFraction)), "", smallSize, grey)
+		len(v.Nodes), hostlist.Compress(v.Nodes), strconv.FormatFloat(v.LatencyFactor, 'f', -1, 64), percent(v.BandwidthFraction), ck, percent(v.NodeFraction)), "", smallSize, grey)
 	d.space(4)
 	r.screenChecks(d, v)
 	r.screenFindings(d, v)
@@ -300,5 +300,3 @@ func share(v, max float64) string {
 }
 
 func percent(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" }
-
-func trimFloat(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }

@@ -693,10 +693,16 @@ func latestRunTime(runs []store.Run) time.Time {
 
 // campaigns returns the distinct campaign names of the runs, sorted.
 func (r *Report) campaigns() []string {
+	return r.sortedValues(func(run *store.Run) string { return run.Campaign })
+}
+
+// sortedValues is the distinct non-empty values of of(run) among the runs,
+// sorted.
+func (r *Report) sortedValues(of func(run *store.Run) string) []string {
 	set := map[string]bool{}
-	for _, run := range r.runs {
-		if run.Campaign != "" {
-			set[run.Campaign] = true
+	for i := range r.runs {
+		if v := of(&r.runs[i]); v != "" {
+			set[v] = true
 		}
 	}
 	return slices.Sorted(maps.Keys(set))

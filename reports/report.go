@@ -740,10 +740,13 @@ func bad(run *store.Run) bool {
 }
 
 // badRuns counts the report's failed or invalid runs.
-func (r *Report) badRuns() int {
+func (r *Report) badRuns() int { return countFunc(r.runs, bad) }
+
+// countFunc counts the elements of s that f holds for.
+func countFunc[T any](s []T, f func(*T) bool) int {
 	n := 0
-	for i := range r.runs {
-		if bad(&r.runs[i]) {
+	for i := range s {
+		if f(&s[i]) {
 			n++
 		}
 	}

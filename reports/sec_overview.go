@@ -180,13 +180,7 @@ func (r *Report) overviewSection(d *content) {
 		}
 		d.space(6)
 	}
-	outside := 0
-	for _, row := range ov.Rows {
-		if row.LatestOutside {
-			outside++
-		}
-	}
-	if outside > 0 {
+	if outside := countFunc(ov.Rows, func(row *compare.OverviewRow) bool { return row.LatestOutside }); outside > 0 {
 		d.para(fmt.Sprintf("!: the latest run of %d series lies outside its control band (mean ± 3 standard deviations of the runs before it at its level): sbench history shows it.", outside), "I", smallSize, grey)
 	}
 }

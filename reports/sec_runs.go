@@ -64,13 +64,7 @@ func (r *Report) runsSection(d *content) {
 
 // notedRuns counts the ok runs with a note.
 func (r *Report) notedRuns() int {
-	n := 0
-	for i := range r.runs {
-		if run := &r.runs[i]; !bad(run) && run.Note != "" {
-			n++
-		}
-	}
-	return n
+	return countFunc(r.runs, func(run *store.Run) bool { return !bad(run) && run.Note != "" })
 }
 
 // runsTable lists the runs of the given indexes.

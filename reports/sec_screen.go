@@ -79,12 +79,7 @@ func (r *Report) screenChecks(d *content, v *screen.Verdict) {
 		t.row([]string{screen.CheckMatrix, runIDs(m.Runs), what, ref, flagged}, black, nil)
 	}
 	if rc := v.Reference; rc != nil {
-		bad := 0
-		for i := range rc.Links {
-			if rc.Links[i].Status() == screen.Bad {
-				bad++
-			}
-		}
+		bad := countFunc(rc.Links, func(l *screen.Link) bool { return l.Status() == screen.Bad })
 		what := fmt.Sprintf("%d links to and from %s; latency at %s, bandwidth at %s", len(rc.Links), rc.Node, sizes.Label(rc.LatencySize), sizes.Label(rc.BandwidthSize))
 		ref := fmt.Sprintf("latency min %s µs, limit %s; bandwidth max %s MB/s, limit %s", formatValue(rc.MinLatency), formatValue(rc.LatencyLimit),
 			formatValue(rc.MaxBandwidth), formatValue(rc.BandwidthLimit))

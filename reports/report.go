@@ -345,21 +345,16 @@ func NewFrom(ctx context.Context, d Data, src Source, opts ...Option) (*Report, 
 		r.runs = append([]store.Run(nil), d.Runs...)
 		sort.SliceStable(r.runs, func(i, j int) bool { return r.runs[i].ID < r.runs[j].ID })
 	}
-	seen := make(map[int64]bool, len(r.runs))
-	uniq := r.runs[:0:0]
-	var dups []int64
-	for _, run := range r.runs {
-		if seen[run.ID] {
-			dups = append(dups, run.ID)
-			continue
+	var dups []int64 // sorted by id, a run's copies are neighbours
+	for i := 1; i < len(r.runs); i++ {
+		if r.runs[i].ID == r.runs[i-1].ID {
+			dups = append(dups, r.runs[i].ID)
 		}
-		seen[run.ID] = true
-		uniq = append(uniq, run)
 	}
 	if len(dups) > 0 {
 		r.notef("run%s %s appear%s more than once in the data; the first copy is used",
 			results.Plural(len(slices.Compact(dups))), store.FormatRunIDs(dups), verbS(len(slices.Compact(dups))))
-		r.runs = uniq
+		r.runs = slices.CompactFunc(slices.Clone(r.runs), func(a, b store.Run) bool { return a.ID == b.ID })
 	}
 	r.byID = make(map[int64]*store.Run, len(r.runs))
 	for i := range r.runs {

@@ -31,7 +31,7 @@ type Series struct {
 	// unknown or when none applies.
 	LinkRate float64
 	// Local says why no link rate applies: the runs' traffic stayed on
-	// one machine (LocalLoopback, LocalOneMachine); "" otherwise.
+	// one machine (judge.LocalLoopback, judge.LocalOneMachine); "" otherwise.
 	Local string
 }
 

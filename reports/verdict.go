@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/expect/judge"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
 )
@@ -301,7 +302,7 @@ func localSentence(sums []BandwidthSummary) string {
 	for _, s := range sums {
 		if s.Local != "" {
 			names = append(names, label(s.Config, s.Ranks))
-			loopback = loopback && s.Local == LocalLoopback
+			loopback = loopback && s.Local == judge.LocalLoopback
 		}
 	}
 	if len(names) == 0 {

@@ -268,13 +268,7 @@ func displayNames(lists [][]attr) (names []string, what string) {
 		}
 		for _, k := range keys {
 			v0 := value(lists[0], k)
-			varies := false
-			for _, as := range lists[1:] {
-				if value(as, k) != v0 {
-					varies = true
-					break
-				}
-			}
+			varies := slices.ContainsFunc(lists[1:], func(as []attr) bool { return value(as, k) != v0 })
 			if varies && (!isExtra[k] || groups(append(varying[:len(varying):len(varying)], k)) > groups(varying)) {
 				varying = append(varying, k)
 			}

@@ -269,11 +269,9 @@ func heatmapTicks(g *matrixGroup, order []int, blamed map[int]bool, cell float64
 		if i%step != 0 || blamed[k] {
 			continue
 		}
-		near := false
-		for _, gr := range groups {
-			mid := float64(gr.first+gr.last) / 2
-			near = near || math.Abs(float64(i)-mid)*cell < minTickGap
-		}
+		near := slices.ContainsFunc(groups, func(gr group) bool {
+			return math.Abs(float64(i)-float64(gr.first+gr.last)/2)*cell < minTickGap
+		})
 		if !near {
 			ticks = append(ticks, plot.Tick{Value: float64(i), Label: g.nodes[k]})
 		}

@@ -6,6 +6,7 @@ import (
 	"html"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -233,10 +234,7 @@ func (s *htmlWriter) writeTable(t *tableBlock) {
 	for _, r := range t.rows {
 		n = max(n, len(r.Cells))
 	}
-	details := false
-	for _, r := range t.rows {
-		details = details || r.Under != ""
-	}
+	details := slices.ContainsFunc(t.rows, func(r *typeset.Row) bool { return r.Under != "" })
 	// A table of values keyed by their first column (the system table,
 	// whose first header is empty) is not something to sort.
 	sortable := len(t.rows) > 1 && len(t.cols) > 0 && t.cols[0].title != ""

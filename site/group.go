@@ -90,10 +90,7 @@ func shortNames(sums []summary) map[string]string {
 		}
 		var varying []string
 		for k, vs := range values {
-			missing := false
-			for _, s := range ss {
-				missing = missing || lookup(s, k) == "\x00"
-			}
+			missing := slices.ContainsFunc(ss, func(s summary) bool { return lookup(s, k) == "\x00" })
 			if len(vs) > 1 || missing {
 				varying = append(varying, k)
 			}

@@ -138,7 +138,7 @@ type accumulator struct {
 	fams     map[string]*familyResult
 	groups   map[groupKey]*sizeGroup
 	matrices map[matrixKey]*matrixGroup
-	scaling  map[scalingKey]map[string]map[float64][]float64 // config -> ranks -> values
+	scaling  map[scalingKey]byConfig
 	values   map[valueKey]*valueData
 	ob       *compare.OverviewBuilder
 
@@ -155,6 +155,16 @@ type scalingKey struct{ family, metric, unit string }
 
 type valueKey struct{ family, config, metric, unit string }
 
+// byConfig are values by configuration and process count (or size).
+type byConfig map[string]map[float64][]float64
+
+func (m byConfig) add(config string, x, v float64) {
+	if m[config] == nil {
+		m[config] = map[float64][]float64{}
+	}
+	m[config][x] = append(m[config][x], v)
+}
+
 // valueData is one ValueRow's values and runs while they are read.
 type valueData struct {
 	row  ValueRow
@@ -164,7 +174,7 @@ type valueData struct {
 
 func newAccumulator(r *Report) *accumulator {
 	a := &accumulator{r: r, fams: map[string]*familyResult{}, groups: map[groupKey]*sizeGroup{},
-		matrices: map[matrixKey]*matrixGroup{}, scaling: map[scalingKey]map[string]map[float64][]float64{},
+		matrices: map[matrixKey]*matrixGroup{}, scaling: map[scalingKey]byConfig{},
 		values: map[valueKey]*valueData{}, ob: compare.NewOverviewBuilder(compare.OverviewOptions{}),
 		unknownRun: map[int64]int{}, notShown: map[string]int{}, badRuns: map[int64]bool{}}
 	for i := range r.runs {
@@ -241,12 +251,9 @@ func (a *accumulator) addSample(s store.Sample) error {
 	case s.X != nil && isRanksAxis(s.XUnit):
 		k := scalingKey{fam, s.Metric, s.Unit}
 		if a.scaling[k] == nil {
-			a.scaling[k] = map[string]map[float64][]float64{}
+			a.scaling[k] = byConfig{}
 		}
-		if a.scaling[k][cfg] == nil {
-			a.scaling[k][cfg] = map[float64][]float64{}
-		}
-		a.scaling[k][cfg][*s.X] = append(a.scaling[k][cfg][*s.X], s.Value)
+		a.scaling[k].add(cfg, *s.X, s.Value)
 	case s.X != nil:
 		a.notShown[fmt.Sprintf("%s: %s against %s (only message size and rank count are plotted)", fam, s.Metric, orDash(s.XUnit))]++
 	default:
@@ -391,16 +398,8 @@ func (a *accumulator) finish() {
 		f.values = append(f.values, v)
 	}
 	for k, byCfg := range a.scaling {
-		sg := &scalingGroup{family: k.family, what: k.metric, unit: k.unit}
-		for _, cfg := range r.configOrder(slices.Sorted(maps.Keys(byCfg))) {
-			s := Series{Config: cfg, Color: r.configs.style(cfg).Color}
-			for _, x := range slices.Sorted(maps.Keys(byCfg[cfg])) {
-				s.Points = append(s.Points, point(x, byCfg[cfg][x]))
-			}
-			sg.series = append(sg.series, s)
-		}
 		f := a.family(k.family)
-		f.scaling = append(f.scaling, sg)
+		f.scaling = append(f.scaling, r.scalingGroup(k.family, k.metric, k.unit, byCfg))
 	}
 }
 
@@ -428,38 +427,19 @@ func (a *accumulator) order() []*familyResult {
 	var out []*familyResult
 	for _, name := range names {
 		f := a.fams[name]
-		sort.Slice(f.groups, func(i, j int) bool {
-			a, b := f.groups[i], f.groups[j]
-			if a.kind != b.kind {
-				return a.kind == KindBandwidth // bandwidth first, as the articles do
-			}
-			if a.metric != b.metric {
-				return a.metric < b.metric
-			}
-			return a.split < b.split
+		slices.SortFunc(f.groups, func(a, b *sizeGroup) int {
+			// KindBandwidth sorts before KindLatency, the only other kind:
+			// bandwidth first, as the articles do.
+			return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.metric, b.metric), cmp.Compare(a.split, b.split))
 		})
-		sort.Slice(f.matrices, func(i, j int) bool {
-			a, b := f.matrices[i], f.matrices[j]
-			if a.metric != b.metric {
-				return a.metric < b.metric
-			}
-			return r.configs.index[a.config] < r.configs.index[b.config]
+		slices.SortFunc(f.matrices, func(a, b *matrixGroup) int {
+			return cmp.Or(cmp.Compare(a.metric, b.metric), cmp.Compare(r.configs.index[a.config], r.configs.index[b.config]))
 		})
-		sort.SliceStable(f.values, func(i, j int) bool {
-			a, b := f.values[i], f.values[j]
-			if a.Metric != b.Metric {
-				return a.Metric < b.Metric
-			}
-			if ia, ib := r.configs.index[a.Config], r.configs.index[b.Config]; ia != ib {
-				return ia < ib
-			}
-			return a.Unit < b.Unit
+		slices.SortStableFunc(f.values, func(a, b ValueRow) int {
+			return cmp.Or(cmp.Compare(a.Metric, b.Metric), cmp.Compare(r.configs.index[a.Config], r.configs.index[b.Config]), cmp.Compare(a.Unit, b.Unit))
 		})
-		sort.Slice(f.scaling, func(i, j int) bool {
-			if f.scaling[i].what != f.scaling[j].what {
-				return f.scaling[i].what < f.scaling[j].what
-			}
-			return f.scaling[i].unit < f.scaling[j].unit
+		slices.SortFunc(f.scaling, func(a, b *scalingGroup) int {
+			return cmp.Or(cmp.Compare(a.what, b.what), cmp.Compare(a.unit, b.unit))
 		})
 		r.addScaling(f)
 		if len(f.groups)+len(f.matrices)+len(f.hpl)+len(f.values)+len(f.scaling) > 0 {
@@ -503,18 +483,11 @@ func (r *Report) finishSizeGroup(g *sizeGroup) {
 	allRanks := map[int]bool{}
 	for k := range g.raw {
 		keys = append(keys, k)
-		if ranksOfConfig[k.config] == nil {
-			ranksOfConfig[k.config] = map[int]bool{}
-		}
-		ranksOfConfig[k.config][k.ranks] = true
+		addToSet(ranksOfConfig, k.config, k.ranks)
 		allRanks[k.ranks] = true
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if ia, ib := r.configs.index[a.config], r.configs.index[b.config]; ia != ib {
-			return ia < ib
-		}
-		return a.ranks < b.ranks
+	slices.SortFunc(keys, func(a, b seriesKey) int {
+		return cmp.Or(cmp.Compare(r.configs.index[a.config], r.configs.index[b.config]), cmp.Compare(a.ranks, b.ranks))
 	})
 	if len(allRanks) == 1 {
 		for n := range allRanks {
@@ -600,11 +573,11 @@ func perRun(runs []int64, values, p50s []float64) (ids []int64, vals, meds []flo
 func (r *Report) addScaling(f *familyResult) {
 	type keyed struct {
 		what, unit string
-		pts        map[string]map[float64][]float64 // config -> ranks -> values
+		pts        byConfig // config -> ranks -> values
 	}
 	var out []keyed
 	for _, g := range f.groups {
-		k := keyed{unit: figureUnit(g.kind), pts: map[string]map[float64][]float64{}}
+		k := keyed{unit: figureUnit(g.kind), pts: byConfig{}}
 		switch g.kind {
 		case KindBandwidth:
 			k.what = "peak " + g.metric
@@ -625,47 +598,44 @@ func (r *Report) addScaling(f *familyResult) {
 			} else {
 				v = g.latency[i].Smallest
 			}
-			if k.pts[s.Config] == nil {
-				k.pts[s.Config] = map[float64][]float64{}
-			}
-			k.pts[s.Config][float64(n)] = append(k.pts[s.Config][float64(n)], v)
+			k.pts.add(s.Config, float64(n), v)
 		}
 		out = append(out, k)
 	}
 	if len(f.hpl) > 0 {
-		k := keyed{what: "HPL Gflops (valid runs)", unit: "Gflops", pts: map[string]map[float64][]float64{}}
+		k := keyed{what: "HPL Gflops (valid runs)", unit: "Gflops", pts: byConfig{}}
 		for _, row := range f.hpl {
 			n := row.P * row.Q
 			if !row.Valid || n == 0 {
 				continue
 			}
-			if k.pts[row.Config] == nil {
-				k.pts[row.Config] = map[float64][]float64{}
-			}
-			k.pts[row.Config][float64(n)] = append(k.pts[row.Config][float64(n)], row.Gflops)
+			k.pts.add(row.Config, float64(n), row.Gflops)
 		}
 		out = append(out, k)
 	}
 	for _, k := range out {
 		varies := false
 		for _, byN := range k.pts {
-			if len(byN) > 1 {
-				varies = true
-			}
+			varies = varies || len(byN) > 1
 		}
-		if !varies {
-			continue
+		if varies {
+			f.scaling = append(f.scaling, r.scalingGroup(f.name, k.what, k.unit, k.pts))
 		}
-		sg := &scalingGroup{family: f.name, what: k.what, unit: k.unit}
-		for _, cfg := range r.configOrder(slices.Sorted(maps.Keys(k.pts))) {
-			s := Series{Config: cfg, Color: r.configs.style(cfg).Color}
-			for _, n := range slices.Sorted(maps.Keys(k.pts[cfg])) {
-				s.Points = append(s.Points, point(n, k.pts[cfg][n]))
-			}
-			sg.series = append(sg.series, s)
-		}
-		f.scaling = append(f.scaling, sg)
 	}
+}
+
+// scalingGroup is a figure against the process count of the values
+// byCfg holds: a series per configuration, in colour order.
+func (r *Report) scalingGroup(family, what, unit string, byCfg byConfig) *scalingGroup {
+	sg := &scalingGroup{family: family, what: what, unit: unit}
+	for _, cfg := range r.configOrder(slices.Sorted(maps.Keys(byCfg))) {
+		s := Series{Config: cfg, Color: r.configs.style(cfg).Color}
+		for _, n := range slices.Sorted(maps.Keys(byCfg[cfg])) {
+			s.Points = append(s.Points, point(n, byCfg[cfg][n]))
+		}
+		sg.series = append(sg.series, s)
+	}
+	return sg
 }
 
 // BandwidthSummary is what a reader takes from one bandwidth curve.

@@ -45,9 +45,6 @@ type attr struct {
 	extra      bool
 }
 
-// metaLabels describe a run rather than tell configurations apart.
-var metaLabels = store.MetaLabels
-
 // contextLabels say where runs come from; they name a configuration only
 // when nothing else does.
 var contextLabels = map[string]bool{"article": true, "system": true}
@@ -124,11 +121,7 @@ func newConfigs(runs []store.Run, groupBy string) *configs {
 	}
 	// Colours in the order the names first appear among the runs.
 	for _, run := range runs {
-		name := c.ofRun[run.ID]
-		if _, ok := c.index[name]; !ok {
-			c.index[name] = len(c.names)
-			c.names = append(c.names, name)
-		}
+		c.add(c.ofRun[run.ID])
 	}
 	return c
 }
@@ -157,13 +150,13 @@ func attrsOf(run *store.Run, groupBy string, multiCampaign bool, constant map[st
 		}
 	default:
 		for _, k := range slices.Sorted(maps.Keys(run.Labels)) {
-			if !metaLabels[k] && !constant[k] {
+			if !store.MetaLabels[k] && !constant[k] {
 				as = append(as, attr{key: k, value: run.Labels[k]})
 			}
 		}
 		if len(as) == 0 {
 			for _, k := range slices.Sorted(maps.Keys(run.Labels)) {
-				if !metaLabels[k] && !contextLabels[k] {
+				if !store.MetaLabels[k] && !contextLabels[k] {
 					as = append(as, attr{key: k, value: run.Labels[k]})
 				}
 			}
@@ -275,13 +268,7 @@ func displayNames(lists [][]attr) (names []string, what string) {
 		}
 		for _, k := range keys {
 			v0 := value(lists[0], k)
-			varies := false
-			for _, as := range lists[1:] {
-				if value(as, k) != v0 {
-					varies = true
-					break
-				}
-			}
+			varies := slices.ContainsFunc(lists[1:], func(as []attr) bool { return value(as, k) != v0 })
 			if varies && (!isExtra[k] || groups(append(varying[:len(varying):len(varying)], k)) > groups(varying)) {
 				varying = append(varying, k)
 			}

@@ -171,18 +171,9 @@ func splitTitle(split string) string {
 
 // curves reports whether some series has two points to draw a line through.
 func curves(series []Series) bool {
-	for _, s := range series {
-		n := 0
-		for _, p := range s.Points {
-			if p.X > 0 {
-				n++
-			}
-		}
-		if n >= 2 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(series, func(s Series) bool {
+		return countFunc(s.Points, func(p *Point) bool { return p.X > 0 }) >= 2
+	})
 }
 
 // wantsZoom reports whether a latency figure hides a small-message region

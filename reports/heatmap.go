@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -97,26 +96,16 @@ func (g *matrixGroup) finish() {
 	s := MatrixSummary{Family: g.family, Metric: g.metric, Unit: g.unit, Config: g.config,
 		Nodes: len(g.nodes), Pairs: len(all), Median: median(all), Runs: slices.Sorted(maps.Keys(g.runs))}
 	if len(all) > 0 {
-		s.Min, s.Max = all[0], all[0]
-		for _, v := range all {
-			s.Min, s.Max = min(s.Min, v), max(s.Max, v)
-		}
-	}
-	keys := make([][2]int, 0, len(g.values))
-	for k := range g.values {
-		keys = append(keys, k)
+		s.Min, s.Max = slices.Min(all), slices.Max(all)
 	}
 	// Worst first; ties in node order, so the list is the same every time.
 	hb := g.higherBetter()
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := g.values[keys[i]], g.values[keys[j]]
-		if a != b {
-			return (a < b) == hb
+	keys := slices.SortedFunc(maps.Keys(g.values), func(x, y [2]int) int {
+		worse := cmp.Compare(g.values[x], g.values[y])
+		if !hb {
+			worse = -worse
 		}
-		if keys[i][0] != keys[j][0] {
-			return keys[i][0] < keys[j][0]
-		}
-		return keys[i][1] < keys[j][1]
+		return cmp.Or(worse, cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1]))
 	})
 	for _, k := range keys {
 		v := g.values[k]
@@ -280,11 +269,9 @@ func heatmapTicks(g *matrixGroup, order []int, blamed map[int]bool, cell float64
 		if i%step != 0 || blamed[k] {
 			continue
 		}
-		near := false
-		for _, gr := range groups {
-			mid := float64(gr.first+gr.last) / 2
-			near = near || math.Abs(float64(i)-mid)*cell < minTickGap
-		}
+		near := slices.ContainsFunc(groups, func(gr group) bool {
+			return math.Abs(float64(i)-float64(gr.first+gr.last)/2)*cell < minTickGap
+		})
 		if !near {
 			ticks = append(ticks, plot.Tick{Value: float64(i), Label: g.nodes[k]})
 		}

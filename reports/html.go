@@ -6,6 +6,7 @@ import (
 	"html"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -153,13 +154,8 @@ func (s *htmlWriter) id(text string) string {
 
 // flush closes what is open.
 func (s *htmlWriter) flush() {
-	switch s.open {
-	case "ul":
-		s.b.WriteString("</ul>\n")
-	case "dl":
-		s.b.WriteString("</dl>\n")
-	case "figure":
-		s.b.WriteString("</figure>\n")
+	if s.open != "" {
+		fmt.Fprintf(&s.b, "</%s>\n", s.open)
 	}
 	s.open = ""
 }
@@ -238,10 +234,7 @@ func (s *htmlWriter) writeTable(t *tableBlock) {
 	for _, r := range t.rows {
 		n = max(n, len(r.Cells))
 	}
-	details := false
-	for _, r := range t.rows {
-		details = details || r.Under != ""
-	}
+	details := slices.ContainsFunc(t.rows, func(r *typeset.Row) bool { return r.Under != "" })
 	// A table of values keyed by their first column (the system table,
 	// whose first header is empty) is not something to sort.
 	sortable := len(t.rows) > 1 && len(t.cols) > 0 && t.cols[0].title != ""

@@ -22,17 +22,10 @@ func ParseLinkRateFlag(s string) (float64, error) {
 	return ParseLinkRate(s)
 }
 
-// Why no link rate applies to a run: its traffic stayed on one machine
-// (judge.LocalLoopback, judge.LocalOneMachine).
-const (
-	LocalLoopback   = judge.LocalLoopback
-	LocalOneMachine = judge.LocalOneMachine
-)
-
 // runLink is what the report knows of the link a run's traffic crossed.
 type runLink struct {
 	rate  float64 // Gb/s; 0 when unknown or when none applies
-	local string  // LocalLoopback or LocalOneMachine when none applies
+	local string  // judge.LocalLoopback or judge.LocalOneMachine when none applies
 }
 
 // linkOf is the theoretical rate of the link a run's traffic crossed, in
@@ -48,7 +41,7 @@ func (r *Report) linkOf(run *store.Run) runLink {
 
 // seriesLink is the link a series' runs share: the lowest of their
 // rates, 0 when any is unknown; and why none applies when none does to
-// any of them (LocalLoopback when the runner saw that of every run).
+// any of them (judge.LocalLoopback when the runner saw that of every run).
 func (r *Report) seriesLink(ids []int64) runLink {
 	rate, unknown := 0.0, false
 	locals := map[string]int{}
@@ -70,10 +63,10 @@ func (r *Report) seriesLink(ids []int64) runLink {
 	}
 	switch {
 	case len(ids) == 0:
-	case locals[LocalLoopback] == len(ids):
-		out.local = LocalLoopback
-	case locals[LocalLoopback]+locals[LocalOneMachine] == len(ids):
-		out.local = LocalOneMachine
+	case locals[judge.LocalLoopback] == len(ids):
+		out.local = judge.LocalLoopback
+	case locals[judge.LocalLoopback]+locals[judge.LocalOneMachine] == len(ids):
+		out.local = judge.LocalOneMachine
 	}
 	return out
 }

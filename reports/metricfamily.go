@@ -65,15 +65,8 @@ func (r *Report) buildFamilyView() error {
 		if fam == "" {
 			return nil
 		}
-		k := [2]string{fam, s.Metric}
-		if runs[k] == nil {
-			runs[k] = map[int64]bool{}
-		}
-		runs[k][run.ID] = true
-		if fv.members[fam] == nil {
-			fv.members[fam] = map[string]bool{}
-		}
-		fv.members[fam][family(run)] = true
+		addToSet(runs, [2]string{fam, s.Metric}, run.ID)
+		addToSet(fv.members, fam, family(run))
 		return nil
 	})
 	if err != nil {
@@ -134,11 +127,7 @@ func (r *Report) familyLines(ids []int64) map[int64]familyLine {
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		toolsOf := map[string]map[string]bool{} // value -> tools with it
 		for _, id := range ids {
-			v := attrs[id][k] // absent is ""
-			if toolsOf[v] == nil {
-				toolsOf[v] = map[string]bool{}
-			}
-			toolsOf[v][tool[id]] = true
+			addToSet(toolsOf, attrs[id][k], tool[id]) // absent is ""
 		}
 		if len(toolsOf) < 2 {
 			continue // one value: it tells nothing apart
@@ -158,10 +147,7 @@ func (r *Report) familyLines(ids []int64) map[int64]familyLine {
 	for _, k := range legend {
 		vals := map[string]map[string]bool{}
 		for _, id := range ids {
-			if vals[tool[id]] == nil {
-				vals[tool[id]] = map[string]bool{}
-			}
-			vals[tool[id]][attrs[id][k]] = true
+			addToSet(vals, tool[id], attrs[id][k])
 		}
 		for t, vs := range vals {
 			if len(vs) > 1 {

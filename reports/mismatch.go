@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"regexp"
@@ -12,7 +13,7 @@ import (
 	"github.com/sbench/sbench/store"
 )
 
-// fieldsCache keeps hostFields of hosts that runs share (store.EachRun
+// fieldsCache keeps HostFields of hosts that runs share (store.EachRun
 // decodes each host once): a year of runs on the same nodes is described
 // once per node, not once per run.
 type fieldsCache map[*results.Host][][2]string
@@ -21,7 +22,7 @@ func (c fieldsCache) of(h *results.Host) [][2]string {
 	if f, ok := c[h]; ok {
 		return f
 	}
-	f := hostFields(*h)
+	f := HostFields(*h)
 	c[h] = f
 	return f
 }
@@ -69,7 +70,7 @@ func hostMismatches(runs []store.Run) []string {
 					values[f] = map[string][]string{}
 					fields = append(fields, f)
 				}
-				values[f][v] = append(values[f][v], nodeName(*h))
+				values[f][v] = append(values[f][v], NodeName(*h))
 			}
 		}
 		for _, f := range fields {
@@ -124,10 +125,10 @@ func mpiMismatches(runs []store.Run) []string {
 			if _, ok := nodes[p]; !ok {
 				order = append(order, p)
 			}
-			if n := nodeName(h); !slices.Contains(nodes[p], n) {
+			if n := NodeName(h); !slices.Contains(nodes[p], n) {
 				nodes[p] = append(nodes[p], n)
 			}
-			tool := cmpOr(run.Tool, run.Benchmark)
+			tool := cmp.Or(run.Tool, run.Benchmark)
 			if !slices.Contains(tools[p], tool) {
 				tools[p] = append(tools[p], tool)
 			}
@@ -141,13 +142,6 @@ func mpiMismatches(runs []store.Run) []string {
 			strings.Join(tools[p], ", "), p.library, p.launcher, compressHosts(nodes[p])))
 	}
 	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // sameMPI reports whether a launcher's MPI ("Open MPI 4.1.4", "MPICH
@@ -189,9 +183,6 @@ func mpiIdent(s string) (family, version string) {
 	}
 	return family, mpiVersionRE.FindString(s)
 }
-
-// mismatchFields names the fields the nodes of some run differ in, sorted.
-func mismatchFields(runs []store.Run) []string { return fieldsOf(hostMismatches(runs)) }
 
 // fieldsOf names the fields hostMismatches' sentences are about, sorted.
 func fieldsOf(mismatches []string) []string {

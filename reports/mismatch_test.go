@@ -67,7 +67,7 @@ func TestMPILibraryMismatches(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("mismatches:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if f := mismatchFields(runs); strings.Join(f, ",") != "MPI library" {
+	if f := fieldsOf(hostMismatches(runs)); strings.Join(f, ",") != "MPI library" {
 		t.Errorf("fields %q", f)
 	}
 	var buf bytes.Buffer

@@ -339,27 +339,22 @@ func NewFrom(ctx context.Context, d Data, src Source, opts ...Option) (*Report, 
 			return nil, err
 		}
 	}
-	if slices.IsSortedFunc(d.Runs, func(a, b store.Run) int { return cmp.Compare(a.ID, b.ID) }) && uniqueIDs(d.Runs) {
+	if slices.IsSortedFunc(d.Runs, func(a, b store.Run) int { return cmp.Compare(a.ID, b.ID) }) {
 		r.runs = d.Runs
 	} else {
 		r.runs = append([]store.Run(nil), d.Runs...)
 		sort.SliceStable(r.runs, func(i, j int) bool { return r.runs[i].ID < r.runs[j].ID })
 	}
-	seen := make(map[int64]bool, len(r.runs))
-	uniq := r.runs[:0:0]
-	var dups []int64
-	for _, run := range r.runs {
-		if seen[run.ID] {
-			dups = append(dups, run.ID)
-			continue
+	var dups []int64 // sorted by id, a run's copies are neighbours
+	for i := 1; i < len(r.runs); i++ {
+		if r.runs[i].ID == r.runs[i-1].ID {
+			dups = append(dups, r.runs[i].ID)
 		}
-		seen[run.ID] = true
-		uniq = append(uniq, run)
 	}
 	if len(dups) > 0 {
 		r.notef("run%s %s appear%s more than once in the data; the first copy is used",
 			results.Plural(len(slices.Compact(dups))), store.FormatRunIDs(dups), verbS(len(slices.Compact(dups))))
-		r.runs = uniq
+		r.runs = slices.CompactFunc(slices.Clone(r.runs), func(a, b store.Run) bool { return a.ID == b.ID })
 	}
 	r.byID = make(map[int64]*store.Run, len(r.runs))
 	for i := range r.runs {
@@ -404,15 +399,6 @@ func NewFrom(ctx context.Context, d Data, src Source, opts ...Option) (*Report, 
 		r.verdict = append(r.verdict, "Screening: "+r.screen.Summary()+".")
 	}
 	return r, nil
-}
-
-func uniqueIDs(runs []store.Run) bool {
-	for i := 1; i < len(runs); i++ {
-		if runs[i].ID == runs[i-1].ID {
-			return false
-		}
-	}
-	return true
 }
 
 // chooseFont loads the font the report's text needs: the one given, else,
@@ -481,10 +467,7 @@ func (r *Report) Warnings() []string {
 	if r.fontNote != "" {
 		w = append(w, r.fontNote)
 	}
-	for _, m := range r.mismatches() {
-		w = append(w, m)
-	}
-	return w
+	return append(w, r.mismatches()...)
 }
 
 func runeSample(rs []rune, max int) string {
@@ -559,10 +542,10 @@ func (r *Report) texts(yield func(string)) {
 				continue
 			}
 			hosts[h] = true
-			for _, f := range hostFields(*h) {
+			for _, f := range HostFields(*h) {
 				yield(f[1])
 			}
-			yield(nodeName(*h))
+			yield(NodeName(*h))
 		}
 	}
 	for _, q := range r.raw {
@@ -705,10 +688,16 @@ func latestRunTime(runs []store.Run) time.Time {
 
 // campaigns returns the distinct campaign names of the runs, sorted.
 func (r *Report) campaigns() []string {
+	return r.sortedValues(func(run *store.Run) string { return run.Campaign })
+}
+
+// sortedValues is the distinct non-empty values of of(run) among the runs,
+// sorted.
+func (r *Report) sortedValues(of func(run *store.Run) string) []string {
 	set := map[string]bool{}
-	for _, run := range r.runs {
-		if run.Campaign != "" {
-			set[run.Campaign] = true
+	for i := range r.runs {
+		if v := of(&r.runs[i]); v != "" {
+			set[v] = true
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
@@ -743,4 +732,18 @@ func (r *Report) jobOf(run *store.Run) *store.Job {
 // summaries.
 func bad(run *store.Run) bool {
 	return run.Status == results.StatusFailed || run.Status == results.StatusInvalid
+}
+
+// badRuns counts the report's failed or invalid runs.
+func (r *Report) badRuns() int { return countFunc(r.runs, bad) }
+
+// countFunc counts the elements of s that f holds for.
+func countFunc[T any](s []T, f func(*T) bool) int {
+	n := 0
+	for i := range s {
+		if f(&s[i]) {
+			n++
+		}
+	}
+	return n
 }

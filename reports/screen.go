@@ -83,11 +83,7 @@ func (r *Report) screenMatrix(g *matrixGroup) *screen.MatrixCheck {
 func (r *Report) blamedLines(g *matrixGroup, what string) (rows, cols map[int]bool) {
 	rows, cols = map[int]bool{}, map[int]bool{}
 	for _, f := range r.screen.Findings {
-		links := false
-		for _, e := range f.Evidence {
-			links = links || e.Check == screen.CheckMatrix && e.Metric == what
-		}
-		if !links {
+		if !slices.ContainsFunc(f.Evidence, func(e screen.Evidence) bool { return e.Check == screen.CheckMatrix && e.Metric == what }) {
 			continue
 		}
 		for _, n := range f.Nodes {

@@ -118,7 +118,7 @@ func (r *Report) appendix(d *content) {
 		run := &r.runs[i]
 		head := fmt.Sprintf("Run %d — %s — %s — %s", run.ID, family(run), r.configs.ofRun[run.ID], orDash(string(run.Status)))
 		c := redIf(bad(run))
-		facts := r.runFacts(run)
+		facts := RunFacts(run, r.jobOf(run))
 		// The heading stays with its facts: no run title alone at a page's foot.
 		d.need(2*bodySize*1.3 + 8 + float64(min(len(facts), 10))*smallSize*1.35)
 		d.space(4)
@@ -162,12 +162,7 @@ func (r *Report) appendix(d *content) {
 // appendixNote says which runs the appendix quotes, how many it leaves
 // out, and how to get them.
 func (r *Report) appendixNote() string {
-	failed := 0
-	for i := range r.runs {
-		if bad(&r.runs[i]) {
-			failed++
-		}
-	}
+	failed := r.badRuns()
 	n, total := len(r.appendixRuns), len(r.runs)
 	var what string
 	switch {
@@ -182,9 +177,6 @@ func (r *Report) appendixNote() string {
 		"sbench report --appendix all quotes every run, --appendix failed every failed or invalid one; " +
 		"sbench runs and sbench export list them all."
 }
-
-// runFacts are the key facts of a run, in the appendix's order.
-func (r *Report) runFacts(run *store.Run) [][2]string { return RunFacts(run, r.jobOf(run)) }
 
 // RunFacts are the key facts of a run as the report's appendix lists them
 // — job (with its Slurm state when j is its record), campaign, variant,

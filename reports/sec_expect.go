@@ -37,10 +37,7 @@ func (r *Report) expectationsTable(d *content) {
 	d.need(rowHeight * float64(2+min(len(vs), 10)))
 	t := d.table(expectColumns)
 	for _, v := range vs {
-		c := black
-		if v.Status == expect.Fail {
-			c = failedRed
-		}
+		c := redIf(v.Status == expect.Fail)
 		row := t.row([]string{string(v.Status), v.Label(), v.ValueText(), strconv.Itoa(v.N), v.Ref.Bound, v.LimitValue(), orDash(store.FormatRunIDs(v.Runs))}, c, nil)
 		if under := v.Evidence(); under != "" {
 			explain(row, under, 2, grey, true)

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -298,7 +299,7 @@ func (r *Report) matrixTable(d *content, g *matrixGroup) {
 		back, asym := "—", "—"
 		if w.Reverse > 0 {
 			back = formatValue(w.Reverse)
-			asym = formatPercent(100*absDiff(w.Value, w.Reverse)/max(w.Value, w.Reverse)) + "%"
+			asym = formatPercent(100*math.Abs(w.Value-w.Reverse)/max(w.Value, w.Reverse)) + "%"
 		}
 		pct := "—"
 		if s.Median > 0 {
@@ -323,13 +324,6 @@ func ordinal(n int) string {
 	return strconv.Itoa(n) + "th"
 }
 
-func absDiff(a, b float64) float64 {
-	if a > b {
-		return a - b
-	}
-	return b - a
-}
-
 func (r *Report) valuesTable(d *content, f *familyResult) {
 	d.heading("Values without a size axis", h2Size, 60)
 	t := d.table([]column{
@@ -352,11 +346,7 @@ func (r *Report) valuesTable(d *content, f *familyResult) {
 // formatNumber writes a value of any magnitude readably: two decimals in
 // the everyday range, scientific notation outside it.
 func formatNumber(v float64) string {
-	a := v
-	if a < 0 {
-		a = -a
-	}
-	if a != 0 && (a < 0.01 || a >= 1e9) {
+	if a := math.Abs(v); a != 0 && (a < 0.01 || a >= 1e9) {
 		return strconv.FormatFloat(v, 'g', 6, 64)
 	}
 	return formatValue(v)

@@ -183,11 +183,7 @@ func (r *Report) hplSection(d *content, f *familyResult) {
 // residualChecks lists the rows' residual checks, as HPL lists them under
 // each row.
 func residualChecks(d *content, rows []HPLRow) {
-	anyChecks := false
-	for _, row := range rows {
-		anyChecks = anyChecks || len(row.Checks) > 0
-	}
-	if !anyChecks {
+	if !slices.ContainsFunc(rows, func(row HPLRow) bool { return len(row.Checks) > 0 }) {
 		return
 	}
 	d.heading("Residual checks", bodySize+1, 40)

@@ -77,14 +77,18 @@ func (r *Report) overviewVerdict() []string {
 // rowTitle names a row in sentences: "alpha osu_bw (variant=inter) peak
 // bandwidth".
 func rowTitle(row compare.OverviewRow) string {
-	s := row.Benchmark
 	if row.System != "" {
-		s = row.System + " " + s
+		return row.System + " " + rowName(row) + " " + row.What
 	}
+	return rowName(row) + " " + row.What
+}
+
+// rowName is a row's benchmark and configuration: "osu_bw (variant=inter)".
+func rowName(row compare.OverviewRow) string {
 	if len(row.Config) > 0 {
-		s += " (" + strings.Join(row.Config, ", ") + ")"
+		return row.Benchmark + " (" + strings.Join(row.Config, ", ") + ")"
 	}
-	return s + " " + row.What
+	return row.Benchmark
 }
 
 // signedPercent is compare.SignedPercent with one decimal and a typeset
@@ -146,19 +150,10 @@ func (r *Report) overviewSection(d *content) {
 		}
 		t := d.table(cols)
 		for _, row := range rows {
-			name := row.Benchmark
-			if len(row.Config) > 0 {
-				name += " (" + strings.Join(row.Config, ", ") + ")"
-			}
-			c := black
+			c := redIf(slices.ContainsFunc(row.Steps, func(s compare.StepChange) bool { return s.Change == compare.Worse }))
 			level := "—"
 			if row.Runs > 0 {
 				level = signedPercent(row.Trend)
-			}
-			for _, s := range row.Steps {
-				if s.Change == compare.Worse {
-					c = failedRed
-				}
 			}
 			latest, last := "—", "—"
 			if row.Runs > 0 {
@@ -172,7 +167,7 @@ func (r *Report) overviewSection(d *content) {
 			if n := row.Failed + row.Invalid; n > 0 {
 				failed = strconv.Itoa(n)
 			}
-			t.row([]string{name, figureName(row), latest, last, "", level, failed}, c, nil).Art = func(doc *typeset.Document, x, y, w, h float64) {
+			t.row([]string{rowName(row), figureName(row), latest, last, "", level, failed}, c, nil).Art = func(doc *typeset.Document, x, y, w, h float64) {
 				drawTrace(doc, x, y, w, h, row)
 			}
 		}
@@ -185,19 +180,9 @@ func (r *Report) overviewSection(d *content) {
 		}
 		d.space(6)
 	}
-	if n := countOutside(ov); n > 0 {
-		d.para(fmt.Sprintf("!: the latest run of %d series lies outside its control band (mean ± 3 standard deviations of the runs before it at its level): sbench history shows it.", n), "I", smallSize, grey)
+	if outside := countFunc(ov.Rows, func(row *compare.OverviewRow) bool { return row.LatestOutside }); outside > 0 {
+		d.para(fmt.Sprintf("!: the latest run of %d series lies outside its control band (mean ± 3 standard deviations of the runs before it at its level): sbench history shows it.", outside), "I", smallSize, grey)
 	}
-}
-
-func countOutside(ov *compare.Overview) int {
-	n := 0
-	for _, row := range ov.Rows {
-		if row.LatestOutside {
-			n++
-		}
-	}
-	return n
 }
 
 // figureName is what a row's figure is, in what unit.
@@ -215,12 +200,8 @@ func figureName(row compare.OverviewRow) string {
 // (variant=inter) peak bandwidth: 23100 → 20560 MB/s (−11.0%) on
 // 2024-03-12, run 12345 (job 100123.0); IB firmware 20.31 → 20.35".
 func stepText(row compare.OverviewRow, s compare.StepChange) string {
-	name := row.Benchmark
-	if len(row.Config) > 0 {
-		name += " (" + strings.Join(row.Config, ", ") + ")"
-	}
 	verdict := map[compare.Change]string{compare.Worse: "worse", compare.Better: "better", compare.Changed: "changed"}[s.Change]
-	b := fmt.Sprintf("%s %s: %s → %s %s (%s, %s) from %s, run %d", name, row.What, formatValue(s.Before), formatValue(s.After), row.Unit,
+	b := fmt.Sprintf("%s %s: %s → %s %s (%s, %s) from %s, run %d", rowName(row), row.What, formatValue(s.Before), formatValue(s.After), row.Unit,
 		signedPercent(s.Delta), verdict, s.When.UTC().Format("2006-01-02"), s.Run)
 	if s.Job != "" {
 		b += " (job " + s.Job + ")"

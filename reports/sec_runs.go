@@ -24,12 +24,7 @@ func (r *Report) runsSection(d *content) {
 		d.para("The report has no runs.", "", bodySize, black)
 		return
 	}
-	nbad := 0
-	for i := range r.runs {
-		if bad(&r.runs[i]) {
-			nbad++
-		}
-	}
+	nbad := r.badRuns()
 	summarised := len(r.listedRuns) < len(r.runs)
 	// The runs' state comes first: after the table it could be left alone
 	// on a page of its own.
@@ -69,13 +64,7 @@ func (r *Report) runsSection(d *content) {
 
 // notedRuns counts the ok runs with a note.
 func (r *Report) notedRuns() int {
-	n := 0
-	for i := range r.runs {
-		if run := &r.runs[i]; !bad(run) && run.Note != "" {
-			n++
-		}
-	}
-	return n
+	return countFunc(r.runs, func(run *store.Run) bool { return !bad(run) && run.Note != "" })
 }
 
 // runsTable lists the runs of the given indexes.
@@ -97,7 +86,7 @@ func (r *Report) runsTable(d *content, idx []int) {
 	})
 	for _, i := range idx {
 		run := &r.runs[i]
-		failed := run.Status == results.StatusFailed || run.Status == results.StatusInvalid
+		failed := bad(run)
 		c := redIf(failed)
 		cfg := r.configs.ofRun[run.ID]
 		msg, msgColor := "", failedRed
@@ -116,7 +105,12 @@ func (r *Report) runsTable(d *content, idx []int) {
 			cfg,
 			nodesLabel(run),
 			tasksLabel(run.Tasks),
-			r.stateLabel(run),
+			// The run's own status, not its job's Slurm state: a job that
+			// FAILED at its last step leaves its earlier steps ok, and
+			// "FAILED / ok" reads as a contradiction. Where the job's state
+			// explains a failure, failureText says it; a requeued job's
+			// attempt is in the job column (1234.0 r1).
+			orDash(string(run.Status)),
 		}, c, nil)
 		if msg != "" {
 			// The error is under the row it explains, on the same page.
@@ -182,7 +176,7 @@ func runNodes(run *store.Run) []string {
 	if len(run.Hosts) > 0 {
 		names := make([]string, 0, len(run.Hosts))
 		for _, h := range run.Hosts {
-			names = append(names, nodeName(h))
+			names = append(names, NodeName(h))
 		}
 		return names
 	}
@@ -213,19 +207,6 @@ func tasksLabel(n int) string {
 		return "—"
 	}
 	return strconv.Itoa(n)
-}
-
-// stateLabel is the run's own status (its attempt, when Slurm requeued its
-// job, is in the job column: 1234.0 r1). The job's Slurm state is not the run's: a job that FAILED at
-// its last step leaves its earlier steps ok, and "FAILED / ok" read as a
-// contradiction. Where the job's state explains a failure, failureText
-// says it.
-func (r *Report) stateLabel(run *store.Run) string {
-	status := string(run.Status)
-	if status == "" {
-		status = "—"
-	}
-	return status
 }
 
 // requeueNote says which jobs Slurm requeued (after a node failure or a

@@ -28,7 +28,7 @@ func (r *Report) screeningSection(d *content) {
 		return
 	}
 	d.heading("Screening", h1Size, 120)
-	d.para(r.screen.Summary()+".", "B", bodySize, verdictColor(v))
+	d.para(r.screen.Summary()+".", "B", bodySize, redIf(v.Flagged()))
 	ck := ""
 	if v.LatencyFactor == 2.1 && v.BandwidthFraction == 0.93 {
 		ck = " (NVIDIA ClusterKit's)"
@@ -37,7 +37,7 @@ func (r *Report) screeningSection(d *content) {
 		"it is bad when it stays outside on every re-test and in every run, transient when it came back. A node is bad when more than half of its links from it and "+
 		"more than half of those to it are bad, both its links to the reference node are, its STREAM triad or HPL is below %s of the node median, or its provenance "+
 		"differs from most nodes'; one-way when more than half of its links one way are bad and the others fine (its port or cable, not the node).",
-		len(v.Nodes), hostlist.Compress(v.Nodes), trimFloat(v.LatencyFactor), percent(v.BandwidthFraction), ck, percent(v.NodeFraction)), "", smallSize, grey)
+		len(v.Nodes), hostlist.Compress(v.Nodes), strconv.FormatFloat(v.LatencyFactor, 'f', -1, 64), percent(v.BandwidthFraction), ck, percent(v.NodeFraction)), "", smallSize, grey)
 	d.space(4)
 	r.screenChecks(d, v)
 	r.screenFindings(d, v)
@@ -60,13 +60,6 @@ func (r *Report) screeningSection(d *content) {
 	d.space(8)
 }
 
-func verdictColor(v *screen.Verdict) [3]int {
-	if v.Flagged() {
-		return failedRed
-	}
-	return black
-}
-
 // screenChecks is one row per check: what it measured, its reference and
 // limit.
 func (r *Report) screenChecks(d *content, v *screen.Verdict) {
@@ -86,12 +79,7 @@ func (r *Report) screenChecks(d *content, v *screen.Verdict) {
 		t.row([]string{screen.CheckMatrix, runIDs(m.Runs), what, ref, flagged}, black, nil)
 	}
 	if rc := v.Reference; rc != nil {
-		bad := 0
-		for i := range rc.Links {
-			if rc.Links[i].Status() == screen.Bad {
-				bad++
-			}
-		}
+		bad := countFunc(rc.Links, func(l *screen.Link) bool { return l.Status() == screen.Bad })
 		what := fmt.Sprintf("%d links to and from %s; latency at %s, bandwidth at %s", len(rc.Links), rc.Node, sizes.Label(rc.LatencySize), sizes.Label(rc.BandwidthSize))
 		ref := fmt.Sprintf("latency min %s µs, limit %s; bandwidth max %s MB/s, limit %s", formatValue(rc.MinLatency), formatValue(rc.LatencyLimit),
 			formatValue(rc.MaxBandwidth), formatValue(rc.BandwidthLimit))
@@ -128,10 +116,7 @@ func (r *Report) screenFindings(d *content, v *screen.Verdict) {
 		if f.Drain {
 			drain = "yes"
 		}
-		c := black
-		if f.Kind == screen.KindNode || f.Kind == screen.KindRun {
-			c = failedRed
-		}
+		c := redIf(f.Kind == screen.KindNode || f.Kind == screen.KindRun)
 		for i, e := range f.Evidence {
 			if i > 0 {
 				subject, drain = "", ""
@@ -153,10 +138,7 @@ func (r *Report) worstNodes(d *content, v *screen.Verdict) {
 		{title: "Bad to", width: 62, right: true}, {title: "Mean MB/s", width: 80, right: true},
 		{title: "STREAM MB/s", width: 80, right: true}, {title: "HPL Gflops", right: true}})
 	for _, st := range v.NodeStats[:n] {
-		c := black
-		if st.Status == screen.Bad {
-			c = failedRed
-		}
+		c := redIf(st.Status == screen.Bad)
 		verdict := string(st.Status)
 		if st.Finding == screen.KindOneWay {
 			verdict = "one-way"
@@ -217,10 +199,7 @@ func (r *Report) worstPairs(d *content, v *screen.Verdict) {
 			}
 			re = append(re, s)
 		}
-		c := black
-		if l.Status() == screen.Bad {
-			c = failedRed
-		}
+		c := redIf(l.Status() == screen.Bad)
 		t.row([]string{l.Name(), valueOrDash(l.Latency), factor(l.Latency, m.MinLatency), valueOrDash(l.Bandwidth), share(l.Bandwidth, m.MaxBandwidth),
 			string(l.Status()), orDash(strings.Join(re, "; "))}, c, nil)
 	}
@@ -316,5 +295,3 @@ func share(v, max float64) string {
 }
 
 func percent(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" }
-
-func trimFloat(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }

@@ -46,7 +46,7 @@ func (r *Report) hostGroups() []*hostGroup {
 				groups[key] = g
 				order = append(order, key)
 			}
-			name := nodeName(*h)
+			name := NodeName(*h)
 			if !seen[[2]string{key, name}] {
 				seen[[2]string{key, name}] = true
 				g.nodes = append(g.nodes, name)
@@ -150,7 +150,9 @@ func fieldOf(fields [][2]string, key string) string {
 	return ""
 }
 
-func nodeName(h results.Host) string {
+// NodeName is the name a node is known by in the report: Slurm's, else
+// its hostname.
+func NodeName(h results.Host) string {
 	if h.NodeName != "" {
 		return h.NodeName
 	}
@@ -159,16 +161,9 @@ func nodeName(h results.Host) string {
 
 // HostFields is what the report's system table says about a node (CPU,
 // cores, memory, OS, kernel, MPI, the MPI library the tool loaded,
-// InfiniBand, network, governor), in the
-// table's order, empty fields left out.
-func HostFields(h results.Host) [][2]string { return hostFields(h) }
-
-// NodeName is the name a node is known by in the report: Slurm's, else
-// its hostname.
-func NodeName(h results.Host) string { return nodeName(h) }
-
-// hostFields is what the system table says about one node, in table order.
-func hostFields(h results.Host) [][2]string {
+// InfiniBand, network, governor), in the table's order, empty fields left
+// out.
+func HostFields(h results.Host) [][2]string {
 	var f [][2]string
 	add := func(k, v string) {
 		if v = strings.TrimSpace(v); v != "" {

@@ -36,7 +36,7 @@ func (r *Report) titlePage(d *content) {
 	} else if len(r.runs) > 0 {
 		lines = append(lines, "Run dates: not recorded by the tools' output (runs ingested from files)")
 	}
-	if bs := r.benchmarks(); len(bs) > 0 {
+	if bs := r.sortedValues(family); len(bs) > 0 {
 		lines = append(lines, "Benchmarks: "+strings.Join(bs, ", "))
 	}
 	if s := r.systemLine(); s != "" {
@@ -111,27 +111,13 @@ func runSpan(runs []store.Run) (from, to time.Time, ok bool) {
 	return from, to, ok
 }
 
-func (r *Report) benchmarks() []string {
-	set := map[string]bool{}
-	for i := range r.runs {
-		set[family(&r.runs[i])] = true
-	}
-	return slices.Sorted(maps.Keys(set))
-}
-
 // systemLine sums the system up in a line: the system labels the runs
 // were ingested with, and the nodes and their CPU and fabric from
 // provenance.
 func (r *Report) systemLine() string {
 	var parts []string
-	labels := map[string]bool{}
-	for _, run := range r.runs {
-		if s := run.Labels["system"]; s != "" {
-			labels[s] = true
-		}
-	}
-	if len(labels) > 0 {
-		parts = append(parts, strings.Join(slices.Sorted(maps.Keys(labels)), ", "))
+	if labels := r.sortedValues(func(run *store.Run) string { return run.Labels["system"] }); len(labels) > 0 {
+		parts = append(parts, strings.Join(labels, ", "))
 	}
 	groups := r.hostGroups()
 	var nodes []string

@@ -31,7 +31,7 @@ type Series struct {
 	// unknown or when none applies.
 	LinkRate float64
 	// Local says why no link rate applies: the runs' traffic stayed on
-	// one machine (LocalLoopback, LocalOneMachine); "" otherwise.
+	// one machine (judge.LocalLoopback, judge.LocalOneMachine); "" otherwise.
 	Local string
 }
 
@@ -181,11 +181,15 @@ func median(vs []float64) float64 {
 
 // point combines the samples at one x.
 func point(x float64, vs []float64) Point {
-	p := Point{X: x, Y: median(vs), Min: vs[0], Max: vs[0], N: len(vs)}
-	for _, v := range vs[1:] {
-		p.Min, p.Max = min(p.Min, v), max(p.Max, v)
+	return Point{X: x, Y: median(vs), Min: slices.Min(vs), Max: slices.Max(vs), N: len(vs)}
+}
+
+// addToSet adds v to the set m holds at k, made on first use.
+func addToSet[K, V comparable](m map[K]map[V]bool, k K, v V) {
+	if m[k] == nil {
+		m[k] = map[V]bool{}
 	}
-	return p
+	m[k][v] = true
 }
 
 func orDash(s string) string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sbench/sbench/compare"
+	"github.com/sbench/sbench/expect/judge"
 	"github.com/sbench/sbench/results"
 	"github.com/sbench/sbench/sizes"
 )
@@ -26,13 +27,7 @@ func (r *Report) computeVerdict() []string {
 		out = append(out, r.familyVerdict(f)...)
 	}
 	out = append(out, r.overviewVerdict()...)
-	failed := 0
-	for i := range r.runs {
-		if bad(&r.runs[i]) {
-			failed++
-		}
-	}
-	if failed > 0 {
+	if failed := r.badRuns(); failed > 0 {
 		out = append(out, fmt.Sprintf("%d of %d runs failed or are invalid; their numbers are left out of every figure and summary (see Runs and the appendix).",
 			failed, len(r.runs)))
 	}
@@ -307,7 +302,7 @@ func localSentence(sums []BandwidthSummary) string {
 	for _, s := range sums {
 		if s.Local != "" {
 			names = append(names, label(s.Config, s.Ranks))
-			loopback = loopback && s.Local == LocalLoopback
+			loopback = loopback && s.Local == judge.LocalLoopback
 		}
 	}
 	if len(names) == 0 {
@@ -366,7 +361,7 @@ func widestGap(g *sizeGroup, a, b BandwidthSummary) string {
 }
 
 func latencyVerdict(g *sizeGroup) string {
-	sums := comparable(g.latency)
+	sums := atCommonSize(g.latency)
 	if len(sums) == 0 {
 		s := g.latency[0]
 		f := g.figureAt(s.Config, s.Ranks, s.SmallestAt, false)
@@ -435,9 +430,9 @@ func hasP50(pts []Point, x float64) bool {
 	return false
 }
 
-// comparable are the latency summaries measured at the common size, best
+// atCommonSize are the latency summaries measured at the common size, best
 // first.
-func comparable(ls []LatencySummary) []LatencySummary {
+func atCommonSize(ls []LatencySummary) []LatencySummary {
 	var sums []LatencySummary
 	for _, l := range ls {
 		if l.AtCommon > 0 {

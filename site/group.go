@@ -28,10 +28,6 @@ type group struct {
 	runs      []store.Run // in the archive's order: start time, then id
 }
 
-// clusterOf is the cluster a run came from (store.Run.System): the
-// system label it was given, else the Slurm cluster the runner recorded.
-func clusterOf(r *store.Run) string { return r.System }
-
 func groupRuns(runs []store.Run) []*group {
 	by := map[string]*group{}
 	for i := range runs {
@@ -41,7 +37,7 @@ func groupRuns(runs []store.Run) []*group {
 		g := by[key]
 		if g == nil {
 			sum := sha256.Sum256([]byte(key))
-			cluster := clusterOf(r)
+			cluster := r.System // the system label, else the Slurm cluster the runner recorded
 			g = &group{benchmark: r.Benchmark, cluster: cluster, config: cfg, variant: r.Variant,
 				slug: slug(strings.Trim(cluster+"-"+r.Benchmark, "-")) + "-" + hex.EncodeToString(sum[:5])}
 			by[key] = g
@@ -94,10 +90,7 @@ func shortNames(sums []summary) map[string]string {
 		}
 		var varying []string
 		for k, vs := range values {
-			missing := false
-			for _, s := range ss {
-				missing = missing || lookup(s, k) == "\x00"
-			}
+			missing := slices.ContainsFunc(ss, func(s summary) bool { return lookup(s, k) == "\x00" })
 			if len(vs) > 1 || missing {
 				varying = append(varying, k)
 			}
@@ -148,10 +141,7 @@ func shortNames(sums []summary) map[string]string {
 // attributes but the cluster, which has its own column.
 func (g *group) configName() string {
 	var parts []string
-	for _, a := range g.config {
-		if a.Kind == store.AttrLabel && a.Key == "system" {
-			continue
-		}
+	for _, a := range g.attrs() {
 		parts = append(parts, a.String())
 	}
 	if len(parts) == 0 {
@@ -376,14 +366,12 @@ func (a axisValues) samples() []store.Sample {
 // run left the group (then all are read again).
 func (b *builder) values(g *group, ids []int64, wanted []store.SampleAxis) ([]axisValues, error) {
 	cached := map[string]axisValues{}
-	known := map[int64]bool{}
-	if old, ok := b.old.Groups[g.slug]; ok && b.old.Format == format && subset(old.Runs, ids) {
+	var known []int64
+	if old, ok := b.old.Groups[g.slug]; ok && b.old.Format == format && len(without(old.Runs, ids)) == 0 {
 		for _, v := range old.Values {
 			cached[axisKey(v.Metric, v.X)] = v
 		}
-		for _, id := range old.Runs {
-			known[id] = true
-		}
+		known = old.Runs
 	}
 	// One read for the axes every cached run has, of the new runs; one
 	// for the axes that were not followed before, of every run.
@@ -395,12 +383,7 @@ func (b *builder) values(g *group, ids []int64, wanted []store.SampleAxis) ([]ax
 			all = append(all, a)
 		}
 	}
-	var added []int64
-	for _, id := range ids {
-		if !known[id] {
-			added = append(added, id)
-		}
-	}
+	added := without(ids, known)
 	var samples []store.Sample
 	if len(fresh) > 0 && len(added) > 0 {
 		ss, err := b.db.SamplesAt(b.ctx, added, fresh)
@@ -461,18 +444,13 @@ func (b *builder) values(g *group, ids []int64, wanted []store.SampleAxis) ([]ax
 	return out, nil
 }
 
-// subset reports whether every id of a is in b.
-func subset(a, b []int64) bool {
-	in := make(map[int64]bool, len(b))
-	for _, id := range b {
+// without is ids, in order, less those in drop.
+func without(ids, drop []int64) []int64 {
+	in := make(map[int64]bool, len(drop))
+	for _, id := range drop {
 		in[id] = true
 	}
-	for _, id := range a {
-		if !in[id] {
-			return false
-		}
-	}
-	return true
+	return slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return in[id] })
 }
 
 // axes are the metrics and sizes of the group's runs: last time's, and
@@ -482,25 +460,10 @@ func (b *builder) axes(g *group, ids []int64) ([]store.SampleAxis, error) {
 	if !ok || b.old.Format != format || len(old.Runs) == 0 {
 		return b.db.SampleAxes(b.ctx, ids)
 	}
-	var added []int64
-	now := map[int64]bool{}
-	for _, id := range ids {
-		now[id] = true
+	if len(without(old.Runs, ids)) > 0 {
+		return b.db.SampleAxes(b.ctx, ids) // a run left: a size may have gone with it
 	}
-	for _, id := range old.Runs {
-		if !now[id] {
-			return b.db.SampleAxes(b.ctx, ids) // a run left: a size may have gone with it
-		}
-	}
-	had := map[int64]bool{}
-	for _, id := range old.Runs {
-		had[id] = true
-	}
-	for _, id := range ids {
-		if !had[id] {
-			added = append(added, id)
-		}
-	}
+	added := without(ids, old.Runs)
 	axes := slices.Clone(old.Axes)
 	if len(added) == 0 {
 		return axes, nil

@@ -132,6 +132,14 @@ func newTable(head []string, num ...bool) *tableView {
 	return t
 }
 
+// orNil is t, or nil when it has no rows: a page leaves out an empty table.
+func (t *tableView) orNil() *tableView {
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
+}
+
 func (t *tableView) add(r row) {
 	for i := range r.Cells {
 		r.Cells[i].Num = i < len(t.Head) && t.Head[i].Num
@@ -259,10 +267,7 @@ func stepTable(all []*compare.History) *tableView {
 				Delta: full(c.Delta), P: full(c.P), Change: string(c.Change)}})
 		}
 	}
-	if len(t.Rows) == 0 {
-		return nil
-	}
-	return t
+	return t.orNil()
 }
 
 // sizeTable is every size's latest value, band and last step.
@@ -512,9 +517,6 @@ func hostsTable(hosts []results.Host) *hostsView {
 }
 
 func samplesTable(samples []results.Sample) *tableView {
-	if len(samples) == 0 {
-		return nil
-	}
 	t := newTable([]string{"Metric", "x", "Value", "Unit", "Repeat", "Tags"}, false, true, true, false, true)
 	for _, s := range samples {
 		var tags []string
@@ -523,24 +525,18 @@ func samplesTable(samples []results.Sample) *tableView {
 		}
 		t.add(row{Cells: texts(s.Metric, orDash(xLabel(s.X, s.XUnit)), full(s.Value), s.Unit, strconv.Itoa(s.Repeat), strings.Join(tags, ", "))})
 	}
-	return t
+	return t.orNil()
 }
 
 func scalarsTable(scalars []results.Scalar) *tableView {
-	if len(scalars) == 0 {
-		return nil
-	}
 	t := newTable([]string{"Name", "Value", "Unit"}, false, true)
 	for _, s := range scalars {
 		t.add(row{Cells: texts(s.Name, full(s.Value), s.Unit)})
 	}
-	return t
+	return t.orNil()
 }
 
 func checksTable(checks []store.Check) *tableView {
-	if len(checks) == 0 {
-		return nil
-	}
 	t := newTable([]string{"Check", "Value", "Must be", "Result"}, false, true, true)
 	for _, c := range checks {
 		res := "PASSED"
@@ -549,7 +545,7 @@ func checksTable(checks []store.Check) *tableView {
 		}
 		t.add(row{Cells: texts(c.Name, full(c.Value), strings.TrimSpace(c.Op+" "+full(c.Threshold)), res), Bad: !c.Passed})
 	}
-	return t
+	return t.orNil()
 }
 
 func readQuote(path string) (string, error) {
@@ -573,7 +569,9 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 	v := indexView{Runs: len(runs), Histories: len(sums), Clusters: len(cs), Latest: "—"}
 	latest := time.Time{}
 	for i := range runs {
-		latest = later(latest, runTime(&runs[i]))
+		if t := runTime(&runs[i]); t.After(latest) {
+			latest = t
+		}
 		if runs[i].Status != results.StatusOK {
 			v.Failed++
 		}
@@ -598,7 +596,7 @@ func (b *builder) index(sums []summary, runs []store.Run) error {
 	const maxRuns = 50
 	for i := len(runs) - 1; i >= 0 && len(v.LatestRuns.Rows) < maxRuns; i-- {
 		r := &runs[i]
-		cells := texts("", when(runTime(r)), orDash(clusterOf(r)), orDash(r.Benchmark), orDash(r.Campaign), orDash(compare.JobName(r)), string(r.Status))
+		cells := texts("", when(runTime(r)), orDash(r.System), orDash(r.Benchmark), orDash(r.Campaign), orDash(compare.JobName(r)), string(r.Status))
 		cells[0] = linkCell(runPath(r.ID), strconv.FormatInt(r.ID, 10))
 		v.LatestRuns.add(row{Cells: cells, Bad: r.Status != results.StatusOK})
 	}
@@ -757,13 +755,4 @@ func spark(s summary) string {
 	}
 	return fmt.Sprintf(`<svg class="spark" width="%g" height="%g" viewBox="0 0 %g %g" aria-hidden="true"><polyline fill="none" stroke="%s" stroke-width="1.2" points="%s"/><circle cx="%.1f" cy="%.1f" r="2" fill="%s"/></svg>`,
 		w, h, w, h, color, strings.Join(pts, " "), x, y, color)
-}
-
-func later(t time.Time, ts ...time.Time) time.Time {
-	for _, c := range ts {
-		if c.After(t) {
-			t = c
-		}
-	}
-	return t
 }

@@ -111,7 +111,7 @@ func (m affine) scale() float64 { return math.Sqrt(math.Abs(m.a*m.d - m.b*m.c)) 
 // canvas's origin is the rectangle's bottom-left corner, as vg expects. Call
 // Close when the figure is drawn.
 func NewCanvas(pdf *gofpdf.Fpdf, x, y, w, h float64) *Canvas {
-	return newCanvas(pdf, newLatin(), x, y, w, h)
+	return newCanvas(pdf, newEncoder(nil), x, y, w, h)
 }
 
 func newCanvas(pdf *gofpdf.Fpdf, enc *latin, x, y, w, h float64) *Canvas {

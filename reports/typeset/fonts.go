@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -132,12 +133,7 @@ func NeedsFont(texts func(yield func(string))) []rune {
 			}
 		}
 	})
-	out := make([]rune, 0, len(set))
-	for r := range set {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // FindFont looks in dirs for a TrueType font covering the runes: the
@@ -178,7 +174,7 @@ func FindFont(dirs []string, runes []rune) (path string, missing int) {
 			order, seen[p] = append(order, p), true
 		}
 	}
-	sort.Strings(all)
+	slices.Sort(all)
 	for _, p := range all {
 		if !seen[p] {
 			order, seen[p] = append(order, p), true

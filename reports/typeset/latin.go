@@ -1,7 +1,8 @@
 package typeset
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -60,16 +61,10 @@ type latin struct {
 	replaced map[rune]int
 }
 
-func newLatin() *latin {
-	return &latin{table: cp1252Table(), replaced: make(map[rune]int)}
-}
-
 // newEncoder encodes for the embedded font f, or for the core fonts when f
 // is nil.
 func newEncoder(f *Font) *latin {
-	l := newLatin()
-	l.utf8 = f
-	return l
+	return &latin{table: cp1252Table(), utf8: f, replaced: make(map[rune]int)}
 }
 
 // encode returns s as the current fonts need it. A rune they cannot show
@@ -168,11 +163,7 @@ func (l *latin) replacedCount() int {
 // replacedSample returns up to max distinct replaced runes, in rune order,
 // for a note that shows the reader what went missing.
 func (l *latin) replacedSample(max int) []rune {
-	rs := make([]rune, 0, len(l.replaced))
-	for r := range l.replaced {
-		rs = append(rs, r)
-	}
-	sort.Slice(rs, func(i, j int) bool { return rs[i] < rs[j] })
+	rs := slices.Sorted(maps.Keys(l.replaced))
 	if len(rs) > max {
 		rs = rs[:max]
 	}

@@ -30,7 +30,7 @@ func FuzzLatinEncode(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		l := newLatin()
+		l := newEncoder(nil)
 		out := l.encode(s)
 		kept, added := 0, 0
 		for _, r := range s {

@@ -656,14 +656,40 @@ type BandwidthSummary struct {
 	LinkRate, PercentOfLink float64
 	// Local says why no link rate applies, as Series.Local does.
 	Local string
-	// Ratio is the peak over the best configuration's peak.
+	// Ratio is the peak over the best configuration's peak; 0 (not given)
+	// unless both rest on repeated runs (ratioRuns).
 	Ratio float64
 	Runs  []int64
 }
 
+// ratioRuns is how many runs a configuration and the best one must each
+// have before a table sets one against the other as a factor: a ratio of
+// two single runs is a factor without spread, which no verdict of sbench
+// would state.
+const ratioRuns = 2
+
+// setRatios sets out[i]'s ratio to value(i) over the best value (the
+// highest, or the lowest when lower is better), where that configuration
+// and the best each rest on ratioRuns runs. value(i) = 0 has no ratio.
+func setRatios(n int, value func(int) float64, runs func(int) int, lowerBetter bool, set func(int, float64)) {
+	best := -1
+	for i := range n {
+		if v := value(i); v > 0 && (best < 0 || (lowerBetter && v < value(best)) || (!lowerBetter && v > value(best))) {
+			best = i
+		}
+	}
+	if best < 0 || runs(best) < ratioRuns {
+		return
+	}
+	for i := range n {
+		if value(i) > 0 && runs(i) >= ratioRuns {
+			set(i, value(i)/value(best))
+		}
+	}
+}
+
 func summariseBandwidth(series []Series) []BandwidthSummary {
 	out := make([]BandwidthSummary, len(series))
-	best := 0.0
 	for i, s := range series {
 		b := BandwidthSummary{Config: s.Config, Ranks: s.Ranks, Runs: s.Runs, LinkRate: s.LinkRate, Local: s.Local}
 		b.Peak, b.PeakAt = peakOf(s.Points)
@@ -683,14 +709,10 @@ func summariseBandwidth(series []Series) []BandwidthSummary {
 		if b.LinkRate > 0 {
 			b.PercentOfLink = 100 * b.Peak / (b.LinkRate * 125)
 		}
-		best = max(best, b.Peak)
 		out[i] = b
 	}
-	for i := range out {
-		if best > 0 {
-			out[i].Ratio = out[i].Peak / best
-		}
-	}
+	setRatios(len(out), func(i int) float64 { return out[i].Peak }, func(i int) int { return len(out[i].Runs) }, false,
+		func(i int, r float64) { out[i].Ratio = r })
 	return out
 }
 
@@ -705,7 +727,8 @@ type LatencySummary struct {
 	// AtCommon is the latency at CommonAt, the smallest size every
 	// configuration of the figure measured: what they compare at.
 	AtCommon, CommonAt float64
-	// Ratio is AtCommon over the best configuration's.
+	// Ratio is AtCommon over the best configuration's; 0 (not given)
+	// unless both rest on repeated runs (ratioRuns).
 	Ratio float64
 	Runs  []int64
 }
@@ -726,7 +749,6 @@ func summariseLatency(series []Series) []LatencySummary {
 		}
 	}
 	out := make([]LatencySummary, len(series))
-	best := math.Inf(1)
 	for i, s := range series {
 		l := LatencySummary{Config: s.Config, Ranks: s.Ranks, Runs: s.Runs}
 		first, last := s.Points[0], s.Points[len(s.Points)-1]
@@ -738,17 +760,11 @@ func summariseLatency(series []Series) []LatencySummary {
 					l.AtCommon, l.CommonAt = p.Y, p.X
 				}
 			}
-			if l.AtCommon > 0 {
-				best = min(best, l.AtCommon)
-			}
 		}
 		out[i] = l
 	}
-	for i := range out {
-		if out[i].AtCommon > 0 && !math.IsInf(best, 1) {
-			out[i].Ratio = out[i].AtCommon / best
-		}
-	}
+	setRatios(len(out), func(i int) float64 { return out[i].AtCommon }, func(i int) int { return len(out[i].Runs) }, true,
+		func(i int, r float64) { out[i].Ratio = r })
 	return out
 }
 

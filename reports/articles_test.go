@@ -131,12 +131,12 @@ func summaryText(r *Report) string {
 			for _, s := range g.bandwidth {
 				fmt.Fprintf(&b, "    %q: peak %s at %s, N½ %s, largest %s at %s, link %s Gb/s = %s%%, ratio %s, runs %v\n",
 					label(s.Config, s.Ranks), f(s.Peak), f(s.PeakAt), f(s.HalfPeakAt), f(s.Largest), f(s.LargestAt),
-					f(s.LinkRate), formatPercent(s.PercentOfLink), formatRatio(s.Ratio, 1), s.Runs)
+					f(s.LinkRate), formatPercent(s.PercentOfLink), ratioCell(s.Ratio), s.Runs)
 			}
 			for _, s := range g.latency {
 				fmt.Fprintf(&b, "    %q: %s at %s, %s at %s, common %s at %s, ratio %s, runs %v\n",
 					label(s.Config, s.Ranks), f(s.Smallest), f(s.SmallestAt), f(s.Largest), f(s.LargestAt),
-					f(s.AtCommon), f(s.CommonAt), formatRatio(s.Ratio, 1), s.Runs)
+					f(s.AtCommon), f(s.CommonAt), ratioCell(s.Ratio), s.Runs)
 			}
 		}
 		for _, m := range fam.matrices {

@@ -60,14 +60,19 @@ func ExampleReport_Summaries() {
 	}
 	for _, s := range r.Summaries() {
 		for _, b := range s.Bandwidth["bandwidth"] {
-			fmt.Printf("%s %s: peak %.0f MB/s at %.0f bytes, %.2f of the best\n", s.Benchmark, b.Config, b.Peak, b.PeakAt, b.Ratio)
+			// Ratio is 0 where a factor would rest on a single run.
+			ratio := "no factor against the best from one run"
+			if b.Ratio > 0 {
+				ratio = fmt.Sprintf("%.2f of the best", b.Ratio)
+			}
+			fmt.Printf("%s %s: peak %.0f MB/s at %.0f bytes, %s\n", s.Benchmark, b.Config, b.Peak, b.PeakAt, ratio)
 		}
 	}
 	for _, v := range r.Verdict() {
 		fmt.Println(v)
 	}
 	// Output:
-	// pingpong ib: peak 9964 MB/s at 4194304 bytes, 1.00 of the best
-	// pingpong gbe: peak 123 MB/s at 4194304 bytes, 0.01 of the best
+	// pingpong ib: peak 9964 MB/s at 4194304 bytes, no factor against the best from one run
+	// pingpong gbe: peak 123 MB/s at 4194304 bytes, no factor against the best from one run
 	// pingpong: ib reached 9964.36 MB/s at 4 MiB (1 run: no spread known); gbe 122.99 MB/s at 4 MiB (1 run: no spread known): with 1 run each no factor is claimed: their spread is unknown.
 }

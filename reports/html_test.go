@@ -103,14 +103,14 @@ func TestHTMLReportSameNumbersAsPDF(t *testing.T) {
 				var want []string
 				for _, bs := range s.Bandwidth {
 					for _, b := range bs {
-						want = append(want, formatValue(b.Peak), sizes.Format(b.PeakAt), formatValue(b.Largest)+" @ "+sizes.Format(b.LargestAt), strconv.Itoa(len(b.Runs)))
+						want = append(want, formatValue(b.Peak), sizes.Format(b.PeakAt), formatValue(b.Largest)+" @ "+sizes.Format(b.LargestAt), ratioCell(b.Ratio), strconv.Itoa(len(b.Runs)))
 					}
 				}
 				for _, ls := range s.Latency {
 					for _, l := range ls {
 						want = append(want, formatValue(l.Smallest), formatValue(l.Largest))
 						if l.AtCommon > 0 {
-							want = append(want, formatValue(l.AtCommon), formatRatio(l.Ratio, 1))
+							want = append(want, formatValue(l.AtCommon), ratioCell(l.Ratio))
 						}
 					}
 				}
@@ -253,4 +253,51 @@ func TestHTMLReportScreening(t *testing.T) {
 		t.Errorf("%d figures in the page, the report has %d", n, figs)
 	}
 	t.Logf("64-node screening: %d KB of HTML", len(page)/1024)
+}
+
+// A "vs best" factor is given only where the configuration and the best
+// one each rest on repeated runs: testData has one run a configuration,
+// and gets none; the same curves measured twice get 1.00× and the ratio.
+func TestVsBestNeedsRepeatedRuns(t *testing.T) {
+	vsBest := func(d Data) []string {
+		r, err := New(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range r.Summaries() {
+			for _, bs := range s.Bandwidth {
+				for _, b := range bs {
+					out = append(out, ratioCell(b.Ratio))
+				}
+			}
+			for _, ls := range s.Latency {
+				for _, l := range ls {
+					out = append(out, ratioCell(l.Ratio))
+				}
+			}
+		}
+		page := plainText(writeHTML(t, r))
+		if !strings.Contains(page, "vs best: the peak over the best configuration's, given where both rest on 2 or more runs.") {
+			t.Error("the bandwidth table's note does not say when a factor is given")
+		}
+		return out
+	}
+	if got := vsBest(testData()); !slices.Equal(got, []string{"—", "—", "—", "—"}) {
+		t.Errorf("one run a configuration: vs best cells %q, want none given", got)
+	}
+	d := testData()
+	d.Runs = append(d.Runs, d.Runs[0], d.Runs[1])
+	d.Runs[3].ID, d.Runs[4].ID = 11, 12
+	for _, s := range slices.Clone(d.Samples) {
+		if s.RunID == 1 || s.RunID == 2 {
+			s.RunID += 10
+			d.Samples = append(d.Samples, s)
+		}
+	}
+	got := vsBest(d)
+	peakRatio := formatRatio(gbeModel.bandwidth(testSizes[len(testSizes)-1]), ibModel.bandwidth(testSizes[len(testSizes)-1]))
+	if len(got) != 4 || !slices.Contains(got, "1.00×") || !slices.Contains(got, peakRatio) || slices.Contains(got, "—") {
+		t.Errorf("two runs a configuration: vs best cells %q, want 1.00× for the best and %s for the other bandwidth", got, peakRatio)
+	}
 }

@@ -236,10 +236,10 @@ func (r *Report) bandwidthTable(d *content, f *familyResult, g *sizeGroup) {
 		}
 		st := r.configs.style(b.Config)
 		t.row([]string{label(b.Config, b.Ranks), formatValue(b.Peak), sizes.Format(b.PeakAt), pct, half,
-			formatValue(b.Largest) + " @ " + sizes.Format(b.LargestAt), formatRatio(b.Ratio, 1), strconv.Itoa(len(b.Runs))}, black, &st)
+			formatValue(b.Largest) + " @ " + sizes.Format(b.LargestAt), ratioCell(b.Ratio), strconv.Itoa(len(b.Runs))}, black, &st)
 	}
 	d.space(2)
-	d.para("N½: the smallest size reaching half the peak. vs best: the peak over the best configuration's.", "", smallSize, grey)
+	d.para("N½: the smallest size reaching half the peak. vs best: the peak over the best configuration's, "+ratioRule+".", "", smallSize, grey)
 }
 
 func (r *Report) latencyTable(d *content, f *familyResult, g *sizeGroup) {
@@ -265,14 +265,27 @@ func (r *Report) latencyTable(d *content, f *familyResult, g *sizeGroup) {
 		{title: "Runs (n)", right: true},
 	})
 	for _, l := range g.latency {
-		at, ratio := "—", "—"
+		at := "—"
 		if l.AtCommon > 0 {
-			at, ratio = formatValue(l.AtCommon), formatRatio(l.Ratio, 1)
+			at = formatValue(l.AtCommon)
 		}
 		st := r.configs.style(l.Config)
-		t.row([]string{label(l.Config, l.Ranks), at, ratio, sizes.Format(l.SmallestAt), formatValue(l.Smallest),
+		t.row([]string{label(l.Config, l.Ranks), at, ratioCell(l.Ratio), sizes.Format(l.SmallestAt), formatValue(l.Smallest),
 			sizes.Format(l.LargestAt), formatValue(l.Largest), strconv.Itoa(len(l.Runs))}, black, &st)
 	}
+	d.space(2)
+	d.para("vs best: the latency over the best configuration's, "+ratioRule+".", "", smallSize, grey)
+}
+
+// ratioRule says when a "vs best" cell holds a factor (ratioRuns).
+var ratioRule = "given where both rest on " + strconv.Itoa(ratioRuns) + " or more runs"
+
+// ratioCell is a "vs best" cell: the factor, or — where none is given.
+func ratioCell(ratio float64) string {
+	if ratio == 0 {
+		return "—"
+	}
+	return formatRatio(ratio, 1)
 }
 
 func (r *Report) matrixTable(d *content, g *matrixGroup) {

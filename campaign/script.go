@@ -42,24 +42,14 @@ func (st Step) Launches(nodes []string) []Launch {
 			Args: append([]string{"--label", "pair=" + a + "->" + b}, extra...)}
 	}
 	switch st.Benchmark.Pairs {
-	case "both-directions":
-		a, b := nodes[0], nodes[1]
-		return []Launch{pair(a+"-"+b, a, b), pair(b+"-"+a, b, a)}
-	case "all":
+	case "both-directions", "all", "reference":
 		var out []Launch
-		for _, a := range nodes {
-			for _, b := range nodes {
-				if a != b {
-					out = append(out, pair(a+"-"+b, a, b))
-				}
+		for _, p := range orderedPairs(st.Benchmark.Pairs, nodes) {
+			l := pair(p[0]+"-"+p[1], p[0], p[1])
+			if st.Benchmark.Pairs == "reference" {
+				l.Args = append(l.Args, "--label", "reference="+nodes[0])
 			}
-		}
-		return out
-	case "reference":
-		var out []Launch
-		ref := nodes[0]
-		for _, x := range nodes[1:] {
-			out = append(out, pair(ref+"-"+x, ref, x, "--label", "reference="+ref), pair(x+"-"+ref, x, ref, "--label", "reference="+ref))
+			out = append(out, l)
 		}
 		return out
 	case "intra-inter":
@@ -70,11 +60,7 @@ func (st Step) Launches(nodes []string) []Launch {
 			pair("inter", a, b, "--label", "placement=inter-node"),
 		}
 	}
-	n := st.Nodes
-	if n > len(nodes) {
-		n = len(nodes)
-	}
-	return []Launch{{ID: id, Nodes: nodes[:n], TasksPerNode: st.PerNode, Ranks: st.Ranks}}
+	return []Launch{{ID: id, Nodes: nodes[:min(st.Nodes, len(nodes))], TasksPerNode: st.PerNode, Ranks: st.Ranks}}
 }
 
 // LaunchIDs are the ids of the launches (the runner's --step) a step of a
@@ -85,41 +71,44 @@ func LaunchIDs(index, pairs string, nodes []string) []string {
 	switch pairs {
 	case "":
 		return []string{index}
-	case "both-directions":
-		if len(nodes) < 2 {
-			return nil
-		}
-		return []string{index + "-" + nodes[0] + "-" + nodes[1], index + "-" + nodes[1] + "-" + nodes[0]}
-	case "all":
-		var ids []string
-		for _, a := range nodes {
-			for _, b := range nodes {
-				if a != b {
-					ids = append(ids, index+"-"+a+"-"+b)
-				}
-			}
-		}
-		return ids
-	case "reference":
-		var ids []string
-		for _, x := range nodes[min(1, len(nodes)):] {
-			ids = append(ids, index+"-"+nodes[0]+"-"+x, index+"-"+x+"-"+nodes[0])
-		}
-		return ids
 	case "intra-inter":
 		return []string{index + "-intra", index + "-inter"}
 	}
-	return nil
+	var ids []string
+	for _, p := range orderedPairs(pairs, nodes) {
+		ids = append(ids, index+"-"+p[0]+"-"+p[1])
+	}
+	return ids
+}
+
+// orderedPairs are the (from, to) node pairs a both-directions, all or
+// reference placement runs on nodes, in launch order.
+func orderedPairs(pairs string, nodes []string) [][2]string {
+	var out [][2]string
+	switch pairs {
+	case "both-directions":
+		if len(nodes) >= 2 {
+			out = [][2]string{{nodes[0], nodes[1]}, {nodes[1], nodes[0]}}
+		}
+	case "all":
+		for _, a := range nodes {
+			for _, b := range nodes {
+				if a != b {
+					out = append(out, [2]string{a, b})
+				}
+			}
+		}
+	case "reference":
+		for _, x := range nodes[min(1, len(nodes)):] {
+			out = append(out, [2]string{nodes[0], x}, [2]string{x, nodes[0]})
+		}
+	}
+	return out
 }
 
 // usesPairs reports whether any step needs the allocation's node names.
 func usesPairs(steps []Step) bool {
-	for _, st := range steps {
-		if st.Benchmark.Pairs != "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(steps, func(st Step) bool { return st.Benchmark.Pairs != "" })
 }
 
 // stepComment describes a step in one line (or more, if names hold
@@ -212,7 +201,7 @@ func (c *Campaign) block(st Step) Block {
 				"SLURM_HOSTFILE=\"$sbench_hostfile\" "+c.launchLine(st, 2, 2, 1, []string{`--nodelist="$a,$b"`, "--distribution=arbitrary"})+
 					" "+runner+` --label "pair=${a}->${b}" --label placement=inter-node`+planArgs(count{n: 2}, 1)+stepArgs(id+"-inter")))
 	}
-	return Block{Comment: stepComment(st, c.repeats(st.Benchmark)), Body: strings.Join(body, "\n")}
+	return Block{Comment: stepComment(st, c.Repeats(st.Benchmark)), Body: strings.Join(body, "\n")}
 }
 
 // StepMarker starts the lines the scripts write on the job's stderr around
@@ -298,10 +287,7 @@ func (c *Campaign) launchLine(st Step, ranks, nodes, perNode int, extra []string
 		i := slices.IndexFunc(words, func(w word) bool { return len(w) == 1 && w[0].s == "--kill-on-bad-exit=1" })
 		words = slices.Insert(words, i+1, lit("--time="+formatSlurmTime(minutes*time.Minute)))
 	}
-	env := ""
-	for _, kv := range st.LauncherEnv() {
-		env += kv + " "
-	}
+	env := strings.Join(append(st.LauncherEnv(), ""), " ")
 	return env + killer + insertExtra(renderWords(words), extra)
 }
 

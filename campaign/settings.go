@@ -17,12 +17,24 @@ import (
 // tomlFields maps the toml names of a struct's fields to their indices.
 func tomlFields(t reflect.Type) map[string]int {
 	m := map[string]int{}
-	for i := 0; i < t.NumField(); i++ {
-		if tag := t.Field(i).Tag.Get("toml"); tag != "" && tag != "-" {
-			m[tag] = i
+	for i, name := range tomlNames(t) {
+		if name != "" {
+			m[name] = i
 		}
 	}
 	return m
+}
+
+// tomlNames are a struct's toml names by field index ("" for a field
+// that has none).
+func tomlNames(t reflect.Type) []string {
+	names := make([]string, t.NumField())
+	for i := range names {
+		if tag := t.Field(i).Tag.Get("toml"); tag != "-" {
+			names[i] = tag
+		}
+	}
+	return names
 }
 
 var (
@@ -184,22 +196,11 @@ func valueText(v any) string {
 	return s
 }
 
-func copyMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func mergeMaps(dst map[string]string, srcs ...map[string]string) map[string]string {
+// mergeMaps copies src into dst, made if nil.
+func mergeMaps(dst, src map[string]string) map[string]string {
 	if dst == nil {
 		dst = map[string]string{}
 	}
-	for _, src := range srcs {
-		for k, v := range src {
-			dst[k] = v
-		}
-	}
+	maps.Copy(dst, src)
 	return dst
 }

@@ -421,13 +421,11 @@ func (c *Campaign) applySite(s *Site) {
 // mergeTable copies the profile's keys of one table that the campaign
 // does not write, but for the keys skip.
 func (c *Campaign) mergeTable(table string, dst, src reflect.Value, s *Site, skip ...string) {
-	fields := tomlFields(dst.Type())
-	for _, name := range sortedFields(dst.Type()) {
+	for i, name := range tomlNames(dst.Type()) {
 		key := table + "." + name
-		if !s.written(key) || slices.Contains(skip, key) {
+		if name == "" || !s.written(key) || slices.Contains(skip, key) {
 			continue
 		}
-		i := fields[name]
 		df, sf := dst.Field(i), src.Field(i)
 		if sf.Kind() == reflect.Map {
 			merged := reflect.MakeMap(sf.Type())
@@ -456,17 +454,6 @@ func (c *Campaign) mergeTable(table string, dst, src reflect.Value, s *Site, ski
 func (s *Site) written(path string) bool {
 	_, ok := s.index.pos[path]
 	return ok
-}
-
-// sortedFields are a struct's toml names in field order.
-func sortedFields(t reflect.Type) []string {
-	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		if tag := t.Field(i).Tag.Get("toml"); tag != "" && tag != "-" {
-			names = append(names, tag)
-		}
-	}
-	return names
 }
 
 // placeAt returns the file and key index a problem about path is placed
@@ -545,9 +532,11 @@ func (c *Campaign) Sources() []SettingSource {
 		{"launcher", reflect.ValueOf(c.Launcher)},
 		{"runner", reflect.ValueOf(c.Runner)},
 	} {
-		fields := tomlFields(t.v.Type())
-		for _, name := range sortedFields(t.v.Type()) {
-			key, f := t.name+"."+name, t.v.Field(fields[name])
+		for i, name := range tomlNames(t.v.Type()) {
+			if name == "" {
+				continue
+			}
+			key, f := t.name+"."+name, t.v.Field(i)
 			if f.Kind() == reflect.Map {
 				keys := f.MapKeys()
 				sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })

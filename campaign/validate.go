@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -158,11 +159,7 @@ func (c *Campaign) validate(runs bool) Problems {
 			add("campaign.templates_dir", "no sbatch.tmpl there: %v", err)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(m.Labels)) {
-		if err := checkParamKey(k); err != nil {
-			add(join("campaign.labels", k), "%v", err)
-		}
-	}
+	ps = append(ps, c.validateLabels("campaign.labels", m.Labels)...)
 	ps = append(ps, c.validateSlurm(func(k string) string { return "slurm." + k }, c.Slurm)...)
 	ps = append(ps, c.validateLauncher(func(k string) string { return "launcher." + k }, c.Launcher)...)
 	if c.Slurm.JobName != "" {
@@ -216,21 +213,11 @@ func (c *Campaign) validate(runs bool) Problems {
 		v := &c.Variants[i]
 		key := fmt.Sprintf("variant[%d]", i)
 		uniqueName(vnames, key, v.Name, "variants")
-		scratch := c.base()
-		if err := scratch.applyTable("", v.Slurm); err != nil {
-			add(join(key+".slurm", keyOf(err)), "%v", unwrapKey(err))
-		}
-		if err := scratch.applyTable("launcher", v.Launcher); err != nil {
-			add(join(key+".launcher", keyOf(err)), "%v", unwrapKey(err))
-		}
+		ps = append(ps, c.validateOverrides(key, v.Slurm, v.Launcher)...)
 		ps = append(ps, c.validateTool(key, v)...)
 		ps = append(ps, c.validateEnv(key+".env", v.Env)...)
 		ps = append(ps, c.validateParams(key+".params", v.Params)...)
-		for _, k := range slices.Sorted(maps.Keys(v.Labels)) {
-			if err := checkParamKey(k); err != nil {
-				add(join(key+".labels", k), "%v", err)
-			}
-		}
+		ps = append(ps, c.validateLabels(key+".labels", v.Labels)...)
 	}
 	ps = append(ps, c.validateExpects(c.Expects, false)...)
 	ps = append(ps, c.validateSweep("sweep", c.Sweep, c.sweepOrder)...)
@@ -288,22 +275,6 @@ func (c *Campaign) dependsOn(a, b string) bool {
 		a = next
 	}
 	return false
-}
-
-func keyOf(err error) string {
-	var ke *keyError
-	if errors.As(err, &ke) {
-		return ke.key
-	}
-	return ""
-}
-
-func unwrapKey(err error) error {
-	var ke *keyError
-	if errors.As(err, &ke) {
-		return ke.err
-	}
-	return err
 }
 
 // validateSlurm checks Slurm settings; at names the key where each is set.
@@ -468,17 +439,34 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 	}
 	ps = append(ps, c.validateParams(key+".params", b.Params)...)
 	ps = append(ps, c.validateEnv(key+".env", b.Env)...)
-	for _, k := range slices.Sorted(maps.Keys(b.Labels)) {
+	ps = append(ps, c.validateLabels(key+".labels", b.Labels)...)
+	return append(ps, c.validateOverrides(key, b.Slurm, b.Launcher)...)
+}
+
+// validateLabels checks the label names of the labels table at prefix.
+func (c *Campaign) validateLabels(prefix string, labels map[string]string) Problems {
+	var ps Problems
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		if err := checkParamKey(k); err != nil {
-			add(join(".labels", k), "%v", err)
+			ps = append(ps, c.problem(join(prefix, k), "%v", err))
 		}
 	}
+	return ps
+}
+
+// validateOverrides checks the slurm and launcher override tables of the
+// benchmark or variant at key: the first bad key of each.
+func (c *Campaign) validateOverrides(key string, slurm, launcher map[string]any) Problems {
+	var ps Problems
 	scratch := c.base()
-	if err := scratch.applyTable("", b.Slurm); err != nil {
-		add(join(".slurm", keyOf(err)), "%v", unwrapKey(err))
-	}
-	if err := scratch.applyTable("launcher", b.Launcher); err != nil {
-		add(join(".launcher", keyOf(err)), "%v", unwrapKey(err))
+	for _, t := range []struct {
+		prefix string
+		m      map[string]any
+	}{{"", slurm}, {"launcher", launcher}} {
+		var ke *keyError
+		if err := scratch.applyTable(t.prefix, t.m); errors.As(err, &ke) {
+			ps = append(ps, c.problem(join(key+"."+cmp.Or(t.prefix, "slurm"), ke.key), "%v", ke.err))
+		}
 	}
 	return ps
 }

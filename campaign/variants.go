@@ -257,11 +257,11 @@ func (c *Campaign) base() Config {
 	return Config{
 		Slurm:    c.Slurm,
 		Launcher: c.Launcher,
-		Env:      copyMap(c.Slurm.Env),
+		Env:      mergeMaps(nil, c.Slurm.Env),
 		Modules:  c.Slurm.Modules,
 		Setup:    nil,
 		Params:   map[string]string{},
-		Labels:   copyMap(c.Campaign.Labels),
+		Labels:   mergeMaps(nil, c.Campaign.Labels),
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -267,10 +266,8 @@ func mergedLabels(a, b map[string]string) map[string]string {
 	if len(b) == 0 {
 		return a
 	}
-	m := maps.Clone(a)
-	if m == nil {
-		m = map[string]string{}
-	}
+	m := make(map[string]string, len(a)+len(b))
+	maps.Copy(m, a)
 	maps.Copy(m, b)
 	return m
 }
@@ -329,7 +326,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		if mpiLauncher(st) {
 			plan = campaign.PlanArgs(1, ln.Ranks)
 		}
-		args := append(append(append(append([]string(nil), st.RunnerArgs...), ln.Args...), plan...), "--step", ln.ID, "--session", jobID+"."+ln.ID)
+		args := slices.Concat(st.RunnerArgs, ln.Args, plan, []string{"--step", ln.ID, "--session", jobID + "." + ln.ID})
 		args = withLabels(args, l.launchLabels(len(ln.Nodes)))
 		if len(ln.Nodes) > 1 && !l.notes["one-host "+st.Variant.Name] {
 			l.notes["one-host "+st.Variant.Name] = true
@@ -346,7 +343,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		if l.camp.Runner.Bind == "" && l.camp.Runner.Interface == "" {
 			env = append(env, "SBENCH_BIND=127.0.0.1")
 		}
-		for _, k := range sortedEnvKeys(st.Config.Env) {
+		for _, k := range slices.Sorted(maps.Keys(st.Config.Env)) {
 			env = append(env, k+"="+st.Config.Env[k])
 		}
 		o := &jobs.Outcome{Begin: time.Now().UTC()}
@@ -412,10 +409,6 @@ func (l *localRun) clearLaunch(jobID, launch string) {
 // exitStatus is a launcher's exit status, or 1 when it has none (it could
 // not start).
 func exitStatus(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.ExitCode() > 0 {
-		return ee.ExitCode()
-	}
 	var re interface{ ExitCode() int }
 	if errors.As(err, &re) && re.ExitCode() > 0 {
 		return re.ExitCode()
@@ -429,15 +422,6 @@ func mustToken() string {
 		panic(err) // crypto/rand does not fail on Linux
 	}
 	return t
-}
-
-func sortedEnvKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // localOptions are local's flags.

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sbench/sbench/expect"
 	"github.com/sbench/sbench/results"
@@ -107,10 +108,5 @@ func (c *Campaign) validateExpects(es []Expect, ofProfile bool) Problems {
 }
 
 func (c *Campaign) hasBenchmark(name string) bool {
-	for i := range c.Benchmarks {
-		if c.Benchmarks[i].Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(c.benchmarkNames(), name)
 }

@@ -294,6 +294,15 @@ func skipBlank(src string, i int) int {
 	return i
 }
 
+// has reports whether path is written (false without an index).
+func (ix *keyIndex) has(path string) bool {
+	if ix == nil {
+		return false
+	}
+	_, ok := ix.pos[path]
+	return ok
+}
+
 // lookup returns the line and column of path, or of the nearest enclosing
 // path that is written when path itself is not (a missing key, a value
 // that came from elsewhere): the item's list, the key's table.

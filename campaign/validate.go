@@ -242,16 +242,11 @@ func (c *Campaign) validateRunner() Problems {
 			}
 		}
 	}
-	if r.Bind != "" {
-		if err := checkBind(r.Bind); err != nil {
-			ps = append(ps, c.problem("runner.bind", "%v", err))
-		}
-	}
-	if r.Interface != "" {
-		if !interfaceRE.MatchString(r.Interface) {
-			ps = append(ps, c.problem("runner.interface", "%q is not a network interface name (such as ib0 or enp1s0f1)", r.Interface))
-		} else if r.Bind != "" {
-			ps = append(ps, c.problem("runner.interface", "runner.bind is set too: give the ranks' address or their interface, not both"))
+	for _, kv := range [][2]string{{"runner.bind", r.Bind}, {"runner.interface", r.Interface}} {
+		if err := checkAddress(kv[0], kv[1]); err != nil {
+			ps = append(ps, c.problem(kv[0], "%v", err))
+		} else if kv[0] == "runner.interface" && kv[1] != "" && r.Bind != "" {
+			ps = append(ps, c.problem(kv[0], "runner.bind is set too: give the ranks' address or their interface, not both"))
 		}
 	}
 	return ps
@@ -259,6 +254,20 @@ func (c *Campaign) validateRunner() Problems {
 
 // interfaceRE is what Linux takes as a network interface's name.
 var interfaceRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,14}$`)
+
+// checkAddress checks the ranks' address at key, if given: an IP for a
+// bind key, a network interface's name for an interface key.
+func checkAddress(key, v string) error {
+	switch {
+	case v == "":
+		return nil
+	case strings.HasSuffix(key, ".interface") && !interfaceRE.MatchString(v):
+		return fmt.Errorf("%q is not a network interface name (such as ib0 or enp1s0f1)", v)
+	case strings.HasSuffix(key, ".bind"):
+		return checkBind(v)
+	}
+	return nil
+}
 
 // dependsOn reports whether benchmark a waits, directly or not, for b.
 func (c *Campaign) dependsOn(a, b string) bool {

@@ -3,7 +3,6 @@ package campaign
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -327,13 +326,7 @@ func (ps Problems) Error() string {
 }
 
 // Load reads and validates a campaign file.
-func Load(path string) (*Campaign, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read campaign: %w", err)
-	}
-	return Parse(path, data)
-}
+func Load(path string) (*Campaign, error) { return LoadWith(path, nil) }
 
 // Parse decodes and validates campaign text; name is used in error messages.
 // Unknown keys, wrong types and every semantic problem are reported

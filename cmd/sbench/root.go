@@ -66,9 +66,7 @@ The archive is $SBENCH_DB, else ./sbench.db; every command takes --db FILE.`,
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%s: %w (see %s --help)", c.CommandPath(), err, c.CommandPath())}
-	})
+	root.SetFlagErrorFunc(seeHelp)
 	defaultDB := os.Getenv("SBENCH_DB")
 	if defaultDB == "" {
 		defaultDB = "sbench.db"
@@ -77,7 +75,7 @@ The archive is $SBENCH_DB, else ./sbench.db; every command takes --db FILE.`,
 	// The usage says the default: pflag would add its own, the value of
 	// $SBENCH_DB of whoever asks, as a second one.
 	root.PersistentFlags().Lookup("db").DefValue = ""
-	root.AddCommand(
+	addSubcommands(root,
 		newValidateCmd(e),
 		newRenderCmd(e),
 		newSubmitCmd(e),
@@ -97,12 +95,10 @@ The archive is $SBENCH_DB, else ./sbench.db; every command takes --db FILE.`,
 		newArchiveCmd(e),
 		newPruneCmd(e),
 		newVersionCmd(e),
+		newCompletionCmd(e),
+		newGenDocsCmd(e),
 	)
-	addCompletionAndDocs(root, e) // completion, gen-docs: cmd_completion.go
-	for _, c := range root.Commands() {
-		c.Long = strings.TrimSpace(c.Long) + "\n" + exitStatuses
-		c.Args = wrapArgs(c.Args)
-	}
+	completeFilterFlags(root)
 	return root
 }
 
@@ -113,10 +109,15 @@ func wrapArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 	return func(c *cobra.Command, args []string) error {
 		if err := check(c, args); err != nil {
-			return usageError{fmt.Errorf("%s: %w (see %s --help)", c.CommandPath(), err, c.CommandPath())}
+			return seeHelp(c, err)
 		}
 		return nil
 	}
+}
+
+// seeHelp is a usage error of command c, pointing to its help.
+func seeHelp(c *cobra.Command, err error) error {
+	return usageError{fmt.Errorf("%s: %w (see %s --help)", c.CommandPath(), err, c.CommandPath())}
 }
 
 func newVersionCmd(e *env) *cobra.Command {

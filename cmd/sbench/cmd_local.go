@@ -3,8 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -339,7 +337,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		if l.verbose {
 			out = io.MultiWriter(log, l.e.stderr)
 		}
-		env := []string{"SBENCH_TOKEN=" + mustToken()}
+		env := []string{"SBENCH_TOKEN=" + newToken()}
 		if l.camp.Runner.Bind == "" && l.camp.Runner.Interface == "" {
 			env = append(env, "SBENCH_BIND=127.0.0.1")
 		}
@@ -414,14 +412,6 @@ func exitStatus(err error) int {
 		return re.ExitCode()
 	}
 	return 1
-}
-
-func mustToken() string {
-	t, err := newToken()
-	if err != nil {
-		panic(err) // crypto/rand does not fail on Linux
-	}
-	return t
 }
 
 // localOptions are local's flags.
@@ -805,12 +795,7 @@ func indent(s string) string {
 // bundles would overwrite each other's.
 func localStamp(resultsDir string) (string, error) {
 	for range 8 {
-		var b [3]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return "", fmt.Errorf("local job id: %w", err)
-		}
-		stamp := time.Now().UTC().Format("20060102T150405.000") + "-" + hex.EncodeToString(b[:])
-		stamp = strings.Replace(stamp, ".", "", 1)
+		stamp := strings.Replace(time.Now().UTC().Format("20060102T150405.000"), ".", "", 1) + "-" + randomHex(3)
 		if m, _ := filepath.Glob(filepath.Join(resultsDir, "local-"+stamp+"-*")); len(m) == 0 {
 			return stamp, nil
 		}

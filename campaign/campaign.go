@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -465,10 +466,7 @@ func (c *Campaign) TemplatePath() string {
 
 // Mode is the packing mode, with its default.
 func (c *Campaign) Mode() string {
-	if c.Campaign.Mode == "" {
-		return ModeSteps
-	}
-	return c.Campaign.Mode
+	return cmp.Or(c.Campaign.Mode, ModeSteps)
 }
 
 // Extract is what the benchmark reads from its output besides its

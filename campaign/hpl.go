@@ -92,12 +92,7 @@ func (b *Benchmark) applyKind() {
 	if len(b.Command) == 0 && len(b.PerRank) == 0 {
 		b.Command = append([]string(nil), k.command...)
 	}
-	if b.Parser == "" {
-		b.Parser = k.parser
-	}
-	if b.Output == "" {
-		b.Output = k.output
-	}
+	b.Parser, b.Output = cmp.Or(b.Parser, k.parser), cmp.Or(b.Output, k.output)
 }
 
 // readHPL reads a [benchmark.hpl] table (nil: every default); problems are

@@ -126,19 +126,12 @@ type Plan struct {
 
 // ResultsDir is where the campaign's bundles and job output go.
 func (c *Campaign) ResultsDir() string {
-	dir := c.Campaign.ResultsDir
-	if dir == "" {
-		dir = DefaultResultsDir
-	}
-	return path.Join(dir, c.Campaign.Name)
+	return path.Join(cmp.Or(c.Campaign.ResultsDir, DefaultResultsDir), c.Campaign.Name)
 }
 
 // RunnerPath is the runner binary scripts start.
 func (c *Campaign) RunnerPath() string {
-	if c.Runner.Path != "" {
-		return c.Runner.Path
-	}
-	return "sbench-runner"
+	return cmp.Or(c.Runner.Path, "sbench-runner")
 }
 
 // Repeats is how often b runs: its repeats, else the campaign's, else 1.
@@ -273,10 +266,7 @@ func (c *Campaign) Plan() (*Plan, error) {
 		default:
 			j.File = fmt.Sprintf("%0*d-%s-steps.sbatch", width, gi+1, c.Campaign.Name)
 		}
-		j.JobName = c.Slurm.JobName
-		if j.JobName == "" {
-			j.JobName = strings.TrimSuffix(j.File[width+1:], ".sbatch")
-		}
+		j.JobName = cmp.Or(c.Slurm.JobName, strings.TrimSuffix(j.File[width+1:], ".sbatch"))
 		seenVariant := map[string]bool{}
 		var task []Step
 		lastVariant := -1

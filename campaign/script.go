@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -273,10 +274,7 @@ func (c *Campaign) launchLine(st Step, ranks, nodes, perNode int, extra []string
 		rc = count{expr: "$((SLURM_JOB_NUM_NODES * " + strconv.Itoa(perNode) + "))"}
 	}
 	words := st.launcherWords(rc, nc, perNode)
-	step := st.Limit
-	if step == 0 {
-		step = DefaultStepLimit
-	}
+	step := cmp.Or(st.Limit, DefaultStepLimit)
 	grace := GraceFor(step)
 	limit := step + grace
 	killer := "timeout --kill-after=" + strconv.Itoa(int(grace.Seconds())) + " " + strconv.Itoa(int(limit.Seconds())) + " "
@@ -308,12 +306,7 @@ func insertExtra(line string, extra []string) string {
 	return line + " " + strings.Join(extra, " ")
 }
 
-func launcherType(l Launcher) string {
-	if l.Type == "" {
-		return "srun"
-	}
-	return l.Type
-}
+func launcherType(l Launcher) string { return cmp.Or(l.Type, "srun") }
 
 // Flavors of MPI launcher (Launcher.Flavor): whose mpirun or mpiexec it is.
 const (
@@ -441,16 +434,12 @@ func (st Step) LocalLauncherArgv(ranks int) (argv, dropped []string) {
 func (st Step) launcherWords(ranks, nodes count, perNode int) []word {
 	l := st.Config.Launcher
 	typ := launcherType(l)
-	cmd := l.Command
-	if cmd == "" {
-		cmd = typ
-	}
 	counts := map[string]count{"{ranks}": ranks, "{nodes}": nodes, "{ppn}": {n: perNode}}
 	args := make([]word, len(l.Args))
 	for i, a := range l.Args {
 		args[i] = expandCounts(a, counts)
 	}
-	words := []word{lit(cmd)}
+	words := []word{lit(cmp.Or(l.Command, typ))}
 	if typ == "srun" {
 		words = append(words, nodes.option("--nodes="))
 		if ranks.expr == "" {

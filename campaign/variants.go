@@ -165,12 +165,7 @@ func (c Config) Ranks() int {
 }
 
 // NodeCount is the number of nodes of one step (the top of a range).
-func (c Config) NodeCount() int {
-	if c.Slurm.Nodes.Max > 0 {
-		return c.Slurm.Nodes.Max
-	}
-	return 1
-}
+func (c Config) NodeCount() int { return max(c.Slurm.Nodes.Max, 1) }
 
 // TasksPerNode is the number of tasks per node, as srun's block
 // distribution places them.

@@ -306,10 +306,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 	}
 	var failed []string
 	outs := map[string]*jobs.Outcome{}
-	limit := st.Limit
-	if limit == 0 {
-		limit = campaign.DefaultStepLimit
-	}
+	limit := cmp.Or(st.Limit, campaign.DefaultStepLimit)
 	if mpiUnderSrun(st) {
 		l.note("%s: srun --mpi=%s runs here as mpirun -np N on this host (srun's MPI plugins need Slurm)", st.Benchmark.Name, st.Config.Launcher.MPI)
 	}
@@ -580,9 +577,7 @@ func newLocalRun(e *env, o localOptions, campFile string) (*localRun, *campaign.
 		return nil, nil, err
 	}
 	host, _ := os.Hostname()
-	if host == "" {
-		host = "localhost"
-	}
+	host = cmp.Or(host, "localhost")
 	return &localRun{e: e, camp: camp, campFile: campFile, runnerPath: runnerPath, ranks: o.ranks, verbose: o.verbose, notes: map[string]bool{},
 		labels: labels, host: host, mpirun: mpirun, openMPI: map[string]bool{}, cores: runner.UsableCores()}, plan, nil
 }

@@ -5,6 +5,7 @@ package main
 // cobra constructor and its runX.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -182,12 +183,7 @@ func when(r store.Run) string {
 	return "ingested " + r.IngestedAt.Local().Format("2006-01-02 15:04")
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+func dash(s string) string { return cmp.Or(s, "-") }
 
 // parsePercent reads a threshold given as "5%" or "5" (percent either way).
 func parsePercent(flag, s string) (float64, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -67,10 +68,7 @@ The archive is $SBENCH_DB, else ./sbench.db; every command takes --db FILE.`,
 		Version:       version,
 	}
 	root.SetFlagErrorFunc(seeHelp)
-	defaultDB := os.Getenv("SBENCH_DB")
-	if defaultDB == "" {
-		defaultDB = "sbench.db"
-	}
+	defaultDB := cmp.Or(os.Getenv("SBENCH_DB"), "sbench.db")
 	root.PersistentFlags().StringVar(&e.db, "db", defaultDB, "SQLite archive (default $SBENCH_DB, else ./sbench.db)")
 	// The usage says the default: pflag would add its own, the value of
 	// $SBENCH_DB of whoever asks, as a second one.

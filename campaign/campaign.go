@@ -319,11 +319,7 @@ func (p *Problem) Error() string {
 type Problems []*Problem
 
 func (ps Problems) Error() string {
-	lines := make([]string, len(ps))
-	for i, p := range ps {
-		lines[i] = p.Error()
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(mapped(ps, (*Problem).Error), "\n")
 }
 
 // Load reads and validates a campaign file.

@@ -503,10 +503,7 @@ func hplInput(r Run) (hpl.Input, error) {
 // "N=2560 NB=128 P×Q=1×2", lists comma-separated, with the test count
 // when HPL runs more than one.
 func inputSummary(in hpl.Input) string {
-	grids := make([]string, len(in.Grids))
-	for i, g := range in.Grids {
-		grids[i] = strconv.Itoa(g.P) + "×" + strconv.Itoa(g.Q)
-	}
+	grids := mapped(in.Grids, func(g hpl.Grid) string { return strconv.Itoa(g.P) + "×" + strconv.Itoa(g.Q) })
 	s := "N=" + joinInts(in.Ns) + " NB=" + joinInts(in.NBs) + " P×Q=" + strings.Join(grids, ",")
 	if n := in.Tests(); n > 1 {
 		s += fmt.Sprintf(" (%d tests)", n)
@@ -514,10 +511,4 @@ func inputSummary(in hpl.Input) string {
 	return s
 }
 
-func joinInts(vs []int) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = strconv.Itoa(v)
-	}
-	return strings.Join(parts, ",")
-}
+func joinInts(vs []int) string { return strings.Join(mapped(vs, strconv.Itoa), ",") }

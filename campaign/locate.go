@@ -49,11 +49,7 @@ func keyPart(k string) string {
 
 // joinKeys writes the keys of a dotted key as a path.
 func joinKeys(parts []string) string {
-	out := make([]string, len(parts))
-	for i, p := range parts {
-		out[i] = keyPart(p)
-	}
-	return strings.Join(out, ".")
+	return strings.Join(mapped(parts, keyPart), ".")
 }
 
 // splitQuotedKey splits a dotted key, keeping dots inside quotes.

@@ -348,13 +348,10 @@ var placementFlags = map[string]bool{
 // PlacesRanks reports whether launcher args place ranks on nodes
 // themselves (--map-by, -ppn, --npernode, -N, a host list …).
 func PlacesRanks(args []string) bool {
-	for _, a := range args {
+	return slices.ContainsFunc(args, func(a string) bool {
 		name, _, _ := strings.Cut(a, "=")
-		if placementOptions[name] {
-			return true
-		}
-	}
-	return false
+		return placementOptions[name]
+	})
 }
 
 // perNodeArgs are the options that make an MPI launcher of flavor start
@@ -396,11 +393,8 @@ func (st Step) SbenchPlaces() bool {
 // {ppn} in the args are replaced.
 func (st Step) LauncherArgv(ranks, nodes, perNode int) []string {
 	words := st.launcherWords(count{n: ranks}, count{n: nodes}, perNode)
-	argv := make([]string, len(words))
-	for i, w := range words {
-		argv[i] = w[0].s // counts are numbers: every word is one literal
-	}
-	return argv
+	// Counts are numbers: every word is one literal.
+	return mapped(words, func(w word) string { return w[0].s })
 }
 
 // LocalLauncherArgv is an MPI launcher's argv for sbench local, which

@@ -183,17 +183,22 @@ func tomlType(v any) string {
 // valueText is how a swept value is written in a variant's name.
 func valueText(v any) string {
 	if list, ok := v.([]any); ok {
-		parts := make([]string, len(list))
-		for i, e := range list {
-			parts[i] = valueText(e)
-		}
-		return strings.Join(parts, "+")
+		return strings.Join(mapped(list, valueText), "+")
 	}
 	s, err := scalarString(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
 	return s
+}
+
+// mapped is f of each of xs.
+func mapped[T any](xs []T, f func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
 }
 
 // mergeMaps copies src into dst, made if nil.

@@ -561,11 +561,7 @@ func settingText(v reflect.Value) string {
 	case string:
 		return strconv.Quote(x)
 	case []string:
-		q := make([]string, len(x))
-		for i, s := range x {
-			q[i] = strconv.Quote(s)
-		}
-		return "[" + strings.Join(q, ", ") + "]"
+		return "[" + strings.Join(mapped(x, strconv.Quote), ", ") + "]"
 	case Nodes:
 		return x.String()
 	}

@@ -122,11 +122,7 @@ func unknownParser(name string) string {
 
 // benchmarkNames are the names of the campaign's benchmarks, in order.
 func (c *Campaign) benchmarkNames() []string {
-	names := make([]string, len(c.Benchmarks))
-	for i := range c.Benchmarks {
-		names[i] = c.Benchmarks[i].Name
-	}
-	return names
+	return mapped(c.Benchmarks, func(b Benchmark) string { return b.Name })
 }
 
 func checkParamKey(k string) error {

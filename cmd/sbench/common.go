@@ -334,11 +334,15 @@ type runJSON struct {
 }
 
 func newRunJSON(r store.Run) runJSON {
-	start := ""
-	if !r.Start.IsZero() {
-		start = r.Start.UTC().Format(time.RFC3339)
+	return runJSON{r.ID, r.System, rfc3339(r.Start), r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.ToolBenchmark, r.JobID, r.Step, r.Restart, r.Source, r.Nodes, r.Status, r.Error, r.Labels, r.Note}
+}
+
+// rfc3339 is t in UTC as JSON gives times, "" for no time.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
 	}
-	return runJSON{r.ID, r.System, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.ToolBenchmark, r.JobID, r.Step, r.Restart, r.Source, r.Nodes, r.Status, r.Error, r.Labels, r.Note}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // jobRefs splits --job's values into whole jobs and the steps or attempts

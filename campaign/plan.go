@@ -110,11 +110,7 @@ func (j Job) AllSteps() []Step {
 	if len(j.Tasks) == 0 {
 		return j.Steps
 	}
-	var all []Step
-	for _, t := range j.Tasks {
-		all = append(all, t...)
-	}
-	return all
+	return slices.Concat(j.Tasks...)
 }
 
 // Plan is what a campaign becomes: Slurm jobs, each with its steps.

@@ -158,6 +158,11 @@ func (c *Campaign) block(st Step) Block {
 		return stepMarker(id, "begin", "") + "\n(\n  " + strings.Join(all, "\n  ") + "\n)\nsbench_rc=$?\n" +
 			stepMarker(id, "end", ` rc=%s`) + "\n" + `[ "$sbench_rc" = 0 ] || rc=1`
 	}
+	// pair runs the launch of the ordered pair $a -> $b named launchID;
+	// labels go before its plan, after at the end of its line.
+	pair := func(launchID, labels, after string) string {
+		return sub(launchID, `printf '%s\n' "$a" "$b" >"$sbench_hostfile"`, pairLaunch(c, st, runner, launchID, labels)+after)
+	}
 	id := strconv.Itoa(st.Index)
 	switch st.Benchmark.Pairs {
 	case "":
@@ -169,16 +174,13 @@ func (c *Campaign) block(st Step) Block {
 		body = append(body, sub(id, launch+" "+runner+planArgs(nodes, st.PerNode)+stepArgs(id)))
 	case "both-directions":
 		for _, ab := range [][2]string{{"0", "1"}, {"1", "0"}} {
-			body = append(body, "a=${sbench_nodes["+ab[0]+"]} b=${sbench_nodes["+ab[1]+"]}",
-				sub(id+"-${a}-${b}",
-					`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
-					pairLaunch(c, st, runner, id)))
+			body = append(body, "a=${sbench_nodes["+ab[0]+"]} b=${sbench_nodes["+ab[1]+"]}", pair(id+"-${a}-${b}", "", ""))
 		}
 	case "all":
 		body = append(body, `for a in "${sbench_nodes[@]}"; do`,
 			`  for b in "${sbench_nodes[@]}"; do`,
 			`    [ "$a" = "$b" ] && continue`,
-			indent(sub(id+"-${a}-${b}", `printf '%s\n' "$a" "$b" >"$sbench_hostfile"`, pairLaunch(c, st, runner, id)), "    "),
+			indent(pair(id+"-${a}-${b}", "", ""), "    "),
 			"  done",
 			"done")
 	case "reference":
@@ -187,8 +189,7 @@ func (c *Campaign) block(st Step) Block {
 		body = append(body, `for x in "${sbench_nodes[@]:1}"; do`,
 			`  for ab in "${sbench_nodes[0]} $x" "$x ${sbench_nodes[0]}"; do`,
 			`    read -r a b <<<"$ab"`,
-			indent(sub(id+"-${a}-${b}", `printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
-				pairLaunch(c, st, runner, id)+` --label "reference=${sbench_nodes[0]}"`), "    "),
+			indent(pair(id+"-${a}-${b}", "", ` --label "reference=${sbench_nodes[0]}"`), "    "),
 			"  done",
 			"done")
 	case "intra-inter":
@@ -197,10 +198,7 @@ func (c *Campaign) block(st Step) Block {
 			"a=${sbench_nodes[0]} b=${sbench_nodes[1]}",
 			sub(id+"-intra",
 				intra+" "+runner+` --label "pair=${a}->${a}" --label placement=intra-node`+planArgs(count{n: 1}, 2)+stepArgs(id+"-intra")),
-			sub(id+"-inter",
-				`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
-				"SLURM_HOSTFILE=\"$sbench_hostfile\" "+c.launchLine(st, 2, 2, 1, []string{`--nodelist="$a,$b"`, "--distribution=arbitrary"})+
-					" "+runner+` --label "pair=${a}->${b}" --label placement=inter-node`+planArgs(count{n: 2}, 1)+stepArgs(id+"-inter")))
+			pair(id+"-inter", " --label placement=inter-node", ""))
 	}
 	return Block{Comment: stepComment(st, c.Repeats(st.Benchmark)), Body: strings.Join(body, "\n")}
 }
@@ -226,10 +224,11 @@ func stepMarker(id, what, extra string) string {
 	return `printf '` + StepMarker + ` %s ` + what + ` attempt=%s at=%s` + extra + `\n' "` + id + `" ` + args + ` >&2`
 }
 
-// pairLaunch is the launch of one ordered pair $a -> $b.
-func pairLaunch(c *Campaign, st Step, runner, id string) string {
+// pairLaunch is the launch of one ordered pair $a -> $b, named launchID,
+// with more runner labels.
+func pairLaunch(c *Campaign, st Step, runner, launchID, labels string) string {
 	return "SLURM_HOSTFILE=\"$sbench_hostfile\" " + c.launchLine(st, 2, 2, 1, []string{`--nodelist="$a,$b"`, "--distribution=arbitrary"}) +
-		" " + runner + ` --label "pair=${a}->${b}"` + planArgs(count{n: 2}, 1) + stepArgs(id+"-${a}-${b}")
+		" " + runner + ` --label "pair=${a}->${b}"` + labels + planArgs(count{n: 2}, 1) + stepArgs(launchID)
 }
 
 // PlanArgs are the runner arguments that give it a launch's plan: its

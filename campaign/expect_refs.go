@@ -73,7 +73,7 @@ func (c *Campaign) validateExpects(es []Expect, ofProfile bool) Problems {
 		switch {
 		case e.Benchmark == "":
 			add("benchmark", "is missing: name a [[benchmark]] of the campaign")
-		case !ofProfile && !c.hasBenchmark(e.Benchmark):
+		case !ofProfile && !slices.Contains(c.benchmarkNames(), e.Benchmark):
 			add("benchmark", "no benchmark is called %q%s", e.Benchmark, didYouMean(e.Benchmark, c.benchmarkNames(), true))
 		}
 		if e.Metric == "" {
@@ -105,8 +105,4 @@ func (c *Campaign) validateExpects(es []Expect, ofProfile bool) Problems {
 		}
 	}
 	return ps
-}
-
-func (c *Campaign) hasBenchmark(name string) bool {
-	return slices.Contains(c.benchmarkNames(), name)
 }

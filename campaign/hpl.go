@@ -307,7 +307,7 @@ func (p *hplPlan) resolve(cfg Config) (hpl.Input, []*keyError) {
 	if p.autoGrid {
 		in.Grids = []hpl.Grid{hpl.GridFor(ranks)}
 	} else if need := in.MaxRanks(); need > ranks {
-		fail("p", fmt.Errorf("the grid %s needs %d ranks; the run has %d", biggest(in.Grids), need, ranks))
+		fail("p", fmt.Errorf("the grid %s needs %d ranks; the run has %d", slices.MaxFunc(in.Grids, func(a, b hpl.Grid) int { return cmp.Compare(a.Ranks(), b.Ranks()) }), need, ranks))
 	}
 	if p.autoN {
 		mem, from, err := p.nodeMemory(cfg)
@@ -364,10 +364,6 @@ func slurmMem(s string) (uint64, error) {
 		return 0, fmt.Errorf("memory %q: 0 means all of a node's memory to Slurm, which does not say how much that is", s)
 	}
 	return n, err
-}
-
-func biggest(gs []hpl.Grid) hpl.Grid {
-	return slices.MaxFunc(gs, func(a, b hpl.Grid) int { return cmp.Compare(a.Ranks(), b.Ranks()) })
 }
 
 // intList reads an integer or a list of integers of at least min, or

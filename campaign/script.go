@@ -242,11 +242,7 @@ func PlanArgs(nodes, perNode int) []string {
 // planArgs is PlanArgs as script text, after a space; on a node range the
 // node count is the job's.
 func planArgs(nodes count, perNode int) string {
-	return " " + renderWords(planWords(nodes, perNode))
-}
-
-func planWords(nodes count, perNode int) []word {
-	return []word{lit("--plan-nodes"), nodes.option(""), lit("--plan-ppn"), lit(strconv.Itoa(perNode))}
+	return " " + renderWords([]word{lit("--plan-nodes"), nodes.option(""), lit("--plan-ppn"), lit(strconv.Itoa(perNode))})
 }
 
 // stepArgs names the launch: --step for the bundle's file name, --session

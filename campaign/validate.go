@@ -681,7 +681,7 @@ func (v *runValidator) shape() {
 	}
 	typ := r.Config.Launcher.Type
 	if p := mpiPlacementProblem(r); p != "" && (typ == "" || launchers[typ]) {
-		v.report(c.launcherKey(r, "type"), "%s", p)
+		v.report(c.settingKey(r, "launcher", "type"), "%s", p)
 	}
 	if b.Pairs != "" {
 		if typ != "" && typ != "srun" {
@@ -863,11 +863,6 @@ func mpiPlacementProblem(r Run) string {
 			ranks, nodes, typ, strings.Join(perNodeArgs(l.Flavor, perNode), " "), perNode, filled)
 	}
 	return ""
-}
-
-// launcherKey is where a run's launcher key is set (settingKey).
-func (c *Campaign) launcherKey(r Run, key string) string {
-	return c.settingKey(r, "launcher", key)
 }
 
 // settingKey is where a run's key of table (slurm or launcher) is set,

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -477,31 +478,17 @@ type piece struct {
 
 func lit(s string) word { return word{{s: s}} }
 
+// countRE finds the counts a launcher arg may hold.
+var countRE = regexp.MustCompile(`\{(ranks|nodes|ppn)\}`)
+
 // expandCounts replaces {ranks}, {nodes} and {ppn} in a launcher arg.
 func expandCounts(a string, counts map[string]count) word {
 	var w word
-	text := ""
-	for a != "" {
-		i := strings.IndexByte(a, '{')
-		if i < 0 {
-			text += a
-			break
-		}
-		text += a[:i]
-		a = a[i:]
-		name := ""
-		for k := range counts {
-			if strings.HasPrefix(a, k) {
-				name = k
-			}
-		}
-		if name == "" {
-			text += "{"
-			a = a[1:]
-			continue
-		}
-		a = a[len(name):]
-		if c := counts[name]; c.expr == "" {
+	text, last := "", 0
+	for _, m := range countRE.FindAllStringIndex(a, -1) {
+		text += a[last:m[0]]
+		last = m[1]
+		if c := counts[a[m[0]:m[1]]]; c.expr == "" {
 			text += strconv.Itoa(c.n)
 		} else {
 			if text != "" {
@@ -511,6 +498,7 @@ func expandCounts(a string, counts map[string]count) word {
 			w = append(w, piece{s: c.expr, expr: true})
 		}
 	}
+	text += a[last:]
 	if text != "" || len(w) == 0 {
 		w = append(w, piece{s: text})
 	}

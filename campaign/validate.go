@@ -789,17 +789,20 @@ func (c *Campaign) paramKey(r Run, name string) string {
 			return fmt.Sprintf("variant[%d].params.%s", c.specIndex(s), name)
 		}
 	}
-	for _, st := range r.Variant.Settings {
-		if st.Key == "param."+name {
-			return join("sweep", st.Key)
-		}
+	return cmp.Or(sweptAt(r, "param."+name, false), sweptAt(r, "param."+name, true), fmt.Sprintf("benchmark[%d].params", r.bench))
+}
+
+// sweptAt is where run r's sweep point sets key, in its benchmark's sweep
+// (bench) or the campaign's; "" when it does not.
+func sweptAt(r Run, key string, bench bool) string {
+	settings, prefix := r.Variant.Settings, "sweep"
+	if bench {
+		settings, prefix = r.BenchSettings, fmt.Sprintf("benchmark[%d].sweep", r.bench)
 	}
-	for _, st := range r.BenchSettings {
-		if st.Key == "param."+name {
-			return join(fmt.Sprintf("benchmark[%d].sweep", r.bench), st.Key)
-		}
+	if slices.ContainsFunc(settings, func(st Setting) bool { return st.Key == key }) {
+		return join(prefix, key)
 	}
-	return fmt.Sprintf("benchmark[%d].params", r.bench)
+	return ""
 }
 
 // validateKind checks what a benchmark's kind asks of it, and its
@@ -874,15 +877,8 @@ func (c *Campaign) settingKey(r Run, table, key string) string {
 	if table == "launcher" {
 		swept = "launcher." + key
 	}
-	for _, st := range r.BenchSettings {
-		if st.Key == swept {
-			return join(fmt.Sprintf("benchmark[%d].sweep", r.bench), swept)
-		}
-	}
-	for _, st := range r.Variant.Settings {
-		if st.Key == swept {
-			return join("sweep", swept)
-		}
+	if at := cmp.Or(sweptAt(r, swept, true), sweptAt(r, swept, false)); at != "" {
+		return at
 	}
 	tables := func(slurm, launcher map[string]any) map[string]any {
 		if table == "launcher" {

@@ -182,38 +182,28 @@ func (c Config) TasksPerNode() int {
 func (c *Config) apply(key string, v any) error {
 	prefix, name, dotted := strings.Cut(key, ".")
 	switch {
-	case dotted && prefix == "env":
-		s, err := scalarString(v)
+	case dotted && (prefix == "env" || prefix == "param" || prefix == "label"):
+		read, dst := scalarString, map[string]map[string]string{"env": c.Env, "param": c.Params, "label": c.Labels}[prefix]
+		if prefix == "param" {
+			read = paramString // a list of values is joined
+		}
+		s, err := read(v)
 		if err != nil {
 			return err
 		}
-		c.Env[name] = s
-	case dotted && prefix == "param":
-		s, err := paramString(v)
-		if err != nil {
-			return err
-		}
-		c.Params[name] = s
-	case dotted && prefix == "label":
-		s, err := scalarString(v)
-		if err != nil {
-			return err
-		}
-		c.Labels[name] = s
+		dst[name] = s
 	case dotted && prefix == "launcher":
 		return setKey(&c.Launcher, launcherFields, name, v)
-	case !dotted && key == "modules":
+	case !dotted && (key == "modules" || key == "setup"):
 		list, err := stringList(v)
 		if err != nil {
 			return err
 		}
-		c.Modules = list
-	case !dotted && key == "setup":
-		list, err := stringList(v)
-		if err != nil {
-			return err
+		if key == "modules" {
+			c.Modules = list
+		} else {
+			c.Setup = list
 		}
-		c.Setup = list
 	case !dotted:
 		if key == "env" || key == "teardown" || key == "job_name" || key == "output" || key == "error" {
 			return fmt.Errorf("is set for the whole job in [slurm], not per run")

@@ -79,13 +79,18 @@ func argvProblems(argv []string) []argvProblem {
 	return out
 }
 
-// argvAt places a problem with the argv at key: at the string it is in.
-func (c *Campaign) argvAt(key string, p argvProblem) *Problem {
-	at := key
-	if p.item >= 0 {
-		at = fmt.Sprintf("%s[%d]", key, p.item)
+// validateArgv places the problems of the argv at key (argvProblems),
+// each at the string it is in.
+func (c *Campaign) validateArgv(key string, argv []string) Problems {
+	var ps Problems
+	for _, p := range argvProblems(argv) {
+		at := key
+		if p.item >= 0 {
+			at = fmt.Sprintf("%s[%d]", key, p.item)
+		}
+		ps = append(ps, c.problemAt(key, at, "%s", p.msg))
 	}
-	return c.problemAt(key, at, "%s", p.msg)
+	return ps
 }
 
 // validateTool checks the tool a [[variant]] chooses (prefix
@@ -109,9 +114,7 @@ func (c *Campaign) validateTool(prefix string, v *VariantSpec) Problems {
 	}
 	ps = append(ps, c.validateExtract(prefix, v.Kernel, extractOf(v.Metrics, v.Require, v.Reject))...)
 	if len(v.Command) > 0 {
-		for _, p := range argvProblems(v.Command) {
-			ps = append(ps, c.argvAt(prefix+".command", p))
-		}
+		ps = append(ps, c.validateArgv(prefix+".command", v.Command)...)
 	}
 	return ps
 }
@@ -396,19 +399,14 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 		if !knownParser(b.Parser) {
 			add(".parser", "%s", unknownParser(b.Parser))
 		}
-		check := func(k string, argv []string) {
-			for _, p := range argvProblems(argv) {
-				ps = append(ps, c.argvAt(k, p))
-			}
-		}
 		if len(b.Command) > 0 {
-			check(key+".command", b.Command)
+			ps = append(ps, c.validateArgv(key+".command", b.Command)...)
 		}
 		for _, r := range slices.Sorted(maps.Keys(b.PerRank)) {
 			if n, err := strconv.Atoi(r); err != nil || n < 0 || strconv.Itoa(n) != r {
 				add(join(".per_rank", r), "%q is not a rank number", r)
 			}
-			check(join(key+".per_rank", r), b.PerRank[r])
+			ps = append(ps, c.validateArgv(join(key+".per_rank", r), b.PerRank[r])...)
 		}
 		if b.Output != "" && (path.IsAbs(b.Output) || strings.Contains(b.Output, "..") || !pathRE.MatchString(b.Output)) {
 			add(".output", "%q must be a plain relative file name in the step's working directory", b.Output)

@@ -263,12 +263,10 @@ func (c *Campaign) Plan() (*Plan, error) {
 			j.File = fmt.Sprintf("%0*d-%s-steps.sbatch", width, gi+1, c.Campaign.Name)
 		}
 		j.JobName = cmp.Or(c.Slurm.JobName, strings.TrimSuffix(j.File[width+1:], ".sbatch"))
-		seenVariant := map[string]bool{}
 		var task []Step
 		lastVariant := -1
 		for _, r := range g.runs {
-			if !seenVariant[r.Variant.Name] {
-				seenVariant[r.Variant.Name] = true
+			if !slices.Contains(j.Variants, r.Variant.Name) {
 				j.Variants = append(j.Variants, r.Variant.Name)
 			}
 			if mode == ModeArray && r.Variant.Index != lastVariant && lastVariant >= 0 {

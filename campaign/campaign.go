@@ -1,9 +1,9 @@
 package campaign
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -319,21 +319,11 @@ func (p *Problem) Error() string {
 type Problems []*Problem
 
 func (ps Problems) Error() string {
-	lines := make([]string, len(ps))
-	for i, p := range ps {
-		lines[i] = p.Error()
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(mapped(ps, (*Problem).Error), "\n")
 }
 
 // Load reads and validates a campaign file.
-func Load(path string) (*Campaign, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read campaign: %w", err)
-	}
-	return Parse(path, data)
-}
+func Load(path string) (*Campaign, error) { return LoadWith(path, nil) }
 
 // Parse decodes and validates campaign text; name is used in error messages.
 // Unknown keys, wrong types and every semantic problem are reported
@@ -472,10 +462,7 @@ func (c *Campaign) TemplatePath() string {
 
 // Mode is the packing mode, with its default.
 func (c *Campaign) Mode() string {
-	if c.Campaign.Mode == "" {
-		return ModeSteps
-	}
-	return c.Campaign.Mode
+	return cmp.Or(c.Campaign.Mode, ModeSteps)
 }
 
 // Extract is what the benchmark reads from its output besides its

@@ -71,14 +71,13 @@ func (d *decoder) value(key string, p toml.Primitive, f reflect.Value) {
 		}
 	}
 	switch {
-	case t.Kind() == reflect.Struct:
+	case t.Kind() == reflect.Struct || t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
 		if m, ok := d.subtable(key, p, t); ok {
+			if t.Kind() == reflect.Pointer {
+				f.Set(reflect.New(t.Elem()))
+				f = f.Elem()
+			}
 			d.table(key, m, f)
-		}
-	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
-		if m, ok := d.subtable(key, p, t); ok {
-			f.Set(reflect.New(t.Elem()))
-			d.table(key, m, f.Elem())
 		}
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
 		var list []map[string]toml.Primitive

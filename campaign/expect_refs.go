@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sbench/sbench/expect"
 	"github.com/sbench/sbench/results"
@@ -72,7 +73,7 @@ func (c *Campaign) validateExpects(es []Expect, ofProfile bool) Problems {
 		switch {
 		case e.Benchmark == "":
 			add("benchmark", "is missing: name a [[benchmark]] of the campaign")
-		case !ofProfile && !c.hasBenchmark(e.Benchmark):
+		case !ofProfile && !slices.Contains(c.benchmarkNames(), e.Benchmark):
 			add("benchmark", "no benchmark is called %q%s", e.Benchmark, didYouMean(e.Benchmark, c.benchmarkNames(), true))
 		}
 		if e.Metric == "" {
@@ -104,13 +105,4 @@ func (c *Campaign) validateExpects(es []Expect, ofProfile bool) Problems {
 		}
 	}
 	return ps
-}
-
-func (c *Campaign) hasBenchmark(name string) bool {
-	for i := range c.Benchmarks {
-		if c.Benchmarks[i].Name == name {
-			return true
-		}
-	}
-	return false
 }

@@ -1,8 +1,10 @@
 package campaign
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,12 +92,7 @@ func (b *Benchmark) applyKind() {
 	if len(b.Command) == 0 && len(b.PerRank) == 0 {
 		b.Command = append([]string(nil), k.command...)
 	}
-	if b.Parser == "" {
-		b.Parser = k.parser
-	}
-	if b.Output == "" {
-		b.Output = k.output
-	}
+	b.Parser, b.Output = cmp.Or(b.Parser, k.parser), cmp.Or(b.Output, k.output)
 }
 
 // readHPL reads a [benchmark.hpl] table (nil: every default); problems are
@@ -197,43 +194,21 @@ func (r *hplReader) memory() {
 func (r *hplReader) algorithm() {
 	s, in := r.s, &r.p.input
 	var err error
-	if s.PMAP != nil {
-		if v, err := choice(s.PMAP, func(s string) (int, error) { v, err := hpl.ParsePMap(s); return int(v), err }); err != nil {
-			r.fail("pmap", err)
-		} else {
-			in.PMAP = hpl.PMap(v)
-		}
-	}
+	readChoice(r, "pmap", s.PMAP, hpl.ParsePMap, &in.PMAP)
 	if s.Threshold != nil {
 		if in.Threshold, err = number(s.Threshold); err != nil {
 			r.fail("threshold", err)
 		}
 	}
-	r.facts("pfact", s.PFACT, &in.PFACTs)
-	r.facts("rfact", s.RFACT, &in.RFACTs)
-	if s.BCAST != nil {
-		vs, err := choices(s.BCAST, func(s string) (int, error) { b, err := hpl.ParseBcast(s); return int(b), err })
-		if err != nil {
-			r.fail("bcast", err)
-		} else {
-			in.BCASTs = nil
-			for _, x := range vs {
-				in.BCASTs = append(in.BCASTs, hpl.Bcast(x))
-			}
-		}
-	}
+	readChoices(r, "pfact", s.PFACT, hpl.ParseFact, &in.PFACTs)
+	readChoices(r, "rfact", s.RFACT, hpl.ParseFact, &in.RFACTs)
+	readChoices(r, "bcast", s.BCAST, hpl.ParseBcast, &in.BCASTs)
 	r.ints("nbmin", s.NBMIN, 1, &in.NBMINs)
 	r.ints("ndiv", s.NDIV, 2, &in.NDIVs)
 	r.ints("depth", s.Depth, 0, &in.DEPTHs)
 	r.ints("ptrans_n", s.PTRANSN, 1, &in.PTRANSNs)
 	r.ints("ptrans_nb", s.PTRANSNB, 1, &in.PTRANSNBs)
-	if s.Swap != nil {
-		if v, err := choice(s.Swap, func(s string) (int, error) { v, err := hpl.ParseSwap(s); return int(v), err }); err != nil {
-			r.fail("swap", err)
-		} else {
-			in.SWAP = hpl.Swap(v)
-		}
-	}
+	readChoice(r, "swap", s.Swap, hpl.ParseSwap, &in.SWAP)
 	r.one("swap_threshold", s.SwapThreshold, 0, &in.SwapThreshold)
 	r.one("align", s.Align, 1, &in.Align)
 	if s.L1NoTransposed != nil {
@@ -247,19 +222,27 @@ func (r *hplReader) algorithm() {
 	}
 }
 
-// facts reads a list of panel factorisations.
-func (r *hplReader) facts(key string, v any, dst *[]hpl.Fact) {
+// readChoice reads one name or code of an HPL setting, if given.
+func readChoice[T any](r *hplReader, key string, v any, parse func(string) (T, error), dst *T) {
 	if v == nil {
 		return
 	}
-	vs, err := choices(v, func(s string) (int, error) { f, err := hpl.ParseFact(s); return int(f), err })
-	if err != nil {
+	if c, err := choice(v, parse); err != nil {
 		r.fail(key, err)
+	} else {
+		*dst = c
+	}
+}
+
+// readChoices reads a name or code, or a list of them, if given.
+func readChoices[T any](r *hplReader, key string, v any, parse func(string) (T, error), dst *[]T) {
+	if v == nil {
 		return
 	}
-	*dst = nil
-	for _, x := range vs {
-		*dst = append(*dst, hpl.Fact(x))
+	if cs, err := choices(v, parse); err != nil {
+		r.fail(key, err)
+	} else {
+		*dst = cs
 	}
 }
 
@@ -324,7 +307,7 @@ func (p *hplPlan) resolve(cfg Config) (hpl.Input, []*keyError) {
 	if p.autoGrid {
 		in.Grids = []hpl.Grid{hpl.GridFor(ranks)}
 	} else if need := in.MaxRanks(); need > ranks {
-		fail("p", fmt.Errorf("the grid %s needs %d ranks; the run has %d", biggest(in.Grids), need, ranks))
+		fail("p", fmt.Errorf("the grid %s needs %d ranks; the run has %d", slices.MaxFunc(in.Grids, func(a, b hpl.Grid) int { return cmp.Compare(a.Ranks(), b.Ranks()) }), need, ranks))
 	}
 	if p.autoN {
 		mem, from, err := p.nodeMemory(cfg)
@@ -383,16 +366,6 @@ func slurmMem(s string) (uint64, error) {
 	return n, err
 }
 
-func biggest(gs []hpl.Grid) hpl.Grid {
-	var b hpl.Grid
-	for _, g := range gs {
-		if g.Ranks() > b.Ranks() {
-			b = g
-		}
-	}
-	return b
-}
-
 // intList reads an integer or a list of integers of at least min, or
 // "auto" where allowed.
 func intList(v any, min int, auto bool) ([]int, bool, error) {
@@ -432,16 +405,16 @@ func intList(v any, min int, auto bool) ([]int, bool, error) {
 }
 
 // choices reads a name or code, or a list of them.
-func choices(v any, parse func(string) (int, error)) ([]int, error) {
+func choices[T any](v any, parse func(string) (T, error)) ([]T, error) {
 	list, ok := v.([]any)
 	if !ok {
 		c, err := choice(v, parse)
-		return []int{c}, err
+		return []T{c}, err
 	}
 	if len(list) == 0 {
 		return nil, errors.New("is an empty list")
 	}
-	out := make([]int, len(list))
+	out := make([]T, len(list))
 	for i, e := range list {
 		c, err := choice(e, parse)
 		if err != nil {
@@ -452,14 +425,15 @@ func choices(v any, parse func(string) (int, error)) ([]int, error) {
 	return out, nil
 }
 
-func choice(v any, parse func(string) (int, error)) (int, error) {
+func choice[T any](v any, parse func(string) (T, error)) (T, error) {
 	switch x := v.(type) {
 	case string:
 		return parse(x)
 	case int64:
 		return parse(strconv.FormatInt(x, 10))
 	}
-	return 0, fmt.Errorf("has type %s; want a name or its number", tomlType(v))
+	var zero T
+	return zero, fmt.Errorf("has type %s; want a name or its number", tomlType(v))
 }
 
 func number(v any) (float64, error) {
@@ -525,10 +499,7 @@ func hplInput(r Run) (hpl.Input, error) {
 // "N=2560 NB=128 P×Q=1×2", lists comma-separated, with the test count
 // when HPL runs more than one.
 func inputSummary(in hpl.Input) string {
-	grids := make([]string, len(in.Grids))
-	for i, g := range in.Grids {
-		grids[i] = strconv.Itoa(g.P) + "×" + strconv.Itoa(g.Q)
-	}
+	grids := mapped(in.Grids, func(g hpl.Grid) string { return strconv.Itoa(g.P) + "×" + strconv.Itoa(g.Q) })
 	s := "N=" + joinInts(in.Ns) + " NB=" + joinInts(in.NBs) + " P×Q=" + strings.Join(grids, ",")
 	if n := in.Tests(); n > 1 {
 		s += fmt.Sprintf(" (%d tests)", n)
@@ -536,10 +507,4 @@ func inputSummary(in hpl.Input) string {
 	return s
 }
 
-func joinInts(vs []int) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = strconv.Itoa(v)
-	}
-	return strings.Join(parts, ",")
-}
+func joinInts(vs []int) string { return strings.Join(mapped(vs, strconv.Itoa), ",") }

@@ -49,11 +49,7 @@ func keyPart(k string) string {
 
 // joinKeys writes the keys of a dotted key as a path.
 func joinKeys(parts []string) string {
-	out := make([]string, len(parts))
-	for i, p := range parts {
-		out[i] = keyPart(p)
-	}
-	return strings.Join(out, ".")
+	return strings.Join(mapped(parts, keyPart), ".")
 }
 
 // splitQuotedKey splits a dotted key, keeping dots inside quotes.
@@ -181,56 +177,45 @@ func (ix *keyIndex) value(src string, i int, path string) int {
 		return stringEnd(src, i+3, src[i:i+3], src[i] == '"')
 	case src[i] == '"' || src[i] == '\'':
 		return stringEnd(src, i+1, src[i:i+1], src[i] == '"')
-	case src[i] == '[':
+	case src[i] == '[' || src[i] == '{':
+		// A list's items are path[N]; an inline table's keys path.KEY.
+		list, closing := src[i] == '[', byte('}')
+		if list {
+			closing = ']'
+		}
 		i++
 		for n := 0; ; {
 			i = skipBlank(src, i)
 			switch {
 			case i >= len(src):
 				return i
-			case src[i] == ']':
+			case src[i] == closing:
 				return i + 1
 			case src[i] == ',':
 				i++
 				continue
 			}
 			item := fmt.Sprintf("%s[%d]", path, n)
-			ix.put(item, i)
+			if list {
+				ix.put(item, i)
+			} else {
+				start := i
+				i = keyEnd(src, i)
+				item = path + "." + joinKeys(splitQuotedKey(src[start:i]))
+				ix.put(item, start)
+				if i < len(src) && src[i] == '=' {
+					i++
+				}
+				for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+					i++
+				}
+			}
 			if j := ix.value(src, i, item); j > i {
 				i = j
 			} else {
 				i++
 			}
 			n++
-		}
-	case src[i] == '{':
-		i++
-		for {
-			i = skipBlank(src, i)
-			switch {
-			case i >= len(src):
-				return i
-			case src[i] == '}':
-				return i + 1
-			case src[i] == ',':
-				i++
-				continue
-			}
-			start := i
-			i = keyEnd(src, i)
-			key := path + "." + joinKeys(splitQuotedKey(src[start:i]))
-			ix.put(key, start)
-			if i < len(src) && src[i] == '=' {
-				i++
-			}
-			for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
-				i++
-			}
-			if j := ix.value(src, i, key); j > i {
-				i = j
-			} else {
-				i++
-			}
 		}
 	}
 	// A number, boolean or date: up to what ends it.
@@ -292,6 +277,15 @@ func skipBlank(src string, i int) int {
 		}
 	}
 	return i
+}
+
+// has reports whether path is written (false without an index).
+func (ix *keyIndex) has(path string) bool {
+	if ix == nil {
+		return false
+	}
+	_, ok := ix.pos[path]
+	return ok
 }
 
 // lookup returns the line and column of path, or of the nearest enclosing

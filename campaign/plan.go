@@ -110,11 +110,7 @@ func (j Job) AllSteps() []Step {
 	if len(j.Tasks) == 0 {
 		return j.Steps
 	}
-	var all []Step
-	for _, t := range j.Tasks {
-		all = append(all, t...)
-	}
-	return all
+	return slices.Concat(j.Tasks...)
 }
 
 // Plan is what a campaign becomes: Slurm jobs, each with its steps.
@@ -126,26 +122,16 @@ type Plan struct {
 
 // ResultsDir is where the campaign's bundles and job output go.
 func (c *Campaign) ResultsDir() string {
-	dir := c.Campaign.ResultsDir
-	if dir == "" {
-		dir = DefaultResultsDir
-	}
-	return path.Join(dir, c.Campaign.Name)
+	return path.Join(cmp.Or(c.Campaign.ResultsDir, DefaultResultsDir), c.Campaign.Name)
 }
 
 // RunnerPath is the runner binary scripts start.
 func (c *Campaign) RunnerPath() string {
-	if c.Runner.Path != "" {
-		return c.Runner.Path
-	}
-	return "sbench-runner"
+	return cmp.Or(c.Runner.Path, "sbench-runner")
 }
 
 // Repeats is how often b runs: its repeats, else the campaign's, else 1.
-func (c *Campaign) Repeats(b *Benchmark) int { return c.repeats(b) }
-
-// repeats is how often b runs.
-func (c *Campaign) repeats(b *Benchmark) int {
+func (c *Campaign) Repeats(b *Benchmark) int {
 	switch {
 	case b.Repeats > 0:
 		return b.Repeats
@@ -177,7 +163,7 @@ func (c *Campaign) Runs() ([]Run, error) {
 						name += "," + sn
 					}
 				}
-				for r := 0; r < c.repeats(b); r++ {
+				for r := 0; r < c.Repeats(b); r++ {
 					runs = append(runs, Run{Variant: v, Benchmark: b.running(cfg.tool), BenchSettings: bp, Name: name, Repeat: r, Config: cfg, bench: bi})
 				}
 			}
@@ -264,10 +250,7 @@ func (c *Campaign) Plan() (*Plan, error) {
 	sort.SliceStable(groups, func(i, j int) bool {
 		return stages[groups[i].runs[0].Benchmark.Name] < stages[groups[j].runs[0].Benchmark.Name]
 	})
-	width := len(strconv.Itoa(len(groups)))
-	if width < 2 {
-		width = 2
-	}
+	width := max(2, len(strconv.Itoa(len(groups))))
 	benchJobs := map[string][]int{} // benchmark -> jobs running it
 	for gi, g := range groups {
 		j := Job{Index: gi, Alloc: allocation(g.runs)}
@@ -279,16 +262,11 @@ func (c *Campaign) Plan() (*Plan, error) {
 		default:
 			j.File = fmt.Sprintf("%0*d-%s-steps.sbatch", width, gi+1, c.Campaign.Name)
 		}
-		j.JobName = c.Slurm.JobName
-		if j.JobName == "" {
-			j.JobName = strings.TrimSuffix(j.File[width+1:], ".sbatch")
-		}
-		seenVariant := map[string]bool{}
+		j.JobName = cmp.Or(c.Slurm.JobName, strings.TrimSuffix(j.File[width+1:], ".sbatch"))
 		var task []Step
 		lastVariant := -1
 		for _, r := range g.runs {
-			if !seenVariant[r.Variant.Name] {
-				seenVariant[r.Variant.Name] = true
+			if !slices.Contains(j.Variants, r.Variant.Name) {
 				j.Variants = append(j.Variants, r.Variant.Name)
 			}
 			if mode == ModeArray && r.Variant.Index != lastVariant && lastVariant >= 0 {
@@ -307,7 +285,9 @@ func (c *Campaign) Plan() (*Plan, error) {
 				st.Index = len(j.Steps)
 				j.Steps = append(j.Steps, st)
 			}
-			benchJobs[r.Benchmark.Name] = appendUnique(benchJobs[r.Benchmark.Name], gi)
+			if !slices.Contains(benchJobs[r.Benchmark.Name], gi) {
+				benchJobs[r.Benchmark.Name] = append(benchJobs[r.Benchmark.Name], gi)
+			}
 		}
 		if mode == ModeArray {
 			j.Tasks = append(j.Tasks, task)
@@ -318,23 +298,13 @@ func (c *Campaign) Plan() (*Plan, error) {
 	for ji := range p.Jobs {
 		for _, st := range p.Jobs[ji].AllSteps() {
 			if a := st.Benchmark.After; a != "" {
-				for _, dep := range benchJobs[a] {
-					p.Jobs[ji].DependsOn = appendUnique(p.Jobs[ji].DependsOn, dep)
-				}
+				p.Jobs[ji].DependsOn = append(p.Jobs[ji].DependsOn, benchJobs[a]...)
 			}
 		}
-		sort.Ints(p.Jobs[ji].DependsOn)
+		slices.Sort(p.Jobs[ji].DependsOn)
+		p.Jobs[ji].DependsOn = slices.Compact(p.Jobs[ji].DependsOn)
 	}
 	return p, nil
-}
-
-func appendUnique(s []int, v int) []int {
-	for _, e := range s {
-		if e == v {
-			return s
-		}
-	}
-	return append(s, v)
 }
 
 // allocation is the union of what a group's runs need: every step fits.
@@ -351,9 +321,7 @@ func allocation(runs []Run) Slurm {
 		if !s.Nodes.IsRange() && nodes > a.Nodes.Max {
 			a.Nodes = Nodes{nodes, nodes}
 		}
-		if perNode > a.NtasksPerNode {
-			a.NtasksPerNode = perNode
-		}
+		a.NtasksPerNode = max(a.NtasksPerNode, perNode)
 	}
 	if a.Nodes.Max == 0 {
 		a.Nodes = Nodes{1, 1}
@@ -389,9 +357,7 @@ func jobTime(allocNodes int, steps []Step, tasks [][]Step) time.Duration {
 		if !ok {
 			return 0
 		}
-		if t > longest {
-			longest = t
-		}
+		longest = max(longest, t)
 	}
 	return longest
 }
@@ -406,9 +372,7 @@ func (st Step) placements(n int) int {
 	case "reference":
 		return 2 * max(n-1, 1)
 	case "all":
-		if n < 2 {
-			n = 2
-		}
+		n = max(n, 2)
 		return n * (n - 1)
 	}
 	return 1
@@ -469,7 +433,7 @@ func (c *Campaign) runnerArgs(r Run) []string {
 	}
 	a.Labels = sortedKVs(r.Config.Labels)
 	a.Checks = b.Checks
-	if c.repeats(b) > 1 {
+	if c.Repeats(b) > 1 {
 		a.Repeat = &r.Repeat
 	}
 	a.Results = c.ResultsDir()

@@ -76,13 +76,10 @@ var funcs = template.FuncMap{
 // option replaces it.
 func NewRenderer(opts ...Option) (*Renderer, error) {
 	r := &Renderer{version: "dev"}
-	for _, o := range opts {
+	for _, o := range append([]Option{WithTemplate("sbatch.tmpl", defaultTemplate)}, opts...) {
 		if err := o(r); err != nil {
 			return nil, err
 		}
-	}
-	if r.tmpl == nil {
-		r.tmpl = template.Must(template.New("sbatch.tmpl").Funcs(funcs).Option("missingkey=error").Parse(defaultTemplate))
 	}
 	return r, nil
 }
@@ -104,15 +101,16 @@ func (r *Renderer) Script(p *Plan, j Job) ([]byte, error) {
 	for _, dep := range j.DependsOn {
 		d.DependsOn = append(d.DependsOn, p.Jobs[dep].File)
 	}
-	for _, st := range j.Steps {
-		d.Blocks = append(d.Blocks, c.block(st))
-	}
-	for _, task := range j.Tasks {
-		var blocks []Block
-		for _, st := range task {
-			blocks = append(blocks, c.block(st))
+	blocks := func(steps []Step) []Block {
+		var out []Block
+		for _, st := range steps {
+			out = append(out, c.block(st))
 		}
-		d.Tasks = append(d.Tasks, blocks)
+		return out
+	}
+	d.Blocks = blocks(j.Steps)
+	for _, task := range j.Tasks {
+		d.Tasks = append(d.Tasks, blocks(task))
 	}
 	var buf bytes.Buffer
 	if err := r.tmpl.Execute(&buf, d); err != nil {

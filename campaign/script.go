@@ -1,8 +1,10 @@
 package campaign
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,24 +44,14 @@ func (st Step) Launches(nodes []string) []Launch {
 			Args: append([]string{"--label", "pair=" + a + "->" + b}, extra...)}
 	}
 	switch st.Benchmark.Pairs {
-	case "both-directions":
-		a, b := nodes[0], nodes[1]
-		return []Launch{pair(a+"-"+b, a, b), pair(b+"-"+a, b, a)}
-	case "all":
+	case "both-directions", "all", "reference":
 		var out []Launch
-		for _, a := range nodes {
-			for _, b := range nodes {
-				if a != b {
-					out = append(out, pair(a+"-"+b, a, b))
-				}
+		for _, p := range orderedPairs(st.Benchmark.Pairs, nodes) {
+			l := pair(p[0]+"-"+p[1], p[0], p[1])
+			if st.Benchmark.Pairs == "reference" {
+				l.Args = append(l.Args, "--label", "reference="+nodes[0])
 			}
-		}
-		return out
-	case "reference":
-		var out []Launch
-		ref := nodes[0]
-		for _, x := range nodes[1:] {
-			out = append(out, pair(ref+"-"+x, ref, x, "--label", "reference="+ref), pair(x+"-"+ref, x, ref, "--label", "reference="+ref))
+			out = append(out, l)
 		}
 		return out
 	case "intra-inter":
@@ -70,11 +62,7 @@ func (st Step) Launches(nodes []string) []Launch {
 			pair("inter", a, b, "--label", "placement=inter-node"),
 		}
 	}
-	n := st.Nodes
-	if n > len(nodes) {
-		n = len(nodes)
-	}
-	return []Launch{{ID: id, Nodes: nodes[:n], TasksPerNode: st.PerNode, Ranks: st.Ranks}}
+	return []Launch{{ID: id, Nodes: nodes[:min(st.Nodes, len(nodes))], TasksPerNode: st.PerNode, Ranks: st.Ranks}}
 }
 
 // LaunchIDs are the ids of the launches (the runner's --step) a step of a
@@ -85,41 +73,44 @@ func LaunchIDs(index, pairs string, nodes []string) []string {
 	switch pairs {
 	case "":
 		return []string{index}
-	case "both-directions":
-		if len(nodes) < 2 {
-			return nil
-		}
-		return []string{index + "-" + nodes[0] + "-" + nodes[1], index + "-" + nodes[1] + "-" + nodes[0]}
-	case "all":
-		var ids []string
-		for _, a := range nodes {
-			for _, b := range nodes {
-				if a != b {
-					ids = append(ids, index+"-"+a+"-"+b)
-				}
-			}
-		}
-		return ids
-	case "reference":
-		var ids []string
-		for _, x := range nodes[min(1, len(nodes)):] {
-			ids = append(ids, index+"-"+nodes[0]+"-"+x, index+"-"+x+"-"+nodes[0])
-		}
-		return ids
 	case "intra-inter":
 		return []string{index + "-intra", index + "-inter"}
 	}
-	return nil
+	var ids []string
+	for _, p := range orderedPairs(pairs, nodes) {
+		ids = append(ids, index+"-"+p[0]+"-"+p[1])
+	}
+	return ids
+}
+
+// orderedPairs are the (from, to) node pairs a both-directions, all or
+// reference placement runs on nodes, in launch order.
+func orderedPairs(pairs string, nodes []string) [][2]string {
+	var out [][2]string
+	switch pairs {
+	case "both-directions":
+		if len(nodes) >= 2 {
+			out = [][2]string{{nodes[0], nodes[1]}, {nodes[1], nodes[0]}}
+		}
+	case "all":
+		for _, a := range nodes {
+			for _, b := range nodes {
+				if a != b {
+					out = append(out, [2]string{a, b})
+				}
+			}
+		}
+	case "reference":
+		for _, x := range nodes[min(1, len(nodes)):] {
+			out = append(out, [2]string{nodes[0], x}, [2]string{x, nodes[0]})
+		}
+	}
+	return out
 }
 
 // usesPairs reports whether any step needs the allocation's node names.
 func usesPairs(steps []Step) bool {
-	for _, st := range steps {
-		if st.Benchmark.Pairs != "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(steps, func(st Step) bool { return st.Benchmark.Pairs != "" })
 }
 
 // stepComment describes a step in one line (or more, if names hold
@@ -168,6 +159,11 @@ func (c *Campaign) block(st Step) Block {
 		return stepMarker(id, "begin", "") + "\n(\n  " + strings.Join(all, "\n  ") + "\n)\nsbench_rc=$?\n" +
 			stepMarker(id, "end", ` rc=%s`) + "\n" + `[ "$sbench_rc" = 0 ] || rc=1`
 	}
+	// pair runs the launch of the ordered pair $a -> $b named launchID;
+	// labels go before its plan, after at the end of its line.
+	pair := func(launchID, labels, after string) string {
+		return sub(launchID, `printf '%s\n' "$a" "$b" >"$sbench_hostfile"`, pairLaunch(c, st, runner, launchID, labels)+after)
+	}
 	id := strconv.Itoa(st.Index)
 	switch st.Benchmark.Pairs {
 	case "":
@@ -179,16 +175,13 @@ func (c *Campaign) block(st Step) Block {
 		body = append(body, sub(id, launch+" "+runner+planArgs(nodes, st.PerNode)+stepArgs(id)))
 	case "both-directions":
 		for _, ab := range [][2]string{{"0", "1"}, {"1", "0"}} {
-			body = append(body, "a=${sbench_nodes["+ab[0]+"]} b=${sbench_nodes["+ab[1]+"]}",
-				sub(id+"-${a}-${b}",
-					`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
-					pairLaunch(c, st, runner, id)))
+			body = append(body, "a=${sbench_nodes["+ab[0]+"]} b=${sbench_nodes["+ab[1]+"]}", pair(id+"-${a}-${b}", "", ""))
 		}
 	case "all":
 		body = append(body, `for a in "${sbench_nodes[@]}"; do`,
 			`  for b in "${sbench_nodes[@]}"; do`,
 			`    [ "$a" = "$b" ] && continue`,
-			indent(sub(id+"-${a}-${b}", `printf '%s\n' "$a" "$b" >"$sbench_hostfile"`, pairLaunch(c, st, runner, id)), "    "),
+			indent(pair(id+"-${a}-${b}", "", ""), "    "),
 			"  done",
 			"done")
 	case "reference":
@@ -197,8 +190,7 @@ func (c *Campaign) block(st Step) Block {
 		body = append(body, `for x in "${sbench_nodes[@]:1}"; do`,
 			`  for ab in "${sbench_nodes[0]} $x" "$x ${sbench_nodes[0]}"; do`,
 			`    read -r a b <<<"$ab"`,
-			indent(sub(id+"-${a}-${b}", `printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
-				pairLaunch(c, st, runner, id)+` --label "reference=${sbench_nodes[0]}"`), "    "),
+			indent(pair(id+"-${a}-${b}", "", ` --label "reference=${sbench_nodes[0]}"`), "    "),
 			"  done",
 			"done")
 	case "intra-inter":
@@ -207,12 +199,9 @@ func (c *Campaign) block(st Step) Block {
 			"a=${sbench_nodes[0]} b=${sbench_nodes[1]}",
 			sub(id+"-intra",
 				intra+" "+runner+` --label "pair=${a}->${a}" --label placement=intra-node`+planArgs(count{n: 1}, 2)+stepArgs(id+"-intra")),
-			sub(id+"-inter",
-				`printf '%s\n' "$a" "$b" >"$sbench_hostfile"`,
-				"SLURM_HOSTFILE=\"$sbench_hostfile\" "+c.launchLine(st, 2, 2, 1, []string{`--nodelist="$a,$b"`, "--distribution=arbitrary"})+
-					" "+runner+` --label "pair=${a}->${b}" --label placement=inter-node`+planArgs(count{n: 2}, 1)+stepArgs(id+"-inter")))
+			pair(id+"-inter", " --label placement=inter-node", ""))
 	}
-	return Block{Comment: stepComment(st, c.repeats(st.Benchmark)), Body: strings.Join(body, "\n")}
+	return Block{Comment: stepComment(st, c.Repeats(st.Benchmark)), Body: strings.Join(body, "\n")}
 }
 
 // StepMarker starts the lines the scripts write on the job's stderr around
@@ -236,10 +225,11 @@ func stepMarker(id, what, extra string) string {
 	return `printf '` + StepMarker + ` %s ` + what + ` attempt=%s at=%s` + extra + `\n' "` + id + `" ` + args + ` >&2`
 }
 
-// pairLaunch is the launch of one ordered pair $a -> $b.
-func pairLaunch(c *Campaign, st Step, runner, id string) string {
+// pairLaunch is the launch of one ordered pair $a -> $b, named launchID,
+// with more runner labels.
+func pairLaunch(c *Campaign, st Step, runner, launchID, labels string) string {
 	return "SLURM_HOSTFILE=\"$sbench_hostfile\" " + c.launchLine(st, 2, 2, 1, []string{`--nodelist="$a,$b"`, "--distribution=arbitrary"}) +
-		" " + runner + ` --label "pair=${a}->${b}"` + planArgs(count{n: 2}, 1) + stepArgs(id+"-${a}-${b}")
+		" " + runner + ` --label "pair=${a}->${b}"` + labels + planArgs(count{n: 2}, 1) + stepArgs(launchID)
 }
 
 // PlanArgs are the runner arguments that give it a launch's plan: its
@@ -253,11 +243,7 @@ func PlanArgs(nodes, perNode int) []string {
 // planArgs is PlanArgs as script text, after a space; on a node range the
 // node count is the job's.
 func planArgs(nodes count, perNode int) string {
-	return " " + renderWords(planWords(nodes, perNode))
-}
-
-func planWords(nodes count, perNode int) []word {
-	return []word{lit("--plan-nodes"), nodes.option(""), lit("--plan-ppn"), lit(strconv.Itoa(perNode))}
+	return " " + renderWords([]word{lit("--plan-nodes"), nodes.option(""), lit("--plan-ppn"), lit(strconv.Itoa(perNode))})
 }
 
 // stepArgs names the launch: --step for the bundle's file name, --session
@@ -284,10 +270,7 @@ func (c *Campaign) launchLine(st Step, ranks, nodes, perNode int, extra []string
 		rc = count{expr: "$((SLURM_JOB_NUM_NODES * " + strconv.Itoa(perNode) + "))"}
 	}
 	words := st.launcherWords(rc, nc, perNode)
-	step := st.Limit
-	if step == 0 {
-		step = DefaultStepLimit
-	}
+	step := cmp.Or(st.Limit, DefaultStepLimit)
 	grace := GraceFor(step)
 	limit := step + grace
 	killer := "timeout --kill-after=" + strconv.Itoa(int(grace.Seconds())) + " " + strconv.Itoa(int(limit.Seconds())) + " "
@@ -298,10 +281,7 @@ func (c *Campaign) launchLine(st Step, ranks, nodes, perNode int, extra []string
 		i := slices.IndexFunc(words, func(w word) bool { return len(w) == 1 && w[0].s == "--kill-on-bad-exit=1" })
 		words = slices.Insert(words, i+1, lit("--time="+formatSlurmTime(minutes*time.Minute)))
 	}
-	env := ""
-	for _, kv := range st.LauncherEnv() {
-		env += kv + " "
-	}
+	env := strings.Join(append(st.LauncherEnv(), ""), " ")
 	return env + killer + insertExtra(renderWords(words), extra)
 }
 
@@ -322,12 +302,7 @@ func insertExtra(line string, extra []string) string {
 	return line + " " + strings.Join(extra, " ")
 }
 
-func launcherType(l Launcher) string {
-	if l.Type == "" {
-		return "srun"
-	}
-	return l.Type
-}
+func launcherType(l Launcher) string { return cmp.Or(l.Type, "srun") }
 
 // Flavors of MPI launcher (Launcher.Flavor): whose mpirun or mpiexec it is.
 const (
@@ -369,13 +344,10 @@ var placementFlags = map[string]bool{
 // PlacesRanks reports whether launcher args place ranks on nodes
 // themselves (--map-by, -ppn, --npernode, -N, a host list …).
 func PlacesRanks(args []string) bool {
-	for _, a := range args {
+	return slices.ContainsFunc(args, func(a string) bool {
 		name, _, _ := strings.Cut(a, "=")
-		if placementOptions[name] {
-			return true
-		}
-	}
-	return false
+		return placementOptions[name]
+	})
 }
 
 // perNodeArgs are the options that make an MPI launcher of flavor start
@@ -417,11 +389,8 @@ func (st Step) SbenchPlaces() bool {
 // {ppn} in the args are replaced.
 func (st Step) LauncherArgv(ranks, nodes, perNode int) []string {
 	words := st.launcherWords(count{n: ranks}, count{n: nodes}, perNode)
-	argv := make([]string, len(words))
-	for i, w := range words {
-		argv[i] = w[0].s // counts are numbers: every word is one literal
-	}
-	return argv
+	// Counts are numbers: every word is one literal.
+	return mapped(words, func(w word) string { return w[0].s })
 }
 
 // LocalLauncherArgv is an MPI launcher's argv for sbench local, which
@@ -455,16 +424,12 @@ func (st Step) LocalLauncherArgv(ranks int) (argv, dropped []string) {
 func (st Step) launcherWords(ranks, nodes count, perNode int) []word {
 	l := st.Config.Launcher
 	typ := launcherType(l)
-	cmd := l.Command
-	if cmd == "" {
-		cmd = typ
-	}
 	counts := map[string]count{"{ranks}": ranks, "{nodes}": nodes, "{ppn}": {n: perNode}}
 	args := make([]word, len(l.Args))
 	for i, a := range l.Args {
 		args[i] = expandCounts(a, counts)
 	}
-	words := []word{lit(cmd)}
+	words := []word{lit(cmp.Or(l.Command, typ))}
 	if typ == "srun" {
 		words = append(words, nodes.option("--nodes="))
 		if ranks.expr == "" {
@@ -513,31 +478,17 @@ type piece struct {
 
 func lit(s string) word { return word{{s: s}} }
 
+// countRE finds the counts a launcher arg may hold.
+var countRE = regexp.MustCompile(`\{(ranks|nodes|ppn)\}`)
+
 // expandCounts replaces {ranks}, {nodes} and {ppn} in a launcher arg.
 func expandCounts(a string, counts map[string]count) word {
 	var w word
-	text := ""
-	for a != "" {
-		i := strings.IndexByte(a, '{')
-		if i < 0 {
-			text += a
-			break
-		}
-		text += a[:i]
-		a = a[i:]
-		name := ""
-		for k := range counts {
-			if strings.HasPrefix(a, k) {
-				name = k
-			}
-		}
-		if name == "" {
-			text += "{"
-			a = a[1:]
-			continue
-		}
-		a = a[len(name):]
-		if c := counts[name]; c.expr == "" {
+	text, last := "", 0
+	for _, m := range countRE.FindAllStringIndex(a, -1) {
+		text += a[last:m[0]]
+		last = m[1]
+		if c := counts[a[m[0]:m[1]]]; c.expr == "" {
 			text += strconv.Itoa(c.n)
 		} else {
 			if text != "" {
@@ -547,6 +498,7 @@ func expandCounts(a string, counts map[string]count) word {
 			w = append(w, piece{s: c.expr, expr: true})
 		}
 	}
+	text += a[last:]
 	if text != "" || len(w) == 0 {
 		w = append(w, piece{s: text})
 	}

@@ -17,12 +17,24 @@ import (
 // tomlFields maps the toml names of a struct's fields to their indices.
 func tomlFields(t reflect.Type) map[string]int {
 	m := map[string]int{}
-	for i := 0; i < t.NumField(); i++ {
-		if tag := t.Field(i).Tag.Get("toml"); tag != "" && tag != "-" {
-			m[tag] = i
+	for i, name := range tomlNames(t) {
+		if name != "" {
+			m[name] = i
 		}
 	}
 	return m
+}
+
+// tomlNames are a struct's toml names by field index ("" for a field
+// that has none).
+func tomlNames(t reflect.Type) []string {
+	names := make([]string, t.NumField())
+	for i := range names {
+		if tag := t.Field(i).Tag.Get("toml"); tag != "-" {
+			names[i] = tag
+		}
+	}
+	return names
 }
 
 var (
@@ -171,11 +183,7 @@ func tomlType(v any) string {
 // valueText is how a swept value is written in a variant's name.
 func valueText(v any) string {
 	if list, ok := v.([]any); ok {
-		parts := make([]string, len(list))
-		for i, e := range list {
-			parts[i] = valueText(e)
-		}
-		return strings.Join(parts, "+")
+		return strings.Join(mapped(list, valueText), "+")
 	}
 	s, err := scalarString(v)
 	if err != nil {
@@ -184,22 +192,20 @@ func valueText(v any) string {
 	return s
 }
 
-func copyMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
+// mapped is f of each of xs.
+func mapped[T any](xs []T, f func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
 	return out
 }
 
-func mergeMaps(dst map[string]string, srcs ...map[string]string) map[string]string {
+// mergeMaps copies src into dst, made if nil.
+func mergeMaps(dst, src map[string]string) map[string]string {
 	if dst == nil {
 		dst = map[string]string{}
 	}
-	for _, src := range srcs {
-		for k, v := range src {
-			dst[k] = v
-		}
-	}
+	maps.Copy(dst, src)
 	return dst
 }

@@ -21,11 +21,7 @@ var safeWord = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 // QuoteArgs quotes each word and joins them with spaces.
 func QuoteArgs(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = Quote(a)
-	}
-	return strings.Join(q, " ")
+	return strings.Join(mapped(args, Quote), " ")
 }
 
 // nameRE is the character set for names that end up in file names, job names

@@ -270,15 +270,8 @@ func (s *Site) validateAddress(c *Campaign) Problems {
 			ps = append(ps, c.problem(a.key, "%s is set too: give the ranks' address once, as bind or interface", given[0]))
 			continue
 		}
-		switch a.key {
-		case "fabric.bind":
-			if err := checkBind(a.v); err != nil {
-				ps = append(ps, c.problem(a.key, "%v", err))
-			}
-		case "fabric.interface":
-			if !interfaceRE.MatchString(a.v) {
-				ps = append(ps, c.problem(a.key, "%q is not a network interface name (such as ib0 or enp1s0f1)", a.v))
-			}
+		if err := checkAddress(a.key, a.v); err != nil && strings.HasPrefix(a.key, "fabric.") {
+			ps = append(ps, c.problem(a.key, "%v", err))
 		}
 	}
 	return ps
@@ -358,13 +351,7 @@ func LoadWith(path string, site *Site) (*Campaign, error) {
 }
 
 // written reports whether the campaign's file writes the key path.
-func (c *Campaign) written(path string) bool {
-	if c.index == nil {
-		return false
-	}
-	_, ok := c.index.pos[path]
-	return ok
-}
+func (c *Campaign) written(path string) bool { return c.index.has(path) }
 
 // applySite takes the profile's settings where the campaign writes none:
 // each key of [slurm], [launcher] and [runner] (env key by key), the
@@ -421,13 +408,11 @@ func (c *Campaign) applySite(s *Site) {
 // mergeTable copies the profile's keys of one table that the campaign
 // does not write, but for the keys skip.
 func (c *Campaign) mergeTable(table string, dst, src reflect.Value, s *Site, skip ...string) {
-	fields := tomlFields(dst.Type())
-	for _, name := range sortedFields(dst.Type()) {
+	for i, name := range tomlNames(dst.Type()) {
 		key := table + "." + name
-		if !s.written(key) || slices.Contains(skip, key) {
+		if name == "" || !s.written(key) || slices.Contains(skip, key) {
 			continue
 		}
-		i := fields[name]
 		df, sf := dst.Field(i), src.Field(i)
 		if sf.Kind() == reflect.Map {
 			merged := reflect.MakeMap(sf.Type())
@@ -453,21 +438,7 @@ func (c *Campaign) mergeTable(table string, dst, src reflect.Value, s *Site, ski
 }
 
 // written reports whether the profile's file writes the key path.
-func (s *Site) written(path string) bool {
-	_, ok := s.index.pos[path]
-	return ok
-}
-
-// sortedFields are a struct's toml names in field order.
-func sortedFields(t reflect.Type) []string {
-	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		if tag := t.Field(i).Tag.Get("toml"); tag != "" && tag != "-" {
-			names = append(names, tag)
-		}
-	}
-	return names
-}
+func (s *Site) written(path string) bool { return s.index.has(path) }
 
 // placeAt returns the file and key index a problem about path is placed
 // in, and the path to look up there: the profile's, for a setting that
@@ -545,9 +516,11 @@ func (c *Campaign) Sources() []SettingSource {
 		{"launcher", reflect.ValueOf(c.Launcher)},
 		{"runner", reflect.ValueOf(c.Runner)},
 	} {
-		fields := tomlFields(t.v.Type())
-		for _, name := range sortedFields(t.v.Type()) {
-			key, f := t.name+"."+name, t.v.Field(fields[name])
+		for i, name := range tomlNames(t.v.Type()) {
+			if name == "" {
+				continue
+			}
+			key, f := t.name+"."+name, t.v.Field(i)
 			if f.Kind() == reflect.Map {
 				keys := f.MapKeys()
 				sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
@@ -575,12 +548,9 @@ func (c *Campaign) Sources() []SettingSource {
 
 // source places one setting.
 func (c *Campaign) source(key, value string) SettingSource {
-	file, ix, at := c.placeAt(key)
-	if ix != nil {
-		if _, ok := ix.pos[at]; ok {
-			line, _ := ix.lookup(at)
-			return SettingSource{Key: key, Value: value, From: fmt.Sprintf("%s:%d", file, line)}
-		}
+	if file, ix, at := c.placeAt(key); ix.has(at) {
+		line, _ := ix.lookup(at)
+		return SettingSource{Key: key, Value: value, From: fmt.Sprintf("%s:%d", file, line)}
 	}
 	return SettingSource{Key: key, Value: value, From: "default"}
 }
@@ -591,11 +561,7 @@ func settingText(v reflect.Value) string {
 	case string:
 		return strconv.Quote(x)
 	case []string:
-		q := make([]string, len(x))
-		for i, s := range x {
-			q[i] = strconv.Quote(s)
-		}
-		return "[" + strings.Join(q, ", ") + "]"
+		return "[" + strings.Join(mapped(x, strconv.Quote), ", ") + "]"
 	case Nodes:
 		return x.String()
 	}

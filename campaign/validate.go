@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -78,13 +79,18 @@ func argvProblems(argv []string) []argvProblem {
 	return out
 }
 
-// argvAt places a problem with the argv at key: at the string it is in.
-func (c *Campaign) argvAt(key string, p argvProblem) *Problem {
-	at := key
-	if p.item >= 0 {
-		at = fmt.Sprintf("%s[%d]", key, p.item)
+// validateArgv places the problems of the argv at key (argvProblems),
+// each at the string it is in.
+func (c *Campaign) validateArgv(key string, argv []string) Problems {
+	var ps Problems
+	for _, p := range argvProblems(argv) {
+		at := key
+		if p.item >= 0 {
+			at = fmt.Sprintf("%s[%d]", key, p.item)
+		}
+		ps = append(ps, c.problemAt(key, at, "%s", p.msg))
 	}
-	return c.problemAt(key, at, "%s", p.msg)
+	return ps
 }
 
 // validateTool checks the tool a [[variant]] chooses (prefix
@@ -108,9 +114,7 @@ func (c *Campaign) validateTool(prefix string, v *VariantSpec) Problems {
 	}
 	ps = append(ps, c.validateExtract(prefix, v.Kernel, extractOf(v.Metrics, v.Require, v.Reject))...)
 	if len(v.Command) > 0 {
-		for _, p := range argvProblems(v.Command) {
-			ps = append(ps, c.argvAt(prefix+".command", p))
-		}
+		ps = append(ps, c.validateArgv(prefix+".command", v.Command)...)
 	}
 	return ps
 }
@@ -121,11 +125,7 @@ func unknownParser(name string) string {
 
 // benchmarkNames are the names of the campaign's benchmarks, in order.
 func (c *Campaign) benchmarkNames() []string {
-	names := make([]string, len(c.Benchmarks))
-	for i := range c.Benchmarks {
-		names[i] = c.Benchmarks[i].Name
-	}
-	return names
+	return mapped(c.Benchmarks, func(b Benchmark) string { return b.Name })
 }
 
 func checkParamKey(k string) error {
@@ -158,11 +158,7 @@ func (c *Campaign) validate(runs bool) Problems {
 			add("campaign.templates_dir", "no sbatch.tmpl there: %v", err)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(m.Labels)) {
-		if err := checkParamKey(k); err != nil {
-			add(join("campaign.labels", k), "%v", err)
-		}
-	}
+	ps = append(ps, c.validateLabels("campaign.labels", m.Labels)...)
 	ps = append(ps, c.validateSlurm(func(k string) string { return "slurm." + k }, c.Slurm)...)
 	ps = append(ps, c.validateLauncher(func(k string) string { return "launcher." + k }, c.Launcher)...)
 	if c.Slurm.JobName != "" {
@@ -216,21 +212,11 @@ func (c *Campaign) validate(runs bool) Problems {
 		v := &c.Variants[i]
 		key := fmt.Sprintf("variant[%d]", i)
 		uniqueName(vnames, key, v.Name, "variants")
-		scratch := c.base()
-		if err := scratch.applyTable("", v.Slurm); err != nil {
-			add(join(key+".slurm", keyOf(err)), "%v", unwrapKey(err))
-		}
-		if err := scratch.applyTable("launcher", v.Launcher); err != nil {
-			add(join(key+".launcher", keyOf(err)), "%v", unwrapKey(err))
-		}
+		ps = append(ps, c.validateOverrides(key, v.Slurm, v.Launcher)...)
 		ps = append(ps, c.validateTool(key, v)...)
 		ps = append(ps, c.validateEnv(key+".env", v.Env)...)
 		ps = append(ps, c.validateParams(key+".params", v.Params)...)
-		for _, k := range slices.Sorted(maps.Keys(v.Labels)) {
-			if err := checkParamKey(k); err != nil {
-				add(join(key+".labels", k), "%v", err)
-			}
-		}
+		ps = append(ps, c.validateLabels(key+".labels", v.Labels)...)
 	}
 	ps = append(ps, c.validateExpects(c.Expects, false)...)
 	ps = append(ps, c.validateSweep("sweep", c.Sweep, c.sweepOrder)...)
@@ -255,16 +241,11 @@ func (c *Campaign) validateRunner() Problems {
 			}
 		}
 	}
-	if r.Bind != "" {
-		if err := checkBind(r.Bind); err != nil {
-			ps = append(ps, c.problem("runner.bind", "%v", err))
-		}
-	}
-	if r.Interface != "" {
-		if !interfaceRE.MatchString(r.Interface) {
-			ps = append(ps, c.problem("runner.interface", "%q is not a network interface name (such as ib0 or enp1s0f1)", r.Interface))
-		} else if r.Bind != "" {
-			ps = append(ps, c.problem("runner.interface", "runner.bind is set too: give the ranks' address or their interface, not both"))
+	for _, kv := range [][2]string{{"runner.bind", r.Bind}, {"runner.interface", r.Interface}} {
+		if err := checkAddress(kv[0], kv[1]); err != nil {
+			ps = append(ps, c.problem(kv[0], "%v", err))
+		} else if kv[0] == "runner.interface" && kv[1] != "" && r.Bind != "" {
+			ps = append(ps, c.problem(kv[0], "runner.bind is set too: give the ranks' address or their interface, not both"))
 		}
 	}
 	return ps
@@ -272,6 +253,20 @@ func (c *Campaign) validateRunner() Problems {
 
 // interfaceRE is what Linux takes as a network interface's name.
 var interfaceRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,14}$`)
+
+// checkAddress checks the ranks' address at key, if given: an IP for a
+// bind key, a network interface's name for an interface key.
+func checkAddress(key, v string) error {
+	switch {
+	case v == "":
+		return nil
+	case strings.HasSuffix(key, ".interface") && !interfaceRE.MatchString(v):
+		return fmt.Errorf("%q is not a network interface name (such as ib0 or enp1s0f1)", v)
+	case strings.HasSuffix(key, ".bind"):
+		return checkBind(v)
+	}
+	return nil
+}
 
 // dependsOn reports whether benchmark a waits, directly or not, for b.
 func (c *Campaign) dependsOn(a, b string) bool {
@@ -288,22 +283,6 @@ func (c *Campaign) dependsOn(a, b string) bool {
 		a = next
 	}
 	return false
-}
-
-func keyOf(err error) string {
-	var ke *keyError
-	if errors.As(err, &ke) {
-		return ke.key
-	}
-	return ""
-}
-
-func unwrapKey(err error) error {
-	var ke *keyError
-	if errors.As(err, &ke) {
-		return ke.err
-	}
-	return err
 }
 
 // validateSlurm checks Slurm settings; at names the key where each is set.
@@ -420,19 +399,14 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 		if !knownParser(b.Parser) {
 			add(".parser", "%s", unknownParser(b.Parser))
 		}
-		check := func(k string, argv []string) {
-			for _, p := range argvProblems(argv) {
-				ps = append(ps, c.argvAt(k, p))
-			}
-		}
 		if len(b.Command) > 0 {
-			check(key+".command", b.Command)
+			ps = append(ps, c.validateArgv(key+".command", b.Command)...)
 		}
 		for _, r := range slices.Sorted(maps.Keys(b.PerRank)) {
 			if n, err := strconv.Atoi(r); err != nil || n < 0 || strconv.Itoa(n) != r {
 				add(join(".per_rank", r), "%q is not a rank number", r)
 			}
-			check(join(key+".per_rank", r), b.PerRank[r])
+			ps = append(ps, c.validateArgv(join(key+".per_rank", r), b.PerRank[r])...)
 		}
 		if b.Output != "" && (path.IsAbs(b.Output) || strings.Contains(b.Output, "..") || !pathRE.MatchString(b.Output)) {
 			add(".output", "%q must be a plain relative file name in the step's working directory", b.Output)
@@ -468,17 +442,34 @@ func (c *Campaign) validateBenchmark(key string, b *Benchmark) Problems {
 	}
 	ps = append(ps, c.validateParams(key+".params", b.Params)...)
 	ps = append(ps, c.validateEnv(key+".env", b.Env)...)
-	for _, k := range slices.Sorted(maps.Keys(b.Labels)) {
+	ps = append(ps, c.validateLabels(key+".labels", b.Labels)...)
+	return append(ps, c.validateOverrides(key, b.Slurm, b.Launcher)...)
+}
+
+// validateLabels checks the label names of the labels table at prefix.
+func (c *Campaign) validateLabels(prefix string, labels map[string]string) Problems {
+	var ps Problems
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		if err := checkParamKey(k); err != nil {
-			add(join(".labels", k), "%v", err)
+			ps = append(ps, c.problem(join(prefix, k), "%v", err))
 		}
 	}
+	return ps
+}
+
+// validateOverrides checks the slurm and launcher override tables of the
+// benchmark or variant at key: the first bad key of each.
+func (c *Campaign) validateOverrides(key string, slurm, launcher map[string]any) Problems {
+	var ps Problems
 	scratch := c.base()
-	if err := scratch.applyTable("", b.Slurm); err != nil {
-		add(join(".slurm", keyOf(err)), "%v", unwrapKey(err))
-	}
-	if err := scratch.applyTable("launcher", b.Launcher); err != nil {
-		add(join(".launcher", keyOf(err)), "%v", unwrapKey(err))
+	for _, t := range []struct {
+		prefix string
+		m      map[string]any
+	}{{"", slurm}, {"launcher", launcher}} {
+		var ke *keyError
+		if err := scratch.applyTable(t.prefix, t.m); errors.As(err, &ke) {
+			ps = append(ps, c.problem(join(key+"."+cmp.Or(t.prefix, "slurm"), ke.key), "%v", ke.err))
+		}
 	}
 	return ps
 }
@@ -688,7 +679,7 @@ func (v *runValidator) shape() {
 	}
 	typ := r.Config.Launcher.Type
 	if p := mpiPlacementProblem(r); p != "" && (typ == "" || launchers[typ]) {
-		v.report(c.launcherKey(r, "type"), "%s", p)
+		v.report(c.settingKey(r, "launcher", "type"), "%s", p)
 	}
 	if b.Pairs != "" {
 		if typ != "" && typ != "srun" {
@@ -796,17 +787,20 @@ func (c *Campaign) paramKey(r Run, name string) string {
 			return fmt.Sprintf("variant[%d].params.%s", c.specIndex(s), name)
 		}
 	}
-	for _, st := range r.Variant.Settings {
-		if st.Key == "param."+name {
-			return join("sweep", st.Key)
-		}
+	return cmp.Or(sweptAt(r, "param."+name, false), sweptAt(r, "param."+name, true), fmt.Sprintf("benchmark[%d].params", r.bench))
+}
+
+// sweptAt is where run r's sweep point sets key, in its benchmark's sweep
+// (bench) or the campaign's; "" when it does not.
+func sweptAt(r Run, key string, bench bool) string {
+	settings, prefix := r.Variant.Settings, "sweep"
+	if bench {
+		settings, prefix = r.BenchSettings, fmt.Sprintf("benchmark[%d].sweep", r.bench)
 	}
-	for _, st := range r.BenchSettings {
-		if st.Key == "param."+name {
-			return join(fmt.Sprintf("benchmark[%d].sweep", r.bench), st.Key)
-		}
+	if slices.ContainsFunc(settings, func(st Setting) bool { return st.Key == key }) {
+		return join(prefix, key)
 	}
-	return fmt.Sprintf("benchmark[%d].params", r.bench)
+	return ""
 }
 
 // validateKind checks what a benchmark's kind asks of it, and its
@@ -872,11 +866,6 @@ func mpiPlacementProblem(r Run) string {
 	return ""
 }
 
-// launcherKey is where a run's launcher key is set (settingKey).
-func (c *Campaign) launcherKey(r Run, key string) string {
-	return c.settingKey(r, "launcher", key)
-}
-
 // settingKey is where a run's key of table (slurm or launcher) is set,
 // the layer that wins first (as config applies them): the benchmark's
 // sweep, the campaign's sweep, the variant's table, the benchmark's, else
@@ -886,15 +875,8 @@ func (c *Campaign) settingKey(r Run, table, key string) string {
 	if table == "launcher" {
 		swept = "launcher." + key
 	}
-	for _, st := range r.BenchSettings {
-		if st.Key == swept {
-			return join(fmt.Sprintf("benchmark[%d].sweep", r.bench), swept)
-		}
-	}
-	for _, st := range r.Variant.Settings {
-		if st.Key == swept {
-			return join("sweep", swept)
-		}
+	if at := cmp.Or(sweptAt(r, swept, true), sweptAt(r, swept, false)); at != "" {
+		return at
 	}
 	tables := func(slurm, launcher map[string]any) map[string]any {
 		if table == "launcher" {

@@ -165,12 +165,7 @@ func (c Config) Ranks() int {
 }
 
 // NodeCount is the number of nodes of one step (the top of a range).
-func (c Config) NodeCount() int {
-	if c.Slurm.Nodes.Max > 0 {
-		return c.Slurm.Nodes.Max
-	}
-	return 1
-}
+func (c Config) NodeCount() int { return max(c.Slurm.Nodes.Max, 1) }
 
 // TasksPerNode is the number of tasks per node, as srun's block
 // distribution places them.
@@ -187,38 +182,28 @@ func (c Config) TasksPerNode() int {
 func (c *Config) apply(key string, v any) error {
 	prefix, name, dotted := strings.Cut(key, ".")
 	switch {
-	case dotted && prefix == "env":
-		s, err := scalarString(v)
+	case dotted && (prefix == "env" || prefix == "param" || prefix == "label"):
+		read, dst := scalarString, map[string]map[string]string{"env": c.Env, "param": c.Params, "label": c.Labels}[prefix]
+		if prefix == "param" {
+			read = paramString // a list of values is joined
+		}
+		s, err := read(v)
 		if err != nil {
 			return err
 		}
-		c.Env[name] = s
-	case dotted && prefix == "param":
-		s, err := paramString(v)
-		if err != nil {
-			return err
-		}
-		c.Params[name] = s
-	case dotted && prefix == "label":
-		s, err := scalarString(v)
-		if err != nil {
-			return err
-		}
-		c.Labels[name] = s
+		dst[name] = s
 	case dotted && prefix == "launcher":
 		return setKey(&c.Launcher, launcherFields, name, v)
-	case !dotted && key == "modules":
+	case !dotted && (key == "modules" || key == "setup"):
 		list, err := stringList(v)
 		if err != nil {
 			return err
 		}
-		c.Modules = list
-	case !dotted && key == "setup":
-		list, err := stringList(v)
-		if err != nil {
-			return err
+		if key == "modules" {
+			c.Modules = list
+		} else {
+			c.Setup = list
 		}
-		c.Setup = list
 	case !dotted:
 		if key == "env" || key == "teardown" || key == "job_name" || key == "output" || key == "error" {
 			return fmt.Errorf("is set for the whole job in [slurm], not per run")
@@ -257,11 +242,11 @@ func (c *Campaign) base() Config {
 	return Config{
 		Slurm:    c.Slurm,
 		Launcher: c.Launcher,
-		Env:      copyMap(c.Slurm.Env),
+		Env:      mergeMaps(nil, c.Slurm.Env),
 		Modules:  c.Slurm.Modules,
 		Setup:    nil,
 		Params:   map[string]string{},
-		Labels:   copyMap(c.Campaign.Labels),
+		Labels:   mergeMaps(nil, c.Campaign.Labels),
 	}
 }
 

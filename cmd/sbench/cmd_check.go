@@ -157,10 +157,8 @@ type checkResult struct {
 // failed names the failed expectations, each once.
 func (r checkResult) failed() []string {
 	var out []string
-	seen := map[string]bool{}
 	for _, v := range r.Verdicts {
-		if v.Status == expect.Fail && !seen[v.Ref.Title()] {
-			seen[v.Ref.Title()] = true
+		if v.Status == expect.Fail && !slices.Contains(out, v.Ref.Title()) {
 			out = append(out, v.Ref.Title())
 		}
 	}

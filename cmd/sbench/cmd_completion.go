@@ -78,9 +78,10 @@ For every session:
 // waits for it at every TAB.
 const completionTimeout = 2 * time.Second
 
-// completeFilterFlags makes c's filter flags complete their values:
-// --system, --campaign, --benchmark and --label from the archive, --status from the
-// statuses. A flag c does not have is skipped.
+// completeFilterFlags makes the filter flags of c and every command under
+// it complete their values: --system, --campaign, --benchmark and --label
+// from the archive, --status from the statuses. A flag a command does not
+// have is skipped.
 func completeFilterFlags(c *cobra.Command) {
 	register := func(name string, f cobra.CompletionFunc) {
 		if c.Flags().Lookup(name) != nil {
@@ -114,6 +115,9 @@ func completeFilterFlags(c *cobra.Command) {
 	register("status", func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return completeFrom([]string{"ok", "failed", "invalid"}, true, toComplete), cobra.ShellCompDirectiveNoFileComp
 	})
+	for _, sub := range c.Commands() {
+		completeFilterFlags(sub)
+	}
 }
 
 // archiveCompletion completes a flag's value with names that the archive
@@ -168,19 +172,4 @@ func completeFrom(names []string, list bool, toComplete string) []cobra.Completi
 		}
 	}
 	return out
-}
-
-// addCompletionAndDocs adds the completion and gen-docs commands to root,
-// and makes the filter flags of every command under it complete their
-// values. root.go calls it once every other command is added.
-func addCompletionAndDocs(root *cobra.Command, e *env) {
-	root.AddCommand(newCompletionCmd(e), newGenDocsCmd(e))
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		completeFilterFlags(c)
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
 }

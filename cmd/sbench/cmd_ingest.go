@@ -140,10 +140,7 @@ func runIngest(ctx context.Context, e *env, o ingestOptions, args []string) erro
 // writeIngestJSON prints ingest's summary as JSON.
 func writeIngestJSON(e *env, sum ingest.Summary) error {
 	var ids []int64
-	files := sum.PerFile
-	if files == nil {
-		files = []ingest.FileReport{}
-	}
+	files := nonNil(sum.PerFile)
 	for i := range files {
 		ids = append(ids, files[i].Added...)
 		files[i].Added, files[i].Already = nonNil(files[i].Added), nonNil(files[i].Already)

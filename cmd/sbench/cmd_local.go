@@ -3,8 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -267,10 +264,8 @@ func mergedLabels(a, b map[string]string) map[string]string {
 	if len(b) == 0 {
 		return a
 	}
-	m := maps.Clone(a)
-	if m == nil {
-		m = map[string]string{}
-	}
+	m := make(map[string]string, len(a)+len(b))
+	maps.Copy(m, a)
 	maps.Copy(m, b)
 	return m
 }
@@ -311,10 +306,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 	}
 	var failed []string
 	outs := map[string]*jobs.Outcome{}
-	limit := st.Limit
-	if limit == 0 {
-		limit = campaign.DefaultStepLimit
-	}
+	limit := cmp.Or(st.Limit, campaign.DefaultStepLimit)
 	if mpiUnderSrun(st) {
 		l.note("%s: srun --mpi=%s runs here as mpirun -np N on this host (srun's MPI plugins need Slurm)", st.Benchmark.Name, st.Config.Launcher.MPI)
 	}
@@ -329,7 +321,7 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		if mpiLauncher(st) {
 			plan = campaign.PlanArgs(1, ln.Ranks)
 		}
-		args := append(append(append(append([]string(nil), st.RunnerArgs...), ln.Args...), plan...), "--step", ln.ID, "--session", jobID+"."+ln.ID)
+		args := slices.Concat(st.RunnerArgs, ln.Args, plan, []string{"--step", ln.ID, "--session", jobID + "." + ln.ID})
 		args = withLabels(args, l.launchLabels(len(ln.Nodes)))
 		if len(ln.Nodes) > 1 && !l.notes["one-host "+st.Variant.Name] {
 			l.notes["one-host "+st.Variant.Name] = true
@@ -342,11 +334,11 @@ func (l *localRun) runStep(ctx context.Context, jobID, jobName string, nodes []s
 		if l.verbose {
 			out = io.MultiWriter(log, l.e.stderr)
 		}
-		env := []string{"SBENCH_TOKEN=" + mustToken()}
+		env := []string{"SBENCH_TOKEN=" + newToken()}
 		if l.camp.Runner.Bind == "" && l.camp.Runner.Interface == "" {
 			env = append(env, "SBENCH_BIND=127.0.0.1")
 		}
-		for _, k := range sortedEnvKeys(st.Config.Env) {
+		for _, k := range slices.Sorted(maps.Keys(st.Config.Env)) {
 			env = append(env, k+"="+st.Config.Env[k])
 		}
 		o := &jobs.Outcome{Begin: time.Now().UTC()}
@@ -412,32 +404,11 @@ func (l *localRun) clearLaunch(jobID, launch string) {
 // exitStatus is a launcher's exit status, or 1 when it has none (it could
 // not start).
 func exitStatus(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.ExitCode() > 0 {
-		return ee.ExitCode()
-	}
 	var re interface{ ExitCode() int }
 	if errors.As(err, &re) && re.ExitCode() > 0 {
 		return re.ExitCode()
 	}
 	return 1
-}
-
-func mustToken() string {
-	t, err := newToken()
-	if err != nil {
-		panic(err) // crypto/rand does not fail on Linux
-	}
-	return t
-}
-
-func sortedEnvKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // localOptions are local's flags.
@@ -606,9 +577,7 @@ func newLocalRun(e *env, o localOptions, campFile string) (*localRun, *campaign.
 		return nil, nil, err
 	}
 	host, _ := os.Hostname()
-	if host == "" {
-		host = "localhost"
-	}
+	host = cmp.Or(host, "localhost")
 	return &localRun{e: e, camp: camp, campFile: campFile, runnerPath: runnerPath, ranks: o.ranks, verbose: o.verbose, notes: map[string]bool{},
 		labels: labels, host: host, mpirun: mpirun, openMPI: map[string]bool{}, cores: runner.UsableCores()}, plan, nil
 }
@@ -821,12 +790,7 @@ func indent(s string) string {
 // bundles would overwrite each other's.
 func localStamp(resultsDir string) (string, error) {
 	for range 8 {
-		var b [3]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return "", fmt.Errorf("local job id: %w", err)
-		}
-		stamp := time.Now().UTC().Format("20060102T150405.000") + "-" + hex.EncodeToString(b[:])
-		stamp = strings.Replace(stamp, ".", "", 1)
+		stamp := strings.Replace(time.Now().UTC().Format("20060102T150405.000"), ".", "", 1) + "-" + randomHex(3)
 		if m, _ := filepath.Glob(filepath.Join(resultsDir, "local-"+stamp+"-*")); len(m) == 0 {
 			return stamp, nil
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -191,11 +192,7 @@ func printPrunePlan(e *env, plan store.PrunePlan) {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ACTION\tID\tWHEN\tCAMPAIGN\tBENCHMARK\tJOB/SOURCE\tSTATUS")
 	row := func(action string, r store.Run) {
-		job := r.JobID
-		if job == "" {
-			job = r.Source
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", action, r.ID, when(r), dash(r.Campaign), r.Benchmark, dash(job), r.Status)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", action, r.ID, when(r), dash(r.Campaign), r.Benchmark, dash(cmp.Or(r.JobID, r.Source)), r.Status)
 	}
 	for _, r := range plan.Delete {
 		row("delete", r)

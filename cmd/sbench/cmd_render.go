@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,9 +46,7 @@ func loadCampaignSite(e *env, path, site string) (*campaign.Campaign, error) {
 // else the embedded template.
 func newRenderer(c *campaign.Campaign, templateFile string) (*campaign.Renderer, error) {
 	opts := []campaign.Option{campaign.WithVersion(version)}
-	if templateFile == "" {
-		templateFile = c.TemplatePath()
-	}
+	templateFile = cmp.Or(templateFile, c.TemplatePath())
 	if templateFile != "" {
 		text, err := os.ReadFile(templateFile)
 		if err != nil {

@@ -506,11 +506,6 @@ func comparisonSection(res *compare.Result, name string) *reports.Comparison {
 	return c
 }
 
-func nRuns(n int) string {
-	if n == 1 {
-		return "1 run"
-	}
-	return strconv.Itoa(n) + " runs"
-}
+func nRuns(n int) string { return strconv.Itoa(n) + " run" + sOf(n) }
 
 func fmtPct(f float64) string { return strconv.FormatFloat(f*100, 'f', -1, 64) + "%" }

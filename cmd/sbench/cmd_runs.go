@@ -282,11 +282,7 @@ func runsGrouped(ctx context.Context, e *env, db *store.DB, flt store.Filter, o 
 		if t := g.tally; !t.First.IsZero() {
 			first, last = t.First.Local().Format("2006-01-02"), t.Last.Local().Format("2006-01-02")
 		}
-		value := g.Value
-		if value == "" {
-			value = "(none)"
-		}
-		rows = append(rows, []string{value, strconv.Itoa(g.Runs), strconv.Itoa(g.OK), strconv.Itoa(g.Failed), strconv.Itoa(g.Invalid), first, last})
+		rows = append(rows, []string{cmp.Or(g.Value, "(none)"), strconv.Itoa(g.Runs), strconv.Itoa(g.OK), strconv.Itoa(g.Failed), strconv.Itoa(g.Invalid), first, last})
 	}
 	widths := make([]int, len(head))
 	for _, r := range rows {

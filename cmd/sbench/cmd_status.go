@@ -398,19 +398,13 @@ func writeStatusJSON(e *env, jobs []store.Job, ingested *statusIngestJSON) error
 		End       string   `json:"end,omitempty"`
 		Steps     int      `json:"planned_steps"`
 	}
-	stamp := func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.UTC().Format(time.RFC3339)
-	}
 	out := struct {
 		Jobs   []jobJSON         `json:"jobs"`
 		Ingest *statusIngestJSON `json:"ingest,omitempty"`
 	}{Jobs: []jobJSON{}, Ingest: ingested}
 	for _, j := range jobs {
 		out.Jobs = append(out.Jobs, jobJSON{j.SlurmID, j.Campaign, j.Variants, j.State, j.Reason, j.ExitCode, j.NodeList,
-			j.Restarts, stamp(j.Submitted), stamp(j.Start), stamp(j.End), len(j.Plan)})
+			j.Restarts, rfc3339(j.Submitted), rfc3339(j.Start), rfc3339(j.End), len(j.Plan)})
 	}
 	return writeJSON(e, out)
 }

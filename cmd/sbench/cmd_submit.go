@@ -84,10 +84,7 @@ func runSubmit(ctx context.Context, e *env, o submitOptions, args []string) erro
 	}
 	resultsDir := filepath.Join(cwd, camp.ResultsDir())
 	scriptDir := filepath.Join(resultsDir, "scripts", time.Now().UTC().Format(ingest.ScriptsStamp))
-	submission, err := newSubmissionID("submit")
-	if err != nil {
-		return err
-	}
+	submission := newSubmissionID("submit")
 	plan, err := camp.Plan()
 	if err != nil {
 		return err
@@ -113,10 +110,7 @@ func runSubmit(ctx context.Context, e *env, o submitOptions, args []string) erro
 		if ctx.Err() != nil {
 			return fmt.Errorf("submit interrupted: %d of %d job(s) submitted and recorded, the rest not submitted: %w", i, len(plan.Jobs), ctx.Err())
 		}
-		token, err := newToken()
-		if err != nil {
-			return err
-		}
+		token := newToken()
 		env := append(os.Environ(), "SBENCH_TOKEN="+token, "PATH="+pathWithSelf(os.Getenv("PATH")))
 		var sbatchArgs, deps []string
 		if len(j.DependsOn) > 0 {

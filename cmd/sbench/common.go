@@ -5,6 +5,7 @@ package main
 // cobra constructor and its runX.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -182,12 +183,7 @@ func when(r store.Run) string {
 	return "ingested " + r.IngestedAt.Local().Format("2006-01-02 15:04")
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+func dash(s string) string { return cmp.Or(s, "-") }
 
 // parsePercent reads a threshold given as "5%" or "5" (percent either way).
 func parsePercent(flag, s string) (float64, error) {
@@ -338,11 +334,15 @@ type runJSON struct {
 }
 
 func newRunJSON(r store.Run) runJSON {
-	start := ""
-	if !r.Start.IsZero() {
-		start = r.Start.UTC().Format(time.RFC3339)
+	return runJSON{r.ID, r.System, rfc3339(r.Start), r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.ToolBenchmark, r.JobID, r.Step, r.Restart, r.Source, r.Nodes, r.Status, r.Error, r.Labels, r.Note}
+}
+
+// rfc3339 is t in UTC as JSON gives times, "" for no time.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
 	}
-	return runJSON{r.ID, r.System, start, r.IngestedAt.UTC().Format(time.RFC3339), r.Campaign, r.Variant, r.Benchmark, r.ToolBenchmark, r.JobID, r.Step, r.Restart, r.Source, r.Nodes, r.Status, r.Error, r.Labels, r.Note}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // jobRefs splits --job's values into whole jobs and the steps or attempts

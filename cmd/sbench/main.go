@@ -21,20 +21,16 @@ import (
 
 // heapLimit is the soft limit sbench puts on its Go heap unless GOMEMLIMIT
 // says otherwise. The archive commands stream what they read and keep
-// little that lives long — a small record per run, a value per plotted
-// sample: 10 MiB for a 5,000-run report, 22 MiB for 20,000 — but the
-// collector's default lets the heap grow to twice that, and more during a
-// burst of decoding, so that peak memory would follow the archive's size.
-// Under this limit the collector runs earlier instead (a few % of CPU), and
-// peak memory stays about the same from a campaign to a site's years. A
-// command that needs more than the limit still gets it.
+// little that lives long, but the collector's default lets the heap grow
+// to twice that and more, so that peak memory would follow the archive's
+// size; under this limit it stays about the same from a campaign to a
+// site's years. A command that needs more still gets it.
 const heapLimit = 64 << 20
 
 // freeHeap lifts heapLimit (unless GOMEMLIMIT set one) for work whose heap
 // is mostly short-lived and bounded by design — ingest's batches of parsed
 // files — and lets it grow to three times what is live before collecting
-// (unless GOGC says otherwise): the collector was a tenth of an ingest's
-// time, and what ingest keeps is a batch, whatever it reads.
+// (unless GOGC says otherwise).
 func freeHeap() {
 	raiseHeap(math.MaxInt64)
 	if os.Getenv("GOGC") == "" {
@@ -42,18 +38,13 @@ func freeHeap() {
 	}
 }
 
-// compareHeapLimit is heapLimit for compare: it keeps a row per node pair
-// and x of the two selections. Under 64 MiB its collector ran every few MB
-// of the million samples it decodes (4.7 s for a 20,000-run archive's two
-// systems); at 192 MiB peak memory grew 1.31× from 5,000 to 20,000 runs
-// (100 -> 131 MB); at 96 MiB it stays flat, 102 -> 116 MB (1.14×), in
-// 0.40 / 1.23 s against 0.39 / 1.15 s (bench/archive-scale.sh's archive).
+// compareHeapLimit is heapLimit for compare, which keeps a row per node
+// pair and x of the two selections: under 64 MiB its collector ran every
+// few MB of the samples it decodes, while peak memory stays flat at this.
 const compareHeapLimit = 96 << 20
 
-// siteHeapLimit is heapLimit for site: it draws a history chart (gonum/plot
-// to SVG) per page on every core, and under 64 MiB the collector ran all
-// the time — the nightly update of a 20,000-run site took 4.5 s instead of
-// 2.4 s. Its peak stays under 300 MB at that size.
+// siteHeapLimit is heapLimit for site, which draws a history chart per
+// page on every core: under 64 MiB the collector ran all the time.
 const siteHeapLimit = 192 << 20
 
 // raiseHeap sets the soft heap limit to limit unless GOMEMLIMIT set one.
@@ -64,9 +55,7 @@ func raiseHeap(limit int64) {
 }
 
 func main() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(heapLimit)
-	}
+	raiseHeap(heapLimit)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := make(chan int, 1)
 	go func() { code <- exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr) }()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -66,18 +67,13 @@ The archive is $SBENCH_DB, else ./sbench.db; every command takes --db FILE.`,
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%s: %w (see %s --help)", c.CommandPath(), err, c.CommandPath())}
-	})
-	defaultDB := os.Getenv("SBENCH_DB")
-	if defaultDB == "" {
-		defaultDB = "sbench.db"
-	}
+	root.SetFlagErrorFunc(seeHelp)
+	defaultDB := cmp.Or(os.Getenv("SBENCH_DB"), "sbench.db")
 	root.PersistentFlags().StringVar(&e.db, "db", defaultDB, "SQLite archive (default $SBENCH_DB, else ./sbench.db)")
 	// The usage says the default: pflag would add its own, the value of
 	// $SBENCH_DB of whoever asks, as a second one.
 	root.PersistentFlags().Lookup("db").DefValue = ""
-	root.AddCommand(
+	addSubcommands(root,
 		newValidateCmd(e),
 		newRenderCmd(e),
 		newSubmitCmd(e),
@@ -97,12 +93,10 @@ The archive is $SBENCH_DB, else ./sbench.db; every command takes --db FILE.`,
 		newArchiveCmd(e),
 		newPruneCmd(e),
 		newVersionCmd(e),
+		newCompletionCmd(e),
+		newGenDocsCmd(e),
 	)
-	addCompletionAndDocs(root, e) // completion, gen-docs: cmd_completion.go
-	for _, c := range root.Commands() {
-		c.Long = strings.TrimSpace(c.Long) + "\n" + exitStatuses
-		c.Args = wrapArgs(c.Args)
-	}
+	completeFilterFlags(root)
 	return root
 }
 
@@ -113,10 +107,15 @@ func wrapArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 	return func(c *cobra.Command, args []string) error {
 		if err := check(c, args); err != nil {
-			return usageError{fmt.Errorf("%s: %w (see %s --help)", c.CommandPath(), err, c.CommandPath())}
+			return seeHelp(c, err)
 		}
 		return nil
 	}
+}
+
+// seeHelp is a usage error of command c, pointing to its help.
+func seeHelp(c *cobra.Command, err error) error {
+	return usageError{fmt.Errorf("%s: %w (see %s --help)", c.CommandPath(), err, c.CommandPath())}
 }
 
 func newVersionCmd(e *env) *cobra.Command {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,13 +10,7 @@ import (
 
 // newToken makes the per-job secret that authenticates the runner's ranks to
 // each other. It travels in the job's environment only, never in a script.
-func newToken() (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("make job token: %w", err)
-	}
-	return hex.EncodeToString(b), nil
-}
+func newToken() string { return randomHex(32) }
 
 // selfDir is the directory of the running sbench binary; sbench-runner is
 // looked for there first, since the two are built and installed together.

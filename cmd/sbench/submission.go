@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"time"
 )
 
@@ -11,12 +10,15 @@ import (
 // it (store.Job.Submission), and campaign:NAME@N counts submissions by
 // it. The time to the millisecond and random hex: two submits of a
 // campaign seconds apart, or on two machines sharing an archive, are two.
-func newSubmissionID(kind string) (string, error) {
-	var b [3]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("submission id: %w", err)
-	}
-	return kind + "-" + time.Now().UTC().Format("20060102T150405.000") + "-" + hex.EncodeToString(b[:]), nil
+func newSubmissionID(kind string) string {
+	return kind + "-" + time.Now().UTC().Format("20060102T150405.000") + "-" + randomHex(3)
+}
+
+// randomHex is n random bytes in hex (crypto/rand.Read never fails).
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // localSubmission is the submission of one sbench local run, and of its

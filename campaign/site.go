@@ -452,6 +452,19 @@ func (c *Campaign) placeAt(at string) (string, *keyIndex, string) {
 	return c.File, c.index, at
 }
 
+// fromSite is where the site profile sets the campaign-wide setting key
+// ("FILE:LINE"), or "" when the campaign, a benchmark or a variant sets it:
+// for a problem that the setting causes but that is reported at another
+// key.
+func (c *Campaign) fromSite(key string) string {
+	file, ix, at := c.placeAt(key)
+	if c.site == nil || file != c.site.File || !ix.has(at) {
+		return ""
+	}
+	line, _ := ix.lookup(at)
+	return fmt.Sprintf("%s:%d", file, line)
+}
+
 // siteLauncher drops, from a run whose launcher a benchmark, variant or
 // sweep made another type than the profile's, the launcher keys it still
 // has from the profile: they were the profile's type's.

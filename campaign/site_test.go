@@ -475,3 +475,50 @@ func TestSiteAddress(t *testing.T) {
 		t.Errorf("site-a's [fabric] bind: %q", got)
 	}
 }
+
+// TestSitePairsUnderProfileLauncher: a campaign's pairs benchmark under a
+// profile whose launcher is mpirun is refused at the campaign's pairs key,
+// and the message says where the launcher came from: the campaign's file
+// does not name one.
+func TestSitePairsUnderProfileLauncher(t *testing.T) {
+	s, err := ParseSite("s.toml", []byte(`[site]
+name = "x"
+[launcher]
+type = "mpirun"
+flavor = "openmpi"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ParseWith("c.toml", []byte(`[campaign]
+name = "q"
+[slurm]
+nodes = 2
+ntasks_per_node = 1
+[[benchmark]]
+name = "b"
+kernel = "bw"
+pairs = "all"
+`), s)
+	want := `c.toml:9:1: benchmark[0].pairs: variant default: pairs placements need the srun launcher (they place ranks with --distribution=arbitrary), not mpirun, which the site profile sets (s.toml:4); give launcher.type = "srun" in the campaign or the benchmark`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	// The campaign's own launcher is its own key: no profile to name.
+	_, err = ParseWith("c.toml", []byte(`[campaign]
+name = "q"
+[slurm]
+nodes = 2
+ntasks_per_node = 1
+[launcher]
+type = "mpirun"
+flavor = "openmpi"
+[[benchmark]]
+name = "b"
+kernel = "bw"
+pairs = "all"
+`), s)
+	if err == nil || !strings.HasSuffix(err.Error(), "not mpirun") {
+		t.Errorf("a campaign's own mpirun: got %v, want the message without a profile's place", err)
+	}
+}

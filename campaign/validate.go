@@ -683,7 +683,11 @@ func (v *runValidator) shape() {
 	}
 	if b.Pairs != "" {
 		if typ != "" && typ != "srun" {
-			v.report(v.where(".pairs"), "pairs placements need the srun launcher (they place ranks with --distribution=arbitrary), not %s", typ)
+			why := ""
+			if at := c.fromSite(c.settingKey(r, "launcher", "type")); at != "" {
+				why = fmt.Sprintf(", which the site profile sets (%s); give launcher.type = \"srun\" in the campaign or the benchmark", at)
+			}
+			v.report(v.where(".pairs"), "pairs placements need the srun launcher (they place ranks with --distribution=arbitrary), not %s%s", typ, why)
 		}
 		if s.Nodes.IsRange() {
 			v.report(v.where(".pairs"), "pairs placements need a node count, not a range")

@@ -232,6 +232,7 @@ func runReport(ctx context.Context, e *env, o reportOptions) error {
 		return err
 	}
 	defer db.Close()
+	raiseHeap(reportHeapLimit)
 	d, src, err := reportData(ctx, db, flt)
 	if err != nil {
 		return err

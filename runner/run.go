@@ -240,8 +240,22 @@ func Run(ctx context.Context, cfg Config) (string, error) {
 	if id.Rank != 0 {
 		return "", rankError(id, m.err)
 	}
+	m.err = stoppedFirst(ctx, m.err)
 	bundles, err := cfg.bundles(cfg.newBundle(c, start), m)
 	return cfg.writeBundles(c.id, bundles, err, log)
+}
+
+// stoppedFirst puts what stopped the run (ctx's cause: a signal, as
+// sbench-runner names it) before err when the run failed after it: a
+// stopped step's ranks end together, and rank 0 may read another's end
+// ("lost rank 1") before its own signal reaches the run; the signal is
+// why the run failed.
+func stoppedFirst(ctx context.Context, err error) error {
+	cause := context.Cause(ctx)
+	if err == nil || cause == nil || cause == ctx.Err() || errors.Is(err, cause) || strings.Contains(err.Error(), cause.Error()) {
+		return err
+	}
+	return fmt.Errorf("%w; %w", cause, err)
 }
 
 // setDefaults fills what the command line may leave out.

@@ -183,9 +183,9 @@ count = 4
 	}
 }
 
-// TestSiteProblemOfMergedSetting: a setting the profile gave that does
-// not fit the campaign is placed in the profile, at its key.
-func TestSiteProblemOfMergedSetting(t *testing.T) {
+// mpirunSite is a profile s.toml whose launcher is mpirun (line 4).
+func mpirunSite(t *testing.T) *Site {
+	t.Helper()
 	s, err := ParseSite("s.toml", []byte(`[site]
 name = "x"
 [launcher]
@@ -195,7 +195,14 @@ flavor = "openmpi"
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ParseWith("c.toml", []byte(`[campaign]
+	return s
+}
+
+// TestSiteProblemOfMergedSetting: a setting the profile gave that does
+// not fit the campaign is placed in the profile, at its key.
+func TestSiteProblemOfMergedSetting(t *testing.T) {
+	s := mpirunSite(t)
+	_, err := ParseWith("c.toml", []byte(`[campaign]
 name = "q"
 [slurm]
 nodes = 3
@@ -481,16 +488,8 @@ func TestSiteAddress(t *testing.T) {
 // and the message says where the launcher came from: the campaign's file
 // does not name one.
 func TestSitePairsUnderProfileLauncher(t *testing.T) {
-	s, err := ParseSite("s.toml", []byte(`[site]
-name = "x"
-[launcher]
-type = "mpirun"
-flavor = "openmpi"
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = ParseWith("c.toml", []byte(`[campaign]
+	s := mpirunSite(t)
+	_, err := ParseWith("c.toml", []byte(`[campaign]
 name = "q"
 [slurm]
 nodes = 2

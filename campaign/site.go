@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -457,12 +458,21 @@ func (c *Campaign) placeAt(at string) (string, *keyIndex, string) {
 // for a problem that the setting causes but that is reported at another
 // key.
 func (c *Campaign) fromSite(key string) string {
-	file, ix, at := c.placeAt(key)
-	if c.site == nil || file != c.site.File || !ix.has(at) {
-		return ""
+	if at, file := c.writtenAt(key); c.site != nil && file == c.site.File {
+		return at
 	}
-	line, _ := ix.lookup(at)
-	return fmt.Sprintf("%s:%d", file, line)
+	return ""
+}
+
+// writtenAt is where key is written, as "FILE:LINE", and that file (the
+// campaign's or its profile's); "" when neither writes it.
+func (c *Campaign) writtenAt(key string) (at, file string) {
+	file, ix, path := c.placeAt(key)
+	if !ix.has(path) {
+		return "", ""
+	}
+	line, _ := ix.lookup(path)
+	return fmt.Sprintf("%s:%d", file, line), file
 }
 
 // siteLauncher drops, from a run whose launcher a benchmark, variant or
@@ -561,11 +571,8 @@ func (c *Campaign) Sources() []SettingSource {
 
 // source places one setting.
 func (c *Campaign) source(key, value string) SettingSource {
-	if file, ix, at := c.placeAt(key); ix.has(at) {
-		line, _ := ix.lookup(at)
-		return SettingSource{Key: key, Value: value, From: fmt.Sprintf("%s:%d", file, line)}
-	}
-	return SettingSource{Key: key, Value: value, From: "default"}
+	at, _ := c.writtenAt(key)
+	return SettingSource{Key: key, Value: value, From: cmp.Or(at, "default")}
 }
 
 // settingText writes a setting's value as TOML would.

@@ -45,10 +45,8 @@ const compareHeapLimit = 96 << 20
 
 // reportHeapLimit is heapLimit for report, which decodes every sample of
 // what it reports into short-lived values: under 64 MiB its collector ran
-// so often that the report used 40 % more CPU time. On a 20k-run archive
-// with 2.9k screening matrices the whole-archive report takes 4.9–5.8 s at
-// 145–148 MB peak, against 7.2–8.8 s at 98 MB under 64 MiB (docs/report.md,
-// "Reports of a site's years").
+// so often that the report used 40 % more CPU time. The figures behind this
+// and the other limits: docs/report.md, "Reports of a site's years".
 const reportHeapLimit = 128 << 20
 
 // siteHeapLimit is heapLimit for site, which draws a history chart per
